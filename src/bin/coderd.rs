@@ -1,0 +1,56 @@
+use clap::Parser;
+use coderd::server::{serve, ServeOptions};
+use std::path::PathBuf;
+
+/// The coderd daemon: serves the code toolkit for one workspace over a Unix socket.
+#[derive(Parser, Debug)]
+#[command(name = "coderd", version)]
+struct Args {
+    /// A workspace root (repeatable; the first is the primary root). Overrides the config's base_paths.
+    #[arg(long = "root")]
+    roots: Vec<PathBuf>,
+    /// Config file (YAML, or TOML by extension); watched and hot-reloaded.
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Socket path (default: derived from the primary root, see `coder info`).
+    #[arg(long)]
+    socket: Option<PathBuf>,
+    /// Write logs here instead of stderr.
+    #[arg(long)]
+    log_file: Option<PathBuf>,
+    /// Log filter, e.g. `info` or `coderd=debug` (default: $CODERD_LOG, else info).
+    #[arg(long)]
+    log: Option<String>,
+}
+
+fn main() {
+    let args = Args::parse();
+    init_logging(&args);
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("tokio runtime");
+    let options = ServeOptions { roots: args.roots, config: args.config, socket: args.socket };
+    if let Err(e) = runtime.block_on(serve(options)) {
+        tracing::error!("{e}");
+        eprintln!("coderd: {e}");
+        std::process::exit(2);
+    }
+    // Blocking tasks still running (a long search) must not hold the exit.
+    runtime.shutdown_timeout(std::time::Duration::from_secs(2));
+}
+
+fn init_logging(args: &Args) {
+    use tracing_subscriber::EnvFilter;
+    let filter = args
+        .log
+        .clone()
+        .or_else(|| std::env::var("CODERD_LOG").ok())
+        .unwrap_or_else(|| "info".into());
+    let builder = tracing_subscriber::fmt().with_env_filter(EnvFilter::new(filter)).with_target(false);
+    match args.log_file.as_ref().map(|p| std::fs::OpenOptions::new().create(true).append(true).open(p)) {
+        Some(Ok(file)) => builder.with_ansi(false).with_writer(std::sync::Mutex::new(file)).init(),
+        Some(Err(e)) => {
+            builder.with_writer(std::io::stderr).init();
+            tracing::warn!("cannot open the log file, logging to stderr: {e}");
+        }
+        None => builder.with_writer(std::io::stderr).init(),
+    }
+}

@@ -1,0 +1,519 @@
+//! `coder`, the client: finds (or starts) the workspace's daemon, sends one request, and prints the
+//! answer the way a person wants to read it (or raw JSON with `--json`).
+
+use crate::protocol::default_socket_path;
+use clap::{Args, Parser, Subcommand};
+use serde::Serialize;
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::net::UnixStream;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// How long `coder` waits for a daemon it started to answer.
+const START_TIMEOUT: Duration = Duration::from_secs(10);
+
+#[derive(Parser, Debug)]
+#[command(name = "coder", version, about = "Client for the coderd editing daemon")]
+pub struct Cli {
+    /// Socket of the daemon (else $CODERD_SOCKET, else the workspace's default socket).
+    #[arg(long, global = true)]
+    pub socket: Option<PathBuf>,
+    /// Print the raw JSON result (or error) instead of the human rendering.
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// Workspace root(s) for a daemon this client starts (default: the git top level, else the cwd).
+    #[arg(long = "root", global = true)]
+    pub roots: Vec<PathBuf>,
+    /// Fail instead of starting a daemon when none answers.
+    #[arg(long, global = true)]
+    pub no_start: bool,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Read a file: a line window, head/tail, base64, a stat probe, or a batch (--paths).
+    Read(ReadArgs),
+    /// A nested view of a folder.
+    Tree(TreeArgs),
+    /// One folder, paginated.
+    ListFolder(ListArgs),
+    /// Search file contents (or paths) for a literal or a regex.
+    Search(SearchArgs),
+    /// What the daemon serves: roots, budgets, globs, methods.
+    Info,
+    /// Stop the daemon.
+    Shutdown,
+    /// Send any request: `coder call METHOD '{"param": ...}'`.
+    Call {
+        method: String,
+        /// Params as a JSON object (default `{}`).
+        params: Option<String>,
+    },
+}
+
+#[derive(Args, Debug, Serialize)]
+pub struct ReadArgs {
+    /// The file (also accepted positionally).
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    #[arg(conflicts_with = "file")]
+    #[serde(skip)]
+    pub path: Option<String>,
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start: Option<u64>,
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end: Option<u64>,
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub head: Option<u64>,
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tail: Option<u64>,
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_bytes: Option<u64>,
+    /// text or base64.
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub encoding: Option<String>,
+    #[arg(long)]
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub numbered: bool,
+    #[arg(long)]
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub stat: bool,
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub offset: Option<u64>,
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub length: Option<u64>,
+    /// Batch mode: read several files under one budget.
+    #[arg(long, num_args = 1..)]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub paths: Vec<String>,
+}
+
+#[derive(Args, Debug, Serialize)]
+pub struct TreeArgs {
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dir: Option<String>,
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub glob: Vec<String>,
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_entries: Option<usize>,
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub depth: Option<usize>,
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub exclude: Vec<String>,
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub use_default_excludes: Option<bool>,
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gitignore: Option<bool>,
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hidden: Option<bool>,
+}
+
+#[derive(Args, Debug, Serialize)]
+pub struct ListArgs {
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dir: Option<String>,
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub page_size: Option<usize>,
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cursor: Option<String>,
+}
+
+#[derive(Args, Debug, Serialize)]
+pub struct SearchArgs {
+    /// The text (or, with --regex, the regex) to look for.
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pattern: Option<String>,
+    #[arg(conflicts_with = "pattern")]
+    #[serde(skip)]
+    pub positional: Option<String>,
+    #[arg(long)]
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub regex: bool,
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dir: Option<String>,
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub glob: Vec<String>,
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub exclude: Vec<String>,
+    /// sensitive, insensitive or smart.
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub case: Option<String>,
+    #[arg(long)]
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub word: bool,
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_results: Option<usize>,
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context: Option<usize>,
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub before: Option<usize>,
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub after: Option<usize>,
+    #[arg(long)]
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub paths_only: bool,
+    /// content (default) or paths.
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target: Option<String>,
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_line_bytes: Option<usize>,
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gitignore: Option<bool>,
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hidden: Option<bool>,
+}
+
+/// A failure of the client itself (no daemon, bad arguments), as opposed to a C2xx from the daemon.
+pub struct ClientError(pub String);
+
+/// Runs the client; returns the process exit code.
+pub fn run(cli: Cli) -> i32 {
+    let (method, params) = match request_for(&cli.command) {
+        Ok(r) => r,
+        Err(ClientError(msg)) => {
+            eprintln!("coder: {msg}");
+            return 2;
+        }
+    };
+    let response = match connect(&cli).and_then(|stream| send(stream, &method, params)) {
+        Ok(r) => r,
+        Err(ClientError(msg)) => {
+            eprintln!("coder: {msg}");
+            return 3;
+        }
+    };
+    if let Some(error) = response.get("error") {
+        if cli.json {
+            println!("{}", serde_json::to_string_pretty(error).unwrap_or_default());
+        }
+        eprintln!("coder: error {}", error["message"].as_str().unwrap_or("(no message)"));
+        return 1;
+    }
+    let result = &response["result"];
+    if cli.json || matches!(cli.command, Command::Call { .. } | Command::Info) {
+        println!("{}", serde_json::to_string_pretty(result).unwrap_or_default());
+    } else {
+        crate::cli::render(&method, result);
+    }
+    0
+}
+
+fn request_for(command: &Command) -> Result<(String, Value), ClientError> {
+    let to_value = |v: &dyn erased::Serializable| v.to_value();
+    let (method, mut params) = match command {
+        Command::Read(a) => {
+            let mut p = to_value(a);
+            if let Some(path) = &a.path {
+                p["file"] = json!(path);
+            }
+            ("read", p)
+        }
+        Command::Tree(a) => ("tree", to_value(a)),
+        Command::ListFolder(a) => ("list-folder", to_value(a)),
+        Command::Search(a) => {
+            let mut p = to_value(a);
+            if let Some(pattern) = &a.positional {
+                p["pattern"] = json!(pattern);
+            }
+            ("search", p)
+        }
+        Command::Info => ("info", json!({})),
+        Command::Shutdown => ("shutdown", json!({})),
+        Command::Call { method, params } => {
+            let p = match params {
+                Some(text) => serde_json::from_str(text)
+                    .map_err(|e| ClientError(format!("params are not valid JSON: {e}")))?,
+                None => json!({}),
+            };
+            return Ok((method.clone(), p));
+        }
+    };
+    absolutize_paths(&mut params);
+    Ok((method.to_string(), params))
+}
+
+mod erased {
+    use serde_json::Value;
+    pub trait Serializable {
+        fn to_value(&self) -> Value;
+    }
+    impl<T: serde::Serialize> Serializable for T {
+        fn to_value(&self) -> Value {
+            serde_json::to_value(self).unwrap_or_default()
+        }
+    }
+}
+
+/// Paths typed in a shell are relative to the shell's folder, not to the workspace root.
+fn absolutize_paths(params: &mut Value) {
+    let Ok(cwd) = std::env::current_dir() else { return };
+    let fix = |v: &mut Value| {
+        if let Some(s) = v.as_str() {
+            if !s.is_empty() && !Path::new(s).is_absolute() {
+                *v = json!(cwd.join(s).to_string_lossy());
+            }
+        }
+    };
+    for key in ["file", "dir"] {
+        if let Some(v) = params.get_mut(key) {
+            fix(v);
+        }
+    }
+    if let Some(Value::Array(items)) = params.get_mut("paths") {
+        items.iter_mut().for_each(fix);
+    }
+}
+
+/// The workspace a started daemon serves: `--root`, else the enclosing git top level, else the cwd.
+fn workspace_roots(cli: &Cli) -> Vec<PathBuf> {
+    if !cli.roots.is_empty() {
+        return cli.roots.iter().map(|r| std::fs::canonicalize(r).unwrap_or(r.clone())).collect();
+    }
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    let cwd = std::fs::canonicalize(&cwd).unwrap_or(cwd);
+    let top = cwd.ancestors().find(|d| d.join(".git").exists()).unwrap_or(&cwd);
+    vec![top.to_path_buf()]
+}
+
+fn socket_path(cli: &Cli, roots: &[PathBuf]) -> PathBuf {
+    cli.socket
+        .clone()
+        .or_else(|| std::env::var_os("CODERD_SOCKET").filter(|s| !s.is_empty()).map(PathBuf::from))
+        .unwrap_or_else(|| default_socket_path(&roots[0]))
+}
+
+fn connect(cli: &Cli) -> Result<UnixStream, ClientError> {
+    let roots = workspace_roots(cli);
+    let socket = socket_path(cli, &roots);
+    if let Ok(stream) = UnixStream::connect(&socket) {
+        return Ok(stream);
+    }
+    if cli.no_start {
+        return Err(ClientError(format!("no coderd answers on {} (--no-start given)", socket.display())));
+    }
+    start_daemon(&roots, &socket)?;
+    let deadline = Instant::now() + START_TIMEOUT;
+    loop {
+        match UnixStream::connect(&socket) {
+            Ok(stream) => return Ok(stream),
+            Err(e) if Instant::now() > deadline => {
+                return Err(ClientError(format!(
+                    "started coderd but it does not answer on {}: {e}; see {}",
+                    socket.display(),
+                    log_path(&socket).display()
+                )))
+            }
+            Err(_) => std::thread::sleep(Duration::from_millis(20)),
+        }
+    }
+}
+
+fn log_path(socket: &Path) -> PathBuf {
+    socket.with_extension("log")
+}
+
+/// Starts `coderd` detached (its own process group, output to a log file beside the socket).
+fn start_daemon(roots: &[PathBuf], socket: &Path) -> Result<(), ClientError> {
+    use std::os::unix::process::CommandExt;
+    let exe = std::env::current_exe()
+        .ok()
+        .and_then(|p| p.parent().map(|d| d.join("coderd")))
+        .filter(|p| p.exists())
+        .unwrap_or_else(|| PathBuf::from("coderd"));
+    if let Some(dir) = socket.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    let log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(log_path(socket))
+        .map_err(|e| ClientError(format!("cannot open the daemon log {}: {e}", log_path(socket).display())))?;
+    let mut cmd = std::process::Command::new(&exe);
+    for root in roots {
+        cmd.arg("--root").arg(root);
+    }
+    cmd.arg("--socket")
+        .arg(socket)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(log)
+        .process_group(0);
+    cmd.spawn().map_err(|e| ClientError(format!("cannot start {}: {e}", exe.display())))?;
+    Ok(())
+}
+
+fn send(stream: UnixStream, method: &str, params: Value) -> Result<Value, ClientError> {
+    let request = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    let mut writer = &stream;
+    let mut line = request.to_string();
+    line.push('\n');
+    writer.write_all(line.as_bytes()).map_err(|e| ClientError(format!("sending the request: {e}")))?;
+    let mut reply = String::new();
+    BufReader::new(&stream)
+        .read_line(&mut reply)
+        .map_err(|e| ClientError(format!("reading the response: {e}")))?;
+    if reply.is_empty() {
+        return Err(ClientError("the daemon closed the connection without answering".into()));
+    }
+    serde_json::from_str(&reply).map_err(|e| ClientError(format!("the daemon's answer is not JSON: {e}")))
+}
+
+/// Human rendering of a result.
+pub fn render(method: &str, result: &Value) {
+    let mut out = std::io::stdout().lock();
+    let _ = match method {
+        "read" if result.get("results").is_some() => render_batch(&mut out, result),
+        "read" => render_read(&mut out, result),
+        "tree" => render_tree(&mut out, &result["tree"], "", true, true),
+        "list-folder" => render_list(&mut out, result),
+        "search" => render_search(&mut out, result),
+        _ => writeln!(out, "{}", serde_json::to_string_pretty(result).unwrap_or_default()),
+    };
+}
+
+fn render_read(out: &mut impl Write, r: &Value) -> std::io::Result<()> {
+    if r.get("sha256").is_some() {
+        for key in ["path", "size", "total_lines", "line_ending", "binary", "mtime_ms", "sha256"] {
+            writeln!(out, "{key}: {}", plain(&r[key]))?;
+        }
+        return Ok(());
+    }
+    write!(out, "{}", r["content"].as_str().unwrap_or(""))?;
+    if r["truncated"] == true {
+        let next = if r["encoding"] == "base64" {
+            format!("--offset {}", plain(&r["next_offset"]))
+        } else {
+            format!("--start {}", plain(&r["next_start"]))
+        };
+        eprintln!(
+            "\n[truncated ({}): lines {}-{} of {}; continue with {next}]",
+            plain(&r["truncated_reason"]),
+            plain(&r["start"]),
+            plain(&r["end"]),
+            plain(&r["total_lines"])
+        );
+    }
+    Ok(())
+}
+
+fn render_batch(out: &mut impl Write, r: &Value) -> std::io::Result<()> {
+    for item in r["results"].as_array().into_iter().flatten() {
+        let name = item.get("path").or(item.get("file")).map(plain).unwrap_or_default();
+        writeln!(out, "==> {name} <==")?;
+        if let Some(e) = item.get("error") {
+            writeln!(out, "error {}: {}", plain(&e["code"]), plain(&e["message"]))?;
+        } else if item["skipped"] == true {
+            writeln!(out, "(skipped: {})", plain(&item["reason"]))?;
+        } else {
+            render_read(out, item)?;
+        }
+    }
+    Ok(())
+}
+
+fn render_tree(out: &mut impl Write, node: &Value, prefix: &str, last: bool, top: bool) -> std::io::Result<()> {
+    let mut label = plain(&node["name"]);
+    if node["kind"] == "dir" {
+        label.push('/');
+    }
+    if node["non_accessible"] == true {
+        label.push_str("  [non-accessible]");
+    }
+    if let Some(reason) = node["reason"].as_str() {
+        label.push_str(&format!("  [{reason}]"));
+    }
+    if let Some(n) = node["omitted"].as_u64() {
+        label.push_str(&format!("  (+{n} more)"));
+    }
+    let (branch, child_prefix) = match (top, last) {
+        (true, _) => ("", String::new()),
+        (false, true) => ("└── ", format!("{prefix}    ")),
+        (false, false) => ("├── ", format!("{prefix}│   ")),
+    };
+    writeln!(out, "{prefix}{branch}{label}")?;
+    let children = node["children"].as_array().map(Vec::as_slice).unwrap_or(&[]);
+    for (i, child) in children.iter().enumerate() {
+        render_tree(out, child, &child_prefix, i + 1 == children.len(), false)?;
+    }
+    Ok(())
+}
+
+fn render_list(out: &mut impl Write, r: &Value) -> std::io::Result<()> {
+    for e in r["entries"].as_array().into_iter().flatten() {
+        let flag = if e["non_accessible"] == true { "  [non-accessible]" } else { "" };
+        let size = e.get("size").map(plain).unwrap_or_default();
+        writeln!(out, "{:<8}{:>12}  {}{flag}", plain(&e["kind"]), size, plain(&e["name"]))?;
+    }
+    if let Some(cursor) = r["next_cursor"].as_str() {
+        eprintln!("[more: --cursor {cursor:?}]");
+    }
+    Ok(())
+}
+
+fn render_search(out: &mut impl Write, r: &Value) -> std::io::Result<()> {
+    for file in r["files"].as_array().into_iter().flatten() {
+        let path = plain(&file["path"]);
+        let Some(lines) = file["lines"].as_array() else {
+            writeln!(out, "{path}")?;
+            continue;
+        };
+        let mut previous: Option<u64> = None;
+        for line in lines {
+            let n = line["line"].as_u64().unwrap_or(0);
+            if previous.is_some_and(|p| n > p + 1) {
+                writeln!(out, "--")?;
+            }
+            let sep = if line["match"] == true { ':' } else { '-' };
+            writeln!(out, "{path}{sep}{n}{sep}{}", plain(&line["text"]))?;
+            previous = Some(n);
+        }
+    }
+    if r["truncated"] == true {
+        eprintln!("[truncated: {}]", plain(&r["truncated_reason"]));
+    }
+    Ok(())
+}
+
+fn plain(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Null => "?".into(),
+        other => other.to_string(),
+    }
+}

@@ -1,0 +1,217 @@
+//! Configuration: the file format (YAML, or TOML by extension), `${VAR}` expansion, defaults, and the
+//! split between the jail fields (fixed for the daemon's life) and the budgets (swapped in live).
+
+use crate::error::{Error, Result};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// Budgets and caps. Every one of them can change while the daemon runs (hot reload).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Limits {
+    pub max_read_bytes: u64,
+    pub max_write_bytes: u64,
+    pub tree_default_depth: usize,
+    pub tree_per_folder_limit: usize,
+    pub list_default_page_size: usize,
+    pub list_max_page_size: usize,
+    pub search_default_max_matches: usize,
+    pub search_default_max_line_bytes: usize,
+    pub search_response_budget_bytes: usize,
+    pub batch_read_budget_bytes: u64,
+    pub max_output_bytes: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        const MIB: u64 = 1024 * 1024;
+        Limits {
+            max_read_bytes: 10 * MIB,
+            max_write_bytes: 10 * MIB,
+            tree_default_depth: 4,
+            tree_per_folder_limit: 50,
+            list_default_page_size: 100,
+            list_max_page_size: 1000,
+            search_default_max_matches: 1000,
+            search_default_max_line_bytes: 4096,
+            search_response_budget_bytes: 256 * 1024,
+            batch_read_budget_bytes: MIB,
+            max_output_bytes: 128 * 1024,
+        }
+    }
+}
+
+/// The fields that shape the jail. They are read once at startup; a reload that changes them is refused.
+#[derive(Clone, Debug, PartialEq)]
+pub struct JailSettings {
+    pub base_paths: Vec<PathBuf>,
+    pub non_accessible_globs: Vec<String>,
+    pub default_exclude_globs: Vec<String>,
+}
+
+pub const DEFAULT_EXCLUDES: &[&str] = &[".git", "node_modules", "target", "dist", ".venv", "__pycache__"];
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Config {
+    pub jail: JailSettings,
+    pub limits: Limits,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            jail: JailSettings {
+                base_paths: Vec::new(),
+                non_accessible_globs: Vec::new(),
+                default_exclude_globs: DEFAULT_EXCLUDES.iter().map(|s| s.to_string()).collect(),
+            },
+            limits: Limits::default(),
+        }
+    }
+}
+
+/// The file as written; every key optional.
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct ConfigFile {
+    base_paths: Option<Vec<PathBuf>>,
+    base_path: Option<PathBuf>,
+    non_accessible_globs: Option<Vec<String>>,
+    default_exclude_globs: Option<Vec<String>>,
+    #[serde(flatten)]
+    limits: Limits,
+}
+
+impl Config {
+    /// Reads and validates a config file. Relative `base_paths` resolve against the file's folder.
+    pub fn load(path: &Path) -> Result<Config> {
+        let raw = std::fs::read_to_string(path).map_err(|e| Error::from_io(&e, path))?;
+        let text = expand_env(&raw).map_err(|e| Error::bad_input(format!("{}: {e}", path.display())))?;
+        let is_toml = path.extension().is_some_and(|ext| ext == "toml");
+        let file: ConfigFile = if is_toml {
+            toml::from_str(&text).map_err(|e| e.to_string())
+        } else if text.trim().is_empty() {
+            Ok(ConfigFile::default())
+        } else {
+            serde_yaml::from_str(&text).map_err(|e| e.to_string())
+        }
+        .map_err(|e| {
+            Error::bad_input(format!("config {}: {e}", path.display()))
+                .with_recovery("fix the file; see the README config reference")
+        })?;
+        let base_dir = path.parent().unwrap_or(Path::new("."));
+        Config::from_file(file, base_dir).map_err(|e| {
+            Error::bad_input(format!("config {}: {}", path.display(), e.message))
+        })
+    }
+
+    fn from_file(file: ConfigFile, base_dir: &Path) -> Result<Config> {
+        let base_paths = match (file.base_paths, file.base_path) {
+            (Some(_), Some(_)) => {
+                return Err(Error::bad_input(
+                    "both `base_paths` and the legacy `base_path` are set; keep only `base_paths`",
+                ))
+            }
+            (Some(list), None) => list,
+            (None, Some(one)) => vec![one],
+            (None, None) => Vec::new(),
+        };
+        let defaults = Config::default();
+        let config = Config {
+            jail: JailSettings {
+                base_paths: base_paths.into_iter().map(|p| base_dir.join(p)).collect(),
+                non_accessible_globs: file.non_accessible_globs.unwrap_or_default(),
+                default_exclude_globs: file
+                    .default_exclude_globs
+                    .unwrap_or(defaults.jail.default_exclude_globs),
+            },
+            limits: file.limits,
+        };
+        config.limits.validate()?;
+        Ok(config)
+    }
+}
+
+impl Limits {
+    fn validate(&self) -> Result<()> {
+        let positive = [
+            ("max_read_bytes", self.max_read_bytes),
+            ("max_write_bytes", self.max_write_bytes),
+            ("tree_default_depth", self.tree_default_depth as u64),
+            ("tree_per_folder_limit", self.tree_per_folder_limit as u64),
+            ("list_default_page_size", self.list_default_page_size as u64),
+            ("list_max_page_size", self.list_max_page_size as u64),
+            ("search_default_max_matches", self.search_default_max_matches as u64),
+            ("search_default_max_line_bytes", self.search_default_max_line_bytes as u64),
+            ("search_response_budget_bytes", self.search_response_budget_bytes as u64),
+            ("batch_read_budget_bytes", self.batch_read_budget_bytes),
+            ("max_output_bytes", self.max_output_bytes),
+        ];
+        if let Some((name, _)) = positive.iter().find(|(_, v)| *v == 0) {
+            return Err(Error::bad_input(format!("`{name}` must be greater than 0")));
+        }
+        if self.tree_default_depth > 20 {
+            return Err(Error::bad_input("`tree_default_depth` must be between 1 and 20"));
+        }
+        if self.list_default_page_size > self.list_max_page_size {
+            return Err(Error::bad_input("`list_default_page_size` exceeds `list_max_page_size`"));
+        }
+        Ok(())
+    }
+}
+
+/// Expands `${VAR}` from the environment; an unset variable is an error rather than a silent "".
+/// `$${` is a literal `${`.
+pub fn expand_env(text: &str) -> std::result::Result<String, String> {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(pos) = rest.find('$') {
+        out.push_str(&rest[..pos]);
+        rest = &rest[pos..];
+        if let Some(after) = rest.strip_prefix("$${") {
+            out.push_str("${");
+            rest = after;
+        } else if let Some(after) = rest.strip_prefix("${") {
+            let end = after.find('}').ok_or("unterminated `${` in config")?;
+            let name = &after[..end];
+            let value = std::env::var(name)
+                .map_err(|_| format!("environment variable `{name}` is not set (used as ${{{name}}})"))?;
+            out.push_str(&value);
+            rest = &after[end + 1..];
+        } else {
+            out.push('$');
+            rest = &rest[1..];
+        }
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn expands_variables_and_escapes() {
+        std::env::set_var("CODERD_TEST_HOME", "/home/x");
+        assert_eq!(expand_env("a: ${CODERD_TEST_HOME}/w $$${b} $5").unwrap(), "a: /home/x/w $${b} $5");
+        assert!(expand_env("${CODERD_TEST_SURELY_UNSET}").unwrap_err().contains("CODERD_TEST_SURELY_UNSET"));
+    }
+
+    #[test]
+    fn both_base_path_forms_conflict() {
+        let file: ConfigFile = serde_yaml::from_str("base_path: a\nbase_paths: [b]").unwrap();
+        let err = Config::from_file(file, Path::new("/")).unwrap_err();
+        assert!(err.message.contains("base_path"));
+    }
+
+    #[test]
+    fn budgets_parse_from_yaml_and_toml() {
+        let y: ConfigFile = serde_yaml::from_str("max_output_bytes: 7\nbase_paths: [w]").unwrap();
+        let c = Config::from_file(y, Path::new("/etc")).unwrap();
+        assert_eq!(c.limits.max_output_bytes, 7);
+        assert_eq!(c.jail.base_paths, vec![PathBuf::from("/etc/w")]);
+        let t: ConfigFile = toml::from_str("tree_default_depth = 3").unwrap();
+        assert_eq!(Config::from_file(t, Path::new("/")).unwrap().limits.tree_default_depth, 3);
+    }
+}

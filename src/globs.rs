@@ -1,0 +1,38 @@
+//! Glob lists as they arrive in config files and requests.
+
+use crate::error::{Error, Result};
+use globset::{Glob, GlobSet, GlobSetBuilder};
+use serde::Deserialize;
+use std::path::Path;
+
+/// A glob, or a list of them (requests accept both forms).
+#[derive(Deserialize, Debug, Clone)]
+#[serde(untagged)]
+pub enum Globs {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl Globs {
+    pub fn to_vec(&self) -> Vec<String> {
+        match self {
+            Globs::One(g) => vec![g.clone()],
+            Globs::Many(v) => v.clone(),
+        }
+    }
+}
+
+/// Compiles globs; `field` names the config key or request field for the error.
+pub fn compile(field: &str, globs: &[String]) -> Result<GlobSet> {
+    let mut builder = GlobSetBuilder::new();
+    for glob in globs {
+        let parsed = Glob::new(glob).map_err(|e| Error::bad_input(format!("`{field}`: invalid glob {glob:?}: {e}")))?;
+        builder.add(parsed);
+    }
+    builder.build().map_err(|e| Error::bad_input(format!("`{field}`: {e}")))
+}
+
+/// True when the set matches the relative path, or (for plain names like `node_modules`) its last component.
+pub fn hit(set: &GlobSet, rel: &Path) -> bool {
+    set.is_match(rel) || rel.file_name().is_some_and(|name| set.is_match(Path::new(name)))
+}

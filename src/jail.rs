@@ -1,0 +1,290 @@
+//! The path jail. Every file operation goes through here.
+//!
+//! Two steps, for two different jobs:
+//! 1. `resolve` decides *policy*: it resolves a wire path the way the kernel would (`..`, symlinks
+//!    anywhere in the path, dangling ones too) and refuses anything that lands outside every root or
+//!    on a non-accessible file. It yields the canonical path, relative to the root that holds it.
+//! 2. `open_*` does the *use*: it opens that canonical relative path with `openat2` beneath the root's
+//!    directory handle, with `RESOLVE_NO_SYMLINKS`. The canonical path has no symlinks, so if one
+//!    appears between the check and the open (a swap race), the open fails instead of following it.
+
+use crate::error::{Error, Result};
+use crate::globs;
+use globset::GlobSet;
+use rustix::fs::{Mode, OFlags, ResolveFlags};
+use std::collections::VecDeque;
+use std::ffi::OsString;
+use std::fs::File;
+use std::io;
+use std::os::fd::OwnedFd;
+use std::path::{Component, Path, PathBuf};
+
+/// Longest wire path accepted (Linux PATH_MAX).
+const MAX_PATH_BYTES: usize = 4096;
+/// Symlinks followed in one resolution before giving up (Linux uses 40 too).
+const MAX_SYMLINK_HOPS: usize = 40;
+
+pub struct Root {
+    /// Canonical absolute path.
+    pub path: PathBuf,
+    dir: OwnedFd,
+}
+
+pub struct Jail {
+    roots: Vec<Root>,
+    non_accessible: GlobSet,
+    excludes: GlobSet,
+    /// The patterns as configured, for `info`.
+    pub non_accessible_globs: Vec<String>,
+    pub default_exclude_globs: Vec<String>,
+}
+
+/// A path that passed policy: canonical, inside `root`, with no symlinks left in it.
+#[derive(Clone, Debug)]
+pub struct Resolved {
+    pub abs: PathBuf,
+    pub root: usize,
+    /// Relative to the root; empty for the root itself.
+    pub rel: PathBuf,
+}
+
+impl Jail {
+    /// Canonicalizes and opens each root. Unreachable roots are skipped with a warning; none at all is an error.
+    pub fn new(roots: &[PathBuf], non_accessible: &[String], excludes: &[String]) -> Result<Jail> {
+        let mut opened: Vec<Root> = Vec::new();
+        for root in roots {
+            match open_root(root) {
+                Ok(r) if opened.iter().any(|o| o.path == r.path) => {}
+                Ok(r) => opened.push(r),
+                Err(e) => tracing::warn!("skipping root {}: {e}", root.display()),
+            }
+        }
+        if opened.is_empty() {
+            return Err(Error::bad_input(format!(
+                "no usable workspace root among {:?}",
+                roots.iter().map(|r| r.display().to_string()).collect::<Vec<_>>()
+            ))
+            .with_recovery("pass --root DIR with an existing directory, or set base_paths in the config"));
+        }
+        Ok(Jail {
+            roots: opened,
+            non_accessible: globs::compile("non_accessible_globs", non_accessible)?,
+            excludes: globs::compile("default_exclude_globs", excludes)?,
+            non_accessible_globs: non_accessible.to_vec(),
+            default_exclude_globs: excludes.to_vec(),
+        })
+    }
+
+    pub fn roots(&self) -> &[Root] {
+        &self.roots
+    }
+
+    pub fn primary(&self) -> &Path {
+        &self.roots[0].path
+    }
+
+    /// Resolves a wire path and checks it is inside the jail and accessible.
+    /// `field` names the request field, for the error message.
+    pub fn resolve(&self, field: &str, wire: &str) -> Result<Resolved> {
+        let resolved = self.resolve_visible(field, wire)?;
+        let lexical = self.lexical_rel(wire);
+        let hidden = self.is_non_accessible(&resolved.rel)
+            || lexical.as_deref().is_some_and(|rel| self.is_non_accessible(rel));
+        if hidden {
+            return Err(Error::not_found(format!(
+                "`{field}`: {wire} is non-accessible by workspace policy (non_accessible_globs)"
+            ))
+            .with_recovery("this file can be listed but never read or written; `info` shows the globs"));
+        }
+        Ok(resolved)
+    }
+
+    /// Like `resolve` but lets non-accessible paths through: for listings, which show them flagged.
+    pub fn resolve_visible(&self, field: &str, wire: &str) -> Result<Resolved> {
+        validate_wire(field, wire)?;
+        let joined = self.roots[0].path.join(wire);
+        let real = realpath(&joined).map_err(|e| match e {
+            RealpathError::Loop => Error::bad_input(format!("`{field}`: {wire}: too many levels of symbolic links")),
+            RealpathError::Io(e) => Error::from_io(&e, Path::new(wire)),
+        })?;
+        self.locate(&real).ok_or_else(|| self.outside_error(field, wire, &real))
+    }
+
+    /// Finds the root holding a canonical path; the innermost wins when roots nest.
+    pub fn locate(&self, abs: &Path) -> Option<Resolved> {
+        self.roots
+            .iter()
+            .enumerate()
+            .filter(|(_, root)| abs.starts_with(&root.path))
+            .max_by_key(|(_, root)| root.path.as_os_str().len())
+            .map(|(i, root)| Resolved {
+                abs: abs.to_path_buf(),
+                root: i,
+                rel: abs.strip_prefix(&root.path).unwrap_or(Path::new("")).to_path_buf(),
+            })
+    }
+
+    fn outside_error(&self, field: &str, wire: &str, real: &Path) -> Error {
+        let roots: Vec<String> = self.roots.iter().map(|r| r.path.display().to_string()).collect();
+        let via = if real.as_os_str() == wire { String::new() } else { format!(" (resolves to {})", real.display()) };
+        Error::outside_jail(format!("`{field}`: {wire}{via} is outside the workspace roots {roots:?}"))
+            .with_recovery(format!(
+                "use a path inside one of the roots; relative paths resolve against {}",
+                roots[0]
+            ))
+            .with_data("roots", roots)
+    }
+
+    /// The root-relative path as written, before symlinks are followed, if it stays inside a root.
+    /// Checked against the non-accessible globs too, so `.env -> notes.txt` is refused by its name.
+    fn lexical_rel(&self, wire: &str) -> Option<PathBuf> {
+        let normal = lexical_normalize(&self.roots[0].path.join(wire));
+        self.locate(&normal).map(|r| r.rel)
+    }
+
+    /// A copy of the default-exclude matcher, for walkers that need to own it.
+    pub fn default_excludes(&self) -> GlobSet {
+        self.excludes.clone()
+    }
+
+    pub fn is_non_accessible(&self, rel: &Path) -> bool {
+        !rel.as_os_str().is_empty() && self.non_accessible.is_match(rel)
+    }
+
+    /// Default-excluded noise (`.git`, `node_modules`, ...): matched on the name and the relative path.
+    pub fn is_default_excluded(&self, rel: &Path) -> bool {
+        globs::hit(&self.excludes, rel)
+    }
+
+    /// Opens a resolved regular file for reading, race-free (see the module docs).
+    pub fn open_file(&self, resolved: &Resolved) -> Result<File> {
+        let fd = self.open_beneath(resolved, OFlags::RDONLY | OFlags::NONBLOCK)?;
+        let file = File::from(fd);
+        let meta = file.metadata().map_err(|e| Error::from_io(&e, &resolved.abs))?;
+        if meta.is_dir() {
+            return Err(Error::bad_input(format!("{} is a directory", resolved.abs.display()))
+                .with_recovery("use list-folder or tree for directories"));
+        }
+        if !meta.is_file() {
+            return Err(Error::refused(format!(
+                "{} is not a regular file (a FIFO, socket or device)",
+                resolved.abs.display()
+            )));
+        }
+        Ok(file)
+    }
+
+    /// Opens a resolved directory, race-free, for listing.
+    pub fn open_dir(&self, resolved: &Resolved) -> Result<OwnedFd> {
+        self.open_beneath(resolved, OFlags::RDONLY | OFlags::DIRECTORY)
+    }
+
+    fn open_beneath(&self, resolved: &Resolved, flags: OFlags) -> Result<OwnedFd> {
+        let root = &self.roots[resolved.root];
+        let rel: &Path = if resolved.rel.as_os_str().is_empty() { Path::new(".") } else { &resolved.rel };
+        let how = ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS;
+        rustix::fs::openat2(&root.dir, rel, flags | OFlags::CLOEXEC | OFlags::NOCTTY, Mode::empty(), how)
+            .map_err(|errno| {
+                let err = io::Error::from(errno);
+                // ELOOP/EXDEV: a symlink appeared in a path that had none when it was checked.
+                if matches!(errno, rustix::io::Errno::LOOP | rustix::io::Errno::XDEV) {
+                    Error::outside_jail(format!(
+                        "{} changed while it was being opened (a symlink was swapped in)",
+                        resolved.abs.display()
+                    ))
+                    .with_recovery("retry; if it persists, the path now leads outside the jail")
+                } else {
+                    Error::from_io(&err, &resolved.abs)
+                }
+            })
+    }
+}
+
+fn open_root(path: &Path) -> io::Result<Root> {
+    let canonical = std::fs::canonicalize(path)?;
+    let dir = rustix::fs::open(&canonical, OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty())?;
+    Ok(Root { path: canonical, dir })
+}
+
+fn validate_wire(field: &str, wire: &str) -> Result<()> {
+    if wire.is_empty() {
+        return Err(Error::bad_input(format!("`{field}` is empty"))
+            .with_recovery("pass a path relative to the primary root, or an absolute path inside a root"));
+    }
+    if wire.contains('\0') {
+        return Err(Error::bad_input(format!("`{field}` contains a NUL byte")));
+    }
+    if wire.len() > MAX_PATH_BYTES {
+        return Err(Error::bad_input(format!(
+            "`{field}` is {} bytes long; paths are limited to {MAX_PATH_BYTES}",
+            wire.len()
+        )));
+    }
+    Ok(())
+}
+
+/// `.` and `..` resolved on the text alone.
+pub fn lexical_normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::from("/");
+    for comp in path.components() {
+        match comp {
+            Component::Normal(name) => out.push(name),
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::RootDir | Component::CurDir | Component::Prefix(_) => {}
+        }
+    }
+    out
+}
+
+enum RealpathError {
+    Loop,
+    Io(io::Error),
+}
+
+/// Resolves an absolute path as the kernel would, following every symlink (dangling ones too) and
+/// keeping the part that does not exist yet, so that a path to be created is judged by where it lands.
+fn realpath(path: &Path) -> Result<PathBuf, RealpathError> {
+    let mut pending: VecDeque<OsString> = path.iter().map(|c| c.to_os_string()).collect();
+    let mut current = PathBuf::from("/");
+    let mut hops = 0;
+    let mut missing = false;
+    while let Some(comp) = pending.pop_front() {
+        match comp.to_str() {
+            Some("/") | Some(".") => continue,
+            Some("..") => {
+                current.pop();
+                continue;
+            }
+            _ => {}
+        }
+        let next = current.join(&comp);
+        if missing {
+            current = next;
+            continue;
+        }
+        match std::fs::symlink_metadata(&next) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                hops += 1;
+                if hops > MAX_SYMLINK_HOPS {
+                    return Err(RealpathError::Loop);
+                }
+                let target = std::fs::read_link(&next).map_err(RealpathError::Io)?;
+                if target.is_absolute() {
+                    current = PathBuf::from("/");
+                }
+                for part in target.iter().rev() {
+                    pending.push_front(part.to_os_string());
+                }
+            }
+            Ok(_) => current = next,
+            Err(e) if matches!(e.kind(), io::ErrorKind::NotFound | io::ErrorKind::NotADirectory) => {
+                missing = true;
+                current = next;
+            }
+            Err(e) => return Err(RealpathError::Io(e)),
+        }
+    }
+    Ok(current)
+}

@@ -1,0 +1,12 @@
+//! coderd: an editing daemon for coding agents. See ARCHITECTURE.md for where each concept lives.
+
+pub mod cli;
+pub mod config;
+pub mod error;
+pub mod globs;
+pub mod jail;
+pub mod listing;
+pub mod protocol;
+pub mod read;
+pub mod search;
+pub mod server;

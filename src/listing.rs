@@ -1,0 +1,328 @@
+//! `tree` (a nested, bounded view of a folder) and `list-folder` (one folder, paginated).
+
+use crate::config::Limits;
+use crate::error::{Error, Result};
+use crate::jail::{Jail, Resolved};
+use crate::protocol::parse_params;
+use crate::globs::{self, Globs};
+use globset::GlobSet;
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+pub const TREE_DEFAULT_MAX_ENTRIES: usize = 2000;
+const TREE_MAX_DEPTH: usize = 20;
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+struct TreeParams {
+    #[serde(alias = "path")]
+    dir: Option<String>,
+    glob: Option<Globs>,
+    max_entries: Option<usize>,
+    depth: Option<usize>,
+    exclude: Option<Globs>,
+    use_default_excludes: Option<bool>,
+    gitignore: Option<bool>,
+    hidden: Option<bool>,
+}
+
+#[derive(Default)]
+struct Node {
+    name: String,
+    kind: &'static str,
+    size: Option<u64>,
+    children: Vec<usize>,
+    non_accessible: bool,
+    reason: Option<&'static str>,
+    omitted: usize,
+}
+
+pub fn tree(jail: &Jail, limits: &Limits, params: Value) -> Result<Value> {
+    let p: TreeParams = parse_params("tree", params)?;
+    let depth = p.depth.unwrap_or(limits.tree_default_depth);
+    if !(1..=TREE_MAX_DEPTH).contains(&depth) {
+        return Err(Error::bad_input(format!("`depth` must be between 1 and {TREE_MAX_DEPTH}, got {depth}")));
+    }
+    let max_entries = p.max_entries.unwrap_or(TREE_DEFAULT_MAX_ENTRIES);
+    if max_entries == 0 {
+        return Err(Error::bad_input("`max_entries` must be at least 1"));
+    }
+    let dir = jail.resolve_visible("dir", p.dir.as_deref().unwrap_or("."))?;
+    if !dir.abs.is_dir() {
+        return Err(Error::bad_input(format!("`dir`: {} is not a directory", dir.abs.display()))
+            .with_recovery("pass a folder; use read for files"));
+    }
+    let only = optional_globs("glob", p.glob)?;
+    let exclude = optional_globs("exclude", p.exclude)?;
+    let walk = TreeWalk {
+        jail,
+        dir: &dir,
+        depth,
+        max_entries,
+        per_folder: limits.tree_per_folder_limit,
+        only,
+        exclude,
+        default_excludes: p.use_default_excludes.unwrap_or(true),
+        gitignore: p.gitignore.unwrap_or(true),
+        hidden: p.hidden.unwrap_or(true),
+    };
+    walk.run()
+}
+
+struct TreeWalk<'a> {
+    jail: &'a Jail,
+    dir: &'a Resolved,
+    depth: usize,
+    max_entries: usize,
+    per_folder: usize,
+    only: Option<GlobSet>,
+    exclude: Option<GlobSet>,
+    default_excludes: bool,
+    gitignore: bool,
+    hidden: bool,
+}
+
+impl TreeWalk<'_> {
+    fn run(self) -> Result<Value> {
+        let stubs = Arc::new(Mutex::new(Vec::new()));
+        let walker = self.walker(stubs.clone());
+        let mut arena = vec![Node {
+            name: self.dir.abs.file_name().map_or("/".into(), |n| n.to_string_lossy().into_owned()),
+            kind: "dir",
+            ..Default::default()
+        }];
+        let mut index: HashMap<PathBuf, usize> = HashMap::from([(self.dir.abs.clone(), 0)]);
+        let mut entries = 0;
+        let mut truncated = false;
+        for entry in walker.filter_map(|e| e.ok()).filter(|e| e.depth() > 0) {
+            if entries >= self.max_entries {
+                truncated = true;
+                break;
+            }
+            let path = entry.path();
+            let Some(&parent) = path.parent().and_then(|p| index.get(p)) else { continue };
+            let kind = entry.file_type().map_or("other", kind_name);
+            if kind != "dir" && !self.wanted_file(path) {
+                continue;
+            }
+            if arena[parent].children.len() >= self.per_folder {
+                arena[parent].omitted += 1;
+                arena[parent].reason = Some("per_folder_limit");
+                continue;
+            }
+            let mut node = self.node_for(path, kind, entry.metadata().ok().map(|m| m.len()));
+            if kind == "dir" && entry.depth() == self.depth && has_children(path) {
+                node.reason = Some("depth");
+            }
+            arena.push(node);
+            let id = arena.len() - 1;
+            arena[parent].children.push(id);
+            index.insert(path.to_path_buf(), id);
+            entries += 1;
+        }
+        let stubs = std::mem::take(&mut *stubs.lock().unwrap_or_else(|e| e.into_inner()));
+        for stub in stubs {
+            let Some(&parent) = stub.parent().and_then(|p| index.get(p)) else { continue };
+            let mut node = self.node_for(&stub, "dir", None);
+            node.reason = Some("default_exclude");
+            arena.push(node);
+            let id = arena.len() - 1;
+            arena[parent].children.push(id);
+        }
+        if self.only.is_some() {
+            prune_empty_dirs(&mut arena, 0);
+        }
+        Ok(json!({
+            "path": self.dir.abs,
+            "depth": self.depth,
+            "entries": entries,
+            "truncated": truncated,
+            "tree": render(&arena, 0),
+        }))
+    }
+
+    fn walker(&self, stubs: Arc<Mutex<Vec<PathBuf>>>) -> ignore::Walk {
+        let mut builder = ignore::WalkBuilder::new(&self.dir.abs);
+        builder
+            .max_depth(Some(self.depth))
+            .hidden(!self.hidden)
+            .git_ignore(self.gitignore)
+            .git_exclude(self.gitignore)
+            .ignore(self.gitignore)
+            .parents(self.gitignore)
+            .git_global(false)
+            .require_git(false)
+            .follow_links(false)
+            .sort_by_file_name(|a, b| a.cmp(b));
+        let jail_root = self.jail.roots()[self.dir.root].path.clone();
+        let exclude = self.exclude.clone();
+        let defaults = self.default_excludes;
+        let noise = self.jail.default_excludes();
+        builder.filter_entry(move |entry| {
+            let rel = entry.path().strip_prefix(&jail_root).unwrap_or(entry.path());
+            if exclude.as_ref().is_some_and(|set| globs::hit(set, rel)) {
+                return false;
+            }
+            let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+            if defaults && entry.depth() > 0 && globs::hit(&noise, rel) {
+                if is_dir {
+                    stubs.lock().unwrap_or_else(|e| e.into_inner()).push(entry.path().to_path_buf());
+                }
+                return false;
+            }
+            true
+        });
+        builder.build()
+    }
+
+    fn wanted_file(&self, path: &Path) -> bool {
+        let rel = path.strip_prefix(&self.dir.abs).unwrap_or(path);
+        self.only.as_ref().map_or(true, |set| globs::hit(set, rel))
+    }
+
+    fn node_for(&self, path: &Path, kind: &'static str, size: Option<u64>) -> Node {
+        let rel = path.strip_prefix(&self.jail.roots()[self.dir.root].path).unwrap_or(path);
+        Node {
+            name: path.file_name().map_or(String::new(), |n| n.to_string_lossy().into_owned()),
+            kind,
+            size: if kind == "file" { size } else { None },
+            non_accessible: self.jail.is_non_accessible(rel),
+            ..Default::default()
+        }
+    }
+}
+
+/// Compiles an optional request glob list; `None` when absent or empty.
+pub fn optional_globs(field: &str, globs: Option<Globs>) -> Result<Option<GlobSet>> {
+    match globs.map(|g| g.to_vec()) {
+        Some(list) if !list.is_empty() => globs::compile(field, &list).map(Some),
+        _ => Ok(None),
+    }
+}
+
+fn kind_name(t: std::fs::FileType) -> &'static str {
+    if t.is_symlink() {
+        "symlink"
+    } else if t.is_dir() {
+        "dir"
+    } else if t.is_file() {
+        "file"
+    } else {
+        "other"
+    }
+}
+
+fn has_children(dir: &Path) -> bool {
+    std::fs::read_dir(dir).is_ok_and(|mut d| d.next().is_some())
+}
+
+/// With a glob, folders that hold no matching file are noise: drop them. Returns whether `id` survives.
+fn prune_empty_dirs(arena: &mut [Node], id: usize) -> bool {
+    let children = std::mem::take(&mut arena[id].children);
+    let kept: Vec<usize> = children.into_iter().filter(|&c| prune_empty_dirs(arena, c)).collect();
+    let survives = arena[id].kind != "dir" || !kept.is_empty() || id == 0;
+    arena[id].children = kept;
+    survives
+}
+
+fn render(arena: &[Node], id: usize) -> Value {
+    let node = &arena[id];
+    let mut out = Map::new();
+    out.insert("name".into(), json!(node.name));
+    out.insert("kind".into(), json!(node.kind));
+    if let Some(size) = node.size {
+        out.insert("size".into(), json!(size));
+    }
+    if node.non_accessible {
+        out.insert("non_accessible".into(), json!(true));
+    }
+    if node.kind == "dir" && node.reason != Some("default_exclude") && node.reason != Some("depth") {
+        let mut children: Vec<usize> = node.children.clone();
+        children.sort_by(|a, b| arena[*a].name.cmp(&arena[*b].name));
+        out.insert("children".into(), Value::Array(children.iter().map(|c| render(arena, *c)).collect()));
+    }
+    if let Some(reason) = node.reason {
+        out.insert("truncated".into(), json!(true));
+        out.insert("reason".into(), json!(reason));
+    }
+    if node.omitted > 0 {
+        out.insert("omitted".into(), json!(node.omitted));
+    }
+    Value::Object(out)
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+struct ListParams {
+    #[serde(alias = "path", alias = "folder")]
+    dir: Option<String>,
+    page_size: Option<usize>,
+    cursor: Option<String>,
+}
+
+pub fn list_folder(jail: &Jail, limits: &Limits, params: Value) -> Result<Value> {
+    let p: ListParams = parse_params("list-folder", params)?;
+    let page_size = p.page_size.unwrap_or(limits.list_default_page_size);
+    if page_size == 0 || page_size > limits.list_max_page_size {
+        return Err(Error::bad_input(format!(
+            "`page_size` must be between 1 and {} (list_max_page_size), got {page_size}",
+            limits.list_max_page_size
+        )));
+    }
+    let dir = jail.resolve_visible("dir", p.dir.as_deref().unwrap_or("."))?;
+    let fd = jail.open_dir(&dir)?;
+    let mut names = read_names(&fd).map_err(|e| Error::from_io(&e, &dir.abs))?;
+    names.sort();
+    let total = names.len();
+    let start = match &p.cursor {
+        Some(cursor) => names.partition_point(|n| n.as_str() <= cursor.as_str()),
+        None => 0,
+    };
+    let page: Vec<&String> = names[start..].iter().take(page_size).collect();
+    let entries: Vec<Value> = page.iter().map(|name| entry_json(jail, &dir, &fd, name)).collect();
+    let next_cursor = (start + page.len() < total).then(|| page.last().map(|n| n.to_string())).flatten();
+    Ok(json!({
+        "path": dir.abs,
+        "total": total,
+        "entries": entries,
+        "next_cursor": next_cursor,
+    }))
+}
+
+fn read_names(fd: &std::os::fd::OwnedFd) -> std::io::Result<Vec<String>> {
+    let mut names = Vec::new();
+    for entry in rustix::fs::Dir::read_from(fd)? {
+        let name = entry?.file_name().to_string_lossy().into_owned();
+        if name != "." && name != ".." {
+            names.push(name);
+        }
+    }
+    Ok(names)
+}
+
+fn entry_json(jail: &Jail, dir: &Resolved, fd: &std::os::fd::OwnedFd, name: &str) -> Value {
+    use rustix::fs::{AtFlags, FileType};
+    let rel = dir.rel.join(name);
+    let stat = rustix::fs::statat(fd, name, AtFlags::SYMLINK_NOFOLLOW).ok();
+    let kind = match stat.as_ref().map(|s| FileType::from_raw_mode(s.st_mode)) {
+        Some(FileType::Directory) => "dir",
+        Some(FileType::RegularFile) => "file",
+        Some(FileType::Symlink) => "symlink",
+        Some(_) => "other",
+        None => "unknown",
+    };
+    let mut out = json!({"name": name, "kind": kind});
+    if kind == "file" {
+        out["size"] = json!(stat.map(|s| s.st_size));
+    }
+    if jail.is_non_accessible(&rel) {
+        out["non_accessible"] = json!(true);
+    }
+    if jail.is_default_excluded(&rel) {
+        out["default_excluded"] = json!(true);
+    }
+    out
+}

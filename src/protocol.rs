@@ -1,0 +1,116 @@
+//! The wire: newline-delimited JSON-RPC 2.0. One request per line, one response per line.
+//! `method` is the subcommand name and `params` its flags without dashes.
+
+use crate::error::{Code, Error, Result};
+use serde::de::DeserializeOwned;
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+
+/// JSON-RPC's own codes, used alongside the C2xx code in `error.data.code`.
+const PARSE_ERROR: i64 = -32700;
+const INVALID_REQUEST: i64 = -32600;
+const METHOD_NOT_FOUND: i64 = -32601;
+const INVALID_PARAMS: i64 = -32602;
+const SERVER_ERROR: i64 = -32000;
+
+/// A request as read off the socket; `id: None` marks a notification (no response is sent).
+#[derive(Debug)]
+pub struct Request {
+    pub id: Option<Value>,
+    pub method: String,
+    pub params: Value,
+}
+
+/// Why a frame could not become a request; carries the id when it could be recovered.
+#[derive(Debug)]
+pub struct FrameError {
+    pub id: Value,
+    pub rpc_code: i64,
+    pub error: Error,
+}
+
+pub fn parse_request(frame: &[u8]) -> Result<Request, FrameError> {
+    let value: Value = serde_json::from_slice(frame).map_err(|e| FrameError {
+        id: Value::Null,
+        rpc_code: PARSE_ERROR,
+        error: Error::bad_input(format!("the request is not valid JSON: {e}"))
+            .with_recovery("send one JSON-RPC 2.0 object per line"),
+    })?;
+    let invalid = |id: Value, msg: String| FrameError {
+        id,
+        rpc_code: INVALID_REQUEST,
+        error: Error::bad_input(msg).with_recovery(
+            r#"send {"jsonrpc":"2.0","id":1,"method":"read","params":{"file":"README.md"}}"#,
+        ),
+    };
+    let Value::Object(mut obj) = value else {
+        return Err(invalid(Value::Null, "the request must be a JSON object".into()));
+    };
+    let id = obj.remove("id");
+    let reply_id = id.clone().unwrap_or(Value::Null);
+    if !matches!(id, None | Some(Value::Null | Value::Number(_) | Value::String(_))) {
+        return Err(invalid(Value::Null, "field `id` must be a number or a string".into()));
+    }
+    if obj.get("jsonrpc").is_some_and(|v| v != "2.0") {
+        return Err(invalid(reply_id, "field `jsonrpc` must be \"2.0\"".into()));
+    }
+    let method = match obj.remove("method") {
+        Some(Value::String(m)) => m,
+        Some(_) => return Err(invalid(reply_id, "field `method` must be a string".into())),
+        None => return Err(invalid(reply_id, "missing field `method`".into())),
+    };
+    let params = match obj.remove("params") {
+        None | Some(Value::Null) => Value::Object(Default::default()),
+        Some(p @ Value::Object(_)) => p,
+        Some(_) => {
+            return Err(invalid(reply_id, "field `params` must be an object of named arguments".into()))
+        }
+    };
+    Ok(Request { id, method, params })
+}
+
+/// Deserializes `params` into a method's argument struct; the error names the offending field.
+pub fn parse_params<T: DeserializeOwned>(method: &str, params: Value) -> Result<T> {
+    serde_path_to_error::deserialize(params).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        let place = if path == "." { String::new() } else { format!(" at `{path}`") };
+        Error::bad_input(format!("invalid params for `{method}`{place}: {inner}"))
+            .with_recovery(format!("see `coder {method} --help` or the README protocol section"))
+    })
+}
+
+pub fn success(id: Value, result: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "result": result})
+}
+
+pub fn failure(id: Value, rpc_code: i64, error: &Error) -> Value {
+    json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "error": {"code": rpc_code, "message": error.to_string(), "data": error.data_json()},
+    })
+}
+
+/// The JSON-RPC code that goes with a C2xx error.
+pub fn rpc_code_for(error: &Error, unknown_method: bool) -> i64 {
+    match (error.code, unknown_method) {
+        (_, true) => METHOD_NOT_FOUND,
+        (Code::BadInput, false) => INVALID_PARAMS,
+        _ => SERVER_ERROR,
+    }
+}
+
+/// The socket a workspace's daemon listens on when none is named: under `$XDG_RUNTIME_DIR`, else a
+/// per-user directory in /tmp. The name hashes the canonical primary root, so every client that
+/// agrees on the workspace agrees on the socket, and the path stays short (sun_path is 108 bytes).
+pub fn default_socket_path(primary_root: &Path) -> PathBuf {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(primary_root.as_os_str().as_encoded_bytes());
+    let tag: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
+    let base = match std::env::var_os("XDG_RUNTIME_DIR") {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir).join("coderd"),
+        _ => PathBuf::from(format!("/tmp/coderd-{}", rustix::process::getuid().as_raw())),
+    };
+    base.join(format!("{tag}.sock"))
+}

@@ -1,0 +1,573 @@
+//! `read`: line windows, head/tail, byte caps, base64, stat probes and batch reads.
+//!
+//! Files are streamed through a buffered reader: a window of 50 lines out of a 1 GB file reads up to
+//! those lines and no further (the total line count is only taken for files up to `COUNT_LIMIT`).
+
+use crate::config::Limits;
+use crate::error::{Error, Result};
+use crate::jail::{Jail, Resolved};
+use crate::protocol::parse_params;
+use base64::Engine;
+use serde::Deserialize;
+use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
+use std::os::unix::fs::FileExt;
+
+/// A read without a range returns at most this many lines, with a `next_start` to continue.
+pub const UNRANGED_LINE_CAP: u64 = 2000;
+/// Bytes of content per read unless the caller asks for another cap (never above `max_read_bytes`).
+pub const DEFAULT_MAX_BYTES: u64 = 200_000;
+/// How much of a file's start is looked at to tell binary from text and LF from CRLF.
+const SNIFF_BYTES: usize = 8192;
+/// Files up to this size get an exact `total_lines` with every window; larger ones only on `stat`/`tail`.
+const COUNT_LIMIT: u64 = 64 * 1024 * 1024;
+const READ_BUFFER: usize = 64 * 1024;
+
+#[derive(Deserialize, Default, Clone, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct ReadParams {
+    #[serde(alias = "path", alias = "filepath")]
+    pub file: Option<String>,
+    #[serde(alias = "from_line")]
+    pub start: Option<u64>,
+    #[serde(alias = "to_line")]
+    pub end: Option<u64>,
+    pub head: Option<u64>,
+    pub tail: Option<u64>,
+    pub max_bytes: Option<u64>,
+    pub encoding: Option<Encoding>,
+    pub numbered: Option<bool>,
+    pub stat: Option<bool>,
+    /// Byte window for `encoding: base64`.
+    pub offset: Option<u64>,
+    pub length: Option<u64>,
+    pub paths: Option<Vec<BatchItem>>,
+}
+
+#[derive(Deserialize, Clone, Copy, Debug, PartialEq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Encoding {
+    #[default]
+    Text,
+    Base64,
+}
+
+/// One entry of a batch: a bare path, or a path with its own options.
+#[derive(Deserialize, Clone, Debug)]
+#[serde(untagged)]
+pub enum BatchItem {
+    Path(String),
+    Spec(ReadParams),
+}
+
+pub fn handle(jail: &Jail, limits: &Limits, params: Value) -> Result<Value> {
+    let p: ReadParams = parse_params("read", params)?;
+    match (&p.file, &p.paths) {
+        (Some(_), Some(_)) => Err(Error::bad_input("give either `file` or `paths`, not both")),
+        (None, None) => Err(Error::bad_input("missing field `file` (or `paths` for a batch read)")
+            .with_recovery(r#"{"file": "src/main.rs", "start": 1, "end": 50}"#)),
+        (Some(file), None) => read_one(jail, limits, file, &p, None),
+        (None, Some(items)) => read_batch(jail, limits, &p, items),
+    }
+}
+
+/// Reads one file. `budget` is what a batch still allows; `None` outside a batch.
+fn read_one(jail: &Jail, limits: &Limits, file: &str, p: &ReadParams, budget: Option<u64>) -> Result<Value> {
+    validate(p)?;
+    let resolved = jail.resolve("file", file)?;
+    let handle = jail.open_file(&resolved)?;
+    let size = handle.metadata().map_err(|e| Error::from_io(&e, &resolved.abs))?.len();
+    if p.stat == Some(true) {
+        return stat(&resolved, &handle);
+    }
+    let asked = p.max_bytes.unwrap_or(DEFAULT_MAX_BYTES).min(limits.max_read_bytes);
+    let cap = budget.map_or(asked, |b| b.min(asked));
+    if p.encoding == Some(Encoding::Base64) {
+        return read_base64(&resolved, &handle, size, p, cap);
+    }
+    let sniff = Sniff::of(&handle).map_err(|e| Error::from_io(&e, &resolved.abs))?;
+    if sniff.binary {
+        return Err(Error::bad_input(format!("{} is a binary file; text mode refuses it", resolved.abs.display()))
+            .with_recovery(format!(r#"read it as base64: {{"file": {:?}, "encoding": "base64"}}"#, file))
+            .with_data("size", size));
+    }
+    let range = choose_range(&handle, &resolved, file, size, p, limits)?;
+    let window = read_window(&handle, &range, cap as usize, size <= COUNT_LIMIT, p.numbered == Some(true))
+        .map_err(|e| Error::from_io(&e, &resolved.abs))?;
+    if window.past_end(range.start) {
+        return Err(past_end_error(file, range.start, window.lines_seen));
+    }
+    Ok(window.to_json(&resolved, size, &range, sniff.line_ending))
+}
+
+fn validate(p: &ReadParams) -> Result<()> {
+    let ranged = p.start.is_some() || p.end.is_some();
+    let modes = [ranged, p.head.is_some(), p.tail.is_some()].iter().filter(|m| **m).count();
+    if modes > 1 {
+        return Err(Error::bad_input("`start`/`end`, `head` and `tail` exclude each other; pick one"));
+    }
+    if p.start == Some(0) || p.end == Some(0) {
+        return Err(Error::bad_input("`start` and `end` are 1-based line numbers; 0 is not a line"));
+    }
+    if let (Some(s), Some(e)) = (p.start, p.end) {
+        if e < s {
+            return Err(Error::bad_input(format!("`end` ({e}) is before `start` ({s})")));
+        }
+    }
+    if p.head == Some(0) || p.tail == Some(0) {
+        return Err(Error::bad_input("`head`/`tail` must be at least 1"));
+    }
+    if p.max_bytes == Some(0) {
+        return Err(Error::bad_input("`max_bytes` must be at least 1"));
+    }
+    let base64 = p.encoding == Some(Encoding::Base64);
+    if base64 && (ranged || p.head.is_some() || p.tail.is_some() || p.numbered == Some(true)) {
+        return Err(Error::bad_input(
+            "`encoding: base64` reads bytes: use `offset`/`length`, not line ranges or `numbered`",
+        ));
+    }
+    if !base64 && (p.offset.is_some() || p.length.is_some()) {
+        return Err(Error::bad_input("`offset`/`length` go with `encoding: base64`; text reads take `start`/`end`"));
+    }
+    Ok(())
+}
+
+/// The lines a text read covers, inclusive; `end: None` means "to the end of the file".
+#[derive(Debug)]
+struct LineRange {
+    start: u64,
+    end: Option<u64>,
+    /// Set when the range was cut to `UNRANGED_LINE_CAP` because no range was given.
+    capped: bool,
+}
+
+fn choose_range(
+    handle: &File,
+    resolved: &Resolved,
+    file: &str,
+    size: u64,
+    p: &ReadParams,
+    limits: &Limits,
+) -> Result<LineRange> {
+    if p.start.is_some() || p.end.is_some() {
+        return Ok(LineRange { start: p.start.unwrap_or(1), end: p.end, capped: false });
+    }
+    if let Some(n) = p.head {
+        return Ok(LineRange { start: 1, end: Some(n), capped: false });
+    }
+    if let Some(n) = p.tail {
+        let total = count_lines(handle).map_err(|e| Error::from_io(&e, &resolved.abs))?;
+        return Ok(LineRange { start: total.saturating_sub(n) + 1, end: None, capped: false });
+    }
+    // A whole-file read. An explicit `max_bytes` means the caller accepts a cut; otherwise an
+    // oversized file is refused with the calls that would work.
+    if p.max_bytes.is_none() && size > limits.max_output_bytes {
+        return Err(oversize_error(handle, resolved, file, size, limits.max_output_bytes));
+    }
+    Ok(LineRange { start: 1, end: Some(UNRANGED_LINE_CAP), capped: true })
+}
+
+fn oversize_error(handle: &File, resolved: &Resolved, file: &str, size: u64, max_output: u64) -> Error {
+    let total = if size <= COUNT_LIMIT { count_lines(handle).ok() } else { None };
+    // Lines that fit in the output budget at this file's average line length.
+    let fit = total.map_or(200, |t| (t.saturating_mul(max_output) / size.max(1)).clamp(1, UNRANGED_LINE_CAP));
+    let calls = json!([
+        {"method": "read", "params": {"file": file, "start": 1, "end": fit}},
+        {"method": "read", "params": {"file": file, "tail": 100}},
+        {"method": "read", "params": {"file": file, "stat": true}},
+        {"method": "search", "params": {"pattern": "TEXT", "dir": file}},
+    ]);
+    Error::too_large(format!(
+        "{} is {size} bytes{}, over max_output_bytes ({max_output}) for a whole-file read",
+        resolved.abs.display(),
+        total.map_or(String::new(), |t| format!(" in {t} lines")),
+    ))
+    .with_recovery(format!("read a window instead: {{\"file\": {file:?}, \"start\": 1, \"end\": {fit}}}, or head/tail"))
+    .with_data("size", size)
+    .with_data("total_lines", total)
+    .with_data("max_output_bytes", max_output)
+    .with_data("recovery_calls", calls)
+}
+
+fn past_end_error(file: &str, start: u64, lines: u64) -> Error {
+    Error::bad_input(format!("`start` {start} is past the end of {file}, which has {lines} lines"))
+        .with_recovery(format!(r#"read the end instead: {{"file": {file:?}, "tail": 50}}"#))
+        .with_data("total_lines", lines)
+}
+
+/// What the first bytes of a file say about it.
+struct Sniff {
+    binary: bool,
+    line_ending: &'static str,
+}
+
+impl Sniff {
+    fn of(handle: &File) -> io::Result<Sniff> {
+        let mut buf = vec![0u8; SNIFF_BYTES];
+        let mut filled = 0;
+        while filled < buf.len() {
+            let n = handle.read_at(&mut buf[filled..], filled as u64)?;
+            if n == 0 {
+                break;
+            }
+            filled += n;
+        }
+        Ok(Sniff::of_bytes(&buf[..filled]))
+    }
+
+    fn of_bytes(bytes: &[u8]) -> Sniff {
+        let lf = memchr::memchr_iter(b'\n', bytes).count();
+        let crlf = memchr::memmem::find_iter(bytes, b"\r\n").count();
+        let line_ending = match (lf, crlf) {
+            (0, _) => "none",
+            (_, 0) => "lf",
+            (l, c) if l == c => "crlf",
+            _ => "mixed",
+        };
+        Sniff { binary: memchr::memchr(0, bytes).is_some(), line_ending }
+    }
+}
+
+/// Lines pulled from a file, with where they started and stopped.
+struct Window {
+    text: Vec<u8>,
+    first: u64,
+    /// Last line included; `first - 1` when none was.
+    last: u64,
+    /// The first line not returned because the byte cap was hit.
+    cut_before: Option<u64>,
+    /// The last line returned was itself cut at the byte cap.
+    line_cut: bool,
+    /// Lines that exist past `last` (only known when the window reached the end or counting was on).
+    total: Option<u64>,
+    /// Lines read through, for the past-the-end message.
+    lines_seen: u64,
+}
+
+impl Window {
+    fn past_end(&self, start: u64) -> bool {
+        start > 1 && self.last < start && self.total.is_some_and(|t| t < start)
+    }
+
+    fn to_json(&self, resolved: &Resolved, size: u64, range: &LineRange, line_ending: &str) -> Value {
+        let (content, lossy) = decode_text(&self.text, self.line_cut);
+        let more_after_cap = range.capped && self.total.map_or(true, |t| t > self.last);
+        let (truncated, reason, next) = if let Some(next) = self.cut_before {
+            (true, Some("max_bytes"), Some(next))
+        } else if more_after_cap && self.last == range.end.unwrap_or(u64::MAX) {
+            (true, Some("line_cap"), Some(self.last + 1))
+        } else {
+            (false, None, None)
+        };
+        let mut out = json!({
+            "path": resolved.abs,
+            "start": self.first,
+            "end": self.last,
+            "total_lines": self.total,
+            "size": size,
+            "encoding": "text",
+            "line_ending": line_ending,
+            "truncated": truncated,
+            "next_start": next,
+            "content": content,
+        });
+        if let Some(reason) = reason {
+            out["truncated_reason"] = json!(reason);
+        }
+        if lossy {
+            out["lossy_utf8"] = json!(true);
+        }
+        if self.line_cut {
+            out["line_cut"] = json!(true);
+        }
+        out
+    }
+}
+
+/// Text for the wire: invalid UTF-8 replaced (and flagged), a code point split by a cut dropped.
+fn decode_text(bytes: &[u8], cut: bool) -> (String, bool) {
+    let mut bytes = bytes;
+    if cut {
+        if let Err(e) = std::str::from_utf8(bytes) {
+            if e.error_len().is_none() {
+                bytes = &bytes[..e.valid_up_to()];
+            }
+        }
+    }
+    match String::from_utf8_lossy(bytes) {
+        std::borrow::Cow::Borrowed(s) => (s.to_string(), false),
+        std::borrow::Cow::Owned(s) => (s, true),
+    }
+}
+
+/// Reads lines one at a time from a buffered reader, never holding more than the caller keeps.
+struct Lines<'f> {
+    reader: BufReader<&'f File>,
+    /// Number of the next line to be read.
+    next: u64,
+}
+
+impl<'f> Lines<'f> {
+    fn new(file: &'f File) -> io::Result<Self> {
+        let mut reader = BufReader::with_capacity(READ_BUFFER, file);
+        reader.seek(SeekFrom::Start(0))?;
+        Ok(Lines { reader, next: 1 })
+    }
+
+    /// Reads the next line (with its newline), appending at most `keep` bytes of it to `out`.
+    /// Returns the line's full length, or `None` at end of file.
+    fn next_line(&mut self, out: &mut Vec<u8>, keep: usize) -> io::Result<Option<usize>> {
+        let mut len = 0;
+        loop {
+            let buf = self.reader.fill_buf()?;
+            if buf.is_empty() {
+                break;
+            }
+            let (chunk, done) = match memchr::memchr(b'\n', buf) {
+                Some(i) => (&buf[..=i], true),
+                None => (buf, false),
+            };
+            let room = keep.saturating_sub(len);
+            out.extend_from_slice(&chunk[..chunk.len().min(room)]);
+            len += chunk.len();
+            let used = chunk.len();
+            self.reader.consume(used);
+            if done {
+                break;
+            }
+        }
+        if len == 0 {
+            return Ok(None);
+        }
+        self.next += 1;
+        Ok(Some(len))
+    }
+
+    /// Counts the lines left, without keeping any of them.
+    fn count_rest(&mut self) -> io::Result<u64> {
+        let mut count = 0;
+        let mut last = b'\n';
+        loop {
+            let buf = self.reader.fill_buf()?;
+            let Some(&tail) = buf.last() else { break };
+            count += memchr::memchr_iter(b'\n', buf).count() as u64;
+            last = tail;
+            let used = buf.len();
+            self.reader.consume(used);
+        }
+        Ok(count + u64::from(last != b'\n'))
+    }
+}
+
+fn count_lines(file: &File) -> io::Result<u64> {
+    Lines::new(file)?.count_rest()
+}
+
+fn read_window(file: &File, range: &LineRange, cap: usize, count_total: bool, numbered: bool) -> io::Result<Window> {
+    let mut lines = Lines::new(file)?;
+    let mut scratch = Vec::new();
+    while lines.next < range.start {
+        if lines.next_line(&mut scratch, 0)?.is_none() {
+            let seen = lines.next - 1;
+            return Ok(Window {
+                text: Vec::new(),
+                first: range.start,
+                last: range.start - 1,
+                cut_before: None,
+                line_cut: false,
+                total: Some(seen),
+                lines_seen: seen,
+            });
+        }
+    }
+    let mut text = Vec::new();
+    let mut line = Vec::new();
+    let (mut cut_before, mut line_cut, mut at_eof) = (None, false, false);
+    let end = range.end.unwrap_or(u64::MAX);
+    while lines.next <= end {
+        let number = lines.next;
+        let prefix = if numbered { format!("{number:>6}\t") } else { String::new() };
+        line.clear();
+        line.extend_from_slice(prefix.as_bytes());
+        let room = cap.saturating_sub(text.len());
+        let Some(len) = lines.next_line(&mut line, room)? else {
+            at_eof = true;
+            break;
+        };
+        if prefix.len() + len > room {
+            if text.is_empty() {
+                // A single line larger than the cap: return its head rather than nothing.
+                line.truncate(room);
+                text.extend_from_slice(&line);
+                line_cut = true;
+                cut_before = Some(number + 1);
+            } else {
+                cut_before = Some(number);
+            }
+            break;
+        }
+        text.extend_from_slice(&line);
+    }
+    let last = cut_before.map_or(lines.next - 1, |n| n - 1);
+    let total = if at_eof {
+        Some(lines.next - 1)
+    } else if count_total {
+        Some(lines.next - 1 + lines.count_rest()?)
+    } else {
+        None
+    };
+    Ok(Window { text, first: range.start, last, cut_before, line_cut, total, lines_seen: lines.next - 1 })
+}
+
+fn stat(resolved: &Resolved, handle: &File) -> Result<Value> {
+    let io_err = |e: io::Error| Error::from_io(&e, &resolved.abs);
+    let meta = handle.metadata().map_err(io_err)?;
+    let sniff = Sniff::of(handle).map_err(io_err)?;
+    let (sha256, total_lines) = hash_and_count(handle).map_err(io_err)?;
+    let mtime_ms = meta
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map(|d| d.as_millis() as u64);
+    Ok(json!({
+        "path": resolved.abs,
+        "kind": "file",
+        "size": meta.len(),
+        "total_lines": total_lines,
+        "mtime_ms": mtime_ms,
+        "sha256": sha256,
+        "binary": sniff.binary,
+        "line_ending": sniff.line_ending,
+    }))
+}
+
+/// One streaming pass for both the digest and the line count.
+fn hash_and_count(file: &File) -> io::Result<(String, u64)> {
+    let mut reader = BufReader::with_capacity(READ_BUFFER, file);
+    reader.seek(SeekFrom::Start(0))?;
+    let mut hasher = Sha256::new();
+    let (mut count, mut last) = (0u64, b'\n');
+    loop {
+        let buf = reader.fill_buf()?;
+        let Some(&tail) = buf.last() else { break };
+        hasher.update(buf);
+        count += memchr::memchr_iter(b'\n', buf).count() as u64;
+        last = tail;
+        let used = buf.len();
+        reader.consume(used);
+    }
+    let digest: String = hasher.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    Ok((digest, count + u64::from(last != b'\n')))
+}
+
+fn read_base64(resolved: &Resolved, handle: &File, size: u64, p: &ReadParams, cap: u64) -> Result<Value> {
+    let offset = p.offset.unwrap_or(0);
+    if offset > size {
+        return Err(Error::bad_input(format!("`offset` {offset} is past the end of the file ({size} bytes)")));
+    }
+    let wanted = p.length.unwrap_or(size - offset).min(size - offset);
+    let take = wanted.min(cap);
+    let mut bytes = Vec::with_capacity(take as usize);
+    let mut reader = handle;
+    reader.seek(SeekFrom::Start(offset)).map_err(|e| Error::from_io(&e, &resolved.abs))?;
+    reader.take(take).read_to_end(&mut bytes).map_err(|e| Error::from_io(&e, &resolved.abs))?;
+    let truncated = (bytes.len() as u64) < wanted;
+    let next_offset = truncated.then(|| offset + bytes.len() as u64);
+    Ok(json!({
+        "path": resolved.abs,
+        "encoding": "base64",
+        "size": size,
+        "offset": offset,
+        "length": bytes.len(),
+        "truncated": truncated,
+        "next_offset": next_offset,
+        "content": base64::engine::general_purpose::STANDARD.encode(&bytes),
+    }))
+}
+
+/// A batch: each item read with the shared options as defaults, all under one byte budget.
+/// A failing item carries its own error; it does not fail the batch.
+fn read_batch(jail: &Jail, limits: &Limits, shared: &ReadParams, items: &[BatchItem]) -> Result<Value> {
+    if items.is_empty() {
+        return Err(Error::bad_input("`paths` is empty"));
+    }
+    let budget = limits.batch_read_budget_bytes;
+    let mut used = 0u64;
+    let mut results = Vec::with_capacity(items.len());
+    let mut skipped = 0;
+    for item in items {
+        let spec = merge(shared, item);
+        let file = spec.file.clone().unwrap_or_default();
+        let remaining = budget.saturating_sub(used);
+        if remaining == 0 && spec.stat != Some(true) {
+            skipped += 1;
+            results.push(json!({
+                "file": file,
+                "skipped": true,
+                "reason": "batch_read_budget_bytes exhausted",
+                "recovery": "read this file in a separate request",
+            }));
+            continue;
+        }
+        match read_one(jail, limits, &file, &spec, Some(remaining)) {
+            Ok(value) => {
+                used += value["content"].as_str().map_or(0, |c| c.len() as u64);
+                results.push(value);
+            }
+            Err(e) => results.push(json!({
+                "file": file,
+                "error": {"code": e.code.as_str(), "message": e.message, "recovery": e.recovery},
+            })),
+        }
+    }
+    Ok(json!({
+        "results": results,
+        "budget_bytes": budget,
+        "used_bytes": used,
+        "truncated": skipped > 0 || results.iter().any(|r| r["truncated"] == true),
+        "skipped": skipped,
+    }))
+}
+
+fn merge(shared: &ReadParams, item: &BatchItem) -> ReadParams {
+    let mut spec = match item {
+        BatchItem::Path(path) => ReadParams { file: Some(path.clone()), ..Default::default() },
+        BatchItem::Spec(spec) => spec.clone(),
+    };
+    let has_own_range = spec.start.is_some() || spec.end.is_some() || spec.head.is_some() || spec.tail.is_some();
+    if !has_own_range {
+        spec.start = spec.start.or(shared.start);
+        spec.end = spec.end.or(shared.end);
+        spec.head = spec.head.or(shared.head);
+        spec.tail = spec.tail.or(shared.tail);
+    }
+    spec.max_bytes = spec.max_bytes.or(shared.max_bytes);
+    spec.encoding = spec.encoding.or(shared.encoding);
+    spec.numbered = spec.numbered.or(shared.numbered);
+    spec.stat = spec.stat.or(shared.stat);
+    spec.paths = None;
+    spec
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sniff_tells_line_endings_and_binary() {
+        assert_eq!(Sniff::of_bytes(b"a\r\nb\r\n").line_ending, "crlf");
+        assert_eq!(Sniff::of_bytes(b"a\nb\r\n").line_ending, "mixed");
+        assert_eq!(Sniff::of_bytes(b"a\nb").line_ending, "lf");
+        assert_eq!(Sniff::of_bytes(b"ab").line_ending, "none");
+        assert!(Sniff::of_bytes(b"a\0b").binary);
+    }
+
+    #[test]
+    fn decode_drops_a_code_point_split_by_a_cut() {
+        let bytes = "héllo".as_bytes();
+        assert_eq!(decode_text(&bytes[..2], true), ("h".to_string(), false));
+        assert_eq!(decode_text(b"a\xffb", false), ("a\u{fffd}b".to_string(), true));
+    }
+}

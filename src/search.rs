@@ -1,0 +1,451 @@
+//! `search`: literal or regex content search (and path search) over a jailed tree, built on
+//! ripgrep's own crates: `ignore` walks in parallel honoring .gitignore, `grep-searcher` scans.
+//!
+//! Output is bounded twice: by a match count and by a byte budget for the whole response. Hitting
+//! either stops the walk and sets `truncated`; it is never an error.
+
+use crate::config::Limits;
+use crate::error::{Error, Result};
+use crate::globs::Globs;
+use crate::jail::{Jail, Resolved};
+use crate::protocol::parse_params;
+use grep_matcher::Matcher;
+use grep_regex::{RegexMatcher, RegexMatcherBuilder};
+use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
+use ignore::{WalkBuilder, WalkState};
+use serde::Deserialize;
+use serde_json::{json, Value};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+pub const DEFAULT_MAX_RESULTS: usize = 100;
+pub const DEFAULT_CONTEXT: usize = 2;
+pub const MAX_CONTEXT: usize = 10;
+/// JSON overhead charged per returned line on top of its text, so the budget tracks the real response.
+const LINE_OVERHEAD: usize = 48;
+const FILE_OVERHEAD: usize = 64;
+
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+struct SearchParams {
+    #[serde(alias = "term", alias = "query")]
+    pattern: Option<String>,
+    /// `true` for regex mode, or the pattern itself (the flat atomic form `{"regex": "fo+"}`).
+    regex: Option<RegexField>,
+    literal: Option<bool>,
+    #[serde(alias = "path")]
+    dir: Option<String>,
+    #[serde(alias = "include")]
+    glob: Option<Globs>,
+    exclude: Option<Globs>,
+    case: Option<Case>,
+    ignore_case: Option<bool>,
+    word: Option<bool>,
+    #[serde(alias = "max_matches")]
+    max_results: Option<usize>,
+    context: Option<usize>,
+    before: Option<usize>,
+    after: Option<usize>,
+    paths_only: Option<bool>,
+    target: Option<Target>,
+    max_line_bytes: Option<usize>,
+    gitignore: Option<bool>,
+    hidden: Option<bool>,
+    use_default_excludes: Option<bool>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(untagged)]
+enum RegexField {
+    Flag(bool),
+    Pattern(String),
+}
+
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq)]
+#[serde(rename_all = "lowercase")]
+enum Case {
+    Sensitive,
+    Insensitive,
+    Smart,
+}
+
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Default)]
+#[serde(rename_all = "lowercase")]
+enum Target {
+    #[default]
+    Content,
+    Paths,
+}
+
+/// A request, validated.
+struct Query {
+    pattern: String,
+    regex: bool,
+    case: Case,
+    word: bool,
+    max_results: usize,
+    before: usize,
+    after: usize,
+    paths_only: bool,
+    target: Target,
+    max_line_bytes: usize,
+    budget: usize,
+}
+
+impl Query {
+    fn from_params(p: &SearchParams, limits: &Limits) -> Result<Query> {
+        let (pattern, regex) = match (&p.pattern, &p.regex) {
+            (Some(_), Some(RegexField::Pattern(_))) => {
+                return Err(Error::bad_input("give the pattern once: `pattern` or `regex`, not both"))
+            }
+            (None, Some(RegexField::Pattern(r))) => (r.clone(), true),
+            (Some(pat), flag) => (pat.clone(), matches!(flag, Some(RegexField::Flag(true)))),
+            (None, _) => {
+                return Err(Error::bad_input("missing field `pattern` (or `term`, `query`, `regex`)")
+                    .with_recovery(r#"{"pattern": "fn main", "dir": "src"}"#))
+            }
+        };
+        if pattern.is_empty() {
+            return Err(Error::bad_input("`pattern` is empty"));
+        }
+        if regex && p.literal == Some(true) {
+            return Err(Error::bad_input("`literal: true` contradicts regex mode"));
+        }
+        let context = p.context.unwrap_or(DEFAULT_CONTEXT);
+        let (before, after) = (p.before.unwrap_or(context), p.after.unwrap_or(context));
+        if before.max(after) > MAX_CONTEXT {
+            return Err(Error::bad_input(format!("context is at most {MAX_CONTEXT} lines each side")));
+        }
+        let case = match (p.case, p.ignore_case) {
+            (Some(c), _) => c,
+            (None, Some(true)) => Case::Insensitive,
+            (None, _) => Case::Sensitive,
+        };
+        let max_results = p.max_results.unwrap_or(DEFAULT_MAX_RESULTS);
+        if max_results == 0 {
+            return Err(Error::bad_input("`max_results` must be at least 1"));
+        }
+        Ok(Query {
+            pattern,
+            regex,
+            case,
+            word: p.word.unwrap_or(false),
+            max_results: max_results.min(limits.search_default_max_matches),
+            before,
+            after,
+            paths_only: p.paths_only.unwrap_or(false),
+            target: p.target.unwrap_or_default(),
+            max_line_bytes: p.max_line_bytes.unwrap_or(limits.search_default_max_line_bytes).max(16),
+            budget: limits.search_response_budget_bytes,
+        })
+    }
+
+    fn matcher(&self) -> Result<RegexMatcher> {
+        RegexMatcherBuilder::new()
+            .fixed_strings(!self.regex)
+            .case_insensitive(self.case == Case::Insensitive)
+            .case_smart(self.case == Case::Smart)
+            .word(self.word)
+            .line_terminator(Some(b'\n'))
+            .build(&self.pattern)
+            .map_err(|e| {
+                Error::bad_input(format!("`pattern` is not a valid regex: {e}"))
+                    .with_recovery("escape the metacharacters, or search literally (drop `regex`)")
+            })
+    }
+}
+
+pub fn handle(jail: &Jail, limits: &Limits, params: Value) -> Result<Value> {
+    let p: SearchParams = parse_params("search", params)?;
+    let query = Query::from_params(&p, limits)?;
+    let matcher = query.matcher()?;
+    let wire = p.dir.as_deref().unwrap_or(".");
+    let dir = jail.resolve_visible("dir", wire)?;
+    if dir.abs.is_file() {
+        // Searching one file is reading it: it must be accessible.
+        jail.resolve("dir", wire)?;
+    }
+    let walker = build_walker(jail, &dir, &p)?;
+    let shared = Shared::new(&query);
+    walker.run(|| {
+        let matcher = matcher.clone();
+        let shared = &shared;
+        let query = &query;
+        let mut searcher = SearcherBuilder::new()
+            .binary_detection(BinaryDetection::quit(0))
+            .line_number(true)
+            .before_context(if query.paths_only { 0 } else { query.before })
+            .after_context(if query.paths_only { 0 } else { query.after })
+            .build();
+        Box::new(move |entry| {
+            let Ok(entry) = entry else { return WalkState::Continue };
+            if !entry.file_type().is_some_and(|t| t.is_file()) {
+                return WalkState::Continue;
+            }
+            let Some(resolved) = jail.locate(entry.path()) else { return WalkState::Continue };
+            if jail.is_non_accessible(&resolved.rel) {
+                return WalkState::Continue;
+            }
+            shared.files_searched.fetch_add(1, Ordering::Relaxed);
+            match query.target {
+                Target::Paths => search_path(&resolved, &matcher, shared),
+                Target::Content => search_file(jail, &resolved, &matcher, &mut searcher, query, shared),
+            }
+            if shared.stop.load(Ordering::Relaxed) {
+                WalkState::Quit
+            } else {
+                WalkState::Continue
+            }
+        })
+    });
+    Ok(shared.into_json(&query, &dir))
+}
+
+fn build_walker(jail: &Jail, dir: &Resolved, p: &SearchParams) -> Result<ignore::WalkParallel> {
+    let mut overrides = ignore::overrides::OverrideBuilder::new(&dir.abs);
+    let bad_glob = |field: &str, g: &str, e: ignore::Error| Error::bad_input(format!("`{field}`: invalid glob {g:?}: {e}"));
+    for g in p.glob.as_ref().map(Globs::to_vec).unwrap_or_default() {
+        overrides.add(&g).map_err(|e| bad_glob("glob", &g, e))?;
+    }
+    for g in p.exclude.as_ref().map(Globs::to_vec).unwrap_or_default() {
+        overrides.add(&format!("!{g}")).map_err(|e| bad_glob("exclude", &g, e))?;
+    }
+    let overrides = overrides.build().map_err(|e| Error::bad_input(format!("`glob`: {e}")))?;
+    let gitignore = p.gitignore.unwrap_or(true);
+    let mut builder = WalkBuilder::new(&dir.abs);
+    builder
+        .overrides(overrides)
+        .hidden(!p.hidden.unwrap_or(true))
+        .git_ignore(gitignore)
+        .git_exclude(gitignore)
+        .ignore(gitignore)
+        .parents(gitignore)
+        .git_global(false)
+        .require_git(false)
+        .follow_links(false);
+    if p.use_default_excludes.unwrap_or(true) {
+        let noise = jail.default_excludes();
+        let root = jail.roots()[dir.root].path.clone();
+        builder.filter_entry(move |e| {
+            e.depth() == 0 || !crate::globs::hit(&noise, e.path().strip_prefix(&root).unwrap_or(e.path()))
+        });
+    }
+    Ok(builder.build_parallel())
+}
+
+/// State shared by the walker threads: the results so far and what is left of the budgets.
+struct Shared {
+    files: Mutex<Vec<FileHits>>,
+    matches: AtomicUsize,
+    bytes: AtomicUsize,
+    files_searched: AtomicUsize,
+    stop: AtomicBool,
+    reason: Mutex<Option<&'static str>>,
+    max_results: usize,
+    budget: usize,
+}
+
+struct FileHits {
+    path: String,
+    lines: Vec<Value>,
+    matches: usize,
+}
+
+impl Shared {
+    fn new(q: &Query) -> Self {
+        Shared {
+            files: Mutex::new(Vec::new()),
+            matches: AtomicUsize::new(0),
+            bytes: AtomicUsize::new(0),
+            files_searched: AtomicUsize::new(0),
+            stop: AtomicBool::new(false),
+            reason: Mutex::new(None),
+            max_results: q.max_results,
+            budget: q.budget,
+        }
+    }
+
+    /// Reserves room for one match of `bytes`; false (and the walk stops) when a bound is reached.
+    fn take_match(&self, bytes: usize) -> bool {
+        if self.matches.fetch_add(1, Ordering::SeqCst) >= self.max_results {
+            self.halt("max_results");
+            return false;
+        }
+        self.take_bytes(bytes)
+    }
+
+    fn take_bytes(&self, bytes: usize) -> bool {
+        if self.bytes.fetch_add(bytes, Ordering::SeqCst) + bytes > self.budget {
+            self.halt("search_response_budget_bytes");
+            return false;
+        }
+        true
+    }
+
+    fn halt(&self, why: &'static str) {
+        if !self.stop.swap(true, Ordering::SeqCst) {
+            *self.reason.lock().unwrap_or_else(|e| e.into_inner()) = Some(why);
+        }
+    }
+
+    fn push(&self, hits: FileHits) {
+        self.files.lock().unwrap_or_else(|e| e.into_inner()).push(hits);
+    }
+
+    fn into_json(self, q: &Query, dir: &Resolved) -> Value {
+        let mut files = self.files.into_inner().unwrap_or_else(|e| e.into_inner());
+        files.sort_by(|a, b| a.path.cmp(&b.path));
+        let match_count: usize = files.iter().map(|f| f.matches).sum();
+        let reason = self.reason.into_inner().unwrap_or_else(|e| e.into_inner());
+        let files: Vec<Value> = files
+            .into_iter()
+            .map(|f| {
+                if q.paths_only || q.target == Target::Paths {
+                    json!({"path": f.path, "matches": f.matches})
+                } else {
+                    json!({"path": f.path, "matches": f.matches, "lines": f.lines})
+                }
+            })
+            .collect();
+        json!({
+            "path": dir.abs,
+            "pattern": q.pattern,
+            "mode": if q.regex { "regex" } else { "literal" },
+            "target": if q.target == Target::Paths { "paths" } else { "content" },
+            "files": files,
+            "files_matched": files.len(),
+            "match_count": match_count,
+            "files_searched": self.files_searched.into_inner(),
+            "truncated": reason.is_some(),
+            "truncated_reason": reason,
+        })
+    }
+}
+
+fn search_path(resolved: &Resolved, matcher: &RegexMatcher, shared: &Shared) {
+    let rel = resolved.rel.to_string_lossy();
+    if matcher.is_match(rel.as_bytes()).unwrap_or(false) && shared.take_match(FILE_OVERHEAD + resolved.abs.as_os_str().len()) {
+        shared.push(FileHits { path: resolved.abs.to_string_lossy().into_owned(), lines: Vec::new(), matches: 1 });
+    }
+}
+
+fn search_file(
+    jail: &Jail,
+    resolved: &Resolved,
+    matcher: &RegexMatcher,
+    searcher: &mut Searcher,
+    q: &Query,
+    shared: &Shared,
+) {
+    let Ok(file) = jail.open_file(resolved) else { return };
+    let mut sink = Collector { matcher, q, shared, lines: Vec::new(), matches: 0, charged_file: false, path: &resolved.abs };
+    if searcher.search_file(matcher, &file, &mut sink).is_err() {
+        return;
+    }
+    if sink.matches > 0 {
+        let hits = FileHits { path: resolved.abs.to_string_lossy().into_owned(), lines: sink.lines, matches: sink.matches };
+        shared.push(hits);
+    }
+}
+
+/// Collects one file's matches and context lines, charging each against the shared budgets.
+struct Collector<'a> {
+    matcher: &'a RegexMatcher,
+    q: &'a Query,
+    shared: &'a Shared,
+    lines: Vec<Value>,
+    matches: usize,
+    charged_file: bool,
+    path: &'a Path,
+}
+
+impl Collector<'_> {
+    fn charge_file(&mut self) -> bool {
+        if self.charged_file {
+            return true;
+        }
+        self.charged_file = true;
+        self.shared.take_bytes(FILE_OVERHEAD + self.path.as_os_str().len())
+    }
+
+    fn line_json(&self, number: Option<u64>, bytes: &[u8], is_match: bool) -> Value {
+        let line = trim_newline(bytes);
+        let column = if is_match { self.matcher.find(line).ok().flatten().map(|m| m.start()) } else { None };
+        let (text, cut) = clip(line, column.unwrap_or(0), self.q.max_line_bytes);
+        let mut out = json!({"line": number, "text": text, "match": is_match});
+        if let Some(col) = column {
+            out["column"] = json!(col + 1);
+        }
+        if cut {
+            out["line_truncated"] = json!(true);
+        }
+        out
+    }
+}
+
+impl Sink for Collector<'_> {
+    type Error = std::io::Error;
+
+    fn matched(&mut self, _: &Searcher, mat: &SinkMatch<'_>) -> Result<bool, Self::Error> {
+        if self.shared.stop.load(Ordering::Relaxed) || !self.charge_file() {
+            return Ok(false);
+        }
+        let cost = LINE_OVERHEAD + mat.bytes().len().min(self.q.max_line_bytes);
+        if !self.shared.take_match(if self.q.paths_only { 0 } else { cost }) {
+            return Ok(false);
+        }
+        self.matches += 1;
+        if self.q.paths_only {
+            return Ok(false);
+        }
+        let line = self.line_json(mat.line_number(), mat.bytes(), true);
+        self.lines.push(line);
+        Ok(true)
+    }
+
+    fn context(&mut self, _: &Searcher, ctx: &SinkContext<'_>) -> Result<bool, Self::Error> {
+        let cost = LINE_OVERHEAD + ctx.bytes().len().min(self.q.max_line_bytes);
+        if self.shared.stop.load(Ordering::Relaxed) || !self.shared.take_bytes(cost) {
+            return Ok(false);
+        }
+        let line = self.line_json(ctx.line_number(), ctx.bytes(), false);
+        self.lines.push(line);
+        Ok(true)
+    }
+}
+
+fn trim_newline(bytes: &[u8]) -> &[u8] {
+    let bytes = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+    bytes.strip_suffix(b"\r").unwrap_or(bytes)
+}
+
+/// A line cut to `max` bytes around `focus` (the match), on character boundaries.
+fn clip(line: &[u8], focus: usize, max: usize) -> (String, bool) {
+    let text = String::from_utf8_lossy(line);
+    if text.len() <= max {
+        return (text.into_owned(), false);
+    }
+    let mut start = focus.saturating_sub(max / 4).min(text.len());
+    while !text.is_char_boundary(start) {
+        start -= 1;
+    }
+    let mut end = (start + max).min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    (text[start..end].to_string(), true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clip_keeps_the_match_in_view_and_respects_char_boundaries() {
+        let line = format!("{}NEEDLE{}", "a".repeat(100), "é".repeat(50));
+        let (text, cut) = clip(line.as_bytes(), 100, 40);
+        assert!(cut && text.contains("NEEDLE") && text.len() <= 40);
+        assert_eq!(clip(b"short", 0, 40), ("short".to_string(), false));
+    }
+}

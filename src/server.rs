@@ -1,0 +1,373 @@
+//! The daemon: binds the socket, accepts clients, frames requests, dispatches them to the method
+//! modules on the blocking pool, and writes responses back. Each request runs on its own task, so a
+//! slow one never holds up another, on the same connection or any other.
+
+use crate::config::{Config, JailSettings, Limits};
+use crate::error::{Error, Result};
+use crate::jail::Jail;
+use crate::protocol::{self, default_socket_path, FrameError};
+use crate::{listing, read, search};
+use serde_json::{json, Value};
+use std::os::fd::OwnedFd;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::net::{UnixListener, UnixStream};
+use tokio::sync::{mpsc, Notify, Semaphore};
+
+/// Methods this daemon answers (the subcommands of `coder`).
+pub const METHODS: &[&str] = &["info", "read", "tree", "list-folder", "search", "shutdown"];
+/// Requests one connection may have in flight before the daemon stops reading from it.
+const IN_FLIGHT_PER_CONNECTION: usize = 64;
+
+pub struct ServeOptions {
+    pub roots: Vec<PathBuf>,
+    pub config: Option<PathBuf>,
+    pub socket: Option<PathBuf>,
+}
+
+pub struct State {
+    pub jail: Jail,
+    limits: RwLock<Arc<Limits>>,
+    /// The jail fields as the config file had them at startup; reloads that change them are refused.
+    startup_jail: JailSettings,
+    pub config_path: Option<PathBuf>,
+    pub socket: PathBuf,
+    started: Instant,
+    shutdown: Notify,
+}
+
+impl State {
+    pub fn limits(&self) -> Arc<Limits> {
+        self.limits.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Re-reads the config file: budgets swap in; jail changes and invalid files are refused.
+    pub fn reload_config(&self) {
+        let Some(path) = &self.config_path else { return };
+        match Config::load(path) {
+            Err(e) => tracing::warn!("config reload rejected, keeping the previous settings: {e}"),
+            Ok(config) => {
+                if config.jail != self.startup_jail {
+                    tracing::warn!(
+                        "config {}: jail fields (base_paths, non_accessible_globs, default_exclude_globs) \
+                         changed; restart coderd to apply. Keeping the running jail.",
+                        path.display()
+                    );
+                }
+                let mut current = self.limits.write().unwrap_or_else(|e| e.into_inner());
+                if **current != config.limits {
+                    tracing::info!("config reloaded: budgets updated");
+                    *current = Arc::new(config.limits);
+                }
+            }
+        }
+    }
+}
+
+/// Builds the jail from options and config, binds the socket, and serves until shut down.
+pub async fn serve(opts: ServeOptions) -> Result<()> {
+    let config = match &opts.config {
+        Some(path) => Config::load(path)?,
+        None => Config::default(),
+    };
+    let roots = if opts.roots.is_empty() { config.jail.base_paths.clone() } else { opts.roots.clone() };
+    if roots.is_empty() {
+        return Err(Error::bad_input("no workspace root: pass --root DIR or set base_paths in the config"));
+    }
+    let jail = Jail::new(&roots, &config.jail.non_accessible_globs, &config.jail.default_exclude_globs)?;
+    let socket = opts.socket.clone().unwrap_or_else(|| default_socket_path(jail.primary()));
+    let (listener, _lock) = bind(&socket)?;
+    let config_path = opts.config.as_ref().map(|p| std::path::absolute(p).unwrap_or(p.clone()));
+    let state = Arc::new(State {
+        jail,
+        limits: RwLock::new(Arc::new(config.limits)),
+        startup_jail: config.jail,
+        config_path,
+        socket: socket.clone(),
+        started: Instant::now(),
+        shutdown: Notify::new(),
+    });
+    let _watcher = watch_config(&state);
+    tracing::info!(
+        "coderd {} serving {:?} on {}",
+        env!("CARGO_PKG_VERSION"),
+        state.jail.roots().iter().map(|r| r.path.display().to_string()).collect::<Vec<_>>(),
+        socket.display()
+    );
+    let result = accept_loop(&state, listener).await;
+    let _ = std::fs::remove_file(&socket);
+    let _ = std::fs::remove_file(lock_path(&socket));
+    tracing::info!("coderd stopped");
+    result
+}
+
+async fn accept_loop(state: &Arc<State>, listener: UnixListener) -> Result<()> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let io = |e: std::io::Error| Error::io(format!("installing signal handlers: {e}"));
+    let mut sigterm = signal(SignalKind::terminate()).map_err(io)?;
+    let mut sigint = signal(SignalKind::interrupt()).map_err(io)?;
+    loop {
+        tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => {
+                    tokio::spawn(serve_connection(state.clone(), stream));
+                }
+                Err(e) => {
+                    tracing::warn!("accept failed: {e}");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+            },
+            _ = state.shutdown.notified() => return Ok(()),
+            _ = sigterm.recv() => return Ok(()),
+            _ = sigint.recv() => return Ok(()),
+        }
+    }
+}
+
+/// Binds the socket with mode 0600. A lock file beside it makes "one daemon per socket" race-free;
+/// a socket file nobody answers on is stale and removed.
+fn bind(socket: &Path) -> Result<(UnixListener, OwnedFd)> {
+    use rustix::fs::{flock, FlockOperation, Mode, OFlags};
+    let io = |what: &str, e: std::io::Error| Error::io(format!("{what} {}: {e}", socket.display()));
+    if let Some(dir) = socket.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| io("creating the folder of", e))?;
+    }
+    let lock = rustix::fs::open(
+        lock_path(socket),
+        OFlags::CREATE | OFlags::RDWR | OFlags::CLOEXEC,
+        Mode::from_raw_mode(0o600),
+    )
+    .map_err(|e| io("opening the lock file of", e.into()))?;
+    if flock(&lock, FlockOperation::NonBlockingLockExclusive).is_err()
+        || std::os::unix::net::UnixStream::connect(socket).is_ok()
+    {
+        return Err(Error::new(
+            crate::error::Code::Exists,
+            format!("another coderd is already serving {}", socket.display()),
+        )
+        .with_recovery("use that daemon, stop it with `coder shutdown`, or pass another --socket"));
+    }
+    if socket.exists() {
+        tracing::info!("removing stale socket {}", socket.display());
+        std::fs::remove_file(socket).map_err(|e| io("removing the stale socket", e))?;
+    }
+    // The umask makes the socket 0600 from birth: no window where another user could connect.
+    let old = rustix::process::umask(Mode::from_raw_mode(0o177));
+    let bound = UnixListener::bind(socket);
+    rustix::process::umask(old);
+    let listener = bound.map_err(|e| io("binding", e))?;
+    Ok((listener, lock))
+}
+
+fn lock_path(socket: &Path) -> PathBuf {
+    let mut name = socket.as_os_str().to_owned();
+    name.push(".lock");
+    PathBuf::from(name)
+}
+
+fn watch_config(state: &Arc<State>) -> Option<notify::RecommendedWatcher> {
+    use notify::{RecursiveMode, Watcher};
+    let path = state.config_path.clone()?;
+    let dir = path.parent()?.to_path_buf();
+    let weak = Arc::downgrade(state);
+    let target = path.clone();
+    let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+        let touches = event.is_ok_and(|e| e.paths.iter().any(|p| p == &target) && !e.kind.is_access());
+        if let (true, Some(state)) = (touches, weak.upgrade()) {
+            state.reload_config();
+        }
+    })
+    .map_err(|e| tracing::warn!("config hot reload disabled: {e}"))
+    .ok()?;
+    // Watch the folder, not the file: editors save by renaming a new file over the old one.
+    watcher
+        .watch(&dir, RecursiveMode::NonRecursive)
+        .map_err(|e| tracing::warn!("config hot reload disabled: {e}"))
+        .ok()?;
+    Some(watcher)
+}
+
+async fn serve_connection(state: Arc<State>, stream: UnixStream) {
+    let (reader, mut writer) = stream.into_split();
+    let (tx, mut rx) = mpsc::channel::<Vec<u8>>(IN_FLIGHT_PER_CONNECTION);
+    let writer_task = tokio::spawn(async move {
+        while let Some(mut line) = rx.recv().await {
+            line.push(b'\n');
+            if writer.write_all(&line).await.is_err() {
+                break; // The client went away; its remaining responses are dropped.
+            }
+        }
+    });
+    let mut reader = BufReader::with_capacity(64 * 1024, reader);
+    let slots = Arc::new(Semaphore::new(IN_FLIGHT_PER_CONNECTION));
+    loop {
+        let max_frame = max_frame_bytes(&state.limits());
+        let frame = match next_frame(&mut reader, max_frame).await {
+            Ok(Frame::Line(line)) => line,
+            Ok(Frame::TooLong(len)) => {
+                let error = Error::too_large(format!(
+                    "request of {len}+ bytes is over the {max_frame}-byte frame limit; it was dropped"
+                ))
+                .with_recovery("send smaller requests (e.g. split a batch)");
+                let response = protocol::failure(Value::Null, -32600, &error);
+                let _ = tx.send(response.to_string().into_bytes()).await;
+                continue;
+            }
+            Ok(Frame::Eof) | Err(_) => break,
+        };
+        if frame.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let Ok(permit) = slots.clone().acquire_owned().await else { break };
+        let (state, tx) = (state.clone(), tx.clone());
+        tokio::spawn(async move {
+            if let Some(response) = handle_frame(state, &frame).await {
+                let _ = tx.send(response.to_string().into_bytes()).await;
+            }
+            drop(permit);
+        });
+    }
+    drop(tx);
+    let _ = writer_task.await;
+}
+
+/// The largest request line accepted: room for a full `max_write_bytes` payload after JSON escaping.
+fn max_frame_bytes(limits: &Limits) -> usize {
+    (limits.max_write_bytes as usize).saturating_mul(4).saturating_add(1 << 20)
+}
+
+enum Frame {
+    Line(Vec<u8>),
+    TooLong(usize),
+    Eof,
+}
+
+/// Reads one newline-terminated frame. A frame over `max` is skipped to its newline without being
+/// held in memory, so one huge line costs the daemon nothing but the time to read past it.
+async fn next_frame<R: tokio::io::AsyncBufRead + Unpin>(reader: &mut R, max: usize) -> std::io::Result<Frame> {
+    let mut line = Vec::new();
+    let mut seen = 0usize;
+    loop {
+        let buf = reader.fill_buf().await?;
+        if buf.is_empty() {
+            return Ok(match (seen, seen > max) {
+                (0, _) => Frame::Eof,
+                (_, true) => Frame::TooLong(seen),
+                _ => Frame::Line(line),
+            });
+        }
+        let (chunk, done) = match memchr::memchr(b'\n', buf) {
+            Some(i) => (&buf[..i], Some(i + 1)),
+            None => (buf, None),
+        };
+        seen += chunk.len();
+        if seen <= max {
+            line.extend_from_slice(chunk);
+        } else {
+            line = Vec::new();
+        }
+        let used = done.unwrap_or(buf.len());
+        reader.consume(used);
+        if done.is_some() {
+            return Ok(if seen > max { Frame::TooLong(seen) } else { Frame::Line(line) });
+        }
+    }
+}
+
+/// Turns one frame into a response; `None` for notifications (requests without an id).
+async fn handle_frame(state: Arc<State>, frame: &[u8]) -> Option<Value> {
+    let request = match protocol::parse_request(frame) {
+        Ok(r) => r,
+        Err(FrameError { id, rpc_code, error }) => return Some(protocol::failure(id, rpc_code, &error)),
+    };
+    let id = request.id.clone();
+    let known = METHODS.contains(&request.method.as_str());
+    let started = Instant::now();
+    let method = request.method.clone();
+    let outcome = dispatch(state, request).await;
+    tracing::debug!(method, elapsed_us = started.elapsed().as_micros() as u64, ok = outcome.is_ok());
+    let id = id?;
+    Some(match outcome {
+        Ok(result) => protocol::success(id, result),
+        Err(e) => protocol::failure(id, protocol::rpc_code_for(&e, !known), &e),
+    })
+}
+
+async fn dispatch(state: Arc<State>, request: protocol::Request) -> Result<Value> {
+    if request.method == "shutdown" {
+        let state = state.clone();
+        tokio::spawn(async move {
+            // Let the response reach the client before the listener goes away.
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            state.shutdown.notify_one();
+        });
+        return Ok(json!({"shutting_down": true}));
+    }
+    let method = request.method.clone();
+    let task = tokio::task::spawn_blocking(move || call_method(&state, &request.method, request.params));
+    match task.await {
+        Ok(result) => result,
+        Err(join) => {
+            let why = panic_message(join);
+            tracing::error!("handler for `{method}` panicked: {why}");
+            Err(Error::io(format!("internal error while handling `{method}` (logged by coderd): {why}"))
+                .with_recovery("retry; if it repeats, report it with the daemon log"))
+        }
+    }
+}
+
+fn panic_message(join: tokio::task::JoinError) -> String {
+    match join.try_into_panic() {
+        Ok(payload) => payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "panic".into()),
+        Err(e) => e.to_string(),
+    }
+}
+
+fn call_method(state: &State, method: &str, params: Value) -> Result<Value> {
+    let limits = state.limits();
+    match method {
+        "info" => Ok(info(state, &limits)),
+        "read" => read::handle(&state.jail, &limits, params),
+        "tree" => listing::tree(&state.jail, &limits, params),
+        "list-folder" => listing::list_folder(&state.jail, &limits, params),
+        "search" => search::handle(&state.jail, &limits, params),
+        other => Err(Error::bad_input(format!("unknown method `{other}`"))
+            .with_recovery(format!("methods: {}", METHODS.join(", ")))),
+    }
+}
+
+fn info(state: &State, limits: &Limits) -> Value {
+    let roots: Vec<&Path> = state.jail.roots().iter().map(|r| r.path.as_path()).collect();
+    json!({
+        "version": env!("CARGO_PKG_VERSION"),
+        "pid": std::process::id(),
+        "uptime_ms": state.started.elapsed().as_millis() as u64,
+        "socket": state.socket,
+        "config": state.config_path,
+        "roots": roots,
+        "primary_root": roots[0],
+        "non_accessible_globs": state.jail.non_accessible_globs,
+        "default_exclude_globs": state.jail.default_exclude_globs,
+        "limits": limits,
+        "read": {
+            "default_max_bytes": read::DEFAULT_MAX_BYTES,
+            "unranged_line_cap": read::UNRANGED_LINE_CAP,
+        },
+        "search": {
+            "default_max_results": search::DEFAULT_MAX_RESULTS,
+            "default_context": search::DEFAULT_CONTEXT,
+            "max_context": search::MAX_CONTEXT,
+        },
+        "tree": {"default_max_entries": listing::TREE_DEFAULT_MAX_ENTRIES},
+        "max_frame_bytes": max_frame_bytes(limits),
+        "methods": METHODS,
+        "languages": [],
+        "language_servers": [],
+    })
+}
