@@ -14,7 +14,11 @@ use std::time::{Duration, Instant};
 const START_TIMEOUT: Duration = Duration::from_secs(10);
 
 #[derive(Parser, Debug)]
-#[command(name = "coder", version, about = "Client for the coderd editing daemon")]
+#[command(
+    name = "coder",
+    version,
+    about = "Client for the coderd editing daemon"
+)]
 pub struct Cli {
     /// Socket of the daemon (else $CODERD_SOCKET, else the workspace's default socket).
     #[arg(long, global = true)]
@@ -220,14 +224,23 @@ pub fn run(cli: Cli) -> i32 {
     };
     if let Some(error) = response.get("error") {
         if cli.json {
-            println!("{}", serde_json::to_string_pretty(error).unwrap_or_default());
+            println!(
+                "{}",
+                serde_json::to_string_pretty(error).unwrap_or_default()
+            );
         }
-        eprintln!("coder: error {}", error["message"].as_str().unwrap_or("(no message)"));
+        eprintln!(
+            "coder: error {}",
+            error["message"].as_str().unwrap_or("(no message)")
+        );
         return 1;
     }
     let result = &response["result"];
     if cli.json || matches!(cli.command, Command::Call { .. } | Command::Info) {
-        println!("{}", serde_json::to_string_pretty(result).unwrap_or_default());
+        println!(
+            "{}",
+            serde_json::to_string_pretty(result).unwrap_or_default()
+        );
     } else {
         crate::cli::render(&method, result);
     }
@@ -282,7 +295,9 @@ mod erased {
 
 /// Paths typed in a shell are relative to the shell's folder, not to the workspace root.
 fn absolutize_paths(params: &mut Value) {
-    let Ok(cwd) = std::env::current_dir() else { return };
+    let Ok(cwd) = std::env::current_dir() else {
+        return;
+    };
     let fix = |v: &mut Value| {
         if let Some(s) = v.as_str() {
             if !s.is_empty() && !Path::new(s).is_absolute() {
@@ -303,18 +318,29 @@ fn absolutize_paths(params: &mut Value) {
 /// The workspace a started daemon serves: `--root`, else the enclosing git top level, else the cwd.
 fn workspace_roots(cli: &Cli) -> Vec<PathBuf> {
     if !cli.roots.is_empty() {
-        return cli.roots.iter().map(|r| std::fs::canonicalize(r).unwrap_or(r.clone())).collect();
+        return cli
+            .roots
+            .iter()
+            .map(|r| std::fs::canonicalize(r).unwrap_or(r.clone()))
+            .collect();
     }
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
     let cwd = std::fs::canonicalize(&cwd).unwrap_or(cwd);
-    let top = cwd.ancestors().find(|d| d.join(".git").exists()).unwrap_or(&cwd);
+    let top = cwd
+        .ancestors()
+        .find(|d| d.join(".git").exists())
+        .unwrap_or(&cwd);
     vec![top.to_path_buf()]
 }
 
 fn socket_path(cli: &Cli, roots: &[PathBuf]) -> PathBuf {
     cli.socket
         .clone()
-        .or_else(|| std::env::var_os("CODERD_SOCKET").filter(|s| !s.is_empty()).map(PathBuf::from))
+        .or_else(|| {
+            std::env::var_os("CODERD_SOCKET")
+                .filter(|s| !s.is_empty())
+                .map(PathBuf::from)
+        })
         .unwrap_or_else(|| default_socket_path(&roots[0]))
 }
 
@@ -325,7 +351,10 @@ fn connect(cli: &Cli) -> Result<UnixStream, ClientError> {
         return Ok(stream);
     }
     if cli.no_start {
-        return Err(ClientError(format!("no coderd answers on {} (--no-start given)", socket.display())));
+        return Err(ClientError(format!(
+            "no coderd answers on {} (--no-start given)",
+            socket.display()
+        )));
     }
     start_daemon(&roots, &socket)?;
     let deadline = Instant::now() + START_TIMEOUT;
@@ -363,7 +392,12 @@ fn start_daemon(roots: &[PathBuf], socket: &Path) -> Result<(), ClientError> {
         .create(true)
         .append(true)
         .open(log_path(socket))
-        .map_err(|e| ClientError(format!("cannot open the daemon log {}: {e}", log_path(socket).display())))?;
+        .map_err(|e| {
+            ClientError(format!(
+                "cannot open the daemon log {}: {e}",
+                log_path(socket).display()
+            ))
+        })?;
     let mut cmd = std::process::Command::new(&exe);
     for root in roots {
         cmd.arg("--root").arg(root);
@@ -374,7 +408,8 @@ fn start_daemon(roots: &[PathBuf], socket: &Path) -> Result<(), ClientError> {
         .stdout(std::process::Stdio::null())
         .stderr(log)
         .process_group(0);
-    cmd.spawn().map_err(|e| ClientError(format!("cannot start {}: {e}", exe.display())))?;
+    cmd.spawn()
+        .map_err(|e| ClientError(format!("cannot start {}: {e}", exe.display())))?;
     Ok(())
 }
 
@@ -383,15 +418,20 @@ fn send(stream: UnixStream, method: &str, params: Value) -> Result<Value, Client
     let mut writer = &stream;
     let mut line = request.to_string();
     line.push('\n');
-    writer.write_all(line.as_bytes()).map_err(|e| ClientError(format!("sending the request: {e}")))?;
+    writer
+        .write_all(line.as_bytes())
+        .map_err(|e| ClientError(format!("sending the request: {e}")))?;
     let mut reply = String::new();
     BufReader::new(&stream)
         .read_line(&mut reply)
         .map_err(|e| ClientError(format!("reading the response: {e}")))?;
     if reply.is_empty() {
-        return Err(ClientError("the daemon closed the connection without answering".into()));
+        return Err(ClientError(
+            "the daemon closed the connection without answering".into(),
+        ));
     }
-    serde_json::from_str(&reply).map_err(|e| ClientError(format!("the daemon's answer is not JSON: {e}")))
+    serde_json::from_str(&reply)
+        .map_err(|e| ClientError(format!("the daemon's answer is not JSON: {e}")))
 }
 
 /// Human rendering of a result.
@@ -403,13 +443,25 @@ pub fn render(method: &str, result: &Value) {
         "tree" => render_tree(&mut out, &result["tree"], "", true, true),
         "list-folder" => render_list(&mut out, result),
         "search" => render_search(&mut out, result),
-        _ => writeln!(out, "{}", serde_json::to_string_pretty(result).unwrap_or_default()),
+        _ => writeln!(
+            out,
+            "{}",
+            serde_json::to_string_pretty(result).unwrap_or_default()
+        ),
     };
 }
 
 fn render_read(out: &mut impl Write, r: &Value) -> std::io::Result<()> {
     if r.get("sha256").is_some() {
-        for key in ["path", "size", "total_lines", "line_ending", "binary", "mtime_ms", "sha256"] {
+        for key in [
+            "path",
+            "size",
+            "total_lines",
+            "line_ending",
+            "binary",
+            "mtime_ms",
+            "sha256",
+        ] {
             writeln!(out, "{key}: {}", plain(&r[key]))?;
         }
         return Ok(());
@@ -434,7 +486,11 @@ fn render_read(out: &mut impl Write, r: &Value) -> std::io::Result<()> {
 
 fn render_batch(out: &mut impl Write, r: &Value) -> std::io::Result<()> {
     for item in r["results"].as_array().into_iter().flatten() {
-        let name = item.get("path").or(item.get("file")).map(plain).unwrap_or_default();
+        let name = item
+            .get("path")
+            .or(item.get("file"))
+            .map(plain)
+            .unwrap_or_default();
         writeln!(out, "==> {name} <==")?;
         if let Some(e) = item.get("error") {
             writeln!(out, "error {}: {}", plain(&e["code"]), plain(&e["message"]))?;
@@ -447,7 +503,13 @@ fn render_batch(out: &mut impl Write, r: &Value) -> std::io::Result<()> {
     Ok(())
 }
 
-fn render_tree(out: &mut impl Write, node: &Value, prefix: &str, last: bool, top: bool) -> std::io::Result<()> {
+fn render_tree(
+    out: &mut impl Write,
+    node: &Value,
+    prefix: &str,
+    last: bool,
+    top: bool,
+) -> std::io::Result<()> {
     let mut label = plain(&node["name"]);
     if node["kind"] == "dir" {
         label.push('/');
@@ -467,7 +529,10 @@ fn render_tree(out: &mut impl Write, node: &Value, prefix: &str, last: bool, top
         (false, false) => ("├── ", format!("{prefix}│   ")),
     };
     writeln!(out, "{prefix}{branch}{label}")?;
-    let children = node["children"].as_array().map(Vec::as_slice).unwrap_or(&[]);
+    let children = node["children"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or(&[]);
     for (i, child) in children.iter().enumerate() {
         render_tree(out, child, &child_prefix, i + 1 == children.len(), false)?;
     }
@@ -476,9 +541,19 @@ fn render_tree(out: &mut impl Write, node: &Value, prefix: &str, last: bool, top
 
 fn render_list(out: &mut impl Write, r: &Value) -> std::io::Result<()> {
     for e in r["entries"].as_array().into_iter().flatten() {
-        let flag = if e["non_accessible"] == true { "  [non-accessible]" } else { "" };
+        let flag = if e["non_accessible"] == true {
+            "  [non-accessible]"
+        } else {
+            ""
+        };
         let size = e.get("size").map(plain).unwrap_or_default();
-        writeln!(out, "{:<8}{:>12}  {}{flag}", plain(&e["kind"]), size, plain(&e["name"]))?;
+        writeln!(
+            out,
+            "{:<8}{:>12}  {}{flag}",
+            plain(&e["kind"]),
+            size,
+            plain(&e["name"])
+        )?;
     }
     if let Some(cursor) = r["next_cursor"].as_str() {
         eprintln!("[more: --cursor {cursor:?}]");

@@ -49,7 +49,24 @@ pub struct JailSettings {
     pub default_exclude_globs: Vec<String>,
 }
 
-pub const DEFAULT_EXCLUDES: &[&str] = &[".git", "node_modules", "target", "dist", ".venv", "__pycache__"];
+/// Secrets are unreadable unless a config says otherwise (`non_accessible_globs: []` opts out).
+pub const DEFAULT_NON_ACCESSIBLE: &[&str] = &[
+    "**/.env",
+    "**/.env.*",
+    "**/*.pem",
+    "**/*.key",
+    "**/secrets/**",
+    "**/id_rsa*",
+];
+
+pub const DEFAULT_EXCLUDES: &[&str] = &[
+    ".git",
+    "node_modules",
+    "target",
+    "dist",
+    ".venv",
+    "__pycache__",
+];
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Config {
@@ -62,7 +79,10 @@ impl Default for Config {
         Config {
             jail: JailSettings {
                 base_paths: Vec::new(),
-                non_accessible_globs: Vec::new(),
+                non_accessible_globs: DEFAULT_NON_ACCESSIBLE
+                    .iter()
+                    .map(|s| s.to_string())
+                    .collect(),
                 default_exclude_globs: DEFAULT_EXCLUDES.iter().map(|s| s.to_string()).collect(),
             },
             limits: Limits::default(),
@@ -86,7 +106,8 @@ impl Config {
     /// Reads and validates a config file. Relative `base_paths` resolve against the file's folder.
     pub fn load(path: &Path) -> Result<Config> {
         let raw = std::fs::read_to_string(path).map_err(|e| Error::from_io(&e, path))?;
-        let text = expand_env(&raw).map_err(|e| Error::bad_input(format!("{}: {e}", path.display())))?;
+        let text =
+            expand_env(&raw).map_err(|e| Error::bad_input(format!("{}: {e}", path.display())))?;
         let is_toml = path.extension().is_some_and(|ext| ext == "toml");
         let file: ConfigFile = if is_toml {
             toml::from_str(&text).map_err(|e| e.to_string())
@@ -100,27 +121,27 @@ impl Config {
                 .with_recovery("fix the file; see the README config reference")
         })?;
         let base_dir = path.parent().unwrap_or(Path::new("."));
-        Config::from_file(file, base_dir).map_err(|e| {
-            Error::bad_input(format!("config {}: {}", path.display(), e.message))
-        })
+        Config::from_file(file, base_dir)
+            .map_err(|e| Error::bad_input(format!("config {}: {}", path.display(), e.message)))
     }
 
     fn from_file(file: ConfigFile, base_dir: &Path) -> Result<Config> {
-        let base_paths = match (file.base_paths, file.base_path) {
-            (Some(_), Some(_)) => {
-                return Err(Error::bad_input(
+        let base_paths =
+            match (file.base_paths, file.base_path) {
+                (Some(_), Some(_)) => return Err(Error::bad_input(
                     "both `base_paths` and the legacy `base_path` are set; keep only `base_paths`",
-                ))
-            }
-            (Some(list), None) => list,
-            (None, Some(one)) => vec![one],
-            (None, None) => Vec::new(),
-        };
+                )),
+                (Some(list), None) => list,
+                (None, Some(one)) => vec![one],
+                (None, None) => Vec::new(),
+            };
         let defaults = Config::default();
         let config = Config {
             jail: JailSettings {
                 base_paths: base_paths.into_iter().map(|p| base_dir.join(p)).collect(),
-                non_accessible_globs: file.non_accessible_globs.unwrap_or_default(),
+                non_accessible_globs: file
+                    .non_accessible_globs
+                    .unwrap_or(defaults.jail.non_accessible_globs),
                 default_exclude_globs: file
                     .default_exclude_globs
                     .unwrap_or(defaults.jail.default_exclude_globs),
@@ -141,9 +162,18 @@ impl Limits {
             ("tree_per_folder_limit", self.tree_per_folder_limit as u64),
             ("list_default_page_size", self.list_default_page_size as u64),
             ("list_max_page_size", self.list_max_page_size as u64),
-            ("search_default_max_matches", self.search_default_max_matches as u64),
-            ("search_default_max_line_bytes", self.search_default_max_line_bytes as u64),
-            ("search_response_budget_bytes", self.search_response_budget_bytes as u64),
+            (
+                "search_default_max_matches",
+                self.search_default_max_matches as u64,
+            ),
+            (
+                "search_default_max_line_bytes",
+                self.search_default_max_line_bytes as u64,
+            ),
+            (
+                "search_response_budget_bytes",
+                self.search_response_budget_bytes as u64,
+            ),
             ("batch_read_budget_bytes", self.batch_read_budget_bytes),
             ("max_output_bytes", self.max_output_bytes),
         ];
@@ -151,10 +181,14 @@ impl Limits {
             return Err(Error::bad_input(format!("`{name}` must be greater than 0")));
         }
         if self.tree_default_depth > 20 {
-            return Err(Error::bad_input("`tree_default_depth` must be between 1 and 20"));
+            return Err(Error::bad_input(
+                "`tree_default_depth` must be between 1 and 20",
+            ));
         }
         if self.list_default_page_size > self.list_max_page_size {
-            return Err(Error::bad_input("`list_default_page_size` exceeds `list_max_page_size`"));
+            return Err(Error::bad_input(
+                "`list_default_page_size` exceeds `list_max_page_size`",
+            ));
         }
         Ok(())
     }
@@ -174,8 +208,9 @@ pub fn expand_env(text: &str) -> std::result::Result<String, String> {
         } else if let Some(after) = rest.strip_prefix("${") {
             let end = after.find('}').ok_or("unterminated `${` in config")?;
             let name = &after[..end];
-            let value = std::env::var(name)
-                .map_err(|_| format!("environment variable `{name}` is not set (used as ${{{name}}})"))?;
+            let value = std::env::var(name).map_err(|_| {
+                format!("environment variable `{name}` is not set (used as ${{{name}}})")
+            })?;
             out.push_str(&value);
             rest = &after[end + 1..];
         } else {
@@ -194,8 +229,13 @@ mod tests {
     #[test]
     fn expands_variables_and_escapes() {
         std::env::set_var("CODERD_TEST_HOME", "/home/x");
-        assert_eq!(expand_env("a: ${CODERD_TEST_HOME}/w $$${b} $5").unwrap(), "a: /home/x/w $${b} $5");
-        assert!(expand_env("${CODERD_TEST_SURELY_UNSET}").unwrap_err().contains("CODERD_TEST_SURELY_UNSET"));
+        assert_eq!(
+            expand_env("a: ${CODERD_TEST_HOME}/w $$${b} $5").unwrap(),
+            "a: /home/x/w $${b} $5"
+        );
+        assert!(expand_env("${CODERD_TEST_SURELY_UNSET}")
+            .unwrap_err()
+            .contains("CODERD_TEST_SURELY_UNSET"));
     }
 
     #[test]
@@ -212,6 +252,12 @@ mod tests {
         assert_eq!(c.limits.max_output_bytes, 7);
         assert_eq!(c.jail.base_paths, vec![PathBuf::from("/etc/w")]);
         let t: ConfigFile = toml::from_str("tree_default_depth = 3").unwrap();
-        assert_eq!(Config::from_file(t, Path::new("/")).unwrap().limits.tree_default_depth, 3);
+        assert_eq!(
+            Config::from_file(t, Path::new("/"))
+                .unwrap()
+                .limits
+                .tree_default_depth,
+            3
+        );
     }
 }

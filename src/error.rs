@@ -58,7 +58,12 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
     pub fn new(code: Code, message: impl Into<String>) -> Self {
-        Error { code, message: message.into(), recovery: None, data: Map::new() }
+        Error {
+            code,
+            message: message.into(),
+            recovery: None,
+            data: Map::new(),
+        }
     }
     pub fn bad_input(message: impl Into<String>) -> Self {
         Self::new(Code::BadInput, message)
@@ -93,16 +98,18 @@ impl Error {
     pub fn from_io(err: &io::Error, path: &Path) -> Self {
         let shown = path.display();
         match err.kind() {
-            io::ErrorKind::NotFound => Self::not_found(format!("{shown}: no such file or directory"))
-                .with_recovery("check the path with list-folder or tree"),
-            io::ErrorKind::NotADirectory => {
-                Self::not_found(format!("{shown}: a component of the path is not a directory"))
+            io::ErrorKind::NotFound => {
+                Self::not_found(format!("{shown}: no such file or directory"))
+                    .with_recovery("check the path with list-folder or tree")
             }
+            io::ErrorKind::NotADirectory => Self::not_found(format!(
+                "{shown}: a component of the path is not a directory"
+            )),
             io::ErrorKind::IsADirectory => Self::bad_input(format!("{shown} is a directory"))
                 .with_recovery("use list-folder or tree for directories"),
-            io::ErrorKind::PermissionDenied => {
-                Self::io(format!("{shown}: permission denied by the operating system"))
-            }
+            io::ErrorKind::PermissionDenied => Self::io(format!(
+                "{shown}: permission denied by the operating system"
+            )),
             _ => Self::io(format!("{shown}: {err}")),
         }
     }

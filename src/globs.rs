@@ -26,13 +26,19 @@ impl Globs {
 pub fn compile(field: &str, globs: &[String]) -> Result<GlobSet> {
     let mut builder = GlobSetBuilder::new();
     for glob in globs {
-        let parsed = Glob::new(glob).map_err(|e| Error::bad_input(format!("`{field}`: invalid glob {glob:?}: {e}")))?;
+        let parsed = Glob::new(glob)
+            .map_err(|e| Error::bad_input(format!("`{field}`: invalid glob {glob:?}: {e}")))?;
         builder.add(parsed);
     }
-    builder.build().map_err(|e| Error::bad_input(format!("`{field}`: {e}")))
+    builder
+        .build()
+        .map_err(|e| Error::bad_input(format!("`{field}`: {e}")))
 }
 
 /// True when the set matches the relative path, or (for plain names like `node_modules`) its last component.
 pub fn hit(set: &GlobSet, rel: &Path) -> bool {
-    set.is_match(rel) || rel.file_name().is_some_and(|name| set.is_match(Path::new(name)))
+    set.is_match(rel)
+        || rel
+            .file_name()
+            .is_some_and(|name| set.is_match(Path::new(name)))
 }

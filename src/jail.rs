@@ -62,9 +62,14 @@ impl Jail {
         if opened.is_empty() {
             return Err(Error::bad_input(format!(
                 "no usable workspace root among {:?}",
-                roots.iter().map(|r| r.display().to_string()).collect::<Vec<_>>()
+                roots
+                    .iter()
+                    .map(|r| r.display().to_string())
+                    .collect::<Vec<_>>()
             ))
-            .with_recovery("pass --root DIR with an existing directory, or set base_paths in the config"));
+            .with_recovery(
+                "pass --root DIR with an existing directory, or set base_paths in the config",
+            ));
         }
         Ok(Jail {
             roots: opened,
@@ -89,12 +94,16 @@ impl Jail {
         let resolved = self.resolve_visible(field, wire)?;
         let lexical = self.lexical_rel(wire);
         let hidden = self.is_non_accessible(&resolved.rel)
-            || lexical.as_deref().is_some_and(|rel| self.is_non_accessible(rel));
+            || lexical
+                .as_deref()
+                .is_some_and(|rel| self.is_non_accessible(rel));
         if hidden {
             return Err(Error::not_found(format!(
                 "`{field}`: {wire} is non-accessible by workspace policy (non_accessible_globs)"
             ))
-            .with_recovery("this file can be listed but never read or written; `info` shows the globs"));
+            .with_recovery(
+                "this file can be listed but never read or written; `info` shows the globs",
+            ));
         }
         Ok(resolved)
     }
@@ -104,10 +113,13 @@ impl Jail {
         validate_wire(field, wire)?;
         let joined = self.roots[0].path.join(wire);
         let real = realpath(&joined).map_err(|e| match e {
-            RealpathError::Loop => Error::bad_input(format!("`{field}`: {wire}: too many levels of symbolic links")),
+            RealpathError::Loop => Error::bad_input(format!(
+                "`{field}`: {wire}: too many levels of symbolic links"
+            )),
             RealpathError::Io(e) => Error::from_io(&e, Path::new(wire)),
         })?;
-        self.locate(&real).ok_or_else(|| self.outside_error(field, wire, &real))
+        self.locate(&real)
+            .ok_or_else(|| self.outside_error(field, wire, &real))
     }
 
     /// Finds the root holding a canonical path; the innermost wins when roots nest.
@@ -120,19 +132,32 @@ impl Jail {
             .map(|(i, root)| Resolved {
                 abs: abs.to_path_buf(),
                 root: i,
-                rel: abs.strip_prefix(&root.path).unwrap_or(Path::new("")).to_path_buf(),
+                rel: abs
+                    .strip_prefix(&root.path)
+                    .unwrap_or(Path::new(""))
+                    .to_path_buf(),
             })
     }
 
     fn outside_error(&self, field: &str, wire: &str, real: &Path) -> Error {
-        let roots: Vec<String> = self.roots.iter().map(|r| r.path.display().to_string()).collect();
-        let via = if real.as_os_str() == wire { String::new() } else { format!(" (resolves to {})", real.display()) };
-        Error::outside_jail(format!("`{field}`: {wire}{via} is outside the workspace roots {roots:?}"))
-            .with_recovery(format!(
-                "use a path inside one of the roots; relative paths resolve against {}",
-                roots[0]
-            ))
-            .with_data("roots", roots)
+        let roots: Vec<String> = self
+            .roots
+            .iter()
+            .map(|r| r.path.display().to_string())
+            .collect();
+        let via = if real.as_os_str() == wire {
+            String::new()
+        } else {
+            format!(" (resolves to {})", real.display())
+        };
+        Error::outside_jail(format!(
+            "`{field}`: {wire}{via} is outside the workspace roots {roots:?}"
+        ))
+        .with_recovery(format!(
+            "use a path inside one of the roots; relative paths resolve against {}",
+            roots[0]
+        ))
+        .with_data("roots", roots)
     }
 
     /// The root-relative path as written, before symlinks are followed, if it stays inside a root.
@@ -160,10 +185,14 @@ impl Jail {
     pub fn open_file(&self, resolved: &Resolved) -> Result<File> {
         let fd = self.open_beneath(resolved, OFlags::RDONLY | OFlags::NONBLOCK)?;
         let file = File::from(fd);
-        let meta = file.metadata().map_err(|e| Error::from_io(&e, &resolved.abs))?;
+        let meta = file
+            .metadata()
+            .map_err(|e| Error::from_io(&e, &resolved.abs))?;
         if meta.is_dir() {
-            return Err(Error::bad_input(format!("{} is a directory", resolved.abs.display()))
-                .with_recovery("use list-folder or tree for directories"));
+            return Err(
+                Error::bad_input(format!("{} is a directory", resolved.abs.display()))
+                    .with_recovery("use list-folder or tree for directories"),
+            );
         }
         if !meta.is_file() {
             return Err(Error::refused(format!(
@@ -181,35 +210,55 @@ impl Jail {
 
     fn open_beneath(&self, resolved: &Resolved, flags: OFlags) -> Result<OwnedFd> {
         let root = &self.roots[resolved.root];
-        let rel: &Path = if resolved.rel.as_os_str().is_empty() { Path::new(".") } else { &resolved.rel };
+        let rel: &Path = if resolved.rel.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            &resolved.rel
+        };
         let how = ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS;
-        rustix::fs::openat2(&root.dir, rel, flags | OFlags::CLOEXEC | OFlags::NOCTTY, Mode::empty(), how)
-            .map_err(|errno| {
-                let err = io::Error::from(errno);
-                // ELOOP/EXDEV: a symlink appeared in a path that had none when it was checked.
-                if matches!(errno, rustix::io::Errno::LOOP | rustix::io::Errno::XDEV) {
-                    Error::outside_jail(format!(
-                        "{} changed while it was being opened (a symlink was swapped in)",
-                        resolved.abs.display()
-                    ))
-                    .with_recovery("retry; if it persists, the path now leads outside the jail")
-                } else {
-                    Error::from_io(&err, &resolved.abs)
-                }
-            })
+        rustix::fs::openat2(
+            &root.dir,
+            rel,
+            flags | OFlags::CLOEXEC | OFlags::NOCTTY,
+            Mode::empty(),
+            how,
+        )
+        .map_err(|errno| {
+            let err = io::Error::from(errno);
+            // ELOOP/EXDEV: a symlink appeared in a path that had none when it was checked.
+            if matches!(errno, rustix::io::Errno::LOOP | rustix::io::Errno::XDEV) {
+                Error::outside_jail(format!(
+                    "{} changed while it was being opened (a symlink was swapped in)",
+                    resolved.abs.display()
+                ))
+                .with_recovery("retry; if it persists, the path now leads outside the jail")
+            } else {
+                Error::from_io(&err, &resolved.abs)
+            }
+        })
     }
 }
 
 fn open_root(path: &Path) -> io::Result<Root> {
     let canonical = std::fs::canonicalize(path)?;
-    let dir = rustix::fs::open(&canonical, OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty())?;
-    Ok(Root { path: canonical, dir })
+    let dir = rustix::fs::open(
+        &canonical,
+        OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
+        Mode::empty(),
+    )?;
+    Ok(Root {
+        path: canonical,
+        dir,
+    })
 }
 
 fn validate_wire(field: &str, wire: &str) -> Result<()> {
     if wire.is_empty() {
-        return Err(Error::bad_input(format!("`{field}` is empty"))
-            .with_recovery("pass a path relative to the primary root, or an absolute path inside a root"));
+        return Err(
+            Error::bad_input(format!("`{field}` is empty")).with_recovery(
+                "pass a path relative to the primary root, or an absolute path inside a root",
+            ),
+        );
     }
     if wire.contains('\0') {
         return Err(Error::bad_input(format!("`{field}` contains a NUL byte")));
@@ -279,7 +328,12 @@ fn realpath(path: &Path) -> Result<PathBuf, RealpathError> {
                 }
             }
             Ok(_) => current = next,
-            Err(e) if matches!(e.kind(), io::ErrorKind::NotFound | io::ErrorKind::NotADirectory) => {
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+                ) =>
+            {
                 missing = true;
                 current = next;
             }

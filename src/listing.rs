@@ -2,9 +2,9 @@
 
 use crate::config::Limits;
 use crate::error::{Error, Result};
+use crate::globs::{self, Globs};
 use crate::jail::{Jail, Resolved};
 use crate::protocol::parse_params;
-use crate::globs::{self, Globs};
 use globset::GlobSet;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
@@ -44,7 +44,9 @@ pub fn tree(jail: &Jail, limits: &Limits, params: Value) -> Result<Value> {
     let p: TreeParams = parse_params("tree", params)?;
     let depth = p.depth.unwrap_or(limits.tree_default_depth);
     if !(1..=TREE_MAX_DEPTH).contains(&depth) {
-        return Err(Error::bad_input(format!("`depth` must be between 1 and {TREE_MAX_DEPTH}, got {depth}")));
+        return Err(Error::bad_input(format!(
+            "`depth` must be between 1 and {TREE_MAX_DEPTH}, got {depth}"
+        )));
     }
     let max_entries = p.max_entries.unwrap_or(TREE_DEFAULT_MAX_ENTRIES);
     if max_entries == 0 {
@@ -52,8 +54,10 @@ pub fn tree(jail: &Jail, limits: &Limits, params: Value) -> Result<Value> {
     }
     let dir = jail.resolve_visible("dir", p.dir.as_deref().unwrap_or("."))?;
     if !dir.abs.is_dir() {
-        return Err(Error::bad_input(format!("`dir`: {} is not a directory", dir.abs.display()))
-            .with_recovery("pass a folder; use read for files"));
+        return Err(
+            Error::bad_input(format!("`dir`: {} is not a directory", dir.abs.display()))
+                .with_recovery("pass a folder; use read for files"),
+        );
     }
     let only = optional_globs("glob", p.glob)?;
     let exclude = optional_globs("exclude", p.exclude)?;
@@ -90,7 +94,11 @@ impl TreeWalk<'_> {
         let stubs = Arc::new(Mutex::new(Vec::new()));
         let walker = self.walker(stubs.clone());
         let mut arena = vec![Node {
-            name: self.dir.abs.file_name().map_or("/".into(), |n| n.to_string_lossy().into_owned()),
+            name: self
+                .dir
+                .abs
+                .file_name()
+                .map_or("/".into(), |n| n.to_string_lossy().into_owned()),
             kind: "dir",
             ..Default::default()
         }];
@@ -103,7 +111,9 @@ impl TreeWalk<'_> {
                 break;
             }
             let path = entry.path();
-            let Some(&parent) = path.parent().and_then(|p| index.get(p)) else { continue };
+            let Some(&parent) = path.parent().and_then(|p| index.get(p)) else {
+                continue;
+            };
             let kind = entry.file_type().map_or("other", kind_name);
             if kind != "dir" && !self.wanted_file(path) {
                 continue;
@@ -125,7 +135,9 @@ impl TreeWalk<'_> {
         }
         let stubs = std::mem::take(&mut *stubs.lock().unwrap_or_else(|e| e.into_inner()));
         for stub in stubs {
-            let Some(&parent) = stub.parent().and_then(|p| index.get(p)) else { continue };
+            let Some(&parent) = stub.parent().and_then(|p| index.get(p)) else {
+                continue;
+            };
             let mut node = self.node_for(&stub, "dir", None);
             node.reason = Some("default_exclude");
             arena.push(node);
@@ -162,14 +174,20 @@ impl TreeWalk<'_> {
         let defaults = self.default_excludes;
         let noise = self.jail.default_excludes();
         builder.filter_entry(move |entry| {
-            let rel = entry.path().strip_prefix(&jail_root).unwrap_or(entry.path());
+            let rel = entry
+                .path()
+                .strip_prefix(&jail_root)
+                .unwrap_or(entry.path());
             if exclude.as_ref().is_some_and(|set| globs::hit(set, rel)) {
                 return false;
             }
             let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
             if defaults && entry.depth() > 0 && globs::hit(&noise, rel) {
                 if is_dir {
-                    stubs.lock().unwrap_or_else(|e| e.into_inner()).push(entry.path().to_path_buf());
+                    stubs
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .push(entry.path().to_path_buf());
                 }
                 return false;
             }
@@ -180,13 +198,17 @@ impl TreeWalk<'_> {
 
     fn wanted_file(&self, path: &Path) -> bool {
         let rel = path.strip_prefix(&self.dir.abs).unwrap_or(path);
-        self.only.as_ref().map_or(true, |set| globs::hit(set, rel))
+        self.only.as_ref().is_none_or(|set| globs::hit(set, rel))
     }
 
     fn node_for(&self, path: &Path, kind: &'static str, size: Option<u64>) -> Node {
-        let rel = path.strip_prefix(&self.jail.roots()[self.dir.root].path).unwrap_or(path);
+        let rel = path
+            .strip_prefix(&self.jail.roots()[self.dir.root].path)
+            .unwrap_or(path);
         Node {
-            name: path.file_name().map_or(String::new(), |n| n.to_string_lossy().into_owned()),
+            name: path
+                .file_name()
+                .map_or(String::new(), |n| n.to_string_lossy().into_owned()),
             kind,
             size: if kind == "file" { size } else { None },
             non_accessible: self.jail.is_non_accessible(rel),
@@ -222,7 +244,10 @@ fn has_children(dir: &Path) -> bool {
 /// With a glob, folders that hold no matching file are noise: drop them. Returns whether `id` survives.
 fn prune_empty_dirs(arena: &mut [Node], id: usize) -> bool {
     let children = std::mem::take(&mut arena[id].children);
-    let kept: Vec<usize> = children.into_iter().filter(|&c| prune_empty_dirs(arena, c)).collect();
+    let kept: Vec<usize> = children
+        .into_iter()
+        .filter(|&c| prune_empty_dirs(arena, c))
+        .collect();
     let survives = arena[id].kind != "dir" || !kept.is_empty() || id == 0;
     arena[id].children = kept;
     survives
@@ -239,10 +264,14 @@ fn render(arena: &[Node], id: usize) -> Value {
     if node.non_accessible {
         out.insert("non_accessible".into(), json!(true));
     }
-    if node.kind == "dir" && node.reason != Some("default_exclude") && node.reason != Some("depth") {
+    if node.kind == "dir" && node.reason != Some("default_exclude") && node.reason != Some("depth")
+    {
         let mut children: Vec<usize> = node.children.clone();
         children.sort_by(|a, b| arena[*a].name.cmp(&arena[*b].name));
-        out.insert("children".into(), Value::Array(children.iter().map(|c| render(arena, *c)).collect()));
+        out.insert(
+            "children".into(),
+            Value::Array(children.iter().map(|c| render(arena, *c)).collect()),
+        );
     }
     if let Some(reason) = node.reason {
         out.insert("truncated".into(), json!(true));
@@ -282,8 +311,13 @@ pub fn list_folder(jail: &Jail, limits: &Limits, params: Value) -> Result<Value>
         None => 0,
     };
     let page: Vec<&String> = names[start..].iter().take(page_size).collect();
-    let entries: Vec<Value> = page.iter().map(|name| entry_json(jail, &dir, &fd, name)).collect();
-    let next_cursor = (start + page.len() < total).then(|| page.last().map(|n| n.to_string())).flatten();
+    let entries: Vec<Value> = page
+        .iter()
+        .map(|name| entry_json(jail, &dir, &fd, name))
+        .collect();
+    let next_cursor = (start + page.len() < total)
+        .then(|| page.last().map(|n| n.to_string()))
+        .flatten();
     Ok(json!({
         "path": dir.abs,
         "total": total,

@@ -44,12 +44,21 @@ pub fn parse_request(frame: &[u8]) -> Result<Request, FrameError> {
         ),
     };
     let Value::Object(mut obj) = value else {
-        return Err(invalid(Value::Null, "the request must be a JSON object".into()));
+        return Err(invalid(
+            Value::Null,
+            "the request must be a JSON object".into(),
+        ));
     };
     let id = obj.remove("id");
     let reply_id = id.clone().unwrap_or(Value::Null);
-    if !matches!(id, None | Some(Value::Null | Value::Number(_) | Value::String(_))) {
-        return Err(invalid(Value::Null, "field `id` must be a number or a string".into()));
+    if !matches!(
+        id,
+        None | Some(Value::Null | Value::Number(_) | Value::String(_))
+    ) {
+        return Err(invalid(
+            Value::Null,
+            "field `id` must be a number or a string".into(),
+        ));
     }
     if obj.get("jsonrpc").is_some_and(|v| v != "2.0") {
         return Err(invalid(reply_id, "field `jsonrpc` must be \"2.0\"".into()));
@@ -63,7 +72,10 @@ pub fn parse_request(frame: &[u8]) -> Result<Request, FrameError> {
         None | Some(Value::Null) => Value::Object(Default::default()),
         Some(p @ Value::Object(_)) => p,
         Some(_) => {
-            return Err(invalid(reply_id, "field `params` must be an object of named arguments".into()))
+            return Err(invalid(
+                reply_id,
+                "field `params` must be an object of named arguments".into(),
+            ))
         }
     };
     Ok(Request { id, method, params })
@@ -74,9 +86,14 @@ pub fn parse_params<T: DeserializeOwned>(method: &str, params: Value) -> Result<
     serde_path_to_error::deserialize(params).map_err(|e| {
         let path = e.path().to_string();
         let inner = e.into_inner();
-        let place = if path == "." { String::new() } else { format!(" at `{path}`") };
-        Error::bad_input(format!("invalid params for `{method}`{place}: {inner}"))
-            .with_recovery(format!("see `coder {method} --help` or the README protocol section"))
+        let place = if path == "." {
+            String::new()
+        } else {
+            format!(" at `{path}`")
+        };
+        Error::bad_input(format!("invalid params for `{method}`{place}: {inner}")).with_recovery(
+            format!("see `coder {method} --help` or the README protocol section"),
+        )
     })
 }
 
@@ -110,7 +127,10 @@ pub fn default_socket_path(primary_root: &Path) -> PathBuf {
     let tag: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
     let base = match std::env::var_os("XDG_RUNTIME_DIR") {
         Some(dir) if !dir.is_empty() => PathBuf::from(dir).join("coderd"),
-        _ => PathBuf::from(format!("/tmp/coderd-{}", rustix::process::getuid().as_raw())),
+        _ => PathBuf::from(format!(
+            "/tmp/coderd-{}",
+            rustix::process::getuid().as_raw()
+        )),
     };
     base.join(format!("{tag}.sock"))
 }

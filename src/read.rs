@@ -66,36 +66,62 @@ pub fn handle(jail: &Jail, limits: &Limits, params: Value) -> Result<Value> {
     let p: ReadParams = parse_params("read", params)?;
     match (&p.file, &p.paths) {
         (Some(_), Some(_)) => Err(Error::bad_input("give either `file` or `paths`, not both")),
-        (None, None) => Err(Error::bad_input("missing field `file` (or `paths` for a batch read)")
-            .with_recovery(r#"{"file": "src/main.rs", "start": 1, "end": 50}"#)),
+        (None, None) => Err(
+            Error::bad_input("missing field `file` (or `paths` for a batch read)")
+                .with_recovery(r#"{"file": "src/main.rs", "start": 1, "end": 50}"#),
+        ),
         (Some(file), None) => read_one(jail, limits, file, &p, None),
         (None, Some(items)) => read_batch(jail, limits, &p, items),
     }
 }
 
 /// Reads one file. `budget` is what a batch still allows; `None` outside a batch.
-fn read_one(jail: &Jail, limits: &Limits, file: &str, p: &ReadParams, budget: Option<u64>) -> Result<Value> {
+fn read_one(
+    jail: &Jail,
+    limits: &Limits,
+    file: &str,
+    p: &ReadParams,
+    budget: Option<u64>,
+) -> Result<Value> {
     validate(p)?;
     let resolved = jail.resolve("file", file)?;
     let handle = jail.open_file(&resolved)?;
-    let size = handle.metadata().map_err(|e| Error::from_io(&e, &resolved.abs))?.len();
+    let size = handle
+        .metadata()
+        .map_err(|e| Error::from_io(&e, &resolved.abs))?
+        .len();
     if p.stat == Some(true) {
         return stat(&resolved, &handle);
     }
-    let asked = p.max_bytes.unwrap_or(DEFAULT_MAX_BYTES).min(limits.max_read_bytes);
+    let asked = p
+        .max_bytes
+        .unwrap_or(DEFAULT_MAX_BYTES)
+        .min(limits.max_read_bytes);
     let cap = budget.map_or(asked, |b| b.min(asked));
     if p.encoding == Some(Encoding::Base64) {
         return read_base64(&resolved, &handle, size, p, cap);
     }
     let sniff = Sniff::of(&handle).map_err(|e| Error::from_io(&e, &resolved.abs))?;
     if sniff.binary {
-        return Err(Error::bad_input(format!("{} is a binary file; text mode refuses it", resolved.abs.display()))
-            .with_recovery(format!(r#"read it as base64: {{"file": {:?}, "encoding": "base64"}}"#, file))
-            .with_data("size", size));
+        return Err(Error::bad_input(format!(
+            "{} is a binary file; text mode refuses it",
+            resolved.abs.display()
+        ))
+        .with_recovery(format!(
+            r#"read it as base64: {{"file": {:?}, "encoding": "base64"}}"#,
+            file
+        ))
+        .with_data("size", size));
     }
     let range = choose_range(&handle, &resolved, file, size, p, limits)?;
-    let window = read_window(&handle, &range, cap as usize, size <= COUNT_LIMIT, p.numbered == Some(true))
-        .map_err(|e| Error::from_io(&e, &resolved.abs))?;
+    let window = read_window(
+        &handle,
+        &range,
+        cap as usize,
+        size <= COUNT_LIMIT,
+        p.numbered == Some(true),
+    )
+    .map_err(|e| Error::from_io(&e, &resolved.abs))?;
     if window.past_end(range.start) {
         return Err(past_end_error(file, range.start, window.lines_seen));
     }
@@ -104,16 +130,25 @@ fn read_one(jail: &Jail, limits: &Limits, file: &str, p: &ReadParams, budget: Op
 
 fn validate(p: &ReadParams) -> Result<()> {
     let ranged = p.start.is_some() || p.end.is_some();
-    let modes = [ranged, p.head.is_some(), p.tail.is_some()].iter().filter(|m| **m).count();
+    let modes = [ranged, p.head.is_some(), p.tail.is_some()]
+        .iter()
+        .filter(|m| **m)
+        .count();
     if modes > 1 {
-        return Err(Error::bad_input("`start`/`end`, `head` and `tail` exclude each other; pick one"));
+        return Err(Error::bad_input(
+            "`start`/`end`, `head` and `tail` exclude each other; pick one",
+        ));
     }
     if p.start == Some(0) || p.end == Some(0) {
-        return Err(Error::bad_input("`start` and `end` are 1-based line numbers; 0 is not a line"));
+        return Err(Error::bad_input(
+            "`start` and `end` are 1-based line numbers; 0 is not a line",
+        ));
     }
     if let (Some(s), Some(e)) = (p.start, p.end) {
         if e < s {
-            return Err(Error::bad_input(format!("`end` ({e}) is before `start` ({s})")));
+            return Err(Error::bad_input(format!(
+                "`end` ({e}) is before `start` ({s})"
+            )));
         }
     }
     if p.head == Some(0) || p.tail == Some(0) {
@@ -129,7 +164,9 @@ fn validate(p: &ReadParams) -> Result<()> {
         ));
     }
     if !base64 && (p.offset.is_some() || p.length.is_some()) {
-        return Err(Error::bad_input("`offset`/`length` go with `encoding: base64`; text reads take `start`/`end`"));
+        return Err(Error::bad_input(
+            "`offset`/`length` go with `encoding: base64`; text reads take `start`/`end`",
+        ));
     }
     Ok(())
 }
@@ -152,27 +189,61 @@ fn choose_range(
     limits: &Limits,
 ) -> Result<LineRange> {
     if p.start.is_some() || p.end.is_some() {
-        return Ok(LineRange { start: p.start.unwrap_or(1), end: p.end, capped: false });
+        return Ok(LineRange {
+            start: p.start.unwrap_or(1),
+            end: p.end,
+            capped: false,
+        });
     }
     if let Some(n) = p.head {
-        return Ok(LineRange { start: 1, end: Some(n), capped: false });
+        return Ok(LineRange {
+            start: 1,
+            end: Some(n),
+            capped: false,
+        });
     }
     if let Some(n) = p.tail {
         let total = count_lines(handle).map_err(|e| Error::from_io(&e, &resolved.abs))?;
-        return Ok(LineRange { start: total.saturating_sub(n) + 1, end: None, capped: false });
+        return Ok(LineRange {
+            start: total.saturating_sub(n) + 1,
+            end: None,
+            capped: false,
+        });
     }
     // A whole-file read. An explicit `max_bytes` means the caller accepts a cut; otherwise an
     // oversized file is refused with the calls that would work.
     if p.max_bytes.is_none() && size > limits.max_output_bytes {
-        return Err(oversize_error(handle, resolved, file, size, limits.max_output_bytes));
+        return Err(oversize_error(
+            handle,
+            resolved,
+            file,
+            size,
+            limits.max_output_bytes,
+        ));
     }
-    Ok(LineRange { start: 1, end: Some(UNRANGED_LINE_CAP), capped: true })
+    Ok(LineRange {
+        start: 1,
+        end: Some(UNRANGED_LINE_CAP),
+        capped: true,
+    })
 }
 
-fn oversize_error(handle: &File, resolved: &Resolved, file: &str, size: u64, max_output: u64) -> Error {
-    let total = if size <= COUNT_LIMIT { count_lines(handle).ok() } else { None };
+fn oversize_error(
+    handle: &File,
+    resolved: &Resolved,
+    file: &str,
+    size: u64,
+    max_output: u64,
+) -> Error {
+    let total = if size <= COUNT_LIMIT {
+        count_lines(handle).ok()
+    } else {
+        None
+    };
     // Lines that fit in the output budget at this file's average line length.
-    let fit = total.map_or(200, |t| (t.saturating_mul(max_output) / size.max(1)).clamp(1, UNRANGED_LINE_CAP));
+    let fit = total.map_or(200, |t| {
+        (t.saturating_mul(max_output) / size.max(1)).clamp(1, UNRANGED_LINE_CAP)
+    });
     let calls = json!([
         {"method": "read", "params": {"file": file, "start": 1, "end": fit}},
         {"method": "read", "params": {"file": file, "tail": 100}},
@@ -184,7 +255,9 @@ fn oversize_error(handle: &File, resolved: &Resolved, file: &str, size: u64, max
         resolved.abs.display(),
         total.map_or(String::new(), |t| format!(" in {t} lines")),
     ))
-    .with_recovery(format!("read a window instead: {{\"file\": {file:?}, \"start\": 1, \"end\": {fit}}}, or head/tail"))
+    .with_recovery(format!(
+        "read a window instead: {{\"file\": {file:?}, \"start\": 1, \"end\": {fit}}}, or head/tail"
+    ))
     .with_data("size", size)
     .with_data("total_lines", total)
     .with_data("max_output_bytes", max_output)
@@ -192,9 +265,13 @@ fn oversize_error(handle: &File, resolved: &Resolved, file: &str, size: u64, max
 }
 
 fn past_end_error(file: &str, start: u64, lines: u64) -> Error {
-    Error::bad_input(format!("`start` {start} is past the end of {file}, which has {lines} lines"))
-        .with_recovery(format!(r#"read the end instead: {{"file": {file:?}, "tail": 50}}"#))
-        .with_data("total_lines", lines)
+    Error::bad_input(format!(
+        "`start` {start} is past the end of {file}, which has {lines} lines"
+    ))
+    .with_recovery(format!(
+        r#"read the end instead: {{"file": {file:?}, "tail": 50}}"#
+    ))
+    .with_data("total_lines", lines)
 }
 
 /// What the first bytes of a file say about it.
@@ -226,7 +303,10 @@ impl Sniff {
             (l, c) if l == c => "crlf",
             _ => "mixed",
         };
-        Sniff { binary: memchr::memchr(0, bytes).is_some(), line_ending }
+        Sniff {
+            binary: memchr::memchr(0, bytes).is_some(),
+            line_ending,
+        }
     }
 }
 
@@ -251,9 +331,15 @@ impl Window {
         start > 1 && self.last < start && self.total.is_some_and(|t| t < start)
     }
 
-    fn to_json(&self, resolved: &Resolved, size: u64, range: &LineRange, line_ending: &str) -> Value {
+    fn to_json(
+        &self,
+        resolved: &Resolved,
+        size: u64,
+        range: &LineRange,
+        line_ending: &str,
+    ) -> Value {
         let (content, lossy) = decode_text(&self.text, self.line_cut);
-        let more_after_cap = range.capped && self.total.map_or(true, |t| t > self.last);
+        let more_after_cap = range.capped && self.total.is_none_or(|t| t > self.last);
         let (truncated, reason, next) = if let Some(next) = self.cut_before {
             (true, Some("max_bytes"), Some(next))
         } else if more_after_cap && self.last == range.end.unwrap_or(u64::MAX) {
@@ -365,7 +451,13 @@ fn count_lines(file: &File) -> io::Result<u64> {
     Lines::new(file)?.count_rest()
 }
 
-fn read_window(file: &File, range: &LineRange, cap: usize, count_total: bool, numbered: bool) -> io::Result<Window> {
+fn read_window(
+    file: &File,
+    range: &LineRange,
+    cap: usize,
+    count_total: bool,
+    numbered: bool,
+) -> io::Result<Window> {
     let mut lines = Lines::new(file)?;
     let mut scratch = Vec::new();
     while lines.next < range.start {
@@ -388,7 +480,11 @@ fn read_window(file: &File, range: &LineRange, cap: usize, count_total: bool, nu
     let end = range.end.unwrap_or(u64::MAX);
     while lines.next <= end {
         let number = lines.next;
-        let prefix = if numbered { format!("{number:>6}\t") } else { String::new() };
+        let prefix = if numbered {
+            format!("{number:>6}\t")
+        } else {
+            String::new()
+        };
         line.clear();
         line.extend_from_slice(prefix.as_bytes());
         let room = cap.saturating_sub(text.len());
@@ -418,7 +514,15 @@ fn read_window(file: &File, range: &LineRange, cap: usize, count_total: bool, nu
     } else {
         None
     };
-    Ok(Window { text, first: range.start, last, cut_before, line_cut, total, lines_seen: lines.next - 1 })
+    Ok(Window {
+        text,
+        first: range.start,
+        last,
+        cut_before,
+        line_cut,
+        total,
+        lines_seen: lines.next - 1,
+    })
 }
 
 fn stat(resolved: &Resolved, handle: &File) -> Result<Value> {
@@ -458,21 +562,38 @@ fn hash_and_count(file: &File) -> io::Result<(String, u64)> {
         let used = buf.len();
         reader.consume(used);
     }
-    let digest: String = hasher.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    let digest: String = hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
     Ok((digest, count + u64::from(last != b'\n')))
 }
 
-fn read_base64(resolved: &Resolved, handle: &File, size: u64, p: &ReadParams, cap: u64) -> Result<Value> {
+fn read_base64(
+    resolved: &Resolved,
+    handle: &File,
+    size: u64,
+    p: &ReadParams,
+    cap: u64,
+) -> Result<Value> {
     let offset = p.offset.unwrap_or(0);
     if offset > size {
-        return Err(Error::bad_input(format!("`offset` {offset} is past the end of the file ({size} bytes)")));
+        return Err(Error::bad_input(format!(
+            "`offset` {offset} is past the end of the file ({size} bytes)"
+        )));
     }
     let wanted = p.length.unwrap_or(size - offset).min(size - offset);
     let take = wanted.min(cap);
     let mut bytes = Vec::with_capacity(take as usize);
     let mut reader = handle;
-    reader.seek(SeekFrom::Start(offset)).map_err(|e| Error::from_io(&e, &resolved.abs))?;
-    reader.take(take).read_to_end(&mut bytes).map_err(|e| Error::from_io(&e, &resolved.abs))?;
+    reader
+        .seek(SeekFrom::Start(offset))
+        .map_err(|e| Error::from_io(&e, &resolved.abs))?;
+    reader
+        .take(take)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::from_io(&e, &resolved.abs))?;
     let truncated = (bytes.len() as u64) < wanted;
     let next_offset = truncated.then(|| offset + bytes.len() as u64);
     Ok(json!({
@@ -489,7 +610,12 @@ fn read_base64(resolved: &Resolved, handle: &File, size: u64, p: &ReadParams, ca
 
 /// A batch: each item read with the shared options as defaults, all under one byte budget.
 /// A failing item carries its own error; it does not fail the batch.
-fn read_batch(jail: &Jail, limits: &Limits, shared: &ReadParams, items: &[BatchItem]) -> Result<Value> {
+fn read_batch(
+    jail: &Jail,
+    limits: &Limits,
+    shared: &ReadParams,
+    items: &[BatchItem],
+) -> Result<Value> {
     if items.is_empty() {
         return Err(Error::bad_input("`paths` is empty"));
     }
@@ -533,10 +659,14 @@ fn read_batch(jail: &Jail, limits: &Limits, shared: &ReadParams, items: &[BatchI
 
 fn merge(shared: &ReadParams, item: &BatchItem) -> ReadParams {
     let mut spec = match item {
-        BatchItem::Path(path) => ReadParams { file: Some(path.clone()), ..Default::default() },
+        BatchItem::Path(path) => ReadParams {
+            file: Some(path.clone()),
+            ..Default::default()
+        },
         BatchItem::Spec(spec) => spec.clone(),
     };
-    let has_own_range = spec.start.is_some() || spec.end.is_some() || spec.head.is_some() || spec.tail.is_some();
+    let has_own_range =
+        spec.start.is_some() || spec.end.is_some() || spec.head.is_some() || spec.tail.is_some();
     if !has_own_range {
         spec.start = spec.start.or(shared.start);
         spec.end = spec.end.or(shared.end);
@@ -568,6 +698,9 @@ mod tests {
     fn decode_drops_a_code_point_split_by_a_cut() {
         let bytes = "héllo".as_bytes();
         assert_eq!(decode_text(&bytes[..2], true), ("h".to_string(), false));
-        assert_eq!(decode_text(b"a\xffb", false), ("a\u{fffd}b".to_string(), true));
+        assert_eq!(
+            decode_text(b"a\xffb", false),
+            ("a\u{fffd}b".to_string(), true)
+        );
     }
 }

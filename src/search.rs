@@ -97,13 +97,17 @@ impl Query {
     fn from_params(p: &SearchParams, limits: &Limits) -> Result<Query> {
         let (pattern, regex) = match (&p.pattern, &p.regex) {
             (Some(_), Some(RegexField::Pattern(_))) => {
-                return Err(Error::bad_input("give the pattern once: `pattern` or `regex`, not both"))
+                return Err(Error::bad_input(
+                    "give the pattern once: `pattern` or `regex`, not both",
+                ))
             }
             (None, Some(RegexField::Pattern(r))) => (r.clone(), true),
             (Some(pat), flag) => (pat.clone(), matches!(flag, Some(RegexField::Flag(true)))),
             (None, _) => {
-                return Err(Error::bad_input("missing field `pattern` (or `term`, `query`, `regex`)")
-                    .with_recovery(r#"{"pattern": "fn main", "dir": "src"}"#))
+                return Err(Error::bad_input(
+                    "missing field `pattern` (or `term`, `query`, `regex`)",
+                )
+                .with_recovery(r#"{"pattern": "fn main", "dir": "src"}"#))
             }
         };
         if pattern.is_empty() {
@@ -115,7 +119,9 @@ impl Query {
         let context = p.context.unwrap_or(DEFAULT_CONTEXT);
         let (before, after) = (p.before.unwrap_or(context), p.after.unwrap_or(context));
         if before.max(after) > MAX_CONTEXT {
-            return Err(Error::bad_input(format!("context is at most {MAX_CONTEXT} lines each side")));
+            return Err(Error::bad_input(format!(
+                "context is at most {MAX_CONTEXT} lines each side"
+            )));
         }
         let case = match (p.case, p.ignore_case) {
             (Some(c), _) => c,
@@ -136,7 +142,10 @@ impl Query {
             after,
             paths_only: p.paths_only.unwrap_or(false),
             target: p.target.unwrap_or_default(),
-            max_line_bytes: p.max_line_bytes.unwrap_or(limits.search_default_max_line_bytes).max(16),
+            max_line_bytes: p
+                .max_line_bytes
+                .unwrap_or(limits.search_default_max_line_bytes)
+                .max(16),
             budget: limits.search_response_budget_bytes,
         })
     }
@@ -179,18 +188,24 @@ pub fn handle(jail: &Jail, limits: &Limits, params: Value) -> Result<Value> {
             .after_context(if query.paths_only { 0 } else { query.after })
             .build();
         Box::new(move |entry| {
-            let Ok(entry) = entry else { return WalkState::Continue };
+            let Ok(entry) = entry else {
+                return WalkState::Continue;
+            };
             if !entry.file_type().is_some_and(|t| t.is_file()) {
                 return WalkState::Continue;
             }
-            let Some(resolved) = jail.locate(entry.path()) else { return WalkState::Continue };
+            let Some(resolved) = jail.locate(entry.path()) else {
+                return WalkState::Continue;
+            };
             if jail.is_non_accessible(&resolved.rel) {
                 return WalkState::Continue;
             }
             shared.files_searched.fetch_add(1, Ordering::Relaxed);
             match query.target {
                 Target::Paths => search_path(&resolved, &matcher, shared),
-                Target::Content => search_file(jail, &resolved, &matcher, &mut searcher, query, shared),
+                Target::Content => {
+                    search_file(jail, &resolved, &matcher, &mut searcher, query, shared)
+                }
             }
             if shared.stop.load(Ordering::Relaxed) {
                 WalkState::Quit
@@ -204,14 +219,20 @@ pub fn handle(jail: &Jail, limits: &Limits, params: Value) -> Result<Value> {
 
 fn build_walker(jail: &Jail, dir: &Resolved, p: &SearchParams) -> Result<ignore::WalkParallel> {
     let mut overrides = ignore::overrides::OverrideBuilder::new(&dir.abs);
-    let bad_glob = |field: &str, g: &str, e: ignore::Error| Error::bad_input(format!("`{field}`: invalid glob {g:?}: {e}"));
+    let bad_glob = |field: &str, g: &str, e: ignore::Error| {
+        Error::bad_input(format!("`{field}`: invalid glob {g:?}: {e}"))
+    };
     for g in p.glob.as_ref().map(Globs::to_vec).unwrap_or_default() {
         overrides.add(&g).map_err(|e| bad_glob("glob", &g, e))?;
     }
     for g in p.exclude.as_ref().map(Globs::to_vec).unwrap_or_default() {
-        overrides.add(&format!("!{g}")).map_err(|e| bad_glob("exclude", &g, e))?;
+        overrides
+            .add(&format!("!{g}"))
+            .map_err(|e| bad_glob("exclude", &g, e))?;
     }
-    let overrides = overrides.build().map_err(|e| Error::bad_input(format!("`glob`: {e}")))?;
+    let overrides = overrides
+        .build()
+        .map_err(|e| Error::bad_input(format!("`glob`: {e}")))?;
     let gitignore = p.gitignore.unwrap_or(true);
     let mut builder = WalkBuilder::new(&dir.abs);
     builder
@@ -228,7 +249,8 @@ fn build_walker(jail: &Jail, dir: &Resolved, p: &SearchParams) -> Result<ignore:
         let noise = jail.default_excludes();
         let root = jail.roots()[dir.root].path.clone();
         builder.filter_entry(move |e| {
-            e.depth() == 0 || !crate::globs::hit(&noise, e.path().strip_prefix(&root).unwrap_or(e.path()))
+            e.depth() == 0
+                || !crate::globs::hit(&noise, e.path().strip_prefix(&root).unwrap_or(e.path()))
         });
     }
     Ok(builder.build_parallel())
@@ -290,7 +312,10 @@ impl Shared {
     }
 
     fn push(&self, hits: FileHits) {
-        self.files.lock().unwrap_or_else(|e| e.into_inner()).push(hits);
+        self.files
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(hits);
     }
 
     fn into_json(self, q: &Query, dir: &Resolved) -> Value {
@@ -325,8 +350,14 @@ impl Shared {
 
 fn search_path(resolved: &Resolved, matcher: &RegexMatcher, shared: &Shared) {
     let rel = resolved.rel.to_string_lossy();
-    if matcher.is_match(rel.as_bytes()).unwrap_or(false) && shared.take_match(FILE_OVERHEAD + resolved.abs.as_os_str().len()) {
-        shared.push(FileHits { path: resolved.abs.to_string_lossy().into_owned(), lines: Vec::new(), matches: 1 });
+    if matcher.is_match(rel.as_bytes()).unwrap_or(false)
+        && shared.take_match(FILE_OVERHEAD + resolved.abs.as_os_str().len())
+    {
+        shared.push(FileHits {
+            path: resolved.abs.to_string_lossy().into_owned(),
+            lines: Vec::new(),
+            matches: 1,
+        });
     }
 }
 
@@ -338,13 +369,27 @@ fn search_file(
     q: &Query,
     shared: &Shared,
 ) {
-    let Ok(file) = jail.open_file(resolved) else { return };
-    let mut sink = Collector { matcher, q, shared, lines: Vec::new(), matches: 0, charged_file: false, path: &resolved.abs };
+    let Ok(file) = jail.open_file(resolved) else {
+        return;
+    };
+    let mut sink = Collector {
+        matcher,
+        q,
+        shared,
+        lines: Vec::new(),
+        matches: 0,
+        charged_file: false,
+        path: &resolved.abs,
+    };
     if searcher.search_file(matcher, &file, &mut sink).is_err() {
         return;
     }
     if sink.matches > 0 {
-        let hits = FileHits { path: resolved.abs.to_string_lossy().into_owned(), lines: sink.lines, matches: sink.matches };
+        let hits = FileHits {
+            path: resolved.abs.to_string_lossy().into_owned(),
+            lines: sink.lines,
+            matches: sink.matches,
+        };
         shared.push(hits);
     }
 }
@@ -366,12 +411,17 @@ impl Collector<'_> {
             return true;
         }
         self.charged_file = true;
-        self.shared.take_bytes(FILE_OVERHEAD + self.path.as_os_str().len())
+        self.shared
+            .take_bytes(FILE_OVERHEAD + self.path.as_os_str().len())
     }
 
     fn line_json(&self, number: Option<u64>, bytes: &[u8], is_match: bool) -> Value {
         let line = trim_newline(bytes);
-        let column = if is_match { self.matcher.find(line).ok().flatten().map(|m| m.start()) } else { None };
+        let column = if is_match {
+            self.matcher.find(line).ok().flatten().map(|m| m.start())
+        } else {
+            None
+        };
         let (text, cut) = clip(line, column.unwrap_or(0), self.q.max_line_bytes);
         let mut out = json!({"line": number, "text": text, "match": is_match});
         if let Some(col) = column {
@@ -392,7 +442,10 @@ impl Sink for Collector<'_> {
             return Ok(false);
         }
         let cost = LINE_OVERHEAD + mat.bytes().len().min(self.q.max_line_bytes);
-        if !self.shared.take_match(if self.q.paths_only { 0 } else { cost }) {
+        if !self
+            .shared
+            .take_match(if self.q.paths_only { 0 } else { cost })
+        {
             return Ok(false);
         }
         self.matches += 1;

@@ -40,12 +40,17 @@ pub struct State {
 
 impl State {
     pub fn limits(&self) -> Arc<Limits> {
-        self.limits.read().unwrap_or_else(|e| e.into_inner()).clone()
+        self.limits
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 
     /// Re-reads the config file: budgets swap in; jail changes and invalid files are refused.
     pub fn reload_config(&self) {
-        let Some(path) = &self.config_path else { return };
+        let Some(path) = &self.config_path else {
+            return;
+        };
         match Config::load(path) {
             Err(e) => tracing::warn!("config reload rejected, keeping the previous settings: {e}"),
             Ok(config) => {
@@ -72,14 +77,30 @@ pub async fn serve(opts: ServeOptions) -> Result<()> {
         Some(path) => Config::load(path)?,
         None => Config::default(),
     };
-    let roots = if opts.roots.is_empty() { config.jail.base_paths.clone() } else { opts.roots.clone() };
+    let roots = if opts.roots.is_empty() {
+        config.jail.base_paths.clone()
+    } else {
+        opts.roots.clone()
+    };
     if roots.is_empty() {
-        return Err(Error::bad_input("no workspace root: pass --root DIR or set base_paths in the config"));
+        return Err(Error::bad_input(
+            "no workspace root: pass --root DIR or set base_paths in the config",
+        ));
     }
-    let jail = Jail::new(&roots, &config.jail.non_accessible_globs, &config.jail.default_exclude_globs)?;
-    let socket = opts.socket.clone().unwrap_or_else(|| default_socket_path(jail.primary()));
+    let jail = Jail::new(
+        &roots,
+        &config.jail.non_accessible_globs,
+        &config.jail.default_exclude_globs,
+    )?;
+    let socket = opts
+        .socket
+        .clone()
+        .unwrap_or_else(|| default_socket_path(jail.primary()));
     let (listener, _lock) = bind(&socket)?;
-    let config_path = opts.config.as_ref().map(|p| std::path::absolute(p).unwrap_or(p.clone()));
+    let config_path = opts
+        .config
+        .as_ref()
+        .map(|p| std::path::absolute(p).unwrap_or(p.clone()));
     let state = Arc::new(State {
         jail,
         limits: RwLock::new(Arc::new(config.limits)),
@@ -93,7 +114,12 @@ pub async fn serve(opts: ServeOptions) -> Result<()> {
     tracing::info!(
         "coderd {} serving {:?} on {}",
         env!("CARGO_PKG_VERSION"),
-        state.jail.roots().iter().map(|r| r.path.display().to_string()).collect::<Vec<_>>(),
+        state
+            .jail
+            .roots()
+            .iter()
+            .map(|r| r.path.display().to_string())
+            .collect::<Vec<_>>(),
         socket.display()
     );
     let result = accept_loop(&state, listener).await;
@@ -147,7 +173,9 @@ fn bind(socket: &Path) -> Result<(UnixListener, OwnedFd)> {
             crate::error::Code::Exists,
             format!("another coderd is already serving {}", socket.display()),
         )
-        .with_recovery("use that daemon, stop it with `coder shutdown`, or pass another --socket"));
+        .with_recovery(
+            "use that daemon, stop it with `coder shutdown`, or pass another --socket",
+        ));
     }
     if socket.exists() {
         tracing::info!("removing stale socket {}", socket.display());
@@ -174,7 +202,8 @@ fn watch_config(state: &Arc<State>) -> Option<notify::RecommendedWatcher> {
     let weak = Arc::downgrade(state);
     let target = path.clone();
     let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
-        let touches = event.is_ok_and(|e| e.paths.iter().any(|p| p == &target) && !e.kind.is_access());
+        let touches =
+            event.is_ok_and(|e| e.paths.iter().any(|p| p == &target) && !e.kind.is_access());
         if let (true, Some(state)) = (touches, weak.upgrade()) {
             state.reload_config();
         }
@@ -220,7 +249,9 @@ async fn serve_connection(state: Arc<State>, stream: UnixStream) {
         if frame.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let Ok(permit) = slots.clone().acquire_owned().await else { break };
+        let Ok(permit) = slots.clone().acquire_owned().await else {
+            break;
+        };
         let (state, tx) = (state.clone(), tx.clone());
         tokio::spawn(async move {
             if let Some(response) = handle_frame(state, &frame).await {
@@ -235,7 +266,9 @@ async fn serve_connection(state: Arc<State>, stream: UnixStream) {
 
 /// The largest request line accepted: room for a full `max_write_bytes` payload after JSON escaping.
 fn max_frame_bytes(limits: &Limits) -> usize {
-    (limits.max_write_bytes as usize).saturating_mul(4).saturating_add(1 << 20)
+    (limits.max_write_bytes as usize)
+        .saturating_mul(4)
+        .saturating_add(1 << 20)
 }
 
 enum Frame {
@@ -246,7 +279,10 @@ enum Frame {
 
 /// Reads one newline-terminated frame. A frame over `max` is skipped to its newline without being
 /// held in memory, so one huge line costs the daemon nothing but the time to read past it.
-async fn next_frame<R: tokio::io::AsyncBufRead + Unpin>(reader: &mut R, max: usize) -> std::io::Result<Frame> {
+async fn next_frame<R: tokio::io::AsyncBufRead + Unpin>(
+    reader: &mut R,
+    max: usize,
+) -> std::io::Result<Frame> {
     let mut line = Vec::new();
     let mut seen = 0usize;
     loop {
@@ -271,7 +307,11 @@ async fn next_frame<R: tokio::io::AsyncBufRead + Unpin>(reader: &mut R, max: usi
         let used = done.unwrap_or(buf.len());
         reader.consume(used);
         if done.is_some() {
-            return Ok(if seen > max { Frame::TooLong(seen) } else { Frame::Line(line) });
+            return Ok(if seen > max {
+                Frame::TooLong(seen)
+            } else {
+                Frame::Line(line)
+            });
         }
     }
 }
@@ -280,14 +320,22 @@ async fn next_frame<R: tokio::io::AsyncBufRead + Unpin>(reader: &mut R, max: usi
 async fn handle_frame(state: Arc<State>, frame: &[u8]) -> Option<Value> {
     let request = match protocol::parse_request(frame) {
         Ok(r) => r,
-        Err(FrameError { id, rpc_code, error }) => return Some(protocol::failure(id, rpc_code, &error)),
+        Err(FrameError {
+            id,
+            rpc_code,
+            error,
+        }) => return Some(protocol::failure(id, rpc_code, &error)),
     };
     let id = request.id.clone();
     let known = METHODS.contains(&request.method.as_str());
     let started = Instant::now();
     let method = request.method.clone();
     let outcome = dispatch(state, request).await;
-    tracing::debug!(method, elapsed_us = started.elapsed().as_micros() as u64, ok = outcome.is_ok());
+    tracing::debug!(
+        method,
+        elapsed_us = started.elapsed().as_micros() as u64,
+        ok = outcome.is_ok()
+    );
     let id = id?;
     Some(match outcome {
         Ok(result) => protocol::success(id, result),
@@ -306,14 +354,17 @@ async fn dispatch(state: Arc<State>, request: protocol::Request) -> Result<Value
         return Ok(json!({"shutting_down": true}));
     }
     let method = request.method.clone();
-    let task = tokio::task::spawn_blocking(move || call_method(&state, &request.method, request.params));
+    let task =
+        tokio::task::spawn_blocking(move || call_method(&state, &request.method, request.params));
     match task.await {
         Ok(result) => result,
         Err(join) => {
             let why = panic_message(join);
             tracing::error!("handler for `{method}` panicked: {why}");
-            Err(Error::io(format!("internal error while handling `{method}` (logged by coderd): {why}"))
-                .with_recovery("retry; if it repeats, report it with the daemon log"))
+            Err(Error::io(format!(
+                "internal error while handling `{method}` (logged by coderd): {why}"
+            ))
+            .with_recovery("retry; if it repeats, report it with the daemon log"))
         }
     }
 }
@@ -343,7 +394,12 @@ fn call_method(state: &State, method: &str, params: Value) -> Result<Value> {
 }
 
 fn info(state: &State, limits: &Limits) -> Value {
-    let roots: Vec<&Path> = state.jail.roots().iter().map(|r| r.path.as_path()).collect();
+    let roots: Vec<&Path> = state
+        .jail
+        .roots()
+        .iter()
+        .map(|r| r.path.as_path())
+        .collect();
     json!({
         "version": env!("CARGO_PKG_VERSION"),
         "pid": std::process::id(),

@@ -26,8 +26,15 @@ struct Args {
 fn main() {
     let args = Args::parse();
     init_logging(&args);
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("tokio runtime");
-    let options = ServeOptions { roots: args.roots, config: args.config, socket: args.socket };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("tokio runtime");
+    let options = ServeOptions {
+        roots: args.roots,
+        config: args.config,
+        socket: args.socket,
+    };
     if let Err(e) = runtime.block_on(serve(options)) {
         tracing::error!("{e}");
         eprintln!("coderd: {e}");
@@ -44,9 +51,19 @@ fn init_logging(args: &Args) {
         .clone()
         .or_else(|| std::env::var("CODERD_LOG").ok())
         .unwrap_or_else(|| "info".into());
-    let builder = tracing_subscriber::fmt().with_env_filter(EnvFilter::new(filter)).with_target(false);
-    match args.log_file.as_ref().map(|p| std::fs::OpenOptions::new().create(true).append(true).open(p)) {
-        Some(Ok(file)) => builder.with_ansi(false).with_writer(std::sync::Mutex::new(file)).init(),
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(EnvFilter::new(filter))
+        .with_target(false);
+    match args.log_file.as_ref().map(|p| {
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(p)
+    }) {
+        Some(Ok(file)) => builder
+            .with_ansi(false)
+            .with_writer(std::sync::Mutex::new(file))
+            .init(),
         Some(Err(e)) => {
             builder.with_writer(std::io::stderr).init();
             tracing::warn!("cannot open the log file, logging to stderr: {e}");
