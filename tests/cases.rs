@@ -1,0 +1,112 @@
+//! Data-driven cases: each `tests/cases/*.json` names a fixture workspace (and optionally a config),
+//! then lists requests with the response expected (subset-matched, see `common::matches`).
+
+mod common;
+
+use common::{matches, Daemon, Sandbox};
+use serde_json::Value;
+use std::path::Path;
+
+fn run_suite(name: &str) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases").join(format!("{name}.json"));
+    let suite: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap())
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let sandbox = Sandbox::fixture(suite["workspace"].as_str().expect("workspace"));
+    let mut extra = Vec::new();
+    if let Some(config) = suite.get("config") {
+        let file = sandbox.dir.path().join("config.yaml");
+        std::fs::write(&file, sandbox.expand(config.as_str().expect("config is YAML text"))).unwrap();
+        extra = vec!["--config".to_string(), file.to_string_lossy().into_owned()];
+    }
+    let extra: Vec<&str> = extra.iter().map(String::as_str).collect();
+    let daemon = Daemon::start(&sandbox, &extra);
+    let forbidden: Vec<String> = suite["forbid"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|s| sandbox.expand(s.as_str().unwrap()))
+        .collect();
+    let cases = suite["cases"].as_array().expect("cases");
+    let mut failures = Vec::new();
+    for case in cases {
+        let label = case["name"].as_str().unwrap_or("?").to_string();
+        let method = case["request"]["method"].as_str().expect("method");
+        let params = sandbox.expand_value(&case["request"]["params"]);
+        let response = daemon.call(method, params);
+        let mut problems = Vec::new();
+        if let Some(expected) = case.get("expect") {
+            match response.get("result") {
+                Some(result) => matches(&sandbox.expand_value(expected), result, "result", &mut problems),
+                None => problems.push(format!("expected a result, got {response}")),
+            }
+        } else if let Some(expected) = case.get("expect_error") {
+            match response.get("error") {
+                Some(error) => {
+                    let mut view = error["data"].clone();
+                    view["message"] = error["message"].clone();
+                    view["rpc_code"] = error["code"].clone();
+                    matches(&sandbox.expand_value(expected), &view, "error", &mut problems)
+                }
+                None => problems.push(format!("expected an error, got {response}")),
+            }
+        } else {
+            panic!("case {label} has neither expect nor expect_error");
+        }
+        let text = response.to_string();
+        for needle in &forbidden {
+            if text.contains(needle.as_str()) {
+                problems.push(format!("response contains forbidden text {needle:?}"));
+            }
+        }
+        if !problems.is_empty() {
+            failures.push(format!("[{name}] {label}:\n    {}", problems.join("\n    ")));
+        }
+    }
+    assert!(failures.is_empty(), "{} of {} cases failed:\n{}", failures.len(), cases.len(), failures.join("\n"));
+    eprintln!("{name}: {} cases passed", cases.len());
+}
+
+#[test]
+fn read_cases() {
+    run_suite("read");
+}
+
+#[test]
+fn batch_cases() {
+    run_suite("batch");
+}
+
+#[test]
+fn jail_cases() {
+    run_suite("jail");
+}
+
+#[test]
+fn tree_cases() {
+    run_suite("tree");
+}
+
+#[test]
+fn list_folder_cases() {
+    run_suite("list_folder");
+}
+
+#[test]
+fn search_cases() {
+    run_suite("search");
+}
+
+#[test]
+fn search_budget_cases() {
+    run_suite("search_budget");
+}
+
+#[test]
+fn protocol_cases() {
+    run_suite("protocol");
+}
+
+#[test]
+fn config_cases() {
+    run_suite("config");
+}

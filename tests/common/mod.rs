@@ -1,0 +1,300 @@
+//! Test harness: real workspaces in temp folders, a real `coderd` on a real socket.
+#![allow(dead_code)]
+
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::net::UnixStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+pub const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
+
+/// A temporary folder holding the workspace `ws/`, a sibling `ws-evil/` (prefix confusion) and an
+/// `outside/` folder with a secret that must never be read.
+pub struct Sandbox {
+    pub dir: tempfile::TempDir,
+    pub root: PathBuf,
+    pub outside: PathBuf,
+}
+
+pub const OUTSIDE_SECRET: &str = "OUTSIDE-SECRET-7f3a";
+
+impl Sandbox {
+    pub fn empty() -> Sandbox {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let base = dir.path().canonicalize().unwrap();
+        let root = base.join("ws");
+        let outside = base.join("outside");
+        for d in [&root, &outside, &base.join("ws-evil")] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        std::fs::write(outside.join("secret.txt"), format!("{OUTSIDE_SECRET}\n")).unwrap();
+        std::fs::write(base.join("ws-evil/secret.txt"), format!("{OUTSIDE_SECRET}\n")).unwrap();
+        Sandbox { dir, root, outside }
+    }
+
+    /// Copies `tests/fixtures/workspaces/NAME/` in (a leading `dot.` in a name becomes `.`, so the
+    /// fixture's .gitignore and .env do not act on this repository), then applies `NAME.setup.json`.
+    pub fn fixture(name: &str) -> Sandbox {
+        let sandbox = Sandbox::empty();
+        let src = Path::new(FIXTURES).join("workspaces").join(name);
+        copy_tree(&src, &sandbox.root);
+        let setup = Path::new(FIXTURES).join("workspaces").join(format!("{name}.setup.json"));
+        if let Ok(text) = std::fs::read_to_string(&setup) {
+            let setup: Value = serde_json::from_str(&text).expect("setup json");
+            sandbox.apply_setup(&setup);
+        }
+        sandbox
+    }
+
+    fn apply_setup(&self, setup: &Value) {
+        for gen in setup["generate"].as_array().into_iter().flatten() {
+            let template = gen["path"].as_str().unwrap();
+            if template.contains("{n}") {
+                // Many small files: `count` of them, each holding one line.
+                for n in 1..=gen["count"].as_u64().unwrap() {
+                    let path = self.root.join(template.replace("{n}", &n.to_string()));
+                    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+                    std::fs::write(path, format!("{}\n", gen["line"].as_str().unwrap().replace("{n}", &n.to_string()))).unwrap();
+                }
+                continue;
+            }
+            let path = self.root.join(template);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            let bytes = if let Some(hex) = gen["hex"].as_str() {
+                (0..hex.len()).step_by(2).map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap()).collect()
+            } else {
+                let line = gen["line"].as_str().unwrap();
+                let count = gen["count"].as_u64().unwrap();
+                let mut text = String::new();
+                for n in 1..=count {
+                    text.push_str(&line.replace("{n}", &n.to_string()));
+                    text.push('\n');
+                }
+                text.into_bytes()
+            };
+            std::fs::write(path, bytes).unwrap();
+        }
+        for link in setup["links"].as_array().into_iter().flatten() {
+            let at = self.root.join(link[0].as_str().unwrap());
+            let target = self.expand(link[1].as_str().unwrap());
+            std::os::unix::fs::symlink(target, at).unwrap();
+        }
+    }
+
+    /// Replaces `$ROOT` and `$OUTSIDE` in a string.
+    pub fn expand(&self, s: &str) -> String {
+        s.replace("$ROOT", self.root.to_str().unwrap()).replace("$OUTSIDE", self.outside.to_str().unwrap())
+    }
+
+    pub fn expand_value(&self, v: &Value) -> Value {
+        match v {
+            Value::String(s) => Value::String(self.expand(s)),
+            Value::Array(a) => Value::Array(a.iter().map(|x| self.expand_value(x)).collect()),
+            Value::Object(o) => Value::Object(o.iter().map(|(k, x)| (k.clone(), self.expand_value(x))).collect()),
+            other => other.clone(),
+        }
+    }
+
+    pub fn socket(&self) -> PathBuf {
+        self.dir.path().join("coderd.sock")
+    }
+
+    pub fn write(&self, rel: &str, content: &str) {
+        let path = self.root.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, content).unwrap();
+    }
+}
+
+fn copy_tree(src: &Path, dst: &Path) {
+    for entry in std::fs::read_dir(src).unwrap() {
+        let entry = entry.unwrap();
+        let name = entry.file_name().to_string_lossy().replacen("dot.", ".", 1);
+        let to = dst.join(name);
+        if entry.file_type().unwrap().is_dir() {
+            std::fs::create_dir_all(&to).unwrap();
+            copy_tree(&entry.path(), &to);
+        } else {
+            std::fs::copy(entry.path(), to).unwrap();
+        }
+    }
+}
+
+/// A running daemon; killed when dropped.
+pub struct Daemon {
+    pub child: Child,
+    pub socket: PathBuf,
+    pub log: PathBuf,
+}
+
+impl Daemon {
+    pub fn start(sandbox: &Sandbox, extra: &[&str]) -> Daemon {
+        let socket = sandbox.socket();
+        let mut args: Vec<String> = vec!["--root".into(), sandbox.root.to_string_lossy().into()];
+        args.extend(extra.iter().map(|s| s.to_string()));
+        Daemon::start_with(&args, &socket, sandbox.dir.path())
+    }
+
+    pub fn start_with(args: &[String], socket: &Path, logdir: &Path) -> Daemon {
+        let log = logdir.join("coderd.log");
+        let child = Command::new(env!("CARGO_BIN_EXE_coderd"))
+            .args(args)
+            .arg("--socket")
+            .arg(socket)
+            .arg("--log-file")
+            .arg(&log)
+            .stdin(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn coderd");
+        let daemon = Daemon { child, socket: socket.to_path_buf(), log };
+        daemon.wait_ready();
+        daemon
+    }
+
+    fn wait_ready(&self) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while UnixStream::connect(&self.socket).is_err() {
+            assert!(Instant::now() < deadline, "coderd did not come up; log:\n{}", self.log_text());
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    pub fn log_text(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    pub fn client(&self) -> Client {
+        Client::connect(&self.socket)
+    }
+
+    /// One request on a fresh connection; the whole response.
+    pub fn call(&self, method: &str, params: Value) -> Value {
+        self.client().call(method, params)
+    }
+
+    pub fn ok(&self, method: &str, params: Value) -> Value {
+        let r = self.call(method, params.clone());
+        assert!(r.get("error").is_none(), "{method} {params} failed: {r}");
+        r["result"].clone()
+    }
+
+    /// The C2xx code of a failing call.
+    pub fn err(&self, method: &str, params: Value) -> Value {
+        let r = self.call(method, params.clone());
+        assert!(r.get("error").is_some(), "{method} {params} should fail but returned {r}");
+        r["error"].clone()
+    }
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A persistent connection.
+pub struct Client {
+    pub stream: UnixStream,
+    reader: BufReader<UnixStream>,
+    next_id: u64,
+}
+
+impl Client {
+    pub fn connect(socket: &Path) -> Client {
+        let stream = UnixStream::connect(socket).expect("connect");
+        stream.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+        let reader = BufReader::new(stream.try_clone().unwrap());
+        Client { stream, reader, next_id: 1 }
+    }
+
+    pub fn call(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send_line(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string());
+        let response = self.recv();
+        assert_eq!(response["id"], json!(id), "response id mismatch: {response}");
+        response
+    }
+
+    pub fn send_line(&mut self, line: &str) {
+        self.stream.write_all(line.as_bytes()).unwrap();
+        self.stream.write_all(b"\n").unwrap();
+    }
+
+    pub fn recv(&mut self) -> Value {
+        let mut line = String::new();
+        self.reader.read_line(&mut line).expect("read response");
+        assert!(!line.is_empty(), "connection closed");
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("bad response {line:?}: {e}"))
+    }
+}
+
+/// Subset matching for expected responses. Objects: every expected key must match (extra actual keys
+/// are fine). Arrays: same length, element-wise. Special objects: `{"$contains": "s"}` (substring),
+/// `{"$len": n}` (array/string length), `{"$absent": true}` (key missing or null),
+/// `{"$gte": n}` / `{"$lte": n}`, `{"$any": true}` (present, any value).
+pub fn matches(expected: &Value, actual: &Value, at: &str, problems: &mut Vec<String>) {
+    if let Value::Object(spec) = expected {
+        if let Some(special) = special_match(spec, actual) {
+            if !special {
+                problems.push(format!("{at}: expected {expected}, got {actual}"));
+            }
+            return;
+        }
+    }
+    match (expected, actual) {
+        (Value::Object(e), Value::Object(a)) => {
+            for (key, want) in e {
+                let got = a.get(key).unwrap_or(&Value::Null);
+                if want.get("$absent").is_some() {
+                    if !got.is_null() {
+                        problems.push(format!("{at}.{key}: expected absent, got {got}"));
+                    }
+                    continue;
+                }
+                if !a.contains_key(key) {
+                    problems.push(format!("{at}.{key}: missing (expected {want})"));
+                    continue;
+                }
+                matches(want, got, &format!("{at}.{key}"), problems);
+            }
+        }
+        (Value::Array(e), Value::Array(a)) => {
+            if e.len() != a.len() {
+                problems.push(format!("{at}: expected {} elements, got {}: {actual}", e.len(), a.len()));
+                return;
+            }
+            for (i, (want, got)) in e.iter().zip(a).enumerate() {
+                matches(want, got, &format!("{at}[{i}]"), problems);
+            }
+        }
+        (e, a) if e == a => {}
+        (e, a) => problems.push(format!("{at}: expected {e}, got {a}")),
+    }
+}
+
+fn special_match(spec: &serde_json::Map<String, Value>, actual: &Value) -> Option<bool> {
+    if spec.len() != 1 {
+        return None;
+    }
+    let (key, arg) = spec.iter().next().unwrap();
+    Some(match key.as_str() {
+        "$contains" => actual.as_str().is_some_and(|s| s.contains(arg.as_str().unwrap())),
+        "$len" => {
+            let len = match actual {
+                Value::Array(a) => a.len(),
+                Value::String(s) => s.len(),
+                _ => return Some(false),
+            };
+            len as u64 == arg.as_u64().unwrap()
+        }
+        "$gte" => actual.as_f64().is_some_and(|n| n >= arg.as_f64().unwrap()),
+        "$lte" => actual.as_f64().is_some_and(|n| n <= arg.as_f64().unwrap()),
+        "$any" => !actual.is_null(),
+        _ => return None,
+    })
+}
