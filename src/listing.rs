@@ -241,14 +241,16 @@ fn has_children(dir: &Path) -> bool {
     std::fs::read_dir(dir).is_ok_and(|mut d| d.next().is_some())
 }
 
-/// With a glob, folders that hold no matching file are noise: drop them. Returns whether `id` survives.
+/// With a glob, folders that hold no matching file are noise: drop them. Folders cut by the depth
+/// limit stay, since matches may lie below them. Returns whether `id` survives.
 fn prune_empty_dirs(arena: &mut [Node], id: usize) -> bool {
     let children = std::mem::take(&mut arena[id].children);
     let kept: Vec<usize> = children
         .into_iter()
         .filter(|&c| prune_empty_dirs(arena, c))
         .collect();
-    let survives = arena[id].kind != "dir" || !kept.is_empty() || id == 0;
+    let node = &arena[id];
+    let survives = node.kind != "dir" || !kept.is_empty() || id == 0 || node.reason == Some("depth");
     arena[id].children = kept;
     survives
 }
@@ -302,6 +304,10 @@ pub fn list_folder(jail: &Jail, limits: &Limits, params: Value) -> Result<Value>
         )));
     }
     let dir = jail.resolve_visible("dir", p.dir.as_deref().unwrap_or("."))?;
+    if dir.abs.is_file() {
+        return Err(Error::bad_input(format!("`dir`: {} is not a directory", dir.abs.display()))
+            .with_recovery("use read for files"));
+    }
     let fd = jail.open_dir(&dir)?;
     let mut names = read_names(&fd).map_err(|e| Error::from_io(&e, &dir.abs))?;
     names.sort();
