@@ -122,6 +122,11 @@ impl Jail {
             .ok_or_else(|| self.outside_error(field, wire, &real))
     }
 
+    /// The metadata of a resolved path that must exist (C211 otherwise).
+    pub fn metadata(&self, resolved: &Resolved) -> Result<std::fs::Metadata> {
+        std::fs::symlink_metadata(&resolved.abs).map_err(|e| Error::from_io(&e, &resolved.abs))
+    }
+
     /// Finds the root holding a canonical path; the innermost wins when roots nest.
     pub fn locate(&self, abs: &Path) -> Option<Resolved> {
         self.roots

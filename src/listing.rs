@@ -53,7 +53,7 @@ pub fn tree(jail: &Jail, limits: &Limits, params: Value) -> Result<Value> {
         return Err(Error::bad_input("`max_entries` must be at least 1"));
     }
     let dir = jail.resolve_visible("dir", p.dir.as_deref().unwrap_or("."))?;
-    if !dir.abs.is_dir() {
+    if !jail.metadata(&dir)?.is_dir() {
         return Err(
             Error::bad_input(format!("`dir`: {} is not a directory", dir.abs.display()))
                 .with_recovery("pass a folder; use read for files"),
@@ -304,7 +304,7 @@ pub fn list_folder(jail: &Jail, limits: &Limits, params: Value) -> Result<Value>
         )));
     }
     let dir = jail.resolve_visible("dir", p.dir.as_deref().unwrap_or("."))?;
-    if dir.abs.is_file() {
+    if !jail.metadata(&dir)?.is_dir() {
         return Err(Error::bad_input(format!("`dir`: {} is not a directory", dir.abs.display()))
             .with_recovery("use read for files"));
     }

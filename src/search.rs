@@ -171,7 +171,7 @@ pub fn handle(jail: &Jail, limits: &Limits, params: Value) -> Result<Value> {
     let matcher = query.matcher()?;
     let wire = p.dir.as_deref().unwrap_or(".");
     let dir = jail.resolve_visible("dir", wire)?;
-    if dir.abs.is_file() {
+    if jail.metadata(&dir)?.is_file() {
         // Searching one file is reading it: it must be accessible.
         jail.resolve("dir", wire)?;
     }
