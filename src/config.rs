@@ -90,44 +90,51 @@ impl Default for Config {
     }
 }
 
-/// The file as written; every key optional.
+/// The jail keys as written; the rest of the file is `Limits`.
 #[derive(Deserialize, Default)]
-#[serde(deny_unknown_fields)]
-struct ConfigFile {
+struct JailKeys {
     base_paths: Option<Vec<PathBuf>>,
     base_path: Option<PathBuf>,
     non_accessible_globs: Option<Vec<String>>,
     default_exclude_globs: Option<Vec<String>>,
-    #[serde(flatten)]
-    limits: Limits,
 }
+
+const JAIL_KEYS: &[&str] = &[
+    "base_paths",
+    "base_path",
+    "non_accessible_globs",
+    "default_exclude_globs",
+];
 
 impl Config {
     /// Reads and validates a config file. Relative `base_paths` resolve against the file's folder.
     pub fn load(path: &Path) -> Result<Config> {
         let raw = std::fs::read_to_string(path).map_err(|e| Error::from_io(&e, path))?;
-        let text =
-            expand_env(&raw).map_err(|e| Error::bad_input(format!("{}: {e}", path.display())))?;
-        let is_toml = path.extension().is_some_and(|ext| ext == "toml");
-        let file: ConfigFile = if is_toml {
-            toml::from_str(&text).map_err(|e| e.to_string())
-        } else if text.trim().is_empty() {
-            Ok(ConfigFile::default())
-        } else {
-            serde_yaml::from_str(&text).map_err(|e| e.to_string())
-        }
-        .map_err(|e| {
-            Error::bad_input(format!("config {}: {e}", path.display()))
+        let fail = |msg: String| {
+            Error::bad_input(format!("config {}: {msg}", path.display()))
                 .with_recovery("fix the file; see the README config reference")
-        })?;
+        };
+        let text = expand_env(&raw).map_err(fail)?;
+        let value = parse(&text, path.extension().is_some_and(|e| e == "toml")).map_err(fail)?;
         let base_dir = path.parent().unwrap_or(Path::new("."));
-        Config::from_file(file, base_dir)
-            .map_err(|e| Error::bad_input(format!("config {}: {}", path.display(), e.message)))
+        Config::from_value(value, base_dir).map_err(|e| fail(e.message))
     }
 
-    fn from_file(file: ConfigFile, base_dir: &Path) -> Result<Config> {
+    /// Splits the document into the jail keys and the budgets, naming the key on any type error.
+    fn from_value(value: serde_json::Value, base_dir: &Path) -> Result<Config> {
+        let serde_json::Value::Object(mut map) = value else {
+            return Err(Error::bad_input("the top level must be a mapping of keys"));
+        };
+        let mut jail_map = serde_json::Map::new();
+        for key in JAIL_KEYS {
+            if let Some(v) = map.remove(*key) {
+                jail_map.insert(key.to_string(), v);
+            }
+        }
+        let keys: JailKeys = typed(serde_json::Value::Object(jail_map))?;
+        let limits: Limits = typed(serde_json::Value::Object(map))?;
         let base_paths =
-            match (file.base_paths, file.base_path) {
+            match (keys.base_paths, keys.base_path) {
                 (Some(_), Some(_)) => return Err(Error::bad_input(
                     "both `base_paths` and the legacy `base_path` are set; keep only `base_paths`",
                 )),
@@ -139,18 +146,36 @@ impl Config {
         let config = Config {
             jail: JailSettings {
                 base_paths: base_paths.into_iter().map(|p| base_dir.join(p)).collect(),
-                non_accessible_globs: file
+                non_accessible_globs: keys
                     .non_accessible_globs
                     .unwrap_or(defaults.jail.non_accessible_globs),
-                default_exclude_globs: file
+                default_exclude_globs: keys
                     .default_exclude_globs
                     .unwrap_or(defaults.jail.default_exclude_globs),
             },
-            limits: file.limits,
+            limits,
         };
         config.limits.validate()?;
         Ok(config)
     }
+}
+
+/// YAML (or TOML) text to a JSON value; an empty YAML file is an empty mapping.
+fn parse(text: &str, is_toml: bool) -> std::result::Result<serde_json::Value, String> {
+    if is_toml {
+        return toml::from_str(text).map_err(|e| e.to_string());
+    }
+    if text.trim().is_empty() {
+        return Ok(serde_json::Value::Object(Default::default()));
+    }
+    serde_yaml::from_str(text).map_err(|e| e.to_string())
+}
+
+fn typed<T: serde::de::DeserializeOwned>(value: serde_json::Value) -> Result<T> {
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let path = e.path().to_string();
+        Error::bad_input(format!("`{path}`: {}", e.into_inner()))
+    })
 }
 
 impl Limits {
@@ -240,24 +265,43 @@ mod tests {
 
     #[test]
     fn both_base_path_forms_conflict() {
-        let file: ConfigFile = serde_yaml::from_str("base_path: a\nbase_paths: [b]").unwrap();
-        let err = Config::from_file(file, Path::new("/")).unwrap_err();
+        let value = parse("base_path: a\nbase_paths: [b]", false).unwrap();
+        let err = Config::from_value(value, Path::new("/")).unwrap_err();
         assert!(err.message.contains("base_path"));
     }
 
     #[test]
     fn budgets_parse_from_yaml_and_toml() {
-        let y: ConfigFile = serde_yaml::from_str("max_output_bytes: 7\nbase_paths: [w]").unwrap();
-        let c = Config::from_file(y, Path::new("/etc")).unwrap();
+        let y = parse("max_output_bytes: 7\nbase_paths: [w]", false).unwrap();
+        let c = Config::from_value(y, Path::new("/etc")).unwrap();
         assert_eq!(c.limits.max_output_bytes, 7);
         assert_eq!(c.jail.base_paths, vec![PathBuf::from("/etc/w")]);
-        let t: ConfigFile = toml::from_str("tree_default_depth = 3").unwrap();
+        let t = parse("tree_default_depth = 3", true).unwrap();
         assert_eq!(
-            Config::from_file(t, Path::new("/"))
+            Config::from_value(t, Path::new("/"))
                 .unwrap()
                 .limits
                 .tree_default_depth,
             3
         );
+    }
+
+    #[test]
+    fn errors_name_the_key() {
+        let bad = parse("max_output_bytes: lots", false).unwrap();
+        assert!(Config::from_value(bad, Path::new("/"))
+            .unwrap_err()
+            .message
+            .contains("`max_output_bytes`"));
+        let unknown = parse("max_outptu_bytes: 1", false).unwrap();
+        assert!(Config::from_value(unknown, Path::new("/"))
+            .unwrap_err()
+            .message
+            .contains("max_outptu_bytes"));
+        let zero = parse("list_max_page_size: 0", false).unwrap();
+        assert!(Config::from_value(zero, Path::new("/"))
+            .unwrap_err()
+            .message
+            .contains("list_max_page_size"));
     }
 }

@@ -107,6 +107,9 @@ impl Error {
             )),
             io::ErrorKind::IsADirectory => Self::bad_input(format!("{shown} is a directory"))
                 .with_recovery("use list-folder or tree for directories"),
+            io::ErrorKind::InvalidFilename => {
+                Self::bad_input(format!("{shown}: a file name in the path is too long"))
+            }
             io::ErrorKind::PermissionDenied => Self::io(format!(
                 "{shown}: permission denied by the operating system"
             )),

@@ -123,8 +123,13 @@ impl Jail {
     }
 
     /// The metadata of a resolved path that must exist (C211 otherwise).
+    /// Taken through a handle opened beneath the root, so a swap race cannot make it describe
+    /// something outside.
     pub fn metadata(&self, resolved: &Resolved) -> Result<std::fs::Metadata> {
-        std::fs::symlink_metadata(&resolved.abs).map_err(|e| Error::from_io(&e, &resolved.abs))
+        let handle = File::from(self.open_beneath(resolved, OFlags::PATH)?);
+        handle
+            .metadata()
+            .map_err(|e| Error::from_io(&e, &resolved.abs))
     }
 
     /// Finds the root holding a canonical path; the innermost wins when roots nest.
@@ -211,6 +216,17 @@ impl Jail {
     /// Opens a resolved directory, race-free, for listing.
     pub fn open_dir(&self, resolved: &Resolved) -> Result<OwnedFd> {
         self.open_beneath(resolved, OFlags::RDONLY | OFlags::DIRECTORY)
+            .map_err(|e| {
+                if e.code == crate::error::Code::NotFound && resolved.abs.is_file() {
+                    Error::bad_input(format!(
+                        "`dir`: {} is not a directory",
+                        resolved.abs.display()
+                    ))
+                    .with_recovery("use read for files")
+                } else {
+                    e
+                }
+            })
     }
 
     fn open_beneath(&self, resolved: &Resolved, flags: OFlags) -> Result<OwnedFd> {
@@ -221,14 +237,13 @@ impl Jail {
             &resolved.rel
         };
         let how = ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS;
-        rustix::fs::openat2(
-            &root.dir,
-            rel,
-            flags | OFlags::CLOEXEC | OFlags::NOCTTY,
-            Mode::empty(),
-            how,
-        )
-        .map_err(|errno| {
+        // openat2 rejects O_PATH combined with anything but a few flags (EINVAL).
+        let extra = if flags.contains(OFlags::PATH) {
+            OFlags::CLOEXEC
+        } else {
+            OFlags::CLOEXEC | OFlags::NOCTTY
+        };
+        rustix::fs::openat2(&root.dir, rel, flags | extra, Mode::empty(), how).map_err(|errno| {
             let err = io::Error::from(errno);
             // ELOOP/EXDEV: a symlink appeared in a path that had none when it was checked.
             if matches!(errno, rustix::io::Errno::LOOP | rustix::io::Errno::XDEV) {
@@ -324,7 +339,15 @@ fn realpath(path: &Path) -> Result<PathBuf, RealpathError> {
                 if hops > MAX_SYMLINK_HOPS {
                     return Err(RealpathError::Loop);
                 }
-                let target = std::fs::read_link(&next).map_err(RealpathError::Io)?;
+                let target = match std::fs::read_link(&next) {
+                    Ok(target) => target,
+                    // No longer a symlink (swapped since the lstat): look at this component again.
+                    Err(e) if e.raw_os_error() == Some(rustix::io::Errno::INVAL.raw_os_error()) => {
+                        pending.push_front(comp);
+                        continue;
+                    }
+                    Err(e) => return Err(RealpathError::Io(e)),
+                };
                 if target.is_absolute() {
                     current = PathBuf::from("/");
                 }

@@ -250,7 +250,8 @@ fn prune_empty_dirs(arena: &mut [Node], id: usize) -> bool {
         .filter(|&c| prune_empty_dirs(arena, c))
         .collect();
     let node = &arena[id];
-    let survives = node.kind != "dir" || !kept.is_empty() || id == 0 || node.reason == Some("depth");
+    let survives =
+        node.kind != "dir" || !kept.is_empty() || id == 0 || node.reason == Some("depth");
     arena[id].children = kept;
     survives
 }
@@ -304,10 +305,6 @@ pub fn list_folder(jail: &Jail, limits: &Limits, params: Value) -> Result<Value>
         )));
     }
     let dir = jail.resolve_visible("dir", p.dir.as_deref().unwrap_or("."))?;
-    if !jail.metadata(&dir)?.is_dir() {
-        return Err(Error::bad_input(format!("`dir`: {} is not a directory", dir.abs.display()))
-            .with_recovery("use read for files"));
-    }
     let fd = jail.open_dir(&dir)?;
     let mut names = read_names(&fd).map_err(|e| Error::from_io(&e, &dir.abs))?;
     names.sort();

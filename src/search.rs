@@ -441,31 +441,50 @@ impl Sink for Collector<'_> {
         if self.shared.stop.load(Ordering::Relaxed) || !self.charge_file() {
             return Ok(false);
         }
-        let cost = LINE_OVERHEAD + mat.bytes().len().min(self.q.max_line_bytes);
-        if !self
-            .shared
-            .take_match(if self.q.paths_only { 0 } else { cost })
-        {
-            return Ok(false);
-        }
-        self.matches += 1;
         if self.q.paths_only {
+            // Listing the file is all that is wanted: one match is enough to know.
+            if self.shared.take_match(0) {
+                self.matches += 1;
+            }
             return Ok(false);
         }
         let line = self.line_json(mat.line_number(), mat.bytes(), true);
+        if !self.shared.take_match(line_cost(&line)) {
+            return Ok(false);
+        }
+        self.matches += 1;
         self.lines.push(line);
         Ok(true)
     }
 
     fn context(&mut self, _: &Searcher, ctx: &SinkContext<'_>) -> Result<bool, Self::Error> {
-        let cost = LINE_OVERHEAD + ctx.bytes().len().min(self.q.max_line_bytes);
-        if self.shared.stop.load(Ordering::Relaxed) || !self.shared.take_bytes(cost) {
+        if self.shared.stop.load(Ordering::Relaxed) {
             return Ok(false);
         }
         let line = self.line_json(ctx.line_number(), ctx.bytes(), false);
+        if !self.shared.take_bytes(line_cost(&line)) {
+            return Ok(false);
+        }
         self.lines.push(line);
         Ok(true)
     }
+}
+
+/// What a line adds to the response: its JSON frame plus its text as JSON will escape it.
+fn line_cost(line: &Value) -> usize {
+    LINE_OVERHEAD + line["text"].as_str().map_or(0, json_escaped_len)
+}
+
+fn json_escaped_len(text: &str) -> usize {
+    let extra: usize = text
+        .bytes()
+        .map(|b| match b {
+            b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 1,
+            0..=0x1f => 5,
+            _ => 0,
+        })
+        .sum();
+    text.len() + 2 + extra
 }
 
 fn trim_newline(bytes: &[u8]) -> &[u8] {

@@ -8,14 +8,20 @@ use serde_json::Value;
 use std::path::Path;
 
 fn run_suite(name: &str) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases").join(format!("{name}.json"));
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/cases")
+        .join(format!("{name}.json"));
     let suite: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap())
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let sandbox = Sandbox::fixture(suite["workspace"].as_str().expect("workspace"));
     let mut extra = Vec::new();
     if let Some(config) = suite.get("config") {
         let file = sandbox.dir.path().join("config.yaml");
-        std::fs::write(&file, sandbox.expand(config.as_str().expect("config is YAML text"))).unwrap();
+        std::fs::write(
+            &file,
+            sandbox.expand(config.as_str().expect("config is YAML text")),
+        )
+        .unwrap();
         extra = vec!["--config".to_string(), file.to_string_lossy().into_owned()];
     }
     let extra: Vec<&str> = extra.iter().map(String::as_str).collect();
@@ -36,7 +42,12 @@ fn run_suite(name: &str) {
         let mut problems = Vec::new();
         if let Some(expected) = case.get("expect") {
             match response.get("result") {
-                Some(result) => matches(&sandbox.expand_value(expected), result, "result", &mut problems),
+                Some(result) => matches(
+                    &sandbox.expand_value(expected),
+                    result,
+                    "result",
+                    &mut problems,
+                ),
                 None => problems.push(format!("expected a result, got {response}")),
             }
         } else if let Some(expected) = case.get("expect_error") {
@@ -45,7 +56,12 @@ fn run_suite(name: &str) {
                     let mut view = error["data"].clone();
                     view["message"] = error["message"].clone();
                     view["rpc_code"] = error["code"].clone();
-                    matches(&sandbox.expand_value(expected), &view, "error", &mut problems)
+                    matches(
+                        &sandbox.expand_value(expected),
+                        &view,
+                        "error",
+                        &mut problems,
+                    )
                 }
                 None => problems.push(format!("expected an error, got {response}")),
             }
@@ -59,10 +75,19 @@ fn run_suite(name: &str) {
             }
         }
         if !problems.is_empty() {
-            failures.push(format!("[{name}] {label}:\n    {}", problems.join("\n    ")));
+            failures.push(format!(
+                "[{name}] {label}:\n    {}",
+                problems.join("\n    ")
+            ));
         }
     }
-    assert!(failures.is_empty(), "{} of {} cases failed:\n{}", failures.len(), cases.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases failed:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
     eprintln!("{name}: {} cases passed", cases.len());
 }
 

@@ -30,7 +30,11 @@ impl Sandbox {
             std::fs::create_dir_all(d).unwrap();
         }
         std::fs::write(outside.join("secret.txt"), format!("{OUTSIDE_SECRET}\n")).unwrap();
-        std::fs::write(base.join("ws-evil/secret.txt"), format!("{OUTSIDE_SECRET}\n")).unwrap();
+        std::fs::write(
+            base.join("ws-evil/secret.txt"),
+            format!("{OUTSIDE_SECRET}\n"),
+        )
+        .unwrap();
         Sandbox { dir, root, outside }
     }
 
@@ -40,7 +44,9 @@ impl Sandbox {
         let sandbox = Sandbox::empty();
         let src = Path::new(FIXTURES).join("workspaces").join(name);
         copy_tree(&src, &sandbox.root);
-        let setup = Path::new(FIXTURES).join("workspaces").join(format!("{name}.setup.json"));
+        let setup = Path::new(FIXTURES)
+            .join("workspaces")
+            .join(format!("{name}.setup.json"));
         if let Ok(text) = std::fs::read_to_string(&setup) {
             let setup: Value = serde_json::from_str(&text).expect("setup json");
             sandbox.apply_setup(&setup);
@@ -56,14 +62,24 @@ impl Sandbox {
                 for n in 1..=gen["count"].as_u64().unwrap() {
                     let path = self.root.join(template.replace("{n}", &n.to_string()));
                     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-                    std::fs::write(path, format!("{}\n", gen["line"].as_str().unwrap().replace("{n}", &n.to_string()))).unwrap();
+                    std::fs::write(
+                        path,
+                        format!(
+                            "{}\n",
+                            gen["line"].as_str().unwrap().replace("{n}", &n.to_string())
+                        ),
+                    )
+                    .unwrap();
                 }
                 continue;
             }
             let path = self.root.join(template);
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             let bytes = if let Some(hex) = gen["hex"].as_str() {
-                (0..hex.len()).step_by(2).map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap()).collect()
+                (0..hex.len())
+                    .step_by(2)
+                    .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+                    .collect()
             } else {
                 let line = gen["line"].as_str().unwrap();
                 let count = gen["count"].as_u64().unwrap();
@@ -85,14 +101,19 @@ impl Sandbox {
 
     /// Replaces `$ROOT` and `$OUTSIDE` in a string.
     pub fn expand(&self, s: &str) -> String {
-        s.replace("$ROOT", self.root.to_str().unwrap()).replace("$OUTSIDE", self.outside.to_str().unwrap())
+        s.replace("$ROOT", self.root.to_str().unwrap())
+            .replace("$OUTSIDE", self.outside.to_str().unwrap())
     }
 
     pub fn expand_value(&self, v: &Value) -> Value {
         match v {
             Value::String(s) => Value::String(self.expand(s)),
             Value::Array(a) => Value::Array(a.iter().map(|x| self.expand_value(x)).collect()),
-            Value::Object(o) => Value::Object(o.iter().map(|(k, x)| (k.clone(), self.expand_value(x))).collect()),
+            Value::Object(o) => Value::Object(
+                o.iter()
+                    .map(|(k, x)| (k.clone(), self.expand_value(x)))
+                    .collect(),
+            ),
             other => other.clone(),
         }
     }
@@ -149,7 +170,11 @@ impl Daemon {
             .stderr(Stdio::piped())
             .spawn()
             .expect("spawn coderd");
-        let daemon = Daemon { child, socket: socket.to_path_buf(), log };
+        let daemon = Daemon {
+            child,
+            socket: socket.to_path_buf(),
+            log,
+        };
         daemon.wait_ready();
         daemon
     }
@@ -157,7 +182,11 @@ impl Daemon {
     fn wait_ready(&self) {
         let deadline = Instant::now() + Duration::from_secs(10);
         while UnixStream::connect(&self.socket).is_err() {
-            assert!(Instant::now() < deadline, "coderd did not come up; log:\n{}", self.log_text());
+            assert!(
+                Instant::now() < deadline,
+                "coderd did not come up; log:\n{}",
+                self.log_text()
+            );
             std::thread::sleep(Duration::from_millis(10));
         }
     }
@@ -184,7 +213,10 @@ impl Daemon {
     /// The C2xx code of a failing call.
     pub fn err(&self, method: &str, params: Value) -> Value {
         let r = self.call(method, params.clone());
-        assert!(r.get("error").is_some(), "{method} {params} should fail but returned {r}");
+        assert!(
+            r.get("error").is_some(),
+            "{method} {params} should fail but returned {r}"
+        );
         r["error"].clone()
     }
 }
@@ -206,17 +238,29 @@ pub struct Client {
 impl Client {
     pub fn connect(socket: &Path) -> Client {
         let stream = UnixStream::connect(socket).expect("connect");
-        stream.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(60)))
+            .unwrap();
         let reader = BufReader::new(stream.try_clone().unwrap());
-        Client { stream, reader, next_id: 1 }
+        Client {
+            stream,
+            reader,
+            next_id: 1,
+        }
     }
 
     pub fn call(&mut self, method: &str, params: Value) -> Value {
         let id = self.next_id;
         self.next_id += 1;
-        self.send_line(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string());
+        self.send_line(
+            &json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string(),
+        );
         let response = self.recv();
-        assert_eq!(response["id"], json!(id), "response id mismatch: {response}");
+        assert_eq!(
+            response["id"],
+            json!(id),
+            "response id mismatch: {response}"
+        );
         response
     }
 
@@ -265,7 +309,11 @@ pub fn matches(expected: &Value, actual: &Value, at: &str, problems: &mut Vec<St
         }
         (Value::Array(e), Value::Array(a)) => {
             if e.len() != a.len() {
-                problems.push(format!("{at}: expected {} elements, got {}: {actual}", e.len(), a.len()));
+                problems.push(format!(
+                    "{at}: expected {} elements, got {}: {actual}",
+                    e.len(),
+                    a.len()
+                ));
                 return;
             }
             for (i, (want, got)) in e.iter().zip(a).enumerate() {
@@ -283,7 +331,9 @@ fn special_match(spec: &serde_json::Map<String, Value>, actual: &Value) -> Optio
     }
     let (key, arg) = spec.iter().next().unwrap();
     Some(match key.as_str() {
-        "$contains" => actual.as_str().is_some_and(|s| s.contains(arg.as_str().unwrap())),
+        "$contains" => actual
+            .as_str()
+            .is_some_and(|s| s.contains(arg.as_str().unwrap())),
         "$len" => {
             let len = match actual {
                 Value::Array(a) => a.len(),

@@ -1,0 +1,478 @@
+//! Behaviour of the daemon as a process: the socket, concurrency, malformed input, races, reloads.
+
+mod common;
+
+use common::{Client, Daemon, Sandbox, OUTSIDE_SECRET};
+use serde_json::{json, Value};
+use std::io::Write;
+use std::os::unix::fs::PermissionsExt;
+use std::process::Command;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+fn code(error: &Value) -> &str {
+    error["data"]["code"].as_str().unwrap_or("")
+}
+
+/// Swaps a folder (and a file) in the path between a real one and a symlink to outside, while two
+/// clients read, list and search through it. No byte from outside may ever come back.
+#[test]
+fn symlink_swap_race_never_leaks_outside_bytes() {
+    let sandbox = Sandbox::empty();
+    std::fs::write(
+        sandbox.outside.join("data.txt"),
+        format!("{OUTSIDE_SECRET}\n"),
+    )
+    .unwrap();
+    sandbox.write("d/data.txt", "inside\n");
+    sandbox.write("f.txt", "inside\n");
+    let root = sandbox.root.clone();
+    std::os::unix::fs::symlink(&sandbox.outside, root.join("dir_link")).unwrap();
+    std::os::unix::fs::symlink(sandbox.outside.join("data.txt"), root.join("file_link")).unwrap();
+    let daemon = Daemon::start(&sandbox, &[]);
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let swapper = {
+        let (stop, root) = (stop.clone(), root.clone());
+        std::thread::spawn(move || {
+            let mut swaps = 0u64;
+            while !stop.load(Ordering::Relaxed) {
+                // d: real folder -> symlink to outside -> real folder; f.txt likewise.
+                std::fs::rename(root.join("d"), root.join("d_parked")).unwrap();
+                std::fs::rename(root.join("dir_link"), root.join("d")).unwrap();
+                std::fs::rename(root.join("f.txt"), root.join("f_parked")).unwrap();
+                std::fs::rename(root.join("file_link"), root.join("f.txt")).unwrap();
+                std::thread::yield_now();
+                std::fs::rename(root.join("d"), root.join("dir_link")).unwrap();
+                std::fs::rename(root.join("d_parked"), root.join("d")).unwrap();
+                std::fs::rename(root.join("f.txt"), root.join("file_link")).unwrap();
+                std::fs::rename(root.join("f_parked"), root.join("f.txt")).unwrap();
+                swaps += 1;
+            }
+            swaps
+        })
+    };
+    let readers: Vec<_> = (0..2)
+        .map(|_| {
+            let socket = daemon.socket.clone();
+            std::thread::spawn(move || {
+                let mut client = Client::connect(&socket);
+                let (mut ok, mut refused) = (0, 0);
+                let deadline = Instant::now() + Duration::from_secs(3);
+                while Instant::now() < deadline {
+                    for (method, params) in [
+                        ("read", json!({"file": "d/data.txt"})),
+                        ("read", json!({"file": "f.txt"})),
+                        (
+                            "read",
+                            json!({"paths": ["d/data.txt", "f.txt"], "encoding": "base64"}),
+                        ),
+                        ("search", json!({"pattern": "SECRET", "dir": "d"})),
+                        ("search", json!({"regex": ".", "dir": "f.txt"})),
+                        ("list-folder", json!({"dir": "d"})),
+                    ] {
+                        let response = client.call(method, params);
+                        let text = response.to_string();
+                        assert!(
+                            !text.contains(OUTSIDE_SECRET),
+                            "leaked outside bytes: {text}"
+                        );
+                        assert!(
+                            !text.contains("T1VUU0lERS1TRUNSRVQ"),
+                            "leaked outside bytes (base64): {text}"
+                        );
+                        if response.get("result").is_some() {
+                            ok += 1;
+                        } else {
+                            assert!(
+                                ["C211", "C215"].contains(&code(&response["error"])),
+                                "unexpected: {text}"
+                            );
+                            refused += 1;
+                        }
+                    }
+                }
+                (ok, refused)
+            })
+        })
+        .collect();
+    let counts: Vec<(u32, u32)> = readers.into_iter().map(|r| r.join().unwrap()).collect();
+    stop.store(true, Ordering::Relaxed);
+    let swaps = swapper.join().unwrap();
+    let ok: u32 = counts.iter().map(|c| c.0).sum();
+    let refused: u32 = counts.iter().map(|c| c.1).sum();
+    eprintln!("race: {swaps} swaps, {ok} answered, {refused} refused");
+    assert!(swaps > 100, "the swapper barely ran ({swaps} swaps)");
+    assert!(
+        ok > 0 && refused > 0,
+        "the race was not exercised: {ok} answered, {refused} refused"
+    );
+}
+
+#[test]
+fn a_slow_request_does_not_block_others() {
+    let sandbox = Sandbox::empty();
+    // A sparse 512 MiB file: hashing it for `stat` takes a while, reading a small file does not.
+    let big = std::fs::File::create(sandbox.root.join("big.bin")).unwrap();
+    big.set_len(512 << 20).unwrap();
+    sandbox.write("small.txt", "small\n");
+    let daemon = Daemon::start(&sandbox, &[]);
+    let mut client = daemon.client();
+    client.send_line(&json!({"jsonrpc": "2.0", "id": "slow", "method": "read", "params": {"file": "big.bin", "stat": true}}).to_string());
+    client.send_line(
+        &json!({"jsonrpc": "2.0", "id": "fast", "method": "read", "params": {"file": "small.txt"}})
+            .to_string(),
+    );
+    // A second client is served meanwhile too.
+    let other = daemon.ok("read", json!({"file": "small.txt"}));
+    assert_eq!(other["content"], "small\n");
+    let first = client.recv();
+    assert_eq!(
+        first["id"], "fast",
+        "the fast request waited for the slow one: {first}"
+    );
+    let second = client.recv();
+    assert_eq!(second["id"], "slow");
+    assert_eq!(second["result"]["size"], 512u64 << 20);
+}
+
+#[test]
+fn malformed_frames_get_errors_and_the_connection_survives() {
+    let sandbox = Sandbox::fixture("basic");
+    let daemon = Daemon::start(&sandbox, &[]);
+    let mut client = daemon.client();
+    let cases = [
+        ("this is not json", -32700, Value::Null),
+        ("{\"jsonrpc\": \"2.0\", \"id\": 1", -32700, Value::Null),
+        ("[1, 2, 3]", -32600, Value::Null),
+        ("{}", -32600, Value::Null),
+        (
+            "{\"jsonrpc\": \"1.0\", \"id\": 7, \"method\": \"info\"}",
+            -32600,
+            json!(7),
+        ),
+        (
+            "{\"jsonrpc\": \"2.0\", \"id\": {\"x\": 1}, \"method\": \"info\"}",
+            -32600,
+            Value::Null,
+        ),
+        (
+            "{\"jsonrpc\": \"2.0\", \"id\": 8, \"method\": 42}",
+            -32600,
+            json!(8),
+        ),
+        ("\"just a string\"", -32600, Value::Null),
+    ];
+    for (line, rpc_code, id) in cases {
+        client.send_line(line);
+        let response = client.recv();
+        assert_eq!(response["error"]["code"], rpc_code, "{line}: {response}");
+        assert_eq!(response["id"], id, "{line}: {response}");
+        assert_eq!(code(&response["error"]), "C210", "{line}: {response}");
+    }
+    // A notification (no id) gets no answer; blank lines are ignored; the next request is answered.
+    client.send_line("{\"jsonrpc\": \"2.0\", \"method\": \"info\"}");
+    client.send_line("");
+    client.send_line("   ");
+    let after = client.call("read", json!({"file": "src/main.rs", "head": 1}));
+    assert_eq!(after["result"]["content"], "use std::env;\n");
+}
+
+#[test]
+fn a_100_mb_line_is_dropped_and_the_connection_survives() {
+    let sandbox = Sandbox::fixture("basic");
+    let daemon = Daemon::start(&sandbox, &[]);
+    let mut client = daemon.client();
+    let chunk = vec![b'x'; 1 << 20];
+    for _ in 0..100 {
+        client.stream.write_all(&chunk).unwrap();
+    }
+    client.stream.write_all(b"\n").unwrap();
+    let response = client.recv();
+    assert_eq!(code(&response["error"]), "C213", "{response}");
+    assert!(response["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("frame limit"));
+    let after = client.call("info", json!({}));
+    assert!(after.get("result").is_some());
+    let rss_kb = rss_kb(daemon.child.id());
+    assert!(
+        rss_kb < 100 * 1024,
+        "the daemon held the huge line in memory: RSS {rss_kb} kB"
+    );
+}
+
+fn rss_kb(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmRSS:")).unwrap();
+    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+#[test]
+fn a_client_that_hangs_up_mid_request_harms_nobody() {
+    let sandbox = Sandbox::empty();
+    let big = std::fs::File::create(sandbox.root.join("big.bin")).unwrap();
+    big.set_len(256 << 20).unwrap();
+    let daemon = Daemon::start(&sandbox, &[]);
+    for _ in 0..5 {
+        let mut client = daemon.client();
+        client.send_line(&json!({"jsonrpc": "2.0", "id": 1, "method": "read", "params": {"file": "big.bin", "stat": true}}).to_string());
+        drop(client);
+    }
+    let info = daemon.ok("info", json!({}));
+    assert_eq!(info["roots"][0], json!(sandbox.root));
+}
+
+#[test]
+fn socket_is_private_and_owned_by_one_daemon() {
+    let sandbox = Sandbox::fixture("basic");
+    let daemon = Daemon::start(&sandbox, &[]);
+    let mode = std::fs::metadata(&daemon.socket)
+        .unwrap()
+        .permissions()
+        .mode()
+        & 0o777;
+    assert_eq!(mode, 0o600, "socket mode {mode:o}");
+    let second = Command::new(env!("CARGO_BIN_EXE_coderd"))
+        .args([
+            "--root",
+            sandbox.root.to_str().unwrap(),
+            "--socket",
+            daemon.socket.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(!second.status.success());
+    let stderr = String::from_utf8_lossy(&second.stderr);
+    assert!(stderr.contains("already serving"), "{stderr}");
+    // The first daemon is unharmed.
+    assert!(daemon.call("info", json!({})).get("result").is_some());
+}
+
+#[test]
+fn a_stale_socket_file_is_replaced() {
+    let sandbox = Sandbox::fixture("basic");
+    let socket = sandbox.socket();
+    drop(std::os::unix::net::UnixListener::bind(&socket).unwrap()); // leaves the file behind
+    assert!(socket.exists());
+    let daemon = Daemon::start(&sandbox, &[]);
+    assert!(daemon.call("info", json!({})).get("result").is_some());
+}
+
+#[test]
+fn sigterm_and_shutdown_stop_cleanly() {
+    let sandbox = Sandbox::fixture("basic");
+    let mut daemon = Daemon::start(&sandbox, &[]);
+    rustix::process::kill_process(
+        rustix::process::Pid::from_raw(daemon.child.id() as i32).unwrap(),
+        rustix::process::Signal::TERM,
+    )
+    .unwrap();
+    let status = daemon.child.wait().unwrap();
+    assert!(status.success(), "{status:?}");
+    assert!(!daemon.socket.exists(), "socket left behind after SIGTERM");
+
+    let mut daemon = Daemon::start(&sandbox, &[]);
+    let reply = daemon.ok("shutdown", json!({}));
+    assert_eq!(reply["shutting_down"], true);
+    let status = daemon.child.wait().unwrap();
+    assert!(status.success());
+    assert!(!daemon.socket.exists(), "socket left behind after shutdown");
+}
+
+#[test]
+fn startup_refuses_bad_roots_and_configs() {
+    let sandbox = Sandbox::empty();
+    let run = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_coderd"))
+            .args(args)
+            .arg("--socket")
+            .arg(sandbox.dir.path().join("x.sock"))
+            .output()
+            .unwrap();
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (ok, err) = run(&["--root", "/nonexistent/coderd-test"]);
+    assert!(!ok && err.contains("no usable workspace root"), "{err}");
+    let (ok, err) = run(&[]);
+    assert!(!ok && err.contains("no workspace root"), "{err}");
+    let config = sandbox.dir.path().join("both.yaml");
+    std::fs::write(&config, "base_path: a\nbase_paths: [b]\n").unwrap();
+    let (ok, err) = run(&["--config", config.to_str().unwrap()]);
+    assert!(
+        !ok && err.contains("C210") && err.contains("base_path"),
+        "{err}"
+    );
+    std::fs::write(&config, "max_output_bytes: lots\n").unwrap();
+    let (ok, err) = run(&["--config", config.to_str().unwrap(), "--root", "."]);
+    assert!(!ok && err.contains("max_output_bytes"), "{err}");
+    std::fs::write(&config, "base_paths: [${CODERD_TEST_UNSET_VAR}]\n").unwrap();
+    let (ok, err) = run(&["--config", config.to_str().unwrap()]);
+    assert!(!ok && err.contains("CODERD_TEST_UNSET_VAR"), "{err}");
+}
+
+#[test]
+fn config_base_paths_with_env_vars_and_several_roots() {
+    let sandbox = Sandbox::fixture("basic");
+    let second = sandbox.dir.path().join("second");
+    std::fs::create_dir_all(&second).unwrap();
+    std::fs::write(second.join("other.txt"), "second root\n").unwrap();
+    let config = sandbox.dir.path().join("coderd.yaml");
+    std::fs::write(
+        &config,
+        "base_paths:\n  - ${CODERD_T_WS}\n  - ./second\n  - /nonexistent/skipped\n",
+    )
+    .unwrap();
+    let log = sandbox.dir.path().join("log");
+    let child = Command::new(env!("CARGO_BIN_EXE_coderd"))
+        .env("CODERD_T_WS", &sandbox.root)
+        .args([
+            "--config",
+            config.to_str().unwrap(),
+            "--socket",
+            sandbox.socket().to_str().unwrap(),
+        ])
+        .arg("--log-file")
+        .arg(&log)
+        .spawn()
+        .unwrap();
+    let daemon = Daemon {
+        child,
+        socket: sandbox.socket(),
+        log,
+    };
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while std::os::unix::net::UnixStream::connect(&daemon.socket).is_err() {
+        assert!(Instant::now() < deadline, "{}", daemon.log_text());
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let info = daemon.ok("info", json!({}));
+    assert_eq!(info["roots"], json!([sandbox.root, second]));
+    assert!(daemon
+        .log_text()
+        .contains("skipping root /nonexistent/skipped"));
+    // Relative paths resolve against the primary root; absolute ones may name any root.
+    assert_eq!(
+        daemon.ok("read", json!({"file": "README.md", "head": 1}))["content"],
+        "# Basic fixture\n"
+    );
+    let other = daemon.ok("read", json!({"file": second.join("other.txt")}));
+    assert_eq!(other["content"], "second root\n");
+    let error = daemon.err("read", json!({"file": "other.txt"}));
+    assert_eq!(code(&error), "C211");
+}
+
+fn replace_file(path: &std::path::Path, text: &str) {
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, text).unwrap();
+    std::fs::rename(&tmp, path).unwrap();
+}
+
+fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !done() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn config_hot_reload_applies_budgets_and_refuses_jail_changes() {
+    let sandbox = Sandbox::fixture("basic");
+    let config = sandbox.dir.path().join("coderd.yaml");
+    std::fs::write(&config, "max_output_bytes: 50\n").unwrap();
+    let daemon = Daemon::start(&sandbox, &["--config", config.to_str().unwrap()]);
+    assert_eq!(
+        code(&daemon.err("read", json!({"file": "src/main.rs"}))),
+        "C213"
+    );
+
+    // A budget change applies live.
+    replace_file(&config, "max_output_bytes: 100000\n");
+    wait_until("the new budget", || {
+        daemon
+            .call("read", json!({"file": "src/main.rs"}))
+            .get("result")
+            .is_some()
+    });
+
+    // A jail change is refused (the running jail is kept) while the budgets in the same file apply.
+    replace_file(
+        &config,
+        "max_output_bytes: 100000\nlist_default_page_size: 1\nnon_accessible_globs: []\n",
+    );
+    wait_until("the page size", || {
+        daemon.ok("list-folder", json!({}))["entries"]
+            .as_array()
+            .unwrap()
+            .len()
+            == 1
+    });
+    assert_eq!(code(&daemon.err("read", json!({"file": ".env"}))), "C211");
+    assert!(
+        daemon.log_text().contains("restart coderd to apply"),
+        "{}",
+        daemon.log_text()
+    );
+
+    // An invalid file is rejected and the previous settings stay.
+    replace_file(&config, "max_output_bytes: [not, a, number]\n");
+    wait_until("the rejection", || {
+        daemon.log_text().contains("config reload rejected")
+    });
+    assert_eq!(
+        daemon.ok("list-folder", json!({}))["entries"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+    let info = daemon.ok("info", json!({}));
+    assert_eq!(info["limits"]["max_output_bytes"], 100000);
+}
+
+#[test]
+fn overlong_paths_are_bad_input() {
+    let sandbox = Sandbox::fixture("basic");
+    let daemon = Daemon::start(&sandbox, &[]);
+    let long = "a/".repeat(2100);
+    let error = daemon.err("read", json!({"file": long}));
+    assert_eq!(code(&error), "C210");
+    assert!(
+        error["message"].as_str().unwrap().contains("4096"),
+        "{error}"
+    );
+    let long_name = "n".repeat(300);
+    let error = daemon.err("read", json!({"file": long_name}));
+    assert_eq!(code(&error), "C210", "{error}");
+}
+
+#[test]
+fn search_responses_stay_within_the_byte_budget() {
+    let sandbox = Sandbox::fixture("basic");
+    // Lines full of quotes and backslashes: the worst case for JSON escaping.
+    let nasty: String = (0..3000)
+        .map(|n| format!("needle {n} \"\\\"\\\"\\\" {}\n", "\"".repeat(40)))
+        .collect();
+    sandbox.write("nasty.txt", &nasty);
+    let config = sandbox.dir.path().join("coderd.yaml");
+    std::fs::write(&config, "search_response_budget_bytes: 20000\n").unwrap();
+    let daemon = Daemon::start(&sandbox, &["--config", config.to_str().unwrap()]);
+    for pattern in ["needle", "line", "huge line"] {
+        let result = daemon.ok("search", json!({"pattern": pattern, "max_results": 1000}));
+        let size = result.to_string().len();
+        assert!(
+            result["truncated"] == true,
+            "{pattern}: expected truncation"
+        );
+        assert!(
+            size <= 20000 + 1024,
+            "{pattern}: response of {size} bytes is over the 20000-byte budget"
+        );
+    }
+}
