@@ -1,0 +1,139 @@
+//! The `coder` client as a person uses it: flags, human output, exit codes, auto-start.
+
+mod common;
+
+use common::{Daemon, Sandbox};
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn coder(socket: &Path, cwd: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_coder"))
+        .arg("--socket")
+        .arg(socket)
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .unwrap()
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn subcommands_print_what_a_person_wants() {
+    let sandbox = Sandbox::fixture("basic");
+    let daemon = Daemon::start(&sandbox, &[]);
+    let (s, root) = (&daemon.socket, &sandbox.root);
+
+    let out = coder(s, root, &["read", "--file", "src/main.rs", "--start", "9", "--end", "10"]);
+    assert!(out.status.success());
+    assert_eq!(stdout(&out), "    // TODO: make this faster\n    x * 2\n");
+
+    let out = coder(s, root, &["read", "src/main.rs", "--head", "1", "--numbered"]);
+    assert_eq!(stdout(&out), "     1\tuse std::env;\n");
+
+    // Paths typed in a shell are relative to the shell's folder.
+    let out = coder(s, &root.join("src"), &["read", "lib.rs", "--head", "1"]);
+    assert_eq!(stdout(&out), "pub fn add(a: i32, b: i32) -> i32 {\n", "{}", stderr(&out));
+
+    let out = coder(s, root, &["read", "docs/big.txt"]);
+    assert!(stderr(&out).contains("continue with --start 2001"), "{}", stderr(&out));
+
+    let out = coder(s, root, &["read", "--stat", "src/main.rs"]);
+    assert!(stdout(&out).contains("total_lines: 11"), "{}", stdout(&out));
+
+    let out = coder(s, root, &["search", "hello", "--context", "0"]);
+    let expected = format!(
+        "{r}/src/lib.rs:6:    \"hello world\"\n{r}/src/main.rs:5:    println!(\"hello {{}}\", args.len());\n",
+        r = root.display()
+    );
+    assert_eq!(stdout(&out), expected);
+
+    let out = coder(s, root, &["search", "--pattern", "TODO", "--before", "1", "--after", "0"]);
+    assert_eq!(
+        stdout(&out),
+        format!("{r}/src/main.rs-8-fn helper(x: u32) -> u32 {{\n{r}/src/main.rs:9:    // TODO: make this faster\n", r = root.display())
+    );
+
+    let out = coder(s, root, &["tree", "--depth", "1"]);
+    let text = stdout(&out);
+    assert!(text.starts_with("ws/\n├── .env  [non-accessible]\n"), "{text}");
+    assert!(text.contains("├── node_modules/  [default_exclude]\n"), "{text}");
+    assert!(text.ends_with("└── src/  [depth]\n"), "{text}");
+
+    let out = coder(s, root, &["list-folder", "--dir", "secrets"]);
+    assert!(stdout(&out).contains("token.txt  [non-accessible]"), "{}", stdout(&out));
+}
+
+#[test]
+fn json_call_and_errors() {
+    let sandbox = Sandbox::fixture("basic");
+    let daemon = Daemon::start(&sandbox, &[]);
+    let (s, root) = (&daemon.socket, &sandbox.root);
+
+    let out = coder(s, root, &["--json", "read", "--file", "src/main.rs", "--head", "1"]);
+    let value: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(value["content"], "use std::env;\n");
+    assert_eq!(value["total_lines"], 11);
+
+    let out = coder(s, root, &["call", "read", r#"{"path": "src/lib.rs", "from_line": 1, "to_line": 1}"#]);
+    let value: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(value["content"], "pub fn add(a: i32, b: i32) -> i32 {\n");
+
+    let out = coder(s, root, &["read", "nope.txt"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("error C211"), "{}", stderr(&out));
+
+    let out = coder(s, root, &["read", "../outside/secret.txt"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("C215"), "{}", stderr(&out));
+
+    let out = coder(s, root, &["--json", "read", ".env"]);
+    assert_eq!(out.status.code(), Some(1));
+    let error: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(error["data"]["code"], "C211");
+
+    let out = coder(s, root, &["call", "read", "{not json"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn starts_a_daemon_when_none_answers() {
+    let sandbox = Sandbox::fixture("basic");
+    let runtime = sandbox.dir.path().join("run");
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_coder"))
+            .args(args)
+            .current_dir(sandbox.root.join("src"))
+            .env("XDG_RUNTIME_DIR", &runtime)
+            .env_remove("CODERD_SOCKET")
+            .output()
+            .unwrap()
+    };
+    let out = run(&["--no-start", "info"]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+
+    let out = run(&["--root", sandbox.root.to_str().unwrap(), "read", "main.rs", "--head", "1"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "use std::env;\n");
+
+    // The same workspace finds the same daemon (same default socket).
+    let out = run(&["--root", sandbox.root.to_str().unwrap(), "--json", "info"]);
+    let info: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let socket = info["socket"].as_str().unwrap().to_string();
+    assert!(socket.starts_with(runtime.to_str().unwrap()), "{socket}");
+    assert_eq!(info["primary_root"], serde_json::json!(sandbox.root));
+
+    let out = run(&["--root", sandbox.root.to_str().unwrap(), "shutdown"]);
+    assert!(out.status.success());
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while Path::new(&socket).exists() {
+        assert!(std::time::Instant::now() < deadline, "daemon did not stop");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
