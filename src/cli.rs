@@ -224,10 +224,7 @@ pub fn run(cli: Cli) -> i32 {
     };
     if let Some(error) = response.get("error") {
         if cli.json {
-            println!(
-                "{}",
-                serde_json::to_string_pretty(error).unwrap_or_default()
-            );
+            print_stdout(&serde_json::to_string_pretty(error).unwrap_or_default());
         }
         eprintln!(
             "coder: error {}",
@@ -237,14 +234,16 @@ pub fn run(cli: Cli) -> i32 {
     }
     let result = &response["result"];
     if cli.json || matches!(cli.command, Command::Call { .. } | Command::Info) {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(result).unwrap_or_default()
-        );
+        print_stdout(&serde_json::to_string_pretty(result).unwrap_or_default());
     } else {
         crate::cli::render(&method, result);
     }
     0
+}
+
+/// Prints a line; a closed pipe (`coder ... | head`) is not an error worth a panic.
+fn print_stdout(text: &str) {
+    let _ = writeln!(std::io::stdout().lock(), "{text}");
 }
 
 fn request_for(command: &Command) -> Result<(String, Value), ClientError> {

@@ -114,8 +114,9 @@ impl Config {
             Error::bad_input(format!("config {}: {msg}", path.display()))
                 .with_recovery("fix the file; see the README config reference")
         };
-        let text = expand_env(&raw).map_err(fail)?;
-        let value = parse(&text, path.extension().is_some_and(|e| e == "toml")).map_err(fail)?;
+        let mut value = parse(&raw, path.extension().is_some_and(|e| e == "toml")).map_err(fail)?;
+        // Expanded in string values only, after parsing, so a `${...}` in a comment is just text.
+        expand_strings(&mut value).map_err(fail)?;
         let base_dir = path.parent().unwrap_or(Path::new("."));
         Config::from_value(value, base_dir).map_err(|e| fail(e.message))
     }
@@ -217,6 +218,16 @@ impl Limits {
         }
         Ok(())
     }
+}
+
+fn expand_strings(value: &mut serde_json::Value) -> std::result::Result<(), String> {
+    match value {
+        serde_json::Value::String(s) => *s = expand_env(s)?,
+        serde_json::Value::Array(items) => items.iter_mut().try_for_each(expand_strings)?,
+        serde_json::Value::Object(map) => map.values_mut().try_for_each(expand_strings)?,
+        _ => {}
+    }
+    Ok(())
 }
 
 /// Expands `${VAR}` from the environment; an unset variable is an error rather than a silent "".
