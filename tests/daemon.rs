@@ -311,7 +311,7 @@ fn startup_refuses_bad_roots_and_configs() {
     std::fs::write(&config, "max_output_bytes: lots\n").unwrap();
     let (ok, err) = run(&["--config", config.to_str().unwrap(), "--root", "."]);
     assert!(!ok && err.contains("max_output_bytes"), "{err}");
-    std::fs::write(&config, "base_paths: [${CODERD_TEST_UNSET_VAR}]\n").unwrap();
+    std::fs::write(&config, "base_paths: [\"${CODERD_TEST_UNSET_VAR}\"]\n").unwrap();
     let (ok, err) = run(&["--config", config.to_str().unwrap()]);
     assert!(!ok && err.contains("CODERD_TEST_UNSET_VAR"), "{err}");
 }
