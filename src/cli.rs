@@ -510,8 +510,10 @@ fn render_tree(
     top: bool,
 ) -> std::io::Result<()> {
     let mut label = plain(&node["name"]);
-    if node["kind"] == "dir" {
-        label.push('/');
+    match node["kind"].as_str() {
+        Some("dir") => label.push('/'),
+        Some("symlink") => label.push('@'),
+        _ => {}
     }
     if node["non_accessible"] == true {
         label.push_str("  [non-accessible]");

@@ -169,20 +169,26 @@ impl TreeWalk<'_> {
             .require_git(false)
             .follow_links(false)
             .sort_by_file_name(|a, b| a.cmp(b));
-        let jail_root = self.jail.roots()[self.dir.root].path.clone();
+        // Request globs match below the tree's folder; the jail's noise globs below the root.
+        let (tree_dir, jail_root) = (
+            self.dir.abs.clone(),
+            self.jail.roots()[self.dir.root].path.clone(),
+        );
         let exclude = self.exclude.clone();
         let defaults = self.default_excludes;
         let noise = self.jail.default_excludes();
         builder.filter_entry(move |entry| {
-            let rel = entry
-                .path()
-                .strip_prefix(&jail_root)
-                .unwrap_or(entry.path());
-            if exclude.as_ref().is_some_and(|set| globs::hit(set, rel)) {
+            let path = entry.path();
+            let below_dir = path.strip_prefix(&tree_dir).unwrap_or(path);
+            if exclude
+                .as_ref()
+                .is_some_and(|set| globs::hit(set, below_dir))
+            {
                 return false;
             }
             let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
-            if defaults && entry.depth() > 0 && globs::hit(&noise, rel) {
+            let below_root = path.strip_prefix(&jail_root).unwrap_or(path);
+            if defaults && entry.depth() > 0 && globs::hit(&noise, below_root) {
                 if is_dir {
                     stubs
                         .lock()
