@@ -354,9 +354,19 @@ async fn dispatch(state: Arc<State>, request: protocol::Request) -> Result<Value
         return Ok(json!({"shutting_down": true}));
     }
     let method = request.method.clone();
-    let task =
-        tokio::task::spawn_blocking(move || call_method(&state, &request.method, request.params));
-    match task.await {
+    run_blocking(&method, move || {
+        call_method(&state, &request.method, request.params)
+    })
+    .await
+}
+
+/// Runs a handler on the blocking pool (file I/O is synchronous). A panic in it becomes a C216
+/// answer and a log line; the daemon keeps serving.
+async fn run_blocking<F>(method: &str, handler: F) -> Result<Value>
+where
+    F: FnOnce() -> Result<Value> + Send + 'static,
+{
+    match tokio::task::spawn_blocking(handler).await {
         Ok(result) => result,
         Err(join) => {
             let why = panic_message(join);
@@ -426,4 +436,38 @@ fn info(state: &State, limits: &Limits) -> Value {
         "languages": [],
         "language_servers": [],
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_panicking_handler_becomes_c216() {
+        let error = run_blocking("read", || panic!("boom")).await.unwrap_err();
+        assert_eq!(error.code.as_str(), "C216");
+        assert!(
+            error.message.contains("`read`") && error.message.contains("boom"),
+            "{error}"
+        );
+        let fine = run_blocking("info", || Ok(json!({"ok": true})))
+            .await
+            .unwrap();
+        assert_eq!(fine["ok"], true);
+    }
+
+    #[tokio::test]
+    async fn frames_over_the_limit_are_skipped_to_their_newline() {
+        let input: &[u8] = b"short\nxxxxxxxxxxxxxxxxxxxx\nafter\nlast-without-newline";
+        let mut reader = tokio::io::BufReader::with_capacity(4, input);
+        let mut frames = Vec::new();
+        loop {
+            match next_frame(&mut reader, 8).await.unwrap() {
+                Frame::Line(l) => frames.push(String::from_utf8(l).unwrap()),
+                Frame::TooLong(n) => frames.push(format!("too long: {n}")),
+                Frame::Eof => break,
+            }
+        }
+        assert_eq!(frames, ["short", "too long: 20", "after", "too long: 20"]);
+    }
 }
