@@ -30,19 +30,44 @@ fn subcommands_print_what_a_person_wants() {
     let daemon = Daemon::start(&sandbox, &[]);
     let (s, root) = (&daemon.socket, &sandbox.root);
 
-    let out = coder(s, root, &["read", "--file", "src/main.rs", "--start", "9", "--end", "10"]);
+    let out = coder(
+        s,
+        root,
+        &[
+            "read",
+            "--file",
+            "src/main.rs",
+            "--start",
+            "9",
+            "--end",
+            "10",
+        ],
+    );
     assert!(out.status.success());
     assert_eq!(stdout(&out), "    // TODO: make this faster\n    x * 2\n");
 
-    let out = coder(s, root, &["read", "src/main.rs", "--head", "1", "--numbered"]);
+    let out = coder(
+        s,
+        root,
+        &["read", "src/main.rs", "--head", "1", "--numbered"],
+    );
     assert_eq!(stdout(&out), "     1\tuse std::env;\n");
 
     // Paths typed in a shell are relative to the shell's folder.
     let out = coder(s, &root.join("src"), &["read", "lib.rs", "--head", "1"]);
-    assert_eq!(stdout(&out), "pub fn add(a: i32, b: i32) -> i32 {\n", "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out),
+        "pub fn add(a: i32, b: i32) -> i32 {\n",
+        "{}",
+        stderr(&out)
+    );
 
     let out = coder(s, root, &["read", "docs/big.txt"]);
-    assert!(stderr(&out).contains("continue with --start 2001"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("continue with --start 2001"),
+        "{}",
+        stderr(&out)
+    );
 
     let out = coder(s, root, &["read", "--stat", "src/main.rs"]);
     assert!(stdout(&out).contains("total_lines: 11"), "{}", stdout(&out));
@@ -54,7 +79,19 @@ fn subcommands_print_what_a_person_wants() {
     );
     assert_eq!(stdout(&out), expected);
 
-    let out = coder(s, root, &["search", "--pattern", "TODO", "--before", "1", "--after", "0"]);
+    let out = coder(
+        s,
+        root,
+        &[
+            "search",
+            "--pattern",
+            "TODO",
+            "--before",
+            "1",
+            "--after",
+            "0",
+        ],
+    );
     assert_eq!(
         stdout(&out),
         format!("{r}/src/main.rs-8-fn helper(x: u32) -> u32 {{\n{r}/src/main.rs:9:    // TODO: make this faster\n", r = root.display())
@@ -62,12 +99,22 @@ fn subcommands_print_what_a_person_wants() {
 
     let out = coder(s, root, &["tree", "--depth", "1"]);
     let text = stdout(&out);
-    assert!(text.starts_with("ws/\n├── .env  [non-accessible]\n"), "{text}");
-    assert!(text.contains("├── node_modules/  [default_exclude]\n"), "{text}");
+    assert!(
+        text.starts_with("ws/\n├── .env  [non-accessible]\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("├── node_modules/  [default_exclude]\n"),
+        "{text}"
+    );
     assert!(text.ends_with("└── src/  [depth]\n"), "{text}");
 
     let out = coder(s, root, &["list-folder", "--dir", "secrets"]);
-    assert!(stdout(&out).contains("token.txt  [non-accessible]"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("token.txt  [non-accessible]"),
+        "{}",
+        stdout(&out)
+    );
 }
 
 #[test]
@@ -76,12 +123,24 @@ fn json_call_and_errors() {
     let daemon = Daemon::start(&sandbox, &[]);
     let (s, root) = (&daemon.socket, &sandbox.root);
 
-    let out = coder(s, root, &["--json", "read", "--file", "src/main.rs", "--head", "1"]);
+    let out = coder(
+        s,
+        root,
+        &["--json", "read", "--file", "src/main.rs", "--head", "1"],
+    );
     let value: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(value["content"], "use std::env;\n");
     assert_eq!(value["total_lines"], 11);
 
-    let out = coder(s, root, &["call", "read", r#"{"path": "src/lib.rs", "from_line": 1, "to_line": 1}"#]);
+    let out = coder(
+        s,
+        root,
+        &[
+            "call",
+            "read",
+            r#"{"path": "src/lib.rs", "from_line": 1, "to_line": 1}"#,
+        ],
+    );
     let value: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(value["content"], "pub fn add(a: i32, b: i32) -> i32 {\n");
 
@@ -118,7 +177,14 @@ fn starts_a_daemon_when_none_answers() {
     let out = run(&["--no-start", "info"]);
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
 
-    let out = run(&["--root", sandbox.root.to_str().unwrap(), "read", "main.rs", "--head", "1"]);
+    let out = run(&[
+        "--root",
+        sandbox.root.to_str().unwrap(),
+        "read",
+        "main.rs",
+        "--head",
+        "1",
+    ]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(stdout(&out), "use std::env;\n");
 
