@@ -129,7 +129,11 @@ fn fresh(o: &Options) -> (Vec<Duration>, Vec<Duration>, Value) {
 
 fn main() {
     let o = parse_args();
-    let (times, ready, last) = if o.fresh_daemon { fresh(&o) } else { steady(&o) };
+    let (times, ready, last) = if o.fresh_daemon {
+        fresh(&o)
+    } else {
+        steady(&o)
+    };
     let mut sorted = times.clone();
     sorted.sort_unstable();
     // Only the scalar fields: enough to check what was searched, small enough for one line.

@@ -90,7 +90,10 @@ impl Daemon {
             }
             if Instant::now() > deadline {
                 let _ = child.kill();
-                fail(&format!("coderd did not listen on {} within 10 s", socket.display()));
+                fail(&format!(
+                    "coderd did not listen on {} within 10 s",
+                    socket.display()
+                ));
             }
             std::thread::sleep(Duration::from_millis(2));
         }
