@@ -1,7 +1,8 @@
 //! `read`: line windows, head/tail, byte caps, base64, stat probes and batch reads.
 //!
 //! Files are streamed through a buffered reader: a window of 50 lines out of a 1 GB file reads up to
-//! those lines and no further (the total line count is only taken for files up to `COUNT_LIMIT`).
+//! those lines and no further. `total_lines` comes from a per-daemon cache of line counts, taken on
+//! first sight for files up to `COUNT_LIMIT` (and always for `tail`).
 
 use crate::config::Limits;
 use crate::error::{Error, Result};
@@ -11,9 +12,11 @@ use base64::Engine;
 use serde::Deserialize;
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
+use std::collections::HashMap;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
-use std::os::unix::fs::FileExt;
+use std::os::unix::fs::{FileExt, MetadataExt};
+use std::sync::Mutex;
 
 /// A read without a range returns at most this many lines, with a `next_start` to continue.
 pub const UNRANGED_LINE_CAP: u64 = 2000;
@@ -62,7 +65,68 @@ pub enum BatchItem {
     Spec(ReadParams),
 }
 
-pub fn handle(jail: &Jail, limits: &Limits, params: Value) -> Result<Value> {
+/// Line counts of files already seen. A daemon reads the same files again and again, and counting
+/// the lines of a 30 MB file costs milliseconds; a count is reused while the file's identity, size,
+/// mtime and ctime are unchanged.
+#[derive(Default)]
+pub struct LineCounts {
+    seen: Mutex<HashMap<(u64, u64), (FileVersion, u64)>>,
+}
+
+type FileVersion = (u64, i64, i64, i64, i64);
+/// Entries kept before the cache starts over (each is a few dozen bytes).
+const LINE_COUNT_ENTRIES: usize = 4096;
+
+impl LineCounts {
+    /// The file's line count, from the cache or by counting (and caching) it.
+    fn total(&self, file: &File) -> io::Result<u64> {
+        let meta = file.metadata()?;
+        let key = (meta.dev(), meta.ino());
+        let version = (
+            meta.size(),
+            meta.mtime(),
+            meta.mtime_nsec(),
+            meta.ctime(),
+            meta.ctime_nsec(),
+        );
+        let mut seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((v, count)) = seen.get(&key) {
+            if *v == version {
+                return Ok(*count);
+            }
+        }
+        drop(seen);
+        let count = count_lines(file)?;
+        seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
+        if seen.len() >= LINE_COUNT_ENTRIES {
+            seen.clear();
+        }
+        seen.insert(key, (version, count));
+        Ok(count)
+    }
+
+    /// The count when it is cached or cheap to take (files up to `COUNT_LIMIT`).
+    fn total_if_cheap(&self, file: &File, size: u64) -> io::Result<Option<u64>> {
+        if size <= COUNT_LIMIT {
+            return self.total(file).map(Some);
+        }
+        let meta = file.metadata()?;
+        let seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
+        let version = (
+            meta.size(),
+            meta.mtime(),
+            meta.mtime_nsec(),
+            meta.ctime(),
+            meta.ctime_nsec(),
+        );
+        Ok(seen
+            .get(&(meta.dev(), meta.ino()))
+            .filter(|(v, _)| *v == version)
+            .map(|(_, count)| *count))
+    }
+}
+
+pub fn handle(jail: &Jail, limits: &Limits, counts: &LineCounts, params: Value) -> Result<Value> {
     let p: ReadParams = parse_params("read", params)?;
     match (&p.file, &p.paths) {
         (Some(_), Some(_)) => Err(Error::bad_input("give either `file` or `paths`, not both")),
@@ -70,8 +134,8 @@ pub fn handle(jail: &Jail, limits: &Limits, params: Value) -> Result<Value> {
             Error::bad_input("missing field `file` (or `paths` for a batch read)")
                 .with_recovery(r#"{"file": "src/main.rs", "start": 1, "end": 50}"#),
         ),
-        (Some(file), None) => read_one(jail, limits, file, &p, None),
-        (None, Some(items)) => read_batch(jail, limits, &p, items),
+        (Some(file), None) => read_one(jail, limits, counts, file, &p, None),
+        (None, Some(items)) => read_batch(jail, limits, counts, &p, items),
     }
 }
 
@@ -79,6 +143,7 @@ pub fn handle(jail: &Jail, limits: &Limits, params: Value) -> Result<Value> {
 fn read_one(
     jail: &Jail,
     limits: &Limits,
+    counts: &LineCounts,
     file: &str,
     p: &ReadParams,
     budget: Option<u64>,
@@ -113,15 +178,20 @@ fn read_one(
         ))
         .with_data("size", size));
     }
-    let range = choose_range(&handle, &resolved, file, size, p, limits)?;
+    let io_err = |e: io::Error| Error::from_io(&e, &resolved.abs);
+    let total = match p.tail {
+        Some(_) => Some(counts.total(&handle).map_err(io_err)?),
+        None => counts.total_if_cheap(&handle, size).map_err(io_err)?,
+    };
+    let range = choose_range(&resolved, file, size, total, p, limits)?;
     let window = read_window(
         &handle,
         &range,
         cap as usize,
-        size <= COUNT_LIMIT,
+        total,
         p.numbered == Some(true),
     )
-    .map_err(|e| Error::from_io(&e, &resolved.abs))?;
+    .map_err(io_err)?;
     if window.past_end(range.start) {
         return Err(past_end_error(file, range.start, window.lines_seen));
     }
@@ -181,10 +251,10 @@ struct LineRange {
 }
 
 fn choose_range(
-    handle: &File,
     resolved: &Resolved,
     file: &str,
     size: u64,
+    total: Option<u64>,
     p: &ReadParams,
     limits: &Limits,
 ) -> Result<LineRange> {
@@ -203,9 +273,8 @@ fn choose_range(
         });
     }
     if let Some(n) = p.tail {
-        let total = count_lines(handle).map_err(|e| Error::from_io(&e, &resolved.abs))?;
         return Ok(LineRange {
-            start: total.saturating_sub(n) + 1,
+            start: total.unwrap_or(0).saturating_sub(n) + 1,
             end: None,
             capped: false,
         });
@@ -214,10 +283,10 @@ fn choose_range(
     // oversized file is refused with the calls that would work.
     if p.max_bytes.is_none() && size > limits.max_output_bytes {
         return Err(oversize_error(
-            handle,
             resolved,
             file,
             size,
+            total,
             limits.max_output_bytes,
         ));
     }
@@ -229,17 +298,12 @@ fn choose_range(
 }
 
 fn oversize_error(
-    handle: &File,
     resolved: &Resolved,
     file: &str,
     size: u64,
+    total: Option<u64>,
     max_output: u64,
 ) -> Error {
-    let total = if size <= COUNT_LIMIT {
-        count_lines(handle).ok()
-    } else {
-        None
-    };
     // Lines that fit in the output budget at this file's average line length.
     let fit = total.map_or(200, |t| {
         (t.saturating_mul(max_output) / size.max(1)).clamp(1, UNRANGED_LINE_CAP)
@@ -455,7 +519,7 @@ fn read_window(
     file: &File,
     range: &LineRange,
     cap: usize,
-    count_total: bool,
+    known_total: Option<u64>,
     numbered: bool,
 ) -> io::Result<Window> {
     let mut lines = Lines::new(file)?;
@@ -509,10 +573,8 @@ fn read_window(
     let last = cut_before.map_or(lines.next - 1, |n| n - 1);
     let total = if at_eof {
         Some(lines.next - 1)
-    } else if count_total {
-        Some(lines.next - 1 + lines.count_rest()?)
     } else {
-        None
+        known_total
     };
     Ok(Window {
         text,
@@ -613,6 +675,7 @@ fn read_base64(
 fn read_batch(
     jail: &Jail,
     limits: &Limits,
+    counts: &LineCounts,
     shared: &ReadParams,
     items: &[BatchItem],
 ) -> Result<Value> {
@@ -637,7 +700,7 @@ fn read_batch(
             }));
             continue;
         }
-        match read_one(jail, limits, &file, &spec, Some(remaining)) {
+        match read_one(jail, limits, counts, &file, &spec, Some(remaining)) {
             Ok(value) => {
                 used += value["content"].as_str().map_or(0, |c| c.len() as u64);
                 results.push(value);

@@ -476,3 +476,21 @@ fn search_responses_stay_within_the_byte_budget() {
         );
     }
 }
+
+#[test]
+fn line_counts_follow_file_changes() {
+    let sandbox = Sandbox::empty();
+    sandbox.write("f.txt", "aaaa\n");
+    let daemon = Daemon::start(&sandbox, &[]);
+    let total = |params: Value| daemon.ok("read", params)["total_lines"].clone();
+    assert_eq!(total(json!({"file": "f.txt", "head": 1})), 1);
+    // Same size, same second, other line count: the cached count must not be reused.
+    sandbox.write("f.txt", "a\na\na");
+    assert_eq!(total(json!({"file": "f.txt", "head": 1})), 3);
+    sandbox.write("f.txt", &"line\n".repeat(40));
+    assert_eq!(total(json!({"file": "f.txt", "tail": 2})), 40);
+    assert_eq!(
+        daemon.ok("read", json!({"file": "f.txt", "tail": 2}))["start"],
+        39
+    );
+}
