@@ -177,6 +177,28 @@ impl Jail {
         self.locate(&normal).map(|r| r.rel)
     }
 
+    /// A walker over a resolved folder with the workspace's walking policy: symlinks are listed,
+    /// never followed; ignore files (`.gitignore`, `.ignore`, `.git/info/exclude`, also outside a
+    /// git repository, never the user's global one) apply when `gitignore` is set.
+    pub fn walk_builder(
+        &self,
+        dir: &Resolved,
+        gitignore: bool,
+        hidden: bool,
+    ) -> ignore::WalkBuilder {
+        let mut builder = ignore::WalkBuilder::new(&dir.abs);
+        builder
+            .hidden(!hidden)
+            .git_ignore(gitignore)
+            .git_exclude(gitignore)
+            .ignore(gitignore)
+            .parents(gitignore)
+            .git_global(false)
+            .require_git(false)
+            .follow_links(false);
+        builder
+    }
+
     /// A copy of the default-exclude matcher, for walkers that need to own it.
     pub fn default_excludes(&self) -> GlobSet {
         self.excludes.clone()

@@ -157,17 +157,11 @@ impl TreeWalk<'_> {
     }
 
     fn walker(&self, stubs: Arc<Mutex<Vec<PathBuf>>>) -> ignore::Walk {
-        let mut builder = ignore::WalkBuilder::new(&self.dir.abs);
+        let mut builder = self
+            .jail
+            .walk_builder(self.dir, self.gitignore, self.hidden);
         builder
             .max_depth(Some(self.depth))
-            .hidden(!self.hidden)
-            .git_ignore(self.gitignore)
-            .git_exclude(self.gitignore)
-            .ignore(self.gitignore)
-            .parents(self.gitignore)
-            .git_global(false)
-            .require_git(false)
-            .follow_links(false)
             .sort_by_file_name(|a, b| a.cmp(b));
         // Request globs match below the tree's folder; the jail's noise globs below the root.
         let (tree_dir, jail_root) = (

@@ -12,7 +12,7 @@ use crate::protocol::parse_params;
 use grep_matcher::Matcher;
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
-use ignore::{WalkBuilder, WalkState};
+use ignore::WalkState;
 use serde::Deserialize;
 use serde_json::{json, Value};
 use std::path::Path;
@@ -233,18 +233,8 @@ fn build_walker(jail: &Jail, dir: &Resolved, p: &SearchParams) -> Result<ignore:
     let overrides = overrides
         .build()
         .map_err(|e| Error::bad_input(format!("`glob`: {e}")))?;
-    let gitignore = p.gitignore.unwrap_or(true);
-    let mut builder = WalkBuilder::new(&dir.abs);
-    builder
-        .overrides(overrides)
-        .hidden(!p.hidden.unwrap_or(true))
-        .git_ignore(gitignore)
-        .git_exclude(gitignore)
-        .ignore(gitignore)
-        .parents(gitignore)
-        .git_global(false)
-        .require_git(false)
-        .follow_links(false);
+    let mut builder = jail.walk_builder(dir, p.gitignore.unwrap_or(true), p.hidden.unwrap_or(true));
+    builder.overrides(overrides);
     if p.use_default_excludes.unwrap_or(true) {
         let noise = jail.default_excludes();
         let root = jail.roots()[dir.root].path.clone();
