@@ -62,86 +62,63 @@ pub enum Command {
 pub struct ReadArgs {
     /// The file (also accepted positionally).
     #[arg(long)]
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub file: Option<String>,
     #[arg(conflicts_with = "file")]
     #[serde(skip)]
     pub path: Option<String>,
     #[arg(long)]
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub start: Option<u64>,
     #[arg(long)]
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub end: Option<u64>,
     #[arg(long)]
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub head: Option<u64>,
     #[arg(long)]
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub tail: Option<u64>,
     #[arg(long)]
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub max_bytes: Option<u64>,
     /// text or base64.
     #[arg(long)]
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub encoding: Option<String>,
     #[arg(long)]
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub numbered: bool,
     #[arg(long)]
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub stat: bool,
     #[arg(long)]
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub offset: Option<u64>,
     #[arg(long)]
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub length: Option<u64>,
     /// Batch mode: read several files under one budget.
     #[arg(long, num_args = 1..)]
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub paths: Vec<String>,
 }
 
 #[derive(Args, Debug, Serialize)]
 pub struct TreeArgs {
     #[arg(long)]
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub dir: Option<String>,
     #[arg(long)]
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub glob: Vec<String>,
     #[arg(long)]
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub max_entries: Option<usize>,
     #[arg(long)]
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub depth: Option<usize>,
     #[arg(long)]
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub exclude: Vec<String>,
     #[arg(long)]
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub use_default_excludes: Option<bool>,
     #[arg(long)]
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub gitignore: Option<bool>,
     #[arg(long)]
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub hidden: Option<bool>,
 }
 
 #[derive(Args, Debug, Serialize)]
 pub struct ListArgs {
     #[arg(long)]
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub dir: Option<String>,
     #[arg(long)]
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub page_size: Option<usize>,
     #[arg(long)]
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub cursor: Option<String>,
 }
 
@@ -149,57 +126,41 @@ pub struct ListArgs {
 pub struct SearchArgs {
     /// The text (or, with --regex, the regex) to look for.
     #[arg(long)]
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub pattern: Option<String>,
     #[arg(conflicts_with = "pattern")]
     #[serde(skip)]
     pub positional: Option<String>,
     #[arg(long)]
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub regex: bool,
     #[arg(long)]
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub dir: Option<String>,
     #[arg(long)]
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub glob: Vec<String>,
     #[arg(long)]
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub exclude: Vec<String>,
     /// sensitive, insensitive or smart.
     #[arg(long)]
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub case: Option<String>,
     #[arg(long)]
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub word: bool,
     #[arg(long)]
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub max_results: Option<usize>,
     #[arg(long)]
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub context: Option<usize>,
     #[arg(long)]
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub before: Option<usize>,
     #[arg(long)]
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub after: Option<usize>,
     #[arg(long)]
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub paths_only: bool,
     /// content (default) or paths.
     #[arg(long)]
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub target: Option<String>,
     #[arg(long)]
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub max_line_bytes: Option<usize>,
     #[arg(long)]
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub gitignore: Option<bool>,
     #[arg(long)]
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub hidden: Option<bool>,
 }
 
@@ -286,8 +247,13 @@ mod erased {
         fn to_value(&self) -> Value;
     }
     impl<T: serde::Serialize> Serializable for T {
+        /// Flags left unset (null, or an empty list) are not sent, so the daemon's defaults apply.
         fn to_value(&self) -> Value {
-            serde_json::to_value(self).unwrap_or_default()
+            let mut value = serde_json::to_value(self).unwrap_or_default();
+            if let Value::Object(map) = &mut value {
+                map.retain(|_, v| !v.is_null() && v.as_array().is_none_or(|a| !a.is_empty()));
+            }
+            value
         }
     }
 }

@@ -81,27 +81,15 @@ impl LineCounts {
     /// The file's line count, from the cache or by counting (and caching) it.
     fn total(&self, file: &File) -> io::Result<u64> {
         let meta = file.metadata()?;
-        let key = (meta.dev(), meta.ino());
-        let version = (
-            meta.size(),
-            meta.mtime(),
-            meta.mtime_nsec(),
-            meta.ctime(),
-            meta.ctime_nsec(),
-        );
-        let mut seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((v, count)) = seen.get(&key) {
-            if *v == version {
-                return Ok(*count);
-            }
+        if let Some(count) = self.cached(&meta) {
+            return Ok(count);
         }
-        drop(seen);
         let count = count_lines(file)?;
-        seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
+        let mut seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
         if seen.len() >= LINE_COUNT_ENTRIES {
             seen.clear();
         }
-        seen.insert(key, (version, count));
+        seen.insert(identity(&meta), (version(&meta), count));
         Ok(count)
     }
 
@@ -110,20 +98,29 @@ impl LineCounts {
         if size <= COUNT_LIMIT {
             return self.total(file).map(Some);
         }
-        let meta = file.metadata()?;
-        let seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
-        let version = (
-            meta.size(),
-            meta.mtime(),
-            meta.mtime_nsec(),
-            meta.ctime(),
-            meta.ctime_nsec(),
-        );
-        Ok(seen
-            .get(&(meta.dev(), meta.ino()))
-            .filter(|(v, _)| *v == version)
-            .map(|(_, count)| *count))
+        Ok(self.cached(&file.metadata()?))
     }
+
+    fn cached(&self, meta: &std::fs::Metadata) -> Option<u64> {
+        let seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
+        seen.get(&identity(meta))
+            .filter(|(v, _)| *v == version(meta))
+            .map(|(_, count)| *count)
+    }
+}
+
+fn identity(meta: &std::fs::Metadata) -> (u64, u64) {
+    (meta.dev(), meta.ino())
+}
+
+fn version(meta: &std::fs::Metadata) -> FileVersion {
+    (
+        meta.size(),
+        meta.mtime(),
+        meta.mtime_nsec(),
+        meta.ctime(),
+        meta.ctime_nsec(),
+    )
 }
 
 pub fn handle(jail: &Jail, limits: &Limits, counts: &LineCounts, params: Value) -> Result<Value> {
