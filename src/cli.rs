@@ -321,21 +321,41 @@ fn connect(cli: &Cli) -> Result<UnixStream, ClientError> {
             socket.display()
         )));
     }
-    start_daemon(&roots, &socket)?;
-    let deadline = Instant::now() + START_TIMEOUT;
+    let mut child = start_daemon(&roots, &socket)?;
+    let mut deadline = Instant::now() + START_TIMEOUT;
+    let mut exited = false;
     loop {
         match UnixStream::connect(&socket) {
             Ok(stream) => return Ok(stream),
             Err(e) if Instant::now() > deadline => {
+                let why = if exited {
+                    "coderd exited"
+                } else {
+                    "coderd does not answer"
+                };
                 return Err(ClientError(format!(
-                    "started coderd but it does not answer on {}: {e}; see {}",
+                    "{why} on {}: {e}\n{}",
                     socket.display(),
-                    log_path(&socket).display()
-                )))
+                    log_tail(&log_path(&socket))
+                )));
             }
             Err(_) => std::thread::sleep(Duration::from_millis(20)),
         }
+        // A daemon that exits lost a start race (another one will answer) or could not start:
+        // wait a moment for the other one, not the whole timeout.
+        if !exited && child.try_wait().ok().flatten().is_some() {
+            exited = true;
+            deadline = deadline.min(Instant::now() + Duration::from_secs(1));
+        }
     }
+}
+
+/// The last lines of the daemon's log, for a start that failed.
+fn log_tail(log: &Path) -> String {
+    let text = std::fs::read_to_string(log).unwrap_or_default();
+    let lines: Vec<&str> = text.lines().collect();
+    let tail = lines[lines.len().saturating_sub(5)..].join("\n");
+    format!("last lines of {}:\n{tail}", log.display())
 }
 
 fn log_path(socket: &Path) -> PathBuf {
@@ -343,7 +363,7 @@ fn log_path(socket: &Path) -> PathBuf {
 }
 
 /// Starts `coderd` detached (its own process group, output to a log file beside the socket).
-fn start_daemon(roots: &[PathBuf], socket: &Path) -> Result<(), ClientError> {
+fn start_daemon(roots: &[PathBuf], socket: &Path) -> Result<std::process::Child, ClientError> {
     use std::os::unix::process::CommandExt;
     let exe = std::env::current_exe()
         .ok()
@@ -351,7 +371,7 @@ fn start_daemon(roots: &[PathBuf], socket: &Path) -> Result<(), ClientError> {
         .filter(|p| p.exists())
         .unwrap_or_else(|| PathBuf::from("coderd"));
     if let Some(dir) = socket.parent() {
-        let _ = std::fs::create_dir_all(dir);
+        let _ = crate::protocol::create_private_dir(dir);
     }
     let log = std::fs::OpenOptions::new()
         .create(true)
@@ -374,8 +394,7 @@ fn start_daemon(roots: &[PathBuf], socket: &Path) -> Result<(), ClientError> {
         .stderr(log)
         .process_group(0);
     cmd.spawn()
-        .map_err(|e| ClientError(format!("cannot start {}: {e}", exe.display())))?;
-    Ok(())
+        .map_err(|e| ClientError(format!("cannot start {}: {e}", exe.display())))
 }
 
 fn send(stream: UnixStream, method: &str, params: Value) -> Result<Value, ClientError> {

@@ -134,3 +134,12 @@ pub fn default_socket_path(primary_root: &Path) -> PathBuf {
     };
     base.join(format!("{tag}.sock"))
 }
+
+/// Creates the socket's folder (and parents) readable by this user only.
+pub fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+}

@@ -161,7 +161,7 @@ fn bind(socket: &Path) -> Result<(UnixListener, OwnedFd)> {
     use rustix::fs::{flock, FlockOperation, Mode, OFlags};
     let io = |what: &str, e: std::io::Error| Error::io(format!("{what} {}: {e}", socket.display()));
     if let Some(dir) = socket.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| io("creating the folder of", e))?;
+        protocol::create_private_dir(dir).map_err(|e| io("creating the folder of", e))?;
     }
     let lock = rustix::fs::open(
         lock_path(socket),

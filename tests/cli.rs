@@ -174,6 +174,21 @@ fn starts_a_daemon_when_none_answers() {
             .output()
             .unwrap()
     };
+    // A daemon that cannot start is reported at once, with its log.
+    let started = std::time::Instant::now();
+    let out = run(&["--root", "/nonexistent/coderd-cli-test", "info"]);
+    assert_eq!(out.status.code(), Some(3));
+    assert!(
+        stderr(&out).contains("no usable workspace root"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+
     let out = run(&["--no-start", "info"]);
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
 
@@ -193,6 +208,13 @@ fn starts_a_daemon_when_none_answers() {
     let info: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let socket = info["socket"].as_str().unwrap().to_string();
     assert!(socket.starts_with(runtime.to_str().unwrap()), "{socket}");
+    use std::os::unix::fs::PermissionsExt;
+    let folder = std::fs::metadata(Path::new(&socket).parent().unwrap()).unwrap();
+    assert_eq!(
+        folder.permissions().mode() & 0o777,
+        0o700,
+        "the socket's folder is not private"
+    );
     assert_eq!(info["primary_root"], serde_json::json!(sandbox.root));
 
     let out = run(&["--root", sandbox.root.to_str().unwrap(), "shutdown"]);
