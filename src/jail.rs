@@ -122,14 +122,23 @@ impl Jail {
             .ok_or_else(|| self.outside_error(field, wire, &real))
     }
 
-    /// The metadata of a resolved path that must exist (C211 otherwise).
-    /// Taken through a handle opened beneath the root, so a swap race cannot make it describe
-    /// something outside.
+    /// The metadata of a resolved path that must exist (C211 otherwise). Taken through a handle
+    /// opened beneath the root, so a swap race cannot make it describe something outside (C215).
     pub fn metadata(&self, resolved: &Resolved) -> Result<std::fs::Metadata> {
         let handle = File::from(self.open_beneath(resolved, OFlags::PATH)?);
         handle
             .metadata()
             .map_err(|e| Error::from_io(&e, &resolved.abs))
+    }
+
+    /// Whether an entry a walker listed by path is really inside the jail right now (a symlink
+    /// entry counts as itself). Walkers list folders by path, so under a symlink-swap race they may
+    /// see an outside folder's names; this keeps those names out of answers.
+    pub fn holds_entry(&self, abs: &Path) -> bool {
+        self.locate(abs).is_some_and(|r| {
+            self.open_beneath(&r, OFlags::PATH | OFlags::NOFOLLOW)
+                .is_ok()
+        })
     }
 
     /// Finds the root holding a canonical path; the innermost wins when roots nest.

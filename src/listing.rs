@@ -105,7 +105,11 @@ impl TreeWalk<'_> {
         let mut index: HashMap<PathBuf, usize> = HashMap::from([(self.dir.abs.clone(), 0)]);
         let mut entries = 0;
         let mut truncated = false;
-        for entry in walker.filter_map(|e| e.ok()).filter(|e| e.depth() > 0) {
+        for entry in guarded(walker, &self.dir.abs) {
+            let entry = entry?;
+            if entry.depth() == 0 {
+                continue;
+            }
             if entries >= self.max_entries {
                 truncated = true;
                 break;
@@ -116,6 +120,9 @@ impl TreeWalk<'_> {
             };
             let kind = entry.file_type().map_or("other", kind_name);
             if kind != "dir" && !self.wanted_file(path) {
+                continue;
+            }
+            if !self.jail.holds_entry(path) {
                 continue;
             }
             if arena[parent].children.len() >= self.per_folder {
@@ -223,6 +230,36 @@ pub fn optional_globs(field: &str, globs: Option<Globs>) -> Result<Option<GlobSe
         Some(list) if !list.is_empty() => globs::compile(field, &list).map(Some),
         _ => Ok(None),
     }
+}
+
+/// The walker's entries, unreadable ones skipped. `ignore`'s sequential walker (0.4.35) panics
+/// (`walk.rs`, `self.ig.parent().unwrap()`) when the folder being walked is swapped for a symlink
+/// mid-walk; that is caught here and answered as the race it is, instead of as an internal error.
+fn guarded<'a>(
+    mut walker: ignore::Walk,
+    dir: &'a Path,
+) -> impl Iterator<Item = Result<ignore::DirEntry>> + 'a {
+    let mut failed = false;
+    std::iter::from_fn(move || loop {
+        if failed {
+            return None;
+        }
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| walker.next())) {
+            Ok(Some(Ok(entry))) => return Some(Ok(entry)),
+            Ok(Some(Err(_))) => continue,
+            Ok(None) => return None,
+            Err(_) => {
+                failed = true;
+                return Some(Err(Error::outside_jail(format!(
+                    "{} changed while it was being walked (a symlink was swapped in)",
+                    dir.display()
+                ))
+                .with_recovery(
+                    "retry; if it persists, the folder now leads outside the jail",
+                )));
+            }
+        }
+    })
 }
 
 fn kind_name(t: std::fs::FileType) -> &'static str {

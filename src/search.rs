@@ -202,7 +202,7 @@ pub fn handle(jail: &Jail, limits: &Limits, params: Value) -> Result<Value> {
             }
             shared.files_searched.fetch_add(1, Ordering::Relaxed);
             match query.target {
-                Target::Paths => search_path(&resolved, &matcher, shared),
+                Target::Paths => search_path(jail, &resolved, &matcher, shared),
                 Target::Content => {
                     search_file(jail, &resolved, &matcher, &mut searcher, query, shared)
                 }
@@ -338,9 +338,10 @@ impl Shared {
     }
 }
 
-fn search_path(resolved: &Resolved, matcher: &RegexMatcher, shared: &Shared) {
+fn search_path(jail: &Jail, resolved: &Resolved, matcher: &RegexMatcher, shared: &Shared) {
     let rel = resolved.rel.to_string_lossy();
     if matcher.is_match(rel.as_bytes()).unwrap_or(false)
+        && jail.holds_entry(&resolved.abs)
         && shared.take_match(FILE_OVERHEAD + resolved.abs.as_os_str().len())
     {
         shared.push(FileHits {

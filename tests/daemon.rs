@@ -16,7 +16,8 @@ fn code(error: &Value) -> &str {
 }
 
 /// Swaps a folder (and a file) in the path between a real one and a symlink to outside, while two
-/// clients read, list and search through it. No byte from outside may ever come back.
+/// clients read, list and search through it. No byte from outside may ever come back, and no name
+/// of an outside file either.
 #[test]
 fn symlink_swap_race_never_leaks_outside_bytes() {
     let sandbox = Sandbox::empty();
@@ -71,6 +72,9 @@ fn symlink_swap_race_never_leaks_outside_bytes() {
                         ("search", json!({"pattern": "SECRET", "dir": "d"})),
                         ("search", json!({"regex": ".", "dir": "f.txt"})),
                         ("list-folder", json!({"dir": "d"})),
+                        ("tree", json!({"dir": "d"})),
+                        ("tree", json!({})),
+                        ("search", json!({"pattern": "secret", "target": "paths"})),
                     ] {
                         let response = client.call(method, params);
                         let text = response.to_string();
@@ -81,6 +85,10 @@ fn symlink_swap_race_never_leaks_outside_bytes() {
                         assert!(
                             !text.contains("T1VUU0lERS1TRUNSRVQ"),
                             "leaked outside bytes (base64): {text}"
+                        );
+                        assert!(
+                            !text.contains("secret.txt"),
+                            "leaked an outside name: {text}"
                         );
                         if response.get("result").is_some() {
                             ok += 1;
