@@ -223,7 +223,8 @@ impl Jail {
     }
 
     /// Opens a resolved regular file for reading, race-free (see the module docs).
-    pub fn open_file(&self, resolved: &Resolved) -> Result<File> {
+    /// Returns the metadata taken to check it, so callers need not ask again.
+    pub fn open_file(&self, resolved: &Resolved) -> Result<(File, std::fs::Metadata)> {
         let fd = self.open_beneath(resolved, OFlags::RDONLY | OFlags::NONBLOCK)?;
         let file = File::from(fd);
         let meta = file
@@ -241,7 +242,7 @@ impl Jail {
                 resolved.abs.display()
             )));
         }
-        Ok(file)
+        Ok((file, meta))
     }
 
     /// Opens a resolved directory, race-free, for listing.

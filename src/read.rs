@@ -79,9 +79,8 @@ const LINE_COUNT_ENTRIES: usize = 4096;
 
 impl LineCounts {
     /// The file's line count, from the cache or by counting (and caching) it.
-    fn total(&self, file: &File) -> io::Result<u64> {
-        let meta = file.metadata()?;
-        if let Some(count) = self.cached(&meta) {
+    fn total(&self, file: &File, meta: &std::fs::Metadata) -> io::Result<u64> {
+        if let Some(count) = self.cached(meta) {
             return Ok(count);
         }
         let count = count_lines(file)?;
@@ -89,16 +88,16 @@ impl LineCounts {
         if seen.len() >= LINE_COUNT_ENTRIES {
             seen.clear();
         }
-        seen.insert(identity(&meta), (version(&meta), count));
+        seen.insert(identity(meta), (version(meta), count));
         Ok(count)
     }
 
     /// The count when it is cached or cheap to take (files up to `COUNT_LIMIT`).
-    fn total_if_cheap(&self, file: &File, size: u64) -> io::Result<Option<u64>> {
-        if size <= COUNT_LIMIT {
-            return self.total(file).map(Some);
+    fn total_if_cheap(&self, file: &File, meta: &std::fs::Metadata) -> io::Result<Option<u64>> {
+        if meta.len() <= COUNT_LIMIT {
+            return self.total(file, meta).map(Some);
         }
-        Ok(self.cached(&file.metadata()?))
+        Ok(self.cached(meta))
     }
 
     fn cached(&self, meta: &std::fs::Metadata) -> Option<u64> {
@@ -147,13 +146,10 @@ fn read_one(
 ) -> Result<Value> {
     validate(p)?;
     let resolved = jail.resolve("file", file)?;
-    let handle = jail.open_file(&resolved)?;
-    let size = handle
-        .metadata()
-        .map_err(|e| Error::from_io(&e, &resolved.abs))?
-        .len();
+    let (handle, meta) = jail.open_file(&resolved)?;
+    let size = meta.len();
     if p.stat == Some(true) {
-        return stat(&resolved, &handle);
+        return stat(&resolved, &handle, &meta);
     }
     let asked = p
         .max_bytes
@@ -177,8 +173,8 @@ fn read_one(
     }
     let io_err = |e: io::Error| Error::from_io(&e, &resolved.abs);
     let total = match p.tail {
-        Some(_) => Some(counts.total(&handle).map_err(io_err)?),
-        None => counts.total_if_cheap(&handle, size).map_err(io_err)?,
+        Some(_) => Some(counts.total(&handle, &meta).map_err(io_err)?),
+        None => counts.total_if_cheap(&handle, &meta).map_err(io_err)?,
     };
     let range = choose_range(&resolved, file, size, total, p, limits)?;
     let window = read_window(
@@ -584,9 +580,8 @@ fn read_window(
     })
 }
 
-fn stat(resolved: &Resolved, handle: &File) -> Result<Value> {
+fn stat(resolved: &Resolved, handle: &File, meta: &std::fs::Metadata) -> Result<Value> {
     let io_err = |e: io::Error| Error::from_io(&e, &resolved.abs);
-    let meta = handle.metadata().map_err(io_err)?;
     let sniff = Sniff::of(handle).map_err(io_err)?;
     let (sha256, total_lines) = hash_and_count(handle).map_err(io_err)?;
     let mtime_ms = meta

@@ -15,6 +15,7 @@ use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContex
 use ignore::WalkState;
 use serde::Deserialize;
 use serde_json::{json, Value};
+use std::io::Read;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -25,6 +26,8 @@ pub const MAX_CONTEXT: usize = 10;
 /// JSON overhead charged per returned line on top of its text, so the budget tracks the real response.
 const LINE_OVERHEAD: usize = 48;
 const FILE_OVERHEAD: usize = 64;
+/// Files up to this size are read whole and searched as a slice; larger ones are streamed.
+const SLURP_LIMIT: u64 = 4 * 1024 * 1024;
 
 #[derive(Deserialize, Debug, Default)]
 #[serde(deny_unknown_fields)]
@@ -178,15 +181,8 @@ pub fn handle(jail: &Jail, limits: &Limits, params: Value) -> Result<Value> {
     let walker = build_walker(jail, &dir, &p)?;
     let shared = Shared::new(&query);
     walker.run(|| {
-        let matcher = matcher.clone();
-        let shared = &shared;
-        let query = &query;
-        let mut searcher = SearcherBuilder::new()
-            .binary_detection(BinaryDetection::quit(0))
-            .line_number(true)
-            .before_context(if query.paths_only { 0 } else { query.before })
-            .after_context(if query.paths_only { 0 } else { query.after })
-            .build();
+        let (shared, query) = (&shared, &query);
+        let mut worker = Worker::new(matcher.clone(), query);
         Box::new(move |entry| {
             let Ok(entry) = entry else {
                 return WalkState::Continue;
@@ -202,10 +198,8 @@ pub fn handle(jail: &Jail, limits: &Limits, params: Value) -> Result<Value> {
             }
             shared.files_searched.fetch_add(1, Ordering::Relaxed);
             match query.target {
-                Target::Paths => search_path(jail, &resolved, &matcher, shared),
-                Target::Content => {
-                    search_file(jail, &resolved, &matcher, &mut searcher, query, shared)
-                }
+                Target::Paths => search_path(jail, &resolved, &worker.matcher, shared),
+                Target::Content => worker.search_file(jail, &resolved, query, shared),
             }
             if shared.stop.load(Ordering::Relaxed) {
                 WalkState::Quit
@@ -352,36 +346,64 @@ fn search_path(jail: &Jail, resolved: &Resolved, matcher: &RegexMatcher, shared:
     }
 }
 
-fn search_file(
-    jail: &Jail,
-    resolved: &Resolved,
-    matcher: &RegexMatcher,
-    searcher: &mut Searcher,
-    q: &Query,
-    shared: &Shared,
-) {
-    let Ok(file) = jail.open_file(resolved) else {
-        return;
-    };
-    let mut sink = Collector {
-        matcher,
-        q,
-        shared,
-        lines: Vec::new(),
-        matches: 0,
-        charged_file: false,
-        path: &resolved.abs,
-    };
-    if searcher.search_file(matcher, &file, &mut sink).is_err() {
-        return;
+/// What one walker thread keeps between files.
+struct Worker {
+    matcher: RegexMatcher,
+    searcher: Searcher,
+    /// Reused for whole-file reads.
+    buffer: Vec<u8>,
+}
+
+impl Worker {
+    fn new(matcher: RegexMatcher, q: &Query) -> Worker {
+        let context = |n| if q.paths_only { 0 } else { n };
+        let searcher = SearcherBuilder::new()
+            .binary_detection(BinaryDetection::quit(0))
+            .line_number(true)
+            .before_context(context(q.before))
+            .after_context(context(q.after))
+            .build();
+        Worker {
+            matcher,
+            searcher,
+            buffer: Vec::new(),
+        }
     }
-    if sink.matches > 0 {
-        let hits = FileHits {
-            path: resolved.abs.to_string_lossy().into_owned(),
-            lines: sink.lines,
-            matches: sink.matches,
+
+    fn search_file(&mut self, jail: &Jail, resolved: &Resolved, q: &Query, shared: &Shared) {
+        let Ok((mut file, meta)) = jail.open_file(resolved) else {
+            return;
         };
-        shared.push(hits);
+        let mut sink = Collector {
+            matcher: &self.matcher,
+            q,
+            shared,
+            lines: Vec::new(),
+            matches: 0,
+            charged_file: false,
+            path: &resolved.abs,
+        };
+        // The size is known from the open, so a file of ordinary size is read in one call and
+        // searched as a slice: two syscalls fewer per file than streaming it (measured).
+        let searched = if meta.len() <= SLURP_LIMIT {
+            self.buffer.resize(meta.len() as usize, 0);
+            file.read_exact(&mut self.buffer).is_ok()
+                && self
+                    .searcher
+                    .search_slice(&self.matcher, &self.buffer, &mut sink)
+                    .is_ok()
+        } else {
+            self.searcher
+                .search_file(&self.matcher, &file, &mut sink)
+                .is_ok()
+        };
+        if searched && sink.matches > 0 {
+            shared.push(FileHits {
+                path: resolved.abs.to_string_lossy().into_owned(),
+                lines: sink.lines,
+                matches: sink.matches,
+            });
+        }
     }
 }
 
