@@ -132,6 +132,11 @@ fn protocol_cases() {
 }
 
 #[test]
+fn odd_file_name_cases() {
+    run_suite("names");
+}
+
+#[test]
 fn config_cases() {
     run_suite("config");
 }

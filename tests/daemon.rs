@@ -502,3 +502,83 @@ fn line_counts_follow_file_changes() {
         39
     );
 }
+
+/// Garbage and mangled requests: every answer is a well-formed JSON-RPC response, none is an
+/// internal error (C216: a panic), and the connection keeps serving.
+#[test]
+fn garbage_frames_never_panic_the_daemon() {
+    let sandbox = Sandbox::fixture("basic");
+    let daemon = Daemon::start(&sandbox, &[]);
+    let mut client = daemon.client();
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let valid = [
+        r#"{"jsonrpc":"2.0","id":1,"method":"read","params":{"file":"src/main.rs","start":2,"end":4}}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"search","params":{"regex":"fn (\\w+)","glob":"*.rs","context":1}}"#,
+        r#"{"jsonrpc":"2.0","id":3,"method":"tree","params":{"depth":2,"glob":["*.rs"],"exclude":"many"}}"#,
+        r#"{"jsonrpc":"2.0","id":4,"method":"list-folder","params":{"dir":"many","page_size":7,"cursor":"f5.txt"}}"#,
+        r#"{"jsonrpc":"2.0","id":5,"method":"read","params":{"paths":["README.md",{"file":"docs/big.txt","tail":3}]}}"#,
+    ];
+    let alphabet = b"{}[]\":,0123456789-.eEtrufalsn\\/ \x00\xff\xc3abcdefgh";
+    let mut frames = Vec::new();
+    for round in 0..600 {
+        let base = valid[round % valid.len()].as_bytes();
+        let mut frame: Vec<u8> = if round % 10 == 0 {
+            (0..next() % 200)
+                .map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
+                .collect()
+        } else {
+            base.to_vec()
+        };
+        for _ in 0..(next() % 4 + 1) {
+            let len = frame.len();
+            let at = (next() % len.max(1) as u64) as usize;
+            let byte = alphabet[(next() % alphabet.len() as u64) as usize];
+            match next() % 3 {
+                0 if len > 0 => frame[at] = byte,
+                1 => frame.insert(at.min(len), byte),
+                _ if len > 0 => {
+                    frame.remove(at);
+                }
+                _ => {}
+            }
+        }
+        frame.retain(|&b| b != b'\n');
+        frame.push(b'\n');
+        frames.push(frame);
+    }
+    frames.push(b"{\"jsonrpc\":\"2.0\",\"id\":\"sentinel\",\"method\":\"info\"}\n".to_vec());
+    // Write from another thread while this one reads: a client that only writes would stall on
+    // the daemon's backpressure (responses it never reads fill the socket).
+    let mut writer = client.stream.try_clone().unwrap();
+    let feeder =
+        std::thread::spawn(move || frames.iter().for_each(|f| writer.write_all(f).unwrap()));
+    let mut answers = 0;
+    loop {
+        let response = client.recv();
+        assert_eq!(response["jsonrpc"], "2.0", "{response}");
+        if let Some(error) = response.get("error") {
+            assert_ne!(
+                code(error),
+                "C216",
+                "a mangled request hit an internal error: {response}"
+            );
+            assert!(
+                error["data"]["code"].as_str().unwrap().starts_with("C2"),
+                "{response}"
+            );
+        }
+        answers += 1;
+        if response["id"] == "sentinel" {
+            break;
+        }
+    }
+    feeder.join().unwrap();
+    assert!(answers > 300, "only {answers} answers to 600 frames");
+    assert!(daemon.call("info", json!({})).get("result").is_some());
+}

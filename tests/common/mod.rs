@@ -43,7 +43,9 @@ impl Sandbox {
     pub fn fixture(name: &str) -> Sandbox {
         let sandbox = Sandbox::empty();
         let src = Path::new(FIXTURES).join("workspaces").join(name);
-        copy_tree(&src, &sandbox.root);
+        if src.is_dir() {
+            copy_tree(&src, &sandbox.root);
+        }
         let setup = Path::new(FIXTURES)
             .join("workspaces")
             .join(format!("{name}.setup.json"));
