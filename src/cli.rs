@@ -63,28 +63,38 @@ pub struct ReadArgs {
     /// The file (also accepted positionally).
     #[arg(long)]
     pub file: Option<String>,
-    #[arg(conflicts_with = "file")]
+    /// The file, positionally (same as --file).
+    #[arg(conflicts_with = "file", value_name = "FILE")]
     #[serde(skip)]
     pub path: Option<String>,
+    /// First line to read (1-based).
     #[arg(long)]
     pub start: Option<u64>,
+    /// Last line to read (inclusive).
     #[arg(long)]
     pub end: Option<u64>,
+    /// Read the first N lines.
     #[arg(long)]
     pub head: Option<u64>,
+    /// Read the last N lines.
     #[arg(long)]
     pub tail: Option<u64>,
+    /// Cap on the content returned (default 200000).
     #[arg(long)]
     pub max_bytes: Option<u64>,
     /// text or base64.
     #[arg(long)]
     pub encoding: Option<String>,
+    /// Prefix each line with its line number.
     #[arg(long)]
     pub numbered: bool,
+    /// Size, line count, mtime and sha256 instead of content.
     #[arg(long)]
     pub stat: bool,
+    /// Byte offset, with --encoding base64.
     #[arg(long)]
     pub offset: Option<u64>,
+    /// Byte count, with --encoding base64.
     #[arg(long)]
     pub length: Option<u64>,
     /// Batch mode: read several files under one budget.
@@ -94,30 +104,41 @@ pub struct ReadArgs {
 
 #[derive(Args, Debug, Serialize)]
 pub struct TreeArgs {
+    /// Folder to show (default: the primary root).
     #[arg(long)]
     pub dir: Option<String>,
+    /// Only files matching this glob (repeatable), and the folders leading to them.
     #[arg(long)]
     pub glob: Vec<String>,
+    /// Cap on the entries in the whole tree (default 2000).
     #[arg(long)]
     pub max_entries: Option<usize>,
+    /// Levels to descend, 1 to 20 (default from the config, 4).
     #[arg(long)]
     pub depth: Option<usize>,
+    /// Leave out what matches this glob (repeatable).
     #[arg(long)]
     pub exclude: Vec<String>,
+    /// Stub out noise folders like .git and node_modules (default true).
     #[arg(long)]
     pub use_default_excludes: Option<bool>,
+    /// Honor .gitignore and .ignore files (default true).
     #[arg(long)]
     pub gitignore: Option<bool>,
+    /// Show dotfiles (default true).
     #[arg(long)]
     pub hidden: Option<bool>,
 }
 
 #[derive(Args, Debug, Serialize)]
 pub struct ListArgs {
+    /// Folder to list (default: the primary root).
     #[arg(long)]
     pub dir: Option<String>,
+    /// Entries per page (default 100, at most list_max_page_size).
     #[arg(long)]
     pub page_size: Option<usize>,
+    /// Continue after this name (the previous page's next_cursor).
     #[arg(long)]
     pub cursor: Option<String>,
 }
@@ -127,39 +148,53 @@ pub struct SearchArgs {
     /// The text (or, with --regex, the regex) to look for.
     #[arg(long)]
     pub pattern: Option<String>,
-    #[arg(conflicts_with = "pattern")]
+    /// The pattern, positionally (same as --pattern).
+    #[arg(conflicts_with = "pattern", value_name = "PATTERN")]
     #[serde(skip)]
     pub positional: Option<String>,
+    /// Treat the pattern as a regex (default: literal text).
     #[arg(long)]
     pub regex: bool,
+    /// Folder (or single file) to search (default: the primary root).
     #[arg(long)]
     pub dir: Option<String>,
+    /// Only files matching this glob (repeatable).
     #[arg(long)]
     pub glob: Vec<String>,
+    /// Skip files matching this glob (repeatable).
     #[arg(long)]
     pub exclude: Vec<String>,
     /// sensitive, insensitive or smart.
     #[arg(long)]
     pub case: Option<String>,
+    /// Match whole words only.
     #[arg(long)]
     pub word: bool,
+    /// Stop after this many matches (default 100).
     #[arg(long)]
     pub max_results: Option<usize>,
+    /// Lines of context around each match (default 2, at most 10).
     #[arg(long)]
     pub context: Option<usize>,
+    /// Lines of context before each match.
     #[arg(long)]
     pub before: Option<usize>,
+    /// Lines of context after each match.
     #[arg(long)]
     pub after: Option<usize>,
+    /// List the files that match, not the lines.
     #[arg(long)]
     pub paths_only: bool,
     /// content (default) or paths.
     #[arg(long)]
     pub target: Option<String>,
+    /// Clip longer lines around the match.
     #[arg(long)]
     pub max_line_bytes: Option<usize>,
+    /// Honor .gitignore and .ignore files (default true).
     #[arg(long)]
     pub gitignore: Option<bool>,
+    /// Search dotfiles (default true).
     #[arg(long)]
     pub hidden: Option<bool>,
 }
