@@ -105,12 +105,14 @@ impl TreeWalk<'_> {
         let mut index: HashMap<PathBuf, usize> = HashMap::from([(self.dir.abs.clone(), 0)]);
         let mut entries = 0;
         let mut truncated = false;
-        for entry in guarded(walker, &self.dir.abs) {
+        // Entries dropped by the per-folder limit still get walked; this bounds that work too.
+        let visit_limit = self.max_entries.saturating_mul(20);
+        for (visited, entry) in guarded(walker, &self.dir.abs).enumerate() {
             let entry = entry?;
             if entry.depth() == 0 {
                 continue;
             }
-            if entries >= self.max_entries {
+            if entries >= self.max_entries || visited > visit_limit {
                 truncated = true;
                 break;
             }
@@ -125,20 +127,14 @@ impl TreeWalk<'_> {
             if !self.jail.holds_entry(path) {
                 continue;
             }
-            if arena[parent].children.len() >= self.per_folder {
-                arena[parent].omitted += 1;
-                arena[parent].reason = Some("per_folder_limit");
-                continue;
-            }
             let mut node = self.node_for(path, kind, entry.metadata().ok().map(|m| m.len()));
             if kind == "dir" && entry.depth() == self.depth && has_children(path) {
                 node.reason = Some("depth");
             }
-            arena.push(node);
-            let id = arena.len() - 1;
-            arena[parent].children.push(id);
-            index.insert(path.to_path_buf(), id);
-            entries += 1;
+            if let Some(id) = self.attach(&mut arena, parent, node) {
+                index.insert(path.to_path_buf(), id);
+                entries += 1;
+            }
         }
         let stubs = std::mem::take(&mut *stubs.lock().unwrap_or_else(|e| e.into_inner()));
         for stub in stubs {
@@ -147,9 +143,7 @@ impl TreeWalk<'_> {
             };
             let mut node = self.node_for(&stub, "dir", None);
             node.reason = Some("default_exclude");
-            arena.push(node);
-            let id = arena.len() - 1;
-            arena[parent].children.push(id);
+            self.attach(&mut arena, parent, node);
         }
         if self.only.is_some() {
             prune_empty_dirs(&mut arena, 0);
@@ -201,6 +195,20 @@ impl TreeWalk<'_> {
             true
         });
         builder.build()
+    }
+
+    /// Adds a node under `parent` unless the folder is full (`tree_per_folder_limit`), in which
+    /// case it is only counted in the folder's `omitted`.
+    fn attach(&self, arena: &mut Vec<Node>, parent: usize, node: Node) -> Option<usize> {
+        if arena[parent].children.len() >= self.per_folder {
+            arena[parent].omitted += 1;
+            arena[parent].reason = Some("per_folder_limit");
+            return None;
+        }
+        arena.push(node);
+        let id = arena.len() - 1;
+        arena[parent].children.push(id);
+        Some(id)
     }
 
     fn wanted_file(&self, path: &Path) -> bool {
