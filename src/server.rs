@@ -33,6 +33,8 @@ pub struct State {
     limits: RwLock<Arc<Limits>>,
     /// The jail fields as the config file had them at startup; reloads that change them are refused.
     startup_jail: JailSettings,
+    /// The last reload warning logged, so a repeat of it is not logged again.
+    last_warning: std::sync::Mutex<String>,
     pub config_path: Option<PathBuf>,
     pub socket: PathBuf,
     line_counts: read::LineCounts,
@@ -54,14 +56,21 @@ impl State {
             return;
         };
         match Config::load(path) {
-            Err(e) => tracing::warn!("config reload rejected, keeping the previous settings: {e}"),
+            Err(e) => self.warn_once(format!(
+                "config reload rejected, keeping the previous settings: {e}"
+            )),
             Ok(config) => {
                 if config.jail != self.startup_jail {
-                    tracing::warn!(
+                    self.warn_once(format!(
                         "config {}: jail fields (base_paths, non_accessible_globs, default_exclude_globs) \
                          changed; restart coderd to apply. Keeping the running jail.",
                         path.display()
-                    );
+                    ));
+                } else {
+                    self.last_warning
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .clear();
                 }
                 let mut current = self.limits.write().unwrap_or_else(|e| e.into_inner());
                 if **current != config.limits {
@@ -69,6 +78,15 @@ impl State {
                     *current = Arc::new(config.limits);
                 }
             }
+        }
+    }
+
+    /// One save fires several file events; the same warning is logged once, not once per event.
+    fn warn_once(&self, text: String) {
+        let mut last = self.last_warning.lock().unwrap_or_else(|e| e.into_inner());
+        if *last != text {
+            tracing::warn!("{text}");
+            *last = text;
         }
     }
 }
@@ -107,6 +125,7 @@ pub async fn serve(opts: ServeOptions) -> Result<()> {
         jail,
         limits: RwLock::new(Arc::new(config.limits)),
         startup_jail: config.jail,
+        last_warning: Default::default(),
         config_path,
         socket: socket.clone(),
         line_counts: read::LineCounts::default(),

@@ -442,6 +442,10 @@ fn config_hot_reload_applies_budgets_and_refuses_jail_changes() {
     );
     let info = daemon.ok("info", json!({}));
     assert_eq!(info["limits"]["max_output_bytes"], 100000);
+    // One save fires several file events; each warning is logged once.
+    let log = daemon.log_text();
+    assert_eq!(log.matches("restart coderd to apply").count(), 1, "{log}");
+    assert_eq!(log.matches("config reload rejected").count(), 1, "{log}");
 }
 
 #[test]
