@@ -388,10 +388,7 @@ impl Worker {
         let searched = if meta.len() <= SLURP_LIMIT {
             self.buffer.resize(meta.len() as usize, 0);
             file.read_exact(&mut self.buffer).is_ok()
-                && self
-                    .searcher
-                    .search_slice(&self.matcher, &self.buffer, &mut sink)
-                    .is_ok()
+                && search_buffer(&mut self.searcher, &self.matcher, &self.buffer, &mut sink)
         } else {
             self.searcher
                 .search_file(&self.matcher, &file, &mut sink)
@@ -404,6 +401,22 @@ impl Worker {
                 matches: sink.matches,
             });
         }
+    }
+}
+
+/// A UTF-16 file (by its BOM) goes through the searcher's reader path, which transcodes it, as it
+/// does for streamed files; anything else is searched as the bytes it is.
+fn search_buffer(
+    searcher: &mut Searcher,
+    matcher: &RegexMatcher,
+    buffer: &[u8],
+    sink: &mut Collector,
+) -> bool {
+    let utf16 = buffer.starts_with(b"\xff\xfe") || buffer.starts_with(b"\xfe\xff");
+    if utf16 {
+        searcher.search_reader(matcher, buffer, sink).is_ok()
+    } else {
+        searcher.search_slice(matcher, buffer, sink).is_ok()
     }
 }
 
