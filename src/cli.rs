@@ -243,19 +243,18 @@ fn print_stdout(text: &str) {
 }
 
 fn request_for(command: &Command) -> Result<(String, Value), ClientError> {
-    let to_value = |v: &dyn erased::Serializable| v.to_value();
     let (method, mut params) = match command {
         Command::Read(a) => {
-            let mut p = to_value(a);
+            let mut p = params_of(a);
             if let Some(path) = &a.path {
                 p["file"] = json!(path);
             }
             ("read", p)
         }
-        Command::Tree(a) => ("tree", to_value(a)),
-        Command::ListFolder(a) => ("list-folder", to_value(a)),
+        Command::Tree(a) => ("tree", params_of(a)),
+        Command::ListFolder(a) => ("list-folder", params_of(a)),
         Command::Search(a) => {
-            let mut p = to_value(a);
+            let mut p = params_of(a);
             if let Some(pattern) = &a.positional {
                 p["pattern"] = json!(pattern);
             }
@@ -276,21 +275,14 @@ fn request_for(command: &Command) -> Result<(String, Value), ClientError> {
     Ok((method.to_string(), params))
 }
 
-mod erased {
-    use serde_json::Value;
-    pub trait Serializable {
-        fn to_value(&self) -> Value;
+/// A subcommand's flags as params. Flags left unset (null, or an empty list) are not sent, so the
+/// daemon's defaults apply.
+fn params_of<T: Serialize>(args: &T) -> Value {
+    let mut value = serde_json::to_value(args).unwrap_or_default();
+    if let Value::Object(map) = &mut value {
+        map.retain(|_, v| !v.is_null() && v.as_array().is_none_or(|a| !a.is_empty()));
     }
-    impl<T: serde::Serialize> Serializable for T {
-        /// Flags left unset (null, or an empty list) are not sent, so the daemon's defaults apply.
-        fn to_value(&self) -> Value {
-            let mut value = serde_json::to_value(self).unwrap_or_default();
-            if let Value::Object(map) = &mut value {
-                map.retain(|_, v| !v.is_null() && v.as_array().is_none_or(|a| !a.is_empty()));
-            }
-            value
-        }
-    }
+    value
 }
 
 /// Paths typed in a shell are relative to the shell's folder, not to the workspace root.
