@@ -586,3 +586,32 @@ fn garbage_frames_never_panic_the_daemon() {
     assert!(answers > 300, "only {answers} answers to 600 frames");
     assert!(daemon.call("info", json!({})).get("result").is_some());
 }
+
+#[test]
+fn many_clients_at_once() {
+    let sandbox = Sandbox::fixture("basic");
+    let daemon = Daemon::start(&sandbox, &[]);
+    let clients: Vec<_> = (0..32)
+        .map(|n| {
+            let socket = daemon.socket.clone();
+            std::thread::spawn(move || {
+                let mut client = Client::connect(&socket);
+                for i in 0..50u64 {
+                    let line = (n + i) % 5000 + 1;
+                    let r = client.call(
+                        "read",
+                        json!({"file": "docs/big.txt", "start": line, "end": line}),
+                    );
+                    assert_eq!(
+                        r["result"]["content"],
+                        format!("line {line} of big.txt\n"),
+                        "{r}"
+                    );
+                }
+            })
+        })
+        .collect();
+    for client in clients {
+        client.join().unwrap();
+    }
+}
