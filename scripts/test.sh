@@ -6,4 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo fmt --all -- --check
 cargo clippy --locked --all-targets -- -D warnings
-cargo test --locked
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+cargo test --locked 2>&1 | tee "$log"
+# One closing line over every test binary, so a reader of the log sees the whole count.
+awk '/^test result:/ { passed += $4; failed += $6 } END { printf "total: %d passed, %d failed\n", passed, failed }' "$log"
