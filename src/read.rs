@@ -84,12 +84,17 @@ impl LineCounts {
             return Ok(count);
         }
         let count = count_lines(file)?;
+        self.remember(meta, count);
+        Ok(count)
+    }
+
+    /// Records a count taken elsewhere (a `stat` counts while it hashes).
+    fn remember(&self, meta: &std::fs::Metadata, count: u64) {
         let mut seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
         if seen.len() >= LINE_COUNT_ENTRIES {
             seen.clear();
         }
         seen.insert(identity(meta), (version(meta), count));
-        Ok(count)
     }
 
     /// The count when it is cached or cheap to take (files up to `COUNT_LIMIT`).
@@ -149,7 +154,7 @@ fn read_one(
     let (handle, meta) = jail.open_file(&resolved)?;
     let size = meta.len();
     if p.stat == Some(true) {
-        return stat(&resolved, &handle, &meta);
+        return stat(&resolved, &handle, &meta, counts);
     }
     let asked = p
         .max_bytes
@@ -487,25 +492,47 @@ impl<'f> Lines<'f> {
         self.next += 1;
         Ok(Some(len))
     }
+}
 
-    /// Counts the lines left, without keeping any of them.
-    fn count_rest(&mut self) -> io::Result<u64> {
-        let mut count = 0;
-        let mut last = b'\n';
-        loop {
-            let buf = self.reader.fill_buf()?;
-            let Some(&tail) = buf.last() else { break };
-            count += memchr::memchr_iter(b'\n', buf).count() as u64;
-            last = tail;
-            let used = buf.len();
-            self.reader.consume(used);
+/// Counts lines as the window reader sees them: every newline, plus an unterminated last line.
+#[derive(Default)]
+struct LineTally {
+    newlines: u64,
+    ends_open: bool,
+}
+
+impl LineTally {
+    fn feed(&mut self, chunk: &[u8]) {
+        self.newlines += memchr::memchr_iter(b'\n', chunk).count() as u64;
+        if let Some(&last) = chunk.last() {
+            self.ends_open = last != b'\n';
         }
-        Ok(count + u64::from(last != b'\n'))
+    }
+
+    fn lines(&self) -> u64 {
+        self.newlines + u64::from(self.ends_open)
+    }
+}
+
+/// Streams the whole file through `on_chunk`, from the start, without holding more than a buffer.
+fn scan(file: &File, mut on_chunk: impl FnMut(&[u8])) -> io::Result<()> {
+    let mut reader = BufReader::with_capacity(READ_BUFFER, file);
+    reader.seek(SeekFrom::Start(0))?;
+    loop {
+        let buf = reader.fill_buf()?;
+        if buf.is_empty() {
+            return Ok(());
+        }
+        on_chunk(buf);
+        let used = buf.len();
+        reader.consume(used);
     }
 }
 
 fn count_lines(file: &File) -> io::Result<u64> {
-    Lines::new(file)?.count_rest()
+    let mut tally = LineTally::default();
+    scan(file, |chunk| tally.feed(chunk))?;
+    Ok(tally.lines())
 }
 
 fn read_window(
@@ -580,10 +607,16 @@ fn read_window(
     })
 }
 
-fn stat(resolved: &Resolved, handle: &File, meta: &std::fs::Metadata) -> Result<Value> {
+fn stat(
+    resolved: &Resolved,
+    handle: &File,
+    meta: &std::fs::Metadata,
+    counts: &LineCounts,
+) -> Result<Value> {
     let io_err = |e: io::Error| Error::from_io(&e, &resolved.abs);
     let sniff = Sniff::of(handle).map_err(io_err)?;
     let (sha256, total_lines) = hash_and_count(handle).map_err(io_err)?;
+    counts.remember(meta, total_lines);
     let mtime_ms = meta
         .modified()
         .ok()
@@ -603,25 +636,18 @@ fn stat(resolved: &Resolved, handle: &File, meta: &std::fs::Metadata) -> Result<
 
 /// One streaming pass for both the digest and the line count.
 fn hash_and_count(file: &File) -> io::Result<(String, u64)> {
-    let mut reader = BufReader::with_capacity(READ_BUFFER, file);
-    reader.seek(SeekFrom::Start(0))?;
     let mut hasher = Sha256::new();
-    let (mut count, mut last) = (0u64, b'\n');
-    loop {
-        let buf = reader.fill_buf()?;
-        let Some(&tail) = buf.last() else { break };
-        hasher.update(buf);
-        count += memchr::memchr_iter(b'\n', buf).count() as u64;
-        last = tail;
-        let used = buf.len();
-        reader.consume(used);
-    }
+    let mut tally = LineTally::default();
+    scan(file, |chunk| {
+        hasher.update(chunk);
+        tally.feed(chunk);
+    })?;
     let digest: String = hasher
         .finalize()
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect();
-    Ok((digest, count + u64::from(last != b'\n')))
+    Ok((digest, tally.lines()))
 }
 
 fn read_base64(
