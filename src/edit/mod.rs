@@ -1,0 +1,3 @@
+//! The write side: locating edits in a file's text and committing them to disk.
+
+pub mod splice;
