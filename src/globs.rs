@@ -2,11 +2,12 @@
 
 use crate::error::{Error, Result};
 use globset::{Glob, GlobSet, GlobSetBuilder};
+use schemars::JsonSchema;
 use serde::Deserialize;
 use std::path::Path;
 
 /// A glob, or a list of them (requests accept both forms).
-#[derive(Deserialize, Debug, Clone)]
+#[derive(Deserialize, JsonSchema, Debug, Clone)]
 #[serde(untagged)]
 pub enum Globs {
     One(String),

@@ -4,8 +4,8 @@ use crate::config::Limits;
 use crate::error::{Error, Result};
 use crate::globs::{self, Globs};
 use crate::jail::{Jail, Resolved};
-use crate::protocol::parse_params;
 use globset::GlobSet;
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
@@ -15,9 +15,9 @@ use std::sync::{Arc, Mutex};
 pub const TREE_DEFAULT_MAX_ENTRIES: usize = 2000;
 const TREE_MAX_DEPTH: usize = 20;
 
-#[derive(Deserialize, Debug)]
+#[derive(Deserialize, JsonSchema, Debug)]
 #[serde(deny_unknown_fields)]
-struct TreeParams {
+pub struct TreeParams {
     #[serde(alias = "path")]
     dir: Option<String>,
     glob: Option<Globs>,
@@ -40,8 +40,7 @@ struct Node {
     omitted: usize,
 }
 
-pub fn tree(jail: &Jail, limits: &Limits, params: Value) -> Result<Value> {
-    let p: TreeParams = parse_params("tree", params)?;
+pub fn tree(jail: &Jail, limits: &Limits, p: TreeParams) -> Result<Value> {
     let depth = p.depth.unwrap_or(limits.tree_default_depth);
     if !(1..=TREE_MAX_DEPTH).contains(&depth) {
         return Err(Error::bad_input(format!(
@@ -331,17 +330,16 @@ fn render(arena: &[Node], id: usize) -> Value {
     Value::Object(out)
 }
 
-#[derive(Deserialize, Debug)]
+#[derive(Deserialize, JsonSchema, Debug)]
 #[serde(deny_unknown_fields)]
-struct ListParams {
+pub struct ListParams {
     #[serde(alias = "path", alias = "folder")]
     dir: Option<String>,
     page_size: Option<usize>,
     cursor: Option<String>,
 }
 
-pub fn list_folder(jail: &Jail, limits: &Limits, params: Value) -> Result<Value> {
-    let p: ListParams = parse_params("list-folder", params)?;
+pub fn list_folder(jail: &Jail, limits: &Limits, p: ListParams) -> Result<Value> {
     let page_size = p.page_size.unwrap_or(limits.list_default_page_size);
     if page_size == 0 || page_size > limits.list_max_page_size {
         return Err(Error::bad_input(format!(

@@ -1,8 +1,11 @@
 //! The wire: newline-delimited JSON-RPC 2.0. One request per line, one response per line.
 //! `method` is the subcommand name and `params` its flags without dashes.
 
+use crate::config::Limits;
 use crate::error::{Code, Error, Result};
 use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
@@ -97,16 +100,38 @@ pub fn parse_params<T: DeserializeOwned>(method: &str, params: Value) -> Result<
     })
 }
 
-pub fn success(id: Value, result: Value) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "result": result})
+/// A success response, as the bytes of one line (without the newline). The result was serialized
+/// once by the method; it is embedded as it is, not parsed and written again.
+pub fn success(id: &Value, result: &RawValue) -> Vec<u8> {
+    #[derive(Serialize)]
+    struct Success<'a> {
+        jsonrpc: &'static str,
+        id: &'a Value,
+        result: &'a RawValue,
+    }
+    serde_json::to_vec(&Success {
+        jsonrpc: "2.0",
+        id,
+        result,
+    })
+    .expect("a JSON value and raw JSON always serialize")
 }
 
-pub fn failure(id: Value, rpc_code: i64, error: &Error) -> Value {
+pub fn failure(id: &Value, rpc_code: i64, error: &Error) -> Vec<u8> {
     json!({
         "jsonrpc": "2.0",
         "id": id,
         "error": {"code": rpc_code, "message": error.to_string(), "data": error.data_json()},
     })
+    .to_string()
+    .into_bytes()
+}
+
+/// The largest request line accepted: room for a full `max_write_bytes` payload after JSON escaping.
+pub fn max_frame_bytes(limits: &Limits) -> usize {
+    (limits.max_write_bytes as usize)
+        .saturating_mul(4)
+        .saturating_add(1 << 20)
 }
 
 /// The JSON-RPC code that goes with a C2xx error.

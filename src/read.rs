@@ -7,8 +7,8 @@
 use crate::config::Limits;
 use crate::error::{Error, Result};
 use crate::jail::{Jail, Resolved};
-use crate::protocol::parse_params;
 use base64::Engine;
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
@@ -28,7 +28,7 @@ const SNIFF_BYTES: usize = 8192;
 const COUNT_LIMIT: u64 = 64 * 1024 * 1024;
 const READ_BUFFER: usize = 64 * 1024;
 
-#[derive(Deserialize, Default, Clone, Debug)]
+#[derive(Deserialize, JsonSchema, Default, Clone, Debug)]
 #[serde(deny_unknown_fields)]
 pub struct ReadParams {
     #[serde(alias = "path", alias = "filepath")]
@@ -49,7 +49,7 @@ pub struct ReadParams {
     pub paths: Option<Vec<BatchItem>>,
 }
 
-#[derive(Deserialize, Clone, Copy, Debug, PartialEq, Default)]
+#[derive(Deserialize, JsonSchema, Clone, Copy, Debug, PartialEq, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum Encoding {
     #[default]
@@ -58,7 +58,7 @@ pub enum Encoding {
 }
 
 /// One entry of a batch: a bare path, or a path with its own options.
-#[derive(Deserialize, Clone, Debug)]
+#[derive(Deserialize, JsonSchema, Clone, Debug)]
 #[serde(untagged)]
 pub enum BatchItem {
     Path(String),
@@ -127,8 +127,7 @@ fn version(meta: &std::fs::Metadata) -> FileVersion {
     )
 }
 
-pub fn handle(jail: &Jail, limits: &Limits, counts: &LineCounts, params: Value) -> Result<Value> {
-    let p: ReadParams = parse_params("read", params)?;
+pub fn handle(jail: &Jail, limits: &Limits, counts: &LineCounts, p: ReadParams) -> Result<Value> {
     match (&p.file, &p.paths) {
         (Some(_), Some(_)) => Err(Error::bad_input("give either `file` or `paths`, not both")),
         (None, None) => Err(

@@ -8,11 +8,11 @@ use crate::config::Limits;
 use crate::error::{Error, Result};
 use crate::globs::Globs;
 use crate::jail::{Jail, Resolved};
-use crate::protocol::parse_params;
 use grep_matcher::Matcher;
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
 use ignore::WalkState;
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
 use std::io::Read;
@@ -29,9 +29,9 @@ const FILE_OVERHEAD: usize = 64;
 /// Files up to this size are read whole and searched as a slice; larger ones are streamed.
 const SLURP_LIMIT: u64 = 4 * 1024 * 1024;
 
-#[derive(Deserialize, Debug, Default)]
+#[derive(Deserialize, JsonSchema, Debug, Default)]
 #[serde(deny_unknown_fields)]
-struct SearchParams {
+pub struct SearchParams {
     #[serde(alias = "term", alias = "query")]
     pattern: Option<String>,
     /// `true` for regex mode, or the pattern itself (the flat atomic form `{"regex": "fo+"}`).
@@ -58,14 +58,14 @@ struct SearchParams {
     use_default_excludes: Option<bool>,
 }
 
-#[derive(Deserialize, Debug)]
+#[derive(Deserialize, JsonSchema, Debug)]
 #[serde(untagged)]
 enum RegexField {
     Flag(bool),
     Pattern(String),
 }
 
-#[derive(Deserialize, Debug, Clone, Copy, PartialEq)]
+#[derive(Deserialize, JsonSchema, Debug, Clone, Copy, PartialEq)]
 #[serde(rename_all = "lowercase")]
 enum Case {
     Sensitive,
@@ -73,7 +73,7 @@ enum Case {
     Smart,
 }
 
-#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Default)]
+#[derive(Deserialize, JsonSchema, Debug, Clone, Copy, PartialEq, Default)]
 #[serde(rename_all = "lowercase")]
 enum Target {
     #[default]
@@ -168,8 +168,7 @@ impl Query {
     }
 }
 
-pub fn handle(jail: &Jail, limits: &Limits, params: Value) -> Result<Value> {
-    let p: SearchParams = parse_params("search", params)?;
+pub fn handle(jail: &Jail, limits: &Limits, p: SearchParams) -> Result<Value> {
     let query = Query::from_params(&p, limits)?;
     let matcher = query.matcher()?;
     let wire = p.dir.as_deref().unwrap_or(".");

@@ -2,23 +2,22 @@
 //! modules on the blocking pool, and writes responses back. Each request runs on its own task, so a
 //! slow one never holds up another, on the same connection or any other.
 
-use crate::config::{Config, JailSettings, Limits};
+use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::jail::Jail;
+use crate::methods;
 use crate::protocol::{self, default_socket_path, FrameError};
-use crate::{listing, read, search};
-use serde_json::{json, Value};
+use crate::state::State;
+use serde_json::Value;
 use std::os::fd::OwnedFd;
 use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{UnixListener, UnixStream};
-use tokio::sync::{mpsc, Notify, Semaphore};
+use tokio::sync::{mpsc, Semaphore};
 
-/// Methods this daemon answers (the subcommands of `coder`).
-pub const METHODS: &[&str] = &["info", "read", "tree", "list-folder", "search", "shutdown"];
 /// Requests one connection may have in flight before the daemon stops reading from it.
 const IN_FLIGHT_PER_CONNECTION: usize = 64;
 
@@ -26,69 +25,6 @@ pub struct ServeOptions {
     pub roots: Vec<PathBuf>,
     pub config: Option<PathBuf>,
     pub socket: Option<PathBuf>,
-}
-
-pub struct State {
-    pub jail: Jail,
-    limits: RwLock<Arc<Limits>>,
-    /// The jail fields as the config file had them at startup; reloads that change them are refused.
-    startup_jail: JailSettings,
-    /// The last reload warning logged, so a repeat of it is not logged again.
-    last_warning: std::sync::Mutex<String>,
-    pub config_path: Option<PathBuf>,
-    pub socket: PathBuf,
-    line_counts: read::LineCounts,
-    started: Instant,
-    shutdown: Notify,
-}
-
-impl State {
-    pub fn limits(&self) -> Arc<Limits> {
-        self.limits
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
-    }
-
-    /// Re-reads the config file: budgets swap in; jail changes and invalid files are refused.
-    pub fn reload_config(&self) {
-        let Some(path) = &self.config_path else {
-            return;
-        };
-        match Config::load(path) {
-            Err(e) => self.warn_once(format!(
-                "config reload rejected, keeping the previous settings: {e}"
-            )),
-            Ok(config) => {
-                if config.jail != self.startup_jail {
-                    self.warn_once(format!(
-                        "config {}: jail fields (base_paths, non_accessible_globs, default_exclude_globs) \
-                         changed; restart coderd to apply. Keeping the running jail.",
-                        path.display()
-                    ));
-                } else {
-                    self.last_warning
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .clear();
-                }
-                let mut current = self.limits.write().unwrap_or_else(|e| e.into_inner());
-                if **current != config.limits {
-                    tracing::info!("config reloaded: budgets updated");
-                    *current = Arc::new(config.limits);
-                }
-            }
-        }
-    }
-
-    /// One save fires several file events; the same warning is logged once, not once per event.
-    fn warn_once(&self, text: String) {
-        let mut last = self.last_warning.lock().unwrap_or_else(|e| e.into_inner());
-        if *last != text {
-            tracing::warn!("{text}");
-            *last = text;
-        }
-    }
 }
 
 /// Builds the jail from options and config, binds the socket, and serves until shut down.
@@ -121,17 +57,7 @@ pub async fn serve(opts: ServeOptions) -> Result<()> {
         .config
         .as_ref()
         .map(|p| std::path::absolute(p).unwrap_or(p.clone()));
-    let state = Arc::new(State {
-        jail,
-        limits: RwLock::new(Arc::new(config.limits)),
-        startup_jail: config.jail,
-        last_warning: Default::default(),
-        config_path,
-        socket: socket.clone(),
-        line_counts: read::LineCounts::default(),
-        started: Instant::now(),
-        shutdown: Notify::new(),
-    });
+    let state = Arc::new(State::new(jail, config, config_path, socket.clone()));
     let _watcher = watch_config(&state);
     tracing::info!(
         "coderd {} serving {:?} on {}",
@@ -254,7 +180,7 @@ async fn serve_connection(state: Arc<State>, stream: UnixStream) {
     let mut reader = BufReader::with_capacity(64 * 1024, reader);
     let slots = Arc::new(Semaphore::new(IN_FLIGHT_PER_CONNECTION));
     loop {
-        let max_frame = max_frame_bytes(&state.limits());
+        let max_frame = protocol::max_frame_bytes(&state.limits());
         let frame = match next_frame(&mut reader, max_frame).await {
             Ok(Frame::Line(line)) => line,
             Ok(Frame::TooLong(len)) => {
@@ -262,8 +188,8 @@ async fn serve_connection(state: Arc<State>, stream: UnixStream) {
                     "request of {len}+ bytes is over the {max_frame}-byte frame limit; it was dropped"
                 ))
                 .with_recovery("send smaller requests (e.g. split a batch)");
-                let response = protocol::failure(Value::Null, -32600, &error);
-                let _ = tx.send(response.to_string().into_bytes()).await;
+                let response = protocol::failure(&Value::Null, -32600, &error);
+                let _ = tx.send(response).await;
                 continue;
             }
             Ok(Frame::Eof) | Err(_) => break,
@@ -277,20 +203,13 @@ async fn serve_connection(state: Arc<State>, stream: UnixStream) {
         let (state, tx) = (state.clone(), tx.clone());
         tokio::spawn(async move {
             if let Some(response) = handle_frame(state, &frame).await {
-                let _ = tx.send(response.to_string().into_bytes()).await;
+                let _ = tx.send(response).await;
             }
             drop(permit);
         });
     }
     drop(tx);
     let _ = writer_task.await;
-}
-
-/// The largest request line accepted: room for a full `max_write_bytes` payload after JSON escaping.
-fn max_frame_bytes(limits: &Limits) -> usize {
-    (limits.max_write_bytes as usize)
-        .saturating_mul(4)
-        .saturating_add(1 << 20)
 }
 
 enum Frame {
@@ -338,57 +257,44 @@ async fn next_frame<R: tokio::io::AsyncBufRead + Unpin>(
     }
 }
 
-/// Turns one frame into a response; `None` for notifications (requests without an id).
-async fn handle_frame(state: Arc<State>, frame: &[u8]) -> Option<Value> {
+/// Turns one frame into response bytes; `None` for notifications (requests without an id).
+async fn handle_frame(state: Arc<State>, frame: &[u8]) -> Option<Vec<u8>> {
     let request = match protocol::parse_request(frame) {
         Ok(r) => r,
         Err(FrameError {
             id,
             rpc_code,
             error,
-        }) => return Some(protocol::failure(id, rpc_code, &error)),
+        }) => return Some(protocol::failure(&id, rpc_code, &error)),
     };
-    let id = request.id.clone();
-    let known = METHODS.contains(&request.method.as_str());
     let started = Instant::now();
-    let method = request.method.clone();
-    let outcome = dispatch(state, request).await;
+    let method = methods::find(&request.method);
+    let outcome = match method {
+        Some(method) => {
+            let params = request.params;
+            run_blocking(method.name, move || method.call(&state, params)).await
+        }
+        None => Err(methods::unknown(&request.method)),
+    };
     tracing::debug!(
-        method,
+        method = request.method,
         elapsed_us = started.elapsed().as_micros() as u64,
         ok = outcome.is_ok()
     );
-    let id = id?;
+    let id = request.id?;
     Some(match outcome {
-        Ok(result) => protocol::success(id, result),
-        Err(e) => protocol::failure(id, protocol::rpc_code_for(&e, !known), &e),
+        Ok(result) => protocol::success(&id, &result),
+        Err(e) => protocol::failure(&id, protocol::rpc_code_for(&e, method.is_none()), &e),
     })
-}
-
-async fn dispatch(state: Arc<State>, request: protocol::Request) -> Result<Value> {
-    if request.method == "shutdown" {
-        let state = state.clone();
-        tokio::spawn(async move {
-            // Let the response reach the client before the listener goes away.
-            tokio::time::sleep(Duration::from_millis(50)).await;
-            state.shutdown.notify_one();
-        });
-        return Ok(json!({"shutting_down": true}));
-    }
-    let method = request.method.clone();
-    run_blocking(&method, move || {
-        call_method(&state, &request.method, request.params)
-    })
-    .await
 }
 
 /// Runs a handler in place on this request's task, with the worker thread handed over to blocking
 /// work (file I/O is synchronous). That is one thread hop fewer than `spawn_blocking` (measured: ~30%
 /// off a small read's round trip) and other requests still run on the other workers. A panic in the
 /// handler becomes a C216 answer and a log line; the daemon keeps serving.
-async fn run_blocking<F>(method: &str, handler: F) -> Result<Value>
+async fn run_blocking<T, F>(method: &str, handler: F) -> Result<T>
 where
-    F: FnOnce() -> Result<Value> + Send + 'static,
+    F: FnOnce() -> Result<T> + Send + 'static,
 {
     let outcome =
         tokio::task::block_in_place(|| std::panic::catch_unwind(AssertUnwindSafe(handler)));
@@ -410,67 +316,21 @@ fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
         .unwrap_or_else(|| "panic".into())
 }
 
-fn call_method(state: &State, method: &str, params: Value) -> Result<Value> {
-    let limits = state.limits();
-    match method {
-        "info" => Ok(info(state, &limits)),
-        "read" => read::handle(&state.jail, &limits, &state.line_counts, params),
-        "tree" => listing::tree(&state.jail, &limits, params),
-        "list-folder" => listing::list_folder(&state.jail, &limits, params),
-        "search" => search::handle(&state.jail, &limits, params),
-        other => Err(Error::bad_input(format!("unknown method `{other}`"))
-            .with_recovery(format!("methods: {}", METHODS.join(", ")))),
-    }
-}
-
-fn info(state: &State, limits: &Limits) -> Value {
-    let roots: Vec<&Path> = state
-        .jail
-        .roots()
-        .iter()
-        .map(|r| r.path.as_path())
-        .collect();
-    json!({
-        "version": env!("CARGO_PKG_VERSION"),
-        "pid": std::process::id(),
-        "uptime_ms": state.started.elapsed().as_millis() as u64,
-        "socket": state.socket,
-        "config": state.config_path,
-        "roots": roots,
-        "primary_root": roots[0],
-        "non_accessible_globs": state.jail.non_accessible_globs,
-        "default_exclude_globs": state.jail.default_exclude_globs,
-        "limits": limits,
-        "read": {
-            "default_max_bytes": read::DEFAULT_MAX_BYTES,
-            "unranged_line_cap": read::UNRANGED_LINE_CAP,
-        },
-        "search": {
-            "default_max_results": search::DEFAULT_MAX_RESULTS,
-            "default_context": search::DEFAULT_CONTEXT,
-            "max_context": search::MAX_CONTEXT,
-        },
-        "tree": {"default_max_entries": listing::TREE_DEFAULT_MAX_ENTRIES},
-        "max_frame_bytes": max_frame_bytes(limits),
-        "methods": METHODS,
-        "languages": [],
-        "language_servers": [],
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[tokio::test(flavor = "multi_thread")]
     async fn a_panicking_handler_becomes_c216() {
-        let error = run_blocking("read", || panic!("boom")).await.unwrap_err();
+        let error = run_blocking::<(), _>("read", || panic!("boom"))
+            .await
+            .unwrap_err();
         assert_eq!(error.code.as_str(), "C216");
         assert!(
             error.message.contains("`read`") && error.message.contains("boom"),
             "{error}"
         );
-        let fine = run_blocking("info", || Ok(json!({"ok": true})))
+        let fine = run_blocking("info", || Ok(serde_json::json!({"ok": true})))
             .await
             .unwrap();
         assert_eq!(fine["ok"], true);

@@ -1,0 +1,248 @@
+//! The one method table. Each entry names a method, its aliases, its params type (decoded with
+//! unknown fields refused, described by a JSON Schema), whether it changes files, and its handler.
+//! `info` and `schema` list methods from here; the dispatcher finds handlers here; nothing else
+//! needs to know a method exists.
+
+use crate::error::{Error, Result};
+use crate::protocol::{self, parse_params};
+use crate::state::State;
+use crate::{listing, read, search};
+use schemars::{JsonSchema, Schema};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use serde_json::{json, Map, Value};
+use std::sync::{Arc, LazyLock};
+
+type Handler = Box<dyn Fn(&Arc<State>, Value) -> Result<Box<RawValue>> + Send + Sync>;
+
+pub struct Method {
+    pub name: &'static str,
+    /// Other names the same method answers to.
+    pub aliases: &'static [&'static str],
+    pub summary: &'static str,
+    /// Whether the method changes files (agent front-ends gate these behind a permission).
+    pub mutates: bool,
+    /// The JSON Schema (draft 2020-12) of the params.
+    pub schema: fn() -> Schema,
+    call: Handler,
+}
+
+impl Method {
+    /// Decodes `params` (dashed keys accepted as their snake_case twins), runs the handler, and
+    /// serializes its result once, straight to the bytes that go into the response.
+    pub fn call(&self, state: &Arc<State>, params: Value) -> Result<Box<RawValue>> {
+        (self.call)(state, snake_case_keys(params))
+    }
+}
+
+/// Builds a table entry from a typed handler.
+fn method<P, R>(
+    name: &'static str,
+    aliases: &'static [&'static str],
+    summary: &'static str,
+    mutates: bool,
+    handler: fn(&Arc<State>, P) -> Result<R>,
+) -> Method
+where
+    P: DeserializeOwned + JsonSchema + 'static,
+    R: Serialize + 'static,
+{
+    Method {
+        name,
+        aliases,
+        summary,
+        mutates,
+        schema: schema_of::<P>,
+        call: Box::new(move |state, params| {
+            let params: P = parse_params(name, params)?;
+            let result = handler(state, params)?;
+            serde_json::value::to_raw_value(&result)
+                .map_err(|e| Error::io(format!("serializing the result of `{name}`: {e}")))
+        }),
+    }
+}
+
+fn schema_of<P: JsonSchema>() -> Schema {
+    schemars::schema_for!(P)
+}
+
+/// Every method the daemon answers, in the order `info` lists them.
+pub static METHODS: LazyLock<Vec<Method>> = LazyLock::new(|| {
+    vec![
+        method(
+            "info",
+            &[],
+            "What the daemon serves: roots, budgets, globs, methods.",
+            false,
+            info,
+        ),
+        method(
+            "schema",
+            &[],
+            "The JSON Schema of each method's params.",
+            false,
+            schema,
+        ),
+        method(
+            "read",
+            &[],
+            "Read a file: a line window, head/tail, base64, a stat probe, or a batch.",
+            false,
+            |s, p| read::handle(&s.jail, &s.limits(), &s.line_counts, p),
+        ),
+        method(
+            "tree",
+            &[],
+            "A nested, bounded view of a folder.",
+            false,
+            |s, p| listing::tree(&s.jail, &s.limits(), p),
+        ),
+        method(
+            "list-folder",
+            &[],
+            "One folder, paginated.",
+            false,
+            |s, p| listing::list_folder(&s.jail, &s.limits(), p),
+        ),
+        method(
+            "search",
+            &[],
+            "Search file contents (or paths) for a literal or a regex.",
+            false,
+            |s, p| search::handle(&s.jail, &s.limits(), p),
+        ),
+        method("shutdown", &[], "Stop the daemon.", false, shutdown),
+    ]
+});
+
+/// The method a request names, by name or alias.
+pub fn find(name: &str) -> Option<&'static Method> {
+    METHODS
+        .iter()
+        .find(|m| m.name == name || m.aliases.contains(&name))
+}
+
+pub fn names() -> Vec<&'static str> {
+    METHODS.iter().map(|m| m.name).collect()
+}
+
+pub fn unknown(name: &str) -> Error {
+    Error::bad_input(format!("unknown method `{name}`"))
+        .with_recovery(format!("methods: {}", names().join(", ")))
+}
+
+/// `max-bytes` is `max_bytes`: documented examples and models write either. Applied to keys at
+/// every depth (params nest: `edits[].file`), never to values.
+fn snake_case_keys(value: Value) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(
+            map.into_iter()
+                .map(|(key, v)| (key.replace('-', "_"), snake_case_keys(v)))
+                .collect::<Map<String, Value>>(),
+        ),
+        Value::Array(items) => Value::Array(items.into_iter().map(snake_case_keys).collect()),
+        other => other,
+    }
+}
+
+/// Params of methods that take none.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NoParams {}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SchemaParams {
+    /// One method's schema; all of them when absent.
+    method: Option<String>,
+}
+
+fn schema(_: &Arc<State>, p: SchemaParams) -> Result<Value> {
+    let described = |m: &Method| {
+        json!({
+            "summary": m.summary,
+            "aliases": m.aliases,
+            "mutates": m.mutates,
+            "params": (m.schema)(),
+        })
+    };
+    match p.method {
+        Some(name) => {
+            let m = find(&name).ok_or_else(|| unknown(&name))?;
+            Ok(json!({"method": m.name, "schema": described(m)}))
+        }
+        None => Ok(json!({
+            "methods": METHODS.iter().map(|m| (m.name.to_string(), described(m))).collect::<Map<_, _>>()
+        })),
+    }
+}
+
+fn shutdown(state: &Arc<State>, _: NoParams) -> Result<Value> {
+    state.request_shutdown();
+    Ok(json!({"shutting_down": true}))
+}
+
+fn info(state: &Arc<State>, _: NoParams) -> Result<Value> {
+    let limits = state.limits();
+    let roots: Vec<&std::path::Path> = state
+        .jail
+        .roots()
+        .iter()
+        .map(|r| r.path.as_path())
+        .collect();
+    Ok(json!({
+        "version": env!("CARGO_PKG_VERSION"),
+        "pid": std::process::id(),
+        "uptime_ms": state.started.elapsed().as_millis() as u64,
+        "socket": state.socket,
+        "config": state.config_path,
+        "roots": roots,
+        "primary_root": roots[0],
+        "non_accessible_globs": state.jail.non_accessible_globs,
+        "default_exclude_globs": state.jail.default_exclude_globs,
+        "limits": *limits,
+        "read": {
+            "default_max_bytes": read::DEFAULT_MAX_BYTES,
+            "unranged_line_cap": read::UNRANGED_LINE_CAP,
+        },
+        "search": {
+            "default_max_results": search::DEFAULT_MAX_RESULTS,
+            "default_context": search::DEFAULT_CONTEXT,
+            "max_context": search::MAX_CONTEXT,
+        },
+        "tree": {"default_max_entries": listing::TREE_DEFAULT_MAX_ENTRIES},
+        "max_frame_bytes": protocol::max_frame_bytes(&limits),
+        "methods": names(),
+        "mutating_methods": METHODS.iter().filter(|m| m.mutates).map(|m| m.name).collect::<Vec<_>>(),
+        "languages": [],
+        "language_servers": [],
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dashed_keys_become_snake_case_at_every_depth_but_values_stay() {
+        let v = snake_case_keys(json!({"max-bytes": 1, "edits": [{"diff-encoding": "a-b"}]}));
+        assert_eq!(
+            v,
+            json!({"max_bytes": 1, "edits": [{"diff_encoding": "a-b"}]})
+        );
+    }
+
+    #[test]
+    fn every_method_has_a_draft_2020_12_schema_that_refuses_unknown_keys() {
+        for m in METHODS.iter() {
+            let schema = (m.schema)().to_value();
+            assert_eq!(
+                schema["$schema"], "https://json-schema.org/draft/2020-12/schema",
+                "{}",
+                m.name
+            );
+            assert_eq!(schema["additionalProperties"], false, "{}", m.name);
+        }
+    }
+}

@@ -1,0 +1,97 @@
+//! What the daemon holds while it runs: the jail, the live budgets (hot-reloadable), caches, and the
+//! shutdown signal. Every method handler receives a `&State`.
+
+use crate::config::{Config, JailSettings, Limits};
+use crate::jail::Jail;
+use crate::read;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant};
+use tokio::sync::Notify;
+
+pub struct State {
+    pub jail: Jail,
+    limits: RwLock<Arc<Limits>>,
+    /// The jail fields as the config file had them at startup; reloads that change them are refused.
+    startup_jail: JailSettings,
+    /// The last reload warning logged, so a repeat of it is not logged again.
+    last_warning: Mutex<String>,
+    pub config_path: Option<PathBuf>,
+    pub socket: PathBuf,
+    pub line_counts: read::LineCounts,
+    pub started: Instant,
+    pub shutdown: Notify,
+}
+
+impl State {
+    pub fn new(jail: Jail, config: Config, config_path: Option<PathBuf>, socket: PathBuf) -> State {
+        State {
+            jail,
+            limits: RwLock::new(Arc::new(config.limits)),
+            startup_jail: config.jail,
+            last_warning: Default::default(),
+            config_path,
+            socket,
+            line_counts: read::LineCounts::default(),
+            started: Instant::now(),
+            shutdown: Notify::new(),
+        }
+    }
+
+    /// The budgets in force now; a reload swaps them, a request keeps the snapshot it took.
+    pub fn limits(&self) -> Arc<Limits> {
+        self.limits
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Stops the daemon shortly, after the current response had time to reach its client.
+    pub fn request_shutdown(self: &Arc<Self>) {
+        let state = self.clone();
+        tokio::runtime::Handle::current().spawn(async move {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            state.shutdown.notify_one();
+        });
+    }
+
+    /// Re-reads the config file: budgets swap in; jail changes and invalid files are refused.
+    pub fn reload_config(&self) {
+        let Some(path) = &self.config_path else {
+            return;
+        };
+        match Config::load(path) {
+            Err(e) => self.warn_once(format!(
+                "config reload rejected, keeping the previous settings: {e}"
+            )),
+            Ok(config) => {
+                if config.jail != self.startup_jail {
+                    self.warn_once(format!(
+                        "config {}: jail fields (base_paths, non_accessible_globs, default_exclude_globs) \
+                         changed; restart coderd to apply. Keeping the running jail.",
+                        path.display()
+                    ));
+                } else {
+                    self.last_warning
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .clear();
+                }
+                let mut current = self.limits.write().unwrap_or_else(|e| e.into_inner());
+                if **current != config.limits {
+                    tracing::info!("config reloaded: budgets updated");
+                    *current = Arc::new(config.limits);
+                }
+            }
+        }
+    }
+
+    /// One save fires several file events; the same warning is logged once, not once per event.
+    fn warn_once(&self, text: String) {
+        let mut last = self.last_warning.lock().unwrap_or_else(|e| e.into_inner());
+        if *last != text {
+            tracing::warn!("{text}");
+            *last = text;
+        }
+    }
+}
