@@ -20,6 +20,12 @@ pub struct Limits {
     pub search_response_budget_bytes: usize,
     pub batch_read_budget_bytes: u64,
     pub max_output_bytes: u64,
+    /// fsync each written file and its folder before an edit is reported done.
+    pub fsync: bool,
+    /// Bytes of file content the documents store keeps in memory (least recently used go first).
+    pub documents_max_bytes: u64,
+    /// Editing a file this session has not read (or that changed since it read it) is C212.
+    pub require_read_before_edit: bool,
 }
 
 impl Default for Limits {
@@ -37,6 +43,9 @@ impl Default for Limits {
             search_response_budget_bytes: 256 * 1024,
             batch_read_budget_bytes: MIB,
             max_output_bytes: 128 * 1024,
+            fsync: true,
+            documents_max_bytes: 256 * MIB,
+            require_read_before_edit: false,
         }
     }
 }

@@ -261,7 +261,7 @@ impl Jail {
             })
     }
 
-    fn open_beneath(&self, resolved: &Resolved, flags: OFlags) -> Result<OwnedFd> {
+    pub(crate) fn open_beneath(&self, resolved: &Resolved, flags: OFlags) -> Result<OwnedFd> {
         let root = &self.roots[resolved.root];
         let rel: &Path = if resolved.rel.as_os_str().is_empty() {
             Path::new(".")

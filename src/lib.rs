@@ -2,6 +2,7 @@
 
 pub mod cli;
 pub mod config;
+pub mod documents;
 pub mod edit;
 pub mod error;
 pub mod globs;

@@ -2,6 +2,9 @@
 //! shutdown signal. Every method handler receives a `&State`.
 
 use crate::config::{Config, JailSettings, Limits};
+use crate::documents::Documents;
+use crate::edit::commit::Journal;
+use crate::edit::locks::Locks;
 use crate::jail::Jail;
 use crate::read;
 use std::path::PathBuf;
@@ -19,13 +22,17 @@ pub struct State {
     pub config_path: Option<PathBuf>,
     pub socket: PathBuf,
     pub line_counts: read::LineCounts,
+    pub documents: Documents,
+    pub locks: Locks,
+    pub journal: Journal,
     pub started: Instant,
     pub shutdown: Notify,
 }
 
 impl State {
     pub fn new(jail: Jail, config: Config, config_path: Option<PathBuf>, socket: PathBuf) -> State {
-        State {
+        let journal = Journal::open(state_dir(&socket).as_deref());
+        let state = State {
             jail,
             limits: RwLock::new(Arc::new(config.limits)),
             startup_jail: config.jail,
@@ -33,9 +40,17 @@ impl State {
             config_path,
             socket,
             line_counts: read::LineCounts::default(),
+            documents: Documents::default(),
+            locks: Locks::default(),
+            journal,
             started: Instant::now(),
             shutdown: Notify::new(),
+        };
+        let swept = state.journal.sweep(&state.jail);
+        if swept > 0 {
+            tracing::info!("removed {swept} temporary file(s) left by an interrupted edit");
         }
+        state
     }
 
     /// The budgets in force now; a reload swaps them, a request keeps the snapshot it took.
@@ -94,4 +109,17 @@ impl State {
             *last = text;
         }
     }
+}
+
+/// Where a daemon keeps state that outlives it (the temp-file journal): beside its socket, in a
+/// folder named for the socket, so two daemons never share one and a restart finds its own.
+fn state_dir(socket: &std::path::Path) -> Option<PathBuf> {
+    let base = match std::env::var_os("XDG_STATE_HOME") {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        _ => PathBuf::from(std::env::var_os("HOME")?).join(".local/state"),
+    };
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(socket.as_os_str().as_encoded_bytes());
+    let tag: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
+    Some(base.join("coderd").join(tag))
 }

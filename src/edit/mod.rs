@@ -1,3 +1,6 @@
 //! The write side: locating edits in a file's text and committing them to disk.
 
+pub mod commit;
+pub mod locks;
 pub mod splice;
+pub mod txn;

@@ -1,0 +1,440 @@
+//! The commit protocol: the one way coderd changes a file on disk. Every mutating method goes
+//! through here, so every write is atomic, race-free inside the jail, and keeps the file's metadata.
+//!
+//! 1. The target's folder is opened beneath its root (`openat2`, no symlinks), so a symlink swapped
+//!    in anywhere makes the call fail; nothing is ever written outside the roots.
+//! 2. The new content goes to an anonymous file in that folder (`O_TMPFILE`; a named temp file
+//!    with `O_EXCL` where the file system lacks it), takes the old file's mode, owner and extended
+//!    attributes, and is fsynced.
+//! 3. It is linked under a temporary name, the target is checked once more against the stamp the
+//!    edit was planned on (compare-and-swap), and `renameat` publishes it; creating uses
+//!    `RENAME_NOREPLACE`, so "must not exist" is the kernel's guarantee. Then the folder is fsynced.
+//!
+//! A crash leaves each file old or new, never torn. Temporary names are journaled before they
+//! exist, and `Journal::sweep` removes any left behind when the daemon starts again.
+
+use crate::documents::stamp::nanos;
+use crate::documents::Stamp;
+use crate::error::{Code, Error, Result};
+use crate::jail::{Jail, Resolved};
+use rustix::fs::{AtFlags, Mode, OFlags, RenameFlags, ResolveFlags};
+use rustix::io::Errno;
+use std::ffi::{OsStr, OsString};
+use std::fs::File;
+use std::io::Write;
+use std::os::fd::{AsFd, AsRawFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+/// Marks coderd's temporary files, so a sweep never removes anything else.
+const TEMP_MARK: &str = ".coderd-tmp-";
+
+/// An open folder beneath a root, and the name of the entry an operation is about.
+pub struct Place {
+    pub dir: OwnedFd,
+    pub name: OsString,
+    /// Canonical absolute path of the entry, for messages and the documents store.
+    pub abs: PathBuf,
+}
+
+/// What an existing file looked like when the edit was planned, and what its replacement keeps.
+#[derive(Clone, Debug)]
+pub struct Existing {
+    pub mode: u32,
+    pub uid: u32,
+    pub gid: u32,
+    pub nlink: u64,
+}
+
+impl Existing {
+    pub fn of(meta: &std::fs::Metadata) -> Existing {
+        Existing {
+            mode: meta.mode() & 0o7777,
+            uid: meta.uid(),
+            gid: meta.gid(),
+            nlink: meta.nlink(),
+        }
+    }
+}
+
+/// How a publish treats an existing entry at the target.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Publish {
+    /// Replace it; it must still be the file the edit was planned on (compare-and-swap).
+    Replace,
+    /// Fail with C217 if anything exists there (the kernel decides, not a check before).
+    CreateNew,
+    /// Replace whatever is there (the file was checked by the caller under its lock).
+    Overwrite,
+}
+
+/// Opens the folder that holds `target`, beneath its root. With `parents`, missing folders are
+/// created one by one, each beneath the last one opened.
+pub fn place(jail: &Jail, target: &Resolved, parents: bool) -> Result<Place> {
+    let Some(name) = target.rel.file_name().map(OsStr::to_os_string) else {
+        return Err(Error::refused(format!(
+            "{} is a workspace root; it cannot be written, moved or deleted",
+            target.abs.display()
+        )));
+    };
+    let parent_rel = target.rel.parent().unwrap_or(Path::new("")).to_path_buf();
+    let parent = Resolved {
+        abs: target.abs.parent().unwrap_or(&target.abs).to_path_buf(),
+        root: target.root,
+        rel: parent_rel,
+    };
+    let dir = match jail.open_beneath(&parent, OFlags::RDONLY | OFlags::DIRECTORY) {
+        Ok(dir) => dir,
+        Err(e) if e.code == Code::NotFound && parents => create_folders(jail, &parent)?,
+        Err(e) if e.code == Code::NotFound => {
+            return Err(Error::not_found(format!(
+                "the folder {} does not exist",
+                parent.abs.display()
+            ))
+            .with_recovery("create it first, or pass `parents: true`"))
+        }
+        Err(e) => return Err(e),
+    };
+    Ok(Place {
+        dir,
+        name,
+        abs: target.abs.clone(),
+    })
+}
+
+/// Creates the missing folders of `dir` (like `mkdir -p`), each opened beneath the previous one.
+fn create_folders(jail: &Jail, dir: &Resolved) -> Result<OwnedFd> {
+    let root = Resolved {
+        abs: jail.roots()[dir.root].path.clone(),
+        root: dir.root,
+        rel: PathBuf::new(),
+    };
+    let mut current = jail.open_beneath(&root, OFlags::RDONLY | OFlags::DIRECTORY)?;
+    let mut shown = root.abs.clone();
+    for part in dir.rel.iter() {
+        shown.push(part);
+        let io = |e: Errno| Error::from_io(&e.into(), &shown);
+        match rustix::fs::mkdirat(&current, part, Mode::from_raw_mode(0o777)) {
+            Ok(()) | Err(Errno::EXIST) => {}
+            Err(e) => return Err(io(e)),
+        }
+        current = open_child_dir(&current, part).map_err(io)?;
+    }
+    Ok(current)
+}
+
+fn open_child_dir(dir: &OwnedFd, name: &OsStr) -> rustix::io::Result<OwnedFd> {
+    rustix::fs::openat2(
+        dir,
+        name,
+        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+        Mode::empty(),
+        ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS,
+    )
+}
+
+impl Place {
+    /// The entry's metadata, not following a symlink.
+    pub fn stat(&self) -> Result<Option<rustix::fs::Stat>> {
+        match rustix::fs::statat(&self.dir, &self.name, AtFlags::SYMLINK_NOFOLLOW) {
+            Ok(st) => Ok(Some(st)),
+            Err(Errno::NOENT) => Ok(None),
+            Err(e) => Err(Error::from_io(&e.into(), &self.abs)),
+        }
+    }
+
+    /// Checks the file is still the one `stamp` describes (the compare of compare-and-swap).
+    pub fn still(&self, stamp: &Stamp) -> Result<()> {
+        let same = self.stat()?.is_some_and(|st| {
+            st.st_dev == stamp.dev
+                && st.st_ino == stamp.ino
+                && st.st_size as u64 == stamp.size
+                && nanos(st.st_mtime, st.st_mtime_nsec as i64) == stamp.mtime_ns
+                && nanos(st.st_ctime, st.st_ctime_nsec as i64) == stamp.ctime_ns
+        });
+        if same {
+            Ok(())
+        } else {
+            Err(stale(&self.abs))
+        }
+    }
+
+    pub fn unlink(&self, dir: bool) -> Result<()> {
+        let flags = if dir {
+            AtFlags::REMOVEDIR
+        } else {
+            AtFlags::empty()
+        };
+        rustix::fs::unlinkat(&self.dir, &self.name, flags)
+            .map_err(|e| Error::from_io(&e.into(), &self.abs))
+    }
+}
+
+pub fn stale(path: &Path) -> Error {
+    Error::new(
+        Code::Stale,
+        format!(
+            "{} changed on disk while the edit was being made",
+            path.display()
+        ),
+    )
+    .with_recovery("read the file again, then retry the edit")
+}
+
+/// A new content, written and synced under a temporary name beside its target, not yet visible
+/// under the target's name. Dropping it unpublished removes it.
+pub struct Staged<'a> {
+    place: &'a Place,
+    temp: OsString,
+    file: File,
+    journal: &'a Journal,
+    published: bool,
+}
+
+/// Writes `bytes` to a temporary file beside the target, with the metadata of `like` (the file it
+/// replaces, open as `source` for its extended attributes) or the default mode for a new file.
+pub fn stage<'a>(
+    place: &'a Place,
+    bytes: &[u8],
+    like: Option<(&Existing, &File)>,
+    fsync: bool,
+    journal: &'a Journal,
+) -> Result<Staged<'a>> {
+    let io = |e: std::io::Error| Error::from_io(&e, &place.abs);
+    let mode = Mode::from_raw_mode(like.map_or(0o666, |(l, _)| l.mode));
+    let temp = temp_name(&place.name);
+    journal.record(&place.abs.with_file_name(&temp));
+    let anonymous = rustix::fs::openat(
+        &place.dir,
+        ".",
+        OFlags::TMPFILE | OFlags::WRONLY | OFlags::CLOEXEC,
+        mode,
+    );
+    let (fd, named) = match anonymous {
+        Ok(fd) => (fd, false),
+        // The file system has no O_TMPFILE: a named temp file, created exclusively.
+        Err(Errno::OPNOTSUPP | Errno::ISDIR | Errno::INVAL | Errno::NOENT) => {
+            let fd = rustix::fs::openat(
+                &place.dir,
+                &temp,
+                OFlags::CREATE | OFlags::EXCL | OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+                mode,
+            )
+            .map_err(|e| io(e.into()))?;
+            (fd, true)
+        }
+        Err(e) => return Err(io(e.into())),
+    };
+    let mut staged = Staged {
+        place,
+        temp,
+        file: File::from(fd),
+        journal,
+        published: !named, // nothing to clean up until the anonymous file has a name
+    };
+    let file = &mut staged.file;
+    file.write_all(bytes).map_err(io)?;
+    if let Some((like, source)) = like {
+        keep_metadata(file, like, place)?;
+        copy_xattrs(source, file);
+    }
+    if fsync {
+        file.sync_all().map_err(io)?;
+    }
+    if !named {
+        // linkat through /proc gives the anonymous file a name without needing CAP_DAC_READ_SEARCH.
+        let proc_path = format!("/proc/self/fd/{}", file.as_raw_fd());
+        rustix::fs::linkat(
+            rustix::fs::CWD,
+            proc_path.as_str(),
+            &place.dir,
+            &staged.temp,
+            AtFlags::SYMLINK_FOLLOW,
+        )
+        .map_err(|e| io(e.into()))?;
+        staged.published = false;
+    }
+    Ok(staged)
+}
+
+/// Mode always; owner and extended attributes (ACLs, SELinux labels) as far as we are allowed.
+fn keep_metadata(file: &File, like: &Existing, place: &Place) -> Result<()> {
+    rustix::fs::fchmod(file.as_fd(), Mode::from_raw_mode(like.mode))
+        .map_err(|e| Error::from_io(&e.into(), &place.abs))?;
+    let owner = (
+        rustix::fs::Uid::from_raw(like.uid),
+        rustix::fs::Gid::from_raw(like.gid),
+    );
+    // Best effort: an unprivileged daemon may not give a file away; the file keeps our owner then.
+    let _ = rustix::fs::fchown(file.as_fd(), Some(owner.0), Some(owner.1));
+    Ok(())
+}
+
+/// Copies extended attributes from the file being replaced (best effort, like the owner).
+fn copy_xattrs(from: &File, to: &File) {
+    use xattr::FileExt;
+    let Ok(names) = from.list_xattr() else {
+        return;
+    };
+    for name in names {
+        if let Ok(Some(value)) = from.get_xattr(&name) {
+            let _ = to.set_xattr(&name, &value);
+        }
+    }
+}
+
+impl Staged<'_> {
+    /// Makes the staged content the target's. `Replace` checks `expected` first (the window between
+    /// that check and the rename is two syscalls).
+    /// The metadata of the staged file (its inode is the one the target will have).
+    pub fn metadata(&self) -> Result<std::fs::Metadata> {
+        self.file
+            .metadata()
+            .map_err(|e| Error::from_io(&e, &self.place.abs))
+    }
+
+    /// Returns the published file's metadata, taken from the staged handle after the rename: it
+    /// describes our content even if another program replaces the name right after.
+    pub fn publish(
+        mut self,
+        how: Publish,
+        expected: Option<&Stamp>,
+        fsync: bool,
+    ) -> Result<std::fs::Metadata> {
+        let place = self.place;
+        if let (Publish::Replace, Some(stamp)) = (how, expected) {
+            place.still(stamp)?;
+        }
+        let renamed = match how {
+            Publish::CreateNew => rustix::fs::renameat_with(
+                &place.dir,
+                &self.temp,
+                &place.dir,
+                &place.name,
+                RenameFlags::NOREPLACE,
+            ),
+            Publish::Replace | Publish::Overwrite => {
+                rustix::fs::renameat(&place.dir, &self.temp, &place.dir, &place.name)
+            }
+        };
+        match renamed {
+            Ok(()) => {}
+            Err(Errno::EXIST) => {
+                return Err(Error::new(
+                    Code::Exists,
+                    format!("{} already exists", place.abs.display()),
+                )
+                .with_recovery("pass `overwrite: true` to replace it, or choose another path"))
+            }
+            Err(e) => return Err(Error::from_io(&e.into(), &place.abs)),
+        }
+        self.published = true;
+        if fsync {
+            sync_dir(&place.dir, &place.abs)?;
+        }
+        self.metadata()
+    }
+}
+
+impl Drop for Staged<'_> {
+    fn drop(&mut self) {
+        if !self.published {
+            let _ = rustix::fs::unlinkat(&self.place.dir, &self.temp, AtFlags::empty());
+        }
+        let _ = self.journal; // the journal entry is swept at the next start; nothing to undo here
+    }
+}
+
+pub fn sync_dir(dir: &OwnedFd, shown: &Path) -> Result<()> {
+    rustix::fs::fsync(dir).map_err(|e| Error::from_io(&e.into(), shown))
+}
+
+fn temp_name(target: &OsStr) -> OsString {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let nonce = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    // Keep the name short: NAME_MAX is 255 bytes and the target's own name may be long.
+    let stem: Vec<u8> = target.as_bytes().iter().take(64).copied().collect();
+    let mut name = OsString::from(".");
+    name.push(OsStr::from_bytes(&stem));
+    name.push(format!("{TEMP_MARK}{}-{n}-{nonce:08x}", std::process::id()));
+    name
+}
+
+/// Temporary names the daemon gave files, recorded before they exist, so a daemon killed between
+/// naming a temp file and renaming it leaves nothing behind after its next start.
+pub struct Journal {
+    file: Option<Mutex<File>>,
+    path: Option<PathBuf>,
+}
+
+impl Journal {
+    /// A journal in `dir`; without one (no writable state folder) temp names are not journaled.
+    pub fn open(dir: Option<&Path>) -> Journal {
+        let Some(dir) = dir else {
+            return Journal {
+                file: None,
+                path: None,
+            };
+        };
+        let path = dir.join("temp-files.journal");
+        let file = crate::protocol::create_private_dir(dir)
+            .and_then(|_| {
+                std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(&path)
+            })
+            .map_err(|e| tracing::warn!("no temp-file journal at {}: {e}", path.display()))
+            .ok();
+        Journal {
+            file: file.map(Mutex::new),
+            path: Some(path),
+        }
+    }
+
+    fn record(&self, temp: &Path) {
+        if let Some(file) = &self.file {
+            let mut line = temp.as_os_str().as_bytes().to_vec();
+            line.push(b'\n');
+            let mut file = file.lock().unwrap_or_else(|e| e.into_inner());
+            let _ = file.write_all(&line);
+        }
+    }
+
+    /// Removes temp files a previous run left (only names carrying coderd's mark, only inside the
+    /// jail, never through a symlink), then empties the journal. Returns how many were removed.
+    pub fn sweep(&self, jail: &Jail) -> usize {
+        let Some(path) = &self.path else { return 0 };
+        let Ok(text) = std::fs::read(path) else {
+            return 0;
+        };
+        let mut removed = 0;
+        for line in text.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
+            let temp = Path::new(OsStr::from_bytes(line));
+            let marked = temp.file_name().is_some_and(|n| {
+                n.as_bytes()
+                    .windows(TEMP_MARK.len())
+                    .any(|w| w == TEMP_MARK.as_bytes())
+            });
+            let Some(resolved) = marked.then(|| jail.locate(temp)).flatten() else {
+                continue;
+            };
+            if let Ok(place) = place(jail, &resolved, false) {
+                if place.stat().ok().flatten().is_some() && place.unlink(false).is_ok() {
+                    removed += 1;
+                }
+            }
+        }
+        if let Some(file) = &self.file {
+            let file = file.lock().unwrap_or_else(|e| e.into_inner());
+            let _ = file.set_len(0);
+        }
+        removed
+    }
+}

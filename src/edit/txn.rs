@@ -1,0 +1,657 @@
+//! Edit transactions. Phase 1 plans every change in memory against the current documents (under the
+//! files' locks); phase 2 stages every new content beside its target, then publishes them one by
+//! one through the commit protocol. If another program wrote a file between the two phases, phase 1
+//! runs once more on the fresh content; if a publish fails midway, the files already published get
+//! their original bytes back. Either every file of the call changes, or none does.
+
+use super::commit::{self, Existing, Place, Publish, Staged};
+use super::splice::{self, Splice};
+use crate::documents::{Change, Document, Event, EventKind, Stamp, Text};
+use crate::error::{Code, Error, Result};
+use crate::jail::Resolved;
+use crate::state::State;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// A file a call names: the request field it came from, and where it resolved.
+#[derive(Clone, Debug)]
+pub struct Target {
+    pub field: String,
+    pub resolved: Resolved,
+    /// The version the caller last saw (`expect_version`), if it said.
+    pub expect_version: Option<String>,
+}
+
+/// What a call allows beyond a plain edit.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// The client's session (reads and edits are remembered per session).
+    pub session: Option<String>,
+    /// Split hard links (the edited name gets its own inode) instead of refusing.
+    pub split_hardlinks: bool,
+    /// Keep the previous content as `<file>.bak`.
+    pub backup: bool,
+    /// Create missing parent folders.
+    pub parents: bool,
+    /// Refuse to create files that do not exist (patch, update-file).
+    pub must_exist: bool,
+    /// Refuse when the file exists (create-file without overwrite): C217, decided by the kernel.
+    pub create_only: bool,
+    /// Line-number edits: refused if the session's last read is older than the file.
+    pub line_numbers: bool,
+}
+
+/// One file's part of a call's answer.
+#[derive(Serialize, Debug, Clone)]
+pub struct FileResult {
+    pub path: PathBuf,
+    pub bytes: u64,
+    pub version: String,
+    pub revision: u64,
+    pub lines_added: usize,
+    pub lines_removed: usize,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub created: bool,
+    /// Nothing needed changing: the content already was what the call asked for.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub unchanged: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub backup: Option<PathBuf>,
+}
+
+struct Slot {
+    target: Target,
+    /// The document as it was at planning time; `None` when the file does not exist.
+    doc: Option<Arc<Document>>,
+    original: Option<Arc<Vec<u8>>>,
+    /// The planned content; `None` until the planner changes the file.
+    planned: Option<Vec<u8>>,
+    /// The splices of the only change made, for precise event ranges; `None` after several.
+    splices: Option<Vec<Splice>>,
+    changes: usize,
+}
+
+/// The files of one call as the planner sees them: their current (planned) content.
+pub struct Workspace {
+    slots: BTreeMap<PathBuf, Slot>,
+}
+
+impl Workspace {
+    fn slot(&mut self, path: &Path) -> &mut Slot {
+        self.slots
+            .get_mut(path)
+            .expect("planners only touch the call's targets")
+    }
+
+    /// The content of a file as planned so far (the original before any change). C211 if the
+    /// file does not exist and nothing planned it.
+    pub fn current(&mut self, path: &Path) -> Result<&[u8]> {
+        let slot = self.slot(path);
+        if slot.planned.is_none() && slot.original.is_none() {
+            return Err(Error::not_found(format!(
+                "`{}`: {} does not exist",
+                slot.target.field,
+                path.display()
+            ))
+            .with_recovery(
+                "check the path with list-folder, or create the file with write or create-file",
+            ));
+        }
+        Ok(slot
+            .planned
+            .as_deref()
+            .or(slot.original.as_deref().map(|v| v.as_slice()))
+            .unwrap_or_default())
+    }
+
+    pub fn exists(&self, path: &Path) -> bool {
+        self.slots
+            .get(path)
+            .is_some_and(|s| s.original.is_some() || s.planned.is_some())
+    }
+
+    /// Applies splices to the current content of a file.
+    pub fn splice(&mut self, path: &Path, splices: Vec<Splice>) -> Result<()> {
+        let current = self.current(path)?;
+        let new = splice::apply(current, &splices);
+        let slot = self.slot(path);
+        slot.splices = (slot.changes == 0).then_some(splices);
+        slot.changes += 1;
+        slot.planned = Some(new);
+        Ok(())
+    }
+
+    /// Sets a file's whole content.
+    pub fn set(&mut self, path: &Path, bytes: Vec<u8>) {
+        let slot = self.slot(path);
+        slot.splices = None;
+        slot.changes += 1;
+        slot.planned = Some(bytes);
+    }
+
+    /// The document a file had when planning started (for line-based checks and echoes).
+    pub fn document(&self, path: &Path) -> Option<&Arc<Document>> {
+        self.slots.get(path).and_then(|s| s.doc.as_ref())
+    }
+}
+
+/// Runs one edit call: locks its files, plans with `plan`, commits. See the module docs.
+pub fn run<F>(
+    state: &State,
+    targets: Vec<Target>,
+    opts: &Options,
+    mut plan: F,
+) -> Result<Vec<FileResult>>
+where
+    F: FnMut(&mut Workspace) -> Result<()>,
+{
+    let _held = state
+        .locks
+        .lock(targets.iter().map(|t| t.resolved.abs.clone()))?;
+    let mut attempt = 0;
+    loop {
+        let mut workspace = load(state, &targets, opts)?;
+        plan(&mut workspace)?;
+        match commit_all(state, workspace, opts) {
+            Err(e) if e.code == Code::Stale && attempt == 0 => attempt += 1,
+            outcome => return outcome,
+        }
+    }
+}
+
+fn load(state: &State, targets: &[Target], opts: &Options) -> Result<Workspace> {
+    let limits = state.limits();
+    let mut slots = BTreeMap::new();
+    for target in targets {
+        let path = target.resolved.abs.clone();
+        if slots.contains_key(&path) {
+            continue;
+        }
+        let doc = match state.documents.load(
+            &state.jail,
+            &target.resolved,
+            limits.max_write_bytes,
+            limits.documents_max_bytes,
+        ) {
+            Ok(doc) => Some(doc),
+            Err(e) if e.code == Code::NotFound && !opts.must_exist => None,
+            Err(e) => return Err(named(e, &target.field)),
+        };
+        if let Some(doc) = &doc {
+            check_version(state, target, doc)?;
+            check_session(state, target, doc, opts, limits.require_read_before_edit)?;
+        } else if let Some(expected) = &target.expect_version {
+            return Err(Error::new(
+                Code::Stale,
+                format!(
+                    "`{}`: {} no longer exists (expected version {expected})",
+                    target.field,
+                    path.display()
+                ),
+            )
+            .with_recovery("list the folder and read the file again"));
+        }
+        let original = doc.as_ref().map(|d| Arc::new(d.bytes()));
+        slots.insert(
+            path,
+            Slot {
+                target: target.clone(),
+                doc,
+                original,
+                planned: None,
+                splices: None,
+                changes: 0,
+            },
+        );
+    }
+    Ok(Workspace { slots })
+}
+
+/// Adds the request field to errors that only named the path.
+fn named(e: Error, field: &str) -> Error {
+    if e.message.contains(&format!("`{field}`")) {
+        e
+    } else {
+        let message = format!("`{field}`: {}", e.message);
+        Error { message, ..e }
+    }
+}
+
+fn check_version(state: &State, target: &Target, doc: &Document) -> Result<()> {
+    let Some(expected) = &target.expect_version else {
+        return Ok(());
+    };
+    let current = doc.version();
+    if *expected == current {
+        return Ok(());
+    }
+    let mut error = Error::new(
+        Code::Stale,
+        format!(
+            "`{}`: {} is at version {current}, not the expected {expected}: it changed since it was read",
+            target.field,
+            doc.path.display()
+        ),
+    )
+    .with_recovery("read the file again (the diff shows what changed), then retry the edit")
+    .with_data("current_version", current)
+    .with_data("expected_version", expected.clone());
+    if let Some(old) = state.documents.older(&doc.path, expected) {
+        error = error.with_data("diff", unified_diff(&old.bytes(), &doc.bytes(), &doc.path));
+    }
+    Err(error)
+}
+
+fn check_session(
+    state: &State,
+    target: &Target,
+    doc: &Document,
+    opts: &Options,
+    require_read: bool,
+) -> Result<()> {
+    let Some(session) = &opts.session else {
+        return Ok(());
+    };
+    if !opts.line_numbers && !require_read {
+        return Ok(());
+    }
+    let current = doc.version();
+    match state.documents.sessions.last_read(session, &doc.path) {
+        Some(seen) if seen == current => Ok(()),
+        Some(seen) => Err(Error::new(
+            Code::Stale,
+            format!(
+                "`{}`: {} changed since session `{session}` read it (read {seen}, now {current}); line numbers may point elsewhere",
+                target.field,
+                doc.path.display()
+            ),
+        )
+        .with_recovery("read the file again and recompute the line numbers")
+        .with_data("current_version", current)),
+        None if require_read => Err(Error::new(
+            Code::Stale,
+            format!("`{}`: session `{session}` has not read {} yet", target.field, doc.path.display()),
+        )
+        .with_recovery("read the file first (require_read_before_edit is on)")),
+        None => Ok(()),
+    }
+}
+
+/// A unified diff between two contents, capped, for error data.
+pub fn unified_diff(old: &[u8], new: &[u8], path: &Path) -> String {
+    const CAP: usize = 16 * 1024;
+    let old = String::from_utf8_lossy(old);
+    let new = String::from_utf8_lossy(new);
+    let shown = path.display().to_string();
+    let mut text = similar::TextDiff::from_lines(old.as_ref(), new.as_ref())
+        .unified_diff()
+        .context_radius(2)
+        .header(&shown, &shown)
+        .to_string();
+    if text.len() > CAP {
+        let mut cut = CAP;
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        text.truncate(cut);
+        text.push_str("\n… (diff cut)\n");
+    }
+    text
+}
+
+/// A file ready to publish: its place, staged content, and how to publish it.
+struct Ready<'a> {
+    path: PathBuf,
+    staged: Staged<'a>,
+    how: Publish,
+    stamp: Option<Stamp>,
+}
+
+fn commit_all(state: &State, workspace: Workspace, opts: &Options) -> Result<Vec<FileResult>> {
+    let limits = state.limits();
+    let fsync = limits.fsync;
+    let changed: Vec<&Slot> = workspace
+        .slots
+        .values()
+        .filter(|s| {
+            s.planned.as_deref().is_some_and(|p| {
+                Some(p) != s.original.as_deref().map(|v| v.as_slice()) || s.original.is_none()
+            })
+        })
+        .collect();
+    for slot in &changed {
+        let size = slot.planned.as_ref().map_or(0, Vec::len) as u64;
+        if size > limits.max_write_bytes {
+            return Err(Error::too_large(format!(
+                "`{}`: the new content of {} would be {size} bytes, over max_write_bytes = {}",
+                slot.target.field,
+                slot.target.resolved.abs.display(),
+                limits.max_write_bytes
+            ))
+            .with_data("size", size));
+        }
+    }
+    // Places and sources first: every folder is opened before anything is written.
+    let mut places: Vec<(Place, Option<(Existing, File)>, Option<Place>)> = Vec::new();
+    for slot in &changed {
+        let place = commit::place(&state.jail, &slot.target.resolved, opts.parents)
+            .map_err(|e| named(e, &slot.target.field))?;
+        let like = match &slot.doc {
+            Some(_) => Some(existing(state, slot, opts)?),
+            None => None,
+        };
+        let backup = match (&slot.doc, opts.backup) {
+            (Some(_), true) => Some(backup_place(state, slot)?),
+            _ => None,
+        };
+        places.push((place, like, backup));
+    }
+    let journal = &state.journal;
+    let mut ready: Vec<Ready> = Vec::new();
+    let mut backups: Vec<Staged> = Vec::new();
+    for (slot, (place, like, backup)) in changed.iter().zip(&places) {
+        let bytes = slot.planned.as_deref().unwrap_or_default();
+        let like_ref = like.as_ref().map(|(e, f)| (e, f));
+        ready.push(Ready {
+            path: slot.target.resolved.abs.clone(),
+            staged: commit::stage(place, bytes, like_ref, fsync, journal)?,
+            how: match (&slot.doc, opts.create_only) {
+                (Some(_), _) => Publish::Replace,
+                (None, true) => Publish::CreateNew,
+                // Created by this call; if someone else creates it first, that is a stale plan.
+                (None, false) => Publish::CreateNew,
+            },
+            stamp: slot.doc.as_ref().map(|d| d.stamp.clone()),
+        });
+        if let (Some(bak), Some(original)) = (backup, &slot.original) {
+            backups.push(commit::stage(bak, original, like_ref, fsync, journal)?);
+        }
+    }
+    for bak in backups {
+        bak.publish(Publish::Overwrite, None, fsync)?;
+    }
+    let mut published: Vec<(usize, std::fs::Metadata)> = Vec::new();
+    for (i, item) in ready.into_iter().enumerate() {
+        let creating = item.how == Publish::CreateNew && !opts.create_only;
+        match item.staged.publish(item.how, item.stamp.as_ref(), fsync) {
+            Ok(meta) => published.push((i, meta)),
+            Err(e) => {
+                restore(state, &changed, &places, &published, fsync);
+                // Someone created the file between planning and publishing: plan again.
+                let e = if creating && e.code == Code::Exists {
+                    commit::stale(&item.path)
+                } else {
+                    e
+                };
+                return Err(named(e, &changed[i].target.field));
+            }
+        }
+    }
+    Ok(finish(
+        state, &workspace, &changed, published, &places, opts,
+    ))
+}
+
+/// The metadata a replacement keeps, and the hard-link policy.
+fn existing(state: &State, slot: &Slot, opts: &Options) -> Result<(Existing, File)> {
+    let (file, meta) = state.jail.open_file(&slot.target.resolved)?;
+    let existing = Existing::of(&meta);
+    if existing.nlink > 1 && !opts.split_hardlinks {
+        return Err(Error::refused(format!(
+            "`{}`: {} has {} hard links; replacing it would split them",
+            slot.target.field,
+            slot.target.resolved.abs.display(),
+            existing.nlink
+        ))
+        .with_recovery("pass `hardlinks: \"split\"` to give this name its own copy"));
+    }
+    Ok((existing, file))
+}
+
+/// `<file>.bak` beside the file. Never resolved through a symlink: a planted `.bak` link is
+/// replaced by the backup, never written through.
+fn backup_place(state: &State, slot: &Slot) -> Result<Place> {
+    let resolved = &slot.target.resolved;
+    let mut name = resolved.rel.file_name().unwrap_or_default().to_os_string();
+    name.push(".bak");
+    let bak = Resolved {
+        abs: resolved.abs.with_file_name(&name),
+        root: resolved.root,
+        rel: resolved.rel.with_file_name(&name),
+    };
+    if state.jail.is_non_accessible(&bak.rel) {
+        return Err(Error::not_found(format!(
+            "`{}`: the backup {} would be non-accessible by workspace policy",
+            slot.target.field,
+            bak.abs.display()
+        )));
+    }
+    let place = commit::place(&state.jail, &bak, false)?;
+    if place.stat()?.is_some_and(|st| {
+        rustix::fs::FileType::from_raw_mode(st.st_mode) == rustix::fs::FileType::Directory
+    }) {
+        return Err(Error::refused(format!(
+            "`{}`: {} is a folder; the backup cannot be written",
+            slot.target.field,
+            bak.abs.display()
+        )));
+    }
+    Ok(place)
+}
+
+/// Puts back the original bytes of files already published (or removes files just created).
+fn restore(
+    state: &State,
+    changed: &[&Slot],
+    places: &[(Place, Option<(Existing, File)>, Option<Place>)],
+    published: &[(usize, std::fs::Metadata)],
+    fsync: bool,
+) {
+    for (i, _) in published {
+        let (place, like, _) = &places[*i];
+        let outcome = match &changed[*i].original {
+            Some(original) => commit::stage(
+                place,
+                original,
+                like.as_ref().map(|(e, f)| (e, f)),
+                fsync,
+                &state.journal,
+            )
+            .and_then(|s| s.publish(Publish::Overwrite, None, fsync).map(|_| ())),
+            None => place.unlink(false),
+        };
+        if let Err(e) = outcome {
+            tracing::error!(
+                "restoring {} after a failed transaction: {e}",
+                place.abs.display()
+            );
+        }
+    }
+}
+
+/// Installs the new documents, publishes their events, and builds the answer.
+fn finish(
+    state: &State,
+    workspace: &Workspace,
+    changed: &[&Slot],
+    published: Vec<(usize, std::fs::Metadata)>,
+    places: &[(Place, Option<(Existing, File)>, Option<Place>)],
+    opts: &Options,
+) -> Vec<FileResult> {
+    let budget = state.limits().documents_max_bytes;
+    let mut results = Vec::new();
+    for (i, meta) in published {
+        let slot = changed[i];
+        let new = slot.planned.clone().unwrap_or_default();
+        let stamp = Stamp::new(&meta, &new);
+        let old_text = slot.doc.as_ref().map(|d| &d.text);
+        let changes = changes(slot, old_text, &new);
+        let (lines_added, lines_removed) = line_counts(
+            slot.original
+                .as_deref()
+                .map(|v| v.as_slice())
+                .unwrap_or_default(),
+            &new,
+            &changes,
+        );
+        let text = match (old_text, &slot.splices) {
+            (Some(old), Some(splices)) => old.spliced(splices, new.clone()),
+            _ => Text::from_bytes(new.clone()),
+        };
+        let old_revision = slot.doc.as_ref().map(|d| d.revision);
+        let revision =
+            old_revision.unwrap_or(state.documents.revision(&slot.target.resolved.abs)) + 1;
+        let doc = Arc::new(Document {
+            path: slot.target.resolved.abs.clone(),
+            stamp,
+            revision,
+            text,
+        });
+        let version = doc.version();
+        if let Some(session) = &opts.session {
+            state
+                .documents
+                .sessions
+                .note_read(session, &doc.path, &version);
+        }
+        let created = slot.doc.is_none();
+        state.documents.committed(
+            doc,
+            Event {
+                path: slot.target.resolved.abs.clone(),
+                old_revision,
+                new_revision: Some(revision),
+                kind: if created {
+                    EventKind::Created
+                } else {
+                    EventKind::Edited
+                },
+                changes,
+            },
+            budget,
+        );
+        results.push(FileResult {
+            path: slot.target.resolved.abs.clone(),
+            bytes: new.len() as u64,
+            version,
+            revision,
+            lines_added,
+            lines_removed,
+            created,
+            unchanged: false,
+            backup: places[i].2.as_ref().map(|p| p.abs.clone()),
+        });
+    }
+    // Files the call named but did not need to change are reported too, as unchanged.
+    for slot in workspace.slots.values() {
+        if results.iter().any(|r| r.path == slot.target.resolved.abs) {
+            continue;
+        }
+        if let Some(doc) = &slot.doc {
+            if let Some(session) = &opts.session {
+                state
+                    .documents
+                    .sessions
+                    .note_read(session, &doc.path, &doc.version());
+            }
+            results.push(FileResult {
+                path: doc.path.clone(),
+                bytes: doc.stamp.size,
+                version: doc.version(),
+                revision: doc.revision,
+                lines_added: 0,
+                lines_removed: 0,
+                created: false,
+                unchanged: true,
+                backup: None,
+            });
+        }
+    }
+    results
+}
+
+/// The changed regions, from the splices of a single change, else one region between the common
+/// prefix and suffix of the old and new content.
+fn changes(slot: &Slot, old_text: Option<&Text>, new: &[u8]) -> Vec<Change> {
+    let old = slot
+        .original
+        .as_deref()
+        .map(|v| v.as_slice())
+        .unwrap_or_default();
+    let new_line = |byte: usize| memchr::memchr_iter(b'\n', &new[..byte]).count();
+    let old_line = |byte: usize| match old_text {
+        Some(t) => t.line_of_byte(byte),
+        None => 0,
+    };
+    let regions: Vec<(std::ops::Range<usize>, usize)> = match &slot.splices {
+        Some(splices) => {
+            let mut sorted: Vec<&Splice> = splices.iter().collect();
+            sorted.sort_by_key(|s| s.range.start);
+            sorted
+                .iter()
+                .map(|s| (s.range.clone(), s.text.len()))
+                .collect()
+        }
+        None => {
+            let prefix = old.iter().zip(new).take_while(|(a, b)| a == b).count();
+            let max_suffix = old.len().min(new.len()) - prefix;
+            let suffix = old
+                .iter()
+                .rev()
+                .zip(new.iter().rev())
+                .take(max_suffix)
+                .take_while(|(a, b)| a == b)
+                .count();
+            vec![(prefix..old.len() - suffix, new.len() - suffix - prefix)]
+        }
+    };
+    let mut shift: isize = 0;
+    regions
+        .into_iter()
+        .map(|(range, new_len)| {
+            let new_start = (range.start as isize + shift) as usize;
+            shift += new_len as isize - range.len() as isize;
+            let new_bytes = new_start..new_start + new_len;
+            Change {
+                old_lines: old_line(range.start)..old_line(range.end) + 1,
+                new_lines: new_line(new_bytes.start)..new_line(new_bytes.end) + 1,
+                old_bytes: range,
+                new_bytes,
+            }
+        })
+        .collect()
+}
+
+/// Lines added and removed, as `git diff --stat` counts them, over the changed regions only.
+fn line_counts(old: &[u8], new: &[u8], changes: &[Change]) -> (usize, usize) {
+    let (mut added, mut removed) = (0, 0);
+    for change in changes {
+        let old_region = whole_lines(old, change.old_bytes.clone());
+        let new_region = whole_lines(new, change.new_bytes.clone());
+        let old_lines: Vec<&[u8]> = old_region.split_inclusive(|b| *b == b'\n').collect();
+        let new_lines: Vec<&[u8]> = new_region.split_inclusive(|b| *b == b'\n').collect();
+        for op in similar::capture_diff_slices(similar::Algorithm::Myers, &old_lines, &new_lines) {
+            let (tag, old_range, new_range) = op.as_tag_tuple();
+            if tag != similar::DiffTag::Equal {
+                removed += old_range.len();
+                added += new_range.len();
+            }
+        }
+    }
+    (added, removed)
+}
+
+/// The region widened to whole lines.
+fn whole_lines(text: &[u8], range: std::ops::Range<usize>) -> &[u8] {
+    let start = memchr::memrchr(b'\n', &text[..range.start]).map_or(0, |i| i + 1);
+    let ends_line = range.end > range.start && text[range.end - 1] == b'\n';
+    let end = match memchr::memchr(b'\n', &text[range.end..]) {
+        _ if ends_line => range.end,
+        Some(i) => range.end + i + 1,
+        None => text.len(),
+    };
+    &text[start..end]
+}
