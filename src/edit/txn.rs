@@ -302,6 +302,13 @@ pub fn unified_diff(old: &[u8], new: &[u8], path: &Path) -> String {
     text
 }
 
+/// A changed file's folder, the metadata its replacement keeps, and where its backup goes.
+struct Prepared {
+    place: Place,
+    like: Option<(Existing, File)>,
+    backup: Option<Place>,
+}
+
 /// A file ready to publish: its place, staged content, and how to publish it.
 struct Ready<'a> {
     path: PathBuf,
@@ -335,7 +342,7 @@ fn commit_all(state: &State, workspace: Workspace, opts: &Options) -> Result<Vec
         }
     }
     // Places and sources first: every folder is opened before anything is written.
-    let mut places: Vec<(Place, Option<(Existing, File)>, Option<Place>)> = Vec::new();
+    let mut places: Vec<Prepared> = Vec::new();
     for slot in &changed {
         let place = commit::place(&state.jail, &slot.target.resolved, opts.parents)
             .map_err(|e| named(e, &slot.target.field))?;
@@ -347,12 +354,24 @@ fn commit_all(state: &State, workspace: Workspace, opts: &Options) -> Result<Vec
             (Some(_), true) => Some(backup_place(state, slot)?),
             _ => None,
         };
-        places.push((place, like, backup));
+        places.push(Prepared {
+            place,
+            like,
+            backup,
+        });
     }
     let journal = &state.journal;
     let mut ready: Vec<Ready> = Vec::new();
     let mut backups: Vec<Staged> = Vec::new();
-    for (slot, (place, like, backup)) in changed.iter().zip(&places) {
+    for (
+        slot,
+        Prepared {
+            place,
+            like,
+            backup,
+        },
+    ) in changed.iter().zip(&places)
+    {
         let bytes = slot.planned.as_deref().unwrap_or_default();
         let like_ref = like.as_ref().map(|(e, f)| (e, f));
         ready.push(Ready {
@@ -446,12 +465,12 @@ fn backup_place(state: &State, slot: &Slot) -> Result<Place> {
 fn restore(
     state: &State,
     changed: &[&Slot],
-    places: &[(Place, Option<(Existing, File)>, Option<Place>)],
+    places: &[Prepared],
     published: &[(usize, std::fs::Metadata)],
     fsync: bool,
 ) {
     for (i, _) in published {
-        let (place, like, _) = &places[*i];
+        let Prepared { place, like, .. } = &places[*i];
         let outcome = match &changed[*i].original {
             Some(original) => commit::stage(
                 place,
@@ -478,7 +497,7 @@ fn finish(
     workspace: &Workspace,
     changed: &[&Slot],
     published: Vec<(usize, std::fs::Metadata)>,
-    places: &[(Place, Option<(Existing, File)>, Option<Place>)],
+    places: &[Prepared],
     opts: &Options,
 ) -> Vec<FileResult> {
     let budget = state.limits().documents_max_bytes;
@@ -542,7 +561,7 @@ fn finish(
             lines_removed,
             created,
             unchanged: false,
-            backup: places[i].2.as_ref().map(|p| p.abs.clone()),
+            backup: places[i].backup.as_ref().map(|p| p.abs.clone()),
         });
     }
     // Files the call named but did not need to change are reported too, as unchanged.
