@@ -99,7 +99,7 @@ mod tests {
         let original = "héllo\r\nwörld\nend".as_bytes().to_vec();
         let t = Text::from_bytes(original.clone());
         let splices = [
-            Splice::new(0..2, "H".as_bytes()),
+            Splice::new(0..3, "H".as_bytes()),
             Splice::new(8..14, "planet".as_bytes()),
         ];
         let expected = apply(&original, &splices);
