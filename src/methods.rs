@@ -6,7 +6,7 @@
 use crate::error::{Error, Result};
 use crate::protocol::{self, parse_params};
 use crate::state::State;
-use crate::{listing, read, search};
+use crate::{edit, listing, read, search};
 use schemars::{JsonSchema, Schema};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -111,6 +111,27 @@ pub static METHODS: LazyLock<Vec<Method>> = LazyLock::new(|| {
             "Search file contents (or paths) for a literal or a regex.",
             false,
             |s, p| search::handle(&s.jail, &s.limits(), p),
+        ),
+        method(
+            "write",
+            &[],
+            "Write a file (text or base64), keeping the previous content as <file>.bak.",
+            true,
+            edit::write::write,
+        ),
+        method(
+            "create-file",
+            &[],
+            "Create files (all or none); an existing path is C217 unless overwrite.",
+            true,
+            edit::write::create_file,
+        ),
+        method(
+            "rollback",
+            &[],
+            "Restore a file from its .bak.",
+            true,
+            edit::write::rollback,
         ),
         method("shutdown", &[], "Stop the daemon.", false, shutdown),
     ]

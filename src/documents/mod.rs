@@ -132,7 +132,7 @@ impl Documents {
         file.read_to_end(&mut bytes)
             .map_err(|e| Error::from_io(&e, &resolved.abs))?;
         // The length read is the truth; the stamp records the metadata taken at the open.
-        let stamp = Stamp::new(&meta, &bytes);
+        let stamp = Stamp::loaded(&meta, &bytes);
         Ok(self.refreshed(&resolved.abs, stamp, Text::from_bytes(bytes), budget))
     }
 

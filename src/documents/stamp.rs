@@ -11,7 +11,14 @@ pub struct Stamp {
     pub mtime_ns: i128,
     pub ctime_ns: i128,
     pub sha256: [u8; 32],
+    /// Taken so soon after the file's last change that a further write within the same clock tick
+    /// could leave size and times unchanged ("racy", as git calls it): such a stamp never vouches
+    /// for the file by metadata alone, the content is hashed again.
+    pub racy: bool,
 }
+
+/// File times advance in clock ticks of a few milliseconds; a stamp younger than this is racy.
+const RACY_NS: i128 = 50_000_000;
 
 impl Stamp {
     pub fn new(meta: &std::fs::Metadata, content: &[u8]) -> Stamp {
@@ -22,7 +29,18 @@ impl Stamp {
             mtime_ns: nanos(meta.mtime(), meta.mtime_nsec()),
             ctime_ns: nanos(meta.ctime(), meta.ctime_nsec()),
             sha256: Sha256::digest(content).into(),
+            racy: false,
         }
+    }
+
+    /// A stamp of a file read from disk: racy when the file changed within the last few ticks.
+    pub fn loaded(meta: &std::fs::Metadata, content: &[u8]) -> Stamp {
+        let mut stamp = Stamp::new(meta, content);
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as i128);
+        stamp.racy = now - stamp.mtime_ns.max(stamp.ctime_ns) < RACY_NS;
+        stamp
     }
 
     /// The short string callers see as `version` and pass back as `expect_version`. It is the
@@ -33,7 +51,8 @@ impl Stamp {
 
     /// Whether the file on disk is, by identity, size and times, the one this stamp was taken of.
     pub fn same_file_state(&self, meta: &std::fs::Metadata) -> bool {
-        self.dev == meta.dev()
+        !self.racy
+            && self.dev == meta.dev()
             && self.ino == meta.ino()
             && self.size == meta.size()
             && self.mtime_ns == nanos(meta.mtime(), meta.mtime_nsec())

@@ -1,6 +1,8 @@
 //! The write side: locating edits in a file's text and committing them to disk.
 
 pub mod commit;
+pub mod content;
 pub mod locks;
 pub mod splice;
 pub mod txn;
+pub mod write;

@@ -23,6 +23,22 @@ pub struct Target {
     pub resolved: Resolved,
     /// The version the caller last saw (`expect_version`), if it said.
     pub expect_version: Option<String>,
+    /// Create missing parent folders.
+    pub parents: bool,
+    /// Refuse when the file exists (create-file without overwrite): C217, decided by the kernel.
+    pub create_only: bool,
+}
+
+impl Target {
+    pub fn new(field: impl Into<String>, resolved: Resolved) -> Target {
+        Target {
+            field: field.into(),
+            resolved,
+            expect_version: None,
+            parents: false,
+            create_only: false,
+        }
+    }
 }
 
 /// What a call allows beyond a plain edit.
@@ -34,12 +50,8 @@ pub struct Options {
     pub split_hardlinks: bool,
     /// Keep the previous content as `<file>.bak`.
     pub backup: bool,
-    /// Create missing parent folders.
-    pub parents: bool,
     /// Refuse to create files that do not exist (patch, update-file).
     pub must_exist: bool,
-    /// Refuse when the file exists (create-file without overwrite): C217, decided by the kernel.
-    pub create_only: bool,
     /// Line-number edits: refused if the session's last read is older than the file.
     pub line_numbers: bool,
 }
@@ -344,7 +356,7 @@ fn commit_all(state: &State, workspace: Workspace, opts: &Options) -> Result<Vec
     // Places and sources first: every folder is opened before anything is written.
     let mut places: Vec<Prepared> = Vec::new();
     for slot in &changed {
-        let place = commit::place(&state.jail, &slot.target.resolved, opts.parents)
+        let place = commit::place(&state.jail, &slot.target.resolved, slot.target.parents)
             .map_err(|e| named(e, &slot.target.field))?;
         let like = match &slot.doc {
             Some(_) => Some(existing(state, slot, opts)?),
@@ -377,11 +389,11 @@ fn commit_all(state: &State, workspace: Workspace, opts: &Options) -> Result<Vec
         ready.push(Ready {
             path: slot.target.resolved.abs.clone(),
             staged: commit::stage(place, bytes, like_ref, fsync, journal)?,
-            how: match (&slot.doc, opts.create_only) {
-                (Some(_), _) => Publish::Replace,
-                (None, true) => Publish::CreateNew,
-                // Created by this call; if someone else creates it first, that is a stale plan.
-                (None, false) => Publish::CreateNew,
+            // A file this call creates must not appear meanwhile: for create-only targets that is
+            // C217, for others a stale plan (planned again once).
+            how: match &slot.doc {
+                Some(_) => Publish::Replace,
+                None => Publish::CreateNew,
             },
             stamp: slot.doc.as_ref().map(|d| d.stamp.clone()),
         });
@@ -394,7 +406,7 @@ fn commit_all(state: &State, workspace: Workspace, opts: &Options) -> Result<Vec
     }
     let mut published: Vec<(usize, std::fs::Metadata)> = Vec::new();
     for (i, item) in ready.into_iter().enumerate() {
-        let creating = item.how == Publish::CreateNew && !opts.create_only;
+        let creating = item.how == Publish::CreateNew && !changed[i].target.create_only;
         match item.staged.publish(item.how, item.stamp.as_ref(), fsync) {
             Ok(meta) => published.push((i, meta)),
             Err(e) => {

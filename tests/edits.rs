@@ -1,0 +1,256 @@
+//! Data-driven edit cases over the real daemon: each case lays out its files in a fresh workspace
+//! folder, sends one request, and checks the answer and the exact bytes of every file afterwards.
+//! A refused edit must leave every file byte-identical (checked for every error case).
+//!
+//! Case format (`tests/edits/*.json`, a list under `cases`):
+//! - `files`: path → text, or `{"base64": …}`, `{"symlink": target}`, `{"dir": true}`,
+//!   `{"text": …, "mode": 0o755 as a number}`, `{"hardlink": other path}`.
+//! - `request`: `{"method", "params"}`; `$ROOT` and `$OUTSIDE` are replaced.
+//! - `expect` (subset of the result) or `expect_error` (subset of `error.data` plus `message`).
+//! - `after`: path → expected text, `{"base64": …}`, `{"absent": true}`, `{"mode": n}`,
+//!   `{"symlink": target}`. Files not named keep their original bytes.
+
+mod common;
+
+use base64::Engine;
+use common::{matches, Daemon, Sandbox};
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+
+fn b64(s: &str) -> Vec<u8> {
+    base64::engine::general_purpose::STANDARD.decode(s).unwrap()
+}
+
+fn lay_out(root: &Path, files: &Value, sandbox: &Sandbox) {
+    for (rel, spec) in files.as_object().into_iter().flatten() {
+        let path = root.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        match spec {
+            Value::String(text) => std::fs::write(&path, text).unwrap(),
+            Value::Object(o) if o.contains_key("symlink") => {
+                let target = sandbox.expand(o["symlink"].as_str().unwrap());
+                std::os::unix::fs::symlink(target, &path).unwrap();
+            }
+            Value::Object(o) if o.contains_key("dir") => std::fs::create_dir_all(&path).unwrap(),
+            Value::Object(o) if o.contains_key("hardlink") => {
+                std::fs::hard_link(root.join(o["hardlink"].as_str().unwrap()), &path).unwrap()
+            }
+            Value::Object(o) => {
+                let bytes = match (o.get("base64"), o.get("text")) {
+                    (Some(b), _) => b64(b.as_str().unwrap()),
+                    (_, Some(t)) => t.as_str().unwrap().as_bytes().to_vec(),
+                    _ => Vec::new(),
+                };
+                std::fs::write(&path, bytes).unwrap();
+                if let Some(mode) = o.get("mode") {
+                    let mode = mode.as_u64().unwrap() as u32;
+                    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).unwrap();
+                }
+            }
+            other => panic!("bad file spec {other}"),
+        }
+    }
+}
+
+/// Every regular file and symlink under `dir`: relative path → bytes (links as "-> target").
+fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let entry = entry.unwrap();
+            let path = entry.path();
+            let rel = path
+                .strip_prefix(dir)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            let kind = entry.file_type().unwrap();
+            if kind.is_symlink() {
+                let target = std::fs::read_link(&path).unwrap();
+                out.insert(rel, format!("-> {}", target.display()).into_bytes());
+            } else if kind.is_dir() {
+                out.insert(rel + "/", Vec::new());
+                stack.push(path);
+            } else {
+                out.insert(rel, std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    out
+}
+
+fn check_after(
+    root: &Path,
+    before: &BTreeMap<String, Vec<u8>>,
+    after: &Value,
+    problems: &mut Vec<String>,
+) {
+    let now = snapshot(root);
+    let named: BTreeMap<String, &Value> = after
+        .as_object()
+        .map(|o| o.iter().map(|(k, v)| (k.clone(), v)).collect())
+        .unwrap_or_default();
+    for (rel, spec) in &named {
+        let path = root.join(rel);
+        let expected: Option<Vec<u8>> = match spec {
+            Value::String(t) => Some(t.as_bytes().to_vec()),
+            Value::Object(o) if o.get("absent") == Some(&json!(true)) => {
+                if path.symlink_metadata().is_ok() {
+                    problems.push(format!("{rel} should be absent"));
+                }
+                None
+            }
+            Value::Object(o) if o.contains_key("symlink") => {
+                match std::fs::read_link(&path) {
+                    Ok(t) if t.to_string_lossy() == o["symlink"].as_str().unwrap() => {}
+                    other => problems.push(format!(
+                        "{rel} should be a symlink to {}: {other:?}",
+                        o["symlink"]
+                    )),
+                }
+                None
+            }
+            Value::Object(o) => {
+                if let Some(mode) = o.get("mode") {
+                    let actual = std::fs::metadata(&path).map(|m| m.permissions().mode() & 0o7777);
+                    if actual.as_ref().ok() != Some(&(mode.as_u64().unwrap() as u32)) {
+                        problems.push(format!("{rel}: mode {actual:?}, expected {mode}"));
+                    }
+                }
+                o.get("base64")
+                    .map(|b| b64(b.as_str().unwrap()))
+                    .or_else(|| {
+                        o.get("text")
+                            .map(|t| t.as_str().unwrap().as_bytes().to_vec())
+                    })
+            }
+            other => panic!("bad after spec {other}"),
+        };
+        if let Some(expected) = expected {
+            match std::fs::read(&path) {
+                Ok(actual) if actual == expected => {}
+                Ok(actual) => problems.push(format!(
+                    "{rel}: bytes differ\n      expected {:?}\n      actual   {:?}",
+                    String::from_utf8_lossy(&expected),
+                    String::from_utf8_lossy(&actual)
+                )),
+                Err(e) => problems.push(format!("{rel}: {e}")),
+            }
+        }
+    }
+    // Files the case did not name keep their bytes, and no stray file (temp, backup) appears.
+    for (rel, bytes) in before {
+        if named.contains_key(rel) || named.contains_key(rel.trim_end_matches('/')) {
+            continue;
+        }
+        match now.get(rel) {
+            Some(b) if b == bytes => {}
+            Some(_) => problems.push(format!("{rel} changed but the case did not expect it")),
+            None => problems.push(format!("{rel} disappeared but the case did not expect it")),
+        }
+    }
+    for rel in now.keys() {
+        if !before.contains_key(rel)
+            && !named.contains_key(rel)
+            && !named.contains_key(rel.trim_end_matches('/'))
+        {
+            problems.push(format!("{rel} appeared but the case did not expect it"));
+        }
+    }
+}
+
+/// Runs a suite: one daemon, each case in a fresh copy of its files.
+fn run_suite(cases: &[Value], label: &str) {
+    let sandbox = Sandbox::empty();
+    let daemon = Daemon::start(&sandbox, &[]);
+    let mut failures = Vec::new();
+    for case in cases {
+        let name = case["name"].as_str().unwrap_or("?");
+        for entry in std::fs::read_dir(&sandbox.root).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() && !path.is_symlink() {
+                std::fs::remove_dir_all(&path).unwrap();
+            } else {
+                std::fs::remove_file(&path).unwrap();
+            }
+        }
+        lay_out(&sandbox.root, &case["files"], &sandbox);
+        let before = snapshot(&sandbox.root);
+        let outside_before = snapshot(&sandbox.outside);
+        let method = case["request"]["method"].as_str().expect("method");
+        let params = sandbox.expand_value(&case["request"]["params"]);
+        let response = daemon.call(method, params);
+        let mut problems = Vec::new();
+        if let Some(expected) = case.get("expect") {
+            match response.get("result") {
+                Some(result) => matches(
+                    &sandbox.expand_value(expected),
+                    result,
+                    "result",
+                    &mut problems,
+                ),
+                None => problems.push(format!("expected a result, got {response}")),
+            }
+        } else if let Some(expected) = case.get("expect_error") {
+            match response.get("error") {
+                Some(error) => {
+                    let mut view = error["data"].clone();
+                    view["message"] = error["message"].clone();
+                    matches(
+                        &sandbox.expand_value(expected),
+                        &view,
+                        "error",
+                        &mut problems,
+                    );
+                }
+                None => problems.push(format!("expected an error, got {response}")),
+            }
+        }
+        let after = case.get("after").cloned().unwrap_or(json!({}));
+        check_after(
+            &sandbox.root,
+            &before,
+            &sandbox.expand_value(&after),
+            &mut problems,
+        );
+        if snapshot(&sandbox.outside) != outside_before {
+            problems.push("a file outside the workspace changed".into());
+        }
+        if !problems.is_empty() {
+            failures.push(format!(
+                "[{label}] {name}:\n    {}",
+                problems.join("\n    ")
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases failed:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
+    eprintln!("{label}: {} cases passed", cases.len());
+}
+
+fn suite(name: &str) -> Vec<Value> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/edits")
+        .join(format!("{name}.json"));
+    let suite: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap())
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    suite["cases"].as_array().expect("cases").clone()
+}
+
+#[test]
+fn write_cases() {
+    run_suite(&suite("write"), "write");
+}
+
+#[test]
+fn files_cases() {
+    run_suite(&suite("files"), "files");
+}
