@@ -133,6 +133,27 @@ pub static METHODS: LazyLock<Vec<Method>> = LazyLock::new(|| {
             true,
             edit::write::rollback,
         ),
+        method(
+            "delete-file",
+            &[],
+            "Delete files, symlinks or folders (recursive for non-empty ones).",
+            true,
+            edit::paths::delete_file,
+        ),
+        method(
+            "move",
+            &[],
+            "Move or rename entries; across roots files are copied then deleted.",
+            true,
+            edit::paths::move_entries,
+        ),
+        method(
+            "clean",
+            &[],
+            "Remove .bak files under a folder.",
+            true,
+            edit::paths::clean,
+        ),
         method("shutdown", &[], "Stop the daemon.", false, shutdown),
     ]
 });

@@ -3,6 +3,7 @@
 pub mod commit;
 pub mod content;
 pub mod locks;
+pub mod paths;
 pub mod splice;
 pub mod txn;
 pub mod write;

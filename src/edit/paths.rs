@@ -1,0 +1,461 @@
+//! Edits of entries rather than contents: `delete-file`, `move`, and `clean` (remove `.bak` files).
+//! An entry is named by its parent folder (resolved through the jail) and its own name, so a
+//! symlink is deleted or moved as itself, never through to its target.
+
+use super::commit::{self, Place, Publish};
+use crate::documents::{Event, EventKind};
+use crate::error::{Code, Error, Result};
+use crate::jail::Resolved;
+use crate::state::State;
+use rustix::fs::{AtFlags, FileType, Mode, OFlags, ResolveFlags};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::ffi::OsStr;
+use std::io::Read;
+use std::os::fd::OwnedFd;
+use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
+
+/// Resolves the entry a wire path names: its folder through the jail (symlinks there are
+/// followed and must stay inside), its last component as written (a symlink stays itself).
+pub fn entry(state: &State, field: &str, wire: &str) -> Result<Resolved> {
+    let trimmed = wire.trim_end_matches('/');
+    let path = Path::new(trimmed);
+    let name = match path.components().next_back() {
+        Some(Component::Normal(name)) => name.to_os_string(),
+        _ => {
+            return Err(Error::bad_input(format!(
+                "`{field}`: {wire} does not name an entry (it ends in `.`, `..` or is a root)"
+            )))
+        }
+    };
+    let parent = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let folder = state
+        .jail
+        .resolve_visible(field, &parent.to_string_lossy())?;
+    let resolved = Resolved {
+        abs: folder.abs.join(&name),
+        root: folder.root,
+        rel: folder.rel.join(&name),
+    };
+    if state.jail.is_non_accessible(&resolved.rel) {
+        return Err(Error::not_found(format!(
+            "`{field}`: {wire} is non-accessible by workspace policy (non_accessible_globs)"
+        ))
+        .with_recovery("this path can be listed but never written, moved or deleted"));
+    }
+    Ok(resolved)
+}
+
+fn kind_of(st: &rustix::fs::Stat) -> FileType {
+    FileType::from_raw_mode(st.st_mode)
+}
+
+fn open_child_dir(dir: &OwnedFd, name: &OsStr, shown: &Path) -> Result<OwnedFd> {
+    rustix::fs::openat2(
+        dir,
+        name,
+        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+        Mode::empty(),
+        ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS,
+    )
+    .map_err(|e| Error::from_io(&e.into(), shown))
+}
+
+/// The entries of a folder opened by handle (never `.` or `..`).
+fn children(dir: &OwnedFd, shown: &Path) -> Result<Vec<(std::ffi::OsString, FileType)>> {
+    let dup = rustix::io::dup(dir).map_err(|e| Error::from_io(&e.into(), shown))?;
+    let mut listing = rustix::fs::Dir::new(dup).map_err(|e| Error::from_io(&e.into(), shown))?;
+    let mut out = Vec::new();
+    while let Some(item) = listing.read() {
+        let item = item.map_err(|e| Error::from_io(&e.into(), shown))?;
+        let name = OsStr::from_bytes_compat(item.file_name().to_bytes());
+        if name == "." || name == ".." {
+            continue;
+        }
+        let kind = match item.file_type() {
+            FileType::Unknown => rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW)
+                .map(|st| kind_of(&st))
+                .unwrap_or(FileType::Unknown),
+            known => known,
+        };
+        out.push((name.to_os_string(), kind));
+    }
+    Ok(out)
+}
+
+trait FromBytesCompat {
+    fn from_bytes_compat(bytes: &[u8]) -> &OsStr;
+}
+impl FromBytesCompat for OsStr {
+    fn from_bytes_compat(bytes: &[u8]) -> &OsStr {
+        std::os::unix::ffi::OsStrExt::from_bytes(bytes)
+    }
+}
+
+/// The first non-accessible entry under a folder, walking by handles (no symlink is followed).
+fn find_non_accessible(
+    state: &State,
+    dir: &OwnedFd,
+    rel: &Path,
+    shown: &Path,
+) -> Result<Option<PathBuf>> {
+    for (name, kind) in children(dir, shown)? {
+        let child_rel = rel.join(&name);
+        if state.jail.is_non_accessible(&child_rel) {
+            return Ok(Some(shown.join(&name)));
+        }
+        if kind == FileType::Directory {
+            let sub = open_child_dir(dir, &name, &shown.join(&name))?;
+            if let Some(found) = find_non_accessible(state, &sub, &child_rel, &shown.join(&name))? {
+                return Ok(Some(found));
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// Removes a folder's contents by handles, then the folder.
+fn remove_tree(parent: &OwnedFd, name: &OsStr, shown: &Path) -> Result<()> {
+    let dir = open_child_dir(parent, name, shown)?;
+    for (child, kind) in children(&dir, shown)? {
+        let child_shown = shown.join(&child);
+        if kind == FileType::Directory {
+            remove_tree(&dir, &child, &child_shown)?;
+        } else {
+            rustix::fs::unlinkat(&dir, &child, AtFlags::empty())
+                .map_err(|e| Error::from_io(&e.into(), &child_shown))?;
+        }
+    }
+    rustix::fs::unlinkat(parent, name, AtFlags::REMOVEDIR)
+        .map_err(|e| Error::from_io(&e.into(), shown))
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DeleteParams {
+    /// Files, symlinks or folders to remove.
+    #[serde(alias = "files")]
+    paths: Vec<String>,
+    /// Required to remove a folder that is not empty.
+    #[serde(default)]
+    recursive: bool,
+}
+
+#[derive(Serialize)]
+pub struct Deleted {
+    path: PathBuf,
+    kind: &'static str,
+}
+
+#[derive(Serialize)]
+pub struct DeleteResult {
+    deleted: Vec<Deleted>,
+}
+
+/// Every path is checked (exists, allowed, `recursive` where needed, no secret inside) before
+/// the first one is removed.
+pub fn delete_file(state: &Arc<State>, p: DeleteParams) -> Result<DeleteResult> {
+    if p.paths.is_empty() {
+        return Err(Error::bad_input("`paths` is empty"));
+    }
+    let mut checked: Vec<(Resolved, Place, FileType)> = Vec::new();
+    for (i, wire) in p.paths.iter().enumerate() {
+        let field = format!("paths[{i}]");
+        let resolved = entry(state, &field, wire)?;
+        if checked.iter().any(|(r, _, _)| r.abs == resolved.abs) {
+            continue;
+        }
+        let place = commit::place(&state.jail, &resolved, false)?;
+        let Some(st) = place.stat()? else {
+            return Err(
+                Error::not_found(format!("`{field}`: {wire} does not exist"))
+                    .with_recovery("check the path with list-folder"),
+            );
+        };
+        let kind = kind_of(&st);
+        if kind == FileType::Directory {
+            let dir = open_child_dir(&place.dir, &place.name, &resolved.abs)?;
+            let empty = children(&dir, &resolved.abs)?.is_empty();
+            if !empty && !p.recursive {
+                return Err(Error::bad_input(format!(
+                    "`{field}`: {wire} is a folder that is not empty"
+                ))
+                .with_recovery("pass `recursive: true` to delete it with its contents"));
+            }
+            if let Some(secret) = find_non_accessible(state, &dir, &resolved.rel, &resolved.abs)? {
+                return Err(Error::not_found(format!(
+                    "`{field}`: {wire} holds {}, which is non-accessible by workspace policy; nothing was deleted",
+                    secret.display()
+                ))
+                .with_data("non_accessible", secret.display().to_string())
+                .with_recovery("delete the other entries one by one"));
+            }
+        }
+        checked.push((resolved, place, kind));
+    }
+    let _held = state
+        .locks
+        .lock(checked.iter().map(|(r, _, _)| r.abs.clone()))?;
+    let mut deleted = Vec::new();
+    for (resolved, place, kind) in checked {
+        let label = match kind {
+            FileType::Directory => {
+                remove_tree(&place.dir, &place.name, &resolved.abs)?;
+                "dir"
+            }
+            FileType::Symlink => {
+                place.unlink(false)?;
+                "symlink"
+            }
+            _ => {
+                place.unlink(false)?;
+                "file"
+            }
+        };
+        if state.limits().fsync {
+            commit::sync_dir(&place.dir, &resolved.abs)?;
+        }
+        forget(state, &resolved.abs, EventKind::Deleted, None);
+        deleted.push(Deleted {
+            path: resolved.abs,
+            kind: label,
+        });
+    }
+    Ok(DeleteResult { deleted })
+}
+
+/// Tells the documents store a path is gone (deleted, or moved to `to`).
+fn forget(state: &State, path: &Path, kind: EventKind, to: Option<&Path>) {
+    let old_revision = Some(state.documents.revision(path)).filter(|r| *r > 0);
+    let event = Event {
+        path: to.unwrap_or(path).to_path_buf(),
+        old_revision,
+        new_revision: None,
+        kind,
+        changes: Vec::new(),
+    };
+    state.documents.removed(path, event);
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MoveParams {
+    moves: Vec<MoveItem>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct MoveItem {
+    #[serde(alias = "src", alias = "source")]
+    from: String,
+    #[serde(alias = "dst", alias = "dest", alias = "destination")]
+    to: String,
+    /// Replace an existing destination (default false: C217).
+    #[serde(default)]
+    overwrite: bool,
+}
+
+#[derive(Serialize)]
+pub struct Moved {
+    from: PathBuf,
+    to: PathBuf,
+    /// `rename` within a root; `copy` (then delete) across roots.
+    how: &'static str,
+}
+
+#[derive(Serialize)]
+pub struct MoveResult {
+    moved: Vec<Moved>,
+}
+
+/// Moves entries. Same root: one `renameat` (`RENAME_NOREPLACE` unless `overwrite`). Across
+/// roots (files only): copy into a temp file, fsync, publish, then delete the source; if that
+/// delete fails the copy is removed again.
+pub fn move_entries(state: &Arc<State>, p: MoveParams) -> Result<MoveResult> {
+    if p.moves.is_empty() {
+        return Err(Error::bad_input("`moves` is empty"));
+    }
+    let mut plans = Vec::new();
+    for (i, m) in p.moves.iter().enumerate() {
+        let from = entry(state, &format!("moves[{i}].from"), &m.from)?;
+        let to = entry(state, &format!("moves[{i}].to"), &m.to)?;
+        if from.abs == to.abs {
+            return Err(Error::bad_input(format!(
+                "`moves[{i}]`: {} is moved onto itself",
+                m.from
+            )));
+        }
+        if to.abs.starts_with(&from.abs) {
+            return Err(Error::bad_input(format!(
+                "`moves[{i}]`: {} cannot move into itself ({})",
+                m.from, m.to
+            )));
+        }
+        plans.push((i, from, to, m.overwrite));
+    }
+    let _held = state.locks.lock(
+        plans
+            .iter()
+            .flat_map(|(_, f, t, _)| [f.abs.clone(), t.abs.clone()]),
+    )?;
+    let mut moved = Vec::new();
+    for (i, from, to, overwrite) in plans {
+        let how = move_one(state, i, &from, &to, overwrite)?;
+        forget(
+            state,
+            &from.abs,
+            EventKind::Moved {
+                from: from.abs.clone(),
+            },
+            Some(&to.abs),
+        );
+        moved.push(Moved {
+            from: from.abs,
+            to: to.abs,
+            how,
+        });
+    }
+    Ok(MoveResult { moved })
+}
+
+fn move_one(
+    state: &State,
+    i: usize,
+    from: &Resolved,
+    to: &Resolved,
+    overwrite: bool,
+) -> Result<&'static str> {
+    let fsync = state.limits().fsync;
+    let src = commit::place(&state.jail, from, false)?;
+    let Some(st) = src.stat()? else {
+        return Err(Error::not_found(format!(
+            "`moves[{i}].from`: {} does not exist",
+            from.abs.display()
+        )));
+    };
+    if kind_of(&st) == FileType::Directory {
+        let dir = open_child_dir(&src.dir, &src.name, &from.abs)?;
+        if let Some(secret) = find_non_accessible(state, &dir, &from.rel, &from.abs)? {
+            return Err(Error::not_found(format!(
+                "`moves[{i}].from`: {} holds the non-accessible {}",
+                from.abs.display(),
+                secret.display()
+            )));
+        }
+    }
+    let dst = commit::place(&state.jail, to, false)?;
+    if from.root == to.root {
+        let renamed = if overwrite {
+            rustix::fs::renameat(&src.dir, &src.name, &dst.dir, &dst.name)
+        } else {
+            rustix::fs::renameat_with(
+                &src.dir,
+                &src.name,
+                &dst.dir,
+                &dst.name,
+                rustix::fs::RenameFlags::NOREPLACE,
+            )
+        };
+        match renamed {
+            Ok(()) => {}
+            Err(rustix::io::Errno::EXIST) => {
+                return Err(super::write::exists(&format!("moves[{i}].to"), &to.abs))
+            }
+            Err(e) => return Err(Error::from_io(&e.into(), &to.abs)),
+        }
+        if fsync {
+            commit::sync_dir(&dst.dir, &to.abs)?;
+            commit::sync_dir(&src.dir, &from.abs)?;
+        }
+        return Ok("rename");
+    }
+    if kind_of(&st) != FileType::RegularFile {
+        return Err(Error::refused(format!(
+            "`moves[{i}].from`: {} is not a regular file; only files move across roots",
+            from.abs.display()
+        )));
+    }
+    let (mut file, meta) = state.jail.open_file(from)?;
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.read_to_end(&mut bytes)
+        .map_err(|e| Error::from_io(&e, &from.abs))?;
+    let like = commit::Existing::of(&meta);
+    let staged = commit::stage(&dst, &bytes, Some((&like, &file)), fsync, &state.journal)?;
+    let how = if overwrite {
+        Publish::Overwrite
+    } else {
+        Publish::CreateNew
+    };
+    staged.publish(how, None, fsync).map_err(|e| {
+        if e.code == Code::Exists {
+            super::write::exists(&format!("moves[{i}].to"), &to.abs)
+        } else {
+            e
+        }
+    })?;
+    if let Err(e) = src.unlink(false) {
+        let _ = dst.unlink(false);
+        return Err(e);
+    }
+    if fsync {
+        commit::sync_dir(&src.dir, &from.abs)?;
+    }
+    Ok("copy")
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CleanParams {
+    /// Folder to clean (default: the primary root).
+    #[serde(alias = "path")]
+    dir: Option<String>,
+}
+
+#[derive(Serialize)]
+pub struct CleanResult {
+    removed: Vec<PathBuf>,
+    count: usize,
+}
+
+/// Removes `*.bak` regular files under a folder: never a symlink, never a non-accessible path,
+/// never outside the roots (each removal goes through a folder handle beneath the root).
+pub fn clean(state: &Arc<State>, p: CleanParams) -> Result<CleanResult> {
+    let dir = state
+        .jail
+        .resolve_visible("dir", p.dir.as_deref().unwrap_or("."))?;
+    let mut walker = state.jail.walk_builder(&dir, false, true);
+    let excludes = state.jail.default_excludes();
+    walker.filter_entry(move |e| !crate::globs::hit(&excludes, Path::new(e.file_name())));
+    let mut removed = Vec::new();
+    for item in walker.build().flatten() {
+        let path = item.path();
+        let is_bak = path.extension().is_some_and(|e| e == "bak");
+        if !is_bak || !item.file_type().is_some_and(|t| t.is_file()) {
+            continue;
+        }
+        let Some(resolved) = state.jail.locate(path) else {
+            continue;
+        };
+        if state.jail.is_non_accessible(&resolved.rel) {
+            continue;
+        }
+        let place = commit::place(&state.jail, &resolved, false)?;
+        // Checked again by handle: only a regular file is removed, whatever the walk saw.
+        if place
+            .stat()?
+            .is_some_and(|st| kind_of(&st) == FileType::RegularFile)
+        {
+            place.unlink(false)?;
+            removed.push(resolved.abs);
+        }
+    }
+    removed.sort();
+    Ok(CleanResult {
+        count: removed.len(),
+        removed,
+    })
+}
