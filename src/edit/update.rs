@@ -1,0 +1,940 @@
+//! iii's `coder::update-file` semantics on one file's bytes: batched line ops (`insert`, `remove`,
+//! `update_lines`) and regex `replace` ops, with bounded post-apply echoes. Pure: no I/O; the
+//! caller reads the file, calls [`apply`], and commits [`Applied::bytes`] (or nothing on error).
+//!
+//! # The file model
+//!
+//! A *line* is the bytes up to and including a `\n`, plus a last line without one if the file does
+//! not end in `\n` (the same count as `read`: newlines, plus one for an unterminated tail). A
+//! line's EOL is `\r\n` when the `\n` follows a `\r`, `\n` otherwise, and empty for an unterminated
+//! last line; a lone `\r` is text. A leading UTF-8 BOM is not part of line 1: it is kept in front
+//! of the file whatever the ops do (an insert at line 1 lands after it, a regex never sees it).
+//! Bytes are never decoded, so Latin-1 or other non-UTF-8 bytes outside the edited lines survive.
+//!
+//! # Line ops
+//!
+//! * 1-based and inclusive; validated against the ORIGINAL line count `len`: `insert.at_line` in
+//!   `1..=len+1` (`len+1` appends), `remove`/`update_lines` need `1 <= from_line <= to_line <= len`.
+//! * Every line op uses the caller's original numbering (iii applies them bottom-up; applying the
+//!   non-overlapping ops in one pass over the original lines gives the same bytes).
+//! * **Overlap rule.** Each line op covers an interval of original lines: `insert` at N covers
+//!   `[N, N]`, `remove`/`update_lines` cover `[from_line, to_line]`. Two line ops whose intervals
+//!   intersect are rejected with C210. So two inserts at the same line conflict; an insert at N
+//!   conflicts with a range `a..=b` when `a <= N <= b` (inserting right before the range's first
+//!   line too; at `b+1`, right after it, is fine); adjacent ranges (`b+1 == a'`) do not conflict.
+//! * `content` splits like `str::lines`: on `\n`, one final `\n` does not start another line, and
+//!   trailing `\r`s of each line are dropped. `""` is zero lines (an `update_lines` with `""`
+//!   removes), `"\n"` is one empty line, `"a"` and `"a\n"` are both the one line `a`.
+//! * **EOL rule.** The file's *dominant* EOL is the more frequent of `\r\n`/`\n` among its line
+//!   ends (a tie goes to the first terminated line's EOL; a file with no line end uses `\n`).
+//!   "`eol(k)`" below is original line k's EOL, or the dominant EOL when line k has none.
+//!   - `update_lines a..=b`: the i-th new line takes `eol(a+i)`, lines past `b` take `eol(b)`.
+//!   - `insert` at N: every new line takes `eol(N)` (the line it is inserted in front of); when
+//!     appending (N = len+1) `eol(len)`; in an empty file the dominant EOL (`\n`).
+//!   - Untouched lines keep their own EOL, so a CRLF file stays CRLF and a mixed file stays mixed.
+//! * **Final newline rule.** Line ops preserve whether the file ends with a newline. If it did
+//!   not (non-empty, no final `\n`), the new last line has no EOL: appending makes the previous
+//!   last line gain the dominant EOL and leaves the appended last line open (`a\nb` + insert `c`
+//!   at 3 = `a\nb\nc`), and removing the last line strips the EOL of the line that becomes last
+//!   (`a\nb\nc` remove 3..3 = `a\nb`). An empty file counts as ending with a newline: inserting
+//!   `x` into it gives `x\n` (iii gives `x`).
+//!
+//! # Replace ops
+//!
+//! Run after all line ops, in array order, each on the whole body the previous op produced (BOM
+//! excluded), with `regex::bytes` (Unicode mode, so `.` matches a UTF-8 character: it does not
+//! match a byte of invalid UTF-8, use `(?-u:.)` for any byte). `^`/`$` anchor the body unless the
+//! pattern says `(?m)`. `dot_matches_newline` lets `.` match `\n`. `expect_matches: N` fails
+//! with C210 unless exactly N matches (0 asserts absence). The replacement expands `$1`, `${1}`,
+//! `$name`, `${name}` like `regex`'s `Captures::expand`: an unbraced reference takes the longest
+//! run of `[0-9A-Za-z_]` (`$1a` is the group named `1a`), `${...}` takes anything up to `}`, `$$`
+//! is a literal `$`, and a `$` that starts no reference (`$ `, a trailing `$`, an unclosed `${`)
+//! is literal. A reference to a group the pattern does not define is C210, checked for every op
+//! before anything is applied (even if the op would match nothing). An empty or invalid pattern
+//! is C210 too.
+//!
+//! # Echoes
+//!
+//! Built from the FINAL bytes, in op order ([`Echo`] documents the fields). A line op echoes the
+//! lines it wrote with 2 lines of context each side (a removal echoes the 2 lines before and the
+//! 2 after the gap); windows over 20 lines keep the first and last 8 and count the rest in
+//! `elided`. A replace op echoes its first 5 match sites: the first and last line of each site's
+//! post-replace region, the lines between counted in `elided`. A region is mapped through the
+//! later replace ops, so its line numbers are those of the final file. Echoed text is capped at
+//! 4 KiB (each echo costs its lines' bytes plus one per line plus 64): the first echo always goes
+//! out, and the first echo that does not fit ends the list and sets `echoes_truncated`. Each
+//! echoed line is shown lossily as UTF-8 without its EOL and cut at 1 KiB (`clipped`).
+//!
+//! # Errors
+//!
+//! Every failure is C210 with a message starting `ops[j]:` (the caller prefixes `files[i].`),
+//! `data.op = j`, and a recovery hint. Nothing is applied unless everything succeeds.
+
+use std::ops::Range;
+use std::time::{Duration, Instant};
+
+use regex::bytes::{Regex, RegexBuilder};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::edit::splice::{self, Splice};
+use crate::error::{Error, Result};
+
+/// Context lines each side of a line op's echo.
+const CONTEXT: usize = 2;
+/// Longest line-op echo window shown whole; longer ones keep a head and a tail.
+const ECHO_MAX_LINES: usize = 20;
+const ECHO_HEAD_TAIL: usize = 8;
+/// Echoed text per call (per file), as iii.
+pub const ECHO_BUDGET_BYTES: usize = 4 * 1024;
+/// Budget charged per echo on top of its text.
+const ECHO_OVERHEAD: usize = 64;
+/// Match sites echoed per replace op.
+const MAX_SITES: usize = 5;
+/// Bytes of one echoed line shown before it is clipped.
+const ECHO_LINE_MAX: usize = 1024;
+/// How long the line diff behind `lines_added`/`lines_removed` may search for a minimal diff.
+const DIFF_DEADLINE: Duration = Duration::from_millis(200);
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+const LF: &[u8] = b"\n";
+const CRLF: &[u8] = b"\r\n";
+
+/// One edit of an `update-file` entry. Line numbers are 1-based, inclusive, and always refer to
+/// the file as it was before any op of the request.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Op {
+    /// Insert `content` before line `at_line`; `at_line` = line count + 1 appends.
+    Insert { at_line: usize, content: String },
+    /// Delete lines `from_line..=to_line`.
+    Remove { from_line: usize, to_line: usize },
+    /// Replace lines `from_line..=to_line` with `content` (`""` deletes them).
+    UpdateLines {
+        from_line: usize,
+        to_line: usize,
+        content: String,
+    },
+    /// Regex substitution over the whole file, after all line ops.
+    Replace {
+        /// A `regex` crate pattern.
+        pattern: String,
+        /// `$1`, `${1}`, `$name`, `${name}` expand captures (`$1a` names the group `1a`; write
+        /// `${1}a`); `$$` is a literal `$`. A reference to an undefined group is an error.
+        replacement: String,
+        /// Let `.` match `\n`, e.g. `start.*?end` over several lines.
+        #[serde(default)]
+        dot_matches_newline: bool,
+        /// Fail (nothing written) unless the pattern matches exactly this often; 0 asserts absence.
+        expect_matches: Option<usize>,
+    },
+}
+
+impl Op {
+    fn kind(&self) -> EchoKind {
+        match self {
+            Op::Insert { .. } => EchoKind::Insert,
+            Op::Remove { .. } => EchoKind::Remove,
+            Op::UpdateLines { .. } => EchoKind::UpdateLines,
+            Op::Replace { .. } => EchoKind::Replace,
+        }
+    }
+}
+
+/// Which op an echo belongs to (the op's `op` tag).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum EchoKind {
+    Insert,
+    Remove,
+    UpdateLines,
+    Replace,
+}
+
+/// One echoed line of the new file.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct EchoLine {
+    /// 1-based line number in the new file.
+    pub line: usize,
+    /// The line without its EOL, as UTF-8 (invalid bytes shown as U+FFFD).
+    pub text: String,
+    /// True when `text` was cut at 1 KiB.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub clipped: bool,
+}
+
+/// A post-apply view of what one op wrote, in the new file's numbering.
+///
+/// For a line op, `start_line..=end_line` is the block of lines it wrote (`end_line = start_line
+/// - 1` when it wrote none: a removal, or empty content; `start_line` is then the line after the
+///   gap) and `lines` adds up to 2 lines of context each side. For a replace op there is one echo
+///   per match site (first 5): `start_line..=end_line` is the site's post-replace region and `lines`
+///   holds its first and last line. `elided` counts lines of the window not shown (the gap in the
+///   `line` numbers).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct Echo {
+    /// Index of the op in `ops`.
+    pub op: usize,
+    pub kind: EchoKind,
+    pub start_line: usize,
+    pub end_line: usize,
+    pub lines: Vec<EchoLine>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub elided: Option<usize>,
+    /// Replace ops only: how many matches the op replaced in all (sites beyond 5 are not echoed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replacements: Option<usize>,
+}
+
+/// The outcome of [`apply`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Applied {
+    /// The new file.
+    pub bytes: Vec<u8>,
+    pub echoes: Vec<Echo>,
+    /// Set when the echo budget ran out before every echo was returned.
+    pub echoes_truncated: bool,
+    /// A line diff of old against new bytes (git's numstat: a changed line is one removed and
+    /// one added; EOL changes count).
+    pub lines_added: usize,
+    pub lines_removed: usize,
+}
+
+/// Applies `ops` to `file` with iii's `update-file` semantics (see the module documentation).
+pub fn apply(file: &[u8], ops: &[Op]) -> Result<Applied> {
+    if ops.is_empty() {
+        return Err(Error::bad_input("ops must not be empty")
+            .with_recovery("pass at least one insert, remove, update_lines or replace op"));
+    }
+    let (bom, body) = match file.strip_prefix(BOM) {
+        Some(rest) => (&file[..BOM.len()], rest),
+        None => (&file[..0], file),
+    };
+    let lines = split_lines(body);
+    let plans = plan_line_ops(ops, lines.len())?;
+    let regexes = compile_replaces(ops)?;
+
+    let mut regions: Vec<Region> = Vec::new();
+    let mut body_now = if plans.is_empty() {
+        body.to_vec()
+    } else {
+        apply_line_ops(body, &lines, &plans, &mut regions)
+    };
+    for (index, op) in ops.iter().enumerate() {
+        let Op::Replace {
+            pattern,
+            replacement,
+            expect_matches,
+            ..
+        } = op
+        else {
+            continue;
+        };
+        let re = regexes[index].as_ref().expect("compiled above");
+        body_now = apply_replace(
+            index,
+            re,
+            pattern,
+            replacement,
+            *expect_matches,
+            body_now,
+            &mut regions,
+        )?;
+    }
+
+    let (lines_added, lines_removed) = line_stat(body, &body_now);
+    let (echoes, echoes_truncated) = build_echoes(&regions, &body_now);
+    let mut bytes = Vec::with_capacity(bom.len() + body_now.len());
+    bytes.extend_from_slice(bom);
+    bytes.extend_from_slice(&body_now);
+    Ok(Applied {
+        bytes,
+        echoes,
+        echoes_truncated,
+        lines_added,
+        lines_removed,
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lines
+
+#[derive(Clone, Copy, Debug)]
+struct Line<'a> {
+    text: &'a [u8],
+    eol: &'a [u8],
+}
+
+fn split_lines(body: &[u8]) -> Vec<Line<'_>> {
+    let mut lines = Vec::new();
+    let mut start = 0;
+    for nl in memchr::memchr_iter(b'\n', body) {
+        let text_end = if nl > start && body[nl - 1] == b'\r' {
+            nl - 1
+        } else {
+            nl
+        };
+        lines.push(Line {
+            text: &body[start..text_end],
+            eol: &body[text_end..=nl],
+        });
+        start = nl + 1;
+    }
+    if start < body.len() {
+        lines.push(Line {
+            text: &body[start..],
+            eol: &body[body.len()..],
+        });
+    }
+    lines
+}
+
+/// `content` as lines, the way `str::lines` splits it, trailing `\r`s dropped.
+fn content_lines(content: &str) -> Vec<&[u8]> {
+    let bytes = content.as_bytes();
+    if bytes.is_empty() {
+        return Vec::new();
+    }
+    let bytes = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+    bytes
+        .split(|&b| b == b'\n')
+        .map(|line| {
+            let keep = line.iter().rposition(|&b| b != b'\r').map_or(0, |i| i + 1);
+            &line[..keep]
+        })
+        .collect()
+}
+
+fn dominant_eol(lines: &[Line<'_>]) -> &'static [u8] {
+    let crlf = lines.iter().filter(|l| l.eol == CRLF).count();
+    let lf = lines.iter().filter(|l| l.eol == LF).count();
+    match crlf.cmp(&lf) {
+        std::cmp::Ordering::Greater => CRLF,
+        std::cmp::Ordering::Less => LF,
+        std::cmp::Ordering::Equal => match lines.iter().find(|l| !l.eol.is_empty()) {
+            Some(l) if l.eol == CRLF => CRLF,
+            _ => LF,
+        },
+    }
+}
+
+fn count_newlines(bytes: &[u8]) -> usize {
+    memchr::memchr_iter(b'\n', bytes).count()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Validation
+
+/// A validated line op: the original lines it drops and the content it puts in their place.
+struct Plan<'o> {
+    index: usize,
+    kind: EchoKind,
+    /// Covered original lines, 1-based inclusive (an insert covers its `at_line`).
+    cover: (usize, usize),
+    /// 0-based original lines replaced (empty for an insert).
+    drop: Range<usize>,
+    content: Vec<&'o [u8]>,
+}
+
+fn op_error(index: usize, message: impl std::fmt::Display, hint: impl Into<String>) -> Error {
+    Error::bad_input(format!("ops[{index}]: {message}"))
+        .with_recovery(hint)
+        .with_data("op", index)
+}
+
+fn plan_line_ops(ops: &[Op], len: usize) -> Result<Vec<Plan<'_>>> {
+    let renumber = format!(
+        "the file has {len} line{}; every line op uses the original numbering (not the one after \
+         earlier ops); read the lines again if unsure",
+        if len == 1 { "" } else { "s" }
+    );
+    let mut plans = Vec::new();
+    for (index, op) in ops.iter().enumerate() {
+        let plan = match op {
+            Op::Insert { at_line, content } => {
+                if *at_line == 0 || *at_line > len + 1 {
+                    return Err(op_error(
+                        index,
+                        format!(
+                            "insert at_line {at_line} is out of range: the file has {len} lines, \
+                             so at_line must be 1..={} ({} appends)",
+                            len + 1,
+                            len + 1
+                        ),
+                        renumber.clone(),
+                    )
+                    .with_data("total_lines", len));
+                }
+                Plan {
+                    index,
+                    kind: EchoKind::Insert,
+                    cover: (*at_line, *at_line),
+                    drop: at_line - 1..at_line - 1,
+                    content: content_lines(content),
+                }
+            }
+            Op::Remove { from_line, to_line }
+            | Op::UpdateLines {
+                from_line, to_line, ..
+            } => {
+                let name = if matches!(op, Op::Remove { .. }) {
+                    "remove"
+                } else {
+                    "update_lines"
+                };
+                let problem = if *from_line == 0 {
+                    Some("line numbers are 1-based".to_string())
+                } else if from_line > to_line {
+                    Some(format!("from_line {from_line} is after to_line {to_line}"))
+                } else if *to_line > len {
+                    Some(format!("to_line {to_line} is past the end of the file"))
+                } else {
+                    None
+                };
+                if let Some(problem) = problem {
+                    return Err(op_error(
+                        index,
+                        format!(
+                            "{name} from_line {from_line} to_line {to_line} is out of range: \
+                             {problem}; the file has {len} lines, so lines must be within 1..={len}"
+                        ),
+                        renumber.clone(),
+                    )
+                    .with_data("total_lines", len));
+                }
+                let content = match op {
+                    Op::UpdateLines { content, .. } => content_lines(content),
+                    _ => Vec::new(),
+                };
+                Plan {
+                    index,
+                    kind: op.kind(),
+                    cover: (*from_line, *to_line),
+                    drop: from_line - 1..*to_line,
+                    content,
+                }
+            }
+            Op::Replace { .. } => continue,
+        };
+        plans.push(plan);
+    }
+    plans.sort_by_key(|p| (p.cover, p.index));
+    for pair in plans.windows(2) {
+        let (a, b) = (&pair[0], &pair[1]);
+        if b.cover.0 <= a.cover.1 {
+            let (first, second) = if a.index < b.index { (a, b) } else { (b, a) };
+            return Err(op_error(
+                second.index,
+                format!(
+                    "overlaps ops[{}] in original-line space: {} and {} (two line ops may not \
+                     touch the same original line, and an insert may not sit at a line another \
+                     op removes or updates)",
+                    first.index,
+                    describe(ops, first.index),
+                    describe(ops, second.index),
+                ),
+                "merge them into one update_lines over the whole range, or move the insert \
+                 outside the range (at to_line + 1 to insert after it); all line ops use the \
+                 original numbering",
+            )
+            .with_data("conflicts_with", first.index));
+        }
+    }
+    Ok(plans)
+}
+
+fn describe(ops: &[Op], index: usize) -> String {
+    match &ops[index] {
+        Op::Insert { at_line, .. } => format!("ops[{index}] inserts at line {at_line}"),
+        Op::Remove { from_line, to_line } => {
+            format!("ops[{index}] removes lines {from_line}-{to_line}")
+        }
+        Op::UpdateLines {
+            from_line, to_line, ..
+        } => format!("ops[{index}] updates lines {from_line}-{to_line}"),
+        Op::Replace { .. } => format!("ops[{index}] replaces"),
+    }
+}
+
+fn compile_replaces(ops: &[Op]) -> Result<Vec<Option<Regex>>> {
+    let mut compiled = Vec::with_capacity(ops.len());
+    for (index, op) in ops.iter().enumerate() {
+        let Op::Replace {
+            pattern,
+            replacement,
+            dot_matches_newline,
+            ..
+        } = op
+        else {
+            compiled.push(None);
+            continue;
+        };
+        if pattern.is_empty() {
+            return Err(op_error(
+                index,
+                "replace pattern is empty",
+                "give a pattern that matches the text to replace",
+            ));
+        }
+        let re = RegexBuilder::new(pattern)
+            .dot_matches_new_line(*dot_matches_newline)
+            .build()
+            .map_err(|e| {
+                op_error(
+                    index,
+                    format!("invalid regex {}: {e}", snippet(pattern)),
+                    "fix the pattern; escape metacharacters such as ( ) [ ] { } . * + ? | \\ \
+                     with a backslash to match them literally",
+                )
+                .with_data("pattern", pattern.as_str())
+            })?;
+        check_references(index, &re, pattern, replacement)?;
+        compiled.push(Some(re));
+    }
+    Ok(compiled)
+}
+
+/// A pattern for a message, cut to 60 characters.
+fn snippet(pattern: &str) -> String {
+    const MAX: usize = 60;
+    match pattern.char_indices().nth(MAX) {
+        Some((cut, _)) => format!("{:?}…", &pattern[..cut]),
+        None => format!("{pattern:?}"),
+    }
+}
+
+/// A capture reference in a replacement, as `Captures::expand` reads it.
+#[derive(Debug, PartialEq, Eq)]
+enum CapRef<'r> {
+    Number(usize),
+    Name(&'r str),
+}
+
+/// The capture references of `replacement` with the text each was written as (`$1a`, `${x}`).
+/// The rules are `regex`'s interpolation rules: `$$` is a literal `$`; `${` starts a braced
+/// reference that runs to the next `}` (no `}`: the `$` is literal); otherwise the reference is
+/// the longest run of ASCII letters, digits and `_` after the `$` (none: the `$` is literal). A
+/// reference that parses as a `usize` is a group number, anything else a group name.
+fn references(replacement: &str) -> Vec<(&str, CapRef<'_>)> {
+    let bytes = replacement.as_bytes();
+    let mut found = Vec::new();
+    let mut at = 0;
+    while let Some(offset) = memchr::memchr(b'$', &bytes[at..]) {
+        let dollar = at + offset;
+        let next = dollar + 1;
+        match bytes.get(next) {
+            Some(b'$') => {
+                at = next + 1;
+                continue;
+            }
+            Some(b'{') => {
+                if let Some(close) = memchr::memchr(b'}', &bytes[next + 1..]) {
+                    let end = next + 1 + close;
+                    let name = &replacement[next + 1..end];
+                    found.push((&replacement[dollar..=end], classify(name)));
+                    at = end + 1;
+                    continue;
+                }
+            }
+            _ => {
+                let len = bytes[next..]
+                    .iter()
+                    .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
+                    .count();
+                if len > 0 {
+                    let name = &replacement[next..next + len];
+                    found.push((&replacement[dollar..next + len], classify(name)));
+                    at = next + len;
+                    continue;
+                }
+            }
+        }
+        at = next;
+    }
+    found
+}
+
+fn classify(name: &str) -> CapRef<'_> {
+    match name.parse::<usize>() {
+        Ok(number) => CapRef::Number(number),
+        Err(_) => CapRef::Name(name),
+    }
+}
+
+fn check_references(index: usize, re: &Regex, pattern: &str, replacement: &str) -> Result<()> {
+    let groups = re.captures_len() - 1;
+    let names: Vec<&str> = re.capture_names().flatten().collect();
+    for (written, reference) in references(replacement) {
+        let defined = match reference {
+            CapRef::Number(n) => n <= groups,
+            CapRef::Name(name) => names.contains(&name),
+        };
+        if defined {
+            continue;
+        }
+        let defines = match (groups, names.is_empty()) {
+            (0, _) => "defines no capture groups (only $0, the whole match)".to_string(),
+            (n, true) => format!("defines groups $1..=${n} and no names"),
+            (n, false) => format!(
+                "defines groups $1..=${n}, named {}",
+                names
+                    .iter()
+                    .map(|n| format!("`{n}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        };
+        let hint = match reference {
+            CapRef::Name(name) if name.len() > 1 && name.as_bytes()[0].is_ascii_digit() => {
+                let digits = name.bytes().take_while(u8::is_ascii_digit).count();
+                format!(
+                    "`{written}` names the group `{name}`; for group {} followed by `{}` write \
+                     `${{{}}}{}`; for a literal `$` write `$$`",
+                    &name[..digits],
+                    &name[digits..],
+                    &name[..digits],
+                    &name[digits..]
+                )
+            }
+            _ => format!(
+                "write a literal `$` as `$$` (`${written}` outputs `{written}`, e.g. in JS/TS \
+                 template literals), or add the group to the pattern"
+            ),
+        };
+        return Err(op_error(
+            index,
+            format!(
+                "replacement references undefined capture group `{written}`: pattern {} \
+                 {defines}; regex would expand it to nothing",
+                snippet(pattern)
+            ),
+            hint,
+        )
+        .with_data("reference", written));
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Applying
+
+/// A block of lines one op wrote (or a match site), in the numbering of the body at hand.
+#[derive(Clone, Debug)]
+struct Region {
+    op: usize,
+    kind: EchoKind,
+    /// 1-based first line; for an empty block, the line after the gap.
+    start: usize,
+    /// Number of lines (0: a gap).
+    len: usize,
+    /// Replace sites: the op's total number of matches.
+    replacements: Option<usize>,
+}
+
+fn apply_line_ops(
+    body: &[u8],
+    lines: &[Line<'_>],
+    plans: &[Plan<'_>],
+    regions: &mut Vec<Region>,
+) -> Vec<u8> {
+    let dominant = dominant_eol(lines);
+    // Original line k's EOL (1-based), or the dominant one when it has none.
+    let eol = |k: usize| -> &[u8] {
+        match k.checked_sub(1).and_then(|i| lines.get(i)) {
+            Some(line) if !line.eol.is_empty() => line.eol,
+            _ => dominant,
+        }
+    };
+    let grown: usize = plans.iter().map(|p| p.content.len()).sum();
+    let mut out: Vec<Line<'_>> = Vec::with_capacity(lines.len() + grown);
+    let mut cursor = 0;
+    for plan in plans {
+        out.extend_from_slice(&lines[cursor..plan.drop.start]);
+        let start = out.len() + 1;
+        for (i, text) in plan.content.iter().enumerate() {
+            let line_eol = match plan.kind {
+                EchoKind::Insert => eol(plan.cover.0.min(lines.len())),
+                _ => eol((plan.cover.0 + i).min(plan.cover.1)),
+            };
+            out.push(Line {
+                text,
+                eol: line_eol,
+            });
+        }
+        regions.push(Region {
+            op: plan.index,
+            kind: plan.kind,
+            start,
+            len: plan.content.len(),
+            replacements: None,
+        });
+        cursor = plan.drop.end;
+    }
+    out.extend_from_slice(&lines[cursor..]);
+
+    let open_end = !body.is_empty() && !body.ends_with(b"\n");
+    let last = out.len().wrapping_sub(1);
+    for (i, line) in out.iter_mut().enumerate() {
+        if i == last && open_end {
+            line.eol = &[];
+        } else if line.eol.is_empty() {
+            line.eol = dominant;
+        }
+    }
+    let size = out.iter().map(|l| l.text.len() + l.eol.len()).sum();
+    let mut bytes = Vec::with_capacity(size);
+    for line in &out {
+        bytes.extend_from_slice(line.text);
+        bytes.extend_from_slice(line.eol);
+    }
+    bytes
+}
+
+/// One match of a replace op that changed the line structure, in the op's input numbering.
+struct Shift {
+    /// Line the match starts on.
+    first: usize,
+    /// Line the match ends on.
+    last: usize,
+    /// Newlines in the replacement.
+    newlines: usize,
+    /// Net line change of all earlier shifts of the op.
+    before: isize,
+}
+
+impl Shift {
+    fn delta(&self) -> isize {
+        self.newlines as isize - (self.last - self.first) as isize
+    }
+}
+
+/// Where input line `line` of a replace op ends up: lines up to a match's first line stay,
+/// lines after its last line move by the net change, lines inside it are clamped into the
+/// replacement's lines.
+fn map_line(line: usize, shifts: &[Shift]) -> usize {
+    let at = shifts.partition_point(|s| s.first < line);
+    let Some(shift) = at.checked_sub(1).map(|i| &shifts[i]) else {
+        return line;
+    };
+    let moved = if line > shift.last {
+        line as isize + shift.before + shift.delta()
+    } else {
+        (line.min(shift.first + shift.newlines)) as isize + shift.before
+    };
+    moved.max(1) as usize
+}
+
+fn apply_replace(
+    index: usize,
+    re: &Regex,
+    pattern: &str,
+    replacement: &str,
+    expect_matches: Option<usize>,
+    body: Vec<u8>,
+    regions: &mut Vec<Region>,
+) -> Result<Vec<u8>> {
+    let mut splices = Vec::new();
+    let mut shifts: Vec<Shift> = Vec::new();
+    let mut sites: Vec<(usize, usize)> = Vec::new();
+    let mut net: isize = 0;
+    let (mut scanned, mut line) = (0, 1);
+    for caps in re.captures_iter(&body) {
+        let found = caps.get(0).expect("group 0 always matches");
+        line += count_newlines(&body[scanned..found.start()]);
+        scanned = found.start();
+        let mut expanded = Vec::new();
+        caps.expand(replacement.as_bytes(), &mut expanded);
+        let newlines_in = count_newlines(found.as_bytes());
+        let newlines_out = count_newlines(&expanded);
+        let out_first = (line as isize + net) as usize;
+        if sites.len() < MAX_SITES {
+            // A replacement ending in `\n` ends its last line; it does not touch the next one.
+            let span = newlines_out - usize::from(newlines_out > 0 && expanded.ends_with(b"\n"));
+            sites.push((out_first, span + 1));
+        }
+        if newlines_in > 0 || newlines_out > 0 {
+            let shift = Shift {
+                first: line,
+                last: line + newlines_in,
+                newlines: newlines_out,
+                before: net,
+            };
+            net += shift.delta();
+            shifts.push(shift);
+        }
+        splices.push(Splice::new(found.range(), expanded));
+    }
+    let total = splices.len();
+    if let Some(expected) = expect_matches {
+        if total != expected {
+            return Err(expect_mismatch(index, pattern, total, expected));
+        }
+    }
+    if total == 0 {
+        return Ok(body);
+    }
+    for region in regions.iter_mut() {
+        let start = map_line(region.start, &shifts);
+        if region.len > 0 {
+            let end = map_line(region.start + region.len - 1, &shifts);
+            region.len = end.saturating_sub(start) + 1;
+        }
+        region.start = start;
+    }
+    regions.extend(sites.into_iter().map(|(start, len)| Region {
+        op: index,
+        kind: EchoKind::Replace,
+        start,
+        len,
+        replacements: Some(total),
+    }));
+    Ok(splice::apply(&body, &splices))
+}
+
+fn expect_mismatch(index: usize, pattern: &str, actual: usize, expected: usize) -> Error {
+    let times = |n: usize| {
+        if n == 1 {
+            "1 time".to_string()
+        } else {
+            format!("{n} times")
+        }
+    };
+    let shown = snippet(pattern);
+    let (message, hint) = if actual == 0 {
+        (
+            format!("replace pattern {shown} matched 0 times, expected {expected}"),
+            "check the anchor text with search; a pattern spanning lines needs \
+             dot_matches_newline: true (or \\n in the pattern)"
+                .to_string(),
+        )
+    } else if expected == 0 {
+        (
+            format!(
+                "replace pattern {shown} matched {}, expected 0 (absence asserted)",
+                times(actual)
+            ),
+            "look at the matches with search before replacing".to_string(),
+        )
+    } else {
+        (
+            format!(
+                "replace pattern {shown} matched {}, expected {expected}",
+                times(actual)
+            ),
+            format!(
+                "anchor the pattern on more surrounding text, or set expect_matches: {actual} \
+                 to replace them all"
+            ),
+        )
+    };
+    op_error(index, format!("{message}; nothing was written"), hint)
+        .with_data("matches", actual)
+        .with_data("expect_matches", expected)
+}
+
+/// Lines added and removed, from a line diff of `old` against `new`.
+fn line_stat(old: &[u8], new: &[u8]) -> (usize, usize) {
+    if old == new {
+        return (0, 0);
+    }
+    let whole = |body| -> Vec<&[u8]> {
+        split_lines(body)
+            .iter()
+            .map(|l| {
+                let start = l.text.as_ptr() as usize - body.as_ptr() as usize;
+                &body[start..start + l.text.len() + l.eol.len()]
+            })
+            .collect()
+    };
+    let (old_lines, new_lines) = (whole(old), whole(new));
+    let ops = similar::capture_diff_slices_deadline(
+        similar::Algorithm::Myers,
+        &old_lines,
+        &new_lines,
+        Some(Instant::now() + DIFF_DEADLINE),
+    );
+    let (mut added, mut removed) = (0, 0);
+    for op in ops {
+        let (tag, old_range, new_range) = op.as_tag_tuple();
+        if tag != similar::DiffTag::Equal {
+            removed += old_range.len();
+            added += new_range.len();
+        }
+    }
+    (added, removed)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Echoes
+
+fn echo_line(number: usize, line: &Line<'_>) -> EchoLine {
+    let clipped = line.text.len() > ECHO_LINE_MAX;
+    let shown = &line.text[..line.text.len().min(ECHO_LINE_MAX + 3)];
+    let mut text = String::from_utf8_lossy(shown).into_owned();
+    if clipped {
+        let mut cut = ECHO_LINE_MAX.min(text.len());
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        text.truncate(cut);
+    }
+    EchoLine {
+        line: number,
+        text,
+        clipped,
+    }
+}
+
+fn build_echoes(regions: &[Region], body: &[u8]) -> (Vec<Echo>, bool) {
+    let lines = split_lines(body);
+    let n = lines.len();
+    let mut order: Vec<&Region> = regions.iter().collect();
+    order.sort_by_key(|r| r.op);
+    let mut echoes: Vec<Echo> = Vec::new();
+    let mut budget = ECHO_BUDGET_BYTES;
+    for region in order {
+        let shown = |from: usize, to: usize| -> Vec<EchoLine> {
+            (from..=to)
+                .filter(|k| (1..=n).contains(k))
+                .map(|k| echo_line(k, &lines[k - 1]))
+                .collect()
+        };
+        let (start_line, end_line) = (region.start, region.start + region.len - 1);
+        let (shown_lines, elided) = if region.kind == EchoKind::Replace {
+            let first = region.start.clamp(1, n.max(1));
+            let last = end_line.clamp(first, n.max(1));
+            if last - first + 1 <= 2 {
+                (shown(first, last), None)
+            } else {
+                let mut both = shown(first, first);
+                both.extend(shown(last, last));
+                (both, Some(last - first - 1))
+            }
+        } else {
+            let from = region.start.saturating_sub(CONTEXT).max(1);
+            let to = (region.start + region.len + CONTEXT - 1).min(n);
+            let window = (to + 1).saturating_sub(from);
+            if window <= ECHO_MAX_LINES {
+                (shown(from, to), None)
+            } else {
+                let mut ends = shown(from, from + ECHO_HEAD_TAIL - 1);
+                ends.extend(shown(to + 1 - ECHO_HEAD_TAIL, to));
+                (ends, Some(window - 2 * ECHO_HEAD_TAIL))
+            }
+        };
+        let cost = ECHO_OVERHEAD + shown_lines.iter().map(|l| l.text.len() + 1).sum::<usize>();
+        if cost > budget && !echoes.is_empty() {
+            return (echoes, true);
+        }
+        budget = budget.saturating_sub(cost);
+        echoes.push(Echo {
+            op: region.op,
+            kind: region.kind,
+            start_line,
+            end_line,
+            lines: shown_lines,
+            elided,
+            replacements: region.replacements,
+        });
+    }
+    (echoes, false)
+}
