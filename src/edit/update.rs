@@ -902,7 +902,7 @@ fn build_echoes(regions: &[Region], body: &[u8]) -> (Vec<Echo>, bool) {
         let (shown_lines, elided) = if region.kind == EchoKind::Replace {
             let first = region.start.clamp(1, n.max(1));
             let last = end_line.clamp(first, n.max(1));
-            if last - first + 1 <= 2 {
+            if last - first < 2 {
                 (shown(first, last), None)
             } else {
                 let mut both = shown(first, first);
