@@ -1588,4 +1588,86 @@ e
             json!({"op": 0, "kind": "update_lines", "start_line": 1, "end_line": 1, "lines": [{"line": 1, "text": "x"}]})
         );
     }
+
+    /// Replays tests/edits/update_file.json (the daemon-level harness replays it over the socket).
+    #[test]
+    fn corpus() {
+        use base64::Engine;
+        let b64 = |v: &Value| {
+            base64::engine::general_purpose::STANDARD
+                .decode(v.as_str().expect("base64 string"))
+                .expect("valid base64")
+        };
+        let doc: Value =
+            serde_json::from_str(include_str!("../../tests/edits/update_file.json")).unwrap();
+        let cases = doc["cases"].as_array().unwrap();
+        assert!(cases.len() >= 80, "{} cases", cases.len());
+        let mut failures = Vec::new();
+        for case in cases {
+            let name = case["name"].as_str().unwrap();
+            let file = match (case.get("file"), case.get("file_base64")) {
+                (Some(text), None) => text.as_str().unwrap().as_bytes().to_vec(),
+                (None, Some(bytes)) => b64(bytes),
+                _ => panic!("{name}: needs file or file_base64"),
+            };
+            let result = serde_json::from_value::<Vec<Op>>(case["ops"].clone())
+                .map_err(|e| Error::bad_input(format!("invalid ops: {e}")))
+                .and_then(|ops| apply(&file, &ops));
+            let expect = &case["expect"];
+            let verdict = match (expect, &result) {
+                (Value::Object(e), Err(err)) if e.contains_key("error") => {
+                    let contains = e["contains"].as_str().unwrap();
+                    if err.code.as_str() != e["error"] || !err.message.contains(contains) {
+                        Err(format!("wrong error {err}, want {expect}"))
+                    } else {
+                        Ok(())
+                    }
+                }
+                (_, Err(err)) => Err(format!("failed: {err}")),
+                (Value::Object(e), Ok(_)) if e.contains_key("error") => {
+                    Err(format!("applied, want {expect}"))
+                }
+                (_, Ok(done)) => {
+                    let want = match expect {
+                        Value::String(text) => text.as_bytes().to_vec(),
+                        _ => b64(&expect["base64"]),
+                    };
+                    let echoes = serde_json::to_value(&done.echoes).unwrap();
+                    if done.bytes != want {
+                        Err(format!(
+                            "got {:?}, want {:?}",
+                            String::from_utf8_lossy(&done.bytes),
+                            String::from_utf8_lossy(&want)
+                        ))
+                    } else if case.get("echoes").is_some_and(|e| *e != echoes) {
+                        Err(format!("echoes {echoes}"))
+                    } else if case
+                        .get("echo_count")
+                        .is_some_and(|n| *n != done.echoes.len())
+                    {
+                        Err(format!("{} echoes", done.echoes.len()))
+                    } else if case
+                        .get("echoes_truncated")
+                        .is_some_and(|t| *t != done.echoes_truncated)
+                    {
+                        Err(format!("echoes_truncated {}", done.echoes_truncated))
+                    } else if case
+                        .get("lines_added")
+                        .is_some_and(|n| *n != done.lines_added)
+                        || case
+                            .get("lines_removed")
+                            .is_some_and(|n| *n != done.lines_removed)
+                    {
+                        Err(format!("+{} -{}", done.lines_added, done.lines_removed))
+                    } else {
+                        Ok(())
+                    }
+                }
+            };
+            if let Err(why) = verdict {
+                failures.push(format!("{name}: {why}"));
+            }
+        }
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+    }
 }
