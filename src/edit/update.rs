@@ -164,20 +164,25 @@ pub struct EchoLine {
 
 /// A post-apply view of what one op wrote, in the new file's numbering.
 ///
-/// For a line op, `start_line..=end_line` is the block of lines it wrote (`end_line = start_line
-/// - 1` when it wrote none: a removal, or empty content; `start_line` is then the line after the
-///   gap) and `lines` adds up to 2 lines of context each side. For a replace op there is one echo
-///   per match site (first 5): `start_line..=end_line` is the site's post-replace region and `lines`
-///   holds its first and last line. `elided` counts lines of the window not shown (the gap in the
-///   `line` numbers).
+/// For a line op, `start_line..=end_line` is the block of lines the op wrote, and `lines` adds up
+/// to 2 lines of context each side. When the op wrote no line (a removal, or empty content) the
+/// block is empty: `end_line` is `start_line` minus one and `start_line` is the line after the gap.
+/// For a replace op there is one echo per match site (the first 5): `start_line..=end_line` is the
+/// site's post-replace region and `lines` holds its first and last line. `elided` counts the
+/// lines of the window not shown (the gap in the `line` numbers).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct Echo {
     /// Index of the op in `ops`.
     pub op: usize,
     pub kind: EchoKind,
+    /// First line the op wrote (or, for an empty block, the line after the gap).
     pub start_line: usize,
+    /// Last line the op wrote; `start_line - 1` for an empty block.
     pub end_line: usize,
+    /// The echoed lines, in order, each with its line number.
     pub lines: Vec<EchoLine>,
+    /// Lines of the window left out of `lines` (windows over 20 lines keep the first and last 8;
+    /// replace sites over 2 lines keep the first and last).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub elided: Option<usize>,
     /// Replace ops only: how many matches the op replaced in all (sites beyond 5 are not echoed).
@@ -831,21 +836,36 @@ fn expect_mismatch(index: usize, pattern: &str, actual: usize, expected: usize) 
         .with_data("expect_matches", expected)
 }
 
-/// Lines added and removed, from a line diff of `old` against `new`.
+/// Lines added and removed, from a line diff of `old` against `new` (whole lines common to
+/// both ends are skipped before diffing the middle).
 fn line_stat(old: &[u8], new: &[u8]) -> (usize, usize) {
     if old == new {
         return (0, 0);
     }
-    let whole = |body| -> Vec<&[u8]> {
-        split_lines(body)
-            .iter()
-            .map(|l| {
-                let start = l.text.as_ptr() as usize - body.as_ptr() as usize;
-                &body[start..start + l.text.len() + l.eol.len()]
-            })
-            .collect()
+    let same = common_len(old.iter(), new.iter(), old.len().min(new.len()), |at, n| {
+        old[at..at + n] == new[at..at + n]
+    });
+    let head = old[..same]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    let room = (old.len() - head).min(new.len() - head);
+    let same = common_len(old.iter().rev(), new.iter().rev(), room, |at, n| {
+        old[old.len() - at - n..old.len() - at] == new[new.len() - at - n..new.len() - at]
+    });
+    // Start the common tail after a newline, so it is whole lines on both sides.
+    let tail = if same == room {
+        same
+    } else {
+        let common = &old[old.len() - same..];
+        memchr::memchr(b'\n', common).map_or(0, |i| same - i - 1)
     };
-    let (old_lines, new_lines) = (whole(old), whole(new));
+    let old_lines: Vec<&[u8]> = old[head..old.len() - tail]
+        .split_inclusive(|&b| b == b'\n')
+        .collect();
+    let new_lines: Vec<&[u8]> = new[head..new.len() - tail]
+        .split_inclusive(|&b| b == b'\n')
+        .collect();
     let ops = similar::capture_diff_slices_deadline(
         similar::Algorithm::Myers,
         &old_lines,
@@ -861,6 +881,27 @@ fn line_stat(old: &[u8], new: &[u8]) -> (usize, usize) {
         }
     }
     (added, removed)
+}
+
+/// How many leading items of `a` and `b` (at most `max`) are equal; `equal(at, n)` compares items
+/// `at..at + n` in one go, so long runs are compared a block at a time.
+fn common_len<'a>(
+    a: impl Iterator<Item = &'a u8>,
+    b: impl Iterator<Item = &'a u8>,
+    max: usize,
+    equal: impl Fn(usize, usize) -> bool,
+) -> usize {
+    const BLOCK: usize = 64 * 1024;
+    let mut known = 0;
+    while known + BLOCK <= max && equal(known, BLOCK) {
+        known += BLOCK;
+    }
+    known
+        + a.skip(known)
+            .zip(b.skip(known))
+            .take(max - known)
+            .take_while(|(x, y)| x == y)
+            .count()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1587,6 +1628,24 @@ e
             serde_json::to_value(&echo).unwrap(),
             json!({"op": 0, "kind": "update_lines", "start_line": 1, "end_line": 1, "lines": [{"line": 1, "text": "x"}]})
         );
+    }
+
+    #[test]
+    fn line_stat_counts_like_numstat() {
+        assert_eq!(line_stat(b"a\nb\nc\n", b"a\nX\nc\n"), (1, 1));
+        assert_eq!(line_stat(b"a\nb", b"a\nb\nc"), (2, 1));
+        assert_eq!(line_stat(b"a\nb\n", b"a\nb\n"), (0, 0));
+        assert_eq!(line_stat(b"x\nx\nx\n", b"x\nx\n"), (0, 1));
+        assert_eq!(line_stat(b"", b"a\n"), (1, 0));
+        assert_eq!(line_stat(b"a\r\n", b"a\n"), (1, 1));
+        assert_eq!(line_stat(b"ab\n", b"b\n"), (1, 1));
+        let big: Vec<u8> = b"0123456789abcde\n".repeat(20_000);
+        let mut changed = big.clone();
+        changed[100_000] = b'X';
+        changed[250_000] = b'Y';
+        assert_eq!(line_stat(&big, &changed), (2, 2));
+        assert_eq!(line_stat(&big, &big[..big.len() - 16]), (0, 1));
+        assert_eq!(line_stat(&big[16..], &big), (1, 0));
     }
 
     /// Replays tests/edits/update_file.json (the daemon-level harness replays it over the socket).
