@@ -854,7 +854,11 @@ fn line_stat(old: &[u8], new: &[u8]) -> (usize, usize) {
         old[old.len() - at - n..old.len() - at] == new[new.len() - at - n..new.len() - at]
     });
     // Start the common tail after a newline, so it is whole lines on both sides.
-    let tail = if same == room {
+    let line_start = |body: &[u8]| {
+        let at = body.len() - same;
+        at == head || body[at - 1] == b'\n'
+    };
+    let tail = if line_start(old) && line_start(new) {
         same
     } else {
         let common = &old[old.len() - same..];
