@@ -6,4 +6,5 @@ pub mod locks;
 pub mod paths;
 pub mod splice;
 pub mod txn;
+pub mod update;
 pub mod write;
