@@ -8,5 +8,6 @@ pub mod jail;
 pub mod listing;
 pub mod protocol;
 pub mod read;
+pub mod registry;
 pub mod search;
 pub mod server;

@@ -6,7 +6,7 @@ use crate::config::{Config, JailSettings, Limits};
 use crate::error::{Error, Result};
 use crate::jail::Jail;
 use crate::protocol::{self, default_socket_path, FrameError};
-use crate::{listing, read, search};
+use crate::{listing, read, registry, search};
 use serde_json::{json, Value};
 use std::os::fd::OwnedFd;
 use std::panic::AssertUnwindSafe;
@@ -133,6 +133,11 @@ pub async fn serve(opts: ServeOptions) -> Result<()> {
         shutdown: Notify::new(),
     });
     let _watcher = watch_config(&state);
+    // Lets `coder` find this daemon from any folder under its roots; removed at a clean stop.
+    let roots: Vec<PathBuf> = state.jail.roots().iter().map(|r| r.path.clone()).collect();
+    let _registration = registry::register(&socket, &roots)
+        .map_err(|e| tracing::warn!("not listed in the daemon registry: {e}"))
+        .ok();
     tracing::info!(
         "coderd {} serving {:?} on {}",
         env!("CARGO_PKG_VERSION"),
