@@ -2,6 +2,7 @@
 //! answer the way a person wants to read it (or raw JSON with `--json`).
 
 use crate::protocol::default_socket_path;
+use crate::registry;
 use clap::{Args, Parser, Subcommand};
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -20,7 +21,8 @@ const START_TIMEOUT: Duration = Duration::from_secs(10);
     about = "Client for the coderd editing daemon"
 )]
 pub struct Cli {
-    /// Socket of the daemon (else $CODERD_SOCKET, else the workspace's default socket).
+    /// Socket of the daemon (else $CODERD_SOCKET, else a live daemon from the registry whose roots
+    /// hold the current folder, else the workspace's default socket).
     #[arg(long, global = true)]
     pub socket: Option<PathBuf>,
     /// Print the raw JSON result (or error) instead of the human rendering.
@@ -32,6 +34,10 @@ pub struct Cli {
     /// Fail instead of starting a daemon when none answers.
     #[arg(long, global = true)]
     pub no_start: bool,
+    /// Say on stderr which daemon (socket) was used and why: --socket, $CODERD_SOCKET, the
+    /// registry of live daemons, the workspace's default socket, or a daemon started now.
+    #[arg(long, short = 'v', global = true)]
+    pub verbose: bool,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -325,21 +331,47 @@ fn workspace_roots(cli: &Cli) -> Vec<PathBuf> {
     vec![top.to_path_buf()]
 }
 
-fn socket_path(cli: &Cli, roots: &[PathBuf]) -> PathBuf {
-    cli.socket
-        .clone()
-        .or_else(|| {
-            std::env::var_os("CODERD_SOCKET")
-                .filter(|s| !s.is_empty())
-                .map(PathBuf::from)
-        })
-        .unwrap_or_else(|| default_socket_path(&roots[0]))
+/// `--socket`, else `$CODERD_SOCKET`, with where it came from.
+fn named_socket(cli: &Cli) -> Option<(PathBuf, &'static str)> {
+    if let Some(socket) = &cli.socket {
+        return Some((socket.clone(), "--socket"));
+    }
+    std::env::var_os("CODERD_SOCKET")
+        .filter(|s| !s.is_empty())
+        .map(|s| (PathBuf::from(s), "$CODERD_SOCKET"))
 }
 
+/// Finds the daemon to talk to, in this order: a socket named by `--socket` or `$CODERD_SOCKET`;
+/// a live daemon in the registry whose roots hold the current folder (the deepest such root wins;
+/// with `--root`, one whose primary root is that root); the workspace's default socket. When none
+/// answers, starts `coderd` for the workspace on the chosen socket (unless `--no-start`).
 fn connect(cli: &Cli) -> Result<UnixStream, ClientError> {
+    let say = |msg: String| {
+        if cli.verbose {
+            eprintln!("coder: {msg}");
+        }
+    };
     let roots = workspace_roots(cli);
-    let socket = socket_path(cli, &roots);
+    let socket = match named_socket(cli) {
+        Some((socket, from)) => {
+            say(format!("socket {} (from {from})", socket.display()));
+            socket
+        }
+        None => {
+            if let Some(stream) = connect_registered(cli, &roots, &say) {
+                return Ok(stream);
+            }
+            let socket = default_socket_path(&roots[0]);
+            say(format!(
+                "socket {} (the default socket of workspace {})",
+                socket.display(),
+                roots[0].display()
+            ));
+            socket
+        }
+    };
     if let Ok(stream) = UnixStream::connect(&socket) {
+        say(format!("connected to the daemon on {}", socket.display()));
         return Ok(stream);
     }
     if cli.no_start {
@@ -349,6 +381,17 @@ fn connect(cli: &Cli) -> Result<UnixStream, ClientError> {
         )));
     }
     let mut child = start_daemon(&roots, &socket)?;
+    say(format!(
+        "no daemon answered: started coderd (pid {}) for {} on {} (log: {})",
+        child.id(),
+        roots
+            .iter()
+            .map(|r| r.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", "),
+        socket.display(),
+        log_path(&socket).display()
+    ));
     let mut deadline = Instant::now() + START_TIMEOUT;
     let mut exited = false;
     loop {
@@ -373,6 +416,48 @@ fn connect(cli: &Cli) -> Result<UnixStream, ClientError> {
         if !exited && child.try_wait().ok().flatten().is_some() {
             exited = true;
             deadline = deadline.min(Instant::now() + Duration::from_secs(1));
+        }
+    }
+}
+
+/// A live daemon from the registry for this folder (or, with `--root`, for that primary root).
+/// Stale entries met on the way are removed (and mentioned with `--verbose`).
+fn connect_registered(cli: &Cli, roots: &[PathBuf], say: &impl Fn(String)) -> Option<UnixStream> {
+    let (dir, lookup) = if cli.roots.is_empty() {
+        let cwd = std::env::current_dir().ok()?;
+        let cwd = std::fs::canonicalize(&cwd).unwrap_or(cwd);
+        let lookup = registry::find(&cwd, |_| true);
+        (cwd, lookup)
+    } else {
+        let primary = roots[0].clone();
+        let lookup = registry::find(&primary, |e| e.roots.first() == Some(&primary));
+        (primary, lookup)
+    };
+    for (path, why) in &lookup.removed {
+        say(format!(
+            "removed stale registry entry {} ({why})",
+            path.display()
+        ));
+    }
+    let (entry, root) = lookup.found?;
+    match UnixStream::connect(&entry.socket) {
+        Ok(stream) => {
+            say(format!(
+                "socket {} (from the registry: coderd pid {} serves {}, which holds {})",
+                entry.socket.display(),
+                entry.pid,
+                root.display(),
+                dir.display()
+            ));
+            Some(stream)
+        }
+        Err(e) => {
+            say(format!(
+                "registry entry for pid {} names {}, which does not answer: {e}",
+                entry.pid,
+                entry.socket.display()
+            ));
+            None
         }
     }
 }

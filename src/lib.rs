@@ -11,6 +11,7 @@ pub mod listing;
 pub mod methods;
 pub mod protocol;
 pub mod read;
+pub mod registry;
 pub mod search;
 pub mod server;
 pub mod state;

@@ -7,6 +7,7 @@ use crate::error::{Error, Result};
 use crate::jail::Jail;
 use crate::methods;
 use crate::protocol::{self, default_socket_path, FrameError};
+use crate::registry;
 use crate::state::State;
 use serde_json::Value;
 use std::os::fd::OwnedFd;
@@ -59,6 +60,11 @@ pub async fn serve(opts: ServeOptions) -> Result<()> {
         .map(|p| std::path::absolute(p).unwrap_or(p.clone()));
     let state = Arc::new(State::new(jail, config, config_path, socket.clone()));
     let _watcher = watch_config(&state);
+    // Lets `coder` find this daemon from any folder under its roots; removed at a clean stop.
+    let roots: Vec<PathBuf> = state.jail.roots().iter().map(|r| r.path.clone()).collect();
+    let _registration = registry::register(&socket, &roots)
+        .map_err(|e| tracing::warn!("not listed in the daemon registry: {e}"))
+        .ok();
     tracing::info!(
         "coderd {} serving {:?} on {}",
         env!("CARGO_PKG_VERSION"),

@@ -225,3 +225,172 @@ fn starts_a_daemon_when_none_answers() {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }
+
+/// A daemon this test started itself; killed if the test fails before stopping it.
+struct KillOnDrop(std::process::Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Stops, when dropped, every daemon registered under a test's runtime folder, so a failing test
+/// leaves no daemon behind (all of them were started by that test).
+struct StopRegistered<'a>(&'a Path);
+
+impl Drop for StopRegistered<'_> {
+    fn drop(&mut self) {
+        for entry in registry_entries(self.0) {
+            if let Some(pid) = entry.file_stem().and_then(|s| s.to_str()) {
+                let _ = Command::new("kill").arg(pid).output();
+            }
+        }
+    }
+}
+
+/// The registry files of live daemons under a runtime folder.
+fn registry_entries(runtime: &Path) -> Vec<std::path::PathBuf> {
+    let dir = runtime.join("coderd/daemons");
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .map(|d| d.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    entries.retain(|p| p.extension().is_some_and(|e| e == "json"));
+    entries.sort();
+    entries
+}
+
+#[test]
+fn finds_the_daemon_of_a_subfolder_instead_of_starting_another() {
+    use std::os::unix::fs::PermissionsExt;
+    use std::time::{Duration, Instant};
+    let sandbox = Sandbox::fixture("basic");
+    // The workspace is a git top level, so without the registry `coder` would start a daemon
+    // for it rather than use the one serving the subfolder.
+    std::fs::create_dir(sandbox.root.join(".git")).unwrap();
+    let runtime = sandbox.dir.path().join("run");
+    let _cleanup = StopRegistered(&runtime);
+    let sub = sandbox.root.join("deep");
+    let inner = sub.join("a/b");
+    let log = std::fs::File::create(sandbox.dir.path().join("coderd.log")).unwrap();
+    // `coderd --root .` started from the subfolder, on its default socket.
+    let daemon = Command::new(env!("CARGO_BIN_EXE_coderd"))
+        .args(["--root", "."])
+        .current_dir(&sub)
+        .env("XDG_RUNTIME_DIR", &runtime)
+        .env_remove("CODERD_SOCKET")
+        .stdin(std::process::Stdio::null())
+        .stderr(log)
+        .spawn()
+        .unwrap();
+    let mut daemon = KillOnDrop(daemon);
+    let entry_path = runtime
+        .join("coderd/daemons")
+        .join(format!("{}.json", daemon.0.id()));
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !entry_path.exists() {
+        assert!(Instant::now() < deadline, "coderd did not register");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let mode = std::fs::metadata(&entry_path).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600, "registry entry mode {mode:o}");
+    let entry: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&entry_path).unwrap()).unwrap();
+    let socket = entry["socket"].as_str().unwrap().to_string();
+    assert_eq!(entry["roots"], serde_json::json!([sub]));
+
+    // Stale entries: a dead pid, and a live pid (this test) whose socket does not answer, with a
+    // deeper root so it is tried first.
+    let mut gone = Command::new("true").spawn().unwrap();
+    gone.wait().unwrap();
+    let stale = [
+        (gone.id(), sub.clone()),
+        (std::process::id(), sub.join("a")),
+    ];
+    for (pid, root) in &stale {
+        let fake = serde_json::json!({"pid": pid, "socket": sandbox.dir.path().join("gone.sock"),
+                                      "roots": [root], "version": "0"});
+        std::fs::write(
+            runtime.join(format!("coderd/daemons/{pid}.json")),
+            fake.to_string(),
+        )
+        .unwrap();
+    }
+
+    let run = |cwd: &Path, args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_coder"))
+            .args(args)
+            .current_dir(cwd)
+            .env("XDG_RUNTIME_DIR", &runtime)
+            .env_remove("CODERD_SOCKET")
+            .output()
+            .unwrap()
+    };
+    let out = run(&inner, &["--verbose", "--json", "info"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let info: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(info["pid"], daemon.0.id(), "{}", stderr(&out));
+    let said = stderr(&out);
+    assert!(
+        said.contains(&format!("socket {socket} (from the registry")),
+        "{said}"
+    );
+    assert!(
+        said.matches("removed stale registry entry").count() == 2,
+        "{said}"
+    );
+    assert!(!said.contains("started"), "{said}");
+    // No second daemon: one entry (the stale ones are gone), one socket in the runtime folder.
+    assert_eq!(registry_entries(&runtime), vec![entry_path.clone()]);
+    let sockets: Vec<_> = std::fs::read_dir(runtime.join("coderd"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "sock"))
+        .collect();
+    assert_eq!(sockets.len(), 1, "{sockets:?}");
+
+    // Paths typed there are relative to that folder, through the same daemon.
+    let out = run(&inner, &["read", "c/d/e/f.txt", "--head", "1"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+
+    // --socket still wins over the registry.
+    let out = run(
+        &inner,
+        &[
+            "--verbose",
+            "--no-start",
+            "--socket",
+            "/nonexistent/x.sock",
+            "info",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(3));
+    assert!(
+        stderr(&out).contains("socket /nonexistent/x.sock (from --socket)"),
+        "{}",
+        stderr(&out)
+    );
+
+    // Outside the daemon's root the workspace's own default socket is used (none answers there).
+    let out = run(&sandbox.root, &["--verbose", "--no-start", "info"]);
+    assert_eq!(out.status.code(), Some(3));
+    assert!(
+        stderr(&out).contains(&format!(
+            "(the default socket of workspace {})",
+            sandbox.root.display()
+        )),
+        "{}",
+        stderr(&out)
+    );
+
+    // A clean stop removes the entry.
+    let out = run(&inner, &["shutdown"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while daemon.0.try_wait().unwrap().is_none() {
+        assert!(Instant::now() < deadline, "daemon did not stop");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(registry_entries(&runtime).is_empty());
+}

@@ -339,6 +339,7 @@ fn config_base_paths_with_env_vars_and_several_roots() {
     let log = sandbox.dir.path().join("log");
     let child = Command::new(env!("CARGO_BIN_EXE_coderd"))
         .env("CODERD_T_WS", &sandbox.root)
+        .env("XDG_RUNTIME_DIR", sandbox.dir.path().join("run"))
         .args([
             "--config",
             config.to_str().unwrap(),

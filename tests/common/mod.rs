@@ -163,6 +163,8 @@ impl Daemon {
     pub fn start_with(args: &[String], socket: &Path, logdir: &Path) -> Daemon {
         let log = logdir.join("coderd.log");
         let child = Command::new(env!("CARGO_BIN_EXE_coderd"))
+            // The daemon registry (and default sockets) of test daemons stay in the test's folder.
+            .env("XDG_RUNTIME_DIR", logdir.join("run"))
             .args(args)
             .arg("--socket")
             .arg(socket)
