@@ -134,6 +134,13 @@ pub static METHODS: LazyLock<Vec<Method>> = LazyLock::new(|| {
             edit::write::rollback,
         ),
         method(
+            "update-file",
+            &[],
+            "Line ops (insert, remove, update_lines) and regex replaces over files, with echoes.",
+            true,
+            edit::update_file::update_file,
+        ),
+        method(
             "delete-file",
             &[],
             "Delete files, symlinks or folders (recursive for non-empty ones).",

@@ -254,3 +254,42 @@ fn write_cases() {
 fn files_cases() {
     run_suite(&suite("files"), "files");
 }
+
+/// The update-file engine's corpus (also run as a unit test), replayed over the socket: the same
+/// bytes or the same refusal must come back through the daemon, with the file left untouched.
+#[test]
+fn update_file_corpus_over_the_socket() {
+    let corpus: Value = serde_json::from_str(include_str!("edits/update_file.json")).unwrap();
+    let cases: Vec<Value> = corpus["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            let file = match (c.get("file"), c.get("file_base64")) {
+                (Some(text), _) => text.clone(),
+                (_, Some(b)) => json!({"base64": b}),
+                _ => panic!("case without a file"),
+            };
+            let request = json!({"method": "update-file", "params": {"files": [{"path": "f.txt", "ops": c["ops"]}]}});
+            let mut case = json!({"name": c["name"], "files": {"f.txt": file}, "request": request});
+            match &c["expect"] {
+                Value::Object(o) if o.contains_key("error") => {
+                    case["expect_error"] = json!({"code": o["error"], "message": {"$contains": o["contains"]}});
+                }
+                expected => {
+                    case["after"] = json!({"f.txt": expected});
+                    let mut result = json!({});
+                    if let Some(echoes) = c.get("echoes") {
+                        result["echoes"] = echoes.clone();
+                    }
+                    if let Some(t) = c.get("echoes_truncated") {
+                        result["echoes_truncated"] = t.clone();
+                    }
+                    case["expect"] = json!({"files": [result]});
+                }
+            }
+            case
+        })
+        .collect();
+    run_suite(&cases, "update_file");
+}

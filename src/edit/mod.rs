@@ -7,4 +7,5 @@ pub mod paths;
 pub mod splice;
 pub mod txn;
 pub mod update;
+pub mod update_file;
 pub mod write;

@@ -1,0 +1,112 @@
+//! `update-file`: iii's batched line and regex ops (see `update`) over one or more files, all
+//! committed together or none.
+
+use super::txn::{self, FileResult, Options};
+use super::update::{self, Echo, Op};
+use super::write::target;
+use crate::error::{Error, Result};
+use crate::state::State;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UpdateParams {
+    files: Vec<FileOps>,
+    session: Option<String>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct FileOps {
+    #[serde(alias = "file")]
+    path: String,
+    ops: Vec<Op>,
+    expect_version: Option<String>,
+}
+
+#[derive(Serialize)]
+pub struct UpdatedFile {
+    #[serde(flatten)]
+    file: FileResult,
+    /// Lines in the file after the ops.
+    new_line_count: usize,
+    echoes: Vec<Echo>,
+    echoes_truncated: bool,
+}
+
+#[derive(Serialize)]
+pub struct UpdateResult {
+    files: Vec<UpdatedFile>,
+}
+
+pub fn update_file(state: &Arc<State>, p: UpdateParams) -> Result<UpdateResult> {
+    if p.files.is_empty() {
+        return Err(Error::bad_input("`files` is empty").with_recovery(
+            r#"{"files": [{"path": "notes.md", "ops": [{"op": "insert", "at_line": 1, "content": "x"}]}]}"#,
+        ));
+    }
+    let mut targets = Vec::new();
+    for (i, f) in p.files.iter().enumerate() {
+        let mut t = target(state, &format!("files[{i}].path"), &f.path)?;
+        if targets.iter().any(|o: &txn::Target| o.resolved.abs == t.resolved.abs) {
+            return Err(Error::bad_input(format!(
+                "`files[{i}].path`: {} is named twice; put all its ops in one entry",
+                f.path
+            )));
+        }
+        t.expect_version = f.expect_version.clone();
+        targets.push(t);
+    }
+    let line_numbers = p.files.iter().any(|f| {
+        f.ops
+            .iter()
+            .any(|op| !matches!(op, Op::Replace { .. }))
+    });
+    let opts = Options {
+        session: p.session,
+        must_exist: true,
+        line_numbers,
+        ..Options::default()
+    };
+    let mut applied: HashMap<PathBuf, update::Applied> = HashMap::new();
+    let results = txn::run(state, targets.clone(), &opts, |ws| {
+        applied.clear();
+        for (i, (f, t)) in p.files.iter().zip(&targets).enumerate() {
+            let current = ws.current(&t.resolved.abs)?;
+            let outcome = update::apply(current, &f.ops).map_err(|e| {
+                let message = format!("files[{i}].{}", e.message);
+                Error { message, ..e }.with_data("file", i)
+            })?;
+            ws.set(&t.resolved.abs, outcome.bytes.clone());
+            applied.insert(t.resolved.abs.clone(), outcome);
+        }
+        Ok(())
+    })?;
+    let files = results
+        .into_iter()
+        .map(|file| {
+            let outcome = applied.remove(&file.path);
+            let new_line_count = outcome.as_ref().map_or(0, |a| line_count(&a.bytes));
+            let (echoes, echoes_truncated) = outcome
+                .map(|a| (a.echoes, a.echoes_truncated))
+                .unwrap_or_default();
+            UpdatedFile {
+                file,
+                new_line_count,
+                echoes,
+                echoes_truncated,
+            }
+        })
+        .collect();
+    Ok(UpdateResult { files })
+}
+
+/// Lines as `read` counts them: an unterminated last line counts.
+fn line_count(bytes: &[u8]) -> usize {
+    let newlines = memchr::memchr_iter(b'\n', bytes).count();
+    newlines + usize::from(bytes.last().is_some_and(|b| *b != b'\n'))
+}
