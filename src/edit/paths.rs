@@ -67,8 +67,10 @@ fn open_child_dir(dir: &OwnedFd, name: &OsStr, shown: &Path) -> Result<OwnedFd> 
 
 /// The entries of a folder opened by handle (never `.` or `..`).
 fn children(dir: &OwnedFd, shown: &Path) -> Result<Vec<(std::ffi::OsString, FileType)>> {
-    let dup = rustix::io::dup(dir).map_err(|e| Error::from_io(&e.into(), shown))?;
-    let mut listing = rustix::fs::Dir::new(dup).map_err(|e| Error::from_io(&e.into(), shown))?;
+    // A fresh open of `.` beneath the handle: a dup would share the handle's read offset, and a
+    // second listing of the same folder would then see nothing (and a secret check would pass).
+    let mut listing =
+        rustix::fs::Dir::read_from(dir).map_err(|e| Error::from_io(&e.into(), shown))?;
     let mut out = Vec::new();
     while let Some(item) = listing.read() {
         let item = item.map_err(|e| Error::from_io(&e.into(), shown))?;

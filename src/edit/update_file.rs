@@ -52,7 +52,10 @@ pub fn update_file(state: &Arc<State>, p: UpdateParams) -> Result<UpdateResult> 
     let mut targets = Vec::new();
     for (i, f) in p.files.iter().enumerate() {
         let mut t = target(state, &format!("files[{i}].path"), &f.path)?;
-        if targets.iter().any(|o: &txn::Target| o.resolved.abs == t.resolved.abs) {
+        if targets
+            .iter()
+            .any(|o: &txn::Target| o.resolved.abs == t.resolved.abs)
+        {
             return Err(Error::bad_input(format!(
                 "`files[{i}].path`: {} is named twice; put all its ops in one entry",
                 f.path
@@ -61,11 +64,10 @@ pub fn update_file(state: &Arc<State>, p: UpdateParams) -> Result<UpdateResult> 
         t.expect_version = f.expect_version.clone();
         targets.push(t);
     }
-    let line_numbers = p.files.iter().any(|f| {
-        f.ops
-            .iter()
-            .any(|op| !matches!(op, Op::Replace { .. }))
-    });
+    let line_numbers = p
+        .files
+        .iter()
+        .any(|f| f.ops.iter().any(|op| !matches!(op, Op::Replace { .. })));
     let opts = Options {
         session: p.session,
         must_exist: true,
