@@ -3,7 +3,9 @@
 //! Two steps, for two different jobs:
 //! 1. `resolve` decides *policy*: it resolves a wire path the way the kernel would (`..`, symlinks
 //!    anywhere in the path, dangling ones too) and refuses anything that lands outside every root or
-//!    on a non-accessible file. It yields the canonical path, relative to the root that holds it.
+//!    on a non-accessible file. It never looks outside the roots: the walk stops as soon as the path
+//!    so far leaves them, so no answer reveals anything about the rest of the machine. It yields the
+//!    canonical path, relative to the root that holds it.
 //! 2. `open_*` does the *use*: it opens that canonical relative path with `openat2` beneath the root's
 //!    directory handle, with `RESOLVE_NO_SYMLINKS`. The canonical path has no symlinks, so if one
 //!    appears between the check and the open (a swap race), the open fails instead of following it.
@@ -13,10 +15,11 @@ use crate::globs;
 use globset::GlobSet;
 use rustix::fs::{Mode, OFlags, ResolveFlags};
 use std::collections::VecDeque;
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::fs::File;
 use std::io;
 use std::os::fd::OwnedFd;
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
 
 /// Longest wire path accepted (Linux PATH_MAX).
@@ -111,15 +114,15 @@ impl Jail {
     /// Like `resolve` but lets non-accessible paths through: for listings, which show them flagged.
     pub fn resolve_visible(&self, field: &str, wire: &str) -> Result<Resolved> {
         validate_wire(field, wire)?;
-        let joined = self.roots[0].path.join(wire);
-        let real = realpath(&joined).map_err(|e| match e {
+        let real = realpath(&self.roots, wire).map_err(|e| match e {
             RealpathError::Loop => Error::bad_input(format!(
                 "`{field}`: {wire}: too many levels of symbolic links"
             )),
+            RealpathError::Outside { at } => self.outside_error(field, wire, at),
             RealpathError::Io(e) => Error::from_io(&e, Path::new(wire)),
         })?;
         self.locate(&real)
-            .ok_or_else(|| self.outside_error(field, wire, &real))
+            .ok_or_else(|| self.outside_error(field, wire, None))
     }
 
     /// The metadata of a resolved path that must exist (C211 otherwise). Taken through a handle
@@ -158,25 +161,27 @@ impl Jail {
             })
     }
 
-    fn outside_error(&self, field: &str, wire: &str, real: &Path) -> Error {
+    /// The answer for a path that leaves the jail. It says only what the caller wrote: the path, and
+    /// (as `leaves_at`) its first component whose resolution left every root. Nothing outside is
+    /// looked at to build it, so it is the same whether the outside target exists or not.
+    fn outside_error(&self, field: &str, wire: &str, at: Option<usize>) -> Error {
         let roots: Vec<String> = self
             .roots
             .iter()
             .map(|r| r.path.display().to_string())
             .collect();
-        let via = if real.as_os_str() == wire {
-            String::new()
-        } else {
-            format!(" (resolves to {})", real.display())
-        };
-        Error::outside_jail(format!(
-            "`{field}`: {wire}{via} is outside the workspace roots {roots:?}"
+        let mut error = Error::outside_jail(format!(
+            "`{field}`: {wire} is outside the workspace roots {roots:?}"
         ))
         .with_recovery(format!(
             "use a path inside one of the roots; relative paths resolve against {}",
             roots[0]
         ))
-        .with_data("roots", roots)
+        .with_data("roots", roots);
+        if let Some(at) = at {
+            error = error.with_data("leaves_at", wire_prefix(wire, at));
+        }
+        error
     }
 
     /// The root-relative path as written, before symlinks are followed, if it stays inside a root.
@@ -341,26 +346,90 @@ pub fn lexical_normalize(path: &Path) -> PathBuf {
 
 enum RealpathError {
     Loop,
+    /// The walk reached a path outside every root. `at` is the index (among the wire path's
+    /// non-empty components) of the component that led there.
+    Outside {
+        at: Option<usize>,
+    },
     Io(io::Error),
 }
 
-/// Resolves an absolute path as the kernel would, following every symlink (dangling ones too) and
-/// keeping the part that does not exist yet, so that a path to be created is judged by where it lands.
-fn realpath(path: &Path) -> Result<PathBuf, RealpathError> {
-    let mut pending: VecDeque<OsString> = path.iter().map(|c| c.to_os_string()).collect();
+/// The components of a path as written: split on `/`, empty ones (`a//b`, a trailing `/`) dropped.
+fn split(path: &[u8]) -> impl Iterator<Item = &[u8]> {
+    path.split(|b| *b == b'/').filter(|c| !c.is_empty())
+}
+
+/// The wire path up to and including its `at`-th non-empty component, as the caller wrote it.
+fn wire_prefix(wire: &str, at: usize) -> String {
+    let parts: Vec<&str> = wire.split('/').filter(|c| !c.is_empty()).collect();
+    let lead = if wire.starts_with('/') { "/" } else { "" };
+    format!("{lead}{}", parts[..=at.min(parts.len() - 1)].join("/"))
+}
+
+/// Where a canonical path stands with respect to the roots.
+enum Place {
+    /// Inside a root (or a root itself): it may be looked at.
+    Inside,
+    /// A proper ancestor of a root: a real folder (roots are canonical), so nothing needs looking at.
+    OnTheWay,
+    /// Neither: the walk has left the jail.
+    Outside,
+}
+
+fn place(roots: &[Root], path: &Path) -> Place {
+    if roots.iter().any(|r| path.starts_with(&r.path)) {
+        Place::Inside
+    } else if roots.iter().any(|r| r.path.starts_with(path)) {
+        Place::OnTheWay
+    } else {
+        Place::Outside
+    }
+}
+
+/// Resolves a wire path (relative to the primary root, or absolute) as the kernel would, following
+/// every symlink (dangling ones too) and keeping the part that does not exist yet, so that a path to
+/// be created is judged by where it lands.
+///
+/// The walk never looks outside the roots: before a component is `lstat`ed (or its link read), the
+/// path so far must be inside a root. A path that is on the way to a root (`/`, the root's parents)
+/// is a known real folder and is passed through without a look, so `..` out of a root and back in
+/// (`link -> ../ws/b`) still works; any other place is outside and the walk stops there. Nothing
+/// about the machine outside the roots can then show in an answer: not a link target, not whether
+/// something exists, not a permission.
+fn realpath(roots: &[Root], wire: &str) -> Result<PathBuf, RealpathError> {
+    // Each pending component carries the index of the wire component it came from (a link's
+    // target inherits the link's), to name where a path leaves the jail.
+    let mut pending: VecDeque<(OsString, Option<usize>)> = VecDeque::new();
+    if !wire.starts_with('/') {
+        let primary = roots[0].path.as_os_str().as_bytes();
+        pending.extend(split(primary).map(|c| (OsStr::from_bytes(c).to_os_string(), None)));
+    }
+    pending.extend(
+        split(wire.as_bytes())
+            .enumerate()
+            .map(|(i, c)| (OsStr::from_bytes(c).to_os_string(), Some(i))),
+    );
     let mut current = PathBuf::from("/");
     let mut hops = 0;
     let mut missing = false;
-    while let Some(comp) = pending.pop_front() {
-        match comp.to_str() {
-            Some("/") | Some(".") => continue,
-            Some("..") => {
+    while let Some((comp, origin)) = pending.pop_front() {
+        match comp.as_bytes() {
+            b"." => continue,
+            b".." => {
                 current.pop();
                 continue;
             }
             _ => {}
         }
         let next = current.join(&comp);
+        match place(roots, &next) {
+            Place::Inside => {}
+            Place::OnTheWay => {
+                current = next;
+                continue;
+            }
+            Place::Outside => return Err(RealpathError::Outside { at: origin }),
+        }
         if missing {
             current = next;
             continue;
@@ -375,16 +444,18 @@ fn realpath(path: &Path) -> Result<PathBuf, RealpathError> {
                     Ok(target) => target,
                     // No longer a symlink (swapped since the lstat): look at this component again.
                     Err(e) if e.raw_os_error() == Some(rustix::io::Errno::INVAL.raw_os_error()) => {
-                        pending.push_front(comp);
+                        pending.push_front((comp, origin));
                         continue;
                     }
                     Err(e) => return Err(RealpathError::Io(e)),
                 };
-                if target.is_absolute() {
+                let target = target.as_os_str().as_bytes();
+                if target.starts_with(b"/") {
                     current = PathBuf::from("/");
                 }
-                for part in target.iter().rev() {
-                    pending.push_front(part.to_os_string());
+                let parts: Vec<&[u8]> = split(target).collect();
+                for part in parts.into_iter().rev() {
+                    pending.push_front((OsStr::from_bytes(part).to_os_string(), origin));
                 }
             }
             Ok(_) => current = next,

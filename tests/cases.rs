@@ -137,6 +137,11 @@ fn odd_file_name_cases() {
 }
 
 #[test]
+fn policy_cases() {
+    run_suite("policy");
+}
+
+#[test]
 fn config_cases() {
     run_suite("config");
 }

@@ -281,6 +281,7 @@ impl Client {
 
 /// Subset matching for expected responses. Objects: every expected key must match (extra actual keys
 /// are fine). Arrays: same length, element-wise. Special objects: `{"$contains": "s"}` (substring),
+/// `{"$lacks": "s"}` (a string without it),
 /// `{"$len": n}` (array/string length), `{"$absent": true}` (key missing or null),
 /// `{"$gte": n}` / `{"$lte": n}`, `{"$any": true}` (present, any value).
 pub fn matches(expected: &Value, actual: &Value, at: &str, problems: &mut Vec<String>) {
@@ -336,6 +337,9 @@ fn special_match(spec: &serde_json::Map<String, Value>, actual: &Value) -> Optio
         "$contains" => actual
             .as_str()
             .is_some_and(|s| s.contains(arg.as_str().unwrap())),
+        "$lacks" => actual
+            .as_str()
+            .is_some_and(|s| !s.contains(arg.as_str().unwrap())),
         "$len" => {
             let len = match actual {
                 Value::Array(a) => a.len(),
