@@ -119,6 +119,12 @@ impl Jail {
                 "`{field}`: {wire}: too many levels of symbolic links"
             )),
             RealpathError::Outside { at } => self.outside_error(field, wire, at),
+            RealpathError::NotDir => {
+                Error::not_found(format!("`{field}`: {wire}: not a directory")).with_recovery(
+                    "a file name followed by `/` (or `/.`, `/..`, `/more`) asks for a directory; \
+                 drop the trailing part to name the file",
+                )
+            }
             RealpathError::Io(e) => Error::from_io(&e, Path::new(wire)),
         })?;
         self.locate(&real)
@@ -351,7 +357,17 @@ enum RealpathError {
     Outside {
         at: Option<usize>,
     },
+    /// A component follows something that exists and is not a directory (`file.txt/`,
+    /// `file.txt/..`, `file.txt/x`): the kernel's ENOTDIR.
+    NotDir,
     Io(io::Error),
+}
+
+/// Pending components of a path as written: its non-empty components, then a `.` when it ends with
+/// a `/`, because a trailing slash asks for a directory (the kernel says ENOTDIR for `file.txt/`).
+fn components(path: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let trailing = path.len() > 1 && path.ends_with(b"/");
+    split(path).chain(trailing.then_some(&b"."[..]))
 }
 
 /// The components of a path as written: split on `/`, empty ones (`a//b`, a trailing `/`) dropped.
@@ -363,7 +379,7 @@ fn split(path: &[u8]) -> impl Iterator<Item = &[u8]> {
 fn wire_prefix(wire: &str, at: usize) -> String {
     let parts: Vec<&str> = wire.split('/').filter(|c| !c.is_empty()).collect();
     let lead = if wire.starts_with('/') { "/" } else { "" };
-    format!("{lead}{}", parts[..=at.min(parts.len() - 1)].join("/"))
+    format!("{lead}{}", parts[..(at + 1).min(parts.len())].join("/"))
 }
 
 /// Where a canonical path stands with respect to the roots.
@@ -405,14 +421,19 @@ fn realpath(roots: &[Root], wire: &str) -> Result<PathBuf, RealpathError> {
         pending.extend(split(primary).map(|c| (OsStr::from_bytes(c).to_os_string(), None)));
     }
     pending.extend(
-        split(wire.as_bytes())
+        components(wire.as_bytes())
             .enumerate()
             .map(|(i, c)| (OsStr::from_bytes(c).to_os_string(), Some(i))),
     );
     let mut current = PathBuf::from("/");
     let mut hops = 0;
     let mut missing = false;
+    // Whether `current` is a folder; only known while nothing is missing.
+    let mut is_dir = true;
     while let Some((comp, origin)) = pending.pop_front() {
+        if !missing && !is_dir {
+            return Err(RealpathError::NotDir);
+        }
         match comp.as_bytes() {
             b"." => continue,
             b".." => {
@@ -453,12 +474,15 @@ fn realpath(roots: &[Root], wire: &str) -> Result<PathBuf, RealpathError> {
                 if target.starts_with(b"/") {
                     current = PathBuf::from("/");
                 }
-                let parts: Vec<&[u8]> = split(target).collect();
+                let parts: Vec<&[u8]> = components(target).collect();
                 for part in parts.into_iter().rev() {
                     pending.push_front((OsStr::from_bytes(part).to_os_string(), origin));
                 }
             }
-            Ok(_) => current = next,
+            Ok(meta) => {
+                is_dir = meta.is_dir();
+                current = next;
+            }
             Err(e)
                 if matches!(
                     e.kind(),
