@@ -77,7 +77,16 @@ impl Sandbox {
             }
             let path = self.root.join(template);
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            let bytes = if let Some(hex) = gen["hex"].as_str() {
+            let bytes = if let Some(chunks) = gen["chunks"].as_array() {
+                // `[[text, repeat], ...]`: exact bytes, e.g. a file that turns CRLF after 16 KiB.
+                let mut bytes = Vec::new();
+                for chunk in chunks {
+                    let text = chunk[0].as_str().unwrap();
+                    let repeat = chunk[1].as_u64().unwrap_or(1) as usize;
+                    bytes.extend_from_slice(text.repeat(repeat).as_bytes());
+                }
+                bytes
+            } else if let Some(hex) = gen["hex"].as_str() {
                 (0..hex.len())
                     .step_by(2)
                     .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
