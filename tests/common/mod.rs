@@ -103,6 +103,22 @@ impl Sandbox {
             };
             std::fs::write(path, bytes).unwrap();
         }
+        for fifo in setup["fifos"].as_array().into_iter().flatten() {
+            let at = self.root.join(fifo.as_str().unwrap());
+            rustix::fs::mknodat(
+                rustix::fs::CWD,
+                &at,
+                rustix::fs::FileType::Fifo,
+                rustix::fs::Mode::from_raw_mode(0o644),
+                0,
+            )
+            .unwrap();
+        }
+        for socket in setup["sockets"].as_array().into_iter().flatten() {
+            // Bound and dropped: the socket file stays behind, with nobody listening.
+            let at = self.root.join(socket.as_str().unwrap());
+            drop(std::os::unix::net::UnixListener::bind(at).unwrap());
+        }
         for link in setup["links"].as_array().into_iter().flatten() {
             let at = self.root.join(link[0].as_str().unwrap());
             let target = self.expand(link[1].as_str().unwrap());
