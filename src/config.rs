@@ -46,6 +46,9 @@ impl Default for Limits {
 pub struct JailSettings {
     pub base_paths: Vec<PathBuf>,
     pub non_accessible_globs: Vec<String>,
+    /// Match `non_accessible_globs` ignoring case (`.ENV`, `Server.KEY`), as case-insensitive file
+    /// systems and tools that read either spelling would.
+    pub non_accessible_case_insensitive: bool,
     pub default_exclude_globs: Vec<String>,
 }
 
@@ -83,6 +86,7 @@ impl Default for Config {
                     .iter()
                     .map(|s| s.to_string())
                     .collect(),
+                non_accessible_case_insensitive: true,
                 default_exclude_globs: DEFAULT_EXCLUDES.iter().map(|s| s.to_string()).collect(),
             },
             limits: Limits::default(),
@@ -96,13 +100,15 @@ struct JailKeys {
     base_paths: Option<Vec<PathBuf>>,
     base_path: Option<PathBuf>,
     non_accessible_globs: Option<Vec<String>>,
+    non_accessible_case_insensitive: Option<bool>,
     default_exclude_globs: Option<Vec<String>>,
 }
 
-const JAIL_KEYS: &[&str] = &[
+pub const JAIL_KEYS: &[&str] = &[
     "base_paths",
     "base_path",
     "non_accessible_globs",
+    "non_accessible_case_insensitive",
     "default_exclude_globs",
 ];
 
@@ -150,6 +156,9 @@ impl Config {
                 non_accessible_globs: keys
                     .non_accessible_globs
                     .unwrap_or(defaults.jail.non_accessible_globs),
+                non_accessible_case_insensitive: keys
+                    .non_accessible_case_insensitive
+                    .unwrap_or(defaults.jail.non_accessible_case_insensitive),
                 default_exclude_globs: keys
                     .default_exclude_globs
                     .unwrap_or(defaults.jail.default_exclude_globs),
@@ -295,6 +304,28 @@ mod tests {
                 .tree_default_depth,
             3
         );
+    }
+
+    #[test]
+    fn jail_switches_parse_and_default() {
+        let none = Config::from_value(parse("", false).unwrap(), Path::new("/")).unwrap();
+        assert!(none.jail.non_accessible_case_insensitive);
+        let off = parse("non_accessible_case_insensitive: false", false).unwrap();
+        let off = Config::from_value(off, Path::new("/")).unwrap();
+        assert!(!off.jail.non_accessible_case_insensitive);
+        assert_eq!(off.limits, Limits::default());
+    }
+
+    #[test]
+    fn the_example_file_is_the_defaults() {
+        std::env::set_var(
+            "HOME",
+            std::env::var("HOME").unwrap_or_else(|_| "/home/x".into()),
+        );
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("coderd.example.yaml");
+        let mut example = Config::load(&path).unwrap();
+        example.jail.base_paths.clear();
+        assert_eq!(example, Config::default());
     }
 
     #[test]

@@ -10,6 +10,7 @@
 //!    directory handle, with `RESOLVE_NO_SYMLINKS`. The canonical path has no symlinks, so if one
 //!    appears between the check and the open (a swap race), the open fails instead of following it.
 
+use crate::config::JailSettings;
 use crate::error::{Error, Result};
 use crate::globs;
 use globset::GlobSet;
@@ -39,6 +40,7 @@ pub struct Jail {
     excludes: GlobSet,
     /// The patterns as configured, for `info`.
     pub non_accessible_globs: Vec<String>,
+    pub non_accessible_case_insensitive: bool,
     pub default_exclude_globs: Vec<String>,
 }
 
@@ -52,8 +54,11 @@ pub struct Resolved {
 }
 
 impl Jail {
-    /// Canonicalizes and opens each root. Unreachable roots are skipped with a warning; none at all is an error.
-    pub fn new(roots: &[PathBuf], non_accessible: &[String], excludes: &[String]) -> Result<Jail> {
+    /// Canonicalizes and opens each root (`roots`, which take the place of `settings.base_paths`).
+    /// Unreachable roots are skipped with a warning; none at all is an error.
+    pub fn new(roots: &[PathBuf], settings: &JailSettings) -> Result<Jail> {
+        let non_accessible = &settings.non_accessible_globs;
+        let excludes = &settings.default_exclude_globs;
         let mut opened: Vec<Root> = Vec::new();
         for root in roots {
             match open_root(root) {
@@ -76,7 +81,12 @@ impl Jail {
         }
         Ok(Jail {
             roots: opened,
-            non_accessible: globs::compile("non_accessible_globs", non_accessible)?,
+            non_accessible: globs::compile_policy(
+                "non_accessible_globs",
+                non_accessible,
+                settings.non_accessible_case_insensitive,
+            )?,
+            non_accessible_case_insensitive: settings.non_accessible_case_insensitive,
             excludes: globs::compile("default_exclude_globs", excludes)?,
             non_accessible_globs: non_accessible.to_vec(),
             default_exclude_globs: excludes.to_vec(),
@@ -224,6 +234,8 @@ impl Jail {
         self.excludes.clone()
     }
 
+    /// Whether a root-relative path is a secret by policy: it matches a non-accessible glob, or lies
+    /// below a folder that does (case-insensitively unless configured otherwise).
     pub fn is_non_accessible(&self, rel: &Path) -> bool {
         !rel.as_os_str().is_empty() && self.non_accessible.is_match(rel)
     }

@@ -62,9 +62,10 @@ impl State {
             Ok(config) => {
                 if config.jail != self.startup_jail {
                     self.warn_once(format!(
-                        "config {}: jail fields (base_paths, non_accessible_globs, default_exclude_globs) \
-                         changed; restart coderd to apply. Keeping the running jail.",
-                        path.display()
+                        "config {}: jail fields ({}) changed; restart coderd to apply. \
+                         Keeping the running jail.",
+                        path.display(),
+                        crate::config::JAIL_KEYS.join(", ")
                     ));
                 } else {
                     self.last_warning
@@ -107,11 +108,7 @@ pub async fn serve(opts: ServeOptions) -> Result<()> {
             "no workspace root: pass --root DIR or set base_paths in the config",
         ));
     }
-    let jail = Jail::new(
-        &roots,
-        &config.jail.non_accessible_globs,
-        &config.jail.default_exclude_globs,
-    )?;
+    let jail = Jail::new(&roots, &config.jail)?;
     let socket = opts
         .socket
         .clone()
@@ -492,6 +489,7 @@ fn info(state: &State, limits: &Limits) -> Value {
         "roots": roots,
         "primary_root": roots[0],
         "non_accessible_globs": state.jail.non_accessible_globs,
+        "non_accessible_case_insensitive": state.jail.non_accessible_case_insensitive,
         "default_exclude_globs": state.jail.default_exclude_globs,
         "limits": limits,
         "read": {

@@ -142,6 +142,11 @@ fn policy_cases() {
 }
 
 #[test]
+fn policy_config_cases() {
+    run_suite("policy_config");
+}
+
+#[test]
 fn config_cases() {
     run_suite("config");
 }
