@@ -42,6 +42,8 @@ pub struct Jail {
     pub non_accessible_globs: Vec<String>,
     pub non_accessible_case_insensitive: bool,
     pub default_exclude_globs: Vec<String>,
+    /// Refuse regular files with more than one hard link (see `JailSettings`).
+    pub refuse_hardlinked_reads: bool,
 }
 
 /// A path that passed policy: canonical, inside `root`, with no symlinks left in it.
@@ -87,6 +89,7 @@ impl Jail {
                 settings.non_accessible_case_insensitive,
             )?,
             non_accessible_case_insensitive: settings.non_accessible_case_insensitive,
+            refuse_hardlinked_reads: settings.refuse_hardlinked_reads,
             excludes: globs::compile("default_exclude_globs", excludes)?,
             non_accessible_globs: non_accessible.to_vec(),
             default_exclude_globs: excludes.to_vec(),
@@ -278,7 +281,29 @@ impl Jail {
             .metadata()
             .map_err(|e| Error::from_io(&e, &resolved.abs))?;
         check_regular(resolved, &meta)?;
+        self.check_links(resolved, &meta)?;
         Ok((file, meta))
+    }
+
+    /// A hard link is another name for the same file, and that name may be outside the roots or
+    /// non-accessible: path rules cannot see it. With `refuse_hardlinked_reads`, such files are
+    /// refused (checked on the open handle, so it is the file actually read).
+    fn check_links(&self, resolved: &Resolved, meta: &std::fs::Metadata) -> Result<()> {
+        use std::os::unix::fs::MetadataExt;
+        let links = meta.nlink();
+        if !self.refuse_hardlinked_reads || links <= 1 {
+            return Ok(());
+        }
+        Err(Error::refused(format!(
+            "{} has {links} hard links; refuse_hardlinked_reads refuses it (another name of \
+             this file may be outside the roots or non-accessible)",
+            resolved.abs.display()
+        ))
+        .with_recovery(
+            "read a copy that is not hard-linked (`cp` it in the workspace), or set \
+             refuse_hardlinked_reads: false if this workspace's hard links are trusted",
+        )
+        .with_data("links", links))
     }
 
     /// Opens a resolved directory, race-free, for listing.

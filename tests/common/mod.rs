@@ -119,6 +119,12 @@ impl Sandbox {
             let at = self.root.join(socket.as_str().unwrap());
             drop(std::os::unix::net::UnixListener::bind(at).unwrap());
         }
+        for link in setup["hardlinks"].as_array().into_iter().flatten() {
+            let at = self.root.join(link[0].as_str().unwrap());
+            let target = self.expand(link[1].as_str().unwrap());
+            let target = self.root.join(target); // absolute targets stay as they are
+            std::fs::hard_link(target, at).unwrap();
+        }
         for link in setup["links"].as_array().into_iter().flatten() {
             let at = self.root.join(link[0].as_str().unwrap());
             let target = self.expand(link[1].as_str().unwrap());
