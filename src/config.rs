@@ -55,7 +55,17 @@ impl Default for Limits {
 pub struct JailSettings {
     pub base_paths: Vec<PathBuf>,
     pub non_accessible_globs: Vec<String>,
+    /// Match `non_accessible_globs` ignoring case (`.ENV`, `Server.KEY`), as case-insensitive file
+    /// systems and tools that read either spelling would.
+    pub non_accessible_case_insensitive: bool,
     pub default_exclude_globs: Vec<String>,
+    /// Refuse reads of regular files with more than one hard link. A jail setting, not a budget:
+    /// like `non_accessible_globs` it decides *what* may be read (a hard link is another name for a
+    /// file that may live outside the roots or be a secret, which no path rule can see), it is
+    /// enforced where the jail opens files (`Jail::open_file`, for reads and search alike), and a
+    /// security posture should not be relaxed by a live edit of the file: a reload that changes it
+    /// is refused until restart. `Limits` are sizes and counts that can change safely at any time.
+    pub refuse_hardlinked_reads: bool,
 }
 
 /// Secrets are unreadable unless a config says otherwise (`non_accessible_globs: []` opts out).
@@ -92,6 +102,8 @@ impl Default for Config {
                     .iter()
                     .map(|s| s.to_string())
                     .collect(),
+                non_accessible_case_insensitive: true,
+                refuse_hardlinked_reads: false,
                 default_exclude_globs: DEFAULT_EXCLUDES.iter().map(|s| s.to_string()).collect(),
             },
             limits: Limits::default(),
@@ -105,14 +117,18 @@ struct JailKeys {
     base_paths: Option<Vec<PathBuf>>,
     base_path: Option<PathBuf>,
     non_accessible_globs: Option<Vec<String>>,
+    non_accessible_case_insensitive: Option<bool>,
     default_exclude_globs: Option<Vec<String>>,
+    refuse_hardlinked_reads: Option<bool>,
 }
 
-const JAIL_KEYS: &[&str] = &[
+pub const JAIL_KEYS: &[&str] = &[
     "base_paths",
     "base_path",
     "non_accessible_globs",
+    "non_accessible_case_insensitive",
     "default_exclude_globs",
+    "refuse_hardlinked_reads",
 ];
 
 impl Config {
@@ -159,6 +175,12 @@ impl Config {
                 non_accessible_globs: keys
                     .non_accessible_globs
                     .unwrap_or(defaults.jail.non_accessible_globs),
+                non_accessible_case_insensitive: keys
+                    .non_accessible_case_insensitive
+                    .unwrap_or(defaults.jail.non_accessible_case_insensitive),
+                refuse_hardlinked_reads: keys
+                    .refuse_hardlinked_reads
+                    .unwrap_or(defaults.jail.refuse_hardlinked_reads),
                 default_exclude_globs: keys
                     .default_exclude_globs
                     .unwrap_or(defaults.jail.default_exclude_globs),
@@ -304,6 +326,34 @@ mod tests {
                 .tree_default_depth,
             3
         );
+    }
+
+    #[test]
+    fn jail_switches_parse_and_default() {
+        let none = Config::from_value(parse("", false).unwrap(), Path::new("/")).unwrap();
+        assert!(none.jail.non_accessible_case_insensitive);
+        assert!(!none.jail.refuse_hardlinked_reads);
+        let off = parse(
+            "non_accessible_case_insensitive: false\nrefuse_hardlinked_reads: true",
+            false,
+        )
+        .unwrap();
+        let off = Config::from_value(off, Path::new("/")).unwrap();
+        assert!(!off.jail.non_accessible_case_insensitive);
+        assert!(off.jail.refuse_hardlinked_reads);
+        assert_eq!(off.limits, Limits::default());
+    }
+
+    #[test]
+    fn the_example_file_is_the_defaults() {
+        std::env::set_var(
+            "HOME",
+            std::env::var("HOME").unwrap_or_else(|_| "/home/x".into()),
+        );
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("coderd.example.yaml");
+        let mut example = Config::load(&path).unwrap();
+        example.jail.base_paths.clear();
+        assert_eq!(example, Config::default());
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Glob lists as they arrive in config files and requests.
 
 use crate::error::{Error, Result};
-use globset::{Glob, GlobSet, GlobSetBuilder};
+use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use std::path::Path;
@@ -30,6 +30,29 @@ pub fn compile(field: &str, globs: &[String]) -> Result<GlobSet> {
         let parsed = Glob::new(glob)
             .map_err(|e| Error::bad_input(format!("`{field}`: invalid glob {glob:?}: {e}")))?;
         builder.add(parsed);
+    }
+    builder
+        .build()
+        .map_err(|e| Error::bad_input(format!("`{field}`: {e}")))
+}
+
+/// Compiles the non-accessible globs. Each also covers everything below what it matches (`g/**`),
+/// so a folder named like a secret (`.env/`, `id_rsa/`) is as unreadable as its contents. One
+/// match per path, however deep, instead of one per ancestor.
+pub fn compile_policy(field: &str, globs: &[String], case_insensitive: bool) -> Result<GlobSet> {
+    let mut builder = GlobSetBuilder::new();
+    for glob in globs {
+        let mut patterns = vec![glob.clone()];
+        if !glob.ends_with("/**") {
+            patterns.push(format!("{}/**", glob.trim_end_matches('/')));
+        }
+        for pattern in patterns {
+            let parsed = GlobBuilder::new(&pattern)
+                .case_insensitive(case_insensitive)
+                .build()
+                .map_err(|e| Error::bad_input(format!("`{field}`: invalid glob {glob:?}: {e}")))?;
+            builder.add(parsed);
+        }
     }
     builder
         .build()

@@ -3,20 +3,24 @@
 //! Two steps, for two different jobs:
 //! 1. `resolve` decides *policy*: it resolves a wire path the way the kernel would (`..`, symlinks
 //!    anywhere in the path, dangling ones too) and refuses anything that lands outside every root or
-//!    on a non-accessible file. It yields the canonical path, relative to the root that holds it.
+//!    on a non-accessible file. It never looks outside the roots: the walk stops as soon as the path
+//!    so far leaves them, so no answer reveals anything about the rest of the machine. It yields the
+//!    canonical path, relative to the root that holds it.
 //! 2. `open_*` does the *use*: it opens that canonical relative path with `openat2` beneath the root's
 //!    directory handle, with `RESOLVE_NO_SYMLINKS`. The canonical path has no symlinks, so if one
 //!    appears between the check and the open (a swap race), the open fails instead of following it.
 
+use crate::config::JailSettings;
 use crate::error::{Error, Result};
 use crate::globs;
 use globset::GlobSet;
 use rustix::fs::{Mode, OFlags, ResolveFlags};
 use std::collections::VecDeque;
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::fs::File;
 use std::io;
 use std::os::fd::OwnedFd;
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
 
 /// Longest wire path accepted (Linux PATH_MAX).
@@ -36,7 +40,10 @@ pub struct Jail {
     excludes: GlobSet,
     /// The patterns as configured, for `info`.
     pub non_accessible_globs: Vec<String>,
+    pub non_accessible_case_insensitive: bool,
     pub default_exclude_globs: Vec<String>,
+    /// Refuse regular files with more than one hard link (see `JailSettings`).
+    pub refuse_hardlinked_reads: bool,
 }
 
 /// A path that passed policy: canonical, inside `root`, with no symlinks left in it.
@@ -49,8 +56,11 @@ pub struct Resolved {
 }
 
 impl Jail {
-    /// Canonicalizes and opens each root. Unreachable roots are skipped with a warning; none at all is an error.
-    pub fn new(roots: &[PathBuf], non_accessible: &[String], excludes: &[String]) -> Result<Jail> {
+    /// Canonicalizes and opens each root (`roots`, which take the place of `settings.base_paths`).
+    /// Unreachable roots are skipped with a warning; none at all is an error.
+    pub fn new(roots: &[PathBuf], settings: &JailSettings) -> Result<Jail> {
+        let non_accessible = &settings.non_accessible_globs;
+        let excludes = &settings.default_exclude_globs;
         let mut opened: Vec<Root> = Vec::new();
         for root in roots {
             match open_root(root) {
@@ -73,7 +83,13 @@ impl Jail {
         }
         Ok(Jail {
             roots: opened,
-            non_accessible: globs::compile("non_accessible_globs", non_accessible)?,
+            non_accessible: globs::compile_policy(
+                "non_accessible_globs",
+                non_accessible,
+                settings.non_accessible_case_insensitive,
+            )?,
+            non_accessible_case_insensitive: settings.non_accessible_case_insensitive,
+            refuse_hardlinked_reads: settings.refuse_hardlinked_reads,
             excludes: globs::compile("default_exclude_globs", excludes)?,
             non_accessible_globs: non_accessible.to_vec(),
             default_exclude_globs: excludes.to_vec(),
@@ -111,15 +127,21 @@ impl Jail {
     /// Like `resolve` but lets non-accessible paths through: for listings, which show them flagged.
     pub fn resolve_visible(&self, field: &str, wire: &str) -> Result<Resolved> {
         validate_wire(field, wire)?;
-        let joined = self.roots[0].path.join(wire);
-        let real = realpath(&joined).map_err(|e| match e {
+        let real = realpath(&self.roots, wire).map_err(|e| match e {
             RealpathError::Loop => Error::bad_input(format!(
                 "`{field}`: {wire}: too many levels of symbolic links"
             )),
+            RealpathError::Outside { at } => self.outside_error(field, wire, at),
+            RealpathError::NotDir => {
+                Error::not_found(format!("`{field}`: {wire}: not a directory")).with_recovery(
+                    "a file name followed by `/` (or `/.`, `/..`, `/more`) asks for a directory; \
+                 drop the trailing part to name the file",
+                )
+            }
             RealpathError::Io(e) => Error::from_io(&e, Path::new(wire)),
         })?;
         self.locate(&real)
-            .ok_or_else(|| self.outside_error(field, wire, &real))
+            .ok_or_else(|| self.outside_error(field, wire, None))
     }
 
     /// The metadata of a resolved path that must exist (C211 otherwise). Taken through a handle
@@ -158,25 +180,27 @@ impl Jail {
             })
     }
 
-    fn outside_error(&self, field: &str, wire: &str, real: &Path) -> Error {
+    /// The answer for a path that leaves the jail. It says only what the caller wrote: the path, and
+    /// (as `leaves_at`) its first component whose resolution left every root. Nothing outside is
+    /// looked at to build it, so it is the same whether the outside target exists or not.
+    fn outside_error(&self, field: &str, wire: &str, at: Option<usize>) -> Error {
         let roots: Vec<String> = self
             .roots
             .iter()
             .map(|r| r.path.display().to_string())
             .collect();
-        let via = if real.as_os_str() == wire {
-            String::new()
-        } else {
-            format!(" (resolves to {})", real.display())
-        };
-        Error::outside_jail(format!(
-            "`{field}`: {wire}{via} is outside the workspace roots {roots:?}"
+        let mut error = Error::outside_jail(format!(
+            "`{field}`: {wire} is outside the workspace roots {roots:?}"
         ))
         .with_recovery(format!(
             "use a path inside one of the roots; relative paths resolve against {}",
             roots[0]
         ))
-        .with_data("roots", roots)
+        .with_data("roots", roots);
+        if let Some(at) = at {
+            error = error.with_data("leaves_at", wire_prefix(wire, at));
+        }
+        error
     }
 
     /// The root-relative path as written, before symlinks are followed, if it stays inside a root.
@@ -213,6 +237,8 @@ impl Jail {
         self.excludes.clone()
     }
 
+    /// Whether a root-relative path is a secret by policy: it matches a non-accessible glob, or lies
+    /// below a folder that does (case-insensitively unless configured otherwise).
     pub fn is_non_accessible(&self, rel: &Path) -> bool {
         !rel.as_os_str().is_empty() && self.non_accessible.is_match(rel)
     }
@@ -224,25 +250,60 @@ impl Jail {
 
     /// Opens a resolved regular file for reading, race-free (see the module docs).
     /// Returns the metadata taken to check it, so callers need not ask again.
+    ///
+    /// The kind is checked through an `O_PATH` handle first, which opens nothing: a socket, FIFO or
+    /// device is refused (C214) without ever being opened for reading (opening a device can act on
+    /// it; opening a socket fails with ENXIO). The read handle is then `O_NONBLOCK`, so a FIFO
+    /// swapped in between the two opens cannot block, and its kind is checked again.
     pub fn open_file(&self, resolved: &Resolved) -> Result<(File, std::fs::Metadata)> {
-        let fd = self.open_beneath(resolved, OFlags::RDONLY | OFlags::NONBLOCK)?;
+        let probe = File::from(self.open_beneath(resolved, OFlags::PATH)?);
+        let meta = probe
+            .metadata()
+            .map_err(|e| Error::from_io(&e, &resolved.abs))?;
+        check_regular(resolved, &meta)?;
+        self.open_walked_file(resolved)
+    }
+
+    /// `open_file` for a file a walker has just listed as regular (from the folder entry's type, at
+    /// no cost): the `O_PATH` probe is skipped, saving three syscalls a file in a search. Only a
+    /// swap of that entry for a device node in between (which takes someone allowed to create
+    /// device nodes) could get a device opened; the kind is still checked after the open.
+    pub fn open_walked_file(&self, resolved: &Resolved) -> Result<(File, std::fs::Metadata)> {
+        let fd = self
+            .openat_beneath(resolved, OFlags::RDONLY | OFlags::NONBLOCK)
+            .map_err(|errno| match errno {
+                // A socket took the file's place since the probe.
+                rustix::io::Errno::NXIO => not_regular(resolved, "a socket"),
+                _ => open_error(resolved, errno),
+            })?;
         let file = File::from(fd);
         let meta = file
             .metadata()
             .map_err(|e| Error::from_io(&e, &resolved.abs))?;
-        if meta.is_dir() {
-            return Err(
-                Error::bad_input(format!("{} is a directory", resolved.abs.display()))
-                    .with_recovery("use list-folder or tree for directories"),
-            );
-        }
-        if !meta.is_file() {
-            return Err(Error::refused(format!(
-                "{} is not a regular file (a FIFO, socket or device)",
-                resolved.abs.display()
-            )));
-        }
+        check_regular(resolved, &meta)?;
+        self.check_links(resolved, &meta)?;
         Ok((file, meta))
+    }
+
+    /// A hard link is another name for the same file, and that name may be outside the roots or
+    /// non-accessible: path rules cannot see it. With `refuse_hardlinked_reads`, such files are
+    /// refused (checked on the open handle, so it is the file actually read).
+    fn check_links(&self, resolved: &Resolved, meta: &std::fs::Metadata) -> Result<()> {
+        use std::os::unix::fs::MetadataExt;
+        let links = meta.nlink();
+        if !self.refuse_hardlinked_reads || links <= 1 {
+            return Ok(());
+        }
+        Err(Error::refused(format!(
+            "{} has {links} hard links; refuse_hardlinked_reads refuses it (another name of \
+             this file may be outside the roots or non-accessible)",
+            resolved.abs.display()
+        ))
+        .with_recovery(
+            "read a copy that is not hard-linked (`cp` it in the workspace), or set \
+             refuse_hardlinked_reads: false if this workspace's hard links are trusted",
+        )
+        .with_data("links", links))
     }
 
     /// Opens a resolved directory, race-free, for listing.
@@ -262,6 +323,15 @@ impl Jail {
     }
 
     pub(crate) fn open_beneath(&self, resolved: &Resolved, flags: OFlags) -> Result<OwnedFd> {
+        self.openat_beneath(resolved, flags)
+            .map_err(|errno| open_error(resolved, errno))
+    }
+
+    fn openat_beneath(
+        &self,
+        resolved: &Resolved,
+        flags: OFlags,
+    ) -> std::result::Result<OwnedFd, rustix::io::Errno> {
         let root = &self.roots[resolved.root];
         let rel: &Path = if resolved.rel.as_os_str().is_empty() {
             Path::new(".")
@@ -275,20 +345,55 @@ impl Jail {
         } else {
             OFlags::CLOEXEC | OFlags::NOCTTY
         };
-        rustix::fs::openat2(&root.dir, rel, flags | extra, Mode::empty(), how).map_err(|errno| {
-            let err = io::Error::from(errno);
-            // ELOOP/EXDEV: a symlink appeared in a path that had none when it was checked.
-            if matches!(errno, rustix::io::Errno::LOOP | rustix::io::Errno::XDEV) {
-                Error::outside_jail(format!(
-                    "{} changed while it was being opened (a symlink was swapped in)",
-                    resolved.abs.display()
-                ))
-                .with_recovery("retry; if it persists, the path now leads outside the jail")
-            } else {
-                Error::from_io(&err, &resolved.abs)
-            }
-        })
+        rustix::fs::openat2(&root.dir, rel, flags | extra, Mode::empty(), how)
     }
+}
+
+fn open_error(resolved: &Resolved, errno: rustix::io::Errno) -> Error {
+    // ELOOP/EXDEV: a symlink appeared in a path that had none when it was checked.
+    if matches!(errno, rustix::io::Errno::LOOP | rustix::io::Errno::XDEV) {
+        Error::outside_jail(format!(
+            "{} changed while it was being opened (a symlink was swapped in)",
+            resolved.abs.display()
+        ))
+        .with_recovery("retry; if it persists, the path now leads outside the jail")
+    } else {
+        Error::from_io(&io::Error::from(errno), &resolved.abs)
+    }
+}
+
+/// Only regular files are read: a folder is bad input, anything else is refused by policy (C214).
+fn check_regular(resolved: &Resolved, meta: &std::fs::Metadata) -> Result<()> {
+    use std::os::unix::fs::FileTypeExt;
+    let kind = meta.file_type();
+    if kind.is_dir() {
+        return Err(
+            Error::bad_input(format!("{} is a directory", resolved.abs.display()))
+                .with_recovery("use list-folder or tree for directories"),
+        );
+    }
+    if kind.is_file() {
+        return Ok(());
+    }
+    let what = if kind.is_socket() {
+        "a socket"
+    } else if kind.is_fifo() {
+        "a FIFO"
+    } else if kind.is_char_device() || kind.is_block_device() {
+        "a device"
+    } else {
+        "not a regular file"
+    };
+    Err(not_regular(resolved, what))
+}
+
+fn not_regular(resolved: &Resolved, what: &str) -> Error {
+    Error::refused(format!(
+        "{} is not a regular file ({what}); only regular files are read",
+        resolved.abs.display()
+    ))
+    .with_recovery("nothing to read here; list-folder and tree show such entries as kind `other`")
+    .with_data("kind", what.trim_start_matches("a "))
 }
 
 fn open_root(path: &Path) -> io::Result<Root> {
@@ -341,26 +446,105 @@ pub fn lexical_normalize(path: &Path) -> PathBuf {
 
 enum RealpathError {
     Loop,
+    /// The walk reached a path outside every root. `at` is the index (among the wire path's
+    /// non-empty components) of the component that led there.
+    Outside {
+        at: Option<usize>,
+    },
+    /// A component follows something that exists and is not a directory (`file.txt/`,
+    /// `file.txt/..`, `file.txt/x`): the kernel's ENOTDIR.
+    NotDir,
     Io(io::Error),
 }
 
-/// Resolves an absolute path as the kernel would, following every symlink (dangling ones too) and
-/// keeping the part that does not exist yet, so that a path to be created is judged by where it lands.
-fn realpath(path: &Path) -> Result<PathBuf, RealpathError> {
-    let mut pending: VecDeque<OsString> = path.iter().map(|c| c.to_os_string()).collect();
+/// Pending components of a path as written: its non-empty components, then a `.` when it ends with
+/// a `/`, because a trailing slash asks for a directory (the kernel says ENOTDIR for `file.txt/`).
+fn components(path: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let trailing = path.len() > 1 && path.ends_with(b"/");
+    split(path).chain(trailing.then_some(&b"."[..]))
+}
+
+/// The components of a path as written: split on `/`, empty ones (`a//b`, a trailing `/`) dropped.
+fn split(path: &[u8]) -> impl Iterator<Item = &[u8]> {
+    path.split(|b| *b == b'/').filter(|c| !c.is_empty())
+}
+
+/// The wire path up to and including its `at`-th non-empty component, as the caller wrote it.
+fn wire_prefix(wire: &str, at: usize) -> String {
+    let parts: Vec<&str> = wire.split('/').filter(|c| !c.is_empty()).collect();
+    let lead = if wire.starts_with('/') { "/" } else { "" };
+    format!("{lead}{}", parts[..(at + 1).min(parts.len())].join("/"))
+}
+
+/// Where a canonical path stands with respect to the roots.
+enum Place {
+    /// Inside a root (or a root itself): it may be looked at.
+    Inside,
+    /// A proper ancestor of a root: a real folder (roots are canonical), so nothing needs looking at.
+    OnTheWay,
+    /// Neither: the walk has left the jail.
+    Outside,
+}
+
+fn place(roots: &[Root], path: &Path) -> Place {
+    if roots.iter().any(|r| path.starts_with(&r.path)) {
+        Place::Inside
+    } else if roots.iter().any(|r| r.path.starts_with(path)) {
+        Place::OnTheWay
+    } else {
+        Place::Outside
+    }
+}
+
+/// Resolves a wire path (relative to the primary root, or absolute) as the kernel would, following
+/// every symlink (dangling ones too) and keeping the part that does not exist yet, so that a path to
+/// be created is judged by where it lands.
+///
+/// The walk never looks outside the roots: before a component is `lstat`ed (or its link read), the
+/// path so far must be inside a root. A path that is on the way to a root (`/`, the root's parents)
+/// is a known real folder and is passed through without a look, so `..` out of a root and back in
+/// (`link -> ../ws/b`) still works; any other place is outside and the walk stops there. Nothing
+/// about the machine outside the roots can then show in an answer: not a link target, not whether
+/// something exists, not a permission.
+fn realpath(roots: &[Root], wire: &str) -> Result<PathBuf, RealpathError> {
+    // Each pending component carries the index of the wire component it came from (a link's
+    // target inherits the link's), to name where a path leaves the jail.
+    let mut pending: VecDeque<(OsString, Option<usize>)> = VecDeque::new();
+    if !wire.starts_with('/') {
+        let primary = roots[0].path.as_os_str().as_bytes();
+        pending.extend(split(primary).map(|c| (OsStr::from_bytes(c).to_os_string(), None)));
+    }
+    pending.extend(
+        components(wire.as_bytes())
+            .enumerate()
+            .map(|(i, c)| (OsStr::from_bytes(c).to_os_string(), Some(i))),
+    );
     let mut current = PathBuf::from("/");
     let mut hops = 0;
     let mut missing = false;
-    while let Some(comp) = pending.pop_front() {
-        match comp.to_str() {
-            Some("/") | Some(".") => continue,
-            Some("..") => {
+    // Whether `current` is a folder; only known while nothing is missing.
+    let mut is_dir = true;
+    while let Some((comp, origin)) = pending.pop_front() {
+        if !missing && !is_dir {
+            return Err(RealpathError::NotDir);
+        }
+        match comp.as_bytes() {
+            b"." => continue,
+            b".." => {
                 current.pop();
                 continue;
             }
             _ => {}
         }
         let next = current.join(&comp);
+        match place(roots, &next) {
+            Place::Inside => {}
+            Place::OnTheWay => {
+                current = next;
+                continue;
+            }
+            Place::Outside => return Err(RealpathError::Outside { at: origin }),
+        }
         if missing {
             current = next;
             continue;
@@ -375,19 +559,24 @@ fn realpath(path: &Path) -> Result<PathBuf, RealpathError> {
                     Ok(target) => target,
                     // No longer a symlink (swapped since the lstat): look at this component again.
                     Err(e) if e.raw_os_error() == Some(rustix::io::Errno::INVAL.raw_os_error()) => {
-                        pending.push_front(comp);
+                        pending.push_front((comp, origin));
                         continue;
                     }
                     Err(e) => return Err(RealpathError::Io(e)),
                 };
-                if target.is_absolute() {
+                let target = target.as_os_str().as_bytes();
+                if target.starts_with(b"/") {
                     current = PathBuf::from("/");
                 }
-                for part in target.iter().rev() {
-                    pending.push_front(part.to_os_string());
+                let parts: Vec<&[u8]> = components(target).collect();
+                for part in parts.into_iter().rev() {
+                    pending.push_front((OsStr::from_bytes(part).to_os_string(), origin));
                 }
             }
-            Ok(_) => current = next,
+            Ok(meta) => {
+                is_dir = meta.is_dir();
+                current = next;
+            }
             Err(e)
                 if matches!(
                     e.kind(),

@@ -249,6 +249,8 @@ fn info(state: &Arc<State>, _: NoParams) -> Result<Value> {
         "roots": roots,
         "primary_root": roots[0],
         "non_accessible_globs": state.jail.non_accessible_globs,
+        "non_accessible_case_insensitive": state.jail.non_accessible_case_insensitive,
+        "refuse_hardlinked_reads": state.jail.refuse_hardlinked_reads,
         "default_exclude_globs": state.jail.default_exclude_globs,
         "limits": *limits,
         "read": {

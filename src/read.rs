@@ -3,6 +3,10 @@
 //! Files are streamed through a buffered reader: a window of 50 lines out of a 1 GB file reads up to
 //! those lines and no further. `total_lines` comes from a per-daemon cache of line counts, taken on
 //! first sight for files up to `COUNT_LIMIT` (and always for `tail`).
+//!
+//! `line_ending` comes from the same pass that counts lines, so it describes the whole file whenever
+//! the file was counted (or `stat` hashed it); a window of a file too large to count describes the
+//! lines it read through and says so with `line_ending_scope: "window"`.
 
 use crate::config::Limits;
 use crate::error::{Error, Result};
@@ -22,7 +26,7 @@ use std::sync::Mutex;
 pub const UNRANGED_LINE_CAP: u64 = 2000;
 /// Bytes of content per read unless the caller asks for another cap (never above `max_read_bytes`).
 pub const DEFAULT_MAX_BYTES: u64 = 200_000;
-/// How much of a file's start is looked at to tell binary from text and LF from CRLF.
+/// How much of a file's start is looked at to tell binary from text.
 const SNIFF_BYTES: usize = 8192;
 /// Files up to this size get an exact `total_lines` with every window; larger ones only on `stat`/`tail`.
 const COUNT_LIMIT: u64 = 64 * 1024 * 1024;
@@ -70,7 +74,42 @@ pub enum BatchItem {
 /// mtime and ctime are unchanged.
 #[derive(Default)]
 pub struct LineCounts {
-    seen: Mutex<HashMap<(u64, u64), (FileVersion, u64)>>,
+    seen: Mutex<HashMap<(u64, u64), (FileVersion, Counted)>>,
+}
+
+/// What one pass over a whole file learned: its line count and how its lines end.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Counted {
+    lines: u64,
+    line_ending: LineEnding,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum LineEnding {
+    None,
+    Lf,
+    Crlf,
+    Mixed,
+}
+
+impl LineEnding {
+    fn of(newlines: u64, crlf: u64) -> LineEnding {
+        match (newlines, crlf) {
+            (0, _) => LineEnding::None,
+            (_, 0) => LineEnding::Lf,
+            (n, c) if n == c => LineEnding::Crlf,
+            _ => LineEnding::Mixed,
+        }
+    }
+
+    fn as_str(self) -> &'static str {
+        match self {
+            LineEnding::None => "none",
+            LineEnding::Lf => "lf",
+            LineEnding::Crlf => "crlf",
+            LineEnding::Mixed => "mixed",
+        }
+    }
 }
 
 type FileVersion = (u64, i64, i64, i64, i64);
@@ -78,8 +117,8 @@ type FileVersion = (u64, i64, i64, i64, i64);
 const LINE_COUNT_ENTRIES: usize = 4096;
 
 impl LineCounts {
-    /// The file's line count, from the cache or by counting (and caching) it.
-    fn total(&self, file: &File, meta: &std::fs::Metadata) -> io::Result<u64> {
+    /// The file's line count and line ending, from the cache or by counting (and caching) them.
+    fn total(&self, file: &File, meta: &std::fs::Metadata) -> io::Result<Counted> {
         if let Some(count) = self.cached(meta) {
             return Ok(count);
         }
@@ -89,7 +128,7 @@ impl LineCounts {
     }
 
     /// Records a count taken elsewhere (a `stat` counts while it hashes).
-    fn remember(&self, meta: &std::fs::Metadata, count: u64) {
+    fn remember(&self, meta: &std::fs::Metadata, count: Counted) {
         let mut seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
         if seen.len() >= LINE_COUNT_ENTRIES {
             seen.clear();
@@ -98,14 +137,14 @@ impl LineCounts {
     }
 
     /// The count when it is cached or cheap to take (files up to `COUNT_LIMIT`).
-    fn total_if_cheap(&self, file: &File, meta: &std::fs::Metadata) -> io::Result<Option<u64>> {
+    fn total_if_cheap(&self, file: &File, meta: &std::fs::Metadata) -> io::Result<Option<Counted>> {
         if meta.len() <= COUNT_LIMIT {
             return self.total(file, meta).map(Some);
         }
         Ok(self.cached(meta))
     }
 
-    fn cached(&self, meta: &std::fs::Metadata) -> Option<u64> {
+    fn cached(&self, meta: &std::fs::Metadata) -> Option<Counted> {
         let seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
         seen.get(&identity(meta))
             .filter(|(v, _)| *v == version(meta))
@@ -176,10 +215,11 @@ fn read_one(
         .with_data("size", size));
     }
     let io_err = |e: io::Error| Error::from_io(&e, &resolved.abs);
-    let total = match p.tail {
+    let counted = match p.tail {
         Some(_) => Some(counts.total(&handle, &meta).map_err(io_err)?),
         None => counts.total_if_cheap(&handle, &meta).map_err(io_err)?,
     };
+    let total = counted.map(|c| c.lines);
     let range = choose_range(&resolved, file, size, total, p, limits)?;
     let window = read_window(
         &handle,
@@ -192,7 +232,14 @@ fn read_one(
     if window.past_end(range.start) {
         return Err(past_end_error(file, range.start, window.lines_seen));
     }
-    Ok(window.to_json(&resolved, size, &range, sniff.line_ending))
+    // The whole file's ending when it was counted, else what the window read through (which is the
+    // whole file when it reached the end).
+    let (line_ending, scope) = match counted {
+        Some(c) => (c.line_ending, "file"),
+        None if window.saw_end => (window.line_ending, "file"),
+        None => (window.line_ending, "window"),
+    };
+    Ok(window.to_json(&resolved, size, &range, line_ending, scope))
 }
 
 fn validate(p: &ReadParams) -> Result<()> {
@@ -338,7 +385,6 @@ fn past_end_error(file: &str, start: u64, lines: u64) -> Error {
 /// What the first bytes of a file say about it.
 struct Sniff {
     binary: bool,
-    line_ending: &'static str,
 }
 
 impl Sniff {
@@ -356,17 +402,8 @@ impl Sniff {
     }
 
     fn of_bytes(bytes: &[u8]) -> Sniff {
-        let lf = memchr::memchr_iter(b'\n', bytes).count();
-        let crlf = memchr::memmem::find_iter(bytes, b"\r\n").count();
-        let line_ending = match (lf, crlf) {
-            (0, _) => "none",
-            (_, 0) => "lf",
-            (l, c) if l == c => "crlf",
-            _ => "mixed",
-        };
         Sniff {
             binary: memchr::memchr(0, bytes).is_some(),
-            line_ending,
         }
     }
 }
@@ -385,6 +422,9 @@ struct Window {
     total: Option<u64>,
     /// Lines read through, for the past-the-end message.
     lines_seen: u64,
+    /// How the lines read through end, and whether they were the whole file.
+    line_ending: LineEnding,
+    saw_end: bool,
 }
 
 impl Window {
@@ -397,7 +437,8 @@ impl Window {
         resolved: &Resolved,
         size: u64,
         range: &LineRange,
-        line_ending: &str,
+        line_ending: LineEnding,
+        scope: &str,
     ) -> Value {
         let (content, lossy) = decode_text(&self.text, self.line_cut);
         let more_after_cap = range.capped && self.total.is_none_or(|t| t > self.last);
@@ -415,7 +456,8 @@ impl Window {
             "total_lines": self.total,
             "size": size,
             "encoding": "text",
-            "line_ending": line_ending,
+            "line_ending": line_ending.as_str(),
+            "line_ending_scope": scope,
             "truncated": truncated,
             "next_start": next,
             "content": content,
@@ -454,19 +496,33 @@ struct Lines<'f> {
     reader: BufReader<&'f File>,
     /// Number of the next line to be read.
     next: u64,
+    /// Lines read so far that ended in `\n`, and those of them that ended in `\r\n`.
+    newlines: u64,
+    crlf: u64,
 }
 
 impl<'f> Lines<'f> {
     fn new(file: &'f File) -> io::Result<Self> {
         let mut reader = BufReader::with_capacity(READ_BUFFER, file);
         reader.seek(SeekFrom::Start(0))?;
-        Ok(Lines { reader, next: 1 })
+        Ok(Lines {
+            reader,
+            next: 1,
+            newlines: 0,
+            crlf: 0,
+        })
+    }
+
+    fn line_ending(&self) -> LineEnding {
+        LineEnding::of(self.newlines, self.crlf)
     }
 
     /// Reads the next line (with its newline), appending at most `keep` bytes of it to `out`.
     /// Returns the line's full length, or `None` at end of file.
     fn next_line(&mut self, out: &mut Vec<u8>, keep: usize) -> io::Result<Option<usize>> {
         let mut len = 0;
+        // The byte before the newline, which may sit in the previous buffer.
+        let mut before = None;
         loop {
             let buf = self.reader.fill_buf()?;
             if buf.is_empty() {
@@ -476,6 +532,15 @@ impl<'f> Lines<'f> {
                 Some(i) => (&buf[..=i], true),
                 None => (buf, false),
             };
+            if done {
+                self.newlines += 1;
+                let cr = match chunk.len() {
+                    1 => before == Some(b'\r'),
+                    n => chunk[n - 2] == b'\r',
+                };
+                self.crlf += u64::from(cr);
+            }
+            before = chunk.last().copied();
             let room = keep.saturating_sub(len);
             out.extend_from_slice(&chunk[..chunk.len().min(room)]);
             len += chunk.len();
@@ -493,23 +558,38 @@ impl<'f> Lines<'f> {
     }
 }
 
-/// Counts lines as the window reader sees them: every newline, plus an unterminated last line.
+/// Counts lines as the window reader sees them (every newline, plus an unterminated last line) and
+/// how they end, in one look at each chunk. A `\r` is rare outside CRLF files, so finding them costs
+/// next to nothing on the usual LF text.
 #[derive(Default)]
 struct LineTally {
     newlines: u64,
+    crlf: u64,
     ends_open: bool,
+    /// The previous chunk ended in `\r`: a `\n` starting this one closes a CRLF.
+    open_cr: bool,
 }
 
 impl LineTally {
     fn feed(&mut self, chunk: &[u8]) {
+        let Some(&last) = chunk.last() else {
+            return;
+        };
         self.newlines += memchr::memchr_iter(b'\n', chunk).count() as u64;
-        if let Some(&last) = chunk.last() {
-            self.ends_open = last != b'\n';
-        }
+        let split_crlf = self.open_cr && chunk[0] == b'\n';
+        let crlf = memchr::memchr_iter(b'\r', chunk)
+            .filter(|&i| chunk.get(i + 1) == Some(&b'\n'))
+            .count();
+        self.crlf += crlf as u64 + u64::from(split_crlf);
+        self.ends_open = last != b'\n';
+        self.open_cr = last == b'\r';
     }
 
-    fn lines(&self) -> u64 {
-        self.newlines + u64::from(self.ends_open)
+    fn counted(&self) -> Counted {
+        Counted {
+            lines: self.newlines + u64::from(self.ends_open),
+            line_ending: LineEnding::of(self.newlines, self.crlf),
+        }
     }
 }
 
@@ -528,10 +608,10 @@ fn scan(file: &File, mut on_chunk: impl FnMut(&[u8])) -> io::Result<()> {
     }
 }
 
-fn count_lines(file: &File) -> io::Result<u64> {
+fn count_lines(file: &File) -> io::Result<Counted> {
     let mut tally = LineTally::default();
     scan(file, |chunk| tally.feed(chunk))?;
-    Ok(tally.lines())
+    Ok(tally.counted())
 }
 
 fn read_window(
@@ -554,6 +634,8 @@ fn read_window(
                 line_cut: false,
                 total: Some(seen),
                 lines_seen: seen,
+                line_ending: lines.line_ending(),
+                saw_end: true,
             });
         }
     }
@@ -603,6 +685,8 @@ fn read_window(
         line_cut,
         total,
         lines_seen: lines.next - 1,
+        line_ending: lines.line_ending(),
+        saw_end: at_eof,
     })
 }
 
@@ -614,8 +698,8 @@ fn stat(
 ) -> Result<Value> {
     let io_err = |e: io::Error| Error::from_io(&e, &resolved.abs);
     let sniff = Sniff::of(handle).map_err(io_err)?;
-    let (sha256, total_lines) = hash_and_count(handle).map_err(io_err)?;
-    counts.remember(meta, total_lines);
+    let (sha256, counted) = hash_and_count(handle).map_err(io_err)?;
+    counts.remember(meta, counted);
     let mtime_ms = meta
         .modified()
         .ok()
@@ -625,16 +709,17 @@ fn stat(
         "path": resolved.abs,
         "kind": "file",
         "size": meta.len(),
-        "total_lines": total_lines,
+        "total_lines": counted.lines,
         "mtime_ms": mtime_ms,
         "sha256": sha256,
         "binary": sniff.binary,
-        "line_ending": sniff.line_ending,
+        "line_ending": counted.line_ending.as_str(),
+        "line_ending_scope": "file",
     }))
 }
 
-/// One streaming pass for both the digest and the line count.
-fn hash_and_count(file: &File) -> io::Result<(String, u64)> {
+/// One streaming pass for the digest, the line count and the line ending.
+fn hash_and_count(file: &File) -> io::Result<(String, Counted)> {
     let mut hasher = Sha256::new();
     let mut tally = LineTally::default();
     scan(file, |chunk| {
@@ -646,7 +731,7 @@ fn hash_and_count(file: &File) -> io::Result<(String, u64)> {
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect();
-    Ok((digest, tally.lines()))
+    Ok((digest, tally.counted()))
 }
 
 fn read_base64(
@@ -765,13 +850,46 @@ fn merge(shared: &ReadParams, item: &BatchItem) -> ReadParams {
 mod tests {
     use super::*;
 
+    fn tally(chunks: &[&[u8]]) -> (u64, &'static str) {
+        let mut tally = LineTally::default();
+        chunks.iter().for_each(|c| tally.feed(c));
+        let counted = tally.counted();
+        (counted.lines, counted.line_ending.as_str())
+    }
+
     #[test]
-    fn sniff_tells_line_endings_and_binary() {
-        assert_eq!(Sniff::of_bytes(b"a\r\nb\r\n").line_ending, "crlf");
-        assert_eq!(Sniff::of_bytes(b"a\nb\r\n").line_ending, "mixed");
-        assert_eq!(Sniff::of_bytes(b"a\nb").line_ending, "lf");
-        assert_eq!(Sniff::of_bytes(b"ab").line_ending, "none");
+    fn one_pass_counts_lines_and_tells_line_endings() {
+        assert_eq!(tally(&[b"a\r\nb\r\n"]), (2, "crlf"));
+        assert_eq!(tally(&[b"a\nb\r\n"]), (2, "mixed"));
+        assert_eq!(tally(&[b"a\nb"]), (2, "lf"));
+        assert_eq!(tally(&[b"ab"]), (1, "none"));
+        assert_eq!(tally(&[b"a\rb\n"]), (1, "lf"));
+        // A CRLF split across two buffers, and a lone CR at a buffer's end.
+        assert_eq!(tally(&[b"a\r", b"\nb\r\n"]), (2, "crlf"));
+        assert_eq!(tally(&[b"a\r", b"b\n"]), (1, "lf"));
+        assert_eq!(tally(&[b"a\n", b"", b"b\r\n"]), (2, "mixed"));
         assert!(Sniff::of_bytes(b"a\0b").binary);
+    }
+
+    #[test]
+    fn a_window_tells_the_line_ending_of_what_it_read_through() {
+        let mut file = tempfile::tempfile().unwrap();
+        std::io::Write::write_all(&mut file, "a\n".repeat(10).as_bytes()).unwrap();
+        std::io::Write::write_all(&mut file, b"b\r\n").unwrap();
+        let range = |start, end| LineRange {
+            start,
+            end,
+            capped: false,
+        };
+        let early = read_window(&file, &range(1, Some(2)), 1000, None, false).unwrap();
+        assert_eq!((early.line_ending, early.saw_end), (LineEnding::Lf, false));
+        let whole = read_window(&file, &range(3, None), 1000, None, false).unwrap();
+        assert_eq!(
+            (whole.line_ending, whole.saw_end),
+            (LineEnding::Mixed, true)
+        );
+        let past = read_window(&file, &range(50, None), 1000, None, false).unwrap();
+        assert_eq!((past.line_ending, past.saw_end), (LineEnding::Mixed, true));
     }
 
     #[test]

@@ -370,7 +370,8 @@ impl Worker {
     }
 
     fn search_file(&mut self, jail: &Jail, resolved: &Resolved, q: &Query, shared: &Shared) {
-        let Ok((mut file, meta)) = jail.open_file(resolved) else {
+        // The walker listed it as a regular file (see `handle`).
+        let Ok((mut file, meta)) = jail.open_walked_file(resolved) else {
             return;
         };
         let mut sink = Collector {

@@ -44,11 +44,7 @@ pub async fn serve(opts: ServeOptions) -> Result<()> {
             "no workspace root: pass --root DIR or set base_paths in the config",
         ));
     }
-    let jail = Jail::new(
-        &roots,
-        &config.jail.non_accessible_globs,
-        &config.jail.default_exclude_globs,
-    )?;
+    let jail = Jail::new(&roots, &config.jail)?;
     let socket = opts
         .socket
         .clone()
@@ -77,7 +73,7 @@ pub async fn serve(opts: ServeOptions) -> Result<()> {
         socket.display()
     );
     let result = accept_loop(&state, listener).await;
-    let _ = std::fs::remove_file(&socket);
+    remove_socket(&socket);
     let _ = std::fs::remove_file(lock_path(&socket));
     tracing::info!("coderd stopped");
     result
@@ -106,17 +102,21 @@ async fn accept_loop(state: &Arc<State>, listener: UnixListener) -> Result<()> {
     }
 }
 
-/// Binds the socket with mode 0600. A lock file beside it makes "one daemon per socket" race-free;
-/// a socket file nobody answers on is stale and removed.
+/// Binds the socket with mode 0600. A lock file beside it makes "one daemon per socket" race-free.
+/// Whatever is already at the path is looked at with `lstat`: a socket nobody answers on is stale and
+/// removed; anything else (a regular file, a folder, a symlink, a FIFO, a device) is never touched and
+/// the daemon refuses to start, naming the path and what it is.
 fn bind(socket: &Path) -> Result<(UnixListener, OwnedFd)> {
     use rustix::fs::{flock, FlockOperation, Mode, OFlags};
     let io = |what: &str, e: std::io::Error| Error::io(format!("{what} {}: {e}", socket.display()));
+    // Checked before the lock file is created, so a mistyped --socket leaves no trace beside the file.
+    refuse_non_socket(socket)?;
     if let Some(dir) = socket.parent() {
         protocol::create_private_dir(dir).map_err(|e| io("creating the folder of", e))?;
     }
     let lock = rustix::fs::open(
         lock_path(socket),
-        OFlags::CREATE | OFlags::RDWR | OFlags::CLOEXEC,
+        OFlags::CREATE | OFlags::RDWR | OFlags::CLOEXEC | OFlags::NOFOLLOW,
         Mode::from_raw_mode(0o600),
     )
     .map_err(|e| io("opening the lock file of", e.into()))?;
@@ -131,7 +131,8 @@ fn bind(socket: &Path) -> Result<(UnixListener, OwnedFd)> {
             "use that daemon, stop it with `coder shutdown`, or pass another --socket",
         ));
     }
-    if socket.exists() {
+    // Again under the lock: the path may have changed since the first look.
+    if refuse_non_socket(socket)? {
         tracing::info!("removing stale socket {}", socket.display());
         std::fs::remove_file(socket).map_err(|e| io("removing the stale socket", e))?;
     }
@@ -141,6 +142,54 @@ fn bind(socket: &Path) -> Result<(UnixListener, OwnedFd)> {
     rustix::process::umask(old);
     let listener = bound.map_err(|e| io("binding", e))?;
     Ok((listener, lock))
+}
+
+/// `Ok(true)` when a socket file is at the path, `Ok(false)` when nothing is; an error naming the
+/// path and its kind for anything else, which the daemon must neither remove nor bind over.
+fn refuse_non_socket(socket: &Path) -> Result<bool> {
+    use std::os::unix::fs::FileTypeExt;
+    let meta = match std::fs::symlink_metadata(socket) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+        Err(e) => {
+            return Err(Error::io(format!(
+                "cannot inspect the socket path {}: {e}",
+                socket.display()
+            )))
+        }
+    };
+    let kind = meta.file_type();
+    if kind.is_socket() {
+        return Ok(true);
+    }
+    let what = if kind.is_file() {
+        "a regular file"
+    } else if kind.is_dir() {
+        "a directory"
+    } else if kind.is_symlink() {
+        "a symbolic link"
+    } else if kind.is_fifo() {
+        "a FIFO"
+    } else if kind.is_char_device() || kind.is_block_device() {
+        "a device"
+    } else {
+        "not a socket"
+    };
+    Err(Error::new(
+        crate::error::Code::Exists,
+        format!(
+            "refusing to use {} as the socket: it is {what}, not a socket; it was left untouched",
+            socket.display()
+        ),
+    )
+    .with_recovery("pass another --socket (or $CODERD_SOCKET), or remove that path yourself"))
+}
+
+/// Removes the socket at exit, only if it is still a socket (something else may have taken the path).
+fn remove_socket(socket: &Path) {
+    if matches!(refuse_non_socket(socket), Ok(true)) {
+        let _ = std::fs::remove_file(socket);
+    }
 }
 
 fn lock_path(socket: &Path) -> PathBuf {

@@ -82,9 +82,10 @@ impl State {
             Ok(config) => {
                 if config.jail != self.startup_jail {
                     self.warn_once(format!(
-                        "config {}: jail fields (base_paths, non_accessible_globs, default_exclude_globs) \
-                         changed; restart coderd to apply. Keeping the running jail.",
-                        path.display()
+                        "config {}: jail fields ({}) changed; restart coderd to apply. \
+                         Keeping the running jail.",
+                        path.display(),
+                        crate::config::JAIL_KEYS.join(", ")
                     ));
                 } else {
                     self.last_warning

@@ -137,6 +137,16 @@ fn odd_file_name_cases() {
 }
 
 #[test]
+fn policy_cases() {
+    run_suite("policy");
+}
+
+#[test]
+fn policy_config_cases() {
+    run_suite("policy_config");
+}
+
+#[test]
 fn config_cases() {
     run_suite("config");
 }

@@ -269,6 +269,82 @@ fn a_stale_socket_file_is_replaced() {
     assert!(daemon.call("info", json!({})).get("result").is_some());
 }
 
+/// `--socket` on something that is not a socket (a regular file, a folder, a symlink, a FIFO) is
+/// refused with the path and its kind named, and the thing is left exactly as it was.
+#[test]
+fn a_socket_path_that_is_not_a_socket_is_never_touched() {
+    use std::os::unix::fs::FileTypeExt;
+    let sandbox = Sandbox::fixture("basic");
+    let base = sandbox.dir.path();
+    let file = base.join("precious.txt");
+    std::fs::write(&file, "do not delete\n").unwrap();
+    let dir = base.join("a-folder");
+    std::fs::create_dir(&dir).unwrap();
+    let link = base.join("a-link");
+    std::os::unix::fs::symlink(&file, &link).unwrap();
+    let fifo = base.join("a-fifo");
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        &fifo,
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::from_raw_mode(0o600),
+        0,
+    )
+    .unwrap();
+    for (path, kind) in [
+        (&file, "a regular file"),
+        (&dir, "a directory"),
+        (&link, "a symbolic link"),
+        (&fifo, "a FIFO"),
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_coderd"))
+            .args(["--root", sandbox.root.to_str().unwrap()])
+            .arg("--socket")
+            .arg(path)
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while child.try_wait().unwrap().is_none() {
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                panic!("{kind}: coderd started serving on {}", path.display());
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{kind}: coderd started: {stderr}");
+        assert!(
+            stderr.contains(path.to_str().unwrap()) && stderr.contains(kind),
+            "{kind}: the message names neither the path nor its kind: {stderr}"
+        );
+        let meta = std::fs::symlink_metadata(path).unwrap();
+        match kind {
+            "a regular file" => {
+                assert_eq!(std::fs::read_to_string(path).unwrap(), "do not delete\n")
+            }
+            "a directory" => assert!(meta.is_dir()),
+            "a symbolic link" => assert!(meta.file_type().is_symlink()),
+            _ => assert!(meta.file_type().is_fifo()),
+        }
+        let mut lock = path.as_os_str().to_owned();
+        lock.push(".lock");
+        assert!(
+            !std::path::Path::new(&lock).exists(),
+            "{kind}: a lock file was left beside it"
+        );
+    }
+    // $CODERD_SOCKET naming the file: the client starts a daemon on it, which refuses.
+    let out = Command::new(env!("CARGO_BIN_EXE_coder"))
+        .env("CODERD_SOCKET", &file)
+        .args(["--root", sandbox.root.to_str().unwrap(), "info"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "do not delete\n");
+}
+
 #[test]
 fn sigterm_and_shutdown_stop_cleanly() {
     let sandbox = Sandbox::fixture("basic");

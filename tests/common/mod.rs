@@ -77,7 +77,16 @@ impl Sandbox {
             }
             let path = self.root.join(template);
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            let bytes = if let Some(hex) = gen["hex"].as_str() {
+            let bytes = if let Some(chunks) = gen["chunks"].as_array() {
+                // `[[text, repeat], ...]`: exact bytes, e.g. a file that turns CRLF after 16 KiB.
+                let mut bytes = Vec::new();
+                for chunk in chunks {
+                    let text = chunk[0].as_str().unwrap();
+                    let repeat = chunk[1].as_u64().unwrap_or(1) as usize;
+                    bytes.extend_from_slice(text.repeat(repeat).as_bytes());
+                }
+                bytes
+            } else if let Some(hex) = gen["hex"].as_str() {
                 (0..hex.len())
                     .step_by(2)
                     .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
@@ -93,6 +102,28 @@ impl Sandbox {
                 text.into_bytes()
             };
             std::fs::write(path, bytes).unwrap();
+        }
+        for fifo in setup["fifos"].as_array().into_iter().flatten() {
+            let at = self.root.join(fifo.as_str().unwrap());
+            rustix::fs::mknodat(
+                rustix::fs::CWD,
+                &at,
+                rustix::fs::FileType::Fifo,
+                rustix::fs::Mode::from_raw_mode(0o644),
+                0,
+            )
+            .unwrap();
+        }
+        for socket in setup["sockets"].as_array().into_iter().flatten() {
+            // Bound and dropped: the socket file stays behind, with nobody listening.
+            let at = self.root.join(socket.as_str().unwrap());
+            drop(std::os::unix::net::UnixListener::bind(at).unwrap());
+        }
+        for link in setup["hardlinks"].as_array().into_iter().flatten() {
+            let at = self.root.join(link[0].as_str().unwrap());
+            let target = self.expand(link[1].as_str().unwrap());
+            let target = self.root.join(target); // absolute targets stay as they are
+            std::fs::hard_link(target, at).unwrap();
         }
         for link in setup["links"].as_array().into_iter().flatten() {
             let at = self.root.join(link[0].as_str().unwrap());
@@ -283,6 +314,7 @@ impl Client {
 
 /// Subset matching for expected responses. Objects: every expected key must match (extra actual keys
 /// are fine). Arrays: same length, element-wise. Special objects: `{"$contains": "s"}` (substring),
+/// `{"$lacks": "s"}` (a string without it),
 /// `{"$len": n}` (array/string length), `{"$absent": true}` (key missing or null),
 /// `{"$gte": n}` / `{"$lte": n}`, `{"$any": true}` (present, any value).
 pub fn matches(expected: &Value, actual: &Value, at: &str, problems: &mut Vec<String>) {
@@ -338,6 +370,9 @@ fn special_match(spec: &serde_json::Map<String, Value>, actual: &Value) -> Optio
         "$contains" => actual
             .as_str()
             .is_some_and(|s| s.contains(arg.as_str().unwrap())),
+        "$lacks" => actual
+            .as_str()
+            .is_some_and(|s| !s.contains(arg.as_str().unwrap())),
         "$len" => {
             let len = match actual {
                 Value::Array(a) => a.len(),
