@@ -1,3 +1,4 @@
 //! The write side: locating edits in a file's text and committing them to disk.
 
+pub mod locate;
 pub mod splice;

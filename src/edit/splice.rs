@@ -51,7 +51,10 @@ mod tests {
         let original = b"a\r\nb\nc\r\n";
         let out = apply(
             original,
-            &[Splice::new(3..5, b"B\n".to_vec()), Splice::new(0..0, b">".to_vec())],
+            &[
+                Splice::new(3..5, b"B\n".to_vec()),
+                Splice::new(0..0, b">".to_vec()),
+            ],
         );
         assert_eq!(out, b">a\r\nB\nc\r\n");
     }
