@@ -11,7 +11,9 @@
 //! Line endings are not part of a diff line (the diff's own CR is stripped), so a LF diff applies
 //! to a CRLF file with `matched_with: "exact"`.
 
-use crate::edit::locate::{closest, Level, LineIndex, Located, Reindent, Text, RULE_NAMES};
+use crate::edit::locate::{
+    closest, lines_within, Level, LineIndex, Located, Reindent, Text, RULE_NAMES,
+};
 use crate::edit::splice::Splice;
 use crate::error::{Error, Result};
 
@@ -408,7 +410,7 @@ fn hunk_of<'p>(patch: &'p FilePatch, p: &Placed) -> &'p Hunk {
 
 fn place(m: &mut Matcher, hunk: &Hunk, h: usize, total: usize, offset: i64) -> Result<Placed> {
     let text = m.text;
-    let mut lines = hunk.lines.clone();
+    let lines = hunk.lines.clone();
     let changes = lines.iter().any(|l| !matches!(l, HunkLine::Context(_)));
     let expected = hunk.old_start_hint.map(|s| s as i64 - 1 + offset);
     let old: Vec<&[u8]> = lines.iter().filter_map(HunkLine::in_old).collect();
@@ -436,42 +438,50 @@ fn place(m: &mut Matcher, hunk: &Hunk, h: usize, total: usize, offset: i64) -> R
     }
     for (ai, attempt) in attempts.into_iter().enumerate() {
         let old: Vec<&[u8]> = attempt.iter().filter_map(HunkLine::in_old).collect();
-        if old.is_empty() {
-            continue;
-        }
-        if let Some((level, cands)) = m.ladder(&old) {
-            let (start, reindent) = choose(text, cands, expected, h, total)?;
-            let old_len = old.len();
-            lines = attempt.clone();
-            return Ok(Placed {
+        let new: Vec<&[u8]> = attempt.iter().filter_map(HunkLine::in_new).collect();
+        let removes = attempt.iter().any(|l| matches!(l, HunkLine::Removed(_)));
+        let already = |m: &mut Matcher| -> Option<Placed> {
+            let (level, cands) = m.ladder(&new)?;
+            (cands.len() == 1).then(|| Placed {
                 hunk: h,
-                start,
-                old_len,
-                lines,
-                level: if ai > 0 {
-                    level.max(Level::TrailingWs)
-                } else {
-                    level
-                },
-                reindent,
-                already: false,
-            });
+                start: cands[0].0,
+                old_len: new.len(),
+                lines: attempt.clone(),
+                level,
+                reindent: None,
+                already: true,
+            })
+        };
+        // A pure addition whose result is already there is applied, even though its context
+        // (the old side) is still present too.
+        if changes && !removes && !new.is_empty() {
+            if let Some(p) = already(m) {
+                return Ok(p);
+            }
         }
-    }
-    // Not found: already applied if the new side is there, once.
-    let new: Vec<&[u8]> = lines.iter().filter_map(HunkLine::in_new).collect();
-    if changes && !new.is_empty() {
-        if let Some((level, cands)) = m.ladder(&new) {
-            if cands.len() == 1 {
+        if !old.is_empty() {
+            if let Some((level, cands)) = m.ladder(&old) {
+                let (start, reindent) = choose(text, cands, expected, h, total)?;
                 return Ok(Placed {
                     hunk: h,
-                    start: cands[0].0,
-                    old_len: new.len(),
-                    lines,
-                    level,
-                    reindent: None,
-                    already: true,
+                    start,
+                    old_len: old.len(),
+                    lines: attempt.clone(),
+                    level: if ai > 0 {
+                        level.max(Level::TrailingWs)
+                    } else {
+                        level
+                    },
+                    reindent,
+                    already: false,
                 });
+            }
+        }
+        // Old side absent: already applied if the new side is there, once (and finding it
+        // proves something: it is not a piece of the old side).
+        if changes && !new.is_empty() && !lines_within(&new, &old) {
+            if let Some(p) = already(m) {
+                return Ok(p);
             }
         }
     }

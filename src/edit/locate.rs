@@ -440,8 +440,14 @@ pub(crate) fn adapt_eols(
     // For each replacement line, the search line it stands for.
     let mut aligned: Vec<Option<usize>> = vec![None; replace.len()];
     if !search.is_empty() {
-        let skeys: Vec<&[u8]> = search.iter().map(|(c, _)| c.trim_ascii()).collect();
-        let rkeys: Vec<&[u8]> = replace.iter().map(|(c, _)| c.trim_ascii()).collect();
+        let skeys: Vec<_> = search
+            .iter()
+            .map(|(c, _)| typo_fold(c.trim_ascii()))
+            .collect();
+        let rkeys: Vec<_> = replace
+            .iter()
+            .map(|(c, _)| typo_fold(c.trim_ascii()))
+            .collect();
         let deadline = Instant::now() + Duration::from_millis(20);
         let ops = capture_diff_slices_deadline(Algorithm::Myers, &skeys, &rkeys, Some(deadline));
         let mut last_old: Option<usize> = None;
@@ -640,7 +646,7 @@ pub fn locate_replace(
     match ladder(&text, search, replace) {
         Some((rule, matches)) => select(&text, rule, matches, which),
         None => {
-            if !rstrip(replace).trim_ascii().is_empty() && replace != search {
+            if !rstrip(replace).trim_ascii().is_empty() && !replay_proves_nothing(search, replace) {
                 if let Some((rule, found)) = ladder(&text, replace, replace) {
                     if found.len() == 1 {
                         return Ok(Located {
@@ -662,6 +668,28 @@ pub fn locate_replace(
             Err(err)
         }
     }
+}
+
+/// Whether the replacement is part of the search text (an edit that only deletes lines at the
+/// edge of the search): then finding it says nothing about whether the edit was applied.
+fn replay_proves_nothing(search: &[u8], replace: &[u8]) -> bool {
+    if memmem::find(search, replace).is_some() {
+        return true;
+    }
+    let s: Vec<&[u8]> = text_lines(search).into_iter().map(|(c, _)| c).collect();
+    let r: Vec<&[u8]> = text_lines(replace).into_iter().map(|(c, _)| c).collect();
+    lines_within(&r, &s)
+}
+
+/// Whether `inner` occurs as consecutive lines of `outer`, comparing trimmed lines.
+pub(crate) fn lines_within(inner: &[&[u8]], outer: &[&[u8]]) -> bool {
+    !inner.is_empty()
+        && inner.len() <= outer.len()
+        && outer.windows(inner.len()).any(|w| {
+            w.iter()
+                .zip(inner)
+                .all(|(a, b)| typo_fold(a.trim_ascii()) == typo_fold(b.trim_ascii()))
+        })
 }
 
 fn select(text: &Text, rule: usize, matches: Vec<Match>, which: Occurrence) -> Result<Located> {
@@ -724,26 +752,63 @@ fn ambiguous(text: &Text, rule: usize, matches: &[Match]) -> Error {
 // ---------------------------------------------------------------------------------------------
 // Closest candidate
 
-/// Bigram signature of a trimmed line (64 buckets).
-fn signature(s: &[u8]) -> u64 {
+/// Bigram signature of a trimmed line (256 buckets).
+fn signature(s: &[u8]) -> [u64; 4] {
     let s = s.trim_ascii();
+    let mut sig = [0u64; 4];
+    let mut set = |h: u32| sig[(h >> 6) as usize & 3] |= 1u64 << (h & 63);
     if s.len() < 2 {
-        return s.first().map_or(0, |&b| 1u64 << (b % 64));
+        if let Some(&b) = s.first() {
+            set(b as u32);
+        }
+        return sig;
     }
-    let mut sig = 0u64;
     for w in s.windows(2) {
-        let h = (w[0] as u32).wrapping_mul(31).wrapping_add(w[1] as u32);
-        sig |= 1u64 << (h.wrapping_mul(2654435761) >> 26);
+        let h = ((w[0] as u32) << 8 | w[1] as u32).wrapping_mul(2654435761) >> 24;
+        set(h);
     }
     sig
 }
 
-fn cheap_sim(a: u64, b: u64) -> f32 {
-    let union = (a | b).count_ones();
+fn cheap_sim(a: &[u64; 4], b: &[u64; 4]) -> f32 {
+    let (mut inter, mut union) = (0, 0);
+    for k in 0..4 {
+        inter += (a[k] & b[k]).count_ones();
+        union += (a[k] | b[k]).count_ones();
+    }
     if union == 0 {
         return 1.0;
     }
-    (a & b).count_ones() as f32 / union as f32
+    inter as f32 / union as f32
+}
+
+/// Dice coefficient of the byte-bigram multisets of two texts: deterministic and linear.
+fn dice(a: &[u8], b: &[u8]) -> f32 {
+    let grams = |s: &[u8]| {
+        let mut v: Vec<u16> = s
+            .windows(2)
+            .map(|w| (w[0] as u16) << 8 | w[1] as u16)
+            .collect();
+        v.sort_unstable();
+        v
+    };
+    let (ga, gb) = (grams(a), grams(b));
+    if ga.is_empty() && gb.is_empty() {
+        return if a == b { 1.0 } else { 0.0 };
+    }
+    let (mut i, mut j, mut common) = (0, 0, 0);
+    while i < ga.len() && j < gb.len() {
+        match ga[i].cmp(&gb[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                common += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    2.0 * common as f32 / (ga.len() + gb.len()) as f32
 }
 
 /// Similarity (0..1) of two texts, by characters, bounded in time.
@@ -753,7 +818,7 @@ fn ratio(a: &str, b: &str) -> f32 {
     if ac.is_empty() && bc.is_empty() {
         return 1.0;
     }
-    let deadline = Instant::now() + Duration::from_millis(3);
+    let deadline = Instant::now() + Duration::from_millis(5);
     let ops = capture_diff_slices_deadline(Algorithm::Myers, &ac, &bc, Some(deadline));
     similar::diff_ratio(&ops, ac.len(), bc.len())
 }
@@ -768,33 +833,39 @@ pub(crate) fn closest(text: &Text, search: &[u8]) -> Option<Value> {
         return None;
     }
     let w = m.min(n);
-    let fsig: Vec<u64> = (0..n).map(|i| signature(text.content(i))).collect();
-    let ssig: Vec<u64> = slines.iter().map(|(c, _)| signature(c)).collect();
-    // Cheap score of every window, then the exact ratio of the best few.
+    let fsig: Vec<[u64; 4]> = (0..n).map(|i| signature(text.content(i))).collect();
+    let ssig: Vec<[u64; 4]> = slines.iter().map(|(c, _)| signature(c)).collect();
+    // Cheap score of every window, then a finer (bigram multiset) score of the best few; the
+    // character-level ratio of the winner is what is reported.
     let mut scored: Vec<(f32, usize)> = (0..=n - w)
         .map(|i| {
-            let s: f32 = (0..w).map(|j| cheap_sim(fsig[i + j], ssig[j])).sum();
+            let s: f32 = (0..w).map(|j| cheap_sim(&fsig[i + j], &ssig[j])).sum();
             (s, i)
         })
         .collect();
-    let keep = 6.min(scored.len());
+    let keep = 16.min(scored.len());
     scored.select_nth_unstable_by(keep - 1, |a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
     scored.truncate(keep);
-    let stext = String::from_utf8_lossy(search).replace("\r\n", "\n");
-    let window_text = |i: usize| {
-        let l = text.lines[i + w - 1];
-        String::from_utf8_lossy(&text.bytes[text.lines[i].start..l.content_end])
-            .replace("\r\n", "\n")
+    let norm = |b: &[u8]| -> Vec<u8> {
+        b.split(|&c| c == b'\n')
+            .flat_map(|l| l.trim_ascii().iter().copied().chain([b'\n']))
+            .collect()
     };
-    let stext = stext.trim_end_matches('\n');
+    let sflat = norm(search);
+    let window = |i: usize| &text.bytes[text.lines[i].start..text.lines[i + w - 1].content_end];
     let mut best: Option<(f32, usize)> = None;
     for &(_, i) in &scored {
-        let r = ratio(&window_text(i), stext);
-        if best.is_none_or(|(br, bi)| r > br || (r == br && i < bi)) {
-            best = Some((r, i));
+        let d = dice(&norm(window(i)), &sflat);
+        if best.is_none_or(|(bd, bi)| d > bd || (d == bd && i < bi)) {
+            best = Some((d, i));
         }
     }
-    let (sim, i) = best?;
+    let (_, i) = best?;
+    let stext = String::from_utf8_lossy(search).replace("\r\n", "\n");
+    let sim = ratio(
+        &String::from_utf8_lossy(window(i)).replace("\r\n", "\n"),
+        stext.trim_end_matches('\n'),
+    );
     let diff = visible_diff(text, i, w, &slines);
     Some(json!({
         "start_line": i + 1,

@@ -2,4 +2,6 @@
 
 pub mod diff;
 pub mod locate;
+#[cfg(test)]
+mod perturb;
 pub mod splice;
