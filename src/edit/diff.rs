@@ -98,8 +98,8 @@ fn git_paths(rest: &[u8]) -> (Option<String>, Option<String>) {
     let s = String::from_utf8_lossy(rest).to_string();
     if let Some(idx) = s.find(" b/") {
         return (
-            path_of(s[..idx].as_bytes()),
-            path_of(s[idx + 1..].as_bytes()),
+            path_of(&s.as_bytes()[..idx]),
+            path_of(&s.as_bytes()[idx + 1..]),
         );
     }
     let mut parts = s.split_whitespace();
@@ -304,6 +304,8 @@ struct Placed {
     already: bool,
 }
 
+type Candidates = Vec<(usize, Option<Reindent>)>;
+
 struct Matcher<'a> {
     text: &'a Text<'a>,
     indexes: Vec<Option<LineIndex<'a>>>,
@@ -318,7 +320,7 @@ impl<'a> Matcher<'a> {
     }
 
     /// The first level with candidates for `pat`.
-    fn ladder(&mut self, pat: &[&[u8]]) -> Option<(Level, Vec<(usize, Option<Reindent>)>)> {
+    fn ladder(&mut self, pat: &[&[u8]]) -> Option<(Level, Candidates)> {
         (0..LEVELS.len()).find_map(|li| {
             let c = self.find(li, pat);
             (!c.is_empty()).then_some((LEVELS[li], c))

@@ -244,6 +244,10 @@ pub(crate) fn typo_fold(s: &[u8]) -> std::borrow::Cow<'_, [u8]> {
     std::borrow::Cow::Owned(view(s, true).0)
 }
 
+fn has_typo(s: &[u8]) -> bool {
+    memchr::memchr2_iter(0xC2, 0xE2, s).any(|i| typo_char(&s[i..]).is_some())
+}
+
 /// Every start of `needle` in `hay`, overlapping ones included.
 fn find_all(hay: &[u8], needle: &[u8]) -> Vec<usize> {
     let finder = memmem::Finder::new(needle);
@@ -534,11 +538,11 @@ fn ladder(text: &Text, search: &[u8], replace: &[u8]) -> Option<(usize, Vec<Matc
     let slines = text_lines(search);
     // Byte-level rules: 0 exact, 1 line endings, and the typography substring form.
     let byte_rule = |rule: usize, typo: bool| -> Vec<Match> {
-        let (hay, map, needle) = if rule == 0 {
-            (file.to_vec(), None, search.to_vec())
+        let (hay, map, needle): (std::borrow::Cow<[u8]>, _, std::borrow::Cow<[u8]>) = if rule == 0 {
+            (file.into(), None, search.into())
         } else {
             let (h, m) = view(file, typo);
-            (h, Some(m), view(search, typo).0)
+            (h.into(), Some(m), view(search, typo).0.into())
         };
         let verbatim = rule == 0 && eols_mixed(replace);
         find_all(&hay, &needle)
@@ -583,7 +587,12 @@ fn ladder(text: &Text, search: &[u8], replace: &[u8]) -> Option<(usize, Vec<Matc
         }
     }
     let pcontent: Vec<&[u8]> = pat.iter().map(|(c, _)| *c).collect();
+    // Typography can only matter when either side has a curly quote or a NBSP.
+    let typo_possible = has_typo(file) || has_typo(search);
     for (rule, level) in [(2, Level::TrailingWs), (3, Level::Indent), (4, Level::Typo)] {
+        if rule == 4 && !typo_possible {
+            break;
+        }
         if rule == 4 {
             let found = byte_rule(4, true);
             if !found.is_empty() {

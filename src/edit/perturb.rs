@@ -801,13 +801,6 @@ fn locate_cases(t: &mut Tally, rng: &mut Rng, variant: &str, file: &[u8]) {
                 );
             }
         }
-        if std::env::var("PERTURB_DEBUG").is_ok() && variant == "bom" && s == 0 {
-            println!(
-                "BOM search={:?}\nreplace={:?}",
-                String::from_utf8_lossy(&search),
-                String::from_utf8_lossy(&replace)
-            );
-        }
     }
 }
 
@@ -1058,7 +1051,7 @@ fn diff_cases(t: &mut Tally, rng: &mut Rng, variant: &str, file: &[u8]) {
         let mut reind = Vec::new();
         for line in build(None, false, false).split_inclusive(|&b| b == b'\n') {
             match line.first() {
-                Some(b' ' | b'+' | b'-') if line[1..].trim_ascii().len() > 0 => {
+                Some(b' ' | b'+' | b'-') if !line[1..].trim_ascii().is_empty() => {
                     reind.push(line[0]);
                     reind.extend_from_slice(b"    ");
                     reind.extend_from_slice(&line[1..line.len() - 1]);
