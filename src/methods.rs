@@ -134,6 +134,20 @@ pub static METHODS: LazyLock<Vec<Method>> = LazyLock::new(|| {
             edit::write::rollback,
         ),
         method(
+            "patch",
+            &[],
+            "Replace a unique search text, or apply a unified diff (multi-file; all hunks or none).",
+            true,
+            edit::patch::patch,
+        ),
+        method(
+            "multipatch",
+            &[],
+            "Several search/replace edits over several files: all applied, or none.",
+            true,
+            edit::patch::multipatch,
+        ),
+        method(
             "update-file",
             &[],
             "Line ops (insert, remove, update_lines) and regex replaces over files, with echoes.",

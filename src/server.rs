@@ -49,6 +49,8 @@ pub async fn serve(opts: ServeOptions) -> Result<()> {
         .socket
         .clone()
         .unwrap_or_else(|| default_socket_path(jail.primary()));
+    // Handlers first: a client may send SIGTERM as soon as the socket answers.
+    let signals = Signals::install()?;
     let (listener, _lock) = bind(&socket)?;
     let config_path = opts
         .config
@@ -72,18 +74,35 @@ pub async fn serve(opts: ServeOptions) -> Result<()> {
             .collect::<Vec<_>>(),
         socket.display()
     );
-    let result = accept_loop(&state, listener).await;
+    let result = accept_loop(&state, listener, signals).await;
     remove_socket(&socket);
     let _ = std::fs::remove_file(lock_path(&socket));
     tracing::info!("coderd stopped");
     result
 }
 
-async fn accept_loop(state: &Arc<State>, listener: UnixListener) -> Result<()> {
-    use tokio::signal::unix::{signal, SignalKind};
-    let io = |e: std::io::Error| Error::io(format!("installing signal handlers: {e}"));
-    let mut sigterm = signal(SignalKind::terminate()).map_err(io)?;
-    let mut sigint = signal(SignalKind::interrupt()).map_err(io)?;
+/// SIGTERM and SIGINT, caught from before the socket exists until the daemon stops.
+struct Signals {
+    term: tokio::signal::unix::Signal,
+    int: tokio::signal::unix::Signal,
+}
+
+impl Signals {
+    fn install() -> Result<Signals> {
+        use tokio::signal::unix::{signal, SignalKind};
+        let io = |e: std::io::Error| Error::io(format!("installing signal handlers: {e}"));
+        Ok(Signals {
+            term: signal(SignalKind::terminate()).map_err(io)?,
+            int: signal(SignalKind::interrupt()).map_err(io)?,
+        })
+    }
+}
+
+async fn accept_loop(state: &Arc<State>, listener: UnixListener, signals: Signals) -> Result<()> {
+    let Signals {
+        term: mut sigterm,
+        int: mut sigint,
+    } = signals;
     loop {
         tokio::select! {
             accepted = listener.accept() => match accepted {

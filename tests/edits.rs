@@ -293,3 +293,8 @@ fn update_file_corpus_over_the_socket() {
         .collect();
     run_suite(&cases, "update_file");
 }
+
+#[test]
+fn patch_cases() {
+    run_suite(&suite("patch"), "patch");
+}

@@ -70,6 +70,8 @@ pub struct FileResult {
     /// Nothing needed changing: the content already was what the call asked for.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub unchanged: bool,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub deleted: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub backup: Option<PathBuf>,
 }
@@ -84,6 +86,8 @@ struct Slot {
     /// The splices of the only change made, for precise event ranges; `None` after several.
     splices: Option<Vec<Splice>>,
     changes: usize,
+    /// The planner removes the file (a diff's `+++ /dev/null`).
+    delete: bool,
 }
 
 /// The files of one call as the planner sees them: their current (planned) content.
@@ -142,6 +146,15 @@ impl Workspace {
         slot.splices = None;
         slot.changes += 1;
         slot.planned = Some(bytes);
+    }
+
+    /// Removes a file (it must exist).
+    pub fn delete(&mut self, path: &Path) -> Result<()> {
+        self.current(path)?;
+        let slot = self.slot(path);
+        slot.delete = true;
+        slot.planned = Some(Vec::new());
+        Ok(())
     }
 
     /// The document a file had when planning started (for line-based checks and echoes).
@@ -216,6 +229,7 @@ fn load(state: &State, targets: &[Target], opts: &Options) -> Result<Workspace> 
                 planned: None,
                 splices: None,
                 changes: 0,
+                delete: false,
             },
         );
     }
@@ -324,7 +338,8 @@ struct Prepared {
 /// A file ready to publish: its place, staged content, and how to publish it.
 struct Ready<'a> {
     path: PathBuf,
-    staged: Staged<'a>,
+    /// `None` for a file the call deletes.
+    staged: Option<Staged<'a>>,
     how: Publish,
     stamp: Option<Stamp>,
 }
@@ -386,9 +401,13 @@ fn commit_all(state: &State, workspace: Workspace, opts: &Options) -> Result<Vec
     {
         let bytes = slot.planned.as_deref().unwrap_or_default();
         let like_ref = like.as_ref().map(|(e, f)| (e, f));
+        let staged = match slot.delete {
+            true => None,
+            false => Some(commit::stage(place, bytes, like_ref, fsync, journal)?),
+        };
         ready.push(Ready {
             path: slot.target.resolved.abs.clone(),
-            staged: commit::stage(place, bytes, like_ref, fsync, journal)?,
+            staged,
             // A file this call creates must not appear meanwhile: for create-only targets that is
             // C217, for others a stale plan (planned again once).
             how: match &slot.doc {
@@ -404,10 +423,16 @@ fn commit_all(state: &State, workspace: Workspace, opts: &Options) -> Result<Vec
     for bak in backups {
         bak.publish(Publish::Overwrite, None, fsync)?;
     }
-    let mut published: Vec<(usize, std::fs::Metadata)> = Vec::new();
+    let mut published: Vec<(usize, Option<std::fs::Metadata>)> = Vec::new();
     for (i, item) in ready.into_iter().enumerate() {
         let creating = item.how == Publish::CreateNew && !changed[i].target.create_only;
-        match item.staged.publish(item.how, item.stamp.as_ref(), fsync) {
+        let outcome = match item.staged {
+            Some(staged) => staged
+                .publish(item.how, item.stamp.as_ref(), fsync)
+                .map(Some),
+            None => remove(&places[i].place, item.stamp.as_ref(), fsync).map(|()| None),
+        };
+        match outcome {
             Ok(meta) => published.push((i, meta)),
             Err(e) => {
                 restore(state, &changed, &places, &published, fsync);
@@ -424,6 +449,18 @@ fn commit_all(state: &State, workspace: Workspace, opts: &Options) -> Result<Vec
     Ok(finish(
         state, &workspace, &changed, published, &places, opts,
     ))
+}
+
+/// Deletes a file the call planned to delete, if it is still the one planned on.
+fn remove(place: &Place, stamp: Option<&Stamp>, fsync: bool) -> Result<()> {
+    if let Some(stamp) = stamp {
+        place.still(stamp)?;
+    }
+    place.unlink(false)?;
+    if fsync {
+        commit::sync_dir(&place.dir, &place.abs)?;
+    }
+    Ok(())
 }
 
 /// The metadata a replacement keeps, and the hard-link policy.
@@ -478,11 +515,16 @@ fn restore(
     state: &State,
     changed: &[&Slot],
     places: &[Prepared],
-    published: &[(usize, std::fs::Metadata)],
+    published: &[(usize, Option<std::fs::Metadata>)],
     fsync: bool,
 ) {
     for (i, _) in published {
         let Prepared { place, like, .. } = &places[*i];
+        let how = if changed[*i].delete {
+            Publish::CreateNew
+        } else {
+            Publish::Overwrite
+        };
         let outcome = match &changed[*i].original {
             Some(original) => commit::stage(
                 place,
@@ -491,7 +533,7 @@ fn restore(
                 fsync,
                 &state.journal,
             )
-            .and_then(|s| s.publish(Publish::Overwrite, None, fsync).map(|_| ())),
+            .and_then(|s| s.publish(how, None, fsync).map(|_| ())),
             None => place.unlink(false),
         };
         if let Err(e) = outcome {
@@ -508,7 +550,7 @@ fn finish(
     state: &State,
     workspace: &Workspace,
     changed: &[&Slot],
-    published: Vec<(usize, std::fs::Metadata)>,
+    published: Vec<(usize, Option<std::fs::Metadata>)>,
     places: &[Prepared],
     opts: &Options,
 ) -> Vec<FileResult> {
@@ -516,6 +558,10 @@ fn finish(
     let mut results = Vec::new();
     for (i, meta) in published {
         let slot = changed[i];
+        let Some(meta) = meta else {
+            results.push(deleted(state, slot));
+            continue;
+        };
         let new = slot.planned.clone().unwrap_or_default();
         let stamp = Stamp::new(&meta, &new);
         let old_text = slot.doc.as_ref().map(|d| &d.text);
@@ -573,6 +619,7 @@ fn finish(
             lines_removed,
             created,
             unchanged: false,
+            deleted: false,
             backup: places[i].backup.as_ref().map(|p| p.abs.clone()),
         });
     }
@@ -597,11 +644,41 @@ fn finish(
                 lines_removed: 0,
                 created: false,
                 unchanged: true,
+                deleted: false,
                 backup: None,
             });
         }
     }
     results
+}
+
+/// Tells the documents store a file the call deleted is gone, and reports it.
+fn deleted(state: &State, slot: &Slot) -> FileResult {
+    let path = slot.target.resolved.abs.clone();
+    let old_revision = slot.doc.as_ref().map(|d| d.revision);
+    state.documents.removed(
+        &path,
+        Event {
+            path: path.clone(),
+            old_revision,
+            new_revision: None,
+            kind: EventKind::Deleted,
+            changes: Vec::new(),
+        },
+    );
+    let original = slot.original.as_deref().map_or(&[][..], |v| v.as_slice());
+    FileResult {
+        path,
+        bytes: 0,
+        version: String::new(),
+        revision: old_revision.unwrap_or(0) + 1,
+        lines_added: 0,
+        lines_removed: memchr::memchr_iter(b'\n', original).count(),
+        created: false,
+        unchanged: false,
+        deleted: true,
+        backup: None,
+    }
 }
 
 /// The changed regions, from the splices of a single change, else one region between the common
