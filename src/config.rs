@@ -20,6 +20,9 @@ pub struct Limits {
     pub search_response_budget_bytes: usize,
     pub batch_read_budget_bytes: u64,
     pub max_output_bytes: u64,
+    /// The memory the daemon keeps itself under; heavy-request concurrency and per-request heap
+    /// budgets are derived from it (see `memory::Policy`).
+    pub max_memory_bytes: u64,
 }
 
 impl Default for Limits {
@@ -37,6 +40,7 @@ impl Default for Limits {
             search_response_budget_bytes: 256 * 1024,
             batch_read_budget_bytes: MIB,
             max_output_bytes: 128 * 1024,
+            max_memory_bytes: 512 * MIB,
         }
     }
 }
@@ -202,6 +206,7 @@ impl Limits {
             ),
             ("batch_read_budget_bytes", self.batch_read_budget_bytes),
             ("max_output_bytes", self.max_output_bytes),
+            ("max_memory_bytes", self.max_memory_bytes),
         ];
         if let Some((name, _)) = positive.iter().find(|(_, v)| *v == 0) {
             return Err(Error::bad_input(format!("`{name}` must be greater than 0")));
@@ -210,6 +215,12 @@ impl Limits {
             return Err(Error::bad_input(
                 "`tree_default_depth` must be between 1 and 20",
             ));
+        }
+        if self.max_memory_bytes < crate::memory::MIN_MEMORY_BYTES {
+            return Err(Error::bad_input(format!(
+                "`max_memory_bytes` must be at least {} (16 MiB)",
+                crate::memory::MIN_MEMORY_BYTES
+            )));
         }
         if self.list_default_page_size > self.list_max_page_size {
             return Err(Error::bad_input(

@@ -3,6 +3,7 @@
 
 use crate::config::{Config, JailSettings, Limits};
 use crate::jail::Jail;
+use crate::memory::{Gate, Policy};
 use crate::read;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, RwLock};
@@ -19,14 +20,18 @@ pub struct State {
     pub config_path: Option<PathBuf>,
     pub socket: PathBuf,
     pub line_counts: read::LineCounts,
+    /// The daemon-wide gate for heavy requests (see `memory`).
+    pub heavy: Arc<Gate>,
     pub started: Instant,
     pub shutdown: Notify,
 }
 
 impl State {
     pub fn new(jail: Jail, config: Config, config_path: Option<PathBuf>, socket: PathBuf) -> State {
+        let heavy = Arc::new(Gate::new(&Policy::new(config.limits.max_memory_bytes)));
         State {
             jail,
+            heavy,
             limits: RwLock::new(Arc::new(config.limits)),
             startup_jail: config.jail,
             last_warning: Default::default(),
@@ -44,6 +49,11 @@ impl State {
             .read()
             .unwrap_or_else(|e| e.into_inner())
             .clone()
+    }
+
+    /// The memory policy in force now (derived from the live `max_memory_bytes`).
+    pub fn policy(&self) -> Policy {
+        Policy::new(self.limits().max_memory_bytes)
     }
 
     /// Stops the daemon shortly, after the current response had time to reach its client.
@@ -80,6 +90,8 @@ impl State {
                 let mut current = self.limits.write().unwrap_or_else(|e| e.into_inner());
                 if **current != config.limits {
                     tracing::info!("config reloaded: budgets updated");
+                    self.heavy
+                        .resize(&Policy::new(config.limits.max_memory_bytes));
                     *current = Arc::new(config.limits);
                 }
             }
