@@ -4,9 +4,11 @@
 use crate::protocol::default_socket_path;
 use crate::registry;
 use clap::{Args, Parser, Subcommand};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader, Write};
+use std::borrow::Cow;
+use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -217,16 +219,37 @@ pub fn run(cli: Cli) -> i32 {
             return 2;
         }
     };
-    let response = match connect(&cli).and_then(|stream| send(stream, &method, params)) {
+    let reply = match connect(&cli).and_then(|stream| send(stream, &method, params)) {
         Ok(r) => r,
         Err(ClientError(msg)) => {
             eprintln!("coder: {msg}");
             return 3;
         }
     };
-    if let Some(error) = response.get("error") {
+    // The envelope is parsed down to the raw bytes of its result: the result itself is rendered
+    // from borrowed views of those bytes, never built into a tree of values first.
+    #[derive(Deserialize)]
+    struct Reply<'a> {
+        #[serde(borrow)]
+        result: Option<&'a RawValue>,
+        error: Option<Value>,
+    }
+    let response: Reply = match serde_json::from_slice(&reply) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("coder: the daemon's answer is not JSON: {e}");
+            return 3;
+        }
+    };
+    let mut out = BufWriter::with_capacity(64 * 1024, std::io::stdout().lock());
+    if let Some(error) = response.error {
         if cli.json {
-            print_stdout(&serde_json::to_string_pretty(error).unwrap_or_default());
+            let _ = writeln!(
+                out,
+                "{}",
+                serde_json::to_string_pretty(&error).unwrap_or_default()
+            );
+            let _ = out.flush();
         }
         eprintln!(
             "coder: error {}",
@@ -234,18 +257,83 @@ pub fn run(cli: Cli) -> i32 {
         );
         return 1;
     }
-    let result = &response["result"];
-    if cli.json || matches!(cli.command, Command::Call { .. } | Command::Info) {
-        print_stdout(&serde_json::to_string_pretty(result).unwrap_or_default());
+    let Some(result) = response.result else {
+        eprintln!("coder: the daemon's answer has neither result nor error");
+        return 3;
+    };
+    // A closed pipe (`coder ... | head`) is not an error worth a message.
+    let _ = if cli.json || matches!(cli.command, Command::Call { .. } | Command::Info) {
+        write_pretty(&mut out, result.get().as_bytes())
     } else {
-        crate::cli::render(&method, result);
-    }
+        render(&mut out, &method, result)
+    };
+    let _ = out.flush();
     0
 }
 
-/// Prints a line; a closed pipe (`coder ... | head`) is not an error worth a panic.
-fn print_stdout(text: &str) {
-    let _ = writeln!(std::io::stdout().lock(), "{text}");
+/// Pretty-prints JSON text as it streams by (two-space indent, `"key": value`, the layout of
+/// `serde_json::to_string_pretty`), without parsing it into values: keys stay in the daemon's order.
+pub fn write_pretty(out: &mut impl Write, json: &[u8]) -> std::io::Result<()> {
+    let mut depth = 0usize;
+    let (mut in_string, mut escaped) = (false, false);
+    let mut start = 0;
+    let newline = |out: &mut dyn Write, depth: usize| -> std::io::Result<()> {
+        out.write_all(b"\n")?;
+        for _ in 0..depth {
+            out.write_all(b"  ")?;
+        }
+        Ok(())
+    };
+    let mut i = 0;
+    while i < json.len() {
+        let b = json[i];
+        if in_string {
+            match (escaped, b) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+            i += 1;
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'{' | b'[' => {
+                out.write_all(&json[start..=i])?;
+                let close = if b == b'{' { b'}' } else { b']' };
+                if json.get(i + 1) == Some(&close) {
+                    out.write_all(&[close])?;
+                    i += 1;
+                } else {
+                    depth += 1;
+                    newline(out, depth)?;
+                }
+                start = i + 1;
+            }
+            b'}' | b']' => {
+                out.write_all(&json[start..i])?;
+                depth = depth.saturating_sub(1);
+                newline(out, depth)?;
+                out.write_all(&[b])?;
+                start = i + 1;
+            }
+            b',' => {
+                out.write_all(&json[start..=i])?;
+                newline(out, depth)?;
+                start = i + 1;
+            }
+            b':' => {
+                out.write_all(&json[start..i])?;
+                out.write_all(b": ")?;
+                start = i + 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    out.write_all(&json[start..])?;
+    out.write_all(b"\n")
 }
 
 fn request_for(command: &Command) -> Result<(String, Value), ClientError> {
@@ -509,7 +597,7 @@ fn start_daemon(roots: &[PathBuf], socket: &Path) -> Result<std::process::Child,
         .map_err(|e| ClientError(format!("cannot start {}: {e}", exe.display())))
 }
 
-fn send(stream: UnixStream, method: &str, params: Value) -> Result<Value, ClientError> {
+fn send(stream: UnixStream, method: &str, params: Value) -> Result<Vec<u8>, ClientError> {
     let request = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
     let mut writer = &stream;
     let mut line = request.to_string();
@@ -517,34 +605,77 @@ fn send(stream: UnixStream, method: &str, params: Value) -> Result<Value, Client
     writer
         .write_all(line.as_bytes())
         .map_err(|e| ClientError(format!("sending the request: {e}")))?;
-    let mut reply = String::new();
-    BufReader::new(&stream)
-        .read_line(&mut reply)
+    let mut reply = Vec::new();
+    BufReader::with_capacity(256 * 1024, &stream)
+        .read_until(b'\n', &mut reply)
         .map_err(|e| ClientError(format!("reading the response: {e}")))?;
     if reply.is_empty() {
         return Err(ClientError(
             "the daemon closed the connection without answering".into(),
         ));
     }
-    serde_json::from_str(&reply)
-        .map_err(|e| ClientError(format!("the daemon's answer is not JSON: {e}")))
+    Ok(reply)
 }
 
-/// Human rendering of a result.
-pub fn render(method: &str, result: &Value) {
-    let mut out = std::io::stdout().lock();
-    let _ = match method {
-        "read" if result.get("results").is_some() => render_batch(&mut out, result),
-        "read" => render_read(&mut out, result),
-        "tree" => render_tree(&mut out, &result["tree"], "", true, true),
-        "list-folder" => render_list(&mut out, result),
-        "search" => render_search(&mut out, result),
-        _ => writeln!(
-            out,
-            "{}",
-            serde_json::to_string_pretty(result).unwrap_or_default()
-        ),
-    };
+/// Human rendering of a result. Search, plain reads and trees are rendered from borrowed views of
+/// the reply's bytes; the small answers (stat, batch, list-folder) go through `Value`.
+pub fn render(out: &mut impl Write, method: &str, result: &RawValue) -> std::io::Result<()> {
+    let text = result.get();
+    let value = || serde_json::from_str::<Value>(text).unwrap_or_default();
+    match method {
+        "search" => match serde_json::from_str::<SearchView>(text) {
+            Ok(view) => render_search(out, &view),
+            Err(_) => write_pretty(out, text.as_bytes()),
+        },
+        "tree" => match serde_json::from_str::<TreeView>(text) {
+            Ok(view) => render_tree(out, &view.tree, "", true, true),
+            Err(_) => write_pretty(out, text.as_bytes()),
+        },
+        "read" => match serde_json::from_str::<TextView>(text) {
+            Ok(view) => render_text(out, &view),
+            Err(_) => {
+                let result = value();
+                if result.get("results").is_some() {
+                    render_batch(out, &result)
+                } else {
+                    render_read(out, &result)
+                }
+            }
+        },
+        "list-folder" => render_list(out, &value()),
+        _ => write_pretty(out, text.as_bytes()),
+    }
+}
+
+/// A text read, borrowed from the reply (`content` is copied only when it holds escapes). Stat,
+/// base64 and batch answers lack `start`, so they do not decode as this.
+#[derive(Deserialize)]
+struct TextView<'a> {
+    #[serde(borrow)]
+    content: Cow<'a, str>,
+    truncated: bool,
+    truncated_reason: Option<&'a str>,
+    start: u64,
+    end: u64,
+    total_lines: Option<u64>,
+    next_start: Option<u64>,
+}
+
+fn render_text(out: &mut impl Write, r: &TextView) -> std::io::Result<()> {
+    out.write_all(r.content.as_bytes())?;
+    if r.truncated {
+        out.flush()?;
+        let or_unknown = |n: Option<u64>| n.map_or("?".to_string(), |n| n.to_string());
+        eprintln!(
+            "\n[truncated ({}): lines {}-{} of {}; continue with --start {}]",
+            r.truncated_reason.unwrap_or("?"),
+            r.start,
+            r.end,
+            or_unknown(r.total_lines),
+            or_unknown(r.next_start),
+        );
+    }
+    Ok(())
 }
 
 fn render_read(out: &mut impl Write, r: &Value) -> std::io::Result<()> {
@@ -599,40 +730,61 @@ fn render_batch(out: &mut impl Write, r: &Value) -> std::io::Result<()> {
     Ok(())
 }
 
+#[derive(Deserialize)]
+struct TreeView<'a> {
+    #[serde(borrow)]
+    tree: NodeView<'a>,
+}
+
+#[derive(Deserialize)]
+struct NodeView<'a> {
+    #[serde(borrow)]
+    name: Cow<'a, str>,
+    kind: &'a str,
+    #[serde(default)]
+    non_accessible: bool,
+    reason: Option<&'a str>,
+    omitted: Option<u64>,
+    #[serde(borrow, default)]
+    children: Vec<NodeView<'a>>,
+}
+
 fn render_tree(
     out: &mut impl Write,
-    node: &Value,
+    node: &NodeView,
     prefix: &str,
     last: bool,
     top: bool,
 ) -> std::io::Result<()> {
-    let mut label = plain(&node["name"]);
-    match node["kind"].as_str() {
-        Some("dir") => label.push('/'),
-        Some("symlink") => label.push('@'),
-        _ => {}
-    }
-    if node["non_accessible"] == true {
-        label.push_str("  [non-accessible]");
-    }
-    if let Some(reason) = node["reason"].as_str() {
-        label.push_str(&format!("  [{reason}]"));
-    }
-    if let Some(n) = node["omitted"].as_u64() {
-        label.push_str(&format!("  (+{n} more)"));
-    }
     let (branch, child_prefix) = match (top, last) {
         (true, _) => ("", String::new()),
         (false, true) => ("└── ", format!("{prefix}    ")),
         (false, false) => ("├── ", format!("{prefix}│   ")),
     };
-    writeln!(out, "{prefix}{branch}{label}")?;
-    let children = node["children"]
-        .as_array()
-        .map(Vec::as_slice)
-        .unwrap_or(&[]);
-    for (i, child) in children.iter().enumerate() {
-        render_tree(out, child, &child_prefix, i + 1 == children.len(), false)?;
+    write!(out, "{prefix}{branch}{}", node.name)?;
+    match node.kind {
+        "dir" => write!(out, "/")?,
+        "symlink" => write!(out, "@")?,
+        _ => {}
+    }
+    if node.non_accessible {
+        write!(out, "  [non-accessible]")?;
+    }
+    if let Some(reason) = node.reason {
+        write!(out, "  [{reason}]")?;
+    }
+    if let Some(n) = node.omitted {
+        write!(out, "  (+{n} more)")?;
+    }
+    writeln!(out)?;
+    for (i, child) in node.children.iter().enumerate() {
+        render_tree(
+            out,
+            child,
+            &child_prefix,
+            i + 1 == node.children.len(),
+            false,
+        )?;
     }
     Ok(())
 }
@@ -659,26 +811,52 @@ fn render_list(out: &mut impl Write, r: &Value) -> std::io::Result<()> {
     Ok(())
 }
 
-fn render_search(out: &mut impl Write, r: &Value) -> std::io::Result<()> {
-    for file in r["files"].as_array().into_iter().flatten() {
-        let path = plain(&file["path"]);
-        let Some(lines) = file["lines"].as_array() else {
+#[derive(Deserialize)]
+struct SearchView<'a> {
+    #[serde(borrow)]
+    files: Vec<FileView<'a>>,
+    truncated: bool,
+    truncated_reason: Option<&'a str>,
+}
+
+#[derive(Deserialize)]
+struct FileView<'a> {
+    #[serde(borrow)]
+    path: Cow<'a, str>,
+    #[serde(borrow)]
+    lines: Option<Vec<LineView<'a>>>,
+}
+
+#[derive(Deserialize)]
+struct LineView<'a> {
+    line: Option<u64>,
+    #[serde(rename = "match")]
+    is_match: bool,
+    #[serde(borrow)]
+    text: Cow<'a, str>,
+}
+
+fn render_search(out: &mut impl Write, r: &SearchView) -> std::io::Result<()> {
+    for file in &r.files {
+        let path = &file.path;
+        let Some(lines) = &file.lines else {
             writeln!(out, "{path}")?;
             continue;
         };
         let mut previous: Option<u64> = None;
         for line in lines {
-            let n = line["line"].as_u64().unwrap_or(0);
+            let n = line.line.unwrap_or(0);
             if previous.is_some_and(|p| n > p + 1) {
-                writeln!(out, "--")?;
+                out.write_all(b"--\n")?;
             }
-            let sep = if line["match"] == true { ':' } else { '-' };
-            writeln!(out, "{path}{sep}{n}{sep}{}", plain(&line["text"]))?;
+            let sep = if line.is_match { ':' } else { '-' };
+            writeln!(out, "{path}{sep}{n}{sep}{}", line.text)?;
             previous = Some(n);
         }
     }
-    if r["truncated"] == true {
-        eprintln!("[truncated: {}]", plain(&r["truncated_reason"]));
+    if r.truncated {
+        out.flush()?;
+        eprintln!("[truncated: {}]", r.truncated_reason.unwrap_or("?"));
     }
     Ok(())
 }
@@ -688,5 +866,20 @@ fn plain(v: &Value) -> String {
         Value::String(s) => s.clone(),
         Value::Null => "?".into(),
         other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pretty_printing_matches_serde_json_without_parsing() {
+        let raw = r#"{"a":[1,{"b":"x,{y}:\"z\\"}],"c":{},"d":[],"e":null}"#;
+        let mut out = Vec::new();
+        write_pretty(&mut out, raw.as_bytes()).unwrap();
+        let value: Value = serde_json::from_str(raw).unwrap();
+        let expected = serde_json::to_string_pretty(&value).unwrap() + "\n";
+        assert_eq!(String::from_utf8(out).unwrap(), expected);
     }
 }

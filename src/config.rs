@@ -26,6 +26,9 @@ pub struct Limits {
     pub documents_max_bytes: u64,
     /// Editing a file this session has not read (or that changed since it read it) is C212.
     pub require_read_before_edit: bool,
+    /// The memory the daemon keeps itself under; heavy-request concurrency and per-request heap
+    /// budgets are derived from it (see `memory::Policy`).
+    pub max_memory_bytes: u64,
 }
 
 impl Default for Limits {
@@ -46,6 +49,7 @@ impl Default for Limits {
             fsync: true,
             documents_max_bytes: 256 * MIB,
             require_read_before_edit: false,
+            max_memory_bytes: 512 * MIB,
         }
     }
 }
@@ -233,6 +237,7 @@ impl Limits {
             ),
             ("batch_read_budget_bytes", self.batch_read_budget_bytes),
             ("max_output_bytes", self.max_output_bytes),
+            ("max_memory_bytes", self.max_memory_bytes),
         ];
         if let Some((name, _)) = positive.iter().find(|(_, v)| *v == 0) {
             return Err(Error::bad_input(format!("`{name}` must be greater than 0")));
@@ -241,6 +246,12 @@ impl Limits {
             return Err(Error::bad_input(
                 "`tree_default_depth` must be between 1 and 20",
             ));
+        }
+        if self.max_memory_bytes < crate::memory::MIN_MEMORY_BYTES {
+            return Err(Error::bad_input(format!(
+                "`max_memory_bytes` must be at least {} (16 MiB)",
+                crate::memory::MIN_MEMORY_BYTES
+            )));
         }
         if self.list_default_page_size > self.list_max_page_size {
             return Err(Error::bad_input(

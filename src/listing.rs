@@ -6,8 +6,9 @@ use crate::globs::{self, Globs};
 use crate::jail::{Jail, Resolved};
 use globset::GlobSet;
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{json, Map, Value};
+use serde::ser::{SerializeMap, SerializeSeq};
+use serde::{Deserialize, Serialize, Serializer};
+use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -30,7 +31,7 @@ pub struct TreeParams {
 }
 
 #[derive(Default)]
-struct Node {
+pub struct Node {
     name: String,
     kind: &'static str,
     size: Option<u64>,
@@ -40,7 +41,90 @@ struct Node {
     omitted: usize,
 }
 
-pub fn tree(jail: &Jail, limits: &Limits, p: TreeParams) -> Result<Value> {
+/// The `tree` result, serialized straight from the walk's nodes into the response.
+#[derive(Serialize)]
+pub struct TreeResult {
+    path: PathBuf,
+    depth: usize,
+    entries: usize,
+    truncated: bool,
+    tree: Nodes,
+}
+
+/// The walk's arena; serializes as the nested tree rooted at its first node.
+pub struct Nodes(Vec<Node>);
+
+impl Serialize for Nodes {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        NodeOut {
+            arena: &self.0,
+            id: 0,
+        }
+        .serialize(s)
+    }
+}
+
+struct NodeOut<'a> {
+    arena: &'a [Node],
+    id: usize,
+}
+
+impl Serialize for NodeOut<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let node = &self.arena[self.id];
+        let mut out = s.serialize_map(None)?;
+        out.serialize_entry("name", &node.name)?;
+        out.serialize_entry("kind", node.kind)?;
+        if let Some(size) = node.size {
+            out.serialize_entry("size", &size)?;
+        }
+        if node.non_accessible {
+            out.serialize_entry("non_accessible", &true)?;
+        }
+        if node.kind == "dir"
+            && node.reason != Some("default_exclude")
+            && node.reason != Some("depth")
+        {
+            let mut children: Vec<usize> = node.children.clone();
+            children.sort_by(|a, b| self.arena[*a].name.cmp(&self.arena[*b].name));
+            out.serialize_entry(
+                "children",
+                &Children {
+                    arena: self.arena,
+                    ids: &children,
+                },
+            )?;
+        }
+        if let Some(reason) = node.reason {
+            out.serialize_entry("truncated", &true)?;
+            out.serialize_entry("reason", reason)?;
+        }
+        if node.omitted > 0 {
+            out.serialize_entry("omitted", &node.omitted)?;
+        }
+        out.end()
+    }
+}
+
+struct Children<'a> {
+    arena: &'a [Node],
+    ids: &'a [usize],
+}
+
+impl Serialize for Children<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(self.ids.len()))?;
+        for &id in self.ids {
+            seq.serialize_element(&NodeOut {
+                arena: self.arena,
+                id,
+            })?;
+        }
+        seq.end()
+    }
+}
+
+pub fn tree(jail: &Jail, limits: &Limits, p: TreeParams) -> Result<TreeResult> {
     let depth = p.depth.unwrap_or(limits.tree_default_depth);
     if !(1..=TREE_MAX_DEPTH).contains(&depth) {
         return Err(Error::bad_input(format!(
@@ -89,7 +173,7 @@ struct TreeWalk<'a> {
 }
 
 impl TreeWalk<'_> {
-    fn run(self) -> Result<Value> {
+    fn run(self) -> Result<TreeResult> {
         let stubs = Arc::new(Mutex::new(Vec::new()));
         let walker = self.walker(stubs.clone());
         let mut arena = vec![Node {
@@ -147,13 +231,13 @@ impl TreeWalk<'_> {
         if self.only.is_some() {
             prune_empty_dirs(&mut arena, 0);
         }
-        Ok(json!({
-            "path": self.dir.abs,
-            "depth": self.depth,
-            "entries": entries,
-            "truncated": truncated,
-            "tree": render(&arena, 0),
-        }))
+        Ok(TreeResult {
+            path: self.dir.abs.clone(),
+            depth: self.depth,
+            entries,
+            truncated,
+            tree: Nodes(arena),
+        })
     }
 
     fn walker(&self, stubs: Arc<Mutex<Vec<PathBuf>>>) -> ignore::Walk {
@@ -298,36 +382,6 @@ fn prune_empty_dirs(arena: &mut [Node], id: usize) -> bool {
         node.kind != "dir" || !kept.is_empty() || id == 0 || node.reason == Some("depth");
     arena[id].children = kept;
     survives
-}
-
-fn render(arena: &[Node], id: usize) -> Value {
-    let node = &arena[id];
-    let mut out = Map::new();
-    out.insert("name".into(), json!(node.name));
-    out.insert("kind".into(), json!(node.kind));
-    if let Some(size) = node.size {
-        out.insert("size".into(), json!(size));
-    }
-    if node.non_accessible {
-        out.insert("non_accessible".into(), json!(true));
-    }
-    if node.kind == "dir" && node.reason != Some("default_exclude") && node.reason != Some("depth")
-    {
-        let mut children: Vec<usize> = node.children.clone();
-        children.sort_by(|a, b| arena[*a].name.cmp(&arena[*b].name));
-        out.insert(
-            "children".into(),
-            Value::Array(children.iter().map(|c| render(arena, *c)).collect()),
-        );
-    }
-    if let Some(reason) = node.reason {
-        out.insert("truncated".into(), json!(true));
-        out.insert("reason".into(), json!(reason));
-    }
-    if node.omitted > 0 {
-        out.insert("omitted".into(), json!(node.omitted));
-    }
-    Value::Object(out)
 }
 
 #[derive(Deserialize, JsonSchema, Debug)]

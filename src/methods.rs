@@ -6,7 +6,7 @@
 use crate::error::{Error, Result};
 use crate::protocol::{self, parse_params};
 use crate::state::State;
-use crate::{edit, listing, read, search};
+use crate::{edit, listing, memory, read, search};
 use schemars::{JsonSchema, Schema};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -33,6 +33,17 @@ impl Method {
     /// serializes its result once, straight to the bytes that go into the response.
     pub fn call(&self, state: &Arc<State>, params: Value) -> Result<Box<RawValue>> {
         (self.call)(state, snake_case_keys(params))
+    }
+
+    /// Whether a call may need much memory or a long scan, and so waits for one of the
+    /// daemon-wide heavy slots (`memory::Gate`): search, tree, batch reads, stat hashing, and
+    /// reads that may return or count more than a small window.
+    pub fn is_heavy(&self, params: &Value) -> bool {
+        match self.name {
+            "search" | "tree" => true,
+            "read" => read::is_heavy(params),
+            _ => false,
+        }
     }
 }
 
@@ -110,7 +121,7 @@ pub static METHODS: LazyLock<Vec<Method>> = LazyLock::new(|| {
             &[],
             "Search file contents (or paths) for a literal or a regex.",
             false,
-            |s, p| search::handle(&s.jail, &s.limits(), p),
+            |s, p| search::handle(&s.jail, &s.limits(), &s.policy(), p),
         ),
         method(
             "write",
@@ -278,6 +289,13 @@ fn info(state: &Arc<State>, _: NoParams) -> Result<Value> {
         },
         "tree": {"default_max_entries": listing::TREE_DEFAULT_MAX_ENTRIES},
         "max_frame_bytes": protocol::max_frame_bytes(&limits),
+        "rss_bytes": memory::rss_bytes(),
+        "memory": {
+            "policy": state.policy(),
+            "heavy_running": state.heavy.running(),
+            "heavy_queued": state.heavy.queued(),
+            "allocator": memory::ALLOCATOR,
+        },
         "methods": names(),
         "mutating_methods": METHODS.iter().filter(|m| m.mutates).map(|m| m.name).collect::<Vec<_>>(),
         "languages": [],

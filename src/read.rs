@@ -13,13 +13,14 @@ use crate::error::{Error, Result};
 use crate::jail::{Jail, Resolved};
 use base64::Engine;
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
 use std::os::unix::fs::{FileExt, MetadataExt};
+use std::path::PathBuf;
 use std::sync::Mutex;
 
 /// A read without a range returns at most this many lines, with a `next_start` to continue.
@@ -166,7 +167,138 @@ fn version(meta: &std::fs::Metadata) -> FileVersion {
     )
 }
 
-pub fn handle(jail: &Jail, limits: &Limits, counts: &LineCounts, p: ReadParams) -> Result<Value> {
+/// Whether a read (params as sent, dashed keys or not) is heavy for the memory policy: a batch, a
+/// stat (hashes the whole file), a tail (counts every line), or one that may return more than
+/// `DEFAULT_MAX_BYTES`. A ranged read with the default cap is light.
+pub fn is_heavy(params: &Value) -> bool {
+    let get = |key: &str| {
+        params
+            .get(key)
+            .or(params.get(key.replace('_', "-").as_str()))
+    };
+    let big =
+        |key: &str| get(key).is_some_and(|v| v.as_u64().is_none_or(|n| n > DEFAULT_MAX_BYTES));
+    get("paths").is_some()
+        || get("stat").is_some_and(|v| v != &Value::Bool(false))
+        || get("tail").is_some()
+        || big("max_bytes")
+        || (get("encoding").is_some_and(|e| e == "base64")
+            && get("length").is_none_or(|n| n.as_u64().is_none_or(|n| n > DEFAULT_MAX_BYTES)))
+}
+
+/// What a read returns, serialized straight into the response (no JSON tree is built).
+#[derive(Serialize)]
+#[serde(untagged)]
+pub enum ReadResult {
+    Text(TextRead),
+    Stat(StatRead),
+    Base64(Base64Read),
+    Batch(BatchRead),
+}
+
+#[derive(Serialize)]
+pub struct TextRead {
+    path: PathBuf,
+    start: u64,
+    end: u64,
+    total_lines: Option<u64>,
+    size: u64,
+    encoding: &'static str,
+    line_ending: &'static str,
+    line_ending_scope: &'static str,
+    truncated: bool,
+    next_start: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    truncated_reason: Option<&'static str>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    lossy_utf8: bool,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    line_cut: bool,
+    content: String,
+}
+
+#[derive(Serialize)]
+pub struct StatRead {
+    path: PathBuf,
+    kind: &'static str,
+    size: u64,
+    total_lines: u64,
+    mtime_ms: Option<u64>,
+    sha256: String,
+    binary: bool,
+    line_ending: &'static str,
+    line_ending_scope: &'static str,
+}
+
+#[derive(Serialize)]
+pub struct Base64Read {
+    path: PathBuf,
+    encoding: &'static str,
+    size: u64,
+    offset: u64,
+    length: usize,
+    truncated: bool,
+    next_offset: Option<u64>,
+    content: String,
+}
+
+#[derive(Serialize)]
+pub struct BatchRead {
+    results: Vec<BatchEntry>,
+    budget_bytes: u64,
+    used_bytes: u64,
+    truncated: bool,
+    skipped: usize,
+}
+
+#[derive(Serialize)]
+#[serde(untagged)]
+enum BatchEntry {
+    Read(ReadResult),
+    Skipped {
+        file: String,
+        skipped: bool,
+        reason: &'static str,
+        recovery: &'static str,
+    },
+    Failed {
+        file: String,
+        error: ItemError,
+    },
+}
+
+#[derive(Serialize)]
+struct ItemError {
+    code: &'static str,
+    message: String,
+    recovery: Option<String>,
+}
+
+impl ReadResult {
+    fn content_len(&self) -> u64 {
+        match self {
+            ReadResult::Text(t) => t.content.len() as u64,
+            ReadResult::Base64(b) => b.content.len() as u64,
+            _ => 0,
+        }
+    }
+
+    fn truncated(&self) -> bool {
+        match self {
+            ReadResult::Text(t) => t.truncated,
+            ReadResult::Base64(b) => b.truncated,
+            ReadResult::Batch(b) => b.truncated,
+            ReadResult::Stat(_) => false,
+        }
+    }
+}
+
+pub fn handle(
+    jail: &Jail,
+    limits: &Limits,
+    counts: &LineCounts,
+    p: ReadParams,
+) -> Result<ReadResult> {
     match (&p.file, &p.paths) {
         (Some(_), Some(_)) => Err(Error::bad_input("give either `file` or `paths`, not both")),
         (None, None) => Err(
@@ -186,7 +318,7 @@ fn read_one(
     file: &str,
     p: &ReadParams,
     budget: Option<u64>,
-) -> Result<Value> {
+) -> Result<ReadResult> {
     validate(p)?;
     let resolved = jail.resolve("file", file)?;
     let (handle, meta) = jail.open_file(&resolved)?;
@@ -239,7 +371,13 @@ fn read_one(
         None if window.saw_end => (window.line_ending, "file"),
         None => (window.line_ending, "window"),
     };
-    Ok(window.to_json(&resolved, size, &range, line_ending, scope))
+    Ok(ReadResult::Text(window.into_result(
+        resolved.abs,
+        size,
+        &range,
+        line_ending.as_str(),
+        scope,
+    )))
 }
 
 fn validate(p: &ReadParams) -> Result<()> {
@@ -432,15 +570,15 @@ impl Window {
         start > 1 && self.last < start && self.total.is_some_and(|t| t < start)
     }
 
-    fn to_json(
-        &self,
-        resolved: &Resolved,
+    fn into_result(
+        self,
+        path: PathBuf,
         size: u64,
         range: &LineRange,
-        line_ending: LineEnding,
-        scope: &str,
-    ) -> Value {
-        let (content, lossy) = decode_text(&self.text, self.line_cut);
+        line_ending: &'static str,
+        scope: &'static str,
+    ) -> TextRead {
+        let (content, lossy) = decode_text(self.text, self.line_cut);
         let more_after_cap = range.capped && self.total.is_none_or(|t| t > self.last);
         let (truncated, reason, next) = if let Some(next) = self.cut_before {
             (true, Some("max_bytes"), Some(next))
@@ -449,45 +587,38 @@ impl Window {
         } else {
             (false, None, None)
         };
-        let mut out = json!({
-            "path": resolved.abs,
-            "start": self.first,
-            "end": self.last,
-            "total_lines": self.total,
-            "size": size,
-            "encoding": "text",
-            "line_ending": line_ending.as_str(),
-            "line_ending_scope": scope,
-            "truncated": truncated,
-            "next_start": next,
-            "content": content,
-        });
-        if let Some(reason) = reason {
-            out["truncated_reason"] = json!(reason);
+        TextRead {
+            path,
+            start: self.first,
+            end: self.last,
+            total_lines: self.total,
+            size,
+            encoding: "text",
+            line_ending,
+            line_ending_scope: scope,
+            truncated,
+            next_start: next,
+            truncated_reason: reason,
+            lossy_utf8: lossy,
+            line_cut: self.line_cut,
+            content,
         }
-        if lossy {
-            out["lossy_utf8"] = json!(true);
-        }
-        if self.line_cut {
-            out["line_cut"] = json!(true);
-        }
-        out
     }
 }
 
 /// Text for the wire: invalid UTF-8 replaced (and flagged), a code point split by a cut dropped.
-fn decode_text(bytes: &[u8], cut: bool) -> (String, bool) {
-    let mut bytes = bytes;
+/// Valid text is not copied.
+fn decode_text(mut bytes: Vec<u8>, cut: bool) -> (String, bool) {
     if cut {
-        if let Err(e) = std::str::from_utf8(bytes) {
+        if let Err(e) = std::str::from_utf8(&bytes) {
             if e.error_len().is_none() {
-                bytes = &bytes[..e.valid_up_to()];
+                bytes.truncate(e.valid_up_to());
             }
         }
     }
-    match String::from_utf8_lossy(bytes) {
-        std::borrow::Cow::Borrowed(s) => (s.to_string(), false),
-        std::borrow::Cow::Owned(s) => (s, true),
+    match String::from_utf8(bytes) {
+        Ok(text) => (text, false),
+        Err(e) => (String::from_utf8_lossy(e.as_bytes()).into_owned(), true),
     }
 }
 
@@ -695,7 +826,7 @@ fn stat(
     handle: &File,
     meta: &std::fs::Metadata,
     counts: &LineCounts,
-) -> Result<Value> {
+) -> Result<ReadResult> {
     let io_err = |e: io::Error| Error::from_io(&e, &resolved.abs);
     let sniff = Sniff::of(handle).map_err(io_err)?;
     let (sha256, counted) = hash_and_count(handle).map_err(io_err)?;
@@ -705,16 +836,16 @@ fn stat(
         .ok()
         .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
         .map(|d| d.as_millis() as u64);
-    Ok(json!({
-        "path": resolved.abs,
-        "kind": "file",
-        "size": meta.len(),
-        "total_lines": counted.lines,
-        "mtime_ms": mtime_ms,
-        "sha256": sha256,
-        "binary": sniff.binary,
-        "line_ending": counted.line_ending.as_str(),
-        "line_ending_scope": "file",
+    Ok(ReadResult::Stat(StatRead {
+        path: resolved.abs.clone(),
+        kind: "file",
+        size: meta.len(),
+        total_lines: counted.lines,
+        mtime_ms,
+        sha256,
+        binary: sniff.binary,
+        line_ending: counted.line_ending.as_str(),
+        line_ending_scope: "file",
     }))
 }
 
@@ -740,7 +871,7 @@ fn read_base64(
     size: u64,
     p: &ReadParams,
     cap: u64,
-) -> Result<Value> {
+) -> Result<ReadResult> {
     let offset = p.offset.unwrap_or(0);
     if offset > size {
         return Err(Error::bad_input(format!(
@@ -760,15 +891,15 @@ fn read_base64(
         .map_err(|e| Error::from_io(&e, &resolved.abs))?;
     let truncated = (bytes.len() as u64) < wanted;
     let next_offset = truncated.then(|| offset + bytes.len() as u64);
-    Ok(json!({
-        "path": resolved.abs,
-        "encoding": "base64",
-        "size": size,
-        "offset": offset,
-        "length": bytes.len(),
-        "truncated": truncated,
-        "next_offset": next_offset,
-        "content": base64::engine::general_purpose::STANDARD.encode(&bytes),
+    Ok(ReadResult::Base64(Base64Read {
+        path: resolved.abs.clone(),
+        encoding: "base64",
+        size,
+        offset,
+        length: bytes.len(),
+        truncated,
+        next_offset,
+        content: base64::engine::general_purpose::STANDARD.encode(&bytes),
     }))
 }
 
@@ -780,7 +911,7 @@ fn read_batch(
     counts: &LineCounts,
     shared: &ReadParams,
     items: &[BatchItem],
-) -> Result<Value> {
+) -> Result<ReadResult> {
     if items.is_empty() {
         return Err(Error::bad_input("`paths` is empty"));
     }
@@ -794,31 +925,39 @@ fn read_batch(
         let remaining = budget.saturating_sub(used);
         if remaining == 0 && spec.stat != Some(true) {
             skipped += 1;
-            results.push(json!({
-                "file": file,
-                "skipped": true,
-                "reason": "batch_read_budget_bytes exhausted",
-                "recovery": "read this file in a separate request",
-            }));
+            results.push(BatchEntry::Skipped {
+                file,
+                skipped: true,
+                reason: "batch_read_budget_bytes exhausted",
+                recovery: "read this file in a separate request",
+            });
             continue;
         }
         match read_one(jail, limits, counts, &file, &spec, Some(remaining)) {
-            Ok(value) => {
-                used += value["content"].as_str().map_or(0, |c| c.len() as u64);
-                results.push(value);
+            Ok(read) => {
+                used += read.content_len();
+                results.push(BatchEntry::Read(read));
             }
-            Err(e) => results.push(json!({
-                "file": file,
-                "error": {"code": e.code.as_str(), "message": e.message, "recovery": e.recovery},
-            })),
+            Err(e) => results.push(BatchEntry::Failed {
+                file,
+                error: ItemError {
+                    code: e.code.as_str(),
+                    message: e.message,
+                    recovery: e.recovery,
+                },
+            }),
         }
     }
-    Ok(json!({
-        "results": results,
-        "budget_bytes": budget,
-        "used_bytes": used,
-        "truncated": skipped > 0 || results.iter().any(|r| r["truncated"] == true),
-        "skipped": skipped,
+    let truncated = skipped > 0
+        || results
+            .iter()
+            .any(|r| matches!(r, BatchEntry::Read(read) if read.truncated()));
+    Ok(ReadResult::Batch(BatchRead {
+        results,
+        budget_bytes: budget,
+        used_bytes: used,
+        truncated,
+        skipped,
     }))
 }
 
@@ -895,9 +1034,12 @@ mod tests {
     #[test]
     fn decode_drops_a_code_point_split_by_a_cut() {
         let bytes = "héllo".as_bytes();
-        assert_eq!(decode_text(&bytes[..2], true), ("h".to_string(), false));
         assert_eq!(
-            decode_text(b"a\xffb", false),
+            decode_text(bytes[..2].to_vec(), true),
+            ("h".to_string(), false)
+        );
+        assert_eq!(
+            decode_text(b"a\xffb".to_vec(), false),
             ("a\u{fffd}b".to_string(), true)
         );
     }

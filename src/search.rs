@@ -8,15 +8,17 @@ use crate::config::Limits;
 use crate::error::{Error, Result};
 use crate::globs::Globs;
 use crate::jail::{Jail, Resolved};
+use crate::memory::Policy;
 use grep_matcher::Matcher;
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
 use ignore::WalkState;
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{json, Value};
+use serde::ser::{SerializeSeq, SerializeStruct};
+use serde::{Deserialize, Serialize, Serializer};
 use std::io::Read;
-use std::path::Path;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
@@ -94,10 +96,13 @@ struct Query {
     target: Target,
     max_line_bytes: usize,
     budget: usize,
+    /// grep-searcher's heap limit: a file with a longer line is skipped (memory policy).
+    heap_limit: usize,
+    threads: usize,
 }
 
 impl Query {
-    fn from_params(p: &SearchParams, limits: &Limits) -> Result<Query> {
+    fn from_params(p: &SearchParams, limits: &Limits, policy: &Policy) -> Result<Query> {
         let (pattern, regex) = match (&p.pattern, &p.regex) {
             (Some(_), Some(RegexField::Pattern(_))) => {
                 return Err(Error::bad_input(
@@ -150,6 +155,8 @@ impl Query {
                 .unwrap_or(limits.search_default_max_line_bytes)
                 .max(16),
             budget: limits.search_response_budget_bytes,
+            heap_limit: policy.search_heap_limit_bytes as usize,
+            threads: policy.search_threads,
         })
     }
 
@@ -168,8 +175,13 @@ impl Query {
     }
 }
 
-pub fn handle(jail: &Jail, limits: &Limits, p: SearchParams) -> Result<Value> {
-    let query = Query::from_params(&p, limits)?;
+pub fn handle(
+    jail: &Jail,
+    limits: &Limits,
+    policy: &Policy,
+    p: SearchParams,
+) -> Result<SearchResult> {
+    let query = Query::from_params(&p, limits, policy)?;
     let matcher = query.matcher()?;
     let wire = p.dir.as_deref().unwrap_or(".");
     let dir = jail.resolve_visible("dir", wire)?;
@@ -177,7 +189,7 @@ pub fn handle(jail: &Jail, limits: &Limits, p: SearchParams) -> Result<Value> {
         // Searching one file is reading it: it must be accessible.
         jail.resolve("dir", wire)?;
     }
-    let walker = build_walker(jail, &dir, &p)?;
+    let walker = build_walker(jail, &dir, &p, query.threads)?;
     let shared = Shared::new(&query);
     walker.run(|| {
         let (shared, query) = (&shared, &query);
@@ -207,10 +219,15 @@ pub fn handle(jail: &Jail, limits: &Limits, p: SearchParams) -> Result<Value> {
             }
         })
     });
-    Ok(shared.into_json(&query, &dir))
+    Ok(shared.finish(query, dir.abs))
 }
 
-fn build_walker(jail: &Jail, dir: &Resolved, p: &SearchParams) -> Result<ignore::WalkParallel> {
+fn build_walker(
+    jail: &Jail,
+    dir: &Resolved,
+    p: &SearchParams,
+    threads: usize,
+) -> Result<ignore::WalkParallel> {
     let mut overrides = ignore::overrides::OverrideBuilder::new(&dir.abs);
     let bad_glob = |field: &str, g: &str, e: ignore::Error| {
         Error::bad_input(format!("`{field}`: invalid glob {g:?}: {e}"))
@@ -227,7 +244,7 @@ fn build_walker(jail: &Jail, dir: &Resolved, p: &SearchParams) -> Result<ignore:
         .build()
         .map_err(|e| Error::bad_input(format!("`glob`: {e}")))?;
     let mut builder = jail.walk_builder(dir, p.gitignore.unwrap_or(true), p.hidden.unwrap_or(true));
-    builder.overrides(overrides);
+    builder.overrides(overrides).threads(threads);
     if p.use_default_excludes.unwrap_or(true) {
         let noise = jail.default_excludes();
         let root = jail.roots()[dir.root].path.clone();
@@ -247,14 +264,94 @@ struct Shared {
     files_searched: AtomicUsize,
     stop: AtomicBool,
     reason: Mutex<Option<&'static str>>,
+    skipped: Mutex<Vec<Skipped>>,
     max_results: usize,
     budget: usize,
 }
 
+/// A file left out by the memory policy.
+#[derive(Serialize)]
+pub struct Skipped {
+    path: String,
+    reason: String,
+}
+
+/// One file's hits. The texts of its lines are kept one after another in `text`, so a file costs
+/// two allocations however many lines it returns, and they are serialized from there as borrowed
+/// strings: no JSON tree is built.
 struct FileHits {
     path: String,
-    lines: Vec<Value>,
     matches: usize,
+    text: String,
+    lines: Vec<LineHit>,
+    with_lines: bool,
+}
+
+struct LineHit {
+    line: Option<u64>,
+    is_match: bool,
+    /// 1-based byte column of the first match.
+    column: Option<usize>,
+    cut: bool,
+    text: Range<usize>,
+}
+
+/// The `search` result, serialized straight into the response.
+#[derive(Serialize)]
+pub struct SearchResult {
+    path: PathBuf,
+    pattern: String,
+    mode: &'static str,
+    target: &'static str,
+    files: Vec<FileHits>,
+    files_matched: usize,
+    match_count: usize,
+    files_searched: usize,
+    truncated: bool,
+    truncated_reason: Option<&'static str>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    skipped: Vec<Skipped>,
+}
+
+impl Serialize for FileHits {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let mut out = s.serialize_struct("File", 2 + usize::from(self.with_lines))?;
+        out.serialize_field("path", &self.path)?;
+        out.serialize_field("matches", &self.matches)?;
+        if self.with_lines {
+            out.serialize_field("lines", &LinesOf(self))?;
+        }
+        out.end()
+    }
+}
+
+struct LinesOf<'a>(&'a FileHits);
+
+impl Serialize for LinesOf<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Line<'a> {
+            line: Option<u64>,
+            #[serde(rename = "match")]
+            is_match: bool,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            column: Option<usize>,
+            text: &'a str,
+            #[serde(skip_serializing_if = "std::ops::Not::not")]
+            line_truncated: bool,
+        }
+        let mut seq = s.serialize_seq(Some(self.0.lines.len()))?;
+        for l in &self.0.lines {
+            seq.serialize_element(&Line {
+                line: l.line,
+                is_match: l.is_match,
+                column: l.column,
+                text: &self.0.text[l.text.clone()],
+                line_truncated: l.cut,
+            })?;
+        }
+        seq.end()
+    }
 }
 
 impl Shared {
@@ -266,6 +363,7 @@ impl Shared {
             files_searched: AtomicUsize::new(0),
             stop: AtomicBool::new(false),
             reason: Mutex::new(None),
+            skipped: Mutex::new(Vec::new()),
             max_results: q.max_results,
             budget: q.budget,
         }
@@ -294,6 +392,13 @@ impl Shared {
         }
     }
 
+    fn skip(&self, skipped: Skipped) {
+        self.skipped
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(skipped);
+    }
+
     fn push(&self, hits: FileHits) {
         self.files
             .lock()
@@ -301,33 +406,34 @@ impl Shared {
             .push(hits);
     }
 
-    fn into_json(self, q: &Query, dir: &Resolved) -> Value {
+    fn finish(self, q: Query, path: PathBuf) -> SearchResult {
         let mut files = self.files.into_inner().unwrap_or_else(|e| e.into_inner());
         files.sort_by(|a, b| a.path.cmp(&b.path));
+        let with_lines = !(q.paths_only || q.target == Target::Paths);
+        for f in &mut files {
+            f.with_lines = with_lines;
+        }
         let match_count: usize = files.iter().map(|f| f.matches).sum();
         let reason = self.reason.into_inner().unwrap_or_else(|e| e.into_inner());
-        let files: Vec<Value> = files
-            .into_iter()
-            .map(|f| {
-                if q.paths_only || q.target == Target::Paths {
-                    json!({"path": f.path, "matches": f.matches})
-                } else {
-                    json!({"path": f.path, "matches": f.matches, "lines": f.lines})
-                }
-            })
-            .collect();
-        json!({
-            "path": dir.abs,
-            "pattern": q.pattern,
-            "mode": if q.regex { "regex" } else { "literal" },
-            "target": if q.target == Target::Paths { "paths" } else { "content" },
-            "files": files,
-            "files_matched": files.len(),
-            "match_count": match_count,
-            "files_searched": self.files_searched.into_inner(),
-            "truncated": reason.is_some(),
-            "truncated_reason": reason,
-        })
+        let mut skipped = self.skipped.into_inner().unwrap_or_else(|e| e.into_inner());
+        skipped.sort_by(|a, b| a.path.cmp(&b.path));
+        SearchResult {
+            path,
+            mode: if q.regex { "regex" } else { "literal" },
+            target: if q.target == Target::Paths {
+                "paths"
+            } else {
+                "content"
+            },
+            pattern: q.pattern,
+            files_matched: files.len(),
+            files,
+            match_count,
+            files_searched: self.files_searched.into_inner(),
+            truncated: reason.is_some(),
+            truncated_reason: reason,
+            skipped,
+        }
     }
 }
 
@@ -339,8 +445,10 @@ fn search_path(jail: &Jail, resolved: &Resolved, matcher: &RegexMatcher, shared:
     {
         shared.push(FileHits {
             path: resolved.abs.to_string_lossy().into_owned(),
-            lines: Vec::new(),
             matches: 1,
+            text: String::new(),
+            lines: Vec::new(),
+            with_lines: false,
         });
     }
 }
@@ -355,18 +463,22 @@ struct Worker {
 
 impl Worker {
     fn new(matcher: RegexMatcher, q: &Query) -> Worker {
+        Worker {
+            matcher,
+            searcher: Worker::searcher(q),
+            buffer: Vec::new(),
+        }
+    }
+
+    fn searcher(q: &Query) -> Searcher {
         let context = |n| if q.paths_only { 0 } else { n };
-        let searcher = SearcherBuilder::new()
+        SearcherBuilder::new()
             .binary_detection(BinaryDetection::quit(0))
             .line_number(true)
             .before_context(context(q.before))
             .after_context(context(q.after))
-            .build();
-        Worker {
-            matcher,
-            searcher,
-            buffer: Vec::new(),
-        }
+            .heap_limit(Some(q.heap_limit))
+            .build()
     }
 
     fn search_file(&mut self, jail: &Jail, resolved: &Resolved, q: &Query, shared: &Shared) {
@@ -378,6 +490,7 @@ impl Worker {
             matcher: &self.matcher,
             q,
             shared,
+            text: String::new(),
             lines: Vec::new(),
             matches: 0,
             charged_file: false,
@@ -387,19 +500,31 @@ impl Worker {
         // searched as a slice: two syscalls fewer per file than streaming it (measured).
         let searched = if meta.len() <= SLURP_LIMIT {
             self.buffer.resize(meta.len() as usize, 0);
-            file.read_exact(&mut self.buffer).is_ok()
-                && search_buffer(&mut self.searcher, &self.matcher, &self.buffer, &mut sink)
+            match file.read_exact(&mut self.buffer) {
+                Ok(()) => search_buffer(&mut self.searcher, &self.matcher, &self.buffer, &mut sink),
+                Err(e) => Err(e),
+            }
         } else {
-            self.searcher
-                .search_file(&self.matcher, &file, &mut sink)
-                .is_ok()
+            self.searcher.search_file(&self.matcher, &file, &mut sink)
         };
-        if searched && sink.matches > 0 {
-            shared.push(FileHits {
+        if meta.len() > SLURP_LIMIT {
+            // A long line grew the searcher's buffer; start the next file with a small one.
+            self.searcher = Worker::searcher(q);
+        }
+        match searched {
+            Ok(()) if sink.matches > 0 => shared.push(FileHits {
                 path: resolved.abs.to_string_lossy().into_owned(),
-                lines: sink.lines,
                 matches: sink.matches,
-            });
+                text: sink.text,
+                lines: sink.lines,
+                with_lines: true,
+            }),
+            Ok(()) => {}
+            Err(e) if is_heap_limit(&e) => shared.skip(Skipped {
+                path: resolved.abs.to_string_lossy().into_owned(),
+                reason: format!("line over {} bytes", q.heap_limit),
+            }),
+            Err(_) => {}
         }
     }
 }
@@ -411,13 +536,18 @@ fn search_buffer(
     matcher: &RegexMatcher,
     buffer: &[u8],
     sink: &mut Collector,
-) -> bool {
+) -> std::io::Result<()> {
     let utf16 = buffer.starts_with(b"\xff\xfe") || buffer.starts_with(b"\xfe\xff");
     if utf16 {
-        searcher.search_reader(matcher, buffer, sink).is_ok()
+        searcher.search_reader(matcher, buffer, sink)
     } else {
-        searcher.search_slice(matcher, buffer, sink).is_ok()
+        searcher.search_slice(matcher, buffer, sink)
     }
+}
+
+/// grep-searcher's error for a line that would outgrow its `heap_limit`.
+fn is_heap_limit(e: &std::io::Error) -> bool {
+    e.kind() == std::io::ErrorKind::Other && e.to_string().contains("allocation limit")
 }
 
 /// Collects one file's matches and context lines, charging each against the shared budgets.
@@ -425,7 +555,8 @@ struct Collector<'a> {
     matcher: &'a RegexMatcher,
     q: &'a Query,
     shared: &'a Shared,
-    lines: Vec<Value>,
+    text: String,
+    lines: Vec<LineHit>,
     matches: usize,
     charged_file: bool,
     path: &'a Path,
@@ -441,22 +572,39 @@ impl Collector<'_> {
             .take_bytes(FILE_OVERHEAD + self.path.as_os_str().len())
     }
 
-    fn line_json(&self, number: Option<u64>, bytes: &[u8], is_match: bool) -> Value {
+    /// Adds a line (clipped around its match) if the response budget has room for it.
+    fn add_line(&mut self, number: Option<u64>, bytes: &[u8], is_match: bool) -> bool {
         let line = trim_newline(bytes);
         let column = if is_match {
             self.matcher.find(line).ok().flatten().map(|m| m.start())
         } else {
             None
         };
-        let (text, cut) = clip(line, column.unwrap_or(0), self.q.max_line_bytes);
-        let mut out = json!({"line": number, "text": text, "match": is_match});
-        if let Some(col) = column {
-            out["column"] = json!(col + 1);
+        let from = self.text.len();
+        let cut = clip(
+            line,
+            column.unwrap_or(0),
+            self.q.max_line_bytes,
+            &mut self.text,
+        );
+        let cost = line_cost(&self.text[from..]);
+        let room = if is_match {
+            self.shared.take_match(cost)
+        } else {
+            self.shared.take_bytes(cost)
+        };
+        if !room {
+            self.text.truncate(from);
+            return false;
         }
-        if cut {
-            out["line_truncated"] = json!(true);
-        }
-        out
+        self.lines.push(LineHit {
+            line: number,
+            is_match,
+            column: column.map(|c| c + 1),
+            cut,
+            text: from..self.text.len(),
+        });
+        true
     }
 }
 
@@ -474,12 +622,10 @@ impl Sink for Collector<'_> {
             }
             return Ok(false);
         }
-        let line = self.line_json(mat.line_number(), mat.bytes(), true);
-        if !self.shared.take_match(line_cost(&line)) {
+        if !self.add_line(mat.line_number(), mat.bytes(), true) {
             return Ok(false);
         }
         self.matches += 1;
-        self.lines.push(line);
         Ok(true)
     }
 
@@ -487,18 +633,13 @@ impl Sink for Collector<'_> {
         if self.shared.stop.load(Ordering::Relaxed) {
             return Ok(false);
         }
-        let line = self.line_json(ctx.line_number(), ctx.bytes(), false);
-        if !self.shared.take_bytes(line_cost(&line)) {
-            return Ok(false);
-        }
-        self.lines.push(line);
-        Ok(true)
+        Ok(self.add_line(ctx.line_number(), ctx.bytes(), false))
     }
 }
 
 /// What a line adds to the response: its JSON frame plus its text as JSON will escape it.
-fn line_cost(line: &Value) -> usize {
-    LINE_OVERHEAD + line["text"].as_str().map_or(0, json_escaped_len)
+fn line_cost(text: &str) -> usize {
+    LINE_OVERHEAD + json_escaped_len(text)
 }
 
 fn json_escaped_len(text: &str) -> usize {
@@ -518,21 +659,25 @@ fn trim_newline(bytes: &[u8]) -> &[u8] {
     bytes.strip_suffix(b"\r").unwrap_or(bytes)
 }
 
-/// A line cut to `max` bytes around `focus` (the match), on character boundaries.
-fn clip(line: &[u8], focus: usize, max: usize) -> (String, bool) {
-    let text = String::from_utf8_lossy(line);
-    if text.len() <= max {
-        return (text.into_owned(), false);
+/// Appends `line` to `out`, cut to `max` bytes around `focus` (the match) on character
+/// boundaries; true when it was cut. Only the kept bytes are decoded, so a 50 MB line costs what
+/// its clip costs.
+fn clip(line: &[u8], focus: usize, max: usize, out: &mut String) -> bool {
+    if line.len() <= max {
+        out.push_str(&String::from_utf8_lossy(line));
+        return false;
     }
-    let mut start = focus.saturating_sub(max / 4).min(text.len());
-    while !text.is_char_boundary(start) {
+    let continuation = |i: usize| line.get(i).is_some_and(|b| b & 0xc0 == 0x80);
+    let mut start = focus.saturating_sub(max / 4).min(line.len());
+    while start > 0 && continuation(start) {
         start -= 1;
     }
-    let mut end = (start + max).min(text.len());
-    while !text.is_char_boundary(end) {
+    let mut end = (start + max).min(line.len());
+    while end > start && end < line.len() && continuation(end) {
         end -= 1;
     }
-    (text[start..end].to_string(), true)
+    out.push_str(&String::from_utf8_lossy(&line[start..end]));
+    true
 }
 
 #[cfg(test)]
@@ -542,8 +687,17 @@ mod tests {
     #[test]
     fn clip_keeps_the_match_in_view_and_respects_char_boundaries() {
         let line = format!("{}NEEDLE{}", "a".repeat(100), "é".repeat(50));
-        let (text, cut) = clip(line.as_bytes(), 100, 40);
-        assert!(cut && text.contains("NEEDLE") && text.len() <= 40);
-        assert_eq!(clip(b"short", 0, 40), ("short".to_string(), false));
+        let mut text = String::new();
+        let cut = clip(line.as_bytes(), 100, 40, &mut text);
+        assert!(cut && text.contains("NEEDLE") && text.len() <= 40, "{text}");
+        let mut text = String::new();
+        let cut = clip(line.as_bytes(), 140, 41, &mut text);
+        assert!(
+            cut && !text.contains('\u{fffd}') && text.len() <= 41,
+            "{text}"
+        );
+        let mut short = String::new();
+        assert!(!clip(b"short", 0, 40, &mut short));
+        assert_eq!(short, "short");
     }
 }

@@ -56,6 +56,7 @@ pub async fn serve(opts: ServeOptions) -> Result<()> {
         .config
         .as_ref()
         .map(|p| std::path::absolute(p).unwrap_or(p.clone()));
+    crate::memory::configure_allocator();
     let state = Arc::new(State::new(jail, config, config_path, socket.clone()));
     let _watcher = watch_config(&state);
     // Lets `coder` find this daemon from any folder under its roots; removed at a clean stop.
@@ -253,6 +254,7 @@ async fn serve_connection(state: Arc<State>, stream: UnixStream) {
     });
     let mut reader = BufReader::with_capacity(64 * 1024, reader);
     let slots = Arc::new(Semaphore::new(IN_FLIGHT_PER_CONNECTION));
+    let turns = crate::memory::Gate::connection_turns(&state.policy());
     loop {
         let max_frame = protocol::max_frame_bytes(&state.limits());
         let frame = match next_frame(&mut reader, max_frame).await {
@@ -274,9 +276,9 @@ async fn serve_connection(state: Arc<State>, stream: UnixStream) {
         let Ok(permit) = slots.clone().acquire_owned().await else {
             break;
         };
-        let (state, tx) = (state.clone(), tx.clone());
+        let (state, tx, turns) = (state.clone(), tx.clone(), turns.clone());
         tokio::spawn(async move {
-            if let Some(response) = handle_frame(state, &frame).await {
+            if let Some(response) = handle_frame(state, &frame, &turns).await {
                 let _ = tx.send(response).await;
             }
             drop(permit);
@@ -331,8 +333,9 @@ async fn next_frame<R: tokio::io::AsyncBufRead + Unpin>(
     }
 }
 
-/// Turns one frame into response bytes; `None` for notifications (requests without an id).
-async fn handle_frame(state: Arc<State>, frame: &[u8]) -> Option<Vec<u8>> {
+/// Turns one frame into response bytes; `None` for notifications (requests without an id). A heavy
+/// request first waits for its connection's turn and a daemon-wide slot (`memory::Gate`).
+async fn handle_frame(state: Arc<State>, frame: &[u8], turns: &Arc<Semaphore>) -> Option<Vec<u8>> {
     let request = match protocol::parse_request(frame) {
         Ok(r) => r,
         Err(FrameError {
@@ -346,7 +349,13 @@ async fn handle_frame(state: Arc<State>, frame: &[u8]) -> Option<Vec<u8>> {
     let outcome = match method {
         Some(method) => {
             let params = request.params;
-            run_blocking(method.name, move || method.call(&state, params)).await
+            let permit = match method.is_heavy(&params) {
+                true => state.heavy.enter(turns).await,
+                false => None,
+            };
+            let outcome = run_blocking(method.name, move || method.call(&state, params)).await;
+            drop(permit);
+            outcome
         }
         None => Err(methods::unknown(&request.method)),
     };

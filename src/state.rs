@@ -6,6 +6,7 @@ use crate::documents::Documents;
 use crate::edit::commit::Journal;
 use crate::edit::locks::Locks;
 use crate::jail::Jail;
+use crate::memory::{Gate, Policy};
 use crate::read;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, RwLock};
@@ -25,6 +26,8 @@ pub struct State {
     pub documents: Documents,
     pub locks: Locks,
     pub journal: Journal,
+    /// The daemon-wide gate for heavy requests (see `memory`).
+    pub heavy: Arc<Gate>,
     pub started: Instant,
     pub shutdown: Notify,
 }
@@ -32,8 +35,10 @@ pub struct State {
 impl State {
     pub fn new(jail: Jail, config: Config, config_path: Option<PathBuf>, socket: PathBuf) -> State {
         let journal = Journal::open(state_dir(&socket).as_deref());
+        let heavy = Arc::new(Gate::new(&Policy::new(config.limits.max_memory_bytes)));
         let state = State {
             jail,
+            heavy,
             limits: RwLock::new(Arc::new(config.limits)),
             startup_jail: config.jail,
             last_warning: Default::default(),
@@ -59,6 +64,11 @@ impl State {
             .read()
             .unwrap_or_else(|e| e.into_inner())
             .clone()
+    }
+
+    /// The memory policy in force now (derived from the live `max_memory_bytes`).
+    pub fn policy(&self) -> Policy {
+        Policy::new(self.limits().max_memory_bytes)
     }
 
     /// Stops the daemon shortly, after the current response had time to reach its client.
@@ -96,6 +106,8 @@ impl State {
                 let mut current = self.limits.write().unwrap_or_else(|e| e.into_inner());
                 if **current != config.limits {
                     tracing::info!("config reloaded: budgets updated");
+                    self.heavy
+                        .resize(&Policy::new(config.limits.max_memory_bytes));
                     *current = Arc::new(config.limits);
                 }
             }

@@ -1,0 +1,277 @@
+//! The daemon-wide memory policy: whatever the clients do, the daemon stays under
+//! `max_memory_bytes`.
+//!
+//! - **Heavy requests** (search, tree, batch reads, stat hashing, large reads) run through one
+//!   daemon-wide gate of `heavy_slots`. The gate is a FIFO semaphore, and each connection may have
+//!   at most `heavy_per_connection` heavy requests in it (running or waiting for a slot), so the
+//!   queue for the slots is round-robin across connections: a flood on one connection cannot starve
+//!   another. Light requests (a small ranged `read`, `info`, `list-folder`) never wait on it.
+//! - **Per-request heap budget**: half of `max_memory_bytes` is divided among the slots; a search
+//!   divides its share among its walker threads, and that is grep-searcher's `heap_limit`: a file
+//!   with a line longer than that is skipped and reported, never buffered whole.
+//! - **Giving memory back**: large buffers are allocated with `mmap` (a fixed glibc mmap threshold,
+//!   so they are unmapped the moment they are freed), and once heavy work goes quiet the allocator
+//!   is asked to return its free pages (`malloc_trim`). README, "Memory", has the measurements
+//!   behind that choice.
+
+use serde::Serialize;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+
+const MIB: u64 = 1024 * 1024;
+/// The smallest `max_memory_bytes` a config may set.
+pub const MIN_MEMORY_BYTES: u64 = 16 * MIB;
+/// Allocations at least this large get their own mapping and go back to the system when freed.
+const MMAP_THRESHOLD: usize = 256 * 1024;
+/// How long heavy work must have been quiet before free memory is handed back.
+const QUIET_BEFORE_TRIM: Duration = Duration::from_millis(200);
+/// Searches read files up to this size whole; the buffer comes out of the request's heap budget.
+const SEARCH_SLURP_BYTES: u64 = 4 * MIB;
+
+/// The numbers the policy derives from `max_memory_bytes` (reported by `info`).
+#[derive(Serialize, Clone, Copy, Debug, PartialEq)]
+pub struct Policy {
+    pub max_memory_bytes: u64,
+    /// Heavy requests running at once, daemon-wide.
+    pub heavy_slots: usize,
+    /// Heavy requests one connection may have running or queued for a slot; its others wait on
+    /// the connection, which keeps the slot queue fair between connections.
+    pub heavy_per_connection: usize,
+    /// Working memory of one heavy request.
+    pub request_heap_bytes: u64,
+    /// Walker threads of one search.
+    pub search_threads: usize,
+    /// grep-searcher's `heap_limit` for each search thread: the longest line a search buffers.
+    pub search_heap_limit_bytes: u64,
+}
+
+impl Policy {
+    pub fn new(max_memory_bytes: u64) -> Policy {
+        static CPUS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+        let cpus =
+            *CPUS.get_or_init(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
+        Policy::for_machine(max_memory_bytes, cpus)
+    }
+
+    fn for_machine(max_memory_bytes: u64, cpus: usize) -> Policy {
+        let max_memory_bytes = max_memory_bytes.max(MIN_MEMORY_BYTES);
+        // Half the budget is the heavy requests' working memory; the other half covers the
+        // baseline (runtime, caches), light requests, responses on their way out, allocator slack.
+        let heavy = max_memory_bytes / 2;
+        // More heavy requests than cores only share the cores; each slot gets at least 16 MiB.
+        let heavy_slots = cpus.clamp(2, 8).min((heavy / (16 * MIB)).max(1) as usize);
+        let request_heap_bytes = heavy / heavy_slots as u64;
+        let search_threads = cpus.clamp(1, 8);
+        let per_thread = request_heap_bytes / search_threads as u64;
+        let search_heap_limit_bytes = per_thread
+            .saturating_sub(SEARCH_SLURP_BYTES)
+            .max(per_thread / 2);
+        Policy {
+            max_memory_bytes,
+            heavy_slots,
+            heavy_per_connection: (heavy_slots / 2).max(1),
+            request_heap_bytes,
+            search_threads,
+            search_heap_limit_bytes,
+        }
+    }
+}
+
+/// The daemon-wide gate for heavy requests.
+pub struct Gate {
+    /// FIFO: waiters are served in arrival order.
+    slots: Arc<Semaphore>,
+    /// Slots the semaphore currently stands for (a reload can change it).
+    size: AtomicUsize,
+    running: AtomicUsize,
+    queued: AtomicUsize,
+    /// Bumped whenever a heavy request starts: a pending trim sees that work resumed.
+    epoch: AtomicU64,
+    /// The daemon's runtime, for the timers (a reload arrives on the file watcher's thread).
+    runtime: Option<tokio::runtime::Handle>,
+}
+
+/// Held while a heavy request runs.
+pub struct HeavyPermit {
+    _slot: OwnedSemaphorePermit,
+    _turn: OwnedSemaphorePermit,
+    gate: Arc<Gate>,
+}
+
+impl Gate {
+    pub fn new(policy: &Policy) -> Gate {
+        Gate {
+            slots: Arc::new(Semaphore::new(policy.heavy_slots)),
+            size: AtomicUsize::new(policy.heavy_slots),
+            running: AtomicUsize::new(0),
+            queued: AtomicUsize::new(0),
+            epoch: AtomicU64::new(0),
+            runtime: tokio::runtime::Handle::try_current().ok(),
+        }
+    }
+
+    /// A connection's own turn-taker: at most `heavy_per_connection` of its heavy requests are in
+    /// the daemon-wide queue at once.
+    pub fn connection_turns(policy: &Policy) -> Arc<Semaphore> {
+        Arc::new(Semaphore::new(policy.heavy_per_connection))
+    }
+
+    /// Waits for the connection's turn, then for a daemon-wide slot.
+    pub async fn enter(self: &Arc<Self>, turns: &Arc<Semaphore>) -> Option<HeavyPermit> {
+        self.queued.fetch_add(1, Ordering::SeqCst);
+        let turn = turns.clone().acquire_owned().await;
+        let slot = match turn {
+            Ok(_) => self.slots.clone().acquire_owned().await.ok(),
+            Err(_) => None,
+        };
+        self.queued.fetch_sub(1, Ordering::SeqCst);
+        let (turn, slot) = (turn.ok()?, slot?);
+        self.running.fetch_add(1, Ordering::SeqCst);
+        self.epoch.fetch_add(1, Ordering::SeqCst);
+        Some(HeavyPermit {
+            _slot: slot,
+            _turn: turn,
+            gate: self.clone(),
+        })
+    }
+
+    /// Follows a reload that changed `max_memory_bytes`.
+    pub fn resize(self: &Arc<Self>, policy: &Policy) {
+        let old = self.size.swap(policy.heavy_slots, Ordering::SeqCst);
+        if policy.heavy_slots > old {
+            self.slots.add_permits(policy.heavy_slots - old);
+        } else if policy.heavy_slots < old {
+            // Take the surplus as it frees up and keep it.
+            let (slots, surplus) = (self.slots.clone(), (old - policy.heavy_slots) as u32);
+            if let Some(runtime) = &self.runtime {
+                runtime.spawn(async move {
+                    if let Ok(permits) = slots.acquire_many_owned(surplus).await {
+                        permits.forget();
+                    }
+                });
+            }
+        }
+    }
+
+    pub fn running(&self) -> usize {
+        self.running.load(Ordering::SeqCst)
+    }
+
+    pub fn queued(&self) -> usize {
+        self.queued.load(Ordering::SeqCst)
+    }
+}
+
+impl Drop for HeavyPermit {
+    fn drop(&mut self) {
+        if self.gate.running.fetch_sub(1, Ordering::SeqCst) != 1 {
+            return;
+        }
+        // The last heavy request finished: once nothing heavy has started for a moment, hand the
+        // free memory back. A burst trims once at its end, not after every request.
+        let Some(runtime) = &self.gate.runtime else {
+            return;
+        };
+        let gate = self.gate.clone();
+        let epoch = gate.epoch.load(Ordering::SeqCst);
+        runtime.spawn(async move {
+            tokio::time::sleep(QUIET_BEFORE_TRIM).await;
+            if gate.running() == 0 && gate.epoch.load(Ordering::SeqCst) == epoch {
+                let _ = tokio::task::spawn_blocking(release_free_memory).await;
+            }
+        });
+    }
+}
+
+/// Current resident set size, from /proc/self/statm.
+pub fn rss_bytes() -> Option<u64> {
+    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
+    Some(pages * rustix::param::page_size() as u64)
+}
+
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+mod glibc {
+    use std::os::raw::c_int;
+    extern "C" {
+        pub fn malloc_trim(pad: usize) -> c_int;
+        pub fn mallopt(param: c_int, value: c_int) -> c_int;
+    }
+    pub const M_TRIM_THRESHOLD: c_int = -1;
+    pub const M_MMAP_THRESHOLD: c_int = -3;
+}
+
+/// Sets the allocator up to give memory back: allocations of `MMAP_THRESHOLD` and more get their
+/// own mapping (returned when freed; setting it turns off glibc's habit of raising the threshold
+/// after each large free, which strands big buffers in the heap), and the heap top is trimmed past
+/// twice that. Called once at daemon start.
+pub fn configure_allocator() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only changes allocator tunables; called before the daemon's threads start.
+    unsafe {
+        glibc::mallopt(glibc::M_MMAP_THRESHOLD, MMAP_THRESHOLD as _);
+        glibc::mallopt(glibc::M_TRIM_THRESHOLD, (2 * MMAP_THRESHOLD) as _);
+    }
+}
+
+/// Returns the allocator's free pages to the system (every arena, not only the heap top).
+pub fn release_free_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim is thread-safe; it only releases memory that is already free.
+    unsafe {
+        glibc::malloc_trim(0);
+    }
+}
+
+/// What `info` says about the allocator.
+pub const ALLOCATOR: &str = if cfg!(all(target_os = "linux", target_env = "gnu")) {
+    "glibc malloc; mmap threshold fixed at 256 KiB; malloc_trim(0) 200 ms after heavy work goes quiet"
+} else {
+    "system allocator"
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_budget_on_two_cores() {
+        let p = Policy::for_machine(512 * MIB, 2);
+        assert_eq!(p.heavy_slots, 2);
+        assert_eq!(p.heavy_per_connection, 1);
+        assert_eq!(p.request_heap_bytes, 128 * MIB);
+        assert_eq!(p.search_threads, 2);
+        assert_eq!(p.search_heap_limit_bytes, 60 * MIB);
+        // Heavy requests at their limits fit in half the budget.
+        assert!(p.heavy_slots as u64 * p.request_heap_bytes <= p.max_memory_bytes / 2);
+    }
+
+    #[test]
+    fn small_budgets_still_allow_one_heavy_request() {
+        let p = Policy::for_machine(MIN_MEMORY_BYTES, 16);
+        assert_eq!(p.heavy_slots, 1);
+        assert!(p.search_heap_limit_bytes > 0);
+        let big = Policy::for_machine(8192 * MIB, 16);
+        assert_eq!((big.heavy_slots, big.heavy_per_connection), (8, 4));
+    }
+
+    #[tokio::test]
+    async fn connections_take_turns_for_the_slots() {
+        let gate = Arc::new(Gate::new(&Policy::for_machine(64 * MIB, 2)));
+        let flood = Gate::connection_turns(&Policy::for_machine(64 * MIB, 2));
+        let other = Gate::connection_turns(&Policy::for_machine(64 * MIB, 2));
+        let a = gate.enter(&flood).await.unwrap();
+        let b = gate.enter(&flood);
+        // The flood's second request waits for its connection's turn; the other connection gets
+        // the free slot.
+        let c = tokio::time::timeout(Duration::from_millis(100), gate.enter(&other))
+            .await
+            .expect("another connection is not starved")
+            .unwrap();
+        assert_eq!(gate.running(), 2);
+        drop((a, c));
+        assert!(b.await.is_some());
+    }
+}
