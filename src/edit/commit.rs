@@ -126,7 +126,8 @@ fn create_folders(jail: &Jail, dir: &Resolved) -> Result<OwnedFd> {
     Ok(current)
 }
 
-fn open_child_dir(dir: &OwnedFd, name: &OsStr) -> rustix::io::Result<OwnedFd> {
+/// Opens a folder's child folder, never through a symlink.
+pub(crate) fn open_child_dir(dir: &OwnedFd, name: &OsStr) -> rustix::io::Result<OwnedFd> {
     rustix::fs::openat2(
         dir,
         name,
@@ -190,7 +191,6 @@ pub struct Staged<'a> {
     place: &'a Place,
     temp: OsString,
     file: File,
-    journal: &'a Journal,
     published: bool,
 }
 
@@ -232,7 +232,6 @@ pub fn stage<'a>(
         place,
         temp,
         file: File::from(fd),
-        journal,
         published: !named, // nothing to clean up until the anonymous file has a name
     };
     let file = &mut staged.file;
@@ -344,7 +343,6 @@ impl Drop for Staged<'_> {
         if !self.published {
             let _ = rustix::fs::unlinkat(&self.place.dir, &self.temp, AtFlags::empty());
         }
-        let _ = self.journal; // the journal entry is swept at the next start; nothing to undo here
     }
 }
 

@@ -7,12 +7,13 @@ use crate::documents::{Event, EventKind};
 use crate::error::{Code, Error, Result};
 use crate::jail::Resolved;
 use crate::state::State;
-use rustix::fs::{AtFlags, FileType, Mode, OFlags, ResolveFlags};
+use rustix::fs::{AtFlags, FileType};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::ffi::OsStr;
 use std::io::Read;
 use std::os::fd::OwnedFd;
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
@@ -55,14 +56,7 @@ fn kind_of(st: &rustix::fs::Stat) -> FileType {
 }
 
 fn open_child_dir(dir: &OwnedFd, name: &OsStr, shown: &Path) -> Result<OwnedFd> {
-    rustix::fs::openat2(
-        dir,
-        name,
-        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
-        Mode::empty(),
-        ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS,
-    )
-    .map_err(|e| Error::from_io(&e.into(), shown))
+    commit::open_child_dir(dir, name).map_err(|e| Error::from_io(&e.into(), shown))
 }
 
 /// The entries of a folder opened by handle (never `.` or `..`).
@@ -74,7 +68,7 @@ fn children(dir: &OwnedFd, shown: &Path) -> Result<Vec<(std::ffi::OsString, File
     let mut out = Vec::new();
     while let Some(item) = listing.read() {
         let item = item.map_err(|e| Error::from_io(&e.into(), shown))?;
-        let name = OsStr::from_bytes_compat(item.file_name().to_bytes());
+        let name = OsStr::from_bytes(item.file_name().to_bytes());
         if name == "." || name == ".." {
             continue;
         }
@@ -87,15 +81,6 @@ fn children(dir: &OwnedFd, shown: &Path) -> Result<Vec<(std::ffi::OsString, File
         out.push((name.to_os_string(), kind));
     }
     Ok(out)
-}
-
-trait FromBytesCompat {
-    fn from_bytes_compat(bytes: &[u8]) -> &OsStr;
-}
-impl FromBytesCompat for OsStr {
-    fn from_bytes_compat(bytes: &[u8]) -> &OsStr {
-        std::os::unix::ffi::OsStrExt::from_bytes(bytes)
-    }
 }
 
 /// The first non-accessible entry under a folder, walking by handles (no symlink is followed).

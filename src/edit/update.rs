@@ -269,28 +269,15 @@ struct Line<'a> {
     eol: &'a [u8],
 }
 
+/// The body's lines as text and ending, split by the same rule as search/replace uses.
 fn split_lines(body: &[u8]) -> Vec<Line<'_>> {
-    let mut lines = Vec::new();
-    let mut start = 0;
-    for nl in memchr::memchr_iter(b'\n', body) {
-        let text_end = if nl > start && body[nl - 1] == b'\r' {
-            nl - 1
-        } else {
-            nl
-        };
-        lines.push(Line {
-            text: &body[start..text_end],
-            eol: &body[text_end..=nl],
-        });
-        start = nl + 1;
-    }
-    if start < body.len() {
-        lines.push(Line {
-            text: &body[start..],
-            eol: &body[body.len()..],
-        });
-    }
-    lines
+    super::locate::split_lines(body)
+        .into_iter()
+        .map(|l| Line {
+            text: &body[l.start..l.content_end],
+            eol: &body[l.content_end..l.end],
+        })
+        .collect()
 }
 
 /// `content` as lines, the way `str::lines` splits it, trailing `\r`s dropped.
