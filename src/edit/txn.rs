@@ -479,17 +479,21 @@ fn existing(state: &State, slot: &Slot, opts: &Options) -> Result<(Existing, Fil
     Ok((existing, file))
 }
 
-/// `<file>.bak` beside the file. Never resolved through a symlink: a planted `.bak` link is
+/// The path of a file's backup: `<file>.bak` beside it, taken as written (not resolved).
+pub fn backup_of(file: &Resolved) -> Resolved {
+    let mut name = file.rel.file_name().unwrap_or_default().to_os_string();
+    name.push(".bak");
+    Resolved {
+        abs: file.abs.with_file_name(&name),
+        root: file.root,
+        rel: file.rel.with_file_name(&name),
+    }
+}
+
+/// Where the backup goes. Never resolved through a symlink: a planted `.bak` link is
 /// replaced by the backup, never written through.
 fn backup_place(state: &State, slot: &Slot) -> Result<Place> {
-    let resolved = &slot.target.resolved;
-    let mut name = resolved.rel.file_name().unwrap_or_default().to_os_string();
-    name.push(".bak");
-    let bak = Resolved {
-        abs: resolved.abs.with_file_name(&name),
-        root: resolved.root,
-        rel: resolved.rel.with_file_name(&name),
-    };
+    let bak = backup_of(&slot.target.resolved);
     if state.jail.is_non_accessible(&bak.rel) {
         return Err(Error::not_found(format!(
             "`{}`: the backup {} would be non-accessible by workspace policy",

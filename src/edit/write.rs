@@ -154,18 +154,7 @@ pub struct RollbackParams {
 /// symlinks, so a planted `.bak` link is refused, never read through.
 pub fn rollback(state: &Arc<State>, p: RollbackParams) -> Result<FileResult> {
     let target = target(state, "file", &p.file)?;
-    let mut name = target
-        .resolved
-        .rel
-        .file_name()
-        .unwrap_or_default()
-        .to_os_string();
-    name.push(".bak");
-    let bak = crate::jail::Resolved {
-        abs: target.resolved.abs.with_file_name(&name),
-        root: target.resolved.root,
-        rel: target.resolved.rel.with_file_name(&name),
-    };
+    let bak = txn::backup_of(&target.resolved);
     let limits = state.limits();
     let (mut file, meta) = state.jail.open_file(&bak).map_err(|e| {
         if e.code == crate::error::Code::NotFound {
