@@ -66,11 +66,8 @@ pub enum PatchResult {
 
 pub fn patch(state: &Arc<State>, p: PatchParams) -> Result<PatchResult> {
     let opts = Options {
-        session: p.session.clone(),
-        split_hardlinks: p.hardlinks == Some(Hardlinks::Split),
-        backup: p.backup.unwrap_or(true),
         must_exist: true,
-        ..Options::default()
+        ..Options::backed_up(p.session.clone(), p.hardlinks, p.backup)
     };
     match (&p.diff, &p.search) {
         (Some(_), Some(_)) => Err(Error::bad_input(
@@ -284,31 +281,32 @@ pub fn multipatch(state: &Arc<State>, p: MultipatchParams) -> Result<MultipatchR
         decoded.push((path, search, replace, which));
     }
     let opts = Options {
-        session: p.session.clone(),
-        split_hardlinks: p.hardlinks == Some(Hardlinks::Split),
-        backup: p.backup.unwrap_or(true),
         must_exist: true,
-        ..Options::default()
+        ..Options::backed_up(p.session.clone(), p.hardlinks, p.backup)
     };
+    // Identical edits form a group, handled at its first member: all its occurrences at once.
+    let first_twin: Vec<usize> = p
+        .edits
+        .iter()
+        .enumerate()
+        .map(|(i, edit)| p.edits.iter().position(|e| e == edit).unwrap_or(i))
+        .collect();
+    let mut twins: HashMap<usize, usize> = HashMap::new();
+    for first in &first_twin {
+        *twins.entry(*first).or_default() += 1;
+    }
     let mut outcomes = Vec::new();
     let files = txn::run(state, targets, &opts, |ws| {
         outcomes.clear();
-        let mut repeats: HashMap<usize, usize> = HashMap::new();
-        let mut done_groups: Vec<usize> = Vec::new();
-        for (i, edit) in p.edits.iter().enumerate() {
-            let first = p.edits.iter().position(|e| e == edit).unwrap_or(i);
-            *repeats.entry(first).or_default() += 1;
-        }
         for (i, (path, search, replace, which)) in decoded.iter().enumerate() {
-            let first = p.edits.iter().position(|e| *e == p.edits[i]).unwrap_or(i);
-            let declared = repeats[&first];
+            if first_twin[i] != i {
+                continue; // replaced with the first of its identical twins
+            }
+            let declared = twins[&i];
             let fail = |e: Error| {
                 let message = format!("edits[{i}] ({}): {}", path.display(), e.message);
                 Error { message, ..e }.with_data("edit", i)
             };
-            if declared > 1 && done_groups.contains(&first) {
-                continue; // replaced with the first of its identical twins
-            }
             let which = if declared > 1 {
                 Occurrence::All
             } else {
@@ -330,9 +328,6 @@ pub fn multipatch(state: &Arc<State>, p: MultipatchParams) -> Result<MultipatchR
                         "declare it once per occurrence, or add context to make each unique",
                     ),
                 ));
-            }
-            if declared > 1 {
-                done_groups.push(first);
             }
             if !located.already_applied {
                 ws.splice(path, located.splices.clone())?;

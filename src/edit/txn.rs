@@ -5,6 +5,7 @@
 //! their original bytes back. Either every file of the call changes, or none does.
 
 use super::commit::{self, Existing, Place, Publish, Staged};
+use super::content::Hardlinks;
 use super::splice::{self, Splice};
 use crate::documents::{Change, Document, Event, EventKind, Stamp, Text};
 use crate::error::{Code, Error, Result};
@@ -54,6 +55,23 @@ pub struct Options {
     pub must_exist: bool,
     /// Line-number edits: refused if the session's last read is older than the file.
     pub line_numbers: bool,
+}
+
+impl Options {
+    /// The options of the content edits that keep a `.bak` (`write`, `patch`, `multipatch`), from
+    /// their shared params; `backup` defaults to on.
+    pub fn backed_up(
+        session: Option<String>,
+        hardlinks: Option<Hardlinks>,
+        backup: Option<bool>,
+    ) -> Options {
+        Options {
+            session,
+            split_hardlinks: hardlinks == Some(Hardlinks::Split),
+            backup: backup.unwrap_or(true),
+            ..Options::default()
+        }
+    }
 }
 
 /// One file's part of a call's answer.

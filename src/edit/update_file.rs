@@ -74,7 +74,8 @@ pub fn update_file(state: &Arc<State>, p: UpdateParams) -> Result<UpdateResult> 
         line_numbers,
         ..Options::default()
     };
-    let mut applied: HashMap<PathBuf, update::Applied> = HashMap::new();
+    // Per file, what the answer adds to the commit's result: (line count, echoes, truncated).
+    let mut applied: HashMap<PathBuf, (usize, Vec<Echo>, bool)> = HashMap::new();
     let results = txn::run(state, targets.clone(), &opts, |ws| {
         applied.clear();
         for (i, (f, t)) in p.files.iter().zip(&targets).enumerate() {
@@ -83,19 +84,21 @@ pub fn update_file(state: &Arc<State>, p: UpdateParams) -> Result<UpdateResult> 
                 let message = format!("files[{i}].{}", e.message);
                 Error { message, ..e }.with_data("file", i)
             })?;
-            ws.set(&t.resolved.abs, outcome.bytes.clone());
-            applied.insert(t.resolved.abs.clone(), outcome);
+            let answer = (
+                line_count(&outcome.bytes),
+                outcome.echoes,
+                outcome.echoes_truncated,
+            );
+            ws.set(&t.resolved.abs, outcome.bytes);
+            applied.insert(t.resolved.abs.clone(), answer);
         }
         Ok(())
     })?;
     let files = results
         .into_iter()
         .map(|file| {
-            let outcome = applied.remove(&file.path);
-            let new_line_count = outcome.as_ref().map_or(0, |a| line_count(&a.bytes));
-            let (echoes, echoes_truncated) = outcome
-                .map(|a| (a.echoes, a.echoes_truncated))
-                .unwrap_or_default();
+            let (new_line_count, echoes, echoes_truncated) =
+                applied.remove(&file.path).unwrap_or_default();
             UpdatedFile {
                 file,
                 new_line_count,

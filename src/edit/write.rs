@@ -35,12 +35,7 @@ pub fn write(state: &Arc<State>, p: WriteParams) -> Result<FileResult> {
     target.expect_version = p.expect_version;
     target.parents = true;
     let path = target.resolved.abs.clone();
-    let opts = Options {
-        session: p.session,
-        split_hardlinks: p.hardlinks == Some(Hardlinks::Split),
-        backup: p.backup.unwrap_or(true),
-        ..Options::default()
-    };
+    let opts = Options::backed_up(p.session, p.hardlinks, p.backup);
     let mut results = txn::run(state, vec![target], &opts, |ws| {
         let new = if p.append && ws.exists(&path) {
             let mut whole = ws.current(&path)?.to_vec();
