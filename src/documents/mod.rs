@@ -219,11 +219,6 @@ impl Documents {
             .cloned()
     }
 
-    /// Paths held, for the watcher.
-    pub fn holds(&self, path: &Path) -> bool {
-        self.lock().entries.contains_key(path)
-    }
-
     pub fn usage(&self, budget: u64) -> Usage {
         let inner = self.lock();
         Usage {

@@ -60,10 +60,6 @@ impl Stamp {
     }
 }
 
-pub fn version_of(content: &[u8]) -> String {
-    version_of_hash(&Sha256::digest(content).into())
-}
-
 fn version_of_hash(hash: &[u8; 32]) -> String {
     hash[..8].iter().map(|b| format!("{b:02x}")).collect()
 }
