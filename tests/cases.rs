@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{matches, Daemon, Sandbox};
+use common::{check_response, Daemon, Sandbox};
 use serde_json::Value;
 use std::path::Path;
 
@@ -40,32 +40,7 @@ fn run_suite(name: &str) {
         let params = sandbox.expand_value(&case["request"]["params"]);
         let response = daemon.call(method, params);
         let mut problems = Vec::new();
-        if let Some(expected) = case.get("expect") {
-            match response.get("result") {
-                Some(result) => matches(
-                    &sandbox.expand_value(expected),
-                    result,
-                    "result",
-                    &mut problems,
-                ),
-                None => problems.push(format!("expected a result, got {response}")),
-            }
-        } else if let Some(expected) = case.get("expect_error") {
-            match response.get("error") {
-                Some(error) => {
-                    let mut view = error["data"].clone();
-                    view["message"] = error["message"].clone();
-                    view["rpc_code"] = error["code"].clone();
-                    matches(
-                        &sandbox.expand_value(expected),
-                        &view,
-                        "error",
-                        &mut problems,
-                    )
-                }
-                None => problems.push(format!("expected an error, got {response}")),
-            }
-        } else {
+        if !check_response(case, &response, &sandbox, &mut problems) {
             panic!("case {label} has neither expect nor expect_error");
         }
         let text = response.to_string();

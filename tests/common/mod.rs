@@ -387,3 +387,32 @@ fn special_match(spec: &serde_json::Map<String, Value>, actual: &Value) -> Optio
         _ => return None,
     })
 }
+
+/// Checks a response against a case's `expect` (a subset of the result) or `expect_error` (a
+/// subset of `error.data`, plus `message` and `rpc_code`). Returns false when the case has neither.
+pub fn check_response(
+    case: &Value,
+    response: &Value,
+    sandbox: &Sandbox,
+    problems: &mut Vec<String>,
+) -> bool {
+    if let Some(expected) = case.get("expect") {
+        match response.get("result") {
+            Some(result) => matches(&sandbox.expand_value(expected), result, "result", problems),
+            None => problems.push(format!("expected a result, got {response}")),
+        }
+    } else if let Some(expected) = case.get("expect_error") {
+        match response.get("error") {
+            Some(error) => {
+                let mut view = error["data"].clone();
+                view["message"] = error["message"].clone();
+                view["rpc_code"] = error["code"].clone();
+                matches(&sandbox.expand_value(expected), &view, "error", problems)
+            }
+            None => problems.push(format!("expected an error, got {response}")),
+        }
+    } else {
+        return false;
+    }
+    true
+}
