@@ -53,9 +53,9 @@ impl Text {
 
     /// The text after splicing, reusing the rope's untouched nodes when both sides are UTF-8
     /// and every splice falls on character boundaries; rebuilt from `new_bytes` otherwise.
-    pub fn spliced(&self, splices: &[crate::edit::splice::Splice], new_bytes: Vec<u8>) -> Text {
+    pub fn spliced(&self, splices: &[crate::edit::splice::Splice], new_bytes: &[u8]) -> Text {
         let Text::Rope(rope) = self else {
-            return Text::from_bytes(new_bytes);
+            return Text::from_bytes(new_bytes.to_vec());
         };
         let mut rope = rope.clone();
         let mut sorted: Vec<_> = splices.iter().collect();
@@ -66,12 +66,12 @@ impl Text {
                 rope.try_byte_to_char(splice.range.end),
                 std::str::from_utf8(&splice.text),
             ) else {
-                return Text::from_bytes(new_bytes);
+                return Text::from_bytes(new_bytes.to_vec());
             };
             let on_boundaries = rope.char_to_byte(start) == splice.range.start
                 && rope.char_to_byte(end) == splice.range.end;
             if !on_boundaries {
-                return Text::from_bytes(new_bytes);
+                return Text::from_bytes(new_bytes.to_vec());
             }
             rope.remove(start..end);
             rope.insert(start, text);
@@ -103,7 +103,7 @@ mod tests {
             Splice::new(8..14, "planet".as_bytes()),
         ];
         let expected = apply(&original, &splices);
-        let spliced = t.spliced(&splices, expected.clone());
+        let spliced = t.spliced(&splices, &expected);
         assert!(matches!(spliced, Text::Rope(_)));
         assert_eq!(spliced.to_bytes(), expected);
     }

@@ -584,21 +584,21 @@ fn finish(
             results.push(deleted(state, slot));
             continue;
         };
-        let new = slot.planned.clone().unwrap_or_default();
-        let stamp = Stamp::new(&meta, &new);
+        let new = slot.planned.as_deref().unwrap_or_default();
+        let stamp = Stamp::new(&meta, new);
         let old_text = slot.doc.as_ref().map(|d| &d.text);
-        let changes = changes(slot, old_text, &new);
+        let changes = changes(slot, old_text, new);
         let (lines_added, lines_removed) = line_counts(
             slot.original
                 .as_deref()
                 .map(|v| v.as_slice())
                 .unwrap_or_default(),
-            &new,
+            new,
             &changes,
         );
         let text = match (old_text, &slot.splices) {
-            (Some(old), Some(splices)) => old.spliced(splices, new.clone()),
-            _ => Text::from_bytes(new.clone()),
+            (Some(old), Some(splices)) => old.spliced(splices, new),
+            _ => Text::from_bytes(new.to_vec()),
         };
         let old_revision = slot.doc.as_ref().map(|d| d.revision);
         let revision =
