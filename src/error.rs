@@ -89,6 +89,12 @@ impl Error {
         self
     }
 
+    /// Puts where the error happened in front of its message (`edits[2] (src/a.rs): `).
+    pub fn with_prefix(mut self, prefix: impl fmt::Display) -> Self {
+        self.message = format!("{prefix}{}", self.message);
+        self
+    }
+
     pub fn with_data(mut self, key: &str, value: impl Into<Value>) -> Self {
         self.data.insert(key.to_string(), value.into());
         self

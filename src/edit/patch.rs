@@ -134,8 +134,7 @@ fn patch_replace(
 
 /// Names the file in a locate error (the engine only knows bytes).
 fn in_file(e: Error, path: &std::path::Path) -> Error {
-    let message = format!("{}: {}", path.display(), e.message);
-    Error { message, ..e }
+    e.with_prefix(format_args!("{}: ", path.display()))
 }
 
 fn patch_diff(
@@ -304,8 +303,8 @@ pub fn multipatch(state: &Arc<State>, p: MultipatchParams) -> Result<MultipatchR
             }
             let declared = twins[&i];
             let fail = |e: Error| {
-                let message = format!("edits[{i}] ({}): {}", path.display(), e.message);
-                Error { message, ..e }.with_data("edit", i)
+                e.with_prefix(format_args!("edits[{i}] ({}): ", path.display()))
+                    .with_data("edit", i)
             };
             let which = if declared > 1 {
                 Occurrence::All

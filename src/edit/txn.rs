@@ -259,8 +259,7 @@ fn named(e: Error, field: &str) -> Error {
     if e.message.contains(&format!("`{field}`")) {
         e
     } else {
-        let message = format!("`{field}`: {}", e.message);
-        Error { message, ..e }
+        e.with_prefix(format_args!("`{field}`: "))
     }
 }
 

@@ -81,8 +81,8 @@ pub fn update_file(state: &Arc<State>, p: UpdateParams) -> Result<UpdateResult> 
         for (i, (f, t)) in p.files.iter().zip(&targets).enumerate() {
             let current = ws.current(&t.resolved.abs)?;
             let outcome = update::apply(current, &f.ops).map_err(|e| {
-                let message = format!("files[{i}].{}", e.message);
-                Error { message, ..e }.with_data("file", i)
+                e.with_prefix(format_args!("files[{i}]."))
+                    .with_data("file", i)
             })?;
             let answer = (
                 line_count(&outcome.bytes),
