@@ -16,3 +16,4 @@ pub mod registry;
 pub mod search;
 pub mod server;
 pub mod state;
+pub mod syntax;

@@ -48,7 +48,7 @@ impl Method {
 }
 
 /// Builds a table entry from a typed handler.
-fn method<P, R>(
+pub(crate) fn method<P, R>(
     name: &'static str,
     aliases: &'static [&'static str],
     summary: &'static str,
@@ -78,8 +78,17 @@ fn schema_of<P: JsonSchema>() -> Schema {
     schemars::schema_for!(P)
 }
 
-/// Every method the daemon answers, in the order `info` lists them.
+/// Every method the daemon answers, in the order `info` lists them. Each subsystem lists its own
+/// methods (`edit::methods`, ...); this is the one place they are joined.
 pub static METHODS: LazyLock<Vec<Method>> = LazyLock::new(|| {
+    [core_methods(), edit::methods()]
+        .into_iter()
+        .flatten()
+        .collect()
+});
+
+/// The daemon's own methods and the read side.
+fn core_methods() -> Vec<Method> {
     vec![
         method(
             "info",
@@ -123,72 +132,9 @@ pub static METHODS: LazyLock<Vec<Method>> = LazyLock::new(|| {
             false,
             |s, p| search::handle(&s.jail, &s.limits(), &s.policy(), p),
         ),
-        method(
-            "write",
-            &[],
-            "Write a file (text or base64), keeping the previous content as <file>.bak.",
-            true,
-            edit::write::write,
-        ),
-        method(
-            "create-file",
-            &[],
-            "Create files (all or none); an existing path is C217 unless overwrite.",
-            true,
-            edit::write::create_file,
-        ),
-        method(
-            "rollback",
-            &[],
-            "Restore a file from its .bak.",
-            true,
-            edit::write::rollback,
-        ),
-        method(
-            "patch",
-            &[],
-            "Replace a unique search text, or apply a unified diff (multi-file; all hunks or none).",
-            true,
-            edit::patch::patch,
-        ),
-        method(
-            "multipatch",
-            &[],
-            "Several search/replace edits over several files: all applied, or none.",
-            true,
-            edit::patch::multipatch,
-        ),
-        method(
-            "update-file",
-            &[],
-            "Line ops (insert, remove, update_lines) and regex replaces over files, with echoes.",
-            true,
-            edit::update_file::update_file,
-        ),
-        method(
-            "delete-file",
-            &[],
-            "Delete files, symlinks or folders (recursive for non-empty ones).",
-            true,
-            edit::paths::delete_file,
-        ),
-        method(
-            "move",
-            &[],
-            "Move or rename entries; across roots files are copied then deleted.",
-            true,
-            edit::paths::move_entries,
-        ),
-        method(
-            "clean",
-            &[],
-            "Remove .bak files under a folder.",
-            true,
-            edit::paths::clean,
-        ),
         method("shutdown", &[], "Stop the daemon.", false, shutdown),
     ]
-});
+}
 
 /// The method a request names, by name or alias.
 pub fn find(name: &str) -> Option<&'static Method> {
@@ -298,7 +244,9 @@ fn info(state: &Arc<State>, _: NoParams) -> Result<Value> {
         },
         "methods": names(),
         "mutating_methods": METHODS.iter().filter(|m| m.mutates).map(|m| m.name).collect::<Vec<_>>(),
-        "languages": [],
+        "languages": crate::syntax::languages::all().iter().map(|l| json!({
+            "name": l.name, "extensions": l.extensions, "file_names": l.file_names,
+        })).collect::<Vec<_>>(),
         "language_servers": [],
     }))
 }
