@@ -597,8 +597,10 @@ fn start_daemon(roots: &[PathBuf], socket: &Path) -> Result<std::process::Child,
         .map_err(|e| ClientError(format!("cannot start {}: {e}", exe.display())))
 }
 
-fn send(stream: UnixStream, method: &str, params: Value) -> Result<Vec<u8>, ClientError> {
-    let request = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+fn send(stream: UnixStream, method: &str, mut params: Value) -> Result<Vec<u8>, ClientError> {
+    let mut request = json!({"jsonrpc": "2.0", "id": 1, "method": method});
+    apply_client_env(method, &mut params, &mut request);
+    request["params"] = params;
     let mut writer = &stream;
     let mut line = request.to_string();
     line.push('\n');
@@ -615,6 +617,23 @@ fn send(stream: UnixStream, method: &str, params: Value) -> Result<Vec<u8>, Clie
         ));
     }
     Ok(reply)
+}
+
+/// What the client's environment asks of every request: `CODER_SESSION` names the `todo`
+/// session (unless the params name one), `CODER_CHECKPOINTS=off` asks for no automatic snapshot
+/// (a request member beside `params`, so no method's params schema has to carry it).
+fn apply_client_env(method: &str, params: &mut Value, request: &mut Value) {
+    if method == "todo" && params.is_object() && params.get("session").is_none() {
+        if let Some(session) = std::env::var("CODER_SESSION")
+            .ok()
+            .filter(|s| !s.is_empty())
+        {
+            params["session"] = json!(session);
+        }
+    }
+    if std::env::var("CODER_CHECKPOINTS").is_ok_and(|v| crate::checkpoint::auto::is_off(&v)) {
+        request["checkpoints"] = json!(false);
+    }
 }
 
 /// Human rendering of a result. Search, plain reads and trees are rendered from borrowed views of
@@ -644,6 +663,8 @@ pub fn render(out: &mut impl Write, method: &str, result: &RawValue) -> std::io:
         },
         "list-folder" => render_list(out, &value()),
         m if m.starts_with("git-") => crate::git::render(out, m, &value()),
+        "checkpoint" => crate::checkpoint::render(out, &value()),
+        "todo" => crate::todo::render(out, &value()),
         _ => write_pretty(out, text.as_bytes()),
     }
 }

@@ -1,5 +1,6 @@
 //! coderd: an editing daemon for coding agents. See ARCHITECTURE.md for where each concept lives.
 
+pub mod checkpoint;
 pub mod cli;
 pub mod config;
 pub mod documents;
@@ -18,3 +19,4 @@ pub mod search;
 pub mod server;
 pub mod state;
 pub mod syntax;
+pub mod todo;

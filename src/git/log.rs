@@ -109,7 +109,7 @@ mod tests {
     #[test]
     fn records_of_six_fields_become_commits() {
         let commits = super::parse(
-            b"aaa\0a\0Ann\0a@x\02026-01-01T00:00:00+00:00\0fix: it\0bbb\0b\0Bo\0b@x\0d\0s\0",
+            b"aaa\0a\0Ann\0a@x\x002026-01-01T00:00:00+00:00\0fix: it\0bbb\0b\0Bo\0b@x\0d\0s\0",
         );
         assert_eq!(commits.len(), 2);
         assert_eq!(commits[0].subject, "fix: it");
