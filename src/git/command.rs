@@ -206,9 +206,16 @@ impl Git {
         }
         Err(GitError::Failed {
             code: output.status.code(),
-            stderr: String::from_utf8_lossy(&output.stderr).trim().to_string(),
+            stderr: first_lines(&output.stderr),
         })
     }
+}
+
+/// The first lines of git's stderr: enough to say why, without a usage screen.
+pub fn first_lines(stderr: &[u8]) -> String {
+    let text = String::from_utf8_lossy(stderr);
+    let lines: Vec<&str> = text.trim().lines().take(3).collect();
+    lines.join("\n")
 }
 
 /// Reads stdout (capped) and stderr (capped at 64 KiB) concurrently until both close.

@@ -77,7 +77,7 @@ pub fn run(state: &Arc<State>, p: LogParams) -> Result<Log> {
             "git-log",
             super::command::GitError::Failed {
                 code: output.status.code(),
-                stderr: stderr.trim().to_string(),
+                stderr: super::command::first_lines(&output.stderr),
             },
         ));
     }

@@ -138,7 +138,9 @@ impl<'a> Repo<'a> {
         match error {
             GitError::NotInstalled => Error::new(Code::NotFound, "git is not installed")
                 .with_recovery("install git (e.g. `apt-get install git`) and retry"),
-            GitError::Failed { stderr, .. } if stderr.contains("not a git repository") => {
+            GitError::Failed { stderr, .. }
+                if stderr.to_ascii_lowercase().contains("not a git repository") =>
+            {
                 Error::not_found(format!("{shown} is not a git repository"))
                     .with_recovery("pass `dir` inside a repository, or run `git init` there")
             }
