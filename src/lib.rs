@@ -1,5 +1,6 @@
 //! coderd: an editing daemon for coding agents. See ARCHITECTURE.md for where each concept lives.
 
+pub mod agent;
 pub mod checkpoint;
 pub mod cli;
 pub mod config;
