@@ -4,11 +4,12 @@
 #   scripts/bench-git.sh            (honors CARGO_TARGET_DIR; ~10 minutes on 2 cores, most of it
 #                                    writing objects for the 50k-file tree once)
 #
-# Knobs: BENCH_DIR (scratch, default $TMPDIR/coderd-bench-git), RUNS (10), SNAPSHOT_RUNS (3).
+# Knobs: BENCH_DIR (scratch, default $TMPDIR/coderd-bench-git), RUNS (10; status runs 3x as many),
+# SNAPSHOT_RUNS (3).
 #
 # Rows:
-#   1. `git-status` over one persistent connection (examples/rpc_bench) vs `git status --porcelain`
-#      run as a process, warm, on a 10k-file repository with 10 modified and 10 untracked files.
+#   1. `git-status` over one persistent connection vs `git status --porcelain` run as a process,
+#      warm, interleaved run by run, on a 10k-file repository with 10 modified and 10 untracked files.
 #   2. The first snapshot of that 10k-file tree (the shadow store removed before each run) vs
 #      `git add -A && git commit` into a fresh repository with the same work tree.
 #   3. An incremental snapshot after changing 10 files of a 50k-file tree (bar: <= 500 ms).
@@ -112,11 +113,31 @@ store_of() { "$bin/coder" --socket "$socket" --no-start call checkpoint '{}' |
 echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 start "$tree10k"
 
-echo "## 1. git-status vs git status --porcelain (10k files)"
-hyperfine -N --style basic --runs "$runs" --warmup 3 --export-json "$results/status.json" \
-  -n git "git -C $tree10k status --porcelain" >"$results/status.txt" 2>&1
-git_status=$(hyperfine_median "$results/status.json")
-coderd_status=$(rpc_median git-status "{\"dir\":\"$tree10k\"}" "$runs" 3)
+echo "## 1. git-status vs git status --porcelain (10k files), interleaved"
+# The two alternate run by run, so a load change on a shared machine hits both alike.
+read -r git_status coderd_status < <(python3 - "$socket" "$tree10k" "$((runs * 3))" <<'PY'
+import json, socket, statistics, subprocess, sys, time
+sock_path, tree, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+conn = socket.socket(socket.AF_UNIX)
+conn.connect(sock_path)
+reader = conn.makefile("rb")
+def coderd():
+    request = {"jsonrpc": "2.0", "id": 1, "method": "git-status", "params": {"dir": tree}}
+    conn.sendall(json.dumps(request).encode() + b"\n")
+    answer = json.loads(reader.readline())
+    assert "result" in answer, answer
+def git():
+    subprocess.run(["git", "-C", tree, "status", "--porcelain"], check=True, stdout=subprocess.DEVNULL)
+times = {git: [], coderd: []}
+for i in range(n + 3):
+    for f in (git, coderd) if i % 2 else (coderd, git):
+        start = time.perf_counter()
+        f()
+        if i >= 3:
+            times[f].append((time.perf_counter() - start) * 1e3)
+print(statistics.median(times[git]), statistics.median(times[coderd]))
+PY
+)
 
 echo "## 2. first snapshot vs git add -A && git commit (10k files)"
 store=$(store_of)
