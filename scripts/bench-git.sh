@@ -146,7 +146,7 @@ peer=$work/peer.git
 hyperfine --style basic --runs "$snapshot_runs" --export-json "$results/first.json" \
   --prepare "rm -rf $peer && GIT_DIR=$peer git init -q" \
   -n "git add -A && git commit" \
-  "cd $tree10k && GIT_DIR=$peer git add -A && GIT_DIR=$peer git -c user.name=b -c user.email=b@b commit -qm x" \
+  "cd $tree10k && GIT_DIR=$peer GIT_WORK_TREE=$tree10k git add -A && GIT_DIR=$peer GIT_WORK_TREE=$tree10k git -c user.name=b -c user.email=b@b commit -qm x" \
   >"$results/first.txt" 2>&1
 git_first=$(hyperfine_median "$results/first.json")
 
