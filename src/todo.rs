@@ -96,6 +96,7 @@ pub struct TodoParams {
     /// Change one item's status (`id`, `status`, optional `error`).
     #[serde(default)]
     pub mark: bool,
+    /// The new plan, for `write`: `[{description, status}]`.
     pub todos: Option<Vec<NewItem>>,
     /// 1-based item number, for `mark`.
     pub id: Option<u64>,

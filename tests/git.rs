@@ -255,7 +255,7 @@ fn a_repository_whose_config_names_programs_gets_none_of_them_run() {
     }
     assert_eq!(
         markers(&control_marks),
-        ["extdiff", "fsmonitor", "hook", "textconv"],
+        ["extdiff", "filter", "fsmonitor", "hook", "textconv"],
         "the fixture no longer makes plain git run its programs"
     );
 

@@ -73,7 +73,7 @@ pub fn run(state: &Arc<State>, p: DiffParams) -> Result<Diff> {
             git
         }
     };
-    let numstat = base(repo.git())
+    let numstat = base(repo.git_without_filters())
         .args(["--numstat", "-z", "--"])
         .args(&pathspec)
         .run()
@@ -89,7 +89,7 @@ pub fn run(state: &Arc<State>, p: DiffParams) -> Result<Diff> {
         pathspec.push(format!(":(exclude,literal){}", path.text));
     }
     let cap = state.limits().max_output_bytes as usize;
-    let patch = base(repo.git())
+    let patch = base(repo.git_without_filters())
         .args(["--no-ext-diff", "--no-textconv"])
         .arg(format!("--unified={}", p.context.unwrap_or(3)))
         .arg("--")

@@ -123,6 +123,41 @@ impl<'a> Repo<'a> {
         )
     }
 
+    /// `git()` for commands that read work-tree files (status, diff): git may run a repository's
+    /// clean/smudge filter programs (`filter.<driver>.*`, chosen by `.gitattributes`) on them.
+    /// Every filter driver the config defines is blanked for the call (an empty command is no
+    /// filter), which costs one `git config` listing.
+    pub fn git_without_filters(&self) -> Git {
+        let mut git = self.git();
+        for driver in self.filter_drivers() {
+            for key in ["clean", "smudge", "process"] {
+                git = git.arg("-c").arg(format!("filter.{driver}.{key}="));
+            }
+            git = git.arg("-c").arg(format!("filter.{driver}.required=false"));
+        }
+        git
+    }
+
+    /// The names of the filter drivers the config (all levels, includes followed) defines.
+    fn filter_drivers(&self) -> Vec<String> {
+        let listed = self
+            .git()
+            .args(["config", "-z", "--name-only", "--get-regexp", r"^filter\."])
+            .output();
+        let Ok(listed) = listed else {
+            return Vec::new();
+        };
+        let mut drivers: Vec<String> = command::nul_records(&listed.stdout)
+            .filter_map(|key| {
+                let key = std::str::from_utf8(key).ok()?.strip_prefix("filter.")?;
+                Some(key.rsplit_once('.')?.0.to_string())
+            })
+            .collect();
+        drivers.sort();
+        drivers.dedup();
+        drivers
+    }
+
     /// Whether a path git reported (relative to `dir`) is a secret by the jail's policy.
     pub fn is_non_accessible(&self, rel: &[u8]) -> bool {
         use std::os::unix::ffi::OsStrExt;

@@ -87,7 +87,7 @@ pub struct Status {
 /// Runs and parses `git status` in the repository.
 pub fn status(repo: &Repo) -> Result<Status> {
     let output = repo
-        .git()
+        .git_without_filters()
         .args([
             "status",
             "--porcelain=v2",

@@ -192,8 +192,25 @@ impl Daemon {
     }
 
     pub fn start_with(args: &[String], socket: &Path, logdir: &Path) -> Daemon {
+        Daemon::start_with_env(args, socket, logdir, &[])
+    }
+
+    /// `start` with extra environment variables for the daemon (e.g. `HOME`).
+    pub fn start_env(sandbox: &Sandbox, extra: &[&str], env: &[(&str, &str)]) -> Daemon {
+        let mut args: Vec<String> = vec!["--root".into(), sandbox.root.to_string_lossy().into()];
+        args.extend(extra.iter().map(|s| s.to_string()));
+        Daemon::start_with_env(&args, &sandbox.socket(), sandbox.dir.path(), env)
+    }
+
+    pub fn start_with_env(
+        args: &[String],
+        socket: &Path,
+        logdir: &Path,
+        env: &[(&str, &str)],
+    ) -> Daemon {
         let log = logdir.join("coderd.log");
         let child = Command::new(env!("CARGO_BIN_EXE_coderd"))
+            .envs(env.iter().copied())
             // The daemon registry (and default sockets) of test daemons stay in the test's folder.
             .env("XDG_RUNTIME_DIR", logdir.join("run"))
             // Checkpoints and todo lists of test daemons stay in the test's folder too.

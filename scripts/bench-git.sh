@@ -1,0 +1,178 @@
+#!/usr/bin/env bash
+# git and checkpoints: coderd against plain git, side by side in the same run, medians.
+#
+#   scripts/bench-git.sh            (honors CARGO_TARGET_DIR; ~10 minutes on 2 cores, most of it
+#                                    writing objects for the 50k-file tree once)
+#
+# Knobs: BENCH_DIR (scratch, default $TMPDIR/coderd-bench-git), RUNS (10; status runs 3x as many),
+# SNAPSHOT_RUNS (3).
+#
+# Rows:
+#   1. `git-status` over one persistent connection vs `git status --porcelain` run as a process,
+#      warm, interleaved run by run, on a 10k-file repository with 10 modified and 10 untracked files.
+#   2. The first snapshot of that 10k-file tree (the shadow store removed before each run) vs
+#      `git add -A && git commit` into a fresh repository with the same work tree.
+#   3. An incremental snapshot after changing 10 files of a 50k-file tree (bar: <= 500 ms).
+#   4. A restore of 100 changed files, including the snapshot it takes first (bar: <= 2 s).
+set -euo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$repo/target}
+work=${BENCH_DIR:-${TMPDIR:-/tmp}/coderd-bench-git}
+runs=${RUNS:-10}
+snapshot_runs=${SNAPSHOT_RUNS:-3}
+results=$work/results
+mkdir -p "$results"
+
+if ! command -v hyperfine >/dev/null; then
+  (apt-get update -qq && apt-get install -y -qq hyperfine) >/dev/null 2>&1 ||
+    { echo "missing hyperfine (apt-get install -y hyperfine)" >&2; exit 1; }
+fi
+
+echo "## building (release, CARGO_TARGET_DIR=$CARGO_TARGET_DIR)"
+(cd "$repo" && cargo build --release --quiet --bins --example rpc_bench)
+bin=$CARGO_TARGET_DIR/release
+rpc=$bin/examples/rpc_bench
+
+# A tree of N small source-like files in 100 folders.
+make_tree() { # DIR N
+  python3 - "$1" "$2" <<'PY'
+import os, sys
+root, n = sys.argv[1], int(sys.argv[2])
+for i in range(n):
+    d = os.path.join(root, f"pkg{i % 100:03d}", f"mod{i % 7}")
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, f"file{i}.rs"), "w") as f:
+        f.write(f"// file {i}\npub fn f{i}(x: u64) -> u64 {{\n    x * {i % 97} + {i}\n}}\n")
+PY
+}
+
+# Appends a line to N random .rs files of DIR (a different N each call); untimed.
+cat >"$work/touch.py" <<'PY'
+import os, random, sys, time
+root, n = sys.argv[1], int(sys.argv[2])
+files = []
+for d, dirs, names in os.walk(root):
+    dirs[:] = [x for x in dirs if x != ".git"]
+    files += [os.path.join(d, x) for x in names if x.endswith(".rs")]
+files.sort()
+random.seed(time.time_ns())
+for path in random.sample(files, n):
+    with open(path, "a") as f:
+        f.write(f"// changed {time.time_ns()}\n")
+PY
+touch_files() { python3 "$work/touch.py" "$1" "$2"; }
+
+tree10k=$work/tree10k
+if [[ ! -f $work/tree10k.done ]]; then
+  rm -rf "$tree10k"
+  make_tree "$tree10k" 10000
+  (cd "$tree10k" && git init -q && git add -A && git -c user.name=b -c user.email=b@b commit -qm tree)
+  touch "$work/tree10k.done"
+fi
+# Pending changes for status to report: 10 modified, 10 untracked.
+(cd "$tree10k" && git checkout -q -- . && git clean -qfd)
+touch_files "$tree10k" 10
+for i in $(seq 10); do echo "new $i" >"$tree10k/untracked$i.txt"; done
+
+tree50k=$work/tree50k
+if [[ ! -f $work/tree50k.done ]]; then
+  rm -rf "$tree50k"
+  make_tree "$tree50k" 50000
+  touch "$work/tree50k.done"
+fi
+
+cat >"$work/coderd.yaml" <<'YAML'
+checkpoints: false
+checkpoint_max_files: 60000
+YAML
+export XDG_DATA_HOME=$work/data
+pid=
+socket=$work/git.sock
+stop() { if [[ -n $pid ]]; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; pid=; fi; }
+trap stop EXIT
+start() {
+  stop
+  "$bin/coderd" --root "$1" --config "$work/coderd.yaml" --socket "$socket" --log warn --log-file "$work/coderd.log" &
+  pid=$!
+  for _ in $(seq 500); do [[ -S $socket ]] && return 0; sleep 0.02; done
+  echo "coderd did not start" >&2; exit 1
+}
+median_of() { python3 -c 'import json,sys; print(json.load(sys.stdin)["median_ms"])'; }
+hyperfine_median() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"][0]["median"]*1e3)' "$1"; }
+rpc_median() { # METHOD PARAMS RUNS WARMUP [PREPARE]
+  if [[ -n ${5:-} ]]; then
+    "$rpc" --socket "$socket" --method "$1" --params "$2" -n "$3" --warmup "$4" --prepare "$5" | median_of
+  else
+    "$rpc" --socket "$socket" --method "$1" --params "$2" -n "$3" --warmup "$4" | median_of
+  fi
+}
+store_of() { "$bin/coder" --socket "$socket" --no-start call checkpoint '{}' |
+  python3 -c 'import json,sys; print(json.load(sys.stdin)["store"])'; }
+
+echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+start "$tree10k"
+
+echo "## 1. git-status vs git status --porcelain (10k files), interleaved"
+# The two alternate run by run, so a load change on a shared machine hits both alike.
+read -r git_status coderd_status < <(python3 - "$socket" "$tree10k" "$((runs * 3))" <<'PY'
+import json, socket, statistics, subprocess, sys, time
+sock_path, tree, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+conn = socket.socket(socket.AF_UNIX)
+conn.connect(sock_path)
+reader = conn.makefile("rb")
+def coderd():
+    request = {"jsonrpc": "2.0", "id": 1, "method": "git-status", "params": {"dir": tree}}
+    conn.sendall(json.dumps(request).encode() + b"\n")
+    answer = json.loads(reader.readline())
+    assert "result" in answer, answer
+def git():
+    subprocess.run(["git", "-C", tree, "status", "--porcelain"], check=True, stdout=subprocess.DEVNULL)
+times = {git: [], coderd: []}
+for i in range(n + 3):
+    for f in (git, coderd) if i % 2 else (coderd, git):
+        start = time.perf_counter()
+        f()
+        if i >= 3:
+            times[f].append((time.perf_counter() - start) * 1e3)
+print(statistics.median(times[git]), statistics.median(times[coderd]))
+PY
+)
+
+echo "## 2. first snapshot vs git add -A && git commit (10k files)"
+store=$(store_of)
+coderd_first=$(rpc_median checkpoint '{"create":true}' "$snapshot_runs" 0 "rm -rf $store")
+peer=$work/peer.git
+hyperfine --style basic --runs "$snapshot_runs" --export-json "$results/first.json" \
+  --prepare "rm -rf $peer && GIT_DIR=$peer git init -q" \
+  -n "git add -A && git commit" \
+  "cd $tree10k && GIT_DIR=$peer GIT_WORK_TREE=$tree10k git add -A && GIT_DIR=$peer GIT_WORK_TREE=$tree10k git -c user.name=b -c user.email=b@b commit -qm x" \
+  >"$results/first.txt" 2>&1
+git_first=$(hyperfine_median "$results/first.json")
+
+echo "## 4. restore of 100 changed files (10k files)"
+"$bin/coder" --socket "$socket" --no-start call checkpoint '{"create":true}' >/dev/null
+target=$(cat "$store/refs/heads/checkpoints")
+coderd_restore=$(rpc_median checkpoint "{\"restore\":\"$target\"}" 5 1 \
+  "python3 $work/touch.py $tree10k 100")
+
+echo "## 3. incremental snapshot after 10 changes (50k files; the first snapshot is untimed)"
+start "$tree50k"
+"$bin/coder" --socket "$socket" --no-start call checkpoint '{"create":true}' >/dev/null
+coderd_incremental=$(rpc_median checkpoint '{"create":true}' "$runs" 1 \
+  "python3 $work/touch.py $tree50k 10")
+stop
+
+echo
+echo "## git and checkpoints: medians in ms ($(nproc) cores)"
+echo
+python3 - "$git_status" "$coderd_status" "$git_first" "$coderd_first" "$coderd_incremental" "$coderd_restore" <<'PY'
+import sys
+gs, cs, gf, cf, inc, rest = map(float, sys.argv[1:])
+print("| measurement | peer | coderd | ratio | bar |")
+print("|---|---:|---:|---:|---|")
+print(f"| git-status, 10k files, 10 modified + 10 untracked (one connection) | {gs:.1f} (`git status --porcelain`) | {cs:.1f} | **{cs/gs:.2f}** | <= 1.2x |")
+print(f"| first snapshot, 10k files | {gf:.0f} (`git add -A && git commit`) | {cf:.0f} | **{cf/gf:.2f}** | <= 1.5x |")
+print(f"| incremental snapshot after 10 changes, 50k files | | {inc:.0f} | | <= 500 ms |")
+print(f"| restore of 100 changed files (snapshot first included), 10k files | | {rest:.0f} | | <= 2000 ms |")
+PY

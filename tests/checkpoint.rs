@@ -1,0 +1,538 @@
+//! Checkpoints through a real daemon and real git: a seeded property test of restores over random
+//! edit sequences, what snapshots leave out, the automatic snapshot's throttle, backoff, off
+//! switches and `$HOME` refusal, and a snapshot killed with SIGKILL.
+
+mod common;
+
+use common::{Daemon, Sandbox};
+use serde_json::json;
+use std::collections::{BTreeMap, BTreeSet};
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// Paths the random edits use (folders `dir` and `dir/sub` are only ever folders).
+const POOL: &[&str] = &[
+    "a.txt",
+    "b.md",
+    "dir/c.rs",
+    "dir/sub/d",
+    "with space.txt",
+    "ünïcode.txt",
+    "dir/-dash",
+    "quote\"q.txt",
+    "run.sh",
+];
+/// Paths a restore must never touch: a secret (never captured) and an ignored file.
+const UNTOUCHABLE: &[&str] = &[".env", "build.log"];
+
+/// path → (bytes, permission bits)
+type Files = BTreeMap<String, (Vec<u8>, u32)>;
+
+/// A small seeded generator (xorshift64*), so every run replays the same sequences.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    fn content(&mut self, prefix: &str) -> Vec<u8> {
+        const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyz\n\0\xff ";
+        let mut bytes = prefix.as_bytes().to_vec();
+        for _ in 0..self.below(200) {
+            bytes.push(ALPHABET[self.below(ALPHABET.len())]);
+        }
+        bytes
+    }
+}
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@t")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@t")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A workspace that is a user's repository with one commit, an ignored-files rule and a secret.
+fn user_repo() -> Sandbox {
+    let sandbox = Sandbox::empty();
+    std::fs::write(sandbox.root.join(".gitignore"), "*.log\n").unwrap();
+    std::fs::write(sandbox.root.join("a.txt"), "first\n").unwrap();
+    git(&sandbox.root, &["init", "-q"]);
+    git(&sandbox.root, &["add", "-A"]);
+    git(&sandbox.root, &["commit", "-qm", "user commit"]);
+    sandbox
+}
+
+/// Every file under the root except the user's `.git`, with its bytes and permission bits.
+fn files(root: &Path) -> Files {
+    let mut out = Files::new();
+    let mut stack = vec![PathBuf::new()];
+    while let Some(rel) = stack.pop() {
+        for entry in std::fs::read_dir(root.join(&rel)).unwrap().flatten() {
+            let child = rel.join(entry.file_name());
+            let meta = entry.path().symlink_metadata().unwrap();
+            if child == Path::new(".git") {
+                continue;
+            }
+            if meta.is_dir() {
+                stack.push(child);
+            } else {
+                let bytes = std::fs::read(entry.path()).unwrap();
+                let key = child.to_string_lossy().into_owned();
+                out.insert(key, (bytes, meta.permissions().mode() & 0o777));
+            }
+        }
+    }
+    out
+}
+
+/// A digest of a folder tree: names, kinds, modes, contents.
+fn tree_digest(dir: &Path) -> String {
+    use sha2::{Digest, Sha256};
+    let mut hasher = Sha256::new();
+    let mut stack = vec![dir.to_path_buf()];
+    let mut seen = Vec::new();
+    while let Some(path) = stack.pop() {
+        let mut entries: Vec<_> = std::fs::read_dir(&path).unwrap().flatten().collect();
+        entries.sort_by_key(|e| e.file_name());
+        for entry in entries {
+            let meta = entry.path().symlink_metadata().unwrap();
+            seen.push((entry.path(), meta.permissions().mode()));
+            if meta.is_dir() {
+                stack.push(entry.path());
+            } else {
+                hasher.update(entry.path().as_os_str().as_encoded_bytes());
+                hasher.update(std::fs::read(entry.path()).unwrap_or_default());
+            }
+        }
+    }
+    hasher.update(format!("{seen:?}"));
+    format!("{:x}", hasher.finalize())
+}
+
+fn write_file(root: &Path, rel: &str, bytes: &[u8], mode: u32) {
+    let path = root.join(rel);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, bytes).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).unwrap();
+}
+
+/// One random edit: create, modify, delete, rename or chmod.
+fn random_edit(rng: &mut Rng, root: &Path) {
+    let exists = |rel: &str| root.join(rel).exists();
+    let all: Vec<&str> = POOL.iter().chain(UNTOUCHABLE).copied().collect();
+    let path = all[rng.below(all.len())];
+    let prefix = match path {
+        ".env" => "SECRET-",
+        "build.log" => "LOG-",
+        _ => "",
+    };
+    match (rng.below(5), exists(path)) {
+        (0, false) | (1, _) => {
+            let mode = if rng.below(2) == 0 { 0o644 } else { 0o755 };
+            write_file(root, path, &rng.content(prefix), mode);
+        }
+        (2, true) => std::fs::remove_file(root.join(path)).unwrap(),
+        (3, true) if prefix.is_empty() => {
+            let to = POOL[rng.below(POOL.len())];
+            if !exists(to) {
+                std::fs::create_dir_all(root.join(to).parent().unwrap()).unwrap();
+                std::fs::rename(root.join(path), root.join(to)).unwrap();
+            }
+        }
+        (4, true) => {
+            let mode = std::fs::metadata(root.join(path))
+                .unwrap()
+                .permissions()
+                .mode()
+                & 0o777;
+            let flipped = if mode == 0o755 { 0o644 } else { 0o755 };
+            std::fs::set_permissions(root.join(path), std::fs::Permissions::from_mode(flipped))
+                .unwrap();
+        }
+        _ => {}
+    }
+}
+
+fn captured(files: &Files) -> Files {
+    files
+        .iter()
+        .filter(|(p, _)| !UNTOUCHABLE.contains(&p.as_str()))
+        .map(|(p, v)| (p.clone(), v.clone()))
+        .collect()
+}
+
+#[test]
+fn restores_over_200_random_edit_sequences_bring_back_bytes_and_modes_and_keep_newer_files() {
+    let sandbox = user_repo();
+    let root = &sandbox.root;
+    let user_git = tree_digest(&root.join(".git"));
+    let user_head = git(root, &["rev-parse", "HEAD"]);
+    let daemon = Daemon::start(&sandbox, &[]);
+    let mut rng = Rng(0x5eed_c0de_2026);
+    let mut snapshots: BTreeMap<String, Files> = BTreeMap::new();
+    let mut order: Vec<String> = Vec::new();
+    for sequence in 0..200 {
+        for _ in 0..1 + rng.below(4) {
+            random_edit(&mut rng, root);
+        }
+        let created = daemon.ok(
+            "checkpoint",
+            json!({"create": true, "label": format!("s{sequence}")}),
+        );
+        let hash = created["hash"].as_str().unwrap().to_string();
+        snapshots.insert(hash.clone(), captured(&files(root)));
+        order.push(hash);
+        for _ in 0..1 + rng.below(4) {
+            random_edit(&mut rng, root);
+        }
+        // Mostly the latest snapshot, sometimes an older one.
+        let back = rng.below(order.len().min(5));
+        let target = order[order.len() - 1 - back].clone();
+        let before = files(root);
+        let restored = daemon.ok("checkpoint", json!({"restore": &target[..10]}));
+        let after = files(root);
+        let wanted = &snapshots[&target];
+        let at = format!("sequence {sequence}, restore of {target}");
+        for (path, expected) in wanted {
+            assert_eq!(
+                after.get(path),
+                Some(expected),
+                "{at}: {path} not restored exactly"
+            );
+        }
+        let mut kept_newer = BTreeSet::new();
+        for (path, was) in &before {
+            if !wanted.contains_key(path) {
+                assert_eq!(
+                    after.get(path),
+                    Some(was),
+                    "{at}: {path} (not in the snapshot) was touched"
+                );
+                if !UNTOUCHABLE.contains(&path.as_str()) {
+                    kept_newer.insert(path.clone());
+                }
+            }
+        }
+        for path in after.keys() {
+            assert!(
+                before.contains_key(path) || wanted.contains_key(path),
+                "{at}: {path} appeared"
+            );
+        }
+        let listed: BTreeSet<String> = restored["kept_newer"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p.as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(listed, kept_newer, "{at}: kept_newer");
+        let undo = restored["undo"].as_str().unwrap().to_string();
+        snapshots.insert(undo.clone(), captured(&before));
+        order.push(undo);
+    }
+    assert_eq!(
+        tree_digest(&root.join(".git")),
+        user_git,
+        "the user's .git changed"
+    );
+    assert_eq!(git(root, &["rev-parse", "HEAD"]), user_head);
+    // Secrets and ignored files were never hashed into the store.
+    let listing = daemon.ok("checkpoint", json!({"limit": 1000}));
+    let store = PathBuf::from(listing["store"].as_str().unwrap());
+    let objects = Command::new("git")
+        .args(["cat-file", "--batch-all-objects", "--batch"])
+        .env("GIT_DIR", &store)
+        .output()
+        .unwrap();
+    assert!(objects.status.success());
+    let text = String::from_utf8_lossy(&objects.stdout);
+    assert!(!text.contains("SECRET-"), "a secret was captured");
+    assert!(!text.contains("LOG-"), "an ignored file was captured");
+    assert!(listing["checkpoints"].as_array().unwrap().len() > 200);
+}
+
+#[test]
+fn snapshots_honour_excludes_and_report_large_files_and_nested_repositories() {
+    let sandbox = user_repo();
+    let root = &sandbox.root;
+    std::fs::write(root.join(".git/info/exclude"), "private/\n").unwrap();
+    let excludes = sandbox.dir.path().join("global-ignore");
+    std::fs::write(&excludes, "*.tmp\n").unwrap();
+    git(
+        root,
+        &["config", "core.excludesFile", excludes.to_str().unwrap()],
+    );
+    write_file(root, "private/p.txt", b"p", 0o644);
+    write_file(root, "scratch.tmp", b"t", 0o644);
+    write_file(root, "big.bin", &[7u8; 2000], 0o644);
+    write_file(root, "keep.txt", b"k", 0o644);
+    write_file(root, "server.key", b"k", 0o644);
+    std::fs::create_dir_all(root.join("nested")).unwrap();
+    git(&root.join("nested"), &["init", "-q"]);
+    write_file(root, "nested/inner.txt", b"i", 0o644);
+    let config = sandbox.dir.path().join("caps.yaml");
+    std::fs::write(&config, "checkpoint_max_file_bytes: 1000\n").unwrap();
+    let daemon = Daemon::start(&sandbox, &["--config", config.to_str().unwrap()]);
+    let created = daemon.ok("checkpoint", json!({"create": true}));
+    assert_eq!(created["skipped_large"], json!(["big.bin"]));
+    assert_eq!(created["skipped_nested_repos"], json!(["nested/"]));
+    assert_eq!(created["skipped_secrets"], 1);
+    let store = daemon.ok("checkpoint", json!({}))["store"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let out = Command::new("git")
+        .args(["ls-tree", "-r", "--name-only", "refs/heads/checkpoints"])
+        .env("GIT_DIR", &store)
+        .output()
+        .unwrap();
+    let names = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(names, ".gitignore\na.txt\nkeep.txt\n");
+    // A second snapshot with nothing changed makes no commit.
+    let again = daemon.ok("checkpoint", json!({"create": true}));
+    assert_eq!(again["created"], false);
+    assert_eq!(again["hash"], created["hash"]);
+    // Bad hashes: option-like, not hex, unknown.
+    for bad in ["--orphan", "-p", "xyz1", "abc", "ABCDEF12"] {
+        let error = daemon.err("checkpoint", json!({"restore": bad}));
+        assert_eq!(error["data"]["code"], "C210", "{bad}: {error}");
+    }
+    let error = daemon.err("checkpoint", json!({"restore": "deadbeef"}));
+    assert_eq!(error["data"]["code"], "C211");
+    let error = daemon.err("checkpoint", json!({"create": true, "restore": "abcd"}));
+    assert_eq!(error["data"]["code"], "C210");
+}
+
+fn auto_labels(daemon: &Daemon) -> Vec<String> {
+    daemon.ok("checkpoint", json!({}))["checkpoints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["label"].as_str().unwrap().to_string())
+        .filter(|l| l.starts_with("auto:"))
+        .collect()
+}
+
+fn write(daemon: &Daemon, n: usize) {
+    daemon.ok(
+        "write",
+        json!({"file": "w.txt", "content": format!("{n}\n")}),
+    );
+}
+
+#[test]
+fn a_burst_of_edits_makes_one_automatic_snapshot() {
+    let sandbox = user_repo();
+    let daemon = Daemon::start(&sandbox, &[]);
+    for n in 0..4 {
+        write(&daemon, n);
+    }
+    assert_eq!(auto_labels(&daemon), ["auto: before write"]);
+    let auto = &daemon.ok("checkpoint", json!({}))["auto"];
+    assert_eq!(auto["taken"], 1);
+    assert_eq!(auto["enabled"], true);
+}
+
+#[test]
+fn failing_automatic_snapshots_back_off_and_stop_after_three_without_failing_edits() {
+    let sandbox = user_repo();
+    let config = sandbox.dir.path().join("c.yaml");
+    std::fs::write(
+        &config,
+        "checkpoint_interval_ms: 0\ncheckpoint_max_files: 1\n",
+    )
+    .unwrap();
+    let daemon = Daemon::start(&sandbox, &["--config", config.to_str().unwrap()]);
+    for n in 0..6 {
+        write(&daemon, n);
+    }
+    let auto = daemon.ok("checkpoint", json!({}))["auto"].clone();
+    assert_eq!(auto["enabled"], false, "{auto}");
+    assert_eq!(auto["failures_in_a_row"], 3);
+    assert_eq!(auto["taken"], 0);
+    assert!(auto["reason"].as_str().unwrap().contains("3 failures"));
+    assert!(auto["last_error"]
+        .as_str()
+        .unwrap()
+        .contains("checkpoint_max_files"));
+    let log = daemon.log_text();
+    assert_eq!(
+        log.matches("automatic checkpoints disabled").count(),
+        1,
+        "{log}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(sandbox.root.join("w.txt")).unwrap(),
+        "5\n"
+    );
+}
+
+#[test]
+fn home_and_its_ancestors_are_never_snapshotted() {
+    let sandbox = user_repo();
+    let home = sandbox.root.join("me");
+    std::fs::create_dir_all(&home).unwrap();
+    for home in [sandbox.root.clone(), home] {
+        let daemon = Daemon::start_env(&sandbox, &[], &[("HOME", home.to_str().unwrap())]);
+        write(&daemon, 1);
+        let listing = daemon.ok("checkpoint", json!({}));
+        assert_eq!(listing["checkpoints"], json!([]));
+        assert_eq!(listing["auto"]["enabled"], false);
+        assert!(listing["auto"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("$HOME"));
+        let error = daemon.err("checkpoint", json!({"create": true}));
+        assert_eq!(error["data"]["code"], "C214");
+    }
+}
+
+#[test]
+fn each_off_switch_stops_automatic_snapshots() {
+    let sandbox = user_repo();
+    // A request member beside `params`.
+    let daemon = Daemon::start(&sandbox, &[]);
+    let mut client = daemon.client();
+    client.send_line(
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "write", "checkpoints": false,
+                "params": {"file": "w.txt", "content": "x"}})
+        .to_string(),
+    );
+    assert!(client.recv()["result"].is_object());
+    assert!(auto_labels(&daemon).is_empty());
+    // The client's environment, through `coder`.
+    let coder = |off: bool| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_coder"));
+        command.arg("--socket").arg(&daemon.socket).args([
+            "call",
+            "write",
+            r#"{"file":"w.txt","content":"y"}"#,
+        ]);
+        if off {
+            command.env("CODER_CHECKPOINTS", "off");
+        }
+        assert!(command.output().unwrap().status.success());
+    };
+    coder(true);
+    assert!(auto_labels(&daemon).is_empty());
+    coder(false);
+    assert_eq!(auto_labels(&daemon).len(), 1);
+    drop(daemon);
+    // The daemon's environment, and its config.
+    let off_env = Daemon::start_env(&sandbox, &[], &[("CODER_CHECKPOINTS", "off")]);
+    write(&off_env, 2);
+    assert_eq!(auto_labels(&off_env).len(), 1);
+    drop(off_env);
+    let config = sandbox.dir.path().join("off.yaml");
+    std::fs::write(&config, "checkpoints: false\n").unwrap();
+    let off_config = Daemon::start(&sandbox, &["--config", config.to_str().unwrap()]);
+    write(&off_config, 3);
+    let listing = off_config.ok("checkpoint", json!({}));
+    assert_eq!(listing["checkpoints"].as_array().unwrap().len(), 1);
+    assert!(listing["auto"]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("checkpoints: false"));
+}
+
+/// Processes whose parent is `pid`.
+fn children(pid: u32) -> Vec<u32> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(child) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+        let after_name = stat.rsplit(')').next().unwrap_or("");
+        let ppid = after_name
+            .split_whitespace()
+            .nth(1)
+            .and_then(|p| p.parse::<u32>().ok());
+        if ppid == Some(pid) {
+            found.push(child);
+        }
+    }
+    found
+}
+
+#[test]
+fn a_snapshot_killed_mid_way_leaves_nothing_that_blocks_the_next() {
+    let sandbox = user_repo();
+    for n in 0..1000 {
+        write_file(
+            &sandbox.root,
+            &format!("many/{}/{n}.txt", n % 10),
+            format!("{n}\n").as_bytes(),
+            0o644,
+        );
+    }
+    let mut daemon = Daemon::start(&sandbox, &[]);
+    let store = PathBuf::from(
+        daemon.ok("checkpoint", json!({}))["store"]
+            .as_str()
+            .unwrap(),
+    );
+    let socket = daemon.socket.clone();
+    let request = std::thread::spawn(move || {
+        let mut client = common::Client::connect(&socket);
+        client.send_line(
+            r#"{"jsonrpc":"2.0","id":1,"method":"checkpoint","params":{"create":true}}"#,
+        );
+        let mut line = String::new();
+        use std::io::BufRead;
+        let _ = std::io::BufReader::new(client.stream.try_clone().unwrap()).read_line(&mut line);
+    });
+    // Kill the daemon and its git as soon as git is at work.
+    let pid = daemon.child.id();
+    let started = Instant::now();
+    while children(pid).is_empty() && started.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    std::thread::sleep(Duration::from_millis(15));
+    let gits = children(pid);
+    for git in &gits {
+        let _ = Command::new("kill").args(["-9", &git.to_string()]).status();
+    }
+    daemon.child.kill().unwrap();
+    daemon.child.wait().unwrap();
+    let _ = request.join();
+    // Whatever the kill left, plus the leftovers of a run killed at its worst moment.
+    std::fs::write(store.join("index.lock"), b"").unwrap();
+    std::fs::create_dir_all(store.join("objects/ab")).unwrap();
+    std::fs::write(store.join("objects/ab/tmp_obj_XYZ"), b"partial").unwrap();
+    let daemon = Daemon::start(&sandbox, &[]);
+    let created = daemon.ok(
+        "checkpoint",
+        json!({"create": true, "label": "after the kill"}),
+    );
+    assert_eq!(created["created"], true);
+    assert!(!store.join("index.lock").exists());
+    assert!(!store.join("objects/ab/tmp_obj_XYZ").exists());
+    let listing = daemon.ok("checkpoint", json!({}));
+    assert_eq!(listing["checkpoints"][0]["label"], "after the kill");
+    // The snapshot is whole: restoring it after deleting files brings them all back.
+    std::fs::remove_dir_all(sandbox.root.join("many/7")).unwrap();
+    let restored = daemon.ok("checkpoint", json!({"restore": created["hash"]}));
+    assert_eq!(restored["restored"].as_array().unwrap().len(), 100);
+    assert!(sandbox.root.join("many/7/997.txt").exists());
+}
