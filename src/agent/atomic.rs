@@ -87,7 +87,7 @@ pub fn run_capped(state: &Arc<State>, call: &Call) -> Result<Box<RawValue>> {
     }
     match call.method.as_str() {
         "search" => cap_search(result, cap),
-        "tree" => cap_tree(state, call, result, cap),
+        "tree" => cap_tree(state, call, &result, cap),
         _ => Ok(result),
     }
 }
@@ -122,10 +122,11 @@ fn cap_search(result: Box<RawValue>, cap: usize) -> Result<Box<RawValue>> {
 fn cap_tree(
     state: &Arc<State>,
     call: &Call,
-    mut result: Box<RawValue>,
+    first: &RawValue,
     cap: usize,
 ) -> Result<Box<RawValue>> {
     let method = methods::find("tree").ok_or_else(|| methods::unknown("tree"))?;
+    let mut result = first.to_owned();
     for _ in 0..4 {
         let value: Value =
             serde_json::from_str(result.get()).map_err(|e| Error::io(e.to_string()))?;

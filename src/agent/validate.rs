@@ -135,6 +135,18 @@ impl<'a> Checker<'a> {
         at: &str,
         found: &mut Vec<Violation>,
     ) {
+        if let Some((tag, tags)) = self.discriminator(branches) {
+            if let Some(given) = instance.get(&tag) {
+                match tags.iter().position(|t| t == given) {
+                    Some(i) => self.check(&branches[i], instance, at, found),
+                    None => found.push(violation(
+                        &format!("{at}/{}", pointer_escape(&tag)),
+                        format!("unknown variant {given}, expected one of {}", list(&tags)),
+                    )),
+                }
+                return;
+            }
+        }
         let mut best: Option<Vec<Violation>> = None;
         for branch in branches {
             let mut mine = Vec::new();
@@ -161,6 +173,29 @@ impl<'a> Checker<'a> {
                 found.push(v);
             }
         }
+    }
+
+    /// The property that tells the branches apart (serde's tagged enums: every branch an object
+    /// whose `op`/`kind`/... holds one constant), with each branch's constant in order.
+    fn discriminator(&self, branches: &'a [Value]) -> Option<(String, Vec<Value>)> {
+        let constant = |branch: &'a Value, key: &str| -> Option<Value> {
+            let property = self.resolve(self.resolve(branch).get("properties")?.get(key)?);
+            if let Some(c) = property.get("const") {
+                return Some(c.clone());
+            }
+            match property.get("enum")?.as_array()?.as_slice() {
+                [only] => Some(only.clone()),
+                _ => None,
+            }
+        };
+        let first = self
+            .resolve(branches.first()?)
+            .get("properties")?
+            .as_object()?;
+        first.keys().find_map(|key| {
+            let tags: Option<Vec<Value>> = branches.iter().map(|b| constant(b, key)).collect();
+            tags.map(|t| (key.clone(), t))
+        })
     }
 
     /// A short description of what a branch accepts.
@@ -339,8 +374,8 @@ fn edit_distance(a: &str, b: &str) -> usize {
     for (i, row) in d.iter_mut().enumerate() {
         row[0] = i;
     }
-    for j in 0..=b.len() {
-        d[0][j] = j;
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
     }
     for i in 1..=a.len() {
         for j in 1..=b.len() {
@@ -536,5 +571,19 @@ mod tests {
         assert!(param_types(&read, "start").contains(&"integer".to_string()));
         assert!(param_types(&read, "encoding").contains(&"string".to_string()));
         assert!(param_types(&read, "nothing").is_empty());
+    }
+
+    #[test]
+    fn tagged_enums_name_the_unknown_variant() {
+        let schema = (crate::methods::find("update-file").unwrap().schema)().to_value();
+        let found = violations(
+            &schema,
+            &json!({"files": [{"path": "a", "ops": [{"op": "append", "at_line": 1, "content": "x"}]}]}),
+        );
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            found[0].message.contains("unknown variant \"append\""),
+            "{found:?}"
+        );
     }
 }
