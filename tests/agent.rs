@@ -221,3 +221,21 @@ fn every_method_reports_every_violation_with_a_pointer() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// In iii's terms an error is `{"code": "C2xx", "message": ...}`: the JSON-RPC error's `data` is
+/// that object (plus the recovery hint), whichever name the method was called by.
+#[test]
+fn errors_carry_iii_error_objects() {
+    let sandbox = Sandbox::fixture("iii");
+    let daemon = Daemon::start(&sandbox, &[]);
+    for method in ["coder::read-file", "read"] {
+        let error = daemon.err(method, json!({"path": "missing.txt"}));
+        assert_eq!(error["data"]["code"], "C211", "{error}");
+        let message = error["data"]["message"].as_str().unwrap_or("");
+        assert!(message.contains("missing.txt"), "{error}");
+        assert!(
+            !message.starts_with("C211"),
+            "the object's message is the bare message: {error}"
+        );
+    }
+}

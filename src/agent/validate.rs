@@ -42,13 +42,23 @@ impl std::fmt::Display for Violation {
 
 /// Every violation of `schema` by `instance`, in document order.
 pub fn violations(schema: &Value, instance: &Value) -> Vec<Violation> {
+    violations_of(schema, instance, &[])
+}
+
+/// Like `violations`, with more names an unknown key may be a typo of (a method's aliases).
+pub fn violations_of(schema: &Value, instance: &Value, aliases: &[&str]) -> Vec<Violation> {
     let mut found = Vec::new();
-    Checker { root: schema }.check(schema, instance, "", &mut found);
+    Checker {
+        root: schema,
+        aliases,
+    }
+    .check(schema, instance, "", &mut found);
     found
 }
 
 struct Checker<'a> {
     root: &'a Value,
+    aliases: &'a [&'a str],
 }
 
 impl<'a> Checker<'a> {
@@ -298,7 +308,7 @@ impl<'a> Checker<'a> {
                 None => match s.get("additionalProperties") {
                     Some(Value::Bool(false)) => {
                         let names: Vec<&str> = properties.keys().map(String::as_str).collect();
-                        found.push(violation(&child, unknown_key(key, &names)));
+                        found.push(violation(&child, unknown_key(key, &names, self.aliases)));
                     }
                     Some(extra @ Value::Object(_)) => self.check(extra, value, &child, found),
                     _ => {}
@@ -339,9 +349,10 @@ fn violation(at: &str, message: String) -> Violation {
 }
 
 /// The message for an unknown key, with the closest known name when one is close enough.
-pub fn unknown_key(key: &str, known: &[&str]) -> String {
+pub fn unknown_key(key: &str, known: &[&str], aliases: &[&str]) -> String {
     let mut message = format!("unknown field `{key}`");
-    if let Some(best) = did_you_mean(key, known) {
+    let candidates: Vec<&str> = known.iter().chain(aliases).copied().collect();
+    if let Some(best) = did_you_mean(key, &candidates) {
         message.push_str(&format!(" (did you mean `{best}`?)"));
     }
     if !known.is_empty() && known.len() <= 24 {
@@ -476,7 +487,10 @@ fn list(options: &[Value]) -> String {
 /// What kind of value a top-level param takes, for typing CLI-style words (`--start 10` is an
 /// integer): the JSON types its schema allows, through `$ref`, `anyOf` and `oneOf`.
 pub fn param_types(schema: &Value, key: &str) -> Vec<String> {
-    let checker = Checker { root: schema };
+    let checker = Checker {
+        root: schema,
+        aliases: &[],
+    };
     let Some(property) = schema.pointer(&format!("/properties/{}", pointer_escape(key))) else {
         return Vec::new();
     };
