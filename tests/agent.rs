@@ -239,3 +239,70 @@ fn errors_carry_iii_error_objects() {
         );
     }
 }
+
+/// The atomic tools' output caps are budgets: @read 80,000, @search 60,000, @tree 50,000 characters,
+/// each result cut to fit and saying so, never an error. Dry runs say whether a call only reads.
+#[test]
+fn atomic_tools_keep_their_output_caps() {
+    let sandbox = Sandbox::empty();
+    let line = "a line of text that is forty chars long\n";
+    sandbox.write("big.txt", &line.repeat(5000));
+    for f in 0..300 {
+        sandbox.write(
+            &format!("hits/f{f:03}.txt"),
+            &"needle in a haystack of words\n".repeat(10),
+        );
+    }
+    for f in 0..2500 {
+        sandbox.write(&format!("wide/entry-with-a-long-name-{f:05}.txt"), "x\n");
+    }
+    let daemon = Daemon::start(&sandbox, &[]);
+
+    let read = daemon.ok(
+        "tool",
+        json!({"tool": "@read", "raw": "{\"file\": \"big.txt\"}"}),
+    );
+    assert!(read["read_only"] == true, "{read}");
+    let content = read["result"]["content"].as_str().unwrap();
+    assert!(
+        content.len() <= 80_000 && content.len() > 70_000,
+        "{}",
+        content.len()
+    );
+    assert_eq!(read["result"]["truncated"], true);
+    assert!(read["result"]["next_start"].as_u64().unwrap() > 1);
+
+    let search = daemon.ok(
+        "tool",
+        json!({"tool": "@search", "args": {"term": "needle", "max_results": 5000}}),
+    );
+    let text = search["result"].to_string();
+    assert!(text.len() <= 60_000, "{}", text.len());
+    assert_eq!(search["result"]["truncated"], true);
+    assert!(search["result"]["truncation_note"]
+        .as_str()
+        .unwrap()
+        .contains("60000"));
+    assert!(!search["result"]["files"].as_array().unwrap().is_empty());
+
+    let tree = daemon.ok("tool", json!({"tool": "@tree", "args": {"dir": "wide", "per_folder_limit": 5000, "max_entries": 5000}}));
+    let text = tree["result"].to_string();
+    assert!(text.len() <= 50_000, "{}", text.len());
+    assert_eq!(tree["result"]["truncated"], true);
+    assert!(tree["result"]["truncation_note"]
+        .as_str()
+        .unwrap()
+        .contains("50000"));
+
+    // The same calls through @coder are not capped by the atomic budgets.
+    let plain = daemon.ok(
+        "tool",
+        json!({"cmd": "search", "args": {"term": "needle", "max_results": 5000}}),
+    );
+    assert!(plain["result"].to_string().len() > 60_000);
+    let write = daemon.ok(
+        "tool",
+        json!({"cmd": "write", "args": {"file": "w.txt", "content": "x"}, "dry_run": true}),
+    );
+    assert_eq!(write["read_only"], false);
+}

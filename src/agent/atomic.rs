@@ -99,21 +99,29 @@ fn note(cap: usize, tool: &str) -> String {
 fn cap_search(result: Box<RawValue>, cap: usize) -> Result<Box<RawValue>> {
     let mut value: Value =
         serde_json::from_str(result.get()).map_err(|e| Error::io(e.to_string()))?;
-    let files = value.get_mut("files").and_then(Value::as_array_mut);
-    let Some(files) = files else {
+    if !value.get("files").is_some_and(Value::is_array) {
         return Ok(result);
-    };
-    let mut size = result.get().len();
-    let mut dropped = 0;
-    while size > cap && !files.is_empty() {
-        let last = files.pop().unwrap_or_default();
-        size = size.saturating_sub(last.to_string().len() + 1);
-        dropped += 1;
     }
     value["truncated"] = json!(true);
     value["truncated_reason"] = json!("output_cap");
-    value["files_dropped"] = json!(dropped);
     value["truncation_note"] = json!(note(cap, "search"));
+    value["files_dropped"] = json!(0);
+    let mut size = value.to_string().len();
+    let mut dropped = 0;
+    // Files are dropped from the end (the order the search reported them) until the result fits;
+    // the size is re-measured at the end because the count itself takes a few characters.
+    while size > cap {
+        let Some(last) = value["files"].as_array_mut().and_then(Vec::pop) else {
+            break;
+        };
+        size = size.saturating_sub(last.to_string().len() + 1);
+        dropped += 1;
+        if size <= cap {
+            value["files_dropped"] = json!(dropped);
+            size = value.to_string().len();
+        }
+    }
+    value["files_dropped"] = json!(dropped);
     serde_json::value::to_raw_value(&value).map_err(|e| Error::io(e.to_string()))
 }
 
