@@ -1,7 +1,7 @@
 //! `coder`, the client: finds (or starts) the workspace's daemon, sends one request, and prints the
 //! answer the way a person wants to read it (or raw JSON with `--json`).
 
-mod connect;
+pub mod connect;
 mod flags;
 mod render;
 
