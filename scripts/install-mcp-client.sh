@@ -10,6 +10,6 @@ if [ -x "$venv/bin/python" ] && "$venv/bin/python" -c 'import mcp' >/dev/null 2>
     exit 0
 fi
 python3 -m venv "$venv" >&2
-"$venv/bin/python" -m pip install --quiet --disable-pip-version-check 'mcp>=1.9,<3' >&2
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check 'mcp>=2.3,<3' >&2
 "$venv/bin/python" -c 'import mcp' >&2
 echo "$venv/bin/python"
