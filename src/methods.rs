@@ -6,7 +6,7 @@
 use crate::error::{Error, Result};
 use crate::protocol::{self, parse_params};
 use crate::state::State;
-use crate::{agent, edit, listing, memory, read, search};
+use crate::{agent, checkpoint, edit, git, listing, memory, read, search, todo};
 use schemars::{JsonSchema, Schema};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -82,10 +82,17 @@ fn schema_of<P: JsonSchema>() -> Schema {
 /// Every method the daemon answers, in the order `info` lists them. Each subsystem lists its own
 /// methods (`edit::methods`, ...); this is the one place they are joined.
 pub static METHODS: LazyLock<Vec<Method>> = LazyLock::new(|| {
-    [core_methods(), edit::methods(), agent::methods()]
-        .into_iter()
-        .flatten()
-        .collect()
+    [
+        core_methods(),
+        edit::methods(),
+        git::methods(),
+        checkpoint::methods(),
+        todo::methods(),
+        agent::methods(),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
 });
 
 /// The daemon's own methods and the read side.

@@ -23,6 +23,10 @@ pub struct Request {
     pub id: Option<Value>,
     pub method: String,
     pub params: Value,
+    /// False when the request carries `"checkpoints": false` beside its params: no automatic
+    /// snapshot before this call. A member of the request, not of the params, so every method's
+    /// params schema stays exactly what the method reads.
+    pub checkpoints: bool,
 }
 
 /// Why a frame could not become a request; carries the id when it could be recovered.
@@ -82,7 +86,22 @@ pub fn parse_request(frame: &[u8]) -> Result<Request, FrameError> {
             ))
         }
     };
-    Ok(Request { id, method, params })
+    let checkpoints = match obj.remove("checkpoints") {
+        None | Some(Value::Null) => true,
+        Some(Value::Bool(allowed)) => allowed,
+        Some(_) => {
+            return Err(invalid(
+                reply_id,
+                "field `checkpoints` must be a boolean".into(),
+            ))
+        }
+    };
+    Ok(Request {
+        id,
+        method,
+        params,
+        checkpoints,
+    })
 }
 
 /// Deserializes `params` into a method's argument struct. When serde refuses them, the params are

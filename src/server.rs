@@ -353,7 +353,17 @@ async fn handle_frame(state: Arc<State>, frame: &[u8], turns: &Arc<Semaphore>) -
                 true => state.heavy.enter(turns).await,
                 false => None,
             };
-            let outcome = run_blocking(method.name, move || method.call(&state, params)).await;
+            let checkpoints = request.checkpoints;
+            let outcome = run_blocking(method.name, move || {
+                // The one hook point of automatic checkpoints: before any mutating method runs.
+                if method.mutates {
+                    state
+                        .checkpoints
+                        .before_mutation(&state, method.name, checkpoints);
+                }
+                method.call(&state, params)
+            })
+            .await;
             drop(permit);
             outcome
         }

@@ -215,8 +215,10 @@ fn start_daemon(roots: &[PathBuf], socket: &Path) -> Result<std::process::Child,
 
 /// Sends one request and reads its one-line answer. Requests on a connection are sent one at a
 /// time, so the answer read is this request's.
-pub fn send(stream: &UnixStream, method: &str, params: Value) -> Result<Vec<u8>, ClientError> {
-    let request = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+pub fn send(stream: &UnixStream, method: &str, mut params: Value) -> Result<Vec<u8>, ClientError> {
+    let mut request = json!({"jsonrpc": "2.0", "id": 1, "method": method});
+    apply_client_env(method, &mut params, &mut request);
+    request["params"] = params;
     let mut writer = stream;
     let mut line = request.to_string();
     line.push('\n');
@@ -233,4 +235,21 @@ pub fn send(stream: &UnixStream, method: &str, params: Value) -> Result<Vec<u8>,
         ));
     }
     Ok(reply)
+}
+
+/// What the client's environment asks of every request: `CODER_SESSION` names the `todo`
+/// session (unless the params name one), `CODER_CHECKPOINTS=off` asks for no automatic snapshot
+/// (a request member beside `params`, so no method's params schema has to carry it).
+fn apply_client_env(method: &str, params: &mut Value, request: &mut Value) {
+    if method == "todo" && params.is_object() && params.get("session").is_none() {
+        if let Some(session) = std::env::var("CODER_SESSION")
+            .ok()
+            .filter(|s| !s.is_empty())
+        {
+            params["session"] = json!(session);
+        }
+    }
+    if std::env::var("CODER_CHECKPOINTS").is_ok_and(|v| crate::checkpoint::auto::is_off(&v)) {
+        request["checkpoints"] = json!(false);
+    }
 }
