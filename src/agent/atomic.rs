@@ -5,7 +5,7 @@
 
 use super::envelope::{self, Call};
 use crate::error::{Error, Result};
-use crate::methods;
+use crate::methods::{self, Method};
 use crate::state::State;
 use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
@@ -55,12 +55,30 @@ pub fn call(
             )
         }
     }
+    subcommand_as_flag(method, &mut params);
     let mut call = envelope::finish(tool.to_string(), method, params, steps)?;
     if call.method == "read" {
         cap_read(&mut call.params);
     }
     call.capped = cap_of(&call.method).is_some();
     Ok(call)
+}
+
+/// `@todo {"cmd": "mark", ...}`: a tool whose subcommands are boolean params of its method
+/// (`todo`'s `write`/`mark`/`list`) gets `"mark": true` for `"cmd": "mark"`.
+fn subcommand_as_flag(method: Option<&Method>, params: &mut Map<String, Value>) {
+    let (Some(method), Some(Value::String(sub))) = (method, params.get("cmd")) else {
+        return;
+    };
+    let schema = (method.schema)().to_value();
+    let types = super::validate::param_types(&schema, sub);
+    if types.iter().any(|t| t == "boolean")
+        && super::validate::param_types(&schema, "cmd").is_empty()
+    {
+        let sub = sub.clone();
+        params.remove("cmd");
+        params.insert(sub, Value::Bool(true));
+    }
 }
 
 /// `@read`'s cap is `max_bytes`: the read itself stops at a line boundary with `next_start`.
