@@ -320,7 +320,7 @@ fn error_details(data: &Value) -> String {
     };
     for (key, value) in fields {
         match (key.as_str(), value) {
-            ("code" | "recovery", _) => {}
+            ("code" | "recovery" | "message", _) => {}
             ("closest", Value::Object(c)) => {
                 text.push_str(&format!(
                     "closest: lines {}-{} (similarity {:.2})\n{}",
