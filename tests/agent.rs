@@ -306,3 +306,43 @@ fn atomic_tools_keep_their_output_caps() {
     );
     assert_eq!(write["read_only"], false);
 }
+
+/// Curly quotes in model text become straight only in code files that hold none; markdown and files
+/// that already use curly quotes are written as sent; the answer counts the replacements.
+#[test]
+fn curly_quotes_are_straightened_only_where_they_cannot_be_meant() {
+    let sandbox = Sandbox::empty();
+    sandbox.write(
+        "main.go",
+        "package main\n\nfunc main() {\n\tprintln(\"old\")\n}\n",
+    );
+    sandbox.write("i18n.go", "package main\n\nvar quote = \"«x» “y”\"\n");
+    let daemon = Daemon::start(&sandbox, &[]);
+    let read = |file: &str| std::fs::read_to_string(sandbox.root.join(file)).unwrap();
+
+    let write = daemon.ok(
+        "tool",
+        json!({"cmd": "write", "args": {"file": "new.py", "content": "print(“hi”, ‘x’)\n"}}),
+    );
+    assert_eq!(write["quotes_straightened"], 4, "{write}");
+    assert_eq!(read("new.py"), "print(\"hi\", 'x')\n");
+
+    let patch = daemon.ok("tool", json!({"cmd": "patch", "args": {"file": "main.go", "search": "println(\"old\")", "replace": "println(“new”)"}}));
+    assert_eq!(patch["quotes_straightened"], 2, "{patch}");
+    assert!(read("main.go").contains("println(\"new\")"));
+
+    let kept = daemon.ok("tool", json!({"cmd": "patch", "args": {"file": "i18n.go", "search": "var quote", "replace": "var said = “z”\nvar quote"}}));
+    assert!(kept.get("quotes_straightened").is_none(), "{kept}");
+    assert!(read("i18n.go").contains("var said = “z”"));
+
+    let prose = daemon.ok(
+        "tool",
+        json!({"cmd": "write", "args": {"file": "notes.md", "content": "She said “hi”.\n"}}),
+    );
+    assert!(prose.get("quotes_straightened").is_none(), "{prose}");
+    assert_eq!(read("notes.md"), "She said “hi”.\n");
+
+    let multi = daemon.ok("tool", json!({"cmd": "multipatch", "args": {"edits": [
+        {"file": "main.go", "search": "func main()", "replace": "func main() { _ = ‘a’ }\nfunc other()"}]}}));
+    assert_eq!(multi["quotes_straightened"], 2, "{multi}");
+}
