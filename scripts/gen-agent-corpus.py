@@ -298,6 +298,11 @@ T = [
      "read", {"file": "main.go", "start": 1, "max_bytes": 80000}, "single_quotes"),
     ("atomic @search aliases", {"tool": "@search", "raw": '{"term": "Login", "dir": "./src", "include": "*.go"}'},
      "search", {"pattern": "Login", "dir": "./src", "glob": "*.go"}, None),
+    ("atomic @todo write", {"tool": "@todo", "raw": '{"cmd":"write","args":{"todos":[{"description":"Investigate bug","status":"completed"},{"description":"Apply fix","status":"in_progress"}]}}'},
+     "todo", {"write": True, "todos": [{"description": "Investigate bug", "status": "completed"}, {"description": "Apply fix", "status": "in_progress"}]}, None),
+    ("atomic @todo mark", {"tool": "@todo", "raw": "{'cmd':'mark','args':{'id':2,'status':'completed'}}"},
+     "todo", {"mark": True, "id": 2, "status": "completed"}, "single_quotes"),
+    ("atomic @todo list", {"tool": "@todo", "raw": '{"cmd":"list"}'}, "todo", {"list": True}, None),
     ("atomic @tree aliases", {"tool": "@tree", "raw": '{"path": "./src", "maxDepth": 3, "skip": "node_modules"}'},
      "tree", {"dir": "./src", "depth": 3, "exclude": "node_modules"}, None),
 ]

@@ -127,6 +127,8 @@ impl Error {
     pub fn data_json(&self) -> Value {
         let mut data = self.data.clone();
         data.insert("code".into(), json!(self.code.as_str()));
+        // With `code`, iii's error object (`{"code": "C2xx", "message": ...}`).
+        data.insert("message".into(), json!(self.message));
         if let Some(hint) = &self.recovery {
             data.insert("recovery".into(), json!(hint));
         }

@@ -28,6 +28,9 @@ pub struct TreeParams {
     use_default_excludes: Option<bool>,
     gitignore: Option<bool>,
     hidden: Option<bool>,
+    /// Children shown per folder before it is cut (default: the config's `tree_per_folder_limit`),
+    /// as iii's `coder::tree` takes it.
+    per_folder_limit: Option<usize>,
 }
 
 #[derive(Default)]
@@ -149,7 +152,10 @@ pub fn tree(jail: &Jail, limits: &Limits, p: TreeParams) -> Result<TreeResult> {
         dir: &dir,
         depth,
         max_entries,
-        per_folder: limits.tree_per_folder_limit,
+        per_folder: p
+            .per_folder_limit
+            .unwrap_or(limits.tree_per_folder_limit)
+            .max(1),
         only,
         exclude,
         default_excludes: p.use_default_excludes.unwrap_or(true),

@@ -100,7 +100,7 @@ fn core_methods() -> Vec<Method> {
     vec![
         method(
             "info",
-            &[],
+            &["coder::info"],
             "What the daemon serves: roots, budgets, globs, methods.",
             false,
             info,
@@ -114,28 +114,28 @@ fn core_methods() -> Vec<Method> {
         ),
         method(
             "read",
-            &[],
+            &["coder::read-file"],
             "Read a file: a line window, head/tail, base64, a stat probe, or a batch.",
             false,
             |s, p| read::handle(&s.jail, &s.limits(), &s.line_counts, p),
         ),
         method(
             "tree",
-            &[],
+            &["coder::tree"],
             "A nested, bounded view of a folder.",
             false,
             |s, p| listing::tree(&s.jail, &s.limits(), p),
         ),
         method(
             "list-folder",
-            &[],
+            &["coder::list-folder"],
             "One folder, paginated.",
             false,
             |s, p| listing::list_folder(&s.jail, &s.limits(), p),
         ),
         method(
             "search",
-            &[],
+            &["coder::search"],
             "Search file contents (or paths) for a literal or a regex.",
             false,
             |s, p| search::handle(&s.jail, &s.limits(), &s.policy(), p),

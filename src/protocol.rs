@@ -114,7 +114,9 @@ pub fn parse_params<T: DeserializeOwned + JsonSchema>(method: &str, params: Valu
         Err(e) => e,
     };
     let schema = schemars::schema_for!(T).to_value();
-    let violations = crate::agent::validate::violations(&schema, &params);
+    let aliases = &crate::agent::keys::of(method).aliases;
+    let alias_names: Vec<&str> = aliases.keys().map(String::as_str).collect();
+    let violations = crate::agent::validate::violations_of(&schema, &params, &alias_names);
     let recovery =
         format!("fix each path listed; `schema {{\"method\": \"{method}\"}}` shows every param");
     if violations.is_empty() {

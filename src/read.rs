@@ -45,6 +45,9 @@ pub struct ReadParams {
     pub head: Option<u64>,
     pub tail: Option<u64>,
     pub max_bytes: Option<u64>,
+    /// This call's budget for a whole-file read (default: the config's `max_output_bytes`;
+    /// clamped to `max_read_bytes`), as iii's `coder::read-file` takes it.
+    pub max_output_bytes: Option<u64>,
     pub encoding: Option<Encoding>,
     pub numbered: Option<bool>,
     pub stat: Option<bool>,
@@ -352,7 +355,7 @@ fn read_one(
         None => counts.total_if_cheap(&handle, &meta).map_err(io_err)?,
     };
     let total = counted.map(|c| c.lines);
-    let range = choose_range(&resolved, file, size, total, p, limits)?;
+    let range = choose_range(&resolved, file, size, total, p, limits, budget.is_some())?;
     let window = read_window(
         &handle,
         &range,
@@ -439,6 +442,7 @@ fn choose_range(
     total: Option<u64>,
     p: &ReadParams,
     limits: &Limits,
+    in_batch: bool,
 ) -> Result<LineRange> {
     if p.start.is_some() || p.end.is_some() {
         return Ok(LineRange {
@@ -461,16 +465,14 @@ fn choose_range(
             capped: false,
         });
     }
-    // A whole-file read. An explicit `max_bytes` means the caller accepts a cut; otherwise an
-    // oversized file is refused with the calls that would work.
-    if p.max_bytes.is_none() && size > limits.max_output_bytes {
-        return Err(oversize_error(
-            resolved,
-            file,
-            size,
-            total,
-            limits.max_output_bytes,
-        ));
+    // A whole-file read. An explicit `max_bytes` means the caller accepts a cut, and a batch item
+    // is governed by the batch budget instead (iii); otherwise an oversized file is refused with
+    // the calls that would work.
+    let budget = p
+        .max_output_bytes
+        .map_or(limits.max_output_bytes, |b| b.min(limits.max_read_bytes));
+    if p.max_bytes.is_none() && !in_batch && size > budget {
+        return Err(oversize_error(resolved, file, size, total, budget));
     }
     Ok(LineRange {
         start: 1,

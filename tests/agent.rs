@@ -221,3 +221,128 @@ fn every_method_reports_every_violation_with_a_pointer() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// In iii's terms an error is `{"code": "C2xx", "message": ...}`: the JSON-RPC error's `data` is
+/// that object (plus the recovery hint), whichever name the method was called by.
+#[test]
+fn errors_carry_iii_error_objects() {
+    let sandbox = Sandbox::fixture("iii");
+    let daemon = Daemon::start(&sandbox, &[]);
+    for method in ["coder::read-file", "read"] {
+        let error = daemon.err(method, json!({"path": "missing.txt"}));
+        assert_eq!(error["data"]["code"], "C211", "{error}");
+        let message = error["data"]["message"].as_str().unwrap_or("");
+        assert!(message.contains("missing.txt"), "{error}");
+        assert!(
+            !message.starts_with("C211"),
+            "the object's message is the bare message: {error}"
+        );
+    }
+}
+
+/// The atomic tools' output caps are budgets: @read 80,000, @search 60,000, @tree 50,000 characters,
+/// each result cut to fit and saying so, never an error. Dry runs say whether a call only reads.
+#[test]
+fn atomic_tools_keep_their_output_caps() {
+    let sandbox = Sandbox::empty();
+    let line = "a line of text that is forty chars long\n";
+    sandbox.write("big.txt", &line.repeat(5000));
+    for f in 0..300 {
+        sandbox.write(
+            &format!("hits/f{f:03}.txt"),
+            &"needle in a haystack of words\n".repeat(10),
+        );
+    }
+    for f in 0..2500 {
+        sandbox.write(&format!("wide/entry-with-a-long-name-{f:05}.txt"), "x\n");
+    }
+    let daemon = Daemon::start(&sandbox, &[]);
+
+    let read = daemon.ok(
+        "tool",
+        json!({"tool": "@read", "raw": "{\"file\": \"big.txt\"}"}),
+    );
+    assert!(read["read_only"] == true, "{read}");
+    let content = read["result"]["content"].as_str().unwrap();
+    assert!(
+        content.len() <= 80_000 && content.len() > 70_000,
+        "{}",
+        content.len()
+    );
+    assert_eq!(read["result"]["truncated"], true);
+    assert!(read["result"]["next_start"].as_u64().unwrap() > 1);
+
+    let search = daemon.ok(
+        "tool",
+        json!({"tool": "@search", "args": {"term": "needle", "max_results": 5000}}),
+    );
+    let text = search["result"].to_string();
+    assert!(text.len() <= 60_000, "{}", text.len());
+    assert_eq!(search["result"]["truncated"], true);
+    assert!(search["result"]["truncation_note"]
+        .as_str()
+        .unwrap()
+        .contains("60000"));
+    assert!(!search["result"]["files"].as_array().unwrap().is_empty());
+
+    let tree = daemon.ok("tool", json!({"tool": "@tree", "args": {"dir": "wide", "per_folder_limit": 5000, "max_entries": 5000}}));
+    let text = tree["result"].to_string();
+    assert!(text.len() <= 50_000, "{}", text.len());
+    assert_eq!(tree["result"]["truncated"], true);
+    assert!(tree["result"]["truncation_note"]
+        .as_str()
+        .unwrap()
+        .contains("50000"));
+
+    // The same calls through @coder are not capped by the atomic budgets.
+    let plain = daemon.ok(
+        "tool",
+        json!({"cmd": "search", "args": {"term": "needle", "max_results": 5000}}),
+    );
+    assert!(plain["result"].to_string().len() > 60_000);
+    let write = daemon.ok(
+        "tool",
+        json!({"cmd": "write", "args": {"file": "w.txt", "content": "x"}, "dry_run": true}),
+    );
+    assert_eq!(write["read_only"], false);
+}
+
+/// Curly quotes in model text become straight only in code files that hold none; markdown and files
+/// that already use curly quotes are written as sent; the answer counts the replacements.
+#[test]
+fn curly_quotes_are_straightened_only_where_they_cannot_be_meant() {
+    let sandbox = Sandbox::empty();
+    sandbox.write(
+        "main.go",
+        "package main\n\nfunc main() {\n\tprintln(\"old\")\n}\n",
+    );
+    sandbox.write("i18n.go", "package main\n\nvar quote = \"«x» “y”\"\n");
+    let daemon = Daemon::start(&sandbox, &[]);
+    let read = |file: &str| std::fs::read_to_string(sandbox.root.join(file)).unwrap();
+
+    let write = daemon.ok(
+        "tool",
+        json!({"cmd": "write", "args": {"file": "new.py", "content": "print(“hi”, ‘x’)\n"}}),
+    );
+    assert_eq!(write["quotes_straightened"], 4, "{write}");
+    assert_eq!(read("new.py"), "print(\"hi\", 'x')\n");
+
+    let patch = daemon.ok("tool", json!({"cmd": "patch", "args": {"file": "main.go", "search": "println(\"old\")", "replace": "println(“new”)"}}));
+    assert_eq!(patch["quotes_straightened"], 2, "{patch}");
+    assert!(read("main.go").contains("println(\"new\")"));
+
+    let kept = daemon.ok("tool", json!({"cmd": "patch", "args": {"file": "i18n.go", "search": "var quote", "replace": "var said = “z”\nvar quote"}}));
+    assert!(kept.get("quotes_straightened").is_none(), "{kept}");
+    assert!(read("i18n.go").contains("var said = “z”"));
+
+    let prose = daemon.ok(
+        "tool",
+        json!({"cmd": "write", "args": {"file": "notes.md", "content": "She said “hi”.\n"}}),
+    );
+    assert!(prose.get("quotes_straightened").is_none(), "{prose}");
+    assert_eq!(read("notes.md"), "She said “hi”.\n");
+
+    let multi = daemon.ok("tool", json!({"cmd": "multipatch", "args": {"edits": [
+        {"file": "main.go", "search": "func main()", "replace": "func main() { _ = ‘a’ }\nfunc other()"}]}}));
+    assert_eq!(multi["quotes_straightened"], 2, "{multi}");
+}

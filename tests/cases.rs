@@ -96,6 +96,12 @@ fn search_cases() {
     run_suite("search");
 }
 
+/// iii's `coder` worker document, each stated behaviour called by its function id and param names.
+#[test]
+fn iii_cases() {
+    run_suite("iii");
+}
+
 #[test]
 fn search_budget_cases() {
     run_suite("search_budget");

@@ -5,7 +5,7 @@
 
 use super::envelope::{self, Call};
 use crate::error::{Error, Result};
-use crate::methods;
+use crate::methods::{self, Method};
 use crate::state::State;
 use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
@@ -55,12 +55,30 @@ pub fn call(
             )
         }
     }
+    subcommand_as_flag(method, &mut params);
     let mut call = envelope::finish(tool.to_string(), method, params, steps)?;
     if call.method == "read" {
         cap_read(&mut call.params);
     }
     call.capped = cap_of(&call.method).is_some();
     Ok(call)
+}
+
+/// `@todo {"cmd": "mark", ...}`: a tool whose subcommands are boolean params of its method
+/// (`todo`'s `write`/`mark`/`list`) gets `"mark": true` for `"cmd": "mark"`.
+fn subcommand_as_flag(method: Option<&Method>, params: &mut Map<String, Value>) {
+    let (Some(method), Some(Value::String(sub))) = (method, params.get("cmd")) else {
+        return;
+    };
+    let schema = (method.schema)().to_value();
+    let types = super::validate::param_types(&schema, sub);
+    if types.iter().any(|t| t == "boolean")
+        && super::validate::param_types(&schema, "cmd").is_empty()
+    {
+        let sub = sub.clone();
+        params.remove("cmd");
+        params.insert(sub, Value::Bool(true));
+    }
 }
 
 /// `@read`'s cap is `max_bytes`: the read itself stops at a line boundary with `next_start`.
@@ -87,7 +105,7 @@ pub fn run_capped(state: &Arc<State>, call: &Call) -> Result<Box<RawValue>> {
     }
     match call.method.as_str() {
         "search" => cap_search(result, cap),
-        "tree" => cap_tree(state, call, result, cap),
+        "tree" => cap_tree(state, call, &result, cap),
         _ => Ok(result),
     }
 }
@@ -99,21 +117,29 @@ fn note(cap: usize, tool: &str) -> String {
 fn cap_search(result: Box<RawValue>, cap: usize) -> Result<Box<RawValue>> {
     let mut value: Value =
         serde_json::from_str(result.get()).map_err(|e| Error::io(e.to_string()))?;
-    let files = value.get_mut("files").and_then(Value::as_array_mut);
-    let Some(files) = files else {
+    if !value.get("files").is_some_and(Value::is_array) {
         return Ok(result);
-    };
-    let mut size = result.get().len();
-    let mut dropped = 0;
-    while size > cap && !files.is_empty() {
-        let last = files.pop().unwrap_or_default();
-        size = size.saturating_sub(last.to_string().len() + 1);
-        dropped += 1;
     }
     value["truncated"] = json!(true);
     value["truncated_reason"] = json!("output_cap");
-    value["files_dropped"] = json!(dropped);
     value["truncation_note"] = json!(note(cap, "search"));
+    value["files_dropped"] = json!(0);
+    let mut size = value.to_string().len();
+    let mut dropped = 0;
+    // Files are dropped from the end (the order the search reported them) until the result fits;
+    // the size is re-measured at the end because the count itself takes a few characters.
+    while size > cap {
+        let Some(last) = value["files"].as_array_mut().and_then(Vec::pop) else {
+            break;
+        };
+        size = size.saturating_sub(last.to_string().len() + 1);
+        dropped += 1;
+        if size <= cap {
+            value["files_dropped"] = json!(dropped);
+            size = value.to_string().len();
+        }
+    }
+    value["files_dropped"] = json!(dropped);
     serde_json::value::to_raw_value(&value).map_err(|e| Error::io(e.to_string()))
 }
 
@@ -122,10 +148,11 @@ fn cap_search(result: Box<RawValue>, cap: usize) -> Result<Box<RawValue>> {
 fn cap_tree(
     state: &Arc<State>,
     call: &Call,
-    mut result: Box<RawValue>,
+    first: &RawValue,
     cap: usize,
 ) -> Result<Box<RawValue>> {
     let method = methods::find("tree").ok_or_else(|| methods::unknown("tree"))?;
+    let mut result = first.to_owned();
     for _ in 0..4 {
         let value: Value =
             serde_json::from_str(result.get()).map_err(|e| Error::io(e.to_string()))?;

@@ -71,6 +71,8 @@ pub struct Call {
 #[derive(Serialize)]
 pub struct ToolResult {
     method: String,
+    /// Whether the call only reads (for permission gates: a backend may auto-allow these).
+    read_only: bool,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     recovered_by: Vec<&'static str>,
     /// Curly quotes turned straight in model text written to a code file.
@@ -94,6 +96,7 @@ pub fn run(state: &Arc<State>, p: ToolParams) -> Result<ToolResult> {
     let straightened = quotes::straighten(state, &call.method, &mut call.params)?;
     if dry_run {
         return Ok(ToolResult {
+            read_only: !method.mutates,
             method: call.method,
             recovered_by: call.recovered_by,
             quotes_straightened: straightened,
@@ -106,6 +109,7 @@ pub fn run(state: &Arc<State>, p: ToolParams) -> Result<ToolResult> {
         false => method.call(state, Value::Object(call.params))?,
     };
     Ok(ToolResult {
+        read_only: !method.mutates,
         method: call.method,
         recovered_by: call.recovered_by,
         quotes_straightened: straightened,

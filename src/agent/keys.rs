@@ -90,8 +90,8 @@ fn collect_names(value: &Value, names: &mut Vec<String>) {
 }
 
 /// The declared names of each method's schema, computed once per method.
-static DECLARED: LazyLock<RwLock<HashMap<&'static str, Arc<Vec<String>>>>> =
-    LazyLock::new(Default::default);
+type DeclaredCache = RwLock<HashMap<&'static str, Arc<Vec<String>>>>;
+static DECLARED: LazyLock<DeclaredCache> = LazyLock::new(Default::default);
 
 fn declared_of(method: &Method) -> Arc<Vec<String>> {
     if let Some(found) = DECLARED

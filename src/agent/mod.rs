@@ -12,6 +12,7 @@
 pub mod atomic;
 pub mod envelope;
 pub mod keys;
+pub mod mcp;
 pub mod quotes;
 pub mod recovery;
 pub mod validate;

@@ -642,7 +642,7 @@ impl Scan {
                 }
                 _ => {
                     let len = text[i..]
-                        .find(|c: char| matches!(c, ',' | '}' | ']' | ' ' | '\n' | '\r' | '\t'))
+                        .find([',', '}', ']', ' ', '\n', '\r', '\t'])
                         .unwrap_or(text.len() - i);
                     let token = &text[i..i + len];
                     let literal = matches!(token, "true" | "false" | "null");

@@ -42,13 +42,23 @@ impl std::fmt::Display for Violation {
 
 /// Every violation of `schema` by `instance`, in document order.
 pub fn violations(schema: &Value, instance: &Value) -> Vec<Violation> {
+    violations_of(schema, instance, &[])
+}
+
+/// Like `violations`, with more names an unknown key may be a typo of (a method's aliases).
+pub fn violations_of(schema: &Value, instance: &Value, aliases: &[&str]) -> Vec<Violation> {
     let mut found = Vec::new();
-    Checker { root: schema }.check(schema, instance, "", &mut found);
+    Checker {
+        root: schema,
+        aliases,
+    }
+    .check(schema, instance, "", &mut found);
     found
 }
 
 struct Checker<'a> {
     root: &'a Value,
+    aliases: &'a [&'a str],
 }
 
 impl<'a> Checker<'a> {
@@ -135,6 +145,18 @@ impl<'a> Checker<'a> {
         at: &str,
         found: &mut Vec<Violation>,
     ) {
+        if let Some((tag, tags)) = self.discriminator(branches) {
+            if let Some(given) = instance.get(&tag) {
+                match tags.iter().position(|t| t == given) {
+                    Some(i) => self.check(&branches[i], instance, at, found),
+                    None => found.push(violation(
+                        &format!("{at}/{}", pointer_escape(&tag)),
+                        format!("unknown variant {given}, expected one of {}", list(&tags)),
+                    )),
+                }
+                return;
+            }
+        }
         let mut best: Option<Vec<Violation>> = None;
         for branch in branches {
             let mut mine = Vec::new();
@@ -161,6 +183,29 @@ impl<'a> Checker<'a> {
                 found.push(v);
             }
         }
+    }
+
+    /// The property that tells the branches apart (serde's tagged enums: every branch an object
+    /// whose `op`/`kind`/... holds one constant), with each branch's constant in order.
+    fn discriminator(&self, branches: &'a [Value]) -> Option<(String, Vec<Value>)> {
+        let constant = |branch: &'a Value, key: &str| -> Option<Value> {
+            let property = self.resolve(self.resolve(branch).get("properties")?.get(key)?);
+            if let Some(c) = property.get("const") {
+                return Some(c.clone());
+            }
+            match property.get("enum")?.as_array()?.as_slice() {
+                [only] => Some(only.clone()),
+                _ => None,
+            }
+        };
+        let first = self
+            .resolve(branches.first()?)
+            .get("properties")?
+            .as_object()?;
+        first.keys().find_map(|key| {
+            let tags: Option<Vec<Value>> = branches.iter().map(|b| constant(b, key)).collect();
+            tags.map(|t| (key.clone(), t))
+        })
     }
 
     /// A short description of what a branch accepts.
@@ -263,7 +308,7 @@ impl<'a> Checker<'a> {
                 None => match s.get("additionalProperties") {
                     Some(Value::Bool(false)) => {
                         let names: Vec<&str> = properties.keys().map(String::as_str).collect();
-                        found.push(violation(&child, unknown_key(key, &names)));
+                        found.push(violation(&child, unknown_key(key, &names, self.aliases)));
                     }
                     Some(extra @ Value::Object(_)) => self.check(extra, value, &child, found),
                     _ => {}
@@ -304,9 +349,10 @@ fn violation(at: &str, message: String) -> Violation {
 }
 
 /// The message for an unknown key, with the closest known name when one is close enough.
-pub fn unknown_key(key: &str, known: &[&str]) -> String {
+pub fn unknown_key(key: &str, known: &[&str], aliases: &[&str]) -> String {
     let mut message = format!("unknown field `{key}`");
-    if let Some(best) = did_you_mean(key, known) {
+    let candidates: Vec<&str> = known.iter().chain(aliases).copied().collect();
+    if let Some(best) = did_you_mean(key, &candidates) {
         message.push_str(&format!(" (did you mean `{best}`?)"));
     }
     if !known.is_empty() && known.len() <= 24 {
@@ -339,8 +385,8 @@ fn edit_distance(a: &str, b: &str) -> usize {
     for (i, row) in d.iter_mut().enumerate() {
         row[0] = i;
     }
-    for j in 0..=b.len() {
-        d[0][j] = j;
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
     }
     for i in 1..=a.len() {
         for j in 1..=b.len() {
@@ -441,7 +487,10 @@ fn list(options: &[Value]) -> String {
 /// What kind of value a top-level param takes, for typing CLI-style words (`--start 10` is an
 /// integer): the JSON types its schema allows, through `$ref`, `anyOf` and `oneOf`.
 pub fn param_types(schema: &Value, key: &str) -> Vec<String> {
-    let checker = Checker { root: schema };
+    let checker = Checker {
+        root: schema,
+        aliases: &[],
+    };
     let Some(property) = schema.pointer(&format!("/properties/{}", pointer_escape(key))) else {
         return Vec::new();
     };
@@ -536,5 +585,19 @@ mod tests {
         assert!(param_types(&read, "start").contains(&"integer".to_string()));
         assert!(param_types(&read, "encoding").contains(&"string".to_string()));
         assert!(param_types(&read, "nothing").is_empty());
+    }
+
+    #[test]
+    fn tagged_enums_name_the_unknown_variant() {
+        let schema = (crate::methods::find("update-file").unwrap().schema)().to_value();
+        let found = violations(
+            &schema,
+            &json!({"files": [{"path": "a", "ops": [{"op": "append", "at_line": 1, "content": "x"}]}]}),
+        );
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            found[0].message.contains("unknown variant \"append\""),
+            "{found:?}"
+        );
     }
 }

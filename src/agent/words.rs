@@ -80,9 +80,7 @@ fn unbalanced(quote: char, at: usize) -> Error {
     Error::bad_input(format!(
         "unbalanced {quote} in the CLI-style args: the quote at character {at} is never closed"
     ))
-    .with_recovery(format!(
-        "close the quote, or send JSON args ({{\"cmd\": ..., \"args\": {{...}}}})"
-    ))
+    .with_recovery(r#"close the quote, or send JSON args ({"cmd": ..., "args": {...}})"#)
 }
 
 /// One word after the subcommand: a flag (`--file`, `-file`, `--file=x`) or a positional value.

@@ -1,4 +1,4 @@
-use clap::Parser;
+use clap::{Parser, Subcommand};
 use coderd::server::{serve, ServeOptions};
 use std::path::PathBuf;
 
@@ -7,13 +7,13 @@ use std::path::PathBuf;
 #[command(name = "coderd", version)]
 struct Args {
     /// A workspace root (repeatable; the first is the primary root). Overrides the config's base_paths.
-    #[arg(long = "root")]
+    #[arg(long = "root", global = true)]
     roots: Vec<PathBuf>,
     /// Config file (YAML, or TOML by extension); watched and hot-reloaded.
     #[arg(long)]
     config: Option<PathBuf>,
     /// Socket path (default: derived from the primary root, see `coder info`).
-    #[arg(long)]
+    #[arg(long, global = true)]
     socket: Option<PathBuf>,
     /// Write logs here instead of stderr.
     #[arg(long)]
@@ -21,6 +21,23 @@ struct Args {
     /// Log filter, e.g. `info` or `coderd=debug` (default: $CODERD_LOG, else info).
     #[arg(long)]
     log: Option<String>,
+    #[command(subcommand)]
+    command: Option<Sub>,
+}
+
+#[derive(Subcommand, Debug)]
+enum Sub {
+    /// Serve MCP on stdin/stdout for a client that spawns it (Claude Code, Codex, Cursor, Zed):
+    /// connects to the workspace's daemon (from --socket, $CODERD_SOCKET, the registry, or the
+    /// default socket of --root / the current workspace), starting one when none answers.
+    Mcp {
+        /// Fail instead of starting a daemon when none answers.
+        #[arg(long)]
+        no_start: bool,
+        /// Say on stderr which daemon was used and why.
+        #[arg(long, short = 'v')]
+        verbose: bool,
+    },
 }
 
 fn main() {
@@ -30,6 +47,19 @@ fn main() {
         .enable_all()
         .build()
         .expect("tokio runtime");
+    if let Some(Sub::Mcp { no_start, verbose }) = args.command {
+        let options = coderd::agent::mcp::McpOptions {
+            socket: args.socket,
+            roots: args.roots,
+            no_start,
+            verbose,
+        };
+        if let Err(e) = runtime.block_on(coderd::agent::mcp::serve_stdio(options)) {
+            eprintln!("coderd mcp: {e}");
+            std::process::exit(2);
+        }
+        return;
+    }
     let options = ServeOptions {
         roots: args.roots,
         config: args.config,

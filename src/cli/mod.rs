@@ -1,7 +1,7 @@
 //! `coder`, the client: finds (or starts) the workspace's daemon, sends one request, and prints the
 //! answer the way a person wants to read it (or raw JSON with `--json`).
 
-mod connect;
+pub mod connect;
 mod flags;
 mod render;
 
@@ -320,7 +320,7 @@ fn error_details(data: &Value) -> String {
     };
     for (key, value) in fields {
         match (key.as_str(), value) {
-            ("code" | "recovery", _) => {}
+            ("code" | "recovery" | "message", _) => {}
             ("closest", Value::Object(c)) => {
                 text.push_str(&format!(
                     "closest: lines {}-{} (similarity {:.2})\n{}",

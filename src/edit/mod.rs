@@ -34,7 +34,7 @@ pub fn methods() -> Vec<Method> {
         ),
         method(
             "create-file",
-            &[],
+            &["coder::create-file"],
             "Create files (all or none); an existing path is C217 unless overwrite.",
             true,
             write::create_file,
@@ -62,21 +62,21 @@ pub fn methods() -> Vec<Method> {
         ),
         method(
             "update-file",
-            &[],
+            &["coder::update-file"],
             "Line ops (insert, remove, update_lines) and regex replaces over files, with echoes.",
             true,
             update_file::update_file,
         ),
         method(
             "delete-file",
-            &[],
+            &["coder::delete-file"],
             "Delete files, symlinks or folders (recursive for non-empty ones).",
             true,
             paths::delete_file,
         ),
         method(
             "move",
-            &[],
+            &["coder::move"],
             "Move or rename entries; across roots files are copied then deleted.",
             true,
             paths::move_entries,

@@ -1,0 +1,279 @@
+//! `coderd mcp`: coderd as an MCP server on stdio, for clients that spawn their servers (Claude
+//! Code, Codex, Cursor, Zed, ...). It is a thin face over the workspace's daemon: it finds (or
+//! starts) the daemon the way `coder` does (`cli::connect`), lists the method table as MCP tools
+//! (`tools/list`: name, summary, the params' JSON Schema, `readOnlyHint`/`destructiveHint` from
+//! `mutates`), and sends each `tools/call` to the daemon as the JSON-RPC request of that method, so
+//! every call runs the same handler as a socket request. Results are text content (the result's
+//! JSON, with a `[DIAGNOSTICS]` block after edits that report diagnostics) plus the same JSON as
+//! structured content; errors are tool errors carrying the C2xx code and the recovery hint.
+
+use crate::cli::{self, ClientError};
+use crate::methods::{Method, METHODS};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    InitializeResult, ListToolsResult, PaginatedRequestParams, ServerCapabilities, Tool,
+    ToolAnnotations,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use serde_json::{Map, Value};
+use std::os::unix::net::UnixStream;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+/// Methods not offered as tools: stopping the daemon is not an agent's decision, and the `tool`
+/// envelope is for text-protocol backends (an MCP client calls the methods directly).
+const NOT_TOOLS: &[&str] = &["shutdown", "tool"];
+
+/// How `coderd mcp` finds its daemon (the same choices as `coder`'s global flags).
+#[derive(Debug, Clone, Default)]
+pub struct McpOptions {
+    pub socket: Option<PathBuf>,
+    pub roots: Vec<PathBuf>,
+    pub no_start: bool,
+    pub verbose: bool,
+}
+
+/// The MCP server: one connection to the daemon, reopened if it drops.
+pub struct CoderMcp {
+    options: McpOptions,
+    daemon: Arc<Mutex<Option<UnixStream>>>,
+}
+
+/// Serves MCP on stdin/stdout until the client closes it.
+pub async fn serve_stdio(options: McpOptions) -> Result<(), String> {
+    let server = CoderMcp {
+        options,
+        daemon: Arc::new(Mutex::new(None)),
+    };
+    // Connect before answering `initialize`, so a workspace without a daemon gets one now and a
+    // broken setup fails loudly at start instead of on the first call.
+    let daemon = server.daemon.clone();
+    let options = server.options.clone();
+    tokio::task::spawn_blocking(move || connected(&options, &daemon).map(|_| ()))
+        .await
+        .map_err(|e| e.to_string())?
+        .map_err(|e| e.0)?;
+    let running = server
+        .serve(rmcp::transport::stdio())
+        .await
+        .map_err(|e| format!("MCP initialization failed: {e}"))?;
+    running.waiting().await.map_err(|e| e.to_string())?;
+    Ok(())
+}
+
+/// The daemon connection, made on first use (`cli::connect`: socket flag, registry, default
+/// socket, or a daemon started for the workspace).
+fn connected(
+    options: &McpOptions,
+    daemon: &Mutex<Option<UnixStream>>,
+) -> Result<UnixStream, ClientError> {
+    let mut slot = daemon.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(stream) = slot.as_ref().and_then(|s| s.try_clone().ok()) {
+        return Ok(stream);
+    }
+    let stream = cli::connect::connect(&client_flags(options))?;
+    *slot = stream.try_clone().ok();
+    Ok(stream)
+}
+
+fn client_flags(options: &McpOptions) -> cli::Cli {
+    cli::Cli {
+        socket: options.socket.clone(),
+        json: true,
+        roots: options.roots.clone(),
+        no_start: options.no_start,
+        verbose: options.verbose,
+        command: cli::Command::Info,
+    }
+}
+
+/// Sends one call; a connection that broke is reopened once.
+fn call_daemon(
+    options: &McpOptions,
+    daemon: &Mutex<Option<UnixStream>>,
+    method: &str,
+    params: Value,
+) -> Result<Value, ClientError> {
+    for attempt in 0..2 {
+        let stream = connected(options, daemon)?;
+        match cli::connect::send(&stream, method, params.clone()) {
+            Ok(reply) => {
+                return serde_json::from_slice(&reply)
+                    .map_err(|e| ClientError(format!("the daemon's answer is not JSON: {e}")))
+            }
+            Err(e) if attempt == 1 => return Err(e),
+            Err(_) => *daemon.lock().unwrap_or_else(|e| e.into_inner()) = None,
+        }
+    }
+    unreachable!("the loop returns on its second attempt")
+}
+
+/// One MCP tool per method of the table.
+pub fn tools() -> Vec<Tool> {
+    METHODS
+        .iter()
+        .filter(|m| !NOT_TOOLS.contains(&m.name))
+        .map(tool_of)
+        .collect()
+}
+
+fn tool_of(method: &Method) -> Tool {
+    let mut schema = match (method.schema)().to_value() {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    };
+    schema.insert("type".into(), Value::String("object".into()));
+    let annotations = ToolAnnotations::with_title(method.name)
+        .read_only(!method.mutates)
+        .destructive(method.mutates)
+        .idempotent(!method.mutates)
+        .open_world(false);
+    Tool::new(method.name, method.summary, Arc::new(schema)).with_annotations(annotations)
+}
+
+/// An MCP result from the daemon's JSON-RPC answer.
+pub fn tool_result(reply: &Value) -> CallToolResult {
+    if let Some(error) = reply.get("error") {
+        let data = error.get("data").cloned().unwrap_or(Value::Null);
+        let text = error["message"].as_str().unwrap_or("error").to_string();
+        let mut result = CallToolResult::error(vec![ContentBlock::text(text)]);
+        result.structured_content = Some(data);
+        return result;
+    }
+    let value = reply.get("result").cloned().unwrap_or(Value::Null);
+    let mut text = serde_json::to_string_pretty(&value).unwrap_or_default();
+    if let Some(block) = diagnostics_block(&value) {
+        text.push_str("\n\n");
+        text.push_str(&block);
+    }
+    let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+    result.structured_content = Some(value);
+    result
+}
+
+/// `[DIAGNOSTICS]` after an edit whose answer carries diagnostics (a list, per file or flat), one
+/// line each, the way ChatCLI appends them to a tool result. Nothing when there are none.
+fn diagnostics_block(result: &Value) -> Option<String> {
+    let mut lines = Vec::new();
+    collect_diagnostics(result, "", &mut lines);
+    if lines.is_empty() {
+        return None;
+    }
+    Some(format!("[DIAGNOSTICS]\n{}", lines.join("\n")))
+}
+
+fn collect_diagnostics(value: &Value, file: &str, lines: &mut Vec<String>) {
+    match value {
+        Value::Object(map) => {
+            let here = map.get("path").and_then(Value::as_str).unwrap_or(file);
+            if let Some(Value::Array(found)) = map.get("diagnostics") {
+                for d in found {
+                    lines.push(diagnostic_line(d, here));
+                }
+            }
+            for (key, v) in map {
+                if key != "diagnostics" && (v.is_object() || v.is_array()) {
+                    collect_diagnostics(v, here, lines);
+                }
+            }
+        }
+        Value::Array(items) => items
+            .iter()
+            .for_each(|v| collect_diagnostics(v, file, lines)),
+        _ => {}
+    }
+}
+
+fn diagnostic_line(d: &Value, file: &str) -> String {
+    let file = d.get("path").and_then(Value::as_str).unwrap_or(file);
+    let line = d.get("line").and_then(Value::as_u64).unwrap_or(0);
+    let severity = d.get("severity").and_then(Value::as_str).unwrap_or("error");
+    let message = d.get("message").and_then(Value::as_str).unwrap_or("");
+    format!("{file}:{line}: {severity}: {message}")
+}
+
+impl ServerHandler for CoderMcp {
+    fn get_info(&self) -> InitializeResult {
+        InitializeResult::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("coderd", env!("CARGO_PKG_VERSION")))
+            .with_instructions(
+                "coderd: a path-jailed editing daemon for this workspace. Read with `read`, look \
+                 with `search`/`tree`/`list-folder`, edit with `patch` (unique search/replace or a \
+                 unified diff), `multipatch` (all or nothing), `write`, `update-file`. Errors carry \
+                 a C2xx code and a recovery hint.",
+            )
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(tools()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let name = request.name.to_string();
+        if NOT_TOOLS.contains(&name.as_str()) || crate::methods::find(&name).is_none() {
+            return Err(ErrorData::invalid_params(
+                format!("unknown tool `{name}`"),
+                None,
+            ));
+        }
+        let params = Value::Object(request.arguments.unwrap_or_default());
+        let options = self.options.clone();
+        let daemon = self.daemon.clone();
+        let reply =
+            tokio::task::spawn_blocking(move || call_daemon(&options, &daemon, &name, params))
+                .await
+                .map_err(|e| ErrorData::internal_error(e.to_string(), None))?
+                .map_err(|e| ErrorData::internal_error(e.0, None))?;
+        Ok(tool_result(&reply).into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn tools_come_from_the_method_table_with_hints() {
+        let tools = tools();
+        let read = tools.iter().find(|t| t.name == "read").unwrap();
+        let annotations = read.annotations.as_ref().unwrap();
+        assert_eq!(annotations.read_only_hint, Some(true));
+        let patch = tools.iter().find(|t| t.name == "patch").unwrap();
+        assert_eq!(
+            patch.annotations.as_ref().unwrap().destructive_hint,
+            Some(true)
+        );
+        assert!(!tools.iter().any(|t| t.name == "shutdown"));
+        assert_eq!(read.input_schema["type"], "object");
+    }
+
+    #[test]
+    fn diagnostics_follow_the_result_and_errors_carry_their_code() {
+        let reply = json!({"result": {"files": [{"path": "a.rs", "diagnostics": [{"line": 3, "severity": "error", "message": "expected `;`"}]}]}});
+        let result = tool_result(&reply);
+        let ContentBlock::Text(text) = &result.content[0] else {
+            panic!()
+        };
+        assert!(
+            text.text
+                .ends_with("[DIAGNOSTICS]\na.rs:3: error: expected `;`"),
+            "{}",
+            text.text
+        );
+        let error = tool_result(
+            &json!({"error": {"message": "C211: gone", "data": {"code": "C211", "recovery": "look"}}}),
+        );
+        assert_eq!(error.is_error, Some(true));
+        assert_eq!(error.structured_content.unwrap()["code"], "C211");
+    }
+}
