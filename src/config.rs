@@ -29,6 +29,8 @@ pub struct Limits {
     /// The memory the daemon keeps itself under; heavy-request concurrency and per-request heap
     /// budgets are derived from it (see `memory::Policy`).
     pub max_memory_bytes: u64,
+    /// Running commands (`exec`, `test`): the policy and process limits (see README, "exec").
+    pub exec: crate::exec::ExecConfig,
 }
 
 impl Default for Limits {
@@ -50,6 +52,7 @@ impl Default for Limits {
             documents_max_bytes: 256 * MIB,
             require_read_before_edit: false,
             max_memory_bytes: 512 * MIB,
+            exec: crate::exec::ExecConfig::default(),
         }
     }
 }
@@ -253,6 +256,7 @@ impl Limits {
                 crate::memory::MIN_MEMORY_BYTES
             )));
         }
+        self.exec.validate().map_err(Error::bad_input)?;
         if self.list_default_page_size > self.list_max_page_size {
             return Err(Error::bad_input(
                 "`list_default_page_size` exceeds `list_max_page_size`",

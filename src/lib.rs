@@ -5,6 +5,7 @@ pub mod config;
 pub mod documents;
 pub mod edit;
 pub mod error;
+pub mod exec;
 pub mod globs;
 pub mod jail;
 pub mod listing;
