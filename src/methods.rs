@@ -248,6 +248,7 @@ fn info(state: &Arc<State>, _: NoParams) -> Result<Value> {
             "name": l.name, "extensions": l.extensions, "file_names": l.file_names,
         })).collect::<Vec<_>>(),
         "language_servers": [],
+        "exec": exec::info(&limits.exec),
     }))
 }
 

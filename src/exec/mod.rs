@@ -4,10 +4,14 @@
 //! folders involved and the daemon config, so `dry_run` shows exactly what a real run would decide.
 //! Running (`process`, `output`, `environment`, `sandbox`) knows nothing about the rules.
 
+pub mod environment;
+pub mod output;
 pub mod parse;
 pub mod policy;
+pub mod process;
 pub mod rules;
 pub mod run;
+pub mod sandbox;
 pub mod wrappers;
 
 use crate::methods::{method, Method};
@@ -22,4 +26,20 @@ pub fn methods() -> Vec<Method> {
         true,
         run::run,
     )]
+}
+
+/// What `info` says about running commands: the policy in force and whether the sandbox is
+/// enforced on this kernel.
+pub fn info(config: &ExecConfig) -> serde_json::Value {
+    let abi = sandbox::kernel_abi();
+    serde_json::json!({
+        "enabled": config.enabled,
+        "shell": run::shell(),
+        "sandbox": config.sandbox,
+        "landlock_abi": abi,
+        "sandbox_enforced": config.sandbox == SandboxMode::Landlock && abi.is_some(),
+        "deny": config.deny,
+        "allow": config.allow,
+        "rules": rules::Rule::BUILT_IN.iter().map(|r| r.name()).collect::<Vec<_>>(),
+    })
 }

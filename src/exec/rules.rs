@@ -46,6 +46,20 @@ pub enum Rule {
 }
 
 impl Rule {
+    /// The rules no config can turn off.
+    pub const BUILT_IN: &'static [Rule] = &[
+        Rule::RecursiveDelete,
+        Rule::DeviceWrite,
+        Rule::FormatDisk,
+        Rule::ForkBomb,
+        Rule::RecursivePermissions,
+        Rule::KillAll,
+        Rule::Shutdown,
+        Rule::DownloadToShell,
+        Rule::Unresolvable,
+        Rule::ParseError,
+    ];
+
     pub fn name(self) -> &'static str {
         match self {
             Rule::RecursiveDelete => "recursive-delete",
@@ -755,7 +769,9 @@ fn kill(args: &[Word]) -> Found {
         let word = &args[i];
         i += 1;
         let Some(text) = word.text() else {
-            let special = word.pieces == vec![Piece::Dynamic("$!".into())];
+            // `$!` (the last background job) and `$$` (the shell itself) are always one process.
+            let special =
+                matches!(word.pieces.as_slice(), [Piece::Dynamic(d)] if d == "$!" || d == "$$");
             if !special {
                 return Some((
                     Rule::Unresolvable,

@@ -1,13 +1,15 @@
 //! The `exec` method: params → decision → (unless `dry_run`) a supervised run.
 
-use super::policy::{self, Decision};
+use super::policy::{self, Decision, SandboxMode};
 use super::rules::Places;
+use super::{environment, process, sandbox};
 use crate::error::{Error, Result};
 use crate::state::State;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -31,6 +33,147 @@ pub struct ExecParams {
 #[serde(untagged)]
 pub enum ExecResult {
     Decision(Decision),
+    Ran(RunReport),
+}
+
+/// How a supervised run ended, as the wire shows it.
+#[derive(Serialize)]
+pub struct RunReport {
+    pub exit_code: Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub signal: Option<i32>,
+    pub timed_out: bool,
+    pub duration_ms: u64,
+    pub stdout: String,
+    pub stderr: String,
+    /// Bytes of output (both streams) left out between the head and the tail.
+    pub omitted_bytes: u64,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub stdout_omitted_bytes: u64,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub stderr_omitted_bytes: u64,
+    /// Processes the command left in the background holding its output were ended.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub background_killed: bool,
+    /// Output pipes still open after the final bounded read were dropped.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub drain_truncated: bool,
+    /// `landlock` when the run was sandboxed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<&'static str>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// What to run under supervision: a program and its arguments in a folder.
+pub struct Supervised<'a> {
+    pub program: &'a str,
+    pub args: Vec<std::ffi::OsString>,
+    pub cwd: &'a std::path::Path,
+    pub timeout: Duration,
+}
+
+/// Runs a program with the daemon's process control, environment scrub, output caps and sandbox.
+pub fn supervise(
+    state: &State,
+    job: Supervised,
+    on_output: &mut dyn FnMut(process::Stream, &[u8]),
+) -> Result<RunReport> {
+    let limits = state.limits();
+    let config = &limits.exec;
+    let mut env = environment::scrubbed(std::env::vars_os(), &config.env_passthrough);
+    let private_tmp = match config.sandbox {
+        SandboxMode::Landlock => Some(PrivateTemp::create()?),
+        SandboxMode::None => None,
+    };
+    let ruleset = match &private_tmp {
+        Some(tmp) => {
+            env.retain(|(k, _)| k != "TMPDIR");
+            env.push(("TMPDIR".into(), tmp.path.clone().into()));
+            let mut writable: Vec<PathBuf> =
+                state.jail.roots().iter().map(|r| r.path.clone()).collect();
+            writable.push(tmp.path.clone());
+            Some(sandbox::ruleset(&writable).map_err(|e| {
+                Error::refused(format!(
+                    "`exec.sandbox` is landlock but it cannot be set up: {e}"
+                ))
+                .with_recovery("`info` shows whether Landlock is enforced on this kernel")
+            })?)
+        }
+        None => None,
+    };
+    let budget = (limits.max_output_bytes / 2).max(2) as usize;
+    let spec = process::Job {
+        program: job.program,
+        args: job.args,
+        cwd: job.cwd,
+        env,
+        timeout: job.timeout,
+        stream_budget: budget,
+        landlock: ruleset.as_ref(),
+    };
+    let outcome = process::run(&spec, on_output)
+        .map_err(|e| Error::io(format!("starting `{}`: {e}", job.program)))?;
+    drop(private_tmp);
+    Ok(RunReport {
+        exit_code: outcome.exit_code(),
+        signal: outcome.signal(),
+        timed_out: outcome.timed_out,
+        duration_ms: outcome.duration.as_millis() as u64,
+        omitted_bytes: outcome.stdout.omitted_bytes + outcome.stderr.omitted_bytes,
+        stdout_omitted_bytes: outcome.stdout.omitted_bytes,
+        stderr_omitted_bytes: outcome.stderr.omitted_bytes,
+        stdout: outcome.stdout.text,
+        stderr: outcome.stderr.text,
+        background_killed: outcome.background_killed,
+        drain_truncated: outcome.drain_truncated,
+        sandbox: ruleset.is_some().then_some("landlock"),
+    })
+}
+
+/// A temporary folder for one sandboxed run, removed when the run ends.
+struct PrivateTemp {
+    path: PathBuf,
+}
+
+impl PrivateTemp {
+    fn create() -> Result<PrivateTemp> {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let path = std::env::temp_dir().join(format!("coderd-exec-{}-{n}", std::process::id()));
+        std::fs::create_dir_all(&path).map_err(|e| Error::from_io(&e, &path))?;
+        Ok(PrivateTemp { path })
+    }
+}
+
+impl Drop for PrivateTemp {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+/// The timeout a request may have: its own (at most `exec.max_timeout`) or the default.
+pub fn timeout(requested: Option<u64>, default: u64, max: u64) -> Result<Duration> {
+    let seconds = requested.unwrap_or(default);
+    if seconds == 0 || seconds > max {
+        return Err(Error::bad_input(format!(
+            "`timeout`: {seconds} s is outside 1..={max} (the daemon config's `exec.max_timeout`)"
+        ))
+        .with_recovery(format!("ask for at most {max} seconds")));
+    }
+    Ok(Duration::from_secs(seconds))
+}
+
+/// The shell commands run in.
+pub fn shell() -> &'static str {
+    if std::path::Path::new("/bin/bash").exists() {
+        "/bin/bash"
+    } else {
+        "/bin/sh"
+    }
 }
 
 /// The folder a command runs in, checked through the jail (a directory inside a root).
@@ -86,5 +229,17 @@ pub fn run(state: &Arc<State>, params: ExecParams) -> Result<ExecResult> {
     if !decision.allowed {
         return Err(refusal(&decision));
     }
-    Err(Error::refused("running commands is not implemented yet").with_recovery("use dry_run"))
+    let timeout = timeout(
+        params.timeout,
+        limits.exec.default_timeout,
+        limits.exec.max_timeout,
+    )?;
+    let cwd = working_folder(state, params.dir.as_deref())?;
+    let job = Supervised {
+        program: shell(),
+        args: vec!["-c".into(), params.cmd.clone().into()],
+        cwd: &cwd,
+        timeout,
+    };
+    supervise(state, job, &mut |_, _| {}).map(ExecResult::Ran)
 }
