@@ -11,6 +11,7 @@ pub mod jail;
 pub mod listing;
 pub mod memory;
 pub mod methods;
+pub mod progress;
 pub mod protocol;
 pub mod read;
 pub mod registry;

@@ -275,3 +275,37 @@ fn the_landlock_sandbox_keeps_writes_inside_the_roots_where_the_kernel_supports_
     );
     assert_ne!(result["exit_code"], json!(0), "{result}");
 }
+
+#[test]
+fn stream_true_sends_output_as_progress_notifications_before_the_result() {
+    let sandbox = Sandbox::empty();
+    let daemon = Daemon::start(&sandbox, &[]);
+    let mut client = daemon.client();
+    client.send_line(
+        &json!({"jsonrpc": "2.0", "id": 7, "method": "exec", "params": {
+            "cmd": "for i in 1 2 3; do echo line$i; sleep 0.3; done; echo oops >&2",
+            "stream": true
+        }})
+        .to_string(),
+    );
+    let mut streamed = String::new();
+    let mut notifications = 0;
+    let response = loop {
+        let message = client.recv();
+        if message.get("id").is_some() {
+            break message;
+        }
+        assert_eq!(message["method"], "exec/progress", "{message}");
+        assert_eq!(message["params"]["request_id"], json!(7), "{message}");
+        if message["params"]["stream"] == "stdout" {
+            streamed.push_str(message["params"]["text"].as_str().unwrap());
+        }
+        notifications += 1;
+    };
+    assert_eq!(streamed, "line1\nline2\nline3\n");
+    assert!((2..=20).contains(&notifications), "{notifications} notifications");
+    assert_eq!(response["result"]["stdout"], json!("line1\nline2\nline3\n"));
+    // Without `stream` the response is the only line.
+    let plain = client.call("exec", json!({"cmd": "echo once"}));
+    assert_eq!(plain["result"]["stdout"], json!("once\n"));
+}

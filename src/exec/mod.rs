@@ -12,6 +12,7 @@ pub mod process;
 pub mod rules;
 pub mod run;
 pub mod sandbox;
+pub mod test;
 pub mod wrappers;
 
 use crate::methods::{method, Method};
@@ -25,6 +26,14 @@ pub fn methods() -> Vec<Method> {
          `dry_run` shows the decision without running).",
         true,
         run::run,
+    ),
+    method(
+        "test",
+        &[],
+        "Run the project's tests (framework detected from `dir` upward), with a parsed summary \
+         for cargo, go and pytest.",
+        false,
+        test::run,
     )]
 }
 

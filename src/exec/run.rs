@@ -241,5 +241,91 @@ pub fn run(state: &Arc<State>, params: ExecParams) -> Result<ExecResult> {
         cwd: &cwd,
         timeout,
     };
-    supervise(state, job, &mut |_, _| {}).map(ExecResult::Ran)
+    let mut stream = ProgressStream::new(params.stream, &limits);
+    let report = supervise(state, job, &mut |which, bytes| stream.push(which, bytes));
+    stream.flush();
+    report.map(ExecResult::Ran)
+}
+
+/// Output sent to the client while a command runs, as `exec/progress` notifications: batched,
+/// at most ten a second, and no more bytes in total than `max_output_bytes` (the rest is in the
+/// result's head and tail). Best-effort: a client that does not read fast enough misses some.
+pub struct ProgressStream {
+    progress: Option<crate::progress::Progress>,
+    pending: Vec<(process::Stream, Vec<u8>)>,
+    pending_bytes: usize,
+    sent_bytes: u64,
+    budget: u64,
+    last_sent: std::time::Instant,
+}
+
+/// Time between two progress notifications.
+const PROGRESS_INTERVAL: Duration = Duration::from_millis(100);
+
+impl ProgressStream {
+    pub fn new(enabled: bool, limits: &crate::config::Limits) -> ProgressStream {
+        ProgressStream {
+            progress: enabled.then(crate::progress::current).flatten(),
+            pending: Vec::new(),
+            pending_bytes: 0,
+            sent_bytes: 0,
+            budget: limits.max_output_bytes,
+            last_sent: std::time::Instant::now(),
+        }
+    }
+
+    pub fn push(&mut self, which: process::Stream, bytes: &[u8]) {
+        if self.progress.is_none() || self.sent_bytes + self.pending_bytes as u64 >= self.budget {
+            return;
+        }
+        let room = (self.budget - self.sent_bytes - self.pending_bytes as u64) as usize;
+        let bytes = &bytes[..bytes.len().min(room)];
+        match self.pending.last_mut() {
+            Some((last, buffer)) if *last == which => buffer.extend_from_slice(bytes),
+            _ => self.pending.push((which, bytes.to_vec())),
+        }
+        self.pending_bytes += bytes.len();
+        if self.last_sent.elapsed() >= PROGRESS_INTERVAL {
+            self.flush();
+        }
+    }
+
+    pub fn flush(&mut self) {
+        let Some(progress) = &self.progress else {
+            return;
+        };
+        for (which, bytes) in self.pending.drain(..) {
+            let stream = match which {
+                process::Stream::Stdout => "stdout",
+                process::Stream::Stderr => "stderr",
+            };
+            let text = String::from_utf8_lossy(&bytes);
+            progress.notify(
+                "exec/progress",
+                serde_json::json!({"stream": stream, "text": text}),
+            );
+        }
+        self.sent_bytes += self.pending_bytes as u64;
+        self.pending_bytes = 0;
+        self.last_sent = std::time::Instant::now();
+    }
+}
+
+/// For the client: if `line` is an `exec/progress` notification, writes its text to stdout or
+/// stderr as it arrives and returns true; any other line (the response) returns false.
+pub fn show_progress(line: &[u8]) -> bool {
+    use std::io::Write;
+    if !line.starts_with(br#"{"jsonrpc":"2.0","method":"#) {
+        return false;
+    }
+    let Ok(note) = serde_json::from_slice::<serde_json::Value>(line) else {
+        return false;
+    };
+    let text = note["params"]["text"].as_str().unwrap_or_default();
+    let _ = match note["params"]["stream"].as_str() {
+        Some("stderr") => std::io::stderr().write_all(text.as_bytes()),
+        _ => std::io::stdout().write_all(text.as_bytes()),
+    };
+    let _ = std::io::stdout().flush();
+    true
 }
