@@ -21,6 +21,8 @@ ensure_components() {
     rustup --quiet component add "${missing[@]}" >&2
 }
 ensure_components
+# The toolchains the `test` method's fixtures run (pytest is installed when missing).
+./scripts/install-test-tools.sh
 
 cargo fmt --all -- --check
 cargo clippy --locked --all-targets -- -D warnings

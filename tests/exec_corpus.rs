@@ -138,6 +138,32 @@ fn a_refused_command_is_c214_naming_the_rule_and_the_simple_command() {
 }
 
 #[test]
+fn allow_rules_cannot_be_smuggled_past_with_chains_substitutions_or_wrappers() {
+    let sandbox = Sandbox::empty();
+    let config = sandbox.dir.path().join("coderd.yaml");
+    std::fs::write(
+        &config,
+        "exec:\n  allow: [\"ls *\", \"git status *\", \"cargo test *\"]\n",
+    )
+    .unwrap();
+    let daemon = Daemon::start(&sandbox, &["--config", config.to_str().unwrap()]);
+    let mut client = daemon.client();
+    let commands = corpus("smuggling.txt");
+    assert!(commands.len() >= 40, "only {} commands", commands.len());
+    for (_, command) in &commands {
+        let decision = decide(&mut client, command);
+        assert_eq!(decision["allowed"], json!(false), "{command}: {decision}");
+    }
+    for allowed in ["ls -la", "git status --short", "cargo test -q"] {
+        assert_eq!(
+            decide(&mut client, allowed)["allowed"],
+            json!(true),
+            "{allowed}"
+        );
+    }
+}
+
+#[test]
 fn config_deny_and_allow_rules_apply_per_simple_command_and_requests_cannot_loosen_them() {
     let sandbox = Sandbox::empty();
     let config = sandbox.dir.path().join("coderd.yaml");

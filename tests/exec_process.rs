@@ -303,7 +303,10 @@ fn stream_true_sends_output_as_progress_notifications_before_the_result() {
         notifications += 1;
     };
     assert_eq!(streamed, "line1\nline2\nline3\n");
-    assert!((2..=20).contains(&notifications), "{notifications} notifications");
+    assert!(
+        (2..=20).contains(&notifications),
+        "{notifications} notifications"
+    );
     assert_eq!(response["result"]["stdout"], json!("line1\nline2\nline3\n"));
     // Without `stream` the response is the only line.
     let plain = client.call("exec", json!({"cmd": "echo once"}));
