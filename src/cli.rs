@@ -651,6 +651,7 @@ pub fn render(out: &mut impl Write, method: &str, result: &RawValue) -> std::io:
             }
         },
         "list-folder" => render_list(out, &value()),
+        "exec" | "command" | "test" => crate::exec::run::render(out, &value()),
         _ => write_pretty(out, text.as_bytes()),
     }
 }
