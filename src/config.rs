@@ -29,6 +29,14 @@ pub struct Limits {
     /// The memory the daemon keeps itself under; heavy-request concurrency and per-request heap
     /// budgets are derived from it (see `memory::Policy`).
     pub max_memory_bytes: u64,
+    /// Snapshot the workspace before every mutating call (see `checkpoint::auto`).
+    pub checkpoints: bool,
+    /// At most one automatic snapshot per this many milliseconds.
+    pub checkpoint_interval_ms: u64,
+    /// Untracked files larger than this are left out of snapshots (and reported).
+    pub checkpoint_max_file_bytes: u64,
+    /// A workspace with more files than this is not snapshotted.
+    pub checkpoint_max_files: u64,
     /// Running commands (`exec`, `test`): the policy and process limits (see README, "exec").
     pub exec: crate::exec::ExecConfig,
 }
@@ -52,6 +60,10 @@ impl Default for Limits {
             documents_max_bytes: 256 * MIB,
             require_read_before_edit: false,
             max_memory_bytes: 512 * MIB,
+            checkpoints: true,
+            checkpoint_interval_ms: 15_000,
+            checkpoint_max_file_bytes: 10 * MIB,
+            checkpoint_max_files: 50_000,
             exec: crate::exec::ExecConfig::default(),
         }
     }
@@ -241,6 +253,7 @@ impl Limits {
             ("batch_read_budget_bytes", self.batch_read_budget_bytes),
             ("max_output_bytes", self.max_output_bytes),
             ("max_memory_bytes", self.max_memory_bytes),
+            ("checkpoint_max_files", self.checkpoint_max_files),
         ];
         if let Some((name, _)) = positive.iter().find(|(_, v)| *v == 0) {
             return Err(Error::bad_input(format!("`{name}` must be greater than 0")));

@@ -1,11 +1,14 @@
 //! coderd: an editing daemon for coding agents. See ARCHITECTURE.md for where each concept lives.
 
+pub mod agent;
+pub mod checkpoint;
 pub mod cli;
 pub mod config;
 pub mod documents;
 pub mod edit;
 pub mod error;
 pub mod exec;
+pub mod git;
 pub mod globs;
 pub mod jail;
 pub mod listing;
@@ -19,3 +22,4 @@ pub mod search;
 pub mod server;
 pub mod state;
 pub mod syntax;
+pub mod todo;

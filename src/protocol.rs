@@ -3,6 +3,7 @@
 
 use crate::config::Limits;
 use crate::error::{Code, Error, Result};
+use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::value::RawValue;
@@ -22,6 +23,10 @@ pub struct Request {
     pub id: Option<Value>,
     pub method: String,
     pub params: Value,
+    /// False when the request carries `"checkpoints": false` beside its params: no automatic
+    /// snapshot before this call. A member of the request, not of the params, so every method's
+    /// params schema stays exactly what the method reads.
+    pub checkpoints: bool,
 }
 
 /// Why a frame could not become a request; carries the id when it could be recovered.
@@ -81,23 +86,64 @@ pub fn parse_request(frame: &[u8]) -> Result<Request, FrameError> {
             ))
         }
     };
-    Ok(Request { id, method, params })
+    let checkpoints = match obj.remove("checkpoints") {
+        None | Some(Value::Null) => true,
+        Some(Value::Bool(allowed)) => allowed,
+        Some(_) => {
+            return Err(invalid(
+                reply_id,
+                "field `checkpoints` must be a boolean".into(),
+            ))
+        }
+    };
+    Ok(Request {
+        id,
+        method,
+        params,
+        checkpoints,
+    })
 }
 
-/// Deserializes `params` into a method's argument struct; the error names the offending field.
-pub fn parse_params<T: DeserializeOwned>(method: &str, params: Value) -> Result<T> {
-    serde_path_to_error::deserialize(params).map_err(|e| {
-        let path = e.path().to_string();
-        let inner = e.into_inner();
-        let place = if path == "." {
-            String::new()
-        } else {
-            format!(" at `{path}`")
+/// Deserializes `params` into a method's argument struct. When serde refuses them, the params are
+/// checked against the method's JSON Schema so the error lists every violation as a JSON Pointer
+/// with what was expected there (`data.violations`), not only the first one serde met; what the
+/// schema cannot see (a value serde still refuses) is reported as serde's error naming the field.
+pub fn parse_params<T: DeserializeOwned + JsonSchema>(method: &str, params: Value) -> Result<T> {
+    let serde_error = match serde_path_to_error::deserialize::<_, T>(&params) {
+        Ok(parsed) => return Ok(parsed),
+        Err(e) => e,
+    };
+    let schema = schemars::schema_for!(T).to_value();
+    let violations = crate::agent::validate::violations(&schema, &params);
+    let recovery =
+        format!("fix each path listed; `schema {{\"method\": \"{method}\"}}` shows every param");
+    if violations.is_empty() {
+        let path = serde_error.path().to_string();
+        let place = match path.as_str() {
+            "." => String::new(),
+            _ => format!(" at `{path}`"),
         };
-        Error::bad_input(format!("invalid params for `{method}`{place}: {inner}")).with_recovery(
-            format!("see `coder {method} --help` or the README protocol section"),
-        )
-    })
+        let inner = serde_error.into_inner();
+        return Err(
+            Error::bad_input(format!("invalid params for `{method}`{place}: {inner}"))
+                .with_recovery(recovery),
+        );
+    }
+    let listed: Vec<String> = violations.iter().map(ToString::to_string).collect();
+    let count = match violations.len() {
+        1 => String::new(),
+        n => format!(" ({n} problems)"),
+    };
+    let pointers: Vec<Value> = violations
+        .iter()
+        .map(|v| json!({"pointer": v.pointer, "message": v.message}))
+        .collect();
+    Err(Error::bad_input(format!(
+        "invalid params for `{method}`{count}: {}",
+        listed.join("; ")
+    ))
+    .with_recovery(recovery)
+    .with_data("violations", pointers))
 }
 
 /// A success response, as the bytes of one line (without the newline). The result was serialized

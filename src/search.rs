@@ -16,6 +16,7 @@ use ignore::WalkState;
 use schemars::JsonSchema;
 use serde::ser::{SerializeSeq, SerializeStruct};
 use serde::{Deserialize, Serialize, Serializer};
+use serde_json::value::RawValue;
 use std::io::Read;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -258,7 +259,7 @@ fn build_walker(
 
 /// State shared by the walker threads: the results so far and what is left of the budgets.
 struct Shared {
-    files: Mutex<Vec<FileHits>>,
+    files: Mutex<Vec<FoundFile>>,
     matches: AtomicUsize,
     bytes: AtomicUsize,
     files_searched: AtomicUsize,
@@ -287,6 +288,32 @@ struct FileHits {
     with_lines: bool,
 }
 
+/// A file with hits, already serialized: each walker thread turns its own files into JSON, so
+/// the one thread that assembles the answer only copies bytes.
+struct FoundFile {
+    path: String,
+    matches: usize,
+    json: Box<RawValue>,
+}
+
+impl Serialize for FoundFile {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        self.json.serialize(s)
+    }
+}
+
+impl FileHits {
+    fn found(self) -> FoundFile {
+        let json = serde_json::value::to_raw_value(&self)
+            .expect("hits serialize: strings are UTF-8 and keys are static");
+        FoundFile {
+            path: self.path,
+            matches: self.matches,
+            json,
+        }
+    }
+}
+
 struct LineHit {
     line: Option<u64>,
     is_match: bool,
@@ -303,7 +330,7 @@ pub struct SearchResult {
     pattern: String,
     mode: &'static str,
     target: &'static str,
-    files: Vec<FileHits>,
+    files: Vec<FoundFile>,
     files_matched: usize,
     match_count: usize,
     files_searched: usize,
@@ -400,19 +427,16 @@ impl Shared {
     }
 
     fn push(&self, hits: FileHits) {
+        let found = hits.found();
         self.files
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .push(hits);
+            .push(found);
     }
 
     fn finish(self, q: Query, path: PathBuf) -> SearchResult {
         let mut files = self.files.into_inner().unwrap_or_else(|e| e.into_inner());
         files.sort_by(|a, b| a.path.cmp(&b.path));
-        let with_lines = !(q.paths_only || q.target == Target::Paths);
-        for f in &mut files {
-            f.with_lines = with_lines;
-        }
         let match_count: usize = files.iter().map(|f| f.matches).sum();
         let reason = self.reason.into_inner().unwrap_or_else(|e| e.into_inner());
         let mut skipped = self.skipped.into_inner().unwrap_or_else(|e| e.into_inner());
@@ -517,7 +541,7 @@ impl Worker {
                 matches: sink.matches,
                 text: sink.text,
                 lines: sink.lines,
-                with_lines: true,
+                with_lines: !q.paths_only,
             }),
             Ok(()) => {}
             Err(e) if is_heap_limit(&e) => shared.skip(Skipped {

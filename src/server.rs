@@ -358,12 +358,19 @@ async fn handle_frame(
                 true => state.heavy.enter(turns).await,
                 false => None,
             };
+            let checkpoints = request.checkpoints;
             // Methods may report progress to this request's client (e.g. `exec` with `stream`).
             let progress = request
                 .id
                 .clone()
                 .map(|id| crate::progress::Progress::new(tx.clone(), id));
             let outcome = run_blocking(method.name, move || {
+                // The one hook point of automatic checkpoints: before any mutating method runs.
+                if method.mutates {
+                    state
+                        .checkpoints
+                        .before_mutation(&state, method.name, checkpoints);
+                }
                 crate::progress::with(progress, || method.call(&state, params))
             })
             .await;

@@ -1,6 +1,7 @@
 //! What the daemon holds while it runs: the jail, the live budgets (hot-reloadable), caches, and the
 //! shutdown signal. Every method handler receives a `&State`.
 
+use crate::checkpoint::Checkpoints;
 use crate::config::{Config, JailSettings, Limits};
 use crate::documents::Documents;
 use crate::edit::commit::Journal;
@@ -8,6 +9,7 @@ use crate::edit::locks::Locks;
 use crate::jail::Jail;
 use crate::memory::{Gate, Policy};
 use crate::read;
+use crate::todo::Todos;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
@@ -30,13 +32,20 @@ pub struct State {
     pub heavy: Arc<Gate>,
     pub started: Instant,
     pub shutdown: Notify,
+    pub checkpoints: Checkpoints,
+    pub todos: Todos,
 }
 
 impl State {
     pub fn new(jail: Jail, config: Config, config_path: Option<PathBuf>, socket: PathBuf) -> State {
         let journal = Journal::open(state_dir(&socket).as_deref());
         let heavy = Arc::new(Gate::new(&Policy::new(config.limits.max_memory_bytes)));
+        let data = data_dir();
+        let checkpoints = Checkpoints::new(data.as_deref(), jail.primary());
+        let todos = Todos::open(data.as_deref(), jail.primary());
         let state = State {
+            checkpoints,
+            todos,
             jail,
             heavy,
             limits: RwLock::new(Arc::new(config.limits)),
@@ -122,6 +131,16 @@ impl State {
             *last = text;
         }
     }
+}
+
+/// The daemon's data folder, for what is worth keeping across restarts and machines' reboots
+/// (checkpoints, todo lists): `$XDG_DATA_HOME/coderd`, else `~/.local/share/coderd`.
+pub fn data_dir() -> Option<PathBuf> {
+    let base = match std::env::var_os("XDG_DATA_HOME") {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        _ => PathBuf::from(std::env::var_os("HOME")?).join(".local/share"),
+    };
+    Some(base.join("coderd"))
 }
 
 /// Where a daemon keeps state that outlives it (the temp-file journal): beside its socket, in a

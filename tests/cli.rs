@@ -394,3 +394,95 @@ fn finds_the_daemon_of_a_subfolder_instead_of_starting_another() {
     }
     assert!(registry_entries(&runtime).is_empty());
 }
+
+#[test]
+fn every_method_is_a_subcommand_with_flags_typed_by_its_schema() {
+    let sandbox = Sandbox::fixture("basic");
+    let daemon = Daemon::start(&sandbox, &[]);
+    let (s, root) = (&daemon.socket, &sandbox.root);
+    let src = root.join("src");
+
+    // `write` has no clap struct: its flags come from its schema; the path is relative to the cwd.
+    let out = coder(
+        s,
+        &src,
+        &["write", "--file", "new.txt", "--content", "007\n"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read_to_string(src.join("new.txt")).unwrap(),
+        "007\n"
+    );
+    assert!(stdout(&out).contains("new.txt created: +1 -0, 4 bytes, version "));
+
+    // A positional argument fills `file`; the client's own flags may follow the method's name.
+    let out = coder(
+        s,
+        &src,
+        &[
+            "patch",
+            "new.txt",
+            "--search",
+            "007",
+            "--replace",
+            "8",
+            "--json",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["matched_with"], "exact");
+    assert_eq!(std::fs::read_to_string(src.join("new.txt")).unwrap(), "8\n");
+
+    // Lists of objects arrive as JSON, repeated or whole; nested paths are relative to the cwd too.
+    let out = coder(
+        s,
+        &src,
+        &[
+            "multipatch",
+            "--edits",
+            r#"{"file": "new.txt", "search": "8", "replace": "9"}"#,
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(src.join("new.txt")).unwrap(), "9\n");
+
+    // A bad value is the client's error (exit 2), naming the flag; nothing is sent.
+    let out = coder(s, root, &["update-file", "--files", "{oops"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("--files expects JSON"),
+        "{}",
+        stderr(&out)
+    );
+
+    // A missed search shows the closest candidate to a person.
+    let out = coder(
+        s,
+        &src,
+        &["patch", "new.txt", "--search", "10", "--replace", "x"],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("closest: lines 1-1"),
+        "{}",
+        stderr(&out)
+    );
+
+    // `--help` lists the method's flags from its schema.
+    let out = coder(s, root, &["patch", "--help"]);
+    assert!(out.status.success());
+    for flag in [
+        "--search TEXT",
+        "--occurrence N",
+        "--replace-all [true|false]",
+    ] {
+        assert!(stdout(&out).contains(flag), "{flag} in {}", stdout(&out));
+    }
+
+    // An unknown method names the ones there are.
+    let out = coder(s, root, &["frobnicate", "--x", "1"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("unknown method `frobnicate`"));
+    assert!(stderr(&out).contains("multipatch"));
+}

@@ -286,6 +286,13 @@ fn copy_xattrs(from: &File, to: &File) {
 }
 
 impl Staged<'_> {
+    /// Sets the staged file's permission bits (for new files whose mode is not the default, as a
+    /// checkpoint restore needs for executables).
+    pub fn chmod(&self, mode: u32) -> Result<()> {
+        rustix::fs::fchmod(self.file.as_fd(), Mode::from_raw_mode(mode))
+            .map_err(|e| Error::from_io(&e.into(), &self.place.abs))
+    }
+
     /// Makes the staged content the target's. `Replace` checks `expected` first (the window between
     /// that check and the rename is two syscalls).
     /// The metadata of the staged file (its inode is the one the target will have).

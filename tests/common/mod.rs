@@ -196,6 +196,8 @@ impl Daemon {
         let child = Command::new(env!("CARGO_BIN_EXE_coderd"))
             // The daemon registry (and default sockets) of test daemons stay in the test's folder.
             .env("XDG_RUNTIME_DIR", logdir.join("run"))
+            // Checkpoints and todo lists of test daemons stay in the test's folder too.
+            .env("XDG_DATA_HOME", logdir.join("data"))
             .args(args)
             .arg("--socket")
             .arg(socket)

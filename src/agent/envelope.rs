@@ -1,0 +1,609 @@
+//! The `tool` method: a ChatCLI-style tool call (`@coder` with `{"cmd": ..., "args": ...}`, the
+//! CLI-style `{"cmd": "read --file main.go"}`, the atomic tools `@read`/`@search`/`@tree`/`@todo`
+//! with flat args, or the raw text a model wrote) turned into one call of a method in the table.
+//!
+//! Normalizing is pure (`normalize`): it recovers malformed JSON (`recovery`), splits CLI-style
+//! words (`words`), merges flattened keys, un-stringifies `args`, wraps a bare value into the
+//! subcommand's default field, makes keys canonical (`keys`), and types CLI words by the method's
+//! schema. Running is the method's own handler, found by name in the table, so a subcommand that
+//! another subsystem adds works here the day it is registered.
+
+use super::recovery::{self, Failure, Recovered};
+use super::{atomic, keys, quotes, validate, words};
+use crate::error::{Error, Result};
+use crate::methods::{self, Method};
+use crate::state::State;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+use std::sync::Arc;
+
+/// Keys of the envelope itself; any other top-level key is an arg the model flattened.
+const ENVELOPE_KEYS: &[&str] = &[
+    "tool", "cmd", "command", "args", "flags", "argv", "raw", "dry_run",
+];
+
+#[derive(Deserialize, JsonSchema, Default, Debug)]
+pub struct ToolParams {
+    /// The tool the model called: `@coder` (default), or an atomic tool (`@read`, `@search`,
+    /// `@tree`, `@todo`) whose args are flat.
+    pub tool: Option<String>,
+    /// The subcommand (`read`), or the whole call in CLI style (`read --file main.go --start 10`).
+    pub cmd: Option<Value>,
+    /// Same as `cmd` when `cmd` is absent.
+    pub command: Option<Value>,
+    /// The subcommand's args: an object, a string holding JSON (decoded, even twice), CLI-style
+    /// flags, or a bare value for the subcommand's default field.
+    pub args: Option<Value>,
+    /// More args, overriding `args` on a conflict.
+    pub flags: Option<Value>,
+    /// The call as words: `["read", "--file", "main.go"]`.
+    pub argv: Option<Vec<Value>>,
+    /// The args exactly as the model wrote them (the `args='...'` of a `<tool_call>`): JSON,
+    /// possibly malformed, or CLI-style text.
+    pub raw: Option<String>,
+    /// Answer with the call that would run, without running it.
+    #[serde(default)]
+    pub dry_run: bool,
+    /// Args the model put at the top level instead of under `args`.
+    #[serde(flatten)]
+    #[schemars(skip)]
+    pub flattened: Map<String, Value>,
+}
+
+/// One method call, as the envelope understood it.
+#[derive(Debug, PartialEq, Serialize)]
+pub struct Call {
+    pub method: String,
+    pub params: Map<String, Value>,
+    /// The repairs the call needed, in order (empty for well-formed calls).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub recovered_by: Vec<&'static str>,
+    /// Where the most aggressive repair read a bare word as a string.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub guessed: Vec<String>,
+    /// An atomic tool's call: its result is kept under the tool's output cap.
+    #[serde(skip)]
+    pub capped: bool,
+}
+
+#[derive(Serialize)]
+pub struct ToolResult {
+    method: String,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    recovered_by: Vec<&'static str>,
+    /// Curly quotes turned straight in model text written to a code file.
+    #[serde(skip_serializing_if = "is_zero")]
+    quotes_straightened: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    params: Option<Map<String, Value>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    result: Option<Box<RawValue>>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// The `tool` method.
+pub fn run(state: &Arc<State>, p: ToolParams) -> Result<ToolResult> {
+    let dry_run = p.dry_run;
+    let mut call = normalize(p)?;
+    let method = methods::find(&call.method).ok_or_else(|| unknown_subcommand(&call.method))?;
+    let straightened = quotes::straighten(state, &call.method, &mut call.params)?;
+    if dry_run {
+        return Ok(ToolResult {
+            method: call.method,
+            recovered_by: call.recovered_by,
+            quotes_straightened: straightened,
+            params: Some(call.params),
+            result: None,
+        });
+    }
+    let result = match call.capped {
+        true => atomic::run_capped(state, &call)?,
+        false => method.call(state, Value::Object(call.params))?,
+    };
+    Ok(ToolResult {
+        method: call.method,
+        recovered_by: call.recovered_by,
+        quotes_straightened: straightened,
+        params: None,
+        result: Some(result),
+    })
+}
+
+/// Turns an envelope into a method call, without running anything.
+pub fn normalize(p: ToolParams) -> Result<Call> {
+    let mut steps = Vec::new();
+    let mut guessed = Vec::new();
+    let envelope = match p.raw {
+        Some(raw) => from_raw(&raw, p.tool.as_deref(), &mut steps, &mut guessed)?,
+        None => from_fields(p),
+    };
+    let tool = envelope
+        .get("tool")
+        .and_then(Value::as_str)
+        .unwrap_or("@coder")
+        .trim_start_matches('@')
+        .to_string();
+    let mut call = match tool.as_str() {
+        "coder" => coder_call(envelope, &mut steps, &mut guessed)?,
+        _ => atomic::call(&tool, envelope, &mut steps)?,
+    };
+    call.recovered_by.splice(0..0, steps);
+    call.guessed.splice(0..0, guessed);
+    if call.method == "tool" {
+        return Err(Error::bad_input("`tool` cannot call itself")
+            .with_recovery("name the subcommand to run in `cmd`"));
+    }
+    refuse_guesses_for_mutations(&call)?;
+    Ok(call)
+}
+
+/// The raw text of a model's args: JSON (recovered if need be) or CLI-style words.
+fn from_raw(
+    raw: &str,
+    tool: Option<&str>,
+    steps: &mut Vec<&'static str>,
+    guessed: &mut Vec<String>,
+) -> Result<Map<String, Value>> {
+    let mut envelope = Map::new();
+    if let Some(tool) = tool {
+        envelope.insert("tool".into(), Value::String(tool.into()));
+    }
+    let trimmed = raw.trim();
+    let json_like = trimmed.starts_with(['{', '[', '"', '`', '“', '&'])
+        || trimmed.is_empty()
+        || serde_json::from_str::<Value>(trimmed).is_ok();
+    if !json_like {
+        envelope.insert("cmd".into(), Value::String(trimmed.into()));
+        return Ok(envelope);
+    }
+    match recover_text(trimmed, "the tool call", steps, guessed)? {
+        Value::Object(map) => {
+            let nested_tool = map.contains_key("tool");
+            for (k, v) in map {
+                if k == "tool" && !nested_tool {
+                    continue;
+                }
+                envelope.insert(k, v);
+            }
+        }
+        Value::Array(items) => {
+            envelope.insert("argv".into(), Value::Array(items));
+        }
+        other => {
+            return Err(
+                Error::bad_input(format!("the tool call is {other}, not an object"))
+                    .with_recovery(r#"send {"cmd": "read", "args": {"file": "main.go"}}"#),
+            )
+        }
+    }
+    Ok(envelope)
+}
+
+fn from_fields(p: ToolParams) -> Map<String, Value> {
+    let mut envelope = p.flattened;
+    let fields = [
+        ("tool", p.tool.map(Value::String)),
+        ("cmd", p.cmd),
+        ("command", p.command),
+        ("args", p.args),
+        ("flags", p.flags),
+        ("argv", p.argv.map(Value::Array)),
+    ];
+    for (key, value) in fields {
+        if let Some(v) = value {
+            envelope.insert(key.into(), v);
+        }
+    }
+    envelope
+}
+
+/// Recovers JSON written by a model, turning a failure into C210 that says what was wrong.
+pub fn recover_text(
+    text: &str,
+    what: &str,
+    steps: &mut Vec<&'static str>,
+    guessed: &mut Vec<String>,
+) -> Result<Value> {
+    match recovery::recover(text) {
+        Ok(Recovered {
+            value,
+            steps: mut s,
+            guessed: mut g,
+        }) => {
+            steps.append(&mut s);
+            guessed.append(&mut g);
+            Ok(value)
+        }
+        Err(Failure::Truncated { pointer, what: where_cut }) => Err(Error::bad_input(format!(
+            "{what} is truncated at {}: it ends {where_cut}",
+            if pointer.is_empty() { "/" } else { &pointer }
+        ))
+        .with_data("pointer", pointer)
+        .with_recovery("send the whole call again; a cut payload is never completed by guessing")),
+        Err(Failure::TwoValues) => Err(Error::bad_input(format!(
+            "{what} holds two different JSON values; which one is meant cannot be known"
+        ))
+        .with_recovery("send one call per tool call")),
+        Err(Failure::NotJson(why)) => Err(Error::bad_input(format!(
+            "{what} is not JSON and no repair made it JSON: {why}"
+        ))
+        .with_recovery(r#"send {"cmd": "read", "args": {"file": "main.go"}} or CLI style "read --file main.go""#)),
+    }
+}
+
+/// An `@coder` envelope: the subcommand from `cmd`/`command`/`argv`, args from the flattened
+/// keys, then `args`, then `flags` (later ones win), then the CLI-style words.
+fn coder_call(
+    mut envelope: Map<String, Value>,
+    steps: &mut Vec<&'static str>,
+    guessed: &mut Vec<String>,
+) -> Result<Call> {
+    let (subcommand, cli_words) = subcommand_of(&mut envelope)?;
+    let method = methods::find(&subcommand);
+    let schema = method.map(|m| (m.schema)().to_value());
+    let mut params = Map::new();
+    let flattened: Map<String, Value> = envelope
+        .iter()
+        .filter(|(k, _)| !ENVELOPE_KEYS.contains(&k.as_str()))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    merge(&mut params, flattened);
+    for key in ["args", "flags"] {
+        if let Some(args) = envelope.remove(key) {
+            let args = args_object(&subcommand, schema.as_ref(), args, steps, guessed)?;
+            merge(&mut params, args);
+        }
+    }
+    if !cli_words.is_empty() {
+        let flags = flags_from_words(&subcommand, schema.as_ref(), &cli_words, steps, guessed)?;
+        for (k, v) in flags {
+            params.entry(k).or_insert(v);
+        }
+    }
+    finish(subcommand, method, params, steps)
+}
+
+/// Canonical keys, then the repairs that depend on them.
+pub fn finish(
+    subcommand: String,
+    method: Option<&'static Method>,
+    params: Map<String, Value>,
+    steps: &mut Vec<&'static str>,
+) -> Result<Call> {
+    let mut params = match method {
+        Some(m) => match keys::canonical(m, Value::Object(params))? {
+            Value::Object(map) => map,
+            _ => unreachable!("an object stays an object"),
+        },
+        None => params,
+    };
+    unescape_one_line_diff(&mut params, steps);
+    Ok(Call {
+        method: method.map_or(subcommand, |m| m.name.to_string()),
+        params,
+        recovered_by: Vec::new(),
+        guessed: Vec::new(),
+        capped: false,
+    })
+}
+
+/// The subcommand and the CLI-style words after it.
+fn subcommand_of(envelope: &mut Map<String, Value>) -> Result<(String, Vec<String>)> {
+    let words = if let Some(Value::Array(argv)) = envelope.remove("argv") {
+        argv.into_iter()
+            .map(|w| match w {
+                Value::String(s) => Ok(s),
+                other => Err(
+                    Error::bad_input(format!("`argv` holds {other}, not a string"))
+                        .with_recovery("send every word of argv as a string"),
+                ),
+            })
+            .collect::<Result<Vec<_>>>()?
+    } else {
+        let cmd = match envelope.remove("cmd") {
+            Some(cmd) => Some(cmd),
+            None => envelope.remove("command"),
+        };
+        match cmd {
+            Some(Value::String(text)) => words::split(&text)?,
+            Some(other) => {
+                return Err(Error::bad_input(format!("`cmd` is {other}, not a string"))
+                    .with_recovery(r#"send {"cmd": "read", "args": {"file": "main.go"}}"#))
+            }
+            None => Vec::new(),
+        }
+    };
+    let mut words = words.into_iter();
+    let Some(first) = words.next().filter(|w| !w.is_empty()) else {
+        return Err(
+            Error::bad_input("missing `cmd`: which subcommand to run").with_recovery(format!(
+                "send {{\"cmd\": \"read\", \"args\": {{...}}}}; subcommands: {}",
+                methods::names().join(", ")
+            )),
+        );
+    };
+    Ok((first.trim_start_matches('@').to_string(), words.collect()))
+}
+
+/// `args` as an object, whatever form it came in.
+fn args_object(
+    subcommand: &str,
+    schema: Option<&Value>,
+    args: Value,
+    steps: &mut Vec<&'static str>,
+    guessed: &mut Vec<String>,
+) -> Result<Map<String, Value>> {
+    match args {
+        Value::Object(map) => Ok(map),
+        Value::Null => Ok(Map::new()),
+        Value::Array(items) => {
+            let words: Vec<String> = items
+                .into_iter()
+                .map(|v| match v {
+                    Value::String(s) => s,
+                    other => other.to_string(),
+                })
+                .collect();
+            flags_from_words(subcommand, schema, &words, steps, guessed)
+        }
+        Value::String(text) => string_args(subcommand, schema, &text, steps, guessed),
+        other => wrap_plain(subcommand, other, steps),
+    }
+}
+
+/// `args` given as a string: JSON (decoded and recovered), CLI-style flags, or a bare value.
+fn string_args(
+    subcommand: &str,
+    schema: Option<&Value>,
+    text: &str,
+    steps: &mut Vec<&'static str>,
+    guessed: &mut Vec<String>,
+) -> Result<Map<String, Value>> {
+    let trimmed = text.trim();
+    if trimmed.is_empty() {
+        return Ok(Map::new());
+    }
+    if trimmed.starts_with(['{', '[', '"', '`', '“', '&']) {
+        steps.push("unstringified");
+        return match recover_text(trimmed, "`args`", steps, guessed)? {
+            Value::Object(map) => Ok(map),
+            Value::String(s) => wrap_plain(subcommand, Value::String(s), steps),
+            other => Err(
+                Error::bad_input(format!("`args` decodes to {other}, not an object"))
+                    .with_recovery(r#"send "args": {"file": "main.go"}"#),
+            ),
+        };
+    }
+    if words::looks_like_cli(trimmed) {
+        return flags_from_words(subcommand, schema, &words::split(trimmed)?, steps, guessed);
+    }
+    wrap_plain(subcommand, Value::String(trimmed.to_string()), steps)
+}
+
+/// A bare value goes into the subcommand's default field (`read` → `file`, `search` → `pattern`).
+fn wrap_plain(
+    subcommand: &str,
+    value: Value,
+    steps: &mut Vec<&'static str>,
+) -> Result<Map<String, Value>> {
+    let Some(field) = &keys::of(subcommand).default_field else {
+        return Err(Error::bad_input(format!(
+            "`args` of `{subcommand}` is the bare value {value}, and `{subcommand}` has no default field"
+        ))
+        .with_recovery(format!("send \"args\" as an object; see `schema {{\"method\": \"{subcommand}\"}}`")));
+    };
+    steps.push("wrapped_plain");
+    let mut map = Map::new();
+    map.insert(field.clone(), value);
+    Ok(map)
+}
+
+/// Later keys win.
+fn merge(into: &mut Map<String, Value>, from: Map<String, Value>) {
+    for (k, v) in from {
+        into.insert(k, v);
+    }
+}
+
+/// `--file main.go --start 10 --append`: flags typed by the method's schema. A flag whose param
+/// is a boolean takes no value (unless `true`/`false` follows); any other flag takes the next
+/// word, even one starting with `-`. A bare word fills the default field once.
+fn flags_from_words(
+    subcommand: &str,
+    schema: Option<&Value>,
+    words: &[String],
+    steps: &mut Vec<&'static str>,
+    guessed: &mut Vec<String>,
+) -> Result<Map<String, Value>> {
+    let mut params = Map::new();
+    let mut i = 0;
+    while i < words.len() {
+        let word = &words[i];
+        i += 1;
+        let (name, inline) = match words::classify(word) {
+            words::Word::Flag { name, value } => (name, value),
+            words::Word::Value(v) => {
+                positional(subcommand, &mut params, v, i)?;
+                continue;
+            }
+        };
+        let key = canonical_key(subcommand, name);
+        let types = schema
+            .map(|s| validate::param_types(s, &key))
+            .unwrap_or_default();
+        let boolean = types.iter().any(|t| t == "boolean") && !types.iter().any(|t| t == "string");
+        let next_is_flag = words
+            .get(i)
+            .is_none_or(|w| matches!(words::classify(w), words::Word::Flag { .. }));
+        let raw = match inline {
+            Some(v) => v.to_string(),
+            None if boolean && words.get(i).is_some_and(|w| w == "true" || w == "false") => {
+                i += 1;
+                words[i - 1].clone()
+            }
+            None if boolean || (types.is_empty() && next_is_flag) => "true".into(),
+            None => match words.get(i) {
+                Some(v) => {
+                    i += 1;
+                    v.clone()
+                }
+                None => {
+                    return Err(Error::bad_input(format!("flag `--{name}` has no value"))
+                        .with_data("pointer", format!("/{key}"))
+                        .with_recovery(format!("send `--{name} VALUE`")))
+                }
+            },
+        };
+        let value = typed(&key, &raw, &types, steps, guessed)?;
+        params.insert(key, value);
+    }
+    Ok(params)
+}
+
+fn positional(
+    subcommand: &str,
+    params: &mut Map<String, Value>,
+    value: &str,
+    at: usize,
+) -> Result<()> {
+    let field = keys::of(subcommand).default_field.clone();
+    match field {
+        Some(f) if !params.contains_key(&f) => {
+            params.insert(f, Value::String(value.to_string()));
+            Ok(())
+        }
+        _ => Err(Error::bad_input(format!(
+            "unexpected word `{value}` (word {at} of the CLI-style args) is not a flag's value"
+        ))
+        .with_recovery("name it with a flag (`--file x`), and quote values that hold spaces")),
+    }
+}
+
+/// The flag's param name: snake_case, then the method's alias table.
+fn canonical_key(subcommand: &str, flag: &str) -> String {
+    let snake = keys::snake_case(flag).into_owned();
+    keys::of(subcommand)
+        .aliases
+        .get(&snake)
+        .cloned()
+        .unwrap_or(snake)
+}
+
+/// A CLI word as the JSON value the param's schema wants.
+fn typed(
+    key: &str,
+    raw: &str,
+    types: &[String],
+    steps: &mut Vec<&'static str>,
+    guessed: &mut Vec<String>,
+) -> Result<Value> {
+    let wants = |t: &str| types.iter().any(|x| x == t);
+    let bad = |what: &str| {
+        Error::bad_input(format!("`--{key}` expects {what}, got `{raw}`"))
+            .with_data("pointer", format!("/{key}"))
+            .with_recovery(format!("send `--{key}` with {what}"))
+    };
+    if wants("string") || (types.is_empty() && !looks_typed(raw)) {
+        return Ok(Value::String(raw.to_string()));
+    }
+    if wants("integer") || wants("number") || types.is_empty() {
+        if let Ok(n) = raw.parse::<i64>() {
+            return Ok(n.into());
+        }
+        if let Ok(n) = raw.parse::<u64>() {
+            return Ok(n.into());
+        }
+        if wants("number") {
+            if let Some(n) = raw
+                .parse::<f64>()
+                .ok()
+                .and_then(serde_json::Number::from_f64)
+            {
+                return Ok(Value::Number(n));
+            }
+        }
+    }
+    if wants("boolean") || types.is_empty() {
+        match raw {
+            "true" => return Ok(Value::Bool(true)),
+            "false" => return Ok(Value::Bool(false)),
+            _ => {}
+        }
+    }
+    if wants("array") || wants("object") {
+        let trimmed = raw.trim();
+        if trimmed.starts_with(['[', '{']) {
+            return recover_text(trimmed, &format!("`--{key}`"), steps, guessed);
+        }
+        if wants("array") {
+            return Ok(Value::Array(vec![Value::String(raw.to_string())]));
+        }
+    }
+    if types.is_empty() {
+        return Ok(Value::String(raw.to_string()));
+    }
+    let what = types
+        .iter()
+        .filter(|t| *t != "null")
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(" or ");
+    Err(bad(&format!("a value of type {what}")))
+}
+
+/// Whether a word of an unknown method's flag reads as a number or boolean.
+fn looks_typed(raw: &str) -> bool {
+    raw == "true" || raw == "false" || raw.parse::<i64>().is_ok()
+}
+
+/// A unified diff sent on one line with literal `\n`s (as the CLI-style examples write it) cannot
+/// be a diff; its `\n`s are newlines.
+fn unescape_one_line_diff(params: &mut Map<String, Value>, steps: &mut Vec<&'static str>) {
+    if let Some(Value::String(diff)) = params.get_mut("diff") {
+        if !diff.contains('\n') && diff.contains("\\n") && diff.starts_with("---") {
+            *diff = diff.replace("\\n", "\n");
+            steps.push("escaped_newlines");
+        }
+    }
+}
+
+/// The most aggressive repair takes bare words as strings, and closing a cut call may drop keys
+/// that followed the cut; for a subcommand that changes files neither is taken.
+fn refuse_guesses_for_mutations(call: &Call) -> Result<()> {
+    let closed = call.recovered_by.contains(&"closed_truncated");
+    if call.guessed.is_empty() && !closed {
+        return Ok(());
+    }
+    let mutates = methods::find(&call.method).is_none_or(|m| m.mutates);
+    if !mutates {
+        return Ok(());
+    }
+    if closed {
+        return Err(Error::bad_input(format!(
+            "the call to `{}` was cut before its end (its brackets had to be closed): keys after the cut may be lost; refused for a subcommand that changes files",
+            call.method
+        ))
+        .with_recovery("send the whole call again"));
+    }
+    Err(Error::bad_input(format!(
+        "the args of `{}` were readable only by taking bare words as strings at {}; refused for a subcommand that changes files",
+        call.method,
+        call.guessed.join(", ")
+    ))
+    .with_data("pointers", call.guessed.clone())
+    .with_recovery("quote every string value in the args (valid JSON)"))
+}
+
+fn unknown_subcommand(name: &str) -> Error {
+    let names = methods::names();
+    let mut message = format!("unknown subcommand `{name}`");
+    if let Some(best) = validate::did_you_mean(name, &names) {
+        message.push_str(&format!(" (did you mean `{best}`?)"));
+    }
+    Error::bad_input(message).with_recovery(format!("subcommands: {}", names.join(", ")))
+}

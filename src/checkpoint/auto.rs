@@ -1,0 +1,179 @@
+//! The automatic snapshot before every mutating call. Best effort by design: it never fails the
+//! call it precedes and never makes it wait on another snapshot.
+//!
+//! - At most one attempt per `checkpoint_interval_ms` (15 s): a burst of edits makes one snapshot.
+//!   The time is taken before the attempt, so a slow or failing one is not retried at once.
+//! - Each attempt has a 10 s deadline; git's process group is killed at it (the store clears the
+//!   lock files a killed run leaves).
+//! - A failure backs off (interval × 2^failures); after 3 failures in a row automatic snapshots
+//!   stay off for the daemon's life, with one log line.
+//! - Off with config `checkpoints: false`, with `CODER_CHECKPOINTS=off` in the daemon's
+//!   environment, or per request (`"checkpoints": false` beside `params`, which `coder` sends when
+//!   its own environment has `CODER_CHECKPOINTS=off`). Never for `/`, `$HOME` or its ancestors; a
+//!   no-op without git.
+
+use super::store::SnapshotError;
+use super::{caps, Checkpoints};
+use crate::git::command::GitError;
+use crate::state::State;
+use serde::Serialize;
+use std::time::{Duration, Instant};
+
+const DEADLINE: Duration = Duration::from_secs(10);
+const FAILURES_BEFORE_OFF: u32 = 3;
+/// Methods that take their own snapshot (or none) and so get no automatic one.
+const SELF_SNAPSHOTTING: &[&str] = &["checkpoint"];
+
+pub struct Auto {
+    last_attempt: Option<Instant>,
+    retry_at: Option<Instant>,
+    failures: u32,
+    /// Why automatic snapshots are off for the daemon's life.
+    off: Option<String>,
+    last_error: Option<String>,
+    taken: u64,
+}
+
+/// How automatic snapshots fare, for `checkpoint --list`.
+#[derive(Serialize)]
+pub struct Report {
+    pub enabled: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Automatic snapshots attempted and done by this daemon.
+    pub taken: u64,
+    pub failures_in_a_row: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_error: Option<String>,
+}
+
+impl Auto {
+    /// Off from the start when the daemon's environment says `CODER_CHECKPOINTS=off`.
+    pub fn from_env() -> Auto {
+        let off = std::env::var("CODER_CHECKPOINTS")
+            .ok()
+            .filter(|v| is_off(v))
+            .map(|v| format!("CODER_CHECKPOINTS={v} in the daemon's environment"));
+        Auto {
+            last_attempt: None,
+            retry_at: None,
+            failures: 0,
+            off,
+            last_error: None,
+            taken: 0,
+        }
+    }
+}
+
+/// The values of `CODER_CHECKPOINTS` that switch snapshots off.
+pub fn is_off(value: &str) -> bool {
+    matches!(
+        value.trim().to_ascii_lowercase().as_str(),
+        "off" | "0" | "false" | "no"
+    )
+}
+
+impl Checkpoints {
+    /// Called by the server before a mutating method runs. `requested` is false when the request
+    /// asked for no snapshot.
+    pub fn before_mutation(&self, state: &State, method: &str, requested: bool) {
+        if !requested || SELF_SNAPSHOTTING.contains(&method) || !state.limits().checkpoints {
+            return;
+        }
+        let (Some(shadow), None) = (&self.shadow, &self.refusal) else {
+            return;
+        };
+        // Another call is snapshotting right now: this one goes ahead without waiting.
+        let Ok(mut auto) = self.auto.try_lock() else {
+            return;
+        };
+        let now = Instant::now();
+        let interval = Duration::from_millis(state.limits().checkpoint_interval_ms);
+        let throttled = auto.last_attempt.is_some_and(|t| now < t + interval);
+        if auto.off.is_some() || throttled || auto.retry_at.is_some_and(|t| now < t) {
+            return;
+        }
+        auto.last_attempt = Some(now);
+        let deadline = now + DEADLINE;
+        let label = format!("auto: before {method}");
+        let outcome = shadow.lock(deadline).and_then(|locked| {
+            shadow.snapshot(&locked, &state.jail, caps(state), &label, deadline)
+        });
+        match outcome {
+            Ok(_) => {
+                auto.taken += 1;
+                auto.failures = 0;
+                auto.retry_at = None;
+            }
+            Err(SnapshotError::Git(GitError::NotInstalled)) => {
+                auto.off = Some("git is not installed".into());
+            }
+            Err(e) => auto.failed(e.to_string(), now, interval),
+        }
+    }
+
+    pub fn auto_report(&self, state: &State) -> Report {
+        let auto = self.auto.lock().unwrap_or_else(|e| e.into_inner());
+        let reason = if !state.limits().checkpoints {
+            Some("config `checkpoints: false`".to_string())
+        } else if let Some(why) = &self.refusal {
+            Some(why.clone())
+        } else if self.shadow.is_none() {
+            Some("no data folder ($XDG_DATA_HOME or $HOME)".to_string())
+        } else {
+            auto.off.clone()
+        };
+        Report {
+            enabled: reason.is_none(),
+            reason,
+            taken: auto.taken,
+            failures_in_a_row: auto.failures,
+            last_error: auto.last_error.clone(),
+        }
+    }
+}
+
+impl Auto {
+    fn failed(&mut self, error: String, now: Instant, interval: Duration) {
+        self.failures += 1;
+        self.last_error = Some(error.clone());
+        if self.failures >= FAILURES_BEFORE_OFF {
+            tracing::warn!(
+                "automatic checkpoints disabled after {} failures in a row; last: {error}",
+                self.failures
+            );
+            self.off = Some(format!(
+                "disabled after {} failures in a row",
+                self.failures
+            ));
+            return;
+        }
+        self.retry_at = Some(now + interval * 2u32.pow(self.failures));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failures_back_off_and_the_third_turns_snapshots_off() {
+        let mut auto = Auto::from_env();
+        auto.off = None;
+        let now = Instant::now();
+        let interval = Duration::from_secs(15);
+        auto.failed("x".into(), now, interval);
+        assert_eq!(auto.retry_at, Some(now + Duration::from_secs(30)));
+        auto.failed("y".into(), now, interval);
+        assert_eq!(auto.retry_at, Some(now + Duration::from_secs(60)));
+        assert!(auto.off.is_none());
+        auto.failed("z".into(), now, interval);
+        assert!(auto.off.is_some());
+    }
+
+    #[test]
+    fn off_values_are_recognised() {
+        assert!(is_off("off") && is_off("0") && is_off("FALSE") && is_off(" no "));
+        assert!(!is_off("on") && !is_off(""));
+    }
+}

@@ -1,0 +1,318 @@
+//! `checkpoint`: snapshots of the workspace in a shadow git repository (`store`), restored through
+//! the jail (`restore`), and taken automatically before every mutating call (`auto`).
+//!
+//! The primary root is the work tree that is snapshotted; other roots are not covered. A root that
+//! is `/`, `$HOME` or an ancestor of it is never snapshotted: hashing that much of the disk would
+//! stall every edit.
+
+pub mod auto;
+pub mod restore;
+pub mod store;
+
+use crate::error::{Error, Result};
+use crate::methods::{method, Method};
+use crate::state::State;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use store::{Caps, Shadow};
+
+/// How long an explicit `create` or `restore` may take.
+const EXPLICIT_DEADLINE: Duration = Duration::from_secs(60);
+const DEFAULT_LIST_LIMIT: usize = 30;
+
+pub fn methods() -> Vec<Method> {
+    vec![method(
+        "checkpoint",
+        &[],
+        "Workspace snapshots in a shadow git repository: --list (default), --create [--label], \
+         --restore HASH (snapshots first; never deletes newer files).",
+        true,
+        run,
+    )]
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CheckpointParams {
+    /// List snapshots, newest first (the default).
+    #[serde(default)]
+    pub list: bool,
+    /// Take a snapshot now.
+    #[serde(default)]
+    pub create: bool,
+    /// Rewind the tracked files to the snapshot with this hash (4 to 64 hex digits).
+    pub restore: Option<String>,
+    /// Label of a `create` snapshot (default "manual").
+    pub label: Option<String>,
+    /// How many snapshots `list` shows (default 30).
+    pub limit: Option<usize>,
+}
+
+enum Action {
+    List { limit: usize },
+    Create { label: String },
+    Restore { hash: String },
+}
+
+impl CheckpointParams {
+    fn action(self) -> Result<Action> {
+        let chosen = [self.list, self.create, self.restore.is_some()]
+            .iter()
+            .filter(|b| **b)
+            .count();
+        if chosen > 1 {
+            return Err(Error::bad_input(
+                "`list`, `create` and `restore` exclude each other; pass one",
+            )
+            .with_recovery("e.g. `checkpoint --create --label \"before refactor\"`"));
+        }
+        if self.label.is_some() && !self.create {
+            return Err(Error::bad_input("`label` goes with `create`")
+                .with_recovery("add `create: true`, or drop `label`"));
+        }
+        Ok(match (self.create, self.restore) {
+            (true, _) => Action::Create {
+                label: self.label.unwrap_or_else(|| "manual".into()),
+            },
+            (_, Some(hash)) => Action::Restore { hash },
+            _ => Action::List {
+                limit: self.limit.unwrap_or(DEFAULT_LIST_LIMIT).max(1),
+            },
+        })
+    }
+}
+
+#[derive(Serialize)]
+#[serde(tag = "action", rename_all = "snake_case")]
+pub enum Outcome {
+    List(Listing),
+    Create(store::Snapshot),
+    Restore(restore::Restored),
+}
+
+#[derive(Serialize)]
+pub struct Listing {
+    pub checkpoints: Vec<store::Entry>,
+    pub auto: auto::Report,
+    /// The shadow repository (absent when the daemon has no data folder).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub store: Option<PathBuf>,
+}
+
+/// The daemon's checkpoint state: where the shadow repository is and how automatic snapshots fare.
+pub struct Checkpoints {
+    shadow: Option<Shadow>,
+    /// Why this workspace is never snapshotted, when it is `/`, `$HOME` or an ancestor of it.
+    refusal: Option<String>,
+    auto: Mutex<auto::Auto>,
+}
+
+impl Checkpoints {
+    /// `data_dir`: the daemon's data folder (`$XDG_DATA_HOME/coderd`); none means no checkpoints.
+    pub fn new(data_dir: Option<&Path>, root: &Path) -> Checkpoints {
+        Checkpoints {
+            shadow: data_dir.map(|dir| Shadow::new(dir, root)),
+            refusal: too_broad(root, std::env::var_os("HOME").map(PathBuf::from).as_deref()),
+            auto: Mutex::new(auto::Auto::from_env()),
+        }
+    }
+
+    fn shadow(&self) -> Result<&Shadow> {
+        if let Some(why) = &self.refusal {
+            return Err(Error::refused(why.clone())
+                .with_recovery("serve a project folder (`--root`), not a home or system folder"));
+        }
+        self.shadow.as_ref().ok_or_else(|| {
+            Error::not_found(
+                "checkpoints need a data folder: neither $XDG_DATA_HOME nor $HOME is set",
+            )
+            .with_recovery("set XDG_DATA_HOME for the daemon")
+        })
+    }
+}
+
+/// Why a root must never be snapshotted, if it is `/`, `$HOME` or one of `$HOME`'s ancestors.
+pub fn too_broad(root: &Path, home: Option<&Path>) -> Option<String> {
+    if root == Path::new("/") {
+        return Some("the workspace is `/`; it is never snapshotted".into());
+    }
+    let home = home?;
+    let home = std::fs::canonicalize(home).unwrap_or(home.to_path_buf());
+    home.starts_with(root).then(|| {
+        format!(
+            "the workspace {} is $HOME or holds it; it is never snapshotted",
+            root.display()
+        )
+    })
+}
+
+/// The caps in force (from the live config).
+fn caps(state: &State) -> Caps {
+    let limits = state.limits();
+    Caps {
+        max_file_bytes: limits.checkpoint_max_file_bytes,
+        max_files: limits.checkpoint_max_files,
+    }
+}
+
+fn run(state: &Arc<State>, p: CheckpointParams) -> Result<Outcome> {
+    let checkpoints = &state.checkpoints;
+    match p.action()? {
+        Action::List { limit } => {
+            let deadline = Instant::now() + EXPLICIT_DEADLINE;
+            let listed = match checkpoints.shadow() {
+                Ok(shadow) => shadow
+                    .list(limit, deadline)
+                    .map_err(|e| Error::io(format!("checkpoint list: {e}")))?,
+                Err(_) => Vec::new(),
+            };
+            Ok(Outcome::List(Listing {
+                checkpoints: listed,
+                auto: checkpoints.auto_report(state),
+                store: checkpoints.shadow.as_ref().map(|s| s.git_dir.clone()),
+            }))
+        }
+        Action::Create { label } => {
+            let shadow = checkpoints.shadow()?;
+            let deadline = Instant::now() + EXPLICIT_DEADLINE;
+            let locked = shadow
+                .lock(deadline)
+                .map_err(store::SnapshotError::into_error)?;
+            let snapshot = shadow
+                .snapshot(&locked, &state.jail, caps(state), &label, deadline)
+                .map_err(store::SnapshotError::into_error)?;
+            Ok(Outcome::Create(snapshot))
+        }
+        Action::Restore { hash } => {
+            let shadow = checkpoints.shadow()?;
+            let deadline = Instant::now() + EXPLICIT_DEADLINE;
+            let target = shadow.resolve_commit(&hash, deadline)?;
+            let locked = shadow
+                .lock(deadline)
+                .map_err(store::SnapshotError::into_error)?;
+            let label = format!("before restore of {}", &target[..12]);
+            let now = shadow
+                .snapshot(&locked, &state.jail, caps(state), &label, deadline)
+                .map_err(|e| {
+                    e.into_error()
+                        .with_prefix("restore refused: the snapshot that would undo it failed: ")
+                })?;
+            let restored = restore::restore(state, shadow, &target, &now.hash, deadline)?;
+            Ok(Outcome::Restore(restored))
+        }
+    }
+}
+
+/// The text `coder checkpoint` prints.
+pub fn render(out: &mut impl Write, r: &serde_json::Value) -> io::Result<()> {
+    let text = |v: &serde_json::Value| v.as_str().unwrap_or("").to_string();
+    let short = |v: &serde_json::Value| text(v).chars().take(12).collect::<String>();
+    match r["action"].as_str() {
+        Some("list") => {
+            for c in r["checkpoints"].as_array().into_iter().flatten() {
+                writeln!(
+                    out,
+                    "{}  {}  {}  ({} files)",
+                    short(&c["hash"]),
+                    utc(c["time"].as_i64().unwrap_or(0)),
+                    text(&c["label"]),
+                    c["files_changed"].as_u64().unwrap_or(0)
+                )?;
+            }
+            let auto = &r["auto"];
+            if auto["enabled"].as_bool() == Some(false) {
+                writeln!(
+                    out,
+                    "automatic checkpoints: off ({})",
+                    text(&auto["reason"])
+                )?;
+            }
+        }
+        Some("create") => {
+            let verb = match r["created"].as_bool() {
+                Some(true) => "created",
+                _ => "unchanged since",
+            };
+            writeln!(
+                out,
+                "checkpoint {verb} {} ({} files changed)",
+                short(&r["hash"]),
+                r["files_changed"]
+            )?;
+            for path in r["skipped_large"].as_array().into_iter().flatten() {
+                writeln!(out, "  skipped (over the size cap): {}", text(path))?;
+            }
+        }
+        _ => {
+            let restored = r["restored"].as_array().map_or(0, Vec::len);
+            writeln!(
+                out,
+                "restored {restored} files from {}",
+                short(&r["restored_from"])
+            )?;
+            for path in r["kept_newer"].as_array().into_iter().flatten() {
+                writeln!(out, "  kept (newer than the checkpoint): {}", text(path))?;
+            }
+            for failure in r["failed"].as_array().into_iter().flatten() {
+                writeln!(
+                    out,
+                    "  failed: {}: {}",
+                    text(&failure["path"]),
+                    text(&failure["error"])
+                )?;
+            }
+            writeln!(
+                out,
+                "undo with: coder checkpoint --restore {}",
+                text(&r["undo"])
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// `YYYY-MM-DD HH:MM:SS UTC` from Unix seconds (civil-from-days, no time-zone database needed).
+fn utc(secs: i64) -> String {
+    let (days, rest) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02} UTC",
+        rest / 3600,
+        rest % 3600 / 60,
+        rest % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn home_its_ancestors_and_the_system_root_are_too_broad() {
+        let home = Path::new("/home/ann");
+        assert!(too_broad(Path::new("/"), Some(home)).is_some());
+        assert!(too_broad(Path::new("/home"), Some(home)).is_some());
+        assert!(too_broad(Path::new("/home/ann"), Some(home)).is_some());
+        assert!(too_broad(Path::new("/home/ann/project"), Some(home)).is_none());
+        assert!(too_broad(Path::new("/srv/x"), None).is_none());
+    }
+
+    #[test]
+    fn unix_seconds_render_as_utc_dates() {
+        assert_eq!(utc(0), "1970-01-01 00:00:00 UTC");
+        assert_eq!(utc(1_796_237_036), "2026-12-02 18:43:56 UTC");
+        assert_eq!(utc(951_782_400), "2000-02-29 00:00:00 UTC");
+    }
+}

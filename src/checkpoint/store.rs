@@ -1,0 +1,617 @@
+//! The shadow repository: a git directory under the daemon's data folder whose work tree is the
+//! workspace root. The user's `.git` is never opened: every command runs with `GIT_DIR` and
+//! `GIT_WORK_TREE` pointing here, with no system or global config (`Isolation::Shadow`).
+//!
+//! A snapshot is built with plumbing, so no hook, signing or filter ever runs:
+//! `diff-files` and `ls-files --others` list what changed since the last snapshot (the persistent
+//! index is the stat cache that makes this incremental), coderd filters that list (secrets by the
+//! jail's own matcher, untracked files over the size cap, nested repositories), then
+//! `update-index --stdin` hashes exactly what passed, `write-tree`, `commit-tree`, and
+//! `update-ref` with the old value (a compare-and-swap). Nothing that was filtered out is ever
+//! hashed into the store.
+//!
+//! Every writer takes `lock` (an `flock`, which the kernel drops when a process dies), so a lock
+//! file git left behind when it was killed is stale by construction and removed before the next run.
+
+use crate::error::{Code, Error};
+use crate::git::command::{nul_records, Git, GitError, Isolation};
+use crate::jail::Jail;
+use std::ffi::OsStr;
+use std::fs::File;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// The ref that holds the newest snapshot; older ones are its ancestors.
+pub const REF: &str = "refs/heads/checkpoints";
+
+/// The identity on every snapshot commit (the user's own identity is never needed or read).
+const IDENTITY: [(&str, &str); 4] = [
+    ("GIT_AUTHOR_NAME", "coderd"),
+    ("GIT_AUTHOR_EMAIL", "coderd@localhost"),
+    ("GIT_COMMITTER_NAME", "coderd"),
+    ("GIT_COMMITTER_EMAIL", "coderd@localhost"),
+];
+
+/// Settings of the shadow repository, appended to its config at creation.
+const SHADOW_CONFIG: &str = "[core]\n\tbare = false\n\tautocrlf = false\n\tsafecrlf = false\n\
+\tsymlinks = true\n\tfilemode = true\n\tuntrackedCache = true\n\tlogAllRefUpdates = false\n\
+[gc]\n\tauto = 0\n[index]\n\tversion = 4\n";
+
+/// Caps a snapshot works under.
+#[derive(Clone, Copy, Debug)]
+pub struct Caps {
+    /// Untracked files larger than this are skipped (and reported).
+    pub max_file_bytes: u64,
+    /// A tree with more files than this is not snapshotted at all.
+    pub max_files: u64,
+}
+
+/// Why a snapshot did not happen.
+#[derive(Debug)]
+pub enum SnapshotError {
+    Git(GitError),
+    TooManyFiles { files: u64, cap: u64 },
+    Io(String),
+}
+
+impl From<GitError> for SnapshotError {
+    fn from(e: GitError) -> Self {
+        SnapshotError::Git(e)
+    }
+}
+
+impl std::fmt::Display for SnapshotError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SnapshotError::Git(e) => write!(f, "{e}"),
+            SnapshotError::TooManyFiles { files, cap } => write!(
+                f,
+                "the workspace has more than {cap} files to snapshot ({files} found); \
+                 checkpoint_max_files caps it"
+            ),
+            SnapshotError::Io(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl SnapshotError {
+    /// The wire error for an explicit request.
+    pub fn into_error(self) -> Error {
+        match self {
+            SnapshotError::Git(GitError::TimedOut(after)) => Error::new(
+                Code::TimedOut,
+                format!("the snapshot did not finish in {} s", after.as_secs()),
+            )
+            .with_recovery("ignore large generated folders in .gitignore, then retry"),
+            e @ SnapshotError::TooManyFiles { .. } => Error::too_large(e.to_string())
+                .with_recovery(
+                    "ignore generated folders in .gitignore, or raise checkpoint_max_files",
+                ),
+            SnapshotError::Git(GitError::NotInstalled) => {
+                Error::not_found("git is not installed; checkpoints need it")
+                    .with_recovery("install git and retry")
+            }
+            e => Error::io(format!("checkpoint: {e}")),
+        }
+    }
+}
+
+/// What one snapshot did.
+#[derive(serde::Serialize, Debug, Clone)]
+pub struct Snapshot {
+    /// The commit naming the snapshot (the previous one when nothing changed).
+    pub hash: String,
+    /// Whether a new commit was made (false: the tree was the same as the last snapshot's).
+    pub created: bool,
+    /// Paths handed to git this time (changed, added or removed since the last snapshot).
+    pub files_changed: usize,
+    /// Untracked files over `checkpoint_max_file_bytes`, left out.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub skipped_large: Vec<String>,
+    /// Files left out because they are secrets by `non_accessible_globs`.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub skipped_secrets: usize,
+    /// Nested git repositories, left out (their own history keeps them).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub skipped_nested_repos: Vec<String>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// One entry of `list`.
+#[derive(serde::Serialize, Debug)]
+pub struct Entry {
+    pub hash: String,
+    /// Unix seconds.
+    pub time: i64,
+    pub label: String,
+    pub files_changed: usize,
+}
+
+/// The shadow repository of one workspace root.
+pub struct Shadow {
+    pub git_dir: PathBuf,
+    pub work_tree: PathBuf,
+}
+
+/// Held while a snapshot or restore writes the shadow repository.
+pub struct Locked {
+    _file: File,
+}
+
+impl Shadow {
+    /// The shadow repository of `root` under `data_dir` (not created until the first snapshot).
+    pub fn new(data_dir: &Path, root: &Path) -> Shadow {
+        use sha2::{Digest, Sha256};
+        let digest = Sha256::digest(root.as_os_str().as_bytes());
+        let tag: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
+        Shadow {
+            git_dir: data_dir.join("checkpoints").join(tag),
+            work_tree: root.to_path_buf(),
+        }
+    }
+
+    /// A git command on the shadow repository.
+    pub fn git(&self, deadline: Instant) -> Git {
+        let mut git = Git::new(&self.work_tree, Isolation::Shadow, deadline)
+            .env("GIT_DIR", &self.git_dir)
+            .env("GIT_WORK_TREE", &self.work_tree);
+        for (key, value) in IDENTITY {
+            git = git.env(key, value);
+        }
+        git
+    }
+
+    fn exists(&self) -> bool {
+        self.git_dir.join("HEAD").is_file()
+    }
+
+    /// Takes the writer lock (waiting for another daemon's snapshot of the same root), creating
+    /// the repository first if needed, and clears what a killed run left behind.
+    pub fn lock(&self, deadline: Instant) -> Result<Locked, SnapshotError> {
+        use std::os::unix::fs::DirBuilderExt;
+        let io = |what: &str, e: std::io::Error| {
+            SnapshotError::Io(format!("{what} {}: {e}", self.git_dir.display()))
+        };
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(&self.git_dir)
+            .map_err(|e| io("creating", e))?;
+        let file = File::options()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(self.git_dir.join("coderd.lock"))
+            .map_err(|e| io("opening the lock of", e))?;
+        wait_for_flock(&file, deadline).map_err(|e| io("locking", e))?;
+        if !self.exists() {
+            self.init(deadline)?;
+        }
+        self.clear_stale_locks();
+        Ok(Locked { _file: file })
+    }
+
+    fn init(&self, deadline: Instant) -> Result<(), SnapshotError> {
+        self.git(deadline).args(["init", "--quiet"]).run()?;
+        let config = self.git_dir.join("config");
+        let mut text = std::fs::read_to_string(&config).unwrap_or_default();
+        text.push_str(SHADOW_CONFIG);
+        std::fs::write(&config, text).map_err(|e| SnapshotError::Io(e.to_string()))
+    }
+
+    /// Under the lock nobody else writes here, so any git lock file is a killed run's leftover.
+    fn clear_stale_locks(&self) {
+        let index_lock = self.git_dir.join("index.lock");
+        if !index_lock.exists() && !self.git_dir.join(format!("{REF}.lock")).exists() {
+            return;
+        }
+        tracing::info!(
+            "checkpoint: removing lock files left by an interrupted snapshot in {}",
+            self.git_dir.display()
+        );
+        for lock in ["index.lock", "HEAD.lock", "packed-refs.lock"] {
+            let _ = std::fs::remove_file(self.git_dir.join(lock));
+        }
+        let _ = std::fs::remove_file(self.git_dir.join(format!("{REF}.lock")));
+        remove_temp_objects(&self.git_dir.join("objects"));
+    }
+
+    /// The newest snapshot's commit, if any (read from the ref file: refs are never packed here).
+    pub fn head(&self) -> Option<String> {
+        let text = std::fs::read_to_string(self.git_dir.join(REF)).ok()?;
+        let hash = text.trim();
+        (!hash.is_empty()).then(|| hash.to_string())
+    }
+
+    /// Records the work tree as a new snapshot (unless nothing changed since the last one).
+    pub fn snapshot(
+        &self,
+        _locked: &Locked,
+        jail: &Jail,
+        caps: Caps,
+        label: &str,
+        deadline: Instant,
+    ) -> Result<Snapshot, SnapshotError> {
+        let excludes_file = self.user_excludes_file(deadline);
+        self.write_info_exclude();
+        let with_excludes = |git: Git| match &excludes_file {
+            Some(path) => git.arg("-c").arg(format!("core.excludesFile={path}")),
+            None => git,
+        };
+        let modified = self
+            .git(deadline)
+            .args(["diff-files", "-z", "--name-only", "--ignore-submodules"])
+            .run()?;
+        let untracked = with_excludes(self.git(deadline))
+            .args(["ls-files", "-z", "--others", "--exclude-standard"])
+            .run()?;
+        let mut plan = Plan::default();
+        for path in nul_records(&modified.stdout) {
+            plan.consider(jail, &self.work_tree, path, None);
+        }
+        for path in nul_records(&untracked.stdout) {
+            plan.consider(jail, &self.work_tree, path, Some(caps.max_file_bytes));
+        }
+        let tracked = index_entries(&self.git_dir.join("index"));
+        let files = tracked + plan.added as u64;
+        if files > caps.max_files {
+            return Err(SnapshotError::TooManyFiles {
+                files,
+                cap: caps.max_files,
+            });
+        }
+        let parent = self.head();
+        if plan.paths.is_empty() && parent.is_some() {
+            return Ok(plan.into_snapshot(parent.unwrap_or_default(), false));
+        }
+        if !plan.paths.is_empty() {
+            self.git(deadline)
+                .args([
+                    "update-index",
+                    "--add",
+                    "--remove",
+                    "--replace",
+                    "-z",
+                    "--stdin",
+                ])
+                .input(nul_terminated(&plan.paths))
+                .run()?;
+        }
+        let tree = text_of(self.git(deadline).arg("write-tree").run()?);
+        if let Some(parent) = &parent {
+            let same = self
+                .git(deadline)
+                .args(["rev-parse", "--verify", "--quiet"])
+                .arg(format!("{parent}^{{tree}}"))
+                .run()
+                .map(text_of)
+                .is_ok_and(|parent_tree| parent_tree == tree);
+            if same {
+                return Ok(plan.into_snapshot(parent.clone(), false));
+            }
+        }
+        let mut commit = self.git(deadline).args(["commit-tree", &tree, "-m", label]);
+        if let Some(parent) = &parent {
+            commit = commit.args(["-p", parent]);
+        }
+        let hash = text_of(commit.run()?);
+        let old = parent.clone().unwrap_or_default();
+        self.git(deadline)
+            .args(["update-ref", "-m", "checkpoint", REF, &hash, &old])
+            .run()?;
+        Ok(plan.into_snapshot(hash, true))
+    }
+
+    /// `core.excludesFile` as the user's own config sets it (the shadow repository reads no user
+    /// config, so it is passed on explicitly). Git's default (`$XDG_CONFIG_HOME/git/ignore`)
+    /// applies without it.
+    fn user_excludes_file(&self, deadline: Instant) -> Option<String> {
+        let output = Git::new(&self.work_tree, Isolation::User, deadline)
+            .args(["config", "--type=path", "--get", "core.excludesFile"])
+            .output()
+            .ok()?;
+        let path = String::from_utf8(output.stdout).ok()?.trim().to_string();
+        (output.status.success() && !path.is_empty()).then_some(path)
+    }
+
+    /// The user's `.git/info/exclude` applies here too: the shadow repository has its own `info`
+    /// folder, so the file is copied in before each snapshot.
+    fn write_info_exclude(&self) {
+        let user = std::fs::read(self.work_tree.join(".git/info/exclude")).unwrap_or_default();
+        let info = self.git_dir.join("info");
+        let _ = std::fs::create_dir_all(&info);
+        let target = info.join("exclude");
+        if std::fs::read(&target).ok().as_deref() != Some(&user[..]) {
+            let _ = std::fs::write(target, user);
+        }
+    }
+
+    /// Validates a hash the caller gave and returns the full commit id it names here.
+    pub fn resolve_commit(&self, hash: &str, deadline: Instant) -> Result<String, Error> {
+        let valid = (4..=64).contains(&hash.len())
+            && hash
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+        if !valid {
+            return Err(Error::bad_input(format!(
+                "`restore`: {hash:?} is not a checkpoint hash (4 to 64 lowercase hex digits)"
+            ))
+            .with_recovery("take the hash from `checkpoint --list`"));
+        }
+        let not_found = || {
+            Error::not_found(format!("`restore`: no checkpoint {hash}"))
+                .with_recovery("take the hash from `checkpoint --list`")
+        };
+        if !self.exists() {
+            return Err(not_found());
+        }
+        let output = self
+            .git(deadline)
+            .args(["rev-parse", "--verify", "--quiet"])
+            .arg(format!("{hash}^{{commit}}"))
+            .output()
+            .map_err(|e| Error::io(format!("checkpoint: {e}")))?;
+        if !output.status.success() {
+            return Err(not_found());
+        }
+        Ok(text_of(output))
+    }
+
+    /// The newest snapshots first, at most `limit`.
+    pub fn list(&self, limit: usize, deadline: Instant) -> Result<Vec<Entry>, GitError> {
+        let Some(head) = self.head() else {
+            return Ok(Vec::new());
+        };
+        let output = self
+            .git(deadline)
+            .args(["log", "--no-renames", "--name-only", "-z"])
+            .arg("--format=%x1e%H%x00%ct%x00%s")
+            .arg(format!("--max-count={limit}"))
+            .arg(head)
+            .run()?;
+        Ok(parse_log(&output.stdout))
+    }
+
+    /// The paths that differ between two snapshots, with what each is in `to`.
+    pub fn changes(
+        &self,
+        from: &str,
+        to: &str,
+        deadline: Instant,
+    ) -> Result<Vec<Change>, GitError> {
+        let output = self
+            .git(deadline)
+            .args(["diff-tree", "-r", "-z", "--no-renames", from, to])
+            .run()?;
+        Ok(parse_diff_tree(&output.stdout))
+    }
+
+    /// The contents of blobs, in the order asked.
+    pub fn blobs(&self, ids: &[&str], deadline: Instant) -> Result<Vec<Vec<u8>>, GitError> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut input = ids.join("\n");
+        input.push('\n');
+        let output = self
+            .git(deadline)
+            .args(["cat-file", "--batch"])
+            .input(input.into_bytes())
+            .run()?;
+        parse_batch(&output.stdout, ids.len()).ok_or_else(|| GitError::Failed {
+            code: None,
+            stderr: "cat-file --batch answered in an unexpected format".into(),
+        })
+    }
+}
+
+/// One path that differs between two snapshots.
+#[derive(Debug, Clone)]
+pub struct Change {
+    pub path: Vec<u8>,
+    /// Git's mode in the target (`0` when the path is absent there).
+    pub mode: u32,
+    pub blob: String,
+}
+
+/// What a snapshot will hand to git, and what it left out.
+#[derive(Default)]
+struct Plan {
+    paths: Vec<Vec<u8>>,
+    added: usize,
+    skipped_large: Vec<String>,
+    skipped_secrets: usize,
+    skipped_nested_repos: Vec<String>,
+}
+
+impl Plan {
+    /// `size_cap` is set for untracked files (which the cap applies to).
+    fn consider(&mut self, jail: &Jail, root: &Path, path: &[u8], size_cap: Option<u64>) {
+        let rel = Path::new(OsStr::from_bytes(path));
+        let shown = || rel.to_string_lossy().into_owned();
+        if jail.is_non_accessible(rel) {
+            self.skipped_secrets += 1;
+            return;
+        }
+        if let Some(cap) = size_cap {
+            if path.ends_with(b"/") {
+                // `ls-files --others` names a nested repository as its folder.
+                self.skipped_nested_repos.push(shown());
+                return;
+            }
+            let size = std::fs::symlink_metadata(root.join(rel)).map_or(0, |m| m.len());
+            if size > cap {
+                self.skipped_large.push(shown());
+                return;
+            }
+            self.added += 1;
+        }
+        self.paths.push(path.to_vec());
+    }
+
+    fn into_snapshot(self, hash: String, created: bool) -> Snapshot {
+        Snapshot {
+            hash,
+            created,
+            files_changed: self.paths.len(),
+            skipped_large: self.skipped_large,
+            skipped_secrets: self.skipped_secrets,
+            skipped_nested_repos: self.skipped_nested_repos,
+        }
+    }
+}
+
+/// The entry count in an index file's header (`DIRC`, version, count); 0 when there is none.
+fn index_entries(index: &Path) -> u64 {
+    use std::io::Read;
+    let mut header = [0u8; 12];
+    let read = File::open(index).and_then(|mut f| f.read_exact(&mut header));
+    match read {
+        Ok(()) if &header[..4] == b"DIRC" => {
+            u32::from_be_bytes(header[8..12].try_into().unwrap()) as u64
+        }
+        _ => 0,
+    }
+}
+
+fn nul_terminated(paths: &[Vec<u8>]) -> Vec<u8> {
+    let mut bytes = Vec::with_capacity(paths.iter().map(|p| p.len() + 1).sum());
+    for path in paths {
+        bytes.extend_from_slice(path);
+        bytes.push(0);
+    }
+    bytes
+}
+
+fn text_of(output: crate::git::command::Output) -> String {
+    String::from_utf8_lossy(&output.stdout).trim().to_string()
+}
+
+/// Waits for an exclusive `flock` until the deadline.
+fn wait_for_flock(file: &File, deadline: Instant) -> std::io::Result<()> {
+    use rustix::fs::{flock, FlockOperation};
+    loop {
+        match flock(file, FlockOperation::NonBlockingLockExclusive) {
+            Ok(()) => return Ok(()),
+            Err(rustix::io::Errno::WOULDBLOCK) if Instant::now() < deadline => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+}
+
+/// Removes `tmp_obj_*` and `tmp_pack_*` files a killed git left in the object store.
+fn remove_temp_objects(objects: &Path) {
+    let Ok(folders) = std::fs::read_dir(objects) else {
+        return;
+    };
+    for folder in folders.flatten() {
+        let Ok(files) = std::fs::read_dir(folder.path()) else {
+            continue;
+        };
+        for file in files.flatten() {
+            let name = file.file_name();
+            let name = name.as_bytes();
+            if name.starts_with(b"tmp_obj_")
+                || name.starts_with(b"tmp_pack_")
+                || name.starts_with(b"tmp_idx_")
+            {
+                let _ = std::fs::remove_file(file.path());
+            }
+        }
+    }
+}
+
+/// `log --name-only -z --format=%x1e%H%x00%ct%x00%s`: per commit, the header fields, then the
+/// names (the first one after a newline).
+fn parse_log(bytes: &[u8]) -> Vec<Entry> {
+    bytes
+        .split(|b| *b == 0x1e)
+        .filter(|r| !r.is_empty())
+        .filter_map(|record| {
+            let mut fields = record.split(|b| *b == 0);
+            let hash = String::from_utf8_lossy(fields.next()?).into_owned();
+            let time = std::str::from_utf8(fields.next()?).ok()?.parse().ok()?;
+            let label = String::from_utf8_lossy(fields.next()?).into_owned();
+            let files_changed = fields.filter(|f| !f.is_empty() && *f != b"\n").count();
+            Some(Entry {
+                hash,
+                time,
+                label,
+                files_changed,
+            })
+        })
+        .collect()
+}
+
+/// `diff-tree -r -z`: `:oldmode newmode oldblob newblob status\0path\0`.
+fn parse_diff_tree(bytes: &[u8]) -> Vec<Change> {
+    let mut changes = Vec::new();
+    let mut records = nul_records(bytes);
+    while let (Some(meta), Some(path)) = (records.next(), records.next()) {
+        let meta = String::from_utf8_lossy(meta);
+        let fields: Vec<&str> = meta.trim_start_matches(':').split(' ').collect();
+        let [_, new_mode, _, new_blob, _] = fields[..] else {
+            continue;
+        };
+        changes.push(Change {
+            path: path.to_vec(),
+            mode: u32::from_str_radix(new_mode, 8).unwrap_or(0),
+            blob: new_blob.to_string(),
+        });
+    }
+    changes
+}
+
+/// `cat-file --batch`: per object `<id> <type> <size>\n<bytes>\n`.
+fn parse_batch(mut bytes: &[u8], expected: usize) -> Option<Vec<Vec<u8>>> {
+    let mut blobs = Vec::with_capacity(expected);
+    while !bytes.is_empty() {
+        let newline = memchr::memchr(b'\n', bytes)?;
+        let header = std::str::from_utf8(&bytes[..newline]).ok()?;
+        let size: usize = header.rsplit(' ').next()?.parse().ok()?;
+        let start = newline + 1;
+        blobs.push(bytes.get(start..start + size)?.to_vec());
+        bytes = bytes.get(start + size + 1..).unwrap_or_default();
+    }
+    (blobs.len() == expected).then_some(blobs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn log_records_count_their_files() {
+        let raw = b"\x1eaaa\x00100\x00first\x00\na\x00b c\x00\x1ebbb\x0090\x00second\x00\nx\x00";
+        let entries = parse_log(raw);
+        assert_eq!(entries.len(), 2);
+        assert_eq!((entries[0].files_changed, entries[0].time), (2, 100));
+        assert_eq!(entries[1].label, "second");
+    }
+
+    #[test]
+    fn diff_tree_and_batch_output_parse() {
+        let changes =
+            parse_diff_tree(b":100644 100755 aaa bbb M\0run.sh\0:100644 000000 ccc 000 D\0gone\0");
+        assert_eq!(changes.len(), 2);
+        assert_eq!(changes[0].mode, 0o100755);
+        assert_eq!(changes[1].mode, 0);
+        let blobs = parse_batch(b"aaa blob 3\nab\n\nbbb blob 0\n\n", 2).unwrap();
+        assert_eq!(blobs, vec![b"ab\n".to_vec(), Vec::new()]);
+    }
+
+    #[test]
+    fn an_index_header_gives_its_entry_count() {
+        let dir = tempfile::tempdir().unwrap();
+        let index = dir.path().join("index");
+        std::fs::write(&index, b"DIRC\0\0\0\x02\0\0\x01\x02rest").unwrap();
+        assert_eq!(index_entries(&index), 258);
+        assert_eq!(index_entries(&dir.path().join("none")), 0);
+    }
+}

@@ -1,0 +1,191 @@
+//! The git read methods: `git-status`, `git-diff`, `git-log`, `git-changed`, `git-branch`.
+//!
+//! They run the git CLI (`command`), hardened against repository-controlled execution, and parse
+//! its `-z` output into typed results; `render` turns those into the familiar text for `coder`.
+//! The CLI rather than `gix`: status on a 10k-file tree is git's own fast path (untracked cache,
+//! preloaded index), and the measurement in README shows the daemon's call within the bar of
+//! `git status --porcelain` run as a process. Paths in results are relative to `dir` (default:
+//! the primary root), and only the part of the repository under `dir` is reported, so a workspace
+//! inside a larger repository lists nothing outside its roots.
+
+pub mod branch;
+pub mod command;
+pub mod diff;
+pub mod log;
+pub mod render;
+pub mod status;
+
+use crate::error::{Code, Error, Result};
+use crate::jail::{lexical_normalize, Jail, Resolved};
+use crate::methods::{method, Method};
+use crate::state::State;
+use command::{Git, GitError, Isolation};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize, Serializer};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// How long one git read may run before its process group is killed.
+const READ_DEADLINE: Duration = Duration::from_secs(60);
+
+pub use render::render;
+
+/// The git entries in the method table.
+pub fn methods() -> Vec<Method> {
+    vec![
+        method(
+            "git-status",
+            &[],
+            "Branch, upstream and every changed path with its index and work-tree state.",
+            false,
+            |s, p: DirParams| status::status(&Repo::open(s, p.dir.as_deref())?),
+        ),
+        method(
+            "git-diff",
+            &[],
+            "The unified diff of pending changes (work tree, or --staged), bounded by max_output_bytes.",
+            false,
+            diff::run,
+        ),
+        method(
+            "git-log",
+            &[],
+            "Recent commits: hash, author, date, subject.",
+            false,
+            log::run,
+        ),
+        method(
+            "git-changed",
+            &[],
+            "The changed files, each once (renames with their origin); --staged for the index only.",
+            false,
+            |s, p: ChangedParams| status::changed(&Repo::open(s, p.dir.as_deref())?, p.staged),
+        ),
+        method(
+            "git-branch",
+            &[],
+            "Local branches (--all: and remote ones), the current one, upstreams and tracking.",
+            false,
+            branch::run,
+        ),
+    ]
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DirParams {
+    /// Folder inside the repository (default: the primary root).
+    pub dir: Option<String>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ChangedParams {
+    /// Folder inside the repository (default: the primary root).
+    pub dir: Option<String>,
+    /// Only files with staged changes.
+    #[serde(default)]
+    pub staged: bool,
+}
+
+/// A repository folder that passed the jail, and how to run git there.
+pub struct Repo<'a> {
+    pub jail: &'a Jail,
+    pub dir: Resolved,
+}
+
+impl<'a> Repo<'a> {
+    /// Resolves `dir` through the jail (default: the primary root).
+    pub fn open(state: &'a Arc<State>, dir: Option<&str>) -> Result<Repo<'a>> {
+        let jail = &state.jail;
+        let wire = dir.unwrap_or_else(|| jail.primary().to_str().unwrap_or("."));
+        let resolved = jail.resolve("dir", wire)?;
+        if !jail.metadata(&resolved)?.is_dir() {
+            return Err(Error::bad_input(format!(
+                "`dir`: {} is not a folder",
+                resolved.abs.display()
+            ))
+            .with_recovery("pass the repository's folder, or leave `dir` out"));
+        }
+        Ok(Repo {
+            jail,
+            dir: resolved,
+        })
+    }
+
+    /// A hardened git command in the folder, with the read deadline.
+    pub fn git(&self) -> Git {
+        Git::new(
+            &self.dir.abs,
+            Isolation::User,
+            Instant::now() + READ_DEADLINE,
+        )
+    }
+
+    /// Whether a path git reported (relative to `dir`) is a secret by the jail's policy.
+    pub fn is_non_accessible(&self, rel: &[u8]) -> bool {
+        use std::os::unix::ffi::OsStrExt;
+        let joined = self.dir.rel.join(std::ffi::OsStr::from_bytes(rel));
+        let normal = lexical_normalize(&Path::new("/").join(joined));
+        let in_root = normal.strip_prefix("/").unwrap_or(&normal);
+        self.jail.is_non_accessible(in_root)
+    }
+
+    /// The wire error for a failed git call in this repository.
+    pub fn error(&self, method: &str, error: GitError) -> Error {
+        let shown = self.dir.abs.display();
+        match error {
+            GitError::NotInstalled => Error::new(Code::NotFound, "git is not installed")
+                .with_recovery("install git (e.g. `apt-get install git`) and retry"),
+            GitError::Failed { stderr, .. }
+                if stderr.to_ascii_lowercase().contains("not a git repository") =>
+            {
+                Error::not_found(format!("{shown} is not a git repository"))
+                    .with_recovery("pass `dir` inside a repository, or run `git init` there")
+            }
+            GitError::TimedOut(after) => Error::new(
+                Code::TimedOut,
+                format!("{method}: git did not finish in {} s", after.as_secs()),
+            )
+            .with_recovery("narrow the request (a `file`, a smaller `limit`) and retry"),
+            other => Error::io(format!("{method} in {shown}: {other}")),
+        }
+    }
+}
+
+/// A path as git printed it: bytes, shown as UTF-8 (lossy when they are not UTF-8, in which case
+/// the exact bytes go beside it as base64).
+#[derive(Debug, Clone)]
+pub struct WirePath {
+    pub bytes: Vec<u8>,
+    pub text: String,
+}
+
+impl WirePath {
+    pub fn new(bytes: &[u8]) -> WirePath {
+        WirePath {
+            bytes: bytes.to_vec(),
+            text: String::from_utf8_lossy(bytes).into_owned(),
+        }
+    }
+
+    /// The exact bytes as base64, only when the text is not them.
+    pub fn base64(&self) -> Option<String> {
+        use base64::Engine;
+        std::str::from_utf8(&self.bytes)
+            .is_err()
+            .then(|| base64::engine::general_purpose::STANDARD.encode(&self.bytes))
+    }
+
+    pub fn as_path(&self) -> PathBuf {
+        use std::os::unix::ffi::OsStrExt;
+        PathBuf::from(std::ffi::OsStr::from_bytes(&self.bytes))
+    }
+}
+
+impl Serialize for WirePath {
+    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.text)
+    }
+}

@@ -1,0 +1,223 @@
+//! The agent surface through the real daemon: ChatCLI's documented `@coder` examples replayed
+//! through the `tool` envelope, the malformed-call corpus (exact call or exact refusal), and schema
+//! errors as JSON Pointers for every method.
+
+mod common;
+
+use common::{matches, Daemon, Sandbox};
+use serde_json::{json, Value};
+use std::path::Path;
+
+fn data(name: &str) -> Value {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/agent")
+        .join(name);
+    serde_json::from_str(&std::fs::read_to_string(&path).unwrap())
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The subcommand an example names (its `cmd`, or the first word of a CLI line).
+fn subcommand_of(raw: &str) -> String {
+    let text = raw.trim();
+    if !text.starts_with('{') {
+        return text.split_whitespace().next().unwrap_or("").to_string();
+    }
+    let v: Value = serde_json::from_str(text).expect("the document's JSON examples are valid");
+    let cmd = v["cmd"].as_str().unwrap_or("");
+    cmd.split_whitespace().next().unwrap_or("").to_string()
+}
+
+/// Every @coder example of the ChatCLI document (JSON and CLI style) goes through the envelope on
+/// a fixture workspace. For a registered method: the dry run names it, and the real call is not
+/// refused for its params (it may still fail for what the fixture holds, e.g. a search text the
+/// previous example replaced). For a method not registered yet: it must be listed as pending, and
+/// it is refused as unknown; once it lands, the test says to move it out of the list.
+#[test]
+fn every_chatcli_example_is_understood_or_pending() {
+    let examples = data("chatcli_examples.json");
+    let pending: Vec<&str> = examples["pending"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    let sandbox = Sandbox::fixture("chatcli");
+    let daemon = Daemon::start(&sandbox, &[]);
+    let registered: Vec<String> = daemon.ok("info", json!({}))["methods"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect();
+    let mut failures = Vec::new();
+    let (mut understood, mut waiting) = (0, 0);
+    for example in examples["examples"].as_array().unwrap() {
+        let raw = example["raw"].as_str().unwrap();
+        let sub = subcommand_of(raw);
+        let dry = daemon.call("tool", json!({"raw": raw, "dry_run": true}));
+        if !registered.contains(&sub) {
+            waiting += 1;
+            if !pending.contains(&sub.as_str()) {
+                failures.push(format!(
+                    "{raw}: `{sub}` is not registered and not listed as pending"
+                ));
+            }
+            continue;
+        }
+        if pending.contains(&sub.as_str()) {
+            failures.push(format!(
+                "{raw}: `{sub}` is registered now: remove it from \"pending\""
+            ));
+        }
+        if dry["result"]["method"] != json!(sub) {
+            failures.push(format!("{raw}: dry run gave {dry}"));
+            continue;
+        }
+        let real = daemon.call("tool", json!({"raw": raw}));
+        let message = real["error"]["message"].as_str().unwrap_or("");
+        if message.contains("invalid params") || real["error"]["data"].get("violations").is_some() {
+            failures.push(format!("{raw}: params refused: {message}"));
+            continue;
+        }
+        understood += 1;
+    }
+    eprintln!("chatcli examples: {understood} understood, {waiting} pending");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(understood > 0);
+}
+
+/// The malformed corpus (tests/agent/malformed.json, from scripts/gen-agent-corpus.py): each input
+/// either becomes exactly the intended call (method and params, compared whole) with the named
+/// strategy among `recovered_by`, or is refused with the expected message. Reports the recovery
+/// rate where recovery is defined and the count of calls recovered into a different call (must
+/// be 0).
+#[test]
+fn malformed_calls_become_the_intended_call_or_are_refused() {
+    let corpus = data("malformed.json");
+    let sandbox = Sandbox::fixture("chatcli");
+    let daemon = Daemon::start(&sandbox, &[]);
+    let cases = corpus["cases"].as_array().unwrap();
+    assert!(cases.len() >= 200, "{} cases", cases.len());
+    let (mut recoverable, mut recovered, mut wrong_call) = (0, 0, 0);
+    let mut failures = Vec::new();
+    for case in cases {
+        let name = case["name"].as_str().unwrap();
+        let mut input = case["input"].clone();
+        input["dry_run"] = json!(true);
+        let response = daemon.call("tool", input);
+        if let Some(expected) = case.get("expect") {
+            recoverable += 1;
+            let Some(result) = response.get("result") else {
+                failures.push(format!("{name}: expected {expected}, got {response}"));
+                continue;
+            };
+            let got = json!({"method": result["method"], "params": result["params"]});
+            if &got != expected {
+                wrong_call += 1;
+                failures.push(format!("{name}: expected {expected}, got {got}"));
+                continue;
+            }
+            if let Some(strategy) = case.get("strategy") {
+                let steps = result["recovered_by"]
+                    .as_array()
+                    .cloned()
+                    .unwrap_or_default();
+                if !steps.contains(strategy) {
+                    failures.push(format!("{name}: recovered_by {steps:?} lacks {strategy}"));
+                    continue;
+                }
+            }
+            recovered += 1;
+        } else {
+            let mut problems = Vec::new();
+            match response.get("error") {
+                Some(error) => {
+                    let view = json!({"message": error["message"]});
+                    matches(&case["expect_error"], &view, name, &mut problems);
+                    if error["data"]["code"] != "C210" {
+                        problems.push(format!("{name}: expected C210, got {error}"));
+                    }
+                }
+                None => problems.push(format!("{name}: expected a refusal, got {response}")),
+            }
+            failures.extend(problems);
+        }
+    }
+    eprintln!(
+        "malformed corpus: {recovered}/{recoverable} recovered exactly ({:.1}%), {wrong_call} into a different call, {} refusals",
+        100.0 * recovered as f64 / recoverable as f64,
+        cases.len() - recoverable
+    );
+    assert_eq!(wrong_call, 0, "{}", failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// Every method's schema refuses unknown keys (with a suggestion) and wrong types, all at once,
+/// each at its JSON Pointer, over the plain socket.
+#[test]
+fn every_method_reports_every_violation_with_a_pointer() {
+    let sandbox = Sandbox::fixture("chatcli");
+    let daemon = Daemon::start(&sandbox, &[]);
+    let schemas = daemon.ok("schema", json!({}))["methods"].clone();
+    let mut failures = Vec::new();
+    for (name, described) in schemas.as_object().unwrap() {
+        if name == "tool" || name.starts_with("coder::") || name == "shutdown" {
+            continue;
+        }
+        let properties = described["params"]["properties"]
+            .as_object()
+            .cloned()
+            .unwrap_or_default();
+        let mut params = json!({"zzz_unknown": 1});
+        // A wrong type for the first property that has a declared type.
+        let typed = properties.iter().find_map(|(k, p)| {
+            let t = p.get("type")?;
+            let wants_string =
+                t == "string" || t.as_array().is_some_and(|a| a.contains(&json!("string")));
+            Some((
+                k.clone(),
+                if wants_string {
+                    json!(12)
+                } else {
+                    json!("twelve")
+                },
+            ))
+        });
+        if let Some((key, wrong)) = &typed {
+            params[key] = wrong.clone();
+        }
+        let response = daemon.call(name, params);
+        let Some(violations) = response["error"]["data"]["violations"].as_array() else {
+            failures.push(format!("{name}: no violations in {response}"));
+            continue;
+        };
+        let pointers: Vec<&str> = violations
+            .iter()
+            .filter_map(|v| v["pointer"].as_str())
+            .collect();
+        if !pointers.contains(&"/zzz_unknown") {
+            failures.push(format!("{name}: unknown key not reported: {response}"));
+        }
+        if let Some((key, _)) = &typed {
+            let at = format!("/{key}");
+            let reported = violations.iter().any(|v| {
+                v["pointer"] == at.as_str()
+                    && v["message"].as_str().unwrap_or("").contains("expected")
+            });
+            if !reported {
+                failures.push(format!(
+                    "{name}: wrong type at {at} not reported: {response}"
+                ));
+            }
+        }
+        if response["error"]["data"]["code"] != "C210" {
+            failures.push(format!("{name}: not C210: {response}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -1,0 +1,283 @@
+//! The git methods on real repositories built by real git (tests/fixtures/git/*.sh), through a
+//! real daemon: every change kind and odd file names, the text rendering, and a repository whose
+//! config names programs that must never run.
+
+mod common;
+
+use common::{Daemon, Sandbox, FIXTURES};
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+
+fn build(script: &str, args: &[&Path]) {
+    let out = Command::new("sh")
+        .arg(Path::new(FIXTURES).join("git").join(script))
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{script}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn odd_repo() -> (Sandbox, Daemon) {
+    let sandbox = Sandbox::empty();
+    build("odd-repo.sh", &[&sandbox.root]);
+    let daemon = Daemon::start(&sandbox, &[]);
+    (sandbox, daemon)
+}
+
+fn rendered(method: &str, result: &Value) -> String {
+    let mut out = Vec::new();
+    coderd::git::render(&mut out, method, result).unwrap();
+    String::from_utf8(out).unwrap()
+}
+
+/// path → porcelain code, for every entry.
+fn codes(result: &Value, list: &str) -> BTreeMap<String, String> {
+    result[list]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["path"].as_str().unwrap().to_string(),
+                e["code"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn git_status_reports_every_change_kind_and_odd_names_exactly() {
+    let (_sandbox, daemon) = odd_repo();
+    let status = daemon.ok("git-status", json!({}));
+    assert_eq!(status["branch"]["head"], "main");
+    assert_eq!(status["branch"]["upstream"], "origin/main");
+    assert_eq!(status["branch"]["ahead"], 1);
+    assert_eq!(status["branch"]["behind"], 0);
+    let expected: BTreeMap<String, String> = [
+        (".env", ".M"),
+        ("kept.txt", ".M"),
+        ("renamed.txt", "R."),
+        ("staged.txt", "MM"),
+        ("to-delete.txt", "D."),
+        ("-dash.txt", "??"),
+        ("café.txt", "??"),
+        ("new\nline.txt", "??"),
+        ("quote\"and\\back.txt", "??"),
+    ]
+    .iter()
+    .map(|(p, c)| (p.to_string(), c.to_string()))
+    .collect();
+    assert_eq!(codes(&status, "entries"), expected);
+    let entries = status["entries"].as_array().unwrap();
+    let renamed = entries.iter().find(|e| e["path"] == "renamed.txt").unwrap();
+    assert_eq!(renamed["orig_path"], "to-rename.txt");
+    assert_eq!(renamed["index"], "renamed");
+    assert_eq!(renamed["worktree"], "unmodified");
+    let secret = entries.iter().find(|e| e["path"] == ".env").unwrap();
+    assert_eq!(secret["non_accessible"], true);
+    let text = rendered("git-status", &status);
+    assert!(
+        text.starts_with("## main...origin/main [ahead 1]\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("\nR  to-rename.txt -> renamed.txt\n"),
+        "{text}"
+    );
+    assert!(text.contains("\nMM staged.txt\n"), "{text}");
+    assert!(text.contains("\n?? new\nline.txt\n"), "{text}");
+}
+
+#[test]
+fn git_changed_lists_each_file_once_and_staged_only_on_request() {
+    let (_sandbox, daemon) = odd_repo();
+    let all = daemon.ok("git-changed", json!({}));
+    assert_eq!(codes(&all, "files").len(), 9);
+    let staged = daemon.ok("git-changed", json!({"staged": true}));
+    let names: Vec<&str> = staged["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["renamed.txt", "staged.txt", "to-delete.txt"]);
+    let text = rendered("git-changed", &staged);
+    assert_eq!(
+        text,
+        "to-rename.txt -> renamed.txt\nstaged.txt\nto-delete.txt\n"
+    );
+}
+
+#[test]
+fn git_diff_shows_work_tree_or_staged_changes_and_withholds_secrets() {
+    let (sandbox, daemon) = odd_repo();
+    let work = daemon.ok("git-diff", json!({}));
+    let diff = work["diff"].as_str().unwrap();
+    assert!(diff.contains("+two"), "{diff}");
+    assert!(diff.contains("+again"), "{diff}");
+    assert!(
+        !diff.contains("SECRET"),
+        "a secret's content leaked: {diff}"
+    );
+    assert_eq!(work["withheld"], json!([".env"]));
+    let staged = daemon.ok("git-diff", json!({"staged": true}));
+    let files: Vec<&str> = staged["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(files, ["renamed.txt", "staged.txt", "to-delete.txt"]);
+    assert_eq!(staged["files"][0]["orig_path"], "to-rename.txt");
+    assert!(staged["diff"]
+        .as_str()
+        .unwrap()
+        .contains("rename from to-rename.txt"));
+    let one = daemon.ok("git-diff", json!({"file": "kept.txt"}));
+    assert_eq!(one["files"].as_array().unwrap().len(), 1);
+    // The secret itself cannot be asked for.
+    let error = daemon.err("git-diff", json!({"file": ".env"}));
+    assert_eq!(error["data"]["code"], "C211");
+    // A diff over the output cap is cut, with the exact count of what was left out.
+    let big: String = (0..5000).map(|i| format!("line {i}\n")).collect();
+    std::fs::write(sandbox.root.join("kept.txt"), &big).unwrap();
+    let full = daemon.ok("git-diff", json!({"file": "kept.txt"}));
+    let full_len = full["diff"].as_str().unwrap().len() as u64;
+    let config = sandbox.dir.path().join("small.yaml");
+    std::fs::write(&config, "max_output_bytes: 1000\n").unwrap();
+    drop(daemon);
+    let daemon = Daemon::start(&sandbox, &["--config", config.to_str().unwrap()]);
+    let cut = daemon.ok("git-diff", json!({"file": "kept.txt"}));
+    assert_eq!(cut["truncated"], true);
+    assert_eq!(cut["diff"].as_str().unwrap().len(), 1000);
+    assert_eq!(cut["omitted_bytes"].as_u64().unwrap(), full_len - 1000);
+}
+
+#[test]
+fn git_log_and_git_branch_give_records_and_familiar_text() {
+    let (_sandbox, daemon) = odd_repo();
+    let log = daemon.ok("git-log", json!({"oneline": true, "limit": 1}));
+    let commits = log["commits"].as_array().unwrap();
+    assert_eq!(commits.len(), 1);
+    assert_eq!(commits[0]["subject"], "second: with a subject line");
+    assert_eq!(commits[0]["author"], "Fixture Author");
+    assert_eq!(commits[0]["email"], "fixture@example.com");
+    assert_eq!(commits[0]["hash"].as_str().unwrap().len(), 40);
+    let short = commits[0]["short_hash"].as_str().unwrap();
+    assert_eq!(
+        rendered("git-log", &log),
+        format!("{short} second: with a subject line\n")
+    );
+    let all = daemon.ok("git-log", json!({}));
+    assert_eq!(all["commits"].as_array().unwrap().len(), 2);
+    let error = daemon.err("git-log", json!({"limit": 0}));
+    assert_eq!(error["data"]["code"], "C210");
+
+    let local = daemon.ok("git-branch", json!({}));
+    assert_eq!(local["current"], "main");
+    let names: Vec<&str> = local["branches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["feature", "main"]);
+    let main = &local["branches"][1];
+    assert_eq!(main["current"], true);
+    assert_eq!(main["upstream"], "origin/main");
+    assert_eq!(main["ahead"], 1);
+    let all = daemon.ok("git-branch", json!({"all": true}));
+    let remote = all["branches"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(remote["name"], "origin/main");
+    assert_eq!(remote["remote"], true);
+    let text = rendered("git-branch", &local);
+    assert!(text.contains("* main "), "{text}");
+    assert!(text.contains("[origin/main: ahead 1] second"), "{text}");
+}
+
+#[test]
+fn a_folder_that_is_not_a_repository_is_c211() {
+    let sandbox = Sandbox::fixture("basic");
+    let daemon = Daemon::start(&sandbox, &[]);
+    for method in [
+        "git-status",
+        "git-diff",
+        "git-log",
+        "git-changed",
+        "git-branch",
+    ] {
+        let error = daemon.err(method, json!({}));
+        assert_eq!(error["data"]["code"], "C211", "{method}: {error}");
+        assert!(error["message"]
+            .as_str()
+            .unwrap()
+            .contains("not a git repository"));
+    }
+    let error = daemon.err("git-status", json!({"dir": "/"}));
+    assert_eq!(error["data"]["code"], "C215");
+}
+
+fn markers(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+}
+
+#[test]
+fn a_repository_whose_config_names_programs_gets_none_of_them_run() {
+    let sandbox = Sandbox::empty();
+    let marks = sandbox.dir.path().join("markers");
+    build("hostile-repo.sh", &[&sandbox.root, &marks]);
+    // The control: the same calls through plain git run the repository's programs.
+    let control = sandbox.dir.path().join("control");
+    let control_marks = sandbox.dir.path().join("control-markers");
+    std::fs::create_dir_all(&control).unwrap();
+    build("hostile-repo.sh", &[&control, &control_marks]);
+    for args in [&["status"][..], &["diff"], &["diff", "--no-ext-diff"]] {
+        Command::new("git")
+            .args(args)
+            .current_dir(&control)
+            .output()
+            .unwrap();
+    }
+    assert_eq!(
+        markers(&control_marks),
+        ["extdiff", "fsmonitor", "hook", "textconv"],
+        "the fixture no longer makes plain git run its programs"
+    );
+
+    let daemon = Daemon::start(&sandbox, &[]);
+    assert!(markers(&marks).is_empty());
+    daemon.ok("git-status", json!({}));
+    daemon.ok("git-changed", json!({}));
+    let diff = daemon.ok("git-diff", json!({}));
+    assert!(diff["diff"].as_str().unwrap().contains("+two"));
+    daemon.ok("git-diff", json!({"staged": true}));
+    daemon.ok("git-log", json!({"limit": 5}));
+    daemon.ok("git-branch", json!({"all": true}));
+    let created = daemon.ok("checkpoint", json!({"create": true}));
+    std::fs::write(sandbox.root.join("a.txt"), "three\n").unwrap();
+    daemon.ok("checkpoint", json!({"restore": created["hash"]}));
+    assert_eq!(
+        std::fs::read_to_string(sandbox.root.join("a.txt")).unwrap(),
+        "one\ntwo\n"
+    );
+    assert!(
+        markers(&marks).is_empty(),
+        "programs named by the repository ran: {:?}",
+        markers(&marks)
+    );
+}
