@@ -308,6 +308,7 @@ fn stream_true_sends_output_as_progress_notifications_before_the_result() {
         "{notifications} notifications"
     );
     assert_eq!(response["result"]["stdout"], json!("line1\nline2\nline3\n"));
+    assert_eq!(response["result"]["streamed"], json!(true));
     // Without `stream` the response is the only line.
     let plain = client.call("exec", json!({"cmd": "echo once"}));
     assert_eq!(plain["result"]["stdout"], json!("once\n"));

@@ -61,6 +61,9 @@ pub struct RunReport {
     /// `landlock` when the run was sandboxed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sandbox: Option<&'static str>,
+    /// The output was also sent as `exec/progress` notifications (the CLI then does not repeat it).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub streamed: bool,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -130,6 +133,7 @@ pub fn supervise(
         background_killed: outcome.background_killed,
         drain_truncated: outcome.drain_truncated,
         sandbox: ruleset.is_some().then_some("landlock"),
+        streamed: false,
     })
 }
 
@@ -244,7 +248,10 @@ pub fn run(state: &Arc<State>, params: ExecParams) -> Result<ExecResult> {
     let mut stream = ProgressStream::new(params.stream, &limits);
     let report = supervise(state, job, &mut |which, bytes| stream.push(which, bytes));
     stream.flush();
-    report.map(ExecResult::Ran)
+    report.map(|mut report| {
+        report.streamed = stream.active();
+        ExecResult::Ran(report)
+    })
 }
 
 /// Output sent to the client while a command runs, as `exec/progress` notifications: batched,
@@ -288,6 +295,11 @@ impl ProgressStream {
         if self.last_sent.elapsed() >= PROGRESS_INTERVAL {
             self.flush();
         }
+    }
+
+    /// Whether notifications are being sent (the client asked and the server gave a channel).
+    pub fn active(&self) -> bool {
+        self.progress.is_some()
     }
 
     pub fn flush(&mut self) {
@@ -345,8 +357,10 @@ pub fn render(out: &mut impl std::io::Write, result: &serde_json::Value) -> std:
         }
         return writeln!(out, "{}", if allowed { "allowed" } else { "refused" });
     }
-    out.write_all(result["stdout"].as_str().unwrap_or("").as_bytes())?;
-    out.write_all(result["stderr"].as_str().unwrap_or("").as_bytes())?;
+    if result["streamed"] != serde_json::Value::Bool(true) {
+        out.write_all(result["stdout"].as_str().unwrap_or("").as_bytes())?;
+        out.write_all(result["stderr"].as_str().unwrap_or("").as_bytes())?;
+    }
     if let Some(summary) = result.get("summary") {
         for failure in summary["failures"].as_array().into_iter().flatten() {
             writeln!(out, "FAILED {}", failure["name"].as_str().unwrap_or(""))?;

@@ -104,6 +104,8 @@ pub fn run(state: &Arc<State>, params: TestParams) -> Result<TestResult> {
         _ => e,
     })?;
     stream.flush();
+    let mut report = report;
+    report.streamed = stream.active();
     Ok(TestResult {
         framework: detected.framework,
         folder: detected.folder.display().to_string(),
