@@ -23,6 +23,8 @@ ensure_components() {
 ensure_components
 # The MCP client test drives `coderd mcp` with the official Python MCP SDK (a pip package).
 ./scripts/install-mcp-client.sh >/dev/null
+# The toolchains the `test` method's fixtures run (pytest is installed when missing).
+./scripts/install-test-tools.sh
 
 cargo fmt --all -- --check
 cargo clippy --locked --all-targets -- -D warnings

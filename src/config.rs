@@ -37,6 +37,8 @@ pub struct Limits {
     pub checkpoint_max_file_bytes: u64,
     /// A workspace with more files than this is not snapshotted.
     pub checkpoint_max_files: u64,
+    /// Running commands (`exec`, `test`): the policy and process limits (see README, "exec").
+    pub exec: crate::exec::ExecConfig,
 }
 
 impl Default for Limits {
@@ -62,6 +64,7 @@ impl Default for Limits {
             checkpoint_interval_ms: 15_000,
             checkpoint_max_file_bytes: 10 * MIB,
             checkpoint_max_files: 50_000,
+            exec: crate::exec::ExecConfig::default(),
         }
     }
 }
@@ -266,6 +269,7 @@ impl Limits {
                 crate::memory::MIN_MEMORY_BYTES
             )));
         }
+        self.exec.validate().map_err(Error::bad_input)?;
         if self.list_default_page_size > self.list_max_page_size {
             return Err(Error::bad_input(
                 "`list_default_page_size` exceeds `list_max_page_size`",

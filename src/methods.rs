@@ -6,7 +6,7 @@
 use crate::error::{Error, Result};
 use crate::protocol::{self, parse_params};
 use crate::state::State;
-use crate::{agent, checkpoint, edit, git, listing, memory, read, search, todo};
+use crate::{agent, checkpoint, edit, exec, git, listing, memory, read, search, todo};
 use schemars::{JsonSchema, Schema};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -85,6 +85,7 @@ pub static METHODS: LazyLock<Vec<Method>> = LazyLock::new(|| {
     [
         core_methods(),
         edit::methods(),
+        exec::methods(),
         git::methods(),
         checkpoint::methods(),
         todo::methods(),
@@ -242,6 +243,7 @@ fn info(state: &Arc<State>, _: NoParams) -> Result<Value> {
             "name": l.name, "extensions": l.extensions, "file_names": l.file_names,
         })).collect::<Vec<_>>(),
         "language_servers": [],
+        "exec": exec::info(&limits.exec),
     }))
 }
 

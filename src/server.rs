@@ -278,7 +278,7 @@ async fn serve_connection(state: Arc<State>, stream: UnixStream) {
         };
         let (state, tx, turns) = (state.clone(), tx.clone(), turns.clone());
         tokio::spawn(async move {
-            if let Some(response) = handle_frame(state, &frame, &turns).await {
+            if let Some(response) = handle_frame(state, &frame, &turns, &tx).await {
                 let _ = tx.send(response).await;
             }
             drop(permit);
@@ -335,7 +335,12 @@ async fn next_frame<R: tokio::io::AsyncBufRead + Unpin>(
 
 /// Turns one frame into response bytes; `None` for notifications (requests without an id). A heavy
 /// request first waits for its connection's turn and a daemon-wide slot (`memory::Gate`).
-async fn handle_frame(state: Arc<State>, frame: &[u8], turns: &Arc<Semaphore>) -> Option<Vec<u8>> {
+async fn handle_frame(
+    state: Arc<State>,
+    frame: &[u8],
+    turns: &Arc<Semaphore>,
+    tx: &mpsc::Sender<Vec<u8>>,
+) -> Option<Vec<u8>> {
     let request = match protocol::parse_request(frame) {
         Ok(r) => r,
         Err(FrameError {
@@ -354,6 +359,11 @@ async fn handle_frame(state: Arc<State>, frame: &[u8], turns: &Arc<Semaphore>) -
                 false => None,
             };
             let checkpoints = request.checkpoints;
+            // Methods may report progress to this request's client (e.g. `exec` with `stream`).
+            let progress = request
+                .id
+                .clone()
+                .map(|id| crate::progress::Progress::new(tx.clone(), id));
             let outcome = run_blocking(method.name, move || {
                 // The one hook point of automatic checkpoints: before any mutating method runs.
                 if method.mutates {
@@ -361,7 +371,7 @@ async fn handle_frame(state: Arc<State>, frame: &[u8], turns: &Arc<Semaphore>) -
                         .checkpoints
                         .before_mutation(&state, method.name, checkpoints);
                 }
-                method.call(&state, params)
+                crate::progress::with(progress, || method.call(&state, params))
             })
             .await;
             drop(permit);

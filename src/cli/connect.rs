@@ -226,9 +226,17 @@ pub fn send(stream: &UnixStream, method: &str, mut params: Value) -> Result<Vec<
         .write_all(line.as_bytes())
         .map_err(|e| ClientError(format!("sending the request: {e}")))?;
     let mut reply = Vec::new();
-    BufReader::with_capacity(256 * 1024, stream)
-        .read_until(b'\n', &mut reply)
-        .map_err(|e| ClientError(format!("reading the response: {e}")))?;
+    let mut reader = BufReader::with_capacity(256 * 1024, stream);
+    loop {
+        reply.clear();
+        reader
+            .read_until(b'\n', &mut reply)
+            .map_err(|e| ClientError(format!("reading the response: {e}")))?;
+        // Notifications (`exec/progress` with `stream: true`) come before the response.
+        if !crate::exec::run::show_progress(&reply) {
+            break;
+        }
+    }
     if reply.is_empty() {
         return Err(ClientError(
             "the daemon closed the connection without answering".into(),

@@ -100,6 +100,7 @@ pub fn render(out: &mut impl Write, method: &str, result: &RawValue) -> std::io:
         m if m.starts_with("git-") => crate::git::render(out, m, &value()),
         "checkpoint" => crate::checkpoint::render(out, &value()),
         "todo" => crate::todo::render(out, &value()),
+        "exec" | "command" | "test" => crate::exec::run::render(out, &value()),
         "write" | "patch" | "multipatch" | "update-file" | "create-file" | "rollback"
         | "delete-file" | "move" | "clean" => render_edit(out, &value()),
         _ => write_pretty(out, text.as_bytes()),

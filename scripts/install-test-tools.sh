@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Tools the `test` method's fixtures run (tests/exec_test.rs): cargo, go, python3 with pytest,
+# node with npm. Go, Node and Python come with the machine; pytest is installed for the user
+# when missing. Idempotent: does nothing when everything is there.
+set -euo pipefail
+for tool in go python3 node npm; do
+    command -v "$tool" >/dev/null 2>&1 || {
+        echo "install-test-tools.sh: \`$tool\` is not on PATH; tests/exec_test.rs needs it" >&2
+        exit 1
+    }
+done
+if ! python3 -m pytest --version >/dev/null 2>&1; then
+    echo "install-test-tools.sh: installing pytest for the user" >&2
+    python3 -m pip install --quiet --user pytest >&2 ||
+        python3 -m pip install --quiet --user --break-system-packages pytest >&2
+fi

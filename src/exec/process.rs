@@ -1,0 +1,351 @@
+//! One supervised run of a command. The child starts a session of its own (`setsid`, so its whole
+//! process tree is one group the daemon can signal), reads `/dev/null`, has no terminal, and writes
+//! into two pipes that one loop polls together, so neither fills up while the other is read.
+//!
+//! Ending is bounded at every step. On timeout the group gets SIGTERM, then after a grace period
+//! SIGKILL, repeated until no process of the group is left. When the shell exits but something
+//! it started in the background still holds the pipes, the daemon waits briefly for them to close
+//! and then ends that group too. Whatever is still open after a short final drain (a process that
+//! left the group with its own `setsid`) is dropped: the call never waits on it.
+
+use super::output::{Capture, Captured};
+use std::ffi::OsString;
+use std::io::{ErrorKind, Read};
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::Path;
+use std::process::{Child, ChildStderr, ChildStdout, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+/// Between SIGTERM and SIGKILL.
+pub const GRACE: Duration = Duration::from_secs(2);
+/// How long pipes may stay open after the shell exited before the group is ended.
+const LINGER: Duration = Duration::from_millis(500);
+/// How long the pipes are read after the group was killed.
+const FINAL_DRAIN: Duration = Duration::from_millis(500);
+/// Upper bound on SIGKILL rounds while waiting for the group to empty.
+const KILL_ROUNDS: usize = 100;
+
+/// What to run and under which bounds.
+pub struct Job<'a> {
+    pub program: &'a str,
+    pub args: Vec<OsString>,
+    pub cwd: &'a Path,
+    pub env: Vec<(OsString, OsString)>,
+    pub timeout: Duration,
+    /// Bytes kept per stream (head + tail).
+    pub stream_budget: usize,
+    /// A Landlock ruleset the child enforces on itself before `exec` (see `sandbox`).
+    pub landlock: Option<&'a OwnedFd>,
+}
+
+/// Which pipe a chunk came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stream {
+    Stdout,
+    Stderr,
+}
+
+/// How a run ended.
+pub struct Outcome {
+    pub status: Option<ExitStatus>,
+    pub timed_out: bool,
+    /// Processes left holding the pipes after the shell exited were ended.
+    pub background_killed: bool,
+    /// The pipes were still open after the final drain and were dropped unread.
+    pub drain_truncated: bool,
+    pub duration: Duration,
+    pub stdout: Captured,
+    pub stderr: Captured,
+}
+
+impl Outcome {
+    pub fn exit_code(&self) -> Option<i32> {
+        self.status.and_then(|s| s.code())
+    }
+
+    pub fn signal(&self) -> Option<i32> {
+        self.status.and_then(|s| s.signal())
+    }
+}
+
+/// Runs `job`, calling `on_output` with each chunk read (for streaming), and returns how it ended.
+pub fn run(job: &Job, on_output: &mut dyn FnMut(Stream, &[u8])) -> std::io::Result<Outcome> {
+    let started = Instant::now();
+    let mut child = spawn(job)?;
+    let pgid = child.id() as i32;
+    let mut pipes = Pipes::new(child.stdout.take(), child.stderr.take(), job.stream_budget)?;
+    let deadline = started + job.timeout;
+    let mut status = None;
+    let mut timed_out = false;
+    let mut background_killed = false;
+    // Phase 1: the shell runs, until it exits or the deadline passes.
+    while status.is_none() {
+        let now = Instant::now();
+        if now >= deadline {
+            timed_out = true;
+            break;
+        }
+        pipes.poll_once((deadline - now).min(Duration::from_millis(50)), on_output);
+        status = child.try_wait()?;
+    }
+    if timed_out {
+        status = end_group(&mut child, pgid, &mut pipes, on_output)?;
+    } else {
+        // Phase 2: the shell is gone; give what it started a moment to close the pipes.
+        let linger_until = Instant::now() + LINGER;
+        while pipes.open() && Instant::now() < linger_until {
+            pipes.poll_once(Duration::from_millis(20), on_output);
+        }
+        if pipes.open() {
+            background_killed = true;
+            end_group(&mut child, pgid, &mut pipes, on_output)?;
+        }
+    }
+    // Phase 3: read what is left, for a bounded time.
+    let drain_until = Instant::now() + FINAL_DRAIN;
+    while pipes.open() && Instant::now() < drain_until {
+        pipes.poll_once(Duration::from_millis(20), on_output);
+    }
+    let drain_truncated = pipes.open();
+    let (stdout, stderr) = pipes.finish();
+    Ok(Outcome {
+        status,
+        timed_out,
+        background_killed,
+        drain_truncated,
+        duration: started.elapsed(),
+        stdout,
+        stderr,
+    })
+}
+
+fn spawn(job: &Job) -> std::io::Result<Child> {
+    let mut command = Command::new(job.program);
+    command
+        .args(&job.args)
+        .current_dir(job.cwd)
+        .env_clear()
+        .envs(job.env.iter().map(|(k, v)| (k, v)))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let landlock: Option<RawFd> = job.landlock.map(|fd| fd.as_raw_fd());
+    // SAFETY: the closure only makes async-signal-safe system calls (setsid, setrlimit, prctl,
+    // landlock_restrict_self) between fork and exec; it allocates nothing.
+    unsafe {
+        command.pre_exec(move || {
+            if libc::setsid() < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            let no_core = libc::rlimit {
+                rlim_cur: 0,
+                rlim_max: 0,
+            };
+            libc::setrlimit(libc::RLIMIT_CORE, &no_core);
+            if let Some(fd) = landlock {
+                super::sandbox::enforce_in_child(fd)?;
+            }
+            Ok(())
+        });
+    }
+    command.spawn()
+}
+
+/// SIGTERM to the group, a grace period, then SIGKILL until the group is empty. Reaps the shell.
+fn end_group(
+    child: &mut Child,
+    pgid: i32,
+    pipes: &mut Pipes,
+    on_output: &mut dyn FnMut(Stream, &[u8]),
+) -> std::io::Result<Option<ExitStatus>> {
+    let mut status = child.try_wait()?;
+    signal_group(pgid, libc::SIGTERM);
+    let grace_until = Instant::now() + GRACE;
+    while Instant::now() < grace_until {
+        pipes.poll_once(Duration::from_millis(20), on_output);
+        if status.is_none() {
+            status = child.try_wait()?;
+        }
+        if status.is_some() && !group_alive(pgid) {
+            return Ok(status);
+        }
+    }
+    for _ in 0..KILL_ROUNDS {
+        signal_group(pgid, libc::SIGKILL);
+        pipes.poll_once(Duration::from_millis(20), on_output);
+        if status.is_none() {
+            status = child.try_wait()?;
+        }
+        if status.is_some() && !group_alive(pgid) {
+            break;
+        }
+    }
+    if status.is_none() {
+        status = Some(child.wait()?);
+    }
+    Ok(status)
+}
+
+fn signal_group(pgid: i32, signal: i32) {
+    // SAFETY: kill(2) with a negative pid signals the group the child created with setsid.
+    unsafe {
+        libc::kill(-pgid, signal);
+    }
+}
+
+/// Whether any live process of the group is left. Zombies do not count: orphans are reaped by
+/// init, which may take its time, and a zombie holds no pipe and runs no code.
+pub fn group_alive(pgid: i32) -> bool {
+    // SAFETY: signal 0 only checks for existence and permission.
+    let result = unsafe { libc::kill(-pgid, 0) };
+    if result != 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH) {
+        return false;
+    }
+    live_members(pgid)
+}
+
+/// Scans `/proc` for a member of the group that is not a zombie.
+fn live_members(pgid: i32) -> bool {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return true;
+    };
+    let wanted = pgid.to_string();
+    entries.flatten().any(|entry| {
+        let name = entry.file_name();
+        if !name.as_encoded_bytes().iter().all(u8::is_ascii_digit) {
+            return false;
+        }
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            return false;
+        };
+        // After the command name: state, ppid, pgrp.
+        let Some(close) = stat.rfind(')') else {
+            return false;
+        };
+        let mut fields = stat[close + 1..].split_whitespace();
+        let state = fields.next();
+        let pgrp = fields.nth(1);
+        pgrp == Some(wanted.as_str()) && state != Some("Z") && state != Some("X")
+    })
+}
+
+/// The two output pipes, non-blocking, read by `poll(2)`.
+struct Pipes {
+    stdout: Option<ChildStdout>,
+    stderr: Option<ChildStderr>,
+    out_capture: Capture,
+    err_capture: Capture,
+    buffer: Vec<u8>,
+}
+
+impl Pipes {
+    fn new(
+        stdout: Option<ChildStdout>,
+        stderr: Option<ChildStderr>,
+        budget: usize,
+    ) -> std::io::Result<Pipes> {
+        for fd in [
+            stdout.as_ref().map(|p| p.as_raw_fd()),
+            stderr.as_ref().map(|p| p.as_raw_fd()),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            set_nonblocking(fd)?;
+        }
+        Ok(Pipes {
+            stdout,
+            stderr,
+            out_capture: Capture::new(budget),
+            err_capture: Capture::new(budget),
+            buffer: vec![0; 64 * 1024],
+        })
+    }
+
+    fn open(&self) -> bool {
+        self.stdout.is_some() || self.stderr.is_some()
+    }
+
+    /// Waits up to `timeout` for output and reads whatever is there.
+    fn poll_once(&mut self, timeout: Duration, on_output: &mut dyn FnMut(Stream, &[u8])) {
+        let mut fds: Vec<libc::pollfd> = Vec::with_capacity(2);
+        let mut which = Vec::with_capacity(2);
+        if let Some(p) = &self.stdout {
+            fds.push(pollfd(p.as_raw_fd()));
+            which.push(Stream::Stdout);
+        }
+        if let Some(p) = &self.stderr {
+            fds.push(pollfd(p.as_raw_fd()));
+            which.push(Stream::Stderr);
+        }
+        if fds.is_empty() {
+            std::thread::sleep(timeout);
+            return;
+        }
+        let millis = timeout.as_millis().min(i32::MAX as u128) as i32;
+        // SAFETY: `fds` is a valid array of `fds.len()` pollfd structs.
+        let ready = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, millis) };
+        if ready <= 0 {
+            return;
+        }
+        for (fd, stream) in fds.iter().zip(which) {
+            if fd.revents != 0 {
+                self.read_available(stream, on_output);
+            }
+        }
+    }
+
+    fn read_available(&mut self, stream: Stream, on_output: &mut dyn FnMut(Stream, &[u8])) {
+        loop {
+            let result = match stream {
+                Stream::Stdout => self.stdout.as_mut().map(|p| p.read(&mut self.buffer)),
+                Stream::Stderr => self.stderr.as_mut().map(|p| p.read(&mut self.buffer)),
+            };
+            match result {
+                Some(Ok(0)) | None => return self.close(stream),
+                Some(Ok(n)) => {
+                    let chunk = &self.buffer[..n];
+                    match stream {
+                        Stream::Stdout => self.out_capture.push(chunk),
+                        Stream::Stderr => self.err_capture.push(chunk),
+                    }
+                    on_output(stream, chunk);
+                }
+                Some(Err(e)) if e.kind() == ErrorKind::WouldBlock => return,
+                Some(Err(e)) if e.kind() == ErrorKind::Interrupted => continue,
+                Some(Err(_)) => return self.close(stream),
+            }
+        }
+    }
+
+    fn close(&mut self, stream: Stream) {
+        match stream {
+            Stream::Stdout => self.stdout = None,
+            Stream::Stderr => self.stderr = None,
+        }
+    }
+
+    fn finish(self) -> (Captured, Captured) {
+        (self.out_capture.finish(), self.err_capture.finish())
+    }
+}
+
+fn pollfd(fd: RawFd) -> libc::pollfd {
+    libc::pollfd {
+        fd,
+        events: libc::POLLIN,
+        revents: 0,
+    }
+}
+
+fn set_nonblocking(fd: RawFd) -> std::io::Result<()> {
+    // SAFETY: fcntl on a pipe fd this process owns.
+    unsafe {
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        if flags < 0 || libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}

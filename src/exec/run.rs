@@ -1,0 +1,380 @@
+//! The `exec` method: params → decision → (unless `dry_run`) a supervised run.
+
+use super::policy::{self, Decision, SandboxMode};
+use super::rules::Places;
+use super::{environment, process, sandbox};
+use crate::error::{Error, Result};
+use crate::state::State;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ExecParams {
+    /// The command, as bash source.
+    #[serde(alias = "command")]
+    pub cmd: String,
+    /// The folder it runs in, inside the workspace (default: the primary root).
+    pub dir: Option<String>,
+    /// Seconds before the command's process group is stopped (default `exec.default_timeout`).
+    pub timeout: Option<u64>,
+    /// Decide without running: allowed or refused, the rule, the parsed simple commands.
+    #[serde(default)]
+    pub dry_run: bool,
+    /// Send output as `exec/progress` notifications while the command runs.
+    #[serde(default)]
+    pub stream: bool,
+}
+
+#[derive(Serialize)]
+#[serde(untagged)]
+pub enum ExecResult {
+    Decision(Decision),
+    Ran(RunReport),
+}
+
+/// How a supervised run ended, as the wire shows it.
+#[derive(Serialize)]
+pub struct RunReport {
+    pub exit_code: Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub signal: Option<i32>,
+    pub timed_out: bool,
+    pub duration_ms: u64,
+    pub stdout: String,
+    pub stderr: String,
+    /// Bytes of output (both streams) left out between the head and the tail.
+    pub omitted_bytes: u64,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub stdout_omitted_bytes: u64,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub stderr_omitted_bytes: u64,
+    /// Processes the command left in the background holding its output were ended.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub background_killed: bool,
+    /// Output pipes still open after the final bounded read were dropped.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub drain_truncated: bool,
+    /// `landlock` when the run was sandboxed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<&'static str>,
+    /// The output was also sent as `exec/progress` notifications (the CLI then does not repeat it).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub streamed: bool,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// What to run under supervision: a program and its arguments in a folder.
+pub struct Supervised<'a> {
+    pub program: &'a str,
+    pub args: Vec<std::ffi::OsString>,
+    pub cwd: &'a std::path::Path,
+    pub timeout: Duration,
+}
+
+/// Runs a program with the daemon's process control, environment scrub, output caps and sandbox.
+pub fn supervise(
+    state: &State,
+    job: Supervised,
+    on_output: &mut dyn FnMut(process::Stream, &[u8]),
+) -> Result<RunReport> {
+    let limits = state.limits();
+    let config = &limits.exec;
+    let mut env = environment::scrubbed(std::env::vars_os(), &config.env_passthrough);
+    let private_tmp = match config.sandbox {
+        SandboxMode::Landlock => Some(PrivateTemp::create()?),
+        SandboxMode::None => None,
+    };
+    let ruleset = match &private_tmp {
+        Some(tmp) => {
+            env.retain(|(k, _)| k != "TMPDIR");
+            env.push(("TMPDIR".into(), tmp.path.clone().into()));
+            let mut writable: Vec<PathBuf> =
+                state.jail.roots().iter().map(|r| r.path.clone()).collect();
+            writable.push(tmp.path.clone());
+            Some(sandbox::ruleset(&writable).map_err(|e| {
+                Error::refused(format!(
+                    "`exec.sandbox` is landlock but it cannot be set up: {e}"
+                ))
+                .with_recovery("`info` shows whether Landlock is enforced on this kernel")
+            })?)
+        }
+        None => None,
+    };
+    let budget = (limits.max_output_bytes / 2).max(2) as usize;
+    let spec = process::Job {
+        program: job.program,
+        args: job.args,
+        cwd: job.cwd,
+        env,
+        timeout: job.timeout,
+        stream_budget: budget,
+        landlock: ruleset.as_ref(),
+    };
+    let outcome = process::run(&spec, on_output)
+        .map_err(|e| Error::io(format!("starting `{}`: {e}", job.program)))?;
+    drop(private_tmp);
+    Ok(RunReport {
+        exit_code: outcome.exit_code(),
+        signal: outcome.signal(),
+        timed_out: outcome.timed_out,
+        duration_ms: outcome.duration.as_millis() as u64,
+        omitted_bytes: outcome.stdout.omitted_bytes + outcome.stderr.omitted_bytes,
+        stdout_omitted_bytes: outcome.stdout.omitted_bytes,
+        stderr_omitted_bytes: outcome.stderr.omitted_bytes,
+        stdout: outcome.stdout.text,
+        stderr: outcome.stderr.text,
+        background_killed: outcome.background_killed,
+        drain_truncated: outcome.drain_truncated,
+        sandbox: ruleset.is_some().then_some("landlock"),
+        streamed: false,
+    })
+}
+
+/// A temporary folder for one sandboxed run, removed when the run ends.
+struct PrivateTemp {
+    path: PathBuf,
+}
+
+impl PrivateTemp {
+    fn create() -> Result<PrivateTemp> {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let path = std::env::temp_dir().join(format!("coderd-exec-{}-{n}", std::process::id()));
+        std::fs::create_dir_all(&path).map_err(|e| Error::from_io(&e, &path))?;
+        Ok(PrivateTemp { path })
+    }
+}
+
+impl Drop for PrivateTemp {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+/// The timeout a request may have: its own (at most `exec.max_timeout`) or the default.
+pub fn timeout(requested: Option<u64>, default: u64, max: u64) -> Result<Duration> {
+    let seconds = requested.unwrap_or(default);
+    if seconds == 0 || seconds > max {
+        return Err(Error::bad_input(format!(
+            "`timeout`: {seconds} s is outside 1..={max} (the daemon config's `exec.max_timeout`)"
+        ))
+        .with_recovery(format!("ask for at most {max} seconds")));
+    }
+    Ok(Duration::from_secs(seconds))
+}
+
+/// The shell commands run in.
+pub fn shell() -> &'static str {
+    if std::path::Path::new("/bin/bash").exists() {
+        "/bin/bash"
+    } else {
+        "/bin/sh"
+    }
+}
+
+/// The folder a command runs in, checked through the jail (a directory inside a root).
+pub fn working_folder(state: &State, dir: Option<&str>) -> Result<PathBuf> {
+    let wire = dir.unwrap_or(".");
+    let resolved = state.jail.resolve("dir", wire)?;
+    let meta = state.jail.metadata(&resolved)?;
+    if !meta.is_dir() {
+        return Err(Error::bad_input(format!("`dir`: {wire} is not a folder"))
+            .with_recovery("name a folder of the workspace (or leave `dir` out)"));
+    }
+    Ok(resolved.abs)
+}
+
+/// The folders a decision needs.
+pub fn places(state: &State, cwd: PathBuf) -> Places {
+    Places {
+        cwd,
+        home: std::env::var_os("HOME").map(PathBuf::from),
+        roots: state.jail.roots().iter().map(|r| r.path.clone()).collect(),
+    }
+}
+
+/// The refusal of a decided command as a C214 naming the rule and the simple command.
+pub fn refusal(decision: &Decision) -> Error {
+    let first = &decision.refusals[0];
+    let rule = first.rule;
+    let mut error = Error::refused(format!(
+        "refused by rule `{}`: `{}`: {}",
+        rule.name(),
+        first.command,
+        first.reason
+    ))
+    .with_recovery(rule.recovery())
+    .with_data("rule", rule.name())
+    .with_data("command", first.command.clone());
+    if let Ok(all) = serde_json::to_value(&decision.refusals) {
+        error = error.with_data("refusals", all);
+    }
+    error
+}
+
+pub fn run(state: &Arc<State>, params: ExecParams) -> Result<ExecResult> {
+    if params.cmd.trim().is_empty() {
+        return Err(Error::bad_input("`cmd` is empty").with_recovery("pass the command to run"));
+    }
+    let limits = state.limits();
+    let cwd = working_folder(state, params.dir.as_deref())?;
+    let decision = policy::decide(&params.cmd, &places(state, cwd), &limits.exec);
+    if params.dry_run {
+        return Ok(ExecResult::Decision(decision));
+    }
+    if !decision.allowed {
+        return Err(refusal(&decision));
+    }
+    let timeout = timeout(
+        params.timeout,
+        limits.exec.default_timeout,
+        limits.exec.max_timeout,
+    )?;
+    let cwd = working_folder(state, params.dir.as_deref())?;
+    let job = Supervised {
+        program: shell(),
+        args: vec!["-c".into(), params.cmd.clone().into()],
+        cwd: &cwd,
+        timeout,
+    };
+    let mut stream = ProgressStream::new(params.stream, &limits);
+    let report = supervise(state, job, &mut |which, bytes| stream.push(which, bytes));
+    stream.flush();
+    report.map(|mut report| {
+        report.streamed = stream.active();
+        ExecResult::Ran(report)
+    })
+}
+
+/// Output sent to the client while a command runs, as `exec/progress` notifications: batched,
+/// at most ten a second, and no more bytes in total than `max_output_bytes` (the rest is in the
+/// result's head and tail). Best-effort: a client that does not read fast enough misses some.
+pub struct ProgressStream {
+    progress: Option<crate::progress::Progress>,
+    pending: Vec<(process::Stream, Vec<u8>)>,
+    pending_bytes: usize,
+    sent_bytes: u64,
+    budget: u64,
+    last_sent: std::time::Instant,
+}
+
+/// Time between two progress notifications.
+const PROGRESS_INTERVAL: Duration = Duration::from_millis(100);
+
+impl ProgressStream {
+    pub fn new(enabled: bool, limits: &crate::config::Limits) -> ProgressStream {
+        ProgressStream {
+            progress: enabled.then(crate::progress::current).flatten(),
+            pending: Vec::new(),
+            pending_bytes: 0,
+            sent_bytes: 0,
+            budget: limits.max_output_bytes,
+            last_sent: std::time::Instant::now(),
+        }
+    }
+
+    pub fn push(&mut self, which: process::Stream, bytes: &[u8]) {
+        if self.progress.is_none() || self.sent_bytes + self.pending_bytes as u64 >= self.budget {
+            return;
+        }
+        let room = (self.budget - self.sent_bytes - self.pending_bytes as u64) as usize;
+        let bytes = &bytes[..bytes.len().min(room)];
+        match self.pending.last_mut() {
+            Some((last, buffer)) if *last == which => buffer.extend_from_slice(bytes),
+            _ => self.pending.push((which, bytes.to_vec())),
+        }
+        self.pending_bytes += bytes.len();
+        if self.last_sent.elapsed() >= PROGRESS_INTERVAL {
+            self.flush();
+        }
+    }
+
+    /// Whether notifications are being sent (the client asked and the server gave a channel).
+    pub fn active(&self) -> bool {
+        self.progress.is_some()
+    }
+
+    pub fn flush(&mut self) {
+        let Some(progress) = &self.progress else {
+            return;
+        };
+        for (which, bytes) in self.pending.drain(..) {
+            let stream = match which {
+                process::Stream::Stdout => "stdout",
+                process::Stream::Stderr => "stderr",
+            };
+            let text = String::from_utf8_lossy(&bytes);
+            progress.notify(
+                "exec/progress",
+                serde_json::json!({"stream": stream, "text": text}),
+            );
+        }
+        self.sent_bytes += self.pending_bytes as u64;
+        self.pending_bytes = 0;
+        self.last_sent = std::time::Instant::now();
+    }
+}
+
+/// For the client: if `line` is an `exec/progress` notification, writes its text to stdout or
+/// stderr as it arrives and returns true; any other line (the response) returns false.
+pub fn show_progress(line: &[u8]) -> bool {
+    use std::io::Write;
+    if !line.starts_with(br#"{"jsonrpc":"2.0","method":"#) {
+        return false;
+    }
+    let Ok(note) = serde_json::from_slice::<serde_json::Value>(line) else {
+        return false;
+    };
+    let text = note["params"]["text"].as_str().unwrap_or_default();
+    let _ = match note["params"]["stream"].as_str() {
+        Some("stderr") => std::io::stderr().write_all(text.as_bytes()),
+        _ => std::io::stdout().write_all(text.as_bytes()),
+    };
+    let _ = std::io::stdout().flush();
+    true
+}
+
+/// Human rendering of an `exec` or `test` result (or a `dry_run` decision) for the CLI: the
+/// output as the command printed it, then one status line.
+pub fn render(out: &mut impl std::io::Write, result: &serde_json::Value) -> std::io::Result<()> {
+    if let Some(allowed) = result["allowed"].as_bool() {
+        for command in result["commands"].as_array().into_iter().flatten() {
+            writeln!(out, "  {}", command["argv"])?;
+        }
+        for refusal in result["refusals"].as_array().into_iter().flatten() {
+            let rule = refusal["rule"].as_str().unwrap_or("");
+            let command = refusal["command"].as_str().unwrap_or("");
+            let reason = refusal["reason"].as_str().unwrap_or("");
+            writeln!(out, "refused by `{rule}`: `{command}`: {reason}")?;
+        }
+        return writeln!(out, "{}", if allowed { "allowed" } else { "refused" });
+    }
+    if result["streamed"] != serde_json::Value::Bool(true) {
+        out.write_all(result["stdout"].as_str().unwrap_or("").as_bytes())?;
+        out.write_all(result["stderr"].as_str().unwrap_or("").as_bytes())?;
+    }
+    if let Some(summary) = result.get("summary") {
+        for failure in summary["failures"].as_array().into_iter().flatten() {
+            writeln!(out, "FAILED {}", failure["name"].as_str().unwrap_or(""))?;
+        }
+        writeln!(
+            out,
+            "[{} passed, {} failed, {} skipped]",
+            summary["passed"], summary["failed"], summary["skipped"]
+        )?;
+    }
+    let ending = match (result["timed_out"].as_bool(), result["signal"].as_i64()) {
+        (Some(true), _) => "timed out".to_string(),
+        (_, Some(signal)) => format!("killed by signal {signal}"),
+        _ => format!("exit {}", result["exit_code"]),
+    };
+    writeln!(out, "[{ending}, {} ms]", result["duration_ms"])
+}
