@@ -6,7 +6,7 @@
 use crate::error::{Error, Result};
 use crate::protocol::{self, parse_params};
 use crate::state::State;
-use crate::{edit, listing, memory, read, search};
+use crate::{edit, listing, memory, read, search, syntax};
 use schemars::{JsonSchema, Schema};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -81,7 +81,7 @@ fn schema_of<P: JsonSchema>() -> Schema {
 /// Every method the daemon answers, in the order `info` lists them. Each subsystem lists its own
 /// methods (`edit::methods`, ...); this is the one place they are joined.
 pub static METHODS: LazyLock<Vec<Method>> = LazyLock::new(|| {
-    [core_methods(), edit::methods()]
+    [core_methods(), edit::methods(), syntax::methods()]
         .into_iter()
         .flatten()
         .collect()

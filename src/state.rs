@@ -24,6 +24,8 @@ pub struct State {
     pub socket: PathBuf,
     pub line_counts: read::LineCounts,
     pub documents: Documents,
+    /// Syntax trees and outlines per document version (see `syntax::cache`).
+    pub syntax: crate::syntax::Cache,
     pub locks: Locks,
     pub journal: Journal,
     /// The daemon-wide gate for heavy requests (see `memory`).
@@ -36,6 +38,8 @@ impl State {
     pub fn new(jail: Jail, config: Config, config_path: Option<PathBuf>, socket: PathBuf) -> State {
         let journal = Journal::open(state_dir(&socket).as_deref());
         let heavy = Arc::new(Gate::new(&Policy::new(config.limits.max_memory_bytes)));
+        let documents = Documents::default();
+        let syntax = crate::syntax::Cache::new(documents.subscribe());
         let state = State {
             jail,
             heavy,
@@ -45,7 +49,8 @@ impl State {
             config_path,
             socket,
             line_counts: read::LineCounts::default(),
-            documents: Documents::default(),
+            documents,
+            syntax,
             locks: Locks::default(),
             journal,
             started: Instant::now(),
