@@ -95,3 +95,83 @@ fn similar_diff(expected: &str, actual: &str) -> String {
         .header("expected", "actual")
         .to_string()
 }
+
+/// The items of a fresh parse of a file, as the daemon would send them.
+fn fresh_items(path: &Path) -> Value {
+    let source = std::fs::read(path).unwrap();
+    let language = coderd::syntax::languages::for_path(path, None).unwrap();
+    serde_json::to_value(&coderd::syntax::outline_of(language, &source).unwrap().items).unwrap()
+}
+
+#[test]
+fn edits_reparse_incrementally_and_agree_with_a_fresh_parse() {
+    let sandbox = Sandbox::empty();
+    let source = "class A:\n    def one(self):\n        return 1\n\n\ndef helper():\n    pass\n";
+    sandbox.write("m.py", source);
+    let file = sandbox.root.join("m.py");
+    let daemon = Daemon::start(&sandbox, &[]);
+    let first = daemon.ok("outline", json!({"file": file}));
+    assert_eq!(first["parse"], "full");
+    assert_eq!(
+        daemon.ok("outline", json!({"file": file}))["parse"],
+        "cached"
+    );
+
+    // An edit through the daemon: its event's ranges drive tree.edit.
+    daemon.ok(
+        "patch",
+        json!({"file": file, "search": "    def one(self):", "replace": "    def two(self, x):\n        pass\n\n    def one(self):"}),
+    );
+    let edited = daemon.ok("outline", json!({"file": file}));
+    assert_eq!(edited["parse"], "incremental");
+    assert_eq!(edited["items"], fresh_items(&file));
+    let names: Vec<&str> = edited["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["A", "two", "one", "helper"]);
+
+    // Two edits in a row, then a write by another program: still incremental and still right.
+    daemon.ok(
+        "patch",
+        json!({"file": file, "search": "def helper():", "replace": "def helper2():"}),
+    );
+    daemon.ok(
+        "patch",
+        json!({"file": file, "search": "class A:", "replace": "class B(A):"}),
+    );
+    let twice = daemon.ok("outline", json!({"file": file}));
+    assert_eq!(twice["parse"], "incremental");
+    assert_eq!(twice["items"], fresh_items(&file));
+    std::fs::write(&file, "def only():\n    pass\n").unwrap();
+    let external = daemon.ok("outline", json!({"file": file}));
+    assert_eq!(external["parse"], "incremental");
+    assert_eq!(external["items"], fresh_items(&file));
+}
+
+#[test]
+fn outline_renders_as_an_indented_skeleton() {
+    let sandbox = Sandbox::empty();
+    std::fs::copy(
+        outline_dir().join("sample.rs"),
+        sandbox.root.join("sample.rs"),
+    )
+    .unwrap();
+    let daemon = Daemon::start(&sandbox, &[]);
+    let result = daemon.ok("outline", json!({"file": sandbox.root.join("sample.rs")}));
+    let mut out = Vec::new();
+    coderd::syntax::outline::render(&mut out, &result.to_string()).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].ends_with("sample.rs (rust)"), "{text}");
+    assert!(
+        lines.contains(&"    38  impl<T: Clone> Server<T>"),
+        "{text}"
+    );
+    assert!(
+        lines.contains(&"    40    pub fn new(addr: &str) -> Self"),
+        "{text}"
+    );
+}

@@ -215,19 +215,21 @@ fn attach_receivers(
     new_index: &[Option<usize>],
     items: &mut [Item],
 ) {
-    let mut types: HashMap<&str, usize> = HashMap::new();
+    // Types by (their parent, name): an out-of-line method joins the type of that name declared
+    // beside it (Go at top level, C++ in the same namespace).
+    let mut types: HashMap<(Option<usize>, String), usize> = HashMap::new();
     for (i, item) in items.iter().enumerate() {
-        if item.parent.is_none() && (item.kind.holds_members() || item.kind == Kind::Type) {
-            types.entry(item.name.as_str()).or_insert(i);
+        if item.kind.holds_members() || item.kind == Kind::Type {
+            types.entry((item.parent, item.name.clone())).or_insert(i);
         }
     }
-    let types: HashMap<String, usize> = types.into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
     for (i, f) in found.iter().enumerate() {
         let (true, Some(receiver), Some(index)) = (keep[i], &f.receiver, new_index[i]) else {
             continue;
         };
-        if items[index].parent.is_none() {
-            items[index].parent = types.get(receiver.as_str()).copied();
+        let key = (items[index].parent, receiver.clone());
+        if let Some(&owner) = types.get(&key) {
+            items[index].parent = Some(owner);
         }
     }
 }
@@ -367,6 +369,9 @@ fn first_doc_line(text: &str) -> Option<String> {
         if let Some(s) = SUFFIXES.iter().find(|s| line.ends_with(**s)) {
             line = line[..line.len() - s.len()].trim_end();
         }
+        // C#'s XML doc comments: the summary's text.
+        let line = line.replace("<summary>", "").replace("</summary>", "");
+        let line = line.trim();
         if !line.is_empty() {
             return Some(cap(line.to_owned()));
         }

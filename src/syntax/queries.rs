@@ -49,12 +49,17 @@ static COMPILED: LazyLock<HashMap<&'static str, Compiled>> = LazyLock::new(|| {
         .collect()
 });
 
-/// The text of `queries/<language>/<kind>.scm`, when the file exists.
-pub fn text(language: &str, kind: &str) -> Option<&'static str> {
-    QUERY_FILES
+/// The text of `queries/<language>/<kind>.scm`, when the file exists, after its `; inherits:`.
+pub fn text(language: &str, kind: &str) -> Option<String> {
+    let own = QUERY_FILES
         .iter()
         .find(|(l, k, _)| *l == language && *k == kind)
-        .map(|(_, _, text)| *text)
+        .map(|(_, _, text)| *text)?;
+    let first_line = own.lines().next().unwrap_or("");
+    match first_line.strip_prefix("; inherits:").map(str::trim) {
+        Some(base) if base != language => Some(text(base, kind)? + "\n" + own),
+        _ => Some(own.to_owned()),
+    }
 }
 
 /// The compiled queries of a registry language; the error names what is missing or wrong.
@@ -72,7 +77,7 @@ fn compile(language: &Language) -> Result<Queries, String> {
         .ok_or_else(|| format!("no grammar `{}` is built in", language.grammar))?;
     let outline_text = text(&language.name, "outline")
         .ok_or_else(|| format!("queries/{}/outline.scm is missing", language.name))?;
-    let outline = Query::new(&ts_language, outline_text)
+    let outline = Query::new(&ts_language, &outline_text)
         .map_err(|e| format!("queries/{}/outline.scm: {e}", language.name))?;
     let roles = outline
         .capture_names()
@@ -82,7 +87,7 @@ fn compile(language: &Language) -> Result<Queries, String> {
         .map_err(|e| format!("queries/{}/outline.scm: {e}", language.name))?;
     let tags = match text(&language.name, "tags") {
         Some(t) => Some(
-            Query::new(&ts_language, t)
+            Query::new(&ts_language, &t)
                 .map_err(|e| format!("queries/{}/tags.scm: {e}", language.name))?,
         ),
         None => None,
