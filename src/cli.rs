@@ -644,6 +644,7 @@ pub fn render(out: &mut impl Write, method: &str, result: &RawValue) -> std::io:
         },
         "list-folder" => render_list(out, &value()),
         "outline" => crate::syntax::outline::render(out, text),
+        "map" => crate::map::render(out, text),
         _ => write_pretty(out, text.as_bytes()),
     }
 }

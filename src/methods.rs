@@ -6,7 +6,7 @@
 use crate::error::{Error, Result};
 use crate::protocol::{self, parse_params};
 use crate::state::State;
-use crate::{edit, listing, memory, read, search, syntax};
+use crate::{edit, listing, map, memory, read, search, syntax};
 use schemars::{JsonSchema, Schema};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -40,7 +40,7 @@ impl Method {
     /// reads that may return or count more than a small window.
     pub fn is_heavy(&self, params: &Value) -> bool {
         match self.name {
-            "search" | "tree" => true,
+            "search" | "tree" | "map" | "symbols" => true,
             "read" => read::is_heavy(params),
             _ => false,
         }
@@ -81,10 +81,15 @@ fn schema_of<P: JsonSchema>() -> Schema {
 /// Every method the daemon answers, in the order `info` lists them. Each subsystem lists its own
 /// methods (`edit::methods`, ...); this is the one place they are joined.
 pub static METHODS: LazyLock<Vec<Method>> = LazyLock::new(|| {
-    [core_methods(), edit::methods(), syntax::methods()]
-        .into_iter()
-        .flatten()
-        .collect()
+    [
+        core_methods(),
+        edit::methods(),
+        syntax::methods(),
+        map::methods(),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
 });
 
 /// The daemon's own methods and the read side.

@@ -26,6 +26,8 @@ pub struct State {
     pub documents: Documents,
     /// Syntax trees and outlines per document version (see `syntax::cache`).
     pub syntax: crate::syntax::Cache,
+    /// The map's tag index and last ranking (see `map`).
+    pub map: crate::map::MapCache,
     pub locks: Locks,
     pub journal: Journal,
     /// The daemon-wide gate for heavy requests (see `memory`).
@@ -51,6 +53,7 @@ impl State {
             line_counts: read::LineCounts::default(),
             documents,
             syntax,
+            map: Default::default(),
             locks: Locks::default(),
             journal,
             started: Instant::now(),

@@ -175,3 +175,155 @@ fn outline_renders_as_an_indented_skeleton() {
         "{text}"
     );
 }
+
+fn map(daemon: &Daemon, params: Value) -> Value {
+    daemon.ok("map", params)
+}
+
+#[test]
+fn map_fits_its_budget_fills_it_and_says_what_it_left_out() {
+    let sandbox = Sandbox::fixture("structure");
+    let daemon = Daemon::start(&sandbox, &[]);
+    let whole = map(&daemon, json!({"budget": 100_000}));
+    assert_eq!(whole["elided_items"], 0, "{whole}");
+    let full_chars = whole["chars"].as_u64().unwrap();
+    for budget in [200u64, 300, 400, 500] {
+        let m = map(&daemon, json!({"budget": budget}));
+        let text = m["map"].as_str().unwrap();
+        let chars = text.chars().count() as u64;
+        assert_eq!(chars, m["chars"].as_u64().unwrap());
+        assert!(chars <= budget, "budget {budget}: {chars} chars\n{text}");
+        assert!(budget < full_chars, "the fixture must not fit in {budget}");
+        assert!(
+            chars * 100 >= budget * 85,
+            "budget {budget}: only {chars} chars\n{text}"
+        );
+        assert!(m["elided_items"].as_u64().unwrap() > 0);
+        assert!(
+            text.lines().last().unwrap().contains("more items"),
+            "{text}"
+        );
+    }
+    // Test files are left out unless asked for.
+    assert!(!whole["map"].as_str().unwrap().contains("test_"));
+    let with_tests = map(&daemon, json!({"budget": 100_000, "include_tests": true}));
+    assert!(with_tests["map"]
+        .as_str()
+        .unwrap()
+        .contains("tests/test_app.py"));
+}
+
+#[test]
+fn map_ranks_by_references_and_focus_moves_the_neighbours_up() {
+    let sandbox = Sandbox::fixture("structure");
+    let daemon = Daemon::start(&sandbox, &[]);
+    // Budgets that leave room for about two items show which come first.
+    let plain = map(&daemon, json!({"budget": 220}));
+    let text = plain["map"].as_str().unwrap();
+    // format_report is used by two files; it comes before everything used once or never.
+    assert!(
+        text.starts_with("app/report.py:\n    4 def format_report(rows):"),
+        "{text}"
+    );
+    let whole = map(&daemon, json!({"budget": 100_000}));
+    assert!(whole["map"].as_str().unwrap().contains("def run_cli"));
+
+    // Working on the CLI: what it uses (the database) comes before what the server uses.
+    let cli = map(&daemon, json!({"budget": 220, "focus": ["app/cli.py"]}));
+    let text = cli["map"].as_str().unwrap();
+    assert!(
+        text.contains("def connect_database") && !text.contains("class CacheStore"),
+        "{text}"
+    );
+    let cli_whole = map(&daemon, json!({"budget": 100_000, "focus": ["app/cli.py"]}));
+    assert!(
+        !cli_whole["map"].as_str().unwrap().contains("def run_cli"),
+        "focus files are not repeated"
+    );
+    // Working on the server: the cache comes first.
+    let server = map(&daemon, json!({"budget": 220, "focus": ["app/server.py"]}));
+    let text = server["map"].as_str().unwrap();
+    assert!(
+        text.contains("class CacheStore") && !text.contains("def connect_database"),
+        "{text}"
+    );
+    // A mentioned name leads.
+    let mentioned = map(&daemon, json!({"budget": 200, "mentions": ["Client"]}));
+    let text = mentioned["map"].as_str().unwrap();
+    assert!(
+        text.starts_with("app/server.py:\n") && text.contains("   21 class Client:"),
+        "{text}"
+    );
+    assert!(!text.contains("format_report"), "{text}");
+}
+
+#[test]
+fn map_is_byte_identical_across_runs_and_restarts() {
+    let sandbox = Sandbox::fixture("structure");
+    let params = json!({"budget": 600, "focus": ["app/cli.py"]});
+    let first = {
+        let daemon = Daemon::start(&sandbox, &[]);
+        let first = map(&daemon, params.clone())["map"].clone();
+        for _ in 0..9 {
+            assert_eq!(map(&daemon, params.clone())["map"], first);
+        }
+        first
+    };
+    let daemon = Daemon::start(&sandbox, &[]);
+    assert_eq!(map(&daemon, params)["map"], first);
+}
+
+#[test]
+fn map_retags_only_changed_files() {
+    let sandbox = Sandbox::fixture("structure");
+    let daemon = Daemon::start(&sandbox, &[]);
+    let cold = map(&daemon, json!({}));
+    assert!(cold["parsed"].as_u64().unwrap() >= 6, "{cold}");
+    assert_eq!(map(&daemon, json!({}))["parsed"], 0);
+    daemon.ok(
+        "patch",
+        json!({"file": sandbox.root.join("app/db.py"), "search": "def connect_database(url):", "replace": "def connect_database(url, timeout=1):"}),
+    );
+    let after = map(&daemon, json!({}));
+    assert_eq!(after["parsed"], 1);
+    assert!(after["map"]
+        .as_str()
+        .unwrap()
+        .contains("def connect_database(url, timeout=1):"));
+}
+
+#[test]
+fn symbols_finds_definitions_exact_then_prefix_then_fuzzy() {
+    let sandbox = Sandbox::fixture("structure");
+    let daemon = Daemon::start(&sandbox, &[]);
+    let exact = daemon.ok("symbols", json!({"query": "Server"}));
+    assert_eq!(exact["results"][0]["path"], "app/server.py");
+    assert_eq!(exact["results"][0]["kind"], "class");
+    assert_eq!(exact["results"][0]["match"], "exact");
+    let handle = daemon.ok("symbols", json!({"query": "handle", "kind": "method"}));
+    let parents: Vec<&str> = handle["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["parent"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        parents,
+        ["Server", "Client"],
+        "same name and kind: by path, then line"
+    );
+    let prefix = daemon.ok("symbols", json!({"query": "format"}));
+    assert_eq!(prefix["results"][0]["name"], "format_report");
+    assert_eq!(prefix["results"][0]["match"], "prefix");
+    let fuzzy = daemon.ok("symbols", json!({"query": "cndb"}));
+    assert_eq!(fuzzy["results"][0]["name"], "connect_database");
+    assert_eq!(fuzzy["results"][0]["match"], "fuzzy");
+    let scoped = daemon.ok("symbols", json!({"query": "Foo", "dir": "pkg"}));
+    assert!(scoped["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|r| r["path"].as_str().unwrap().starts_with("pkg/")));
+    let error = daemon.err("symbols", json!({"query": " "}));
+    assert_eq!(error["data"]["code"], "C210");
+}

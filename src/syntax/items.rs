@@ -34,6 +34,9 @@ pub struct Item {
     /// The item's bytes in the file.
     #[serde(skip)]
     pub bytes: Range<usize>,
+    /// Its name's bytes (a reference query skips them: a definition does not refer to itself).
+    #[serde(skip)]
+    pub name_bytes: Range<usize>,
     /// The first line with the item's doc comment, attributes and decorators (1-based).
     #[serde(skip)]
     pub extent_line: usize,
@@ -102,6 +105,7 @@ struct Found<'t> {
     pattern: usize,
     name_id: usize,
     name_start: usize,
+    name_end: usize,
 }
 
 pub fn extract(tree: &Tree, source: &[u8], queries: &Queries) -> Outline {
@@ -157,6 +161,7 @@ fn find_definitions<'t>(tree: &'t Tree, source: &[u8], queries: &Queries) -> Vec
                 pattern: m.pattern_index,
                 name_id: name.id(),
                 name_start: name.start_byte(),
+                name_end: name.end_byte(),
             });
         }
     }
@@ -276,6 +281,7 @@ fn to_item(f: &Found, parent: Option<usize>, source: &[u8]) -> Item {
         parent,
         doc,
         bytes: f.node.byte_range(),
+        name_bytes: f.name_start..f.name_end,
         extent_line: extent.first_row + 1,
     }
 }

@@ -12,6 +12,7 @@ pub mod languages;
 pub mod outline;
 pub mod queries;
 pub mod symbol;
+pub mod tags;
 
 use crate::methods::Method;
 use schemars::JsonSchema;
