@@ -115,7 +115,11 @@ pub fn run(state: &Arc<State>, p: MapParams) -> Result<MapResult> {
     let mut mentions = p.mentions.clone();
     mentions.sort();
     mentions.dedup();
-    let steering = Steering { focus, mentions };
+    let steering = Steering {
+        focus,
+        mentions,
+        include_tests: p.include_tests,
+    };
     let ranked = state
         .map
         .ranked(&dir.abs, &steering, snapshot.fingerprint, || {

@@ -19,6 +19,8 @@ pub struct Steering {
     pub focus: Vec<usize>,
     /// Names the agent mentioned.
     pub mentions: Vec<String>,
+    /// Whether items inside a module named `test` or `tests` (Rust's `mod tests`) are listed.
+    pub include_tests: bool,
 }
 
 /// One definition in ranked order.
@@ -60,6 +62,9 @@ fn name_weight(name: &str, n_definers: usize, mentioned: bool) -> f64 {
             || name.chars().any(|c| c.is_uppercase()) && name.chars().any(|c| c.is_lowercase()));
     if specific {
         weight *= 10.0;
+    } else if name.chars().count() <= 3 {
+        // `len`, `new`, `get`, `fmt`: mostly calls of library methods of the same name.
+        weight *= 0.3;
     }
     if name.starts_with('_') {
         weight *= 0.1;
@@ -204,6 +209,9 @@ pub fn rank(files: &[Arc<FileTags>], steering: &Steering) -> Ranked {
                 focus_items += 1;
                 continue;
             }
+            if !steering.include_tests && in_test_module(outline, i) {
+                continue;
+            }
             if mentioned(&item.name) {
                 scored.push((0, 1.0, f, i));
                 continue;
@@ -237,6 +245,18 @@ pub fn rank(files: &[Arc<FileTags>], steering: &Steering) -> Ranked {
             .collect(),
         focus_items,
     }
+}
+
+fn in_test_module(outline: &crate::syntax::Outline, index: usize) -> bool {
+    let mut at = Some(index);
+    while let Some(i) = at {
+        let item = &outline.items[i];
+        if item.kind == Kind::Module && (item.name == "tests" || item.name == "test") {
+            return true;
+        }
+        at = item.parent;
+    }
+    false
 }
 
 /// Where a random walk restarts: the focus files, the files defining a mentioned name and the files
