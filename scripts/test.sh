@@ -21,6 +21,7 @@ ensure_components() {
     rustup --quiet component add "${missing[@]}" >&2
 }
 ensure_components
+./scripts/install-structure-deps.sh
 
 cargo fmt --all -- --check
 cargo clippy --locked --all-targets -- -D warnings

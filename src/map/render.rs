@@ -23,7 +23,22 @@ pub struct Rendered {
     pub elided_items: usize,
 }
 
+/// Layouts of the files rendered so far.
+#[derive(Default)]
+struct Layouts(std::cell::RefCell<BTreeMap<usize, std::rc::Rc<Layout>>>);
+
+impl Layouts {
+    fn get(&self, index: usize, file: &FileTags) -> std::rc::Rc<Layout> {
+        self.0
+            .borrow_mut()
+            .entry(index)
+            .or_insert_with(|| std::rc::Rc::new(Layout::of(file)))
+            .clone()
+    }
+}
+
 pub fn render(files: &[Arc<FileTags>], ranked: &Ranked, budget: usize) -> Rendered {
+    let layouts = Layouts::default();
     let total = ranked.items.len();
     let files_with_items = count_files(files, ranked, total);
     // The note's length depends on the counts; reserve room for the longest it can be.
@@ -35,7 +50,7 @@ pub fn render(files: &[Arc<FileTags>], ranked: &Ranked, budget: usize) -> Render
     let (mut lo, mut hi) = (0, total);
     while lo < hi {
         let mid = (lo + hi).div_ceil(2);
-        if body(files, ranked, &prefix(mid), room).is_some() {
+        if body(files, &layouts, ranked, &prefix(mid), room).is_some() {
             lo = mid;
         } else {
             hi = mid - 1;
@@ -43,10 +58,10 @@ pub fn render(files: &[Arc<FileTags>], ranked: &Ranked, budget: usize) -> Render
     }
     // The best prefix that fits, then any later items that still fit in what is left.
     let mut picked = prefix(lo);
-    let mut best = body(files, ranked, &picked, room).unwrap_or_default();
+    let mut best = body(files, &layouts, ranked, &picked, room).unwrap_or_default();
     for next in (lo + 1..total).take(FILL_TRIES) {
         picked.push(next);
-        match body(files, ranked, &picked, room) {
+        match body(files, &layouts, ranked, &picked, room) {
             Some(fits) => best = fits,
             None => {
                 picked.pop();
@@ -91,6 +106,7 @@ fn note(elided_items: usize, elided_files: usize, focus_items: usize) -> String 
 /// `room` characters.
 fn body(
     files: &[Arc<FileTags>],
+    layouts: &Layouts,
     ranked: &Ranked,
     picked: &[usize],
     room: usize,
@@ -108,7 +124,8 @@ fn body(
     let mut chars = 0;
     for &f in &file_order {
         let start = text.len();
-        render_file(&files[f], &chosen[&f], &mut text);
+        let layout = layouts.get(f, &files[f]);
+        render_file(&files[f], &layout, &chosen[&f], &mut text);
         chars += text[start..].chars().count();
         if chars > room {
             return None;
@@ -117,7 +134,27 @@ fn body(
     Some((text, file_order.len()))
 }
 
-fn render_file(file: &FileTags, chosen: &[usize], out: &mut String) {
+/// A file's items in rendering order with their depths, computed once per map.
+struct Layout {
+    order: Vec<usize>,
+    depth: Vec<usize>,
+}
+
+impl Layout {
+    fn of(file: &FileTags) -> Layout {
+        let outline = &file.tags.outline;
+        let order = outline.tree_order();
+        let mut depth = vec![0; outline.items.len()];
+        for &i in &order {
+            if let Some(p) = outline.items[i].parent {
+                depth[i] = depth[p] + 1;
+            }
+        }
+        Layout { order, depth }
+    }
+}
+
+fn render_file(file: &FileTags, layout: &Layout, chosen: &[usize], out: &mut String) {
     let outline = &file.tags.outline;
     let mut shown = vec![false; outline.items.len()];
     for &i in chosen {
@@ -130,10 +167,9 @@ fn render_file(file: &FileTags, chosen: &[usize], out: &mut String) {
             at = outline.items[j].parent;
         }
     }
-    let order = outline.tree_order();
     writeln!(out, "{}:", file.rel).ok();
     let mut skipped = false;
-    for &i in &order {
+    for &i in &layout.order {
         if !shown[i] {
             skipped = true;
             continue;
@@ -148,7 +184,7 @@ fn render_file(file: &FileTags, chosen: &[usize], out: &mut String) {
             out,
             "{:>5} {}{}",
             item.line,
-            "  ".repeat(outline.depth(i)),
+            "  ".repeat(layout.depth[i]),
             signature
         )
         .ok();
