@@ -30,6 +30,9 @@ fn files_under(dir: &Path, ext: &str, recursive: bool, out: &mut Vec<PathBuf>) {
             && !name.starts_with('.')
             && name != "target"
             && name != "testdata"
+            // rust-analyzer's parser test data: deliberately odd syntax that syn rejects or
+            // reads differently (`safe static` in extern blocks, ...).
+            && name != "test_data"
         {
             files_under(&path, ext, recursive, out);
         } else if path.extension().is_some_and(|e| e == ext) {
@@ -264,6 +267,23 @@ impl SynOutline<'_> {
         }
     }
 
+    /// Items declared in a const or static initializer block (`const _: () = { impl … };`): not
+    /// inside a function, so they are part of the outline.
+    fn block_items(&mut self, expr: &syn::Expr) {
+        if let syn::Expr::Block(block) = expr {
+            let items: Vec<syn::Item> = block
+                .block
+                .stmts
+                .iter()
+                .filter_map(|s| match s {
+                    syn::Stmt::Item(item) => Some(item.clone()),
+                    _ => None,
+                })
+                .collect();
+            self.items(&items, false);
+        }
+    }
+
     fn items(&mut self, items: &[syn::Item], _in_module: bool) {
         use syn::Item;
         for item in items {
@@ -323,8 +343,14 @@ impl SynOutline<'_> {
                     }
                 }
                 Item::Type(t) => self.push("type", t.ident.to_string(), t.ident.span()),
-                Item::Const(c) => self.push("const", c.ident.to_string(), c.ident.span()),
-                Item::Static(s) => self.push("var", s.ident.to_string(), s.ident.span()),
+                Item::Const(c) => {
+                    self.push("const", c.ident.to_string(), c.ident.span());
+                    self.block_items(&c.expr);
+                }
+                Item::Static(s) => {
+                    self.push("var", s.ident.to_string(), s.ident.span());
+                    self.block_items(&s.expr);
+                }
                 Item::Mod(m) => {
                     self.push("module", m.ident.to_string(), m.ident.span());
                     if let Some((_, content)) = &m.content {
