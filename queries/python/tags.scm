@@ -1,5 +1,2 @@
-; Python references: called names, attributes, and names used as values or bases.
-(call function: (identifier) @reference)
-(call function: (attribute attribute: (identifier) @reference))
-(attribute attribute: (identifier) @reference)
+; Python references: every name used (definitions' own names are skipped by the tagger).
 (identifier) @reference

@@ -1,4 +1,2 @@
-; Ruby references: method calls, names and constants.
-(call method: (identifier) @reference)
-(identifier) @reference
-(constant) @reference
+; Ruby references: every name and constant used.
+[(identifier) (constant)] @reference

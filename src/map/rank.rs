@@ -5,12 +5,13 @@
 
 use super::index::FileTags;
 use crate::syntax::Kind;
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 use std::sync::Arc;
 
 const DAMPING: f64 = 0.85;
-const ITERATIONS: usize = 100;
-const TOLERANCE: f64 = 1e-12;
+const ITERATIONS: usize = 60;
+/// Ranks sum to 1; a total change below this moves no definition past another in practice.
+const TOLERANCE: f64 = 1e-10;
 
 /// What steers the ranking besides the files themselves.
 #[derive(Clone, Debug, Default, Hash)]
@@ -133,29 +134,34 @@ impl Graph {
 pub fn rank(files: &[Arc<FileTags>], steering: &Steering) -> Ranked {
     let n = files.len();
     let is_focus: Vec<bool> = (0..n).map(|i| steering.focus.contains(&i)).collect();
-    // Every defined name and the files defining it (sorted, unique).
-    let mut by_name: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    // Every defined name (numbered in file order, so the numbering is deterministic) and the
+    // files defining it (sorted, unique). Hash maps are only looked up, never iterated.
+    let mut name_index: HashMap<&str, usize> = HashMap::new();
+    let mut definers: Vec<Vec<usize>> = Vec::new();
     for (i, file) in files.iter().enumerate() {
         for item in &file.tags.outline.items {
             if is_symbol(item.kind) {
-                let list = by_name.entry(item.name.as_str()).or_default();
-                if list.last() != Some(&i) {
-                    list.push(i);
+                let next = definers.len();
+                let name = *name_index.entry(item.name.as_str()).or_insert(next);
+                if name == next {
+                    definers.push(Vec::new());
+                }
+                if definers[name].last() != Some(&i) {
+                    definers[name].push(i);
                 }
             }
         }
     }
-    let name_index: BTreeMap<&str, usize> =
-        by_name.keys().enumerate().map(|(i, n)| (*n, i)).collect();
     let mentioned = |name: &str| steering.mentions.iter().any(|m| m == name);
 
     let mut uses = Vec::new();
     let mut out_weight = vec![0.0; n];
     for (file, tags) in files.iter().enumerate() {
         for (name, count) in &tags.tags.references {
-            let Some(list) = by_name.get(name.as_str()) else {
+            let Some(&index) = name_index.get(name.as_str()) else {
                 continue;
             };
+            let list = &definers[index];
             let self_defined = list.binary_search(&file).is_ok();
             let targets = list.len() - usize::from(self_defined);
             if targets == 0 {
@@ -169,32 +175,33 @@ pub fn rank(files: &[Arc<FileTags>], steering: &Steering) -> Ranked {
             out_weight[file] += weight * targets as f64;
             uses.push(Use {
                 file,
-                name: name_index[name.as_str()],
+                name: index,
                 weight,
                 self_defined,
             });
         }
     }
-    let personalization = personalization(files, steering, &by_name);
+    let personalization = personalization(files, steering, &name_index, &definers);
     let graph = Graph {
         uses,
-        definers: by_name.values().cloned().collect(),
+        definers,
         out_weight,
     };
     let file_rank = pagerank(&graph, &personalization);
 
-    // The rank each (definer, name) receives.
+    // The rank each (definer, name) receives: all the name's flow, less the definer's own use.
     let flows = graph.flows(&file_rank);
     let mut per_name = vec![0.0; graph.definers.len()];
     for (u, flow) in graph.uses.iter().zip(&flows) {
         per_name[u.name] += flow;
     }
-    let mut own_use: BTreeMap<(usize, usize), f64> = BTreeMap::new();
-    for (u, flow) in graph.uses.iter().zip(&flows) {
-        if u.self_defined {
-            own_use.insert((u.file, u.name), *flow);
-        }
-    }
+    let own_use: HashMap<(usize, usize), f64> = graph
+        .uses
+        .iter()
+        .zip(&flows)
+        .filter(|(u, _)| u.self_defined)
+        .map(|(u, flow)| ((u.file, u.name), *flow))
+        .collect();
     let definition_rank = |file: usize, name: usize| {
         let score = per_name[name] - own_use.get(&(file, name)).copied().unwrap_or(0.0);
         (score > 0.0).then_some(score)
@@ -264,7 +271,8 @@ fn in_test_module(outline: &crate::syntax::Outline, index: usize) -> bool {
 fn personalization(
     files: &[Arc<FileTags>],
     steering: &Steering,
-    definers: &BTreeMap<&str, Vec<usize>>,
+    name_index: &HashMap<&str, usize>,
+    definers: &[Vec<usize>],
 ) -> Vec<f64> {
     let n = files.len();
     let mut weights = vec![0.0; n];
@@ -272,7 +280,8 @@ fn personalization(
         weights[f] += 1.0;
     }
     for mention in &steering.mentions {
-        for &f in definers.get(mention.as_str()).into_iter().flatten() {
+        let defining = name_index.get(mention.as_str()).map(|&i| &definers[i]);
+        for &f in defining.into_iter().flatten() {
             weights[f] += 1.0;
         }
         for (f, file) in files.iter().enumerate() {

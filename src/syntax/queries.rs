@@ -38,6 +38,9 @@ pub struct Queries {
     /// The role of each outline capture, by capture index.
     pub roles: Vec<Role>,
     pub tags: Option<Query>,
+    /// When `tags.scm` is only `(kind) @reference` patterns: those kinds. The tagger then walks
+    /// the tree instead of running the query engine (same captures, several times faster).
+    pub reference_kinds: Option<Vec<String>>,
 }
 
 type Compiled = OnceLock<Result<Queries, String>>;
@@ -85,7 +88,9 @@ fn compile(language: &Language) -> Result<Queries, String> {
         .map(|name| role_of(name))
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| format!("queries/{}/outline.scm: {e}", language.name))?;
-    let tags = match text(&language.name, "tags") {
+    let tags_text = text(&language.name, "tags");
+    let reference_kinds = tags_text.as_deref().and_then(simple_kinds);
+    let tags = match tags_text {
         Some(t) => Some(
             Query::new(&ts_language, &t)
                 .map_err(|e| format!("queries/{}/tags.scm: {e}", language.name))?,
@@ -97,7 +102,31 @@ fn compile(language: &Language) -> Result<Queries, String> {
         outline,
         roles,
         tags,
+        reference_kinds,
     })
+}
+
+/// The node kinds of a query made only of `(kind) @reference` and `[(a) (b)] @reference`
+/// patterns (comments aside); `None` for anything richer.
+fn simple_kinds(text: &str) -> Option<Vec<String>> {
+    static SIMPLE: LazyLock<regex::Regex> = LazyLock::new(|| {
+        regex::Regex::new(r"^(\s*(\(\w+\)|\[(\s*\(\w+\))+\s*\])\s*@reference)*\s*$")
+            .expect("a valid regex")
+    });
+    static KIND: LazyLock<regex::Regex> =
+        LazyLock::new(|| regex::Regex::new(r"\((\w+)\)").expect("a valid regex"));
+    let code: String = text
+        .lines()
+        .filter(|l| !l.trim_start().starts_with(';'))
+        .collect::<Vec<_>>()
+        .join("\n");
+    if !SIMPLE.is_match(&code) {
+        return None;
+    }
+    let mut kinds: Vec<String> = KIND.captures_iter(&code).map(|c| c[1].to_owned()).collect();
+    kinds.sort();
+    kinds.dedup();
+    Some(kinds)
 }
 
 fn role_of(capture: &str) -> Result<Role, String> {
