@@ -25,6 +25,7 @@ ensure_components
 ./scripts/install-mcp-client.sh >/dev/null
 # The toolchains the `test` method's fixtures run (pytest is installed when missing).
 ./scripts/install-test-tools.sh
+./scripts/install-structure-deps.sh
 
 cargo fmt --all -- --check
 cargo clippy --locked --all-targets -- -D warnings

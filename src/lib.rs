@@ -12,6 +12,7 @@ pub mod git;
 pub mod globs;
 pub mod jail;
 pub mod listing;
+pub mod map;
 pub mod memory;
 pub mod methods;
 pub mod progress;

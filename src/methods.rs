@@ -6,7 +6,7 @@
 use crate::error::{Error, Result};
 use crate::protocol::{self, parse_params};
 use crate::state::State;
-use crate::{agent, checkpoint, edit, exec, git, listing, memory, read, search, todo};
+use crate::{agent, checkpoint, edit, exec, git, listing, map, memory, read, search, syntax, todo};
 use schemars::{JsonSchema, Schema};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -41,7 +41,7 @@ impl Method {
     /// reads that may return or count more than a small window.
     pub fn is_heavy(&self, params: &Value) -> bool {
         match self.name {
-            "search" | "tree" => true,
+            "search" | "tree" | "map" | "symbols" => true,
             "read" => read::is_heavy(params),
             _ => false,
         }
@@ -90,6 +90,8 @@ pub static METHODS: LazyLock<Vec<Method>> = LazyLock::new(|| {
         checkpoint::methods(),
         todo::methods(),
         agent::methods(),
+        syntax::methods(),
+        map::methods(),
     ]
     .into_iter()
     .flatten()

@@ -55,6 +55,9 @@ pub struct ReadParams {
     pub offset: Option<u64>,
     pub length: Option<u64>,
     pub paths: Option<Vec<BatchItem>>,
+    /// An item of the file's outline by name (dotted for nesting: `Server.handle`, `impl Foo.bar`):
+    /// reads exactly its lines, with its doc comment and decorators.
+    pub symbol: Option<String>,
 }
 
 #[derive(Deserialize, JsonSchema, Clone, Copy, Debug, PartialEq, Default)]
@@ -324,6 +327,17 @@ fn read_one(
 ) -> Result<ReadResult> {
     validate(p)?;
     let resolved = jail.resolve("file", file)?;
+    if let Some(symbol) = &p.symbol {
+        let (start, end) =
+            crate::syntax::symbol::lines_in_file(jail, &resolved, symbol, limits.max_read_bytes)?;
+        let window = ReadParams {
+            start: Some(start),
+            end: Some(end),
+            symbol: None,
+            ..p.clone()
+        };
+        return read_one(jail, limits, counts, file, &window, budget);
+    }
     let (handle, meta) = jail.open_file(&resolved)?;
     let size = meta.len();
     if p.stat == Some(true) {
@@ -385,6 +399,11 @@ fn read_one(
 
 fn validate(p: &ReadParams) -> Result<()> {
     let ranged = p.start.is_some() || p.end.is_some();
+    if p.symbol.is_some() && (ranged || p.head.is_some() || p.tail.is_some() || p.stat.is_some()) {
+        return Err(Error::bad_input(
+            "`symbol` picks the lines itself; drop `start`/`end`, `head`, `tail` and `stat`",
+        ));
+    }
     let modes = [ranged, p.head.is_some(), p.tail.is_some()]
         .iter()
         .filter(|m| **m)

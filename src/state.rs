@@ -26,6 +26,10 @@ pub struct State {
     pub socket: PathBuf,
     pub line_counts: read::LineCounts,
     pub documents: Documents,
+    /// Syntax trees and outlines per document version (see `syntax::cache`).
+    pub syntax: crate::syntax::Cache,
+    /// The map's tag index and last ranking (see `map`).
+    pub map: crate::map::MapCache,
     pub locks: Locks,
     pub journal: Journal,
     /// The daemon-wide gate for heavy requests (see `memory`).
@@ -43,6 +47,8 @@ impl State {
         let data = data_dir();
         let checkpoints = Checkpoints::new(data.as_deref(), jail.primary());
         let todos = Todos::open(data.as_deref(), jail.primary());
+        let documents = Documents::default();
+        let syntax = crate::syntax::Cache::new(documents.subscribe());
         let state = State {
             checkpoints,
             todos,
@@ -54,7 +60,9 @@ impl State {
             config_path,
             socket,
             line_counts: read::LineCounts::default(),
-            documents: Documents::default(),
+            documents,
+            syntax,
+            map: Default::default(),
             locks: Locks::default(),
             journal,
             started: Instant::now(),

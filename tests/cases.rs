@@ -67,6 +67,11 @@ fn run_suite(name: &str) {
 }
 
 #[test]
+fn symbol_cases() {
+    run_suite("symbol");
+}
+
+#[test]
 fn read_cases() {
     run_suite("read");
 }

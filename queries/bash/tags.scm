@@ -1,0 +1,2 @@
+; Bash references: commands run by name (functions defined elsewhere).
+(command_name (word) @reference)

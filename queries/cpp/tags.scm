@@ -1,0 +1,2 @@
+; inherits: c
+(namespace_identifier) @reference

@@ -1,0 +1,2 @@
+; C# references: names.
+(identifier) @reference

@@ -1,0 +1,12 @@
+; Java: classes, records, interfaces, annotation types, enums, methods, constructors, fields and
+; interface constants.
+
+(class_declaration name: (identifier) @name body: (_) @body) @definition.class
+(record_declaration name: (identifier) @name body: (_) @body) @definition.class
+(interface_declaration name: (identifier) @name body: (_) @body) @definition.interface
+(annotation_type_declaration name: (identifier) @name body: (_) @body) @definition.interface
+(enum_declaration name: (identifier) @name body: (_) @body) @definition.enum
+(method_declaration name: (identifier) @name body: (_)? @body) @definition.method
+(constructor_declaration name: (identifier) @name body: (_) @body) @definition.method
+(field_declaration declarator: (variable_declarator name: (identifier) @name)) @definition.field
+(constant_declaration declarator: (variable_declarator name: (identifier) @name)) @definition.const

@@ -1,0 +1,3 @@
+; Java references: names and types.
+(identifier) @reference
+(type_identifier) @reference

@@ -1,0 +1,16 @@
+; Kotlin: classes, interfaces, enum classes, objects, companion objects (named `companion` unless
+; named), functions, properties and type aliases.
+
+(class_declaration "interface" name: (identifier) @name (class_body) @body) @definition.interface
+(class_declaration "interface" name: (identifier) @name) @definition.interface
+(class_declaration name: (identifier) @name (enum_class_body) @body) @definition.enum
+(class_declaration name: (identifier) @name (class_body) @body) @definition.class
+(class_declaration name: (identifier) @name) @definition.class
+(object_declaration name: (identifier) @name (class_body) @body) @definition.class
+(object_declaration name: (identifier) @name) @definition.class
+(companion_object name: (identifier) @name (class_body) @body) @definition.class
+(companion_object "companion" @name (class_body) @body) @definition.class
+(function_declaration name: (identifier) @name (function_body) @body) @definition.function
+(function_declaration name: (identifier) @name) @definition.function
+(property_declaration (variable_declaration (identifier) @name)) @definition.var
+(type_alias type: (identifier) @name) @definition.type

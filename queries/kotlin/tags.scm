@@ -1,0 +1,2 @@
+; Kotlin references: names.
+(identifier) @reference

@@ -1,0 +1,2 @@
+; PHP references: names.
+(name) @reference

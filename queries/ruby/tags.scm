@@ -1,0 +1,2 @@
+; Ruby references: every name and constant used.
+[(identifier) (constant)] @reference

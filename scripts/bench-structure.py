@@ -1,0 +1,217 @@
+#!/usr/bin/env python3
+"""Measures coderd's outline and map on one corpus, beside aider's RepoMap and Universal Ctags.
+
+    bench-structure.py CODERD_BIN CORPUS_DIR LANG_EXT [--aider-python PY] [--runs N]
+
+Prints one JSON object with the medians. Called by scripts/bench-structure.sh; see there.
+"""
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+RUNS = 3
+
+
+class Daemon:
+    """A fresh coderd on the corpus, talked to over its socket with one persistent connection."""
+
+    def __init__(self, binary, root):
+        self.dir = tempfile.mkdtemp(prefix="coderd-bench-")
+        self.socket = os.path.join(self.dir, "s.sock")
+        env = dict(os.environ, XDG_RUNTIME_DIR=self.dir, XDG_STATE_HOME=self.dir)
+        self.proc = subprocess.Popen(
+            [binary, "--root", root, "--socket", self.socket, "--log-file", os.path.join(self.dir, "log")],
+            env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.time() + 20
+        while True:
+            try:
+                self.conn = socket.socket(socket.AF_UNIX)
+                self.conn.connect(self.socket)
+                break
+            except OSError:
+                if time.time() > deadline:
+                    raise
+                time.sleep(0.02)
+        self.reader = self.conn.makefile("rb")
+        self.next_id = 0
+
+    def call(self, method, params):
+        self.next_id += 1
+        line = json.dumps({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
+        start = time.perf_counter()
+        self.conn.sendall(line.encode() + b"\n")
+        reply = json.loads(self.reader.readline())
+        elapsed = time.perf_counter() - start
+        if "error" in reply:
+            raise RuntimeError(f"{method} {params}: {reply['error']}")
+        return reply["result"], elapsed
+
+    def rss_mb(self):
+        with open(f"/proc/{self.proc.pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+        return 0.0
+
+    def stop(self):
+        self.proc.terminate()
+        self.proc.wait()
+
+
+def source_files(root, ext):
+    out = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in ("vendor", "node_modules", "target"))
+        for name in sorted(filenames):
+            if name.endswith("." + ext):
+                out.append(os.path.join(dirpath, name))
+    return out
+
+
+def percentile(values, p):
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
+
+
+def bench_outline(binary, root, files):
+    daemon = Daemon(binary, root)
+    try:
+        cold, cached, lines = [], [], 0
+        for path in files:
+            with open(path, "rb") as f:
+                lines += f.read().count(b"\n")
+            _, t = daemon.call("outline", {"file": path})
+            cold.append(t)
+            _, t = daemon.call("outline", {"file": path})
+            cached.append(t)
+        return {
+            "files": len(files),
+            "lines": lines,
+            "ms_per_1k_lines": 1000 * sum(cold) / (lines / 1000),
+            "p99_file_ms": 1000 * percentile(cold, 99),
+            "max_file_ms": 1000 * max(cold),
+            "cached_median_ms": 1000 * statistics.median(cached),
+            "cached_p99_ms": 1000 * percentile(cached, 99),
+        }
+    finally:
+        daemon.stop()
+
+
+def bench_map(binary, root, files, runs):
+    colds, warms, edits = [], [], []
+    rss = 0.0
+    first_output = None
+    deterministic = True
+    for _ in range(runs):
+        daemon = Daemon(binary, root)
+        try:
+            result, t = daemon.call("map", {"budget": 8000})
+            colds.append(t)
+            if first_output is None:
+                first_output = result["map"]
+            deterministic &= result["map"] == first_output
+            for _ in range(5):
+                _, t = daemon.call("map", {"budget": 8000})
+                warms.append(t)
+            rss = max(rss, daemon.rss_mb())
+            # One file edited through the daemon, then the map again; the edit is undone after.
+            target = files[len(files) // 2]
+            marker = "\n// coderd bench edit\n" if not target.endswith(".py") else "\n# coderd bench edit\n"
+            with open(target, "rb") as f:
+                original = f.read()
+            daemon.call("write", {"file": target, "content": marker, "append": True, "backup": False})
+            result, t = daemon.call("map", {"budget": 8000})
+            edits.append((t, result["parsed"]))
+            with open(target, "wb") as f:
+                f.write(original)
+        finally:
+            daemon.stop()
+    return {
+        "cold_s": statistics.median(colds),
+        "cold_runs": colds,
+        "warm_ms": 1000 * statistics.median(warms),
+        "after_edit_ms": 1000 * statistics.median(t for t, _ in edits),
+        "after_edit_parsed": edits[0][1],
+        "rss_mb": rss,
+        "map_chars": len(first_output or ""),
+        "deterministic": deterministic,
+    }
+
+
+AIDER = r'''
+import os, sys, time, shutil
+root, budget_tokens = sys.argv[1], int(sys.argv[2])
+files = [l.strip() for l in open(sys.argv[3])]
+shutil.rmtree(os.path.join(root, ".aider.tags.cache.v4"), ignore_errors=True)
+t0 = time.perf_counter()
+from aider.repomap import RepoMap
+from aider.io import InputOutput
+class Model:
+    def token_count(self, text):
+        return len(text) / 4
+rm = RepoMap(map_tokens=budget_tokens, root=root, main_model=Model(), io=InputOutput(yes=True, pretty=False),
+             verbose=False, map_mul_no_files=1, refresh="always")
+t1 = time.perf_counter()
+out = rm.get_repo_map([], files)
+t2 = time.perf_counter()
+out2 = rm.get_repo_map([], files, force_refresh=True)
+t3 = time.perf_counter()
+print(t2 - t1, t3 - t2, len(out or ""), t2 - t0)
+'''
+
+
+def bench_aider(python, root, files, runs):
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+        f.write("\n".join(files))
+        listing = f.name
+    colds, sames, totals = [], [], []
+    chars = 0
+    for _ in range(runs):
+        out = subprocess.run([python, "-c", AIDER, root, "2000", listing], capture_output=True, text=True)
+        if out.returncode != 0:
+            return {"error": out.stderr.strip().splitlines()[-1] if out.stderr else "failed"}
+        cold, same, chars, total = out.stdout.strip().splitlines()[-1].split()
+        colds.append(float(cold))
+        sames.append(float(same))
+        totals.append(float(total))
+    return {"cold_s": statistics.median(colds), "same_process_s": statistics.median(sames),
+            "with_import_s": statistics.median(totals), "map_chars": int(chars)}
+
+
+def bench_ctags(root, runs):
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        subprocess.run(["ctags", "-R", "--output-format=json", "-f", "/dev/null", "."], cwd=root,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+        times.append(time.perf_counter() - start)
+    return {"s": statistics.median(times)}
+
+
+def main():
+    binary, root, ext = sys.argv[1], os.path.abspath(sys.argv[2]), sys.argv[3]
+    aider_python = None
+    runs = RUNS
+    args = sys.argv[4:]
+    while args:
+        flag = args.pop(0)
+        if flag == "--aider-python":
+            aider_python = args.pop(0)
+        elif flag == "--runs":
+            runs = int(args.pop(0))
+    files = source_files(root, ext)
+    report = {"corpus": os.path.basename(root)}
+    report["outline"] = bench_outline(binary, root, files)
+    report["map"] = bench_map(binary, root, files, runs)
+    report["ctags"] = bench_ctags(root, runs)
+    if aider_python:
+        report["aider"] = bench_aider(aider_python, root, files, runs)
+    print(json.dumps(report))
+
+
+main()

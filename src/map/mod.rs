@@ -1,0 +1,177 @@
+//! The repo map and the workspace symbol index, both over the tag index (`index`): `map` ranks
+//! every definition under a folder by the reference graph (`rank`) and renders the best into a
+//! character budget (`render`); `symbols` finds definitions by name (`symbols`).
+//!
+//! The ranking is cached per (folder, steering, versions of every file): a warm map with nothing
+//! changed only lists, stats and renders.
+
+pub mod index;
+pub mod rank;
+pub mod render;
+pub mod symbols;
+
+use crate::error::{Error, Result};
+use crate::methods::{method, Method};
+use crate::state::State;
+use index::Index;
+use rank::{Ranked, Steering};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::hash::{Hash, Hasher};
+use std::io::{self, Write};
+use std::sync::{Arc, Mutex};
+
+pub const DEFAULT_BUDGET: usize = 8000;
+/// The largest budget a map may ask for (a map is a summary; beyond this read outlines).
+pub const MAX_BUDGET: usize = 1_000_000;
+
+pub fn methods() -> Vec<Method> {
+    vec![
+        method(
+            "map",
+            &[],
+            "The most important definitions under a folder, ranked by the reference graph, within a character budget.",
+            false,
+            run,
+        ),
+        method(
+            "symbols",
+            &[],
+            "Where is X defined? Definitions across the tree by name: exact, prefix, then fuzzy.",
+            false,
+            symbols::run,
+        ),
+    ]
+}
+
+/// The map's state in the daemon: the tag index and the last ranking.
+#[derive(Default)]
+pub struct MapCache {
+    pub index: Index,
+    ranked: Mutex<Option<(u64, Arc<Ranked>)>>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MapParams {
+    /// The folder to map (default: the workspace root).
+    #[serde(default)]
+    pub dir: Option<String>,
+    /// Characters the map may use (default 8000).
+    #[serde(default)]
+    pub budget: Option<usize>,
+    /// Files the agent is working on: their neighbours rank higher; their own items are left out.
+    #[serde(default)]
+    pub focus: Vec<String>,
+    /// Identifiers the agent mentioned: their definitions rank higher.
+    #[serde(default)]
+    pub mentions: Vec<String>,
+    /// Include test files and folders (`*_test.go`, `test_*.py`, `tests/`, ...).
+    #[serde(default)]
+    pub include_tests: bool,
+}
+
+#[derive(Serialize)]
+pub struct MapResult {
+    pub dir: String,
+    pub budget: usize,
+    /// Characters of `map` (at most `budget`).
+    pub chars: usize,
+    pub files: usize,
+    pub files_shown: usize,
+    pub items_shown: usize,
+    pub elided_files: usize,
+    pub elided_items: usize,
+    /// Files (re)parsed by this call (0 when every file's tags were cached).
+    pub parsed: usize,
+    pub map: String,
+}
+
+pub fn run(state: &Arc<State>, p: MapParams) -> Result<MapResult> {
+    let budget = p.budget.unwrap_or(DEFAULT_BUDGET);
+    if budget == 0 || budget > MAX_BUDGET {
+        return Err(Error::bad_input(format!(
+            "`budget` must be 1..={MAX_BUDGET} characters, not {budget}"
+        ))
+        .with_recovery(format!(
+            "omit it for {DEFAULT_BUDGET}, or outline single files"
+        )));
+    }
+    let dir = state.jail.resolve("dir", p.dir.as_deref().unwrap_or("."))?;
+    let snapshot = state
+        .map
+        .index
+        .snapshot(&state.jail, &dir, p.include_tests)?;
+    let mut focus = Vec::new();
+    for wire in &p.focus {
+        let resolved = state.jail.resolve("focus", wire)?;
+        let rel = resolved.rel.to_string_lossy();
+        if let Some(i) = snapshot.files.iter().position(|f| f.rel == rel) {
+            focus.push(i);
+        }
+    }
+    focus.sort_unstable();
+    focus.dedup();
+    let mut mentions = p.mentions.clone();
+    mentions.sort();
+    mentions.dedup();
+    let steering = Steering {
+        focus,
+        mentions,
+        include_tests: p.include_tests,
+    };
+    let ranked = state
+        .map
+        .ranked(&dir.abs, &steering, snapshot.fingerprint, || {
+            rank::rank(&snapshot.files, &steering)
+        });
+    let rendered = render::render(&snapshot.files, &ranked, budget);
+    Ok(MapResult {
+        dir: dir.abs.display().to_string(),
+        budget,
+        chars: rendered.chars,
+        files: snapshot.files.len(),
+        files_shown: rendered.files_shown,
+        items_shown: rendered.items_shown,
+        elided_files: rendered.elided_files,
+        elided_items: rendered.elided_items,
+        parsed: snapshot.tagged,
+        map: rendered.text,
+    })
+}
+
+impl MapCache {
+    /// The ranking for these files and steering: the last one when nothing changed.
+    fn ranked(
+        &self,
+        dir: &std::path::Path,
+        steering: &Steering,
+        fingerprint: u64,
+        compute: impl FnOnce() -> Ranked,
+    ) -> Arc<Ranked> {
+        let mut hasher = std::hash::DefaultHasher::new();
+        (dir, steering, fingerprint).hash(&mut hasher);
+        let key = hasher.finish();
+        let mut last = self.ranked.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((k, ranked)) = last.as_ref() {
+            if *k == key {
+                return ranked.clone();
+            }
+        }
+        let ranked = Arc::new(compute());
+        *last = Some((key, ranked.clone()));
+        ranked
+    }
+}
+
+/// The CLI's rendering: the map text as it is.
+pub fn render(out: &mut impl Write, result: &str) -> io::Result<()> {
+    #[derive(Deserialize)]
+    struct View {
+        map: String,
+    }
+    match serde_json::from_str::<View>(result) {
+        Ok(view) => out.write_all(view.map.as_bytes()),
+        Err(_) => out.write_all(result.as_bytes()),
+    }
+}

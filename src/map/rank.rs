@@ -1,0 +1,324 @@
+//! Ranking: a graph with a node per file and an edge from each file that uses a name to each file
+//! that defines it, PageRank over it (personalised by the focus files and mentioned names), and
+//! the rank spread over the definitions. Everything iterates over sorted vectors, so the same
+//! input gives the same floating-point sums and the same order.
+
+use super::index::FileTags;
+use crate::syntax::Kind;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+const DAMPING: f64 = 0.85;
+const ITERATIONS: usize = 60;
+/// Ranks sum to 1; a total change below this moves no definition past another in practice.
+const TOLERANCE: f64 = 1e-10;
+
+/// What steers the ranking besides the files themselves.
+#[derive(Clone, Debug, Default, Hash)]
+pub struct Steering {
+    /// Indices of the focus files (their neighbours rise; their own items are not listed).
+    pub focus: Vec<usize>,
+    /// Names the agent mentioned.
+    pub mentions: Vec<String>,
+    /// Whether items inside a module named `test` or `tests` (Rust's `mod tests`) are listed.
+    pub include_tests: bool,
+}
+
+/// One definition in ranked order.
+#[derive(Clone, Copy, Debug)]
+pub struct RankedItem {
+    pub file: u32,
+    pub item: u32,
+}
+
+pub struct Ranked {
+    /// Best first: mentioned items, items reached through the graph, then the rest by their file's
+    /// rank and depth.
+    pub items: Vec<RankedItem>,
+    /// Items not listed because they belong to focus files.
+    pub focus_items: usize,
+}
+
+/// Kinds that count as definitions in the graph (headings and config keys do not).
+fn is_symbol(kind: Kind) -> bool {
+    !matches!(kind, Kind::Heading | Kind::Key)
+}
+
+/// How much a definition of this kind gets of the rank its name receives: a use of a name says
+/// more about the types and functions of that name than about fields or module declarations.
+fn kind_weight(kind: Kind) -> f64 {
+    match kind {
+        Kind::Field | Kind::Var | Kind::Module => 0.3,
+        _ => 1.0,
+    }
+}
+
+/// How much one use of `name` says about the files defining it: long specific names more than
+/// short common ones, names defined in many files less, private-looking names less.
+fn name_weight(name: &str, n_definers: usize, mentioned: bool) -> f64 {
+    let mut weight = 1.0;
+    let specific = name.len() >= 8
+        && (name.contains('_')
+            || name.contains('-')
+            || name.chars().any(|c| c.is_uppercase()) && name.chars().any(|c| c.is_lowercase()));
+    if specific {
+        weight *= 10.0;
+    } else if name.chars().count() <= 3 {
+        // `len`, `new`, `get`, `fmt`: mostly calls of library methods of the same name.
+        weight *= 0.3;
+    }
+    if name.starts_with('_') {
+        weight *= 0.1;
+    }
+    if n_definers > 5 {
+        weight *= 0.1;
+    }
+    if mentioned {
+        weight *= 10.0;
+    }
+    weight
+}
+
+/// One file's use of one defined name.
+struct Use {
+    file: usize,
+    name: usize,
+    weight: f64,
+    /// Whether the file defines the name too (its own definition gets none of this use).
+    self_defined: bool,
+}
+
+/// The graph in name-aggregated form: a use of a name flows to every file defining it, so a flow is
+/// summed once per name instead of once per (user, definer) pair: common names defined in hundreds
+/// of files cost no more than rare ones.
+struct Graph {
+    uses: Vec<Use>,
+    definers: Vec<Vec<usize>>,
+    out_weight: Vec<f64>,
+}
+
+impl Graph {
+    /// Per use, the share of its file's rank it carries.
+    fn flows(&self, rank: &[f64]) -> Vec<f64> {
+        self.uses
+            .iter()
+            .map(|u| match self.out_weight[u.file] {
+                0.0 => 0.0,
+                out => rank[u.file] * u.weight / out,
+            })
+            .collect()
+    }
+
+    /// Rank arriving at each file over the uses.
+    fn inflow(&self, rank: &[f64]) -> Vec<f64> {
+        let flows = self.flows(rank);
+        let mut per_name = vec![0.0; self.definers.len()];
+        for (u, flow) in self.uses.iter().zip(&flows) {
+            per_name[u.name] += flow;
+        }
+        let mut inflow = vec![0.0; rank.len()];
+        for (name, list) in self.definers.iter().enumerate() {
+            for &to in list {
+                inflow[to] += per_name[name];
+            }
+        }
+        for (u, flow) in self.uses.iter().zip(&flows) {
+            if u.self_defined {
+                inflow[u.file] -= flow;
+            }
+        }
+        inflow
+    }
+}
+
+pub fn rank(files: &[Arc<FileTags>], steering: &Steering) -> Ranked {
+    let n = files.len();
+    let is_focus: Vec<bool> = (0..n).map(|i| steering.focus.contains(&i)).collect();
+    // Every defined name (numbered in file order, so the numbering is deterministic) and the
+    // files defining it (sorted, unique). Hash maps are only looked up, never iterated.
+    let mut name_index: HashMap<&str, usize> = HashMap::new();
+    let mut definers: Vec<Vec<usize>> = Vec::new();
+    for (i, file) in files.iter().enumerate() {
+        for item in &file.tags.outline.items {
+            if is_symbol(item.kind) {
+                let next = definers.len();
+                let name = *name_index.entry(item.name.as_str()).or_insert(next);
+                if name == next {
+                    definers.push(Vec::new());
+                }
+                if definers[name].last() != Some(&i) {
+                    definers[name].push(i);
+                }
+            }
+        }
+    }
+    let mentioned = |name: &str| steering.mentions.iter().any(|m| m == name);
+
+    let mut uses = Vec::new();
+    let mut out_weight = vec![0.0; n];
+    for (file, tags) in files.iter().enumerate() {
+        for (name, count) in &tags.tags.references {
+            let Some(&index) = name_index.get(name.as_str()) else {
+                continue;
+            };
+            let list = &definers[index];
+            let self_defined = list.binary_search(&file).is_ok();
+            let targets = list.len() - usize::from(self_defined);
+            if targets == 0 {
+                continue;
+            }
+            let mut weight =
+                name_weight(name, list.len(), mentioned(name)) * (*count as f64).sqrt();
+            if is_focus[file] {
+                weight *= 50.0;
+            }
+            out_weight[file] += weight * targets as f64;
+            uses.push(Use {
+                file,
+                name: index,
+                weight,
+                self_defined,
+            });
+        }
+    }
+    let personalization = personalization(files, steering, &name_index, &definers);
+    let graph = Graph {
+        uses,
+        definers,
+        out_weight,
+    };
+    let file_rank = pagerank(&graph, &personalization);
+
+    // The rank each (definer, name) receives: all the name's flow, less the definer's own use.
+    let flows = graph.flows(&file_rank);
+    let mut per_name = vec![0.0; graph.definers.len()];
+    for (u, flow) in graph.uses.iter().zip(&flows) {
+        per_name[u.name] += flow;
+    }
+    let own_use: HashMap<(usize, usize), f64> = graph
+        .uses
+        .iter()
+        .zip(&flows)
+        .filter(|(u, _)| u.self_defined)
+        .map(|(u, flow)| ((u.file, u.name), *flow))
+        .collect();
+    let definition_rank = |file: usize, name: usize| {
+        let score = per_name[name] - own_use.get(&(file, name)).copied().unwrap_or(0.0);
+        (score > 0.0).then_some(score)
+    };
+
+    let mut scored: Vec<(u8, f64, usize, usize)> = Vec::new();
+    let mut focus_items = 0;
+    for (f, file) in files.iter().enumerate() {
+        let outline = &file.tags.outline;
+        for (i, item) in outline.items.iter().enumerate() {
+            if is_focus[f] {
+                focus_items += 1;
+                continue;
+            }
+            if !steering.include_tests && in_test_module(outline, i) {
+                continue;
+            }
+            if mentioned(&item.name) {
+                scored.push((0, 1.0, f, i));
+                continue;
+            }
+            let through_graph = name_index
+                .get(item.name.as_str())
+                .filter(|_| is_symbol(item.kind))
+                .and_then(|&name| definition_rank(f, name));
+            match through_graph {
+                Some(score) => scored.push((1, score * kind_weight(item.kind), f, i)),
+                None => {
+                    let depth = outline.depth(i) as f64;
+                    scored.push((2, file_rank[f] / (1.0 + depth), f, i));
+                }
+            }
+        }
+    }
+    scored.sort_by(|a, b| {
+        a.0.cmp(&b.0)
+            .then(b.1.total_cmp(&a.1))
+            .then(files[a.2].rel.cmp(&files[b.2].rel))
+            .then(a.3.cmp(&b.3))
+    });
+    Ranked {
+        items: scored
+            .into_iter()
+            .map(|(_, _, f, i)| RankedItem {
+                file: f as u32,
+                item: i as u32,
+            })
+            .collect(),
+        focus_items,
+    }
+}
+
+fn in_test_module(outline: &crate::syntax::Outline, index: usize) -> bool {
+    let mut at = Some(index);
+    while let Some(i) = at {
+        let item = &outline.items[i];
+        if item.kind == Kind::Module && (item.name == "tests" || item.name == "test") {
+            return true;
+        }
+        at = item.parent;
+    }
+    false
+}
+
+/// Where a random walk restarts: the focus files, the files defining a mentioned name and the files
+/// named like one; every file alike when nothing steers.
+fn personalization(
+    files: &[Arc<FileTags>],
+    steering: &Steering,
+    name_index: &HashMap<&str, usize>,
+    definers: &[Vec<usize>],
+) -> Vec<f64> {
+    let n = files.len();
+    let mut weights = vec![0.0; n];
+    for &f in &steering.focus {
+        weights[f] += 1.0;
+    }
+    for mention in &steering.mentions {
+        let defining = name_index.get(mention.as_str()).map(|&i| &definers[i]);
+        for &f in defining.into_iter().flatten() {
+            weights[f] += 1.0;
+        }
+        for (f, file) in files.iter().enumerate() {
+            let stem = std::path::Path::new(&file.rel)
+                .file_stem()
+                .and_then(|s| s.to_str());
+            if stem == Some(mention.as_str()) {
+                weights[f] += 1.0;
+            }
+        }
+    }
+    let total: f64 = weights.iter().sum();
+    if total == 0.0 {
+        return vec![1.0 / n.max(1) as f64; n];
+    }
+    weights.iter().map(|w| w / total).collect()
+}
+
+fn pagerank(graph: &Graph, personalization: &[f64]) -> Vec<f64> {
+    let n = personalization.len();
+    let mut rank = personalization.to_vec();
+    for _ in 0..ITERATIONS {
+        let dangling: f64 = (0..n)
+            .filter(|&i| graph.out_weight[i] == 0.0)
+            .map(|i| rank[i])
+            .sum();
+        let inflow = graph.inflow(&rank);
+        let next: Vec<f64> = (0..n)
+            .map(|i| {
+                (1.0 - DAMPING + DAMPING * dangling) * personalization[i] + DAMPING * inflow[i]
+            })
+            .collect();
+        let change: f64 = next.iter().zip(&rank).map(|(a, b)| (a - b).abs()).sum();
+        rank = next;
+        if change < TOLERANCE {
+            break;
+        }
+    }
+    rank
+}

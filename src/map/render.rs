@@ -1,0 +1,195 @@
+//! Rendering a ranked map into a character budget: the largest prefix of the ranked items that
+//! fits (binary search; each trial stops as soon as it overflows), grouped by file in rank order,
+//! each file's items nested under their parents with line numbers and `⋮` where items are left out,
+//! then one note saying what was elided and how to see more.
+
+use super::index::FileTags;
+use super::rank::Ranked;
+use std::collections::BTreeMap;
+use std::fmt::Write;
+use std::sync::Arc;
+
+/// Later items tried for the room the best prefix leaves.
+const FILL_TRIES: usize = 64;
+/// Signatures are cut to this many characters in the map.
+const LINE_CAP: usize = 100;
+
+pub struct Rendered {
+    pub text: String,
+    pub chars: usize,
+    pub files_shown: usize,
+    pub items_shown: usize,
+    pub elided_files: usize,
+    pub elided_items: usize,
+}
+
+/// Layouts of the files rendered so far.
+#[derive(Default)]
+struct Layouts(std::cell::RefCell<BTreeMap<usize, std::rc::Rc<Layout>>>);
+
+impl Layouts {
+    fn get(&self, index: usize, file: &FileTags) -> std::rc::Rc<Layout> {
+        self.0
+            .borrow_mut()
+            .entry(index)
+            .or_insert_with(|| std::rc::Rc::new(Layout::of(file)))
+            .clone()
+    }
+}
+
+pub fn render(files: &[Arc<FileTags>], ranked: &Ranked, budget: usize) -> Rendered {
+    let layouts = Layouts::default();
+    let total = ranked.items.len();
+    let files_with_items = count_files(files, ranked, total);
+    // The note's length depends on the counts; reserve room for the longest it can be.
+    let reserve = note(total, files_with_items, ranked.focus_items)
+        .chars()
+        .count();
+    let room = budget.saturating_sub(reserve);
+    let prefix = |k: usize| (0..k).collect::<Vec<_>>();
+    let (mut lo, mut hi) = (0, total);
+    while lo < hi {
+        let mid = (lo + hi).div_ceil(2);
+        if body(files, &layouts, ranked, &prefix(mid), room).is_some() {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    // The best prefix that fits, then any later items that still fit in what is left.
+    let mut picked = prefix(lo);
+    let mut best = body(files, &layouts, ranked, &picked, room).unwrap_or_default();
+    for next in (lo + 1..total).take(FILL_TRIES) {
+        picked.push(next);
+        match body(files, &layouts, ranked, &picked, room) {
+            Some(fits) => best = fits,
+            None => {
+                picked.pop();
+            }
+        }
+    }
+    let (mut text, files_shown) = best;
+    let lo = picked.len();
+    let elided_items = total - lo;
+    let elided_files = files_with_items - files_shown;
+    if elided_items > 0 || ranked.focus_items > 0 {
+        text.push_str(&note(elided_items, elided_files, ranked.focus_items));
+    }
+    Rendered {
+        chars: text.chars().count(),
+        text,
+        files_shown,
+        items_shown: lo,
+        elided_files,
+        elided_items,
+    }
+}
+
+fn count_files(files: &[Arc<FileTags>], ranked: &Ranked, k: usize) -> usize {
+    let mut seen = vec![false; files.len()];
+    for r in &ranked.items[..k] {
+        seen[r.file as usize] = true;
+    }
+    seen.iter().filter(|s| **s).count()
+}
+
+fn note(elided_items: usize, elided_files: usize, focus_items: usize) -> String {
+    let mut text = format!("⋮ {elided_items} more items, {elided_files} more files");
+    if focus_items > 0 {
+        write!(text, " (and {focus_items} in focus files)").ok();
+    }
+    text.push_str("; see more: larger `budget`, narrower `dir`, or `outline`\n");
+    text
+}
+
+/// The picked ranked items (indices into the ranking), grouped by file: `None` when that exceeds
+/// `room` characters.
+fn body(
+    files: &[Arc<FileTags>],
+    layouts: &Layouts,
+    ranked: &Ranked,
+    picked: &[usize],
+    room: usize,
+) -> Option<(String, usize)> {
+    let mut chosen: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    let mut file_order = Vec::new();
+    for r in picked.iter().map(|&p| &ranked.items[p]) {
+        let list = chosen.entry(r.file as usize).or_default();
+        if list.is_empty() {
+            file_order.push(r.file as usize);
+        }
+        list.push(r.item as usize);
+    }
+    let mut text = String::new();
+    let mut chars = 0;
+    for &f in &file_order {
+        let start = text.len();
+        let layout = layouts.get(f, &files[f]);
+        render_file(&files[f], &layout, &chosen[&f], &mut text);
+        chars += text[start..].chars().count();
+        if chars > room {
+            return None;
+        }
+    }
+    Some((text, file_order.len()))
+}
+
+/// A file's items in rendering order with their depths, computed once per map.
+struct Layout {
+    order: Vec<usize>,
+    depth: Vec<usize>,
+}
+
+impl Layout {
+    fn of(file: &FileTags) -> Layout {
+        let outline = &file.tags.outline;
+        let order = outline.tree_order();
+        let mut depth = vec![0; outline.items.len()];
+        for &i in &order {
+            if let Some(p) = outline.items[i].parent {
+                depth[i] = depth[p] + 1;
+            }
+        }
+        Layout { order, depth }
+    }
+}
+
+fn render_file(file: &FileTags, layout: &Layout, chosen: &[usize], out: &mut String) {
+    let outline = &file.tags.outline;
+    let mut shown = vec![false; outline.items.len()];
+    for &i in chosen {
+        let mut at = Some(i);
+        while let Some(j) = at {
+            if shown[j] {
+                break;
+            }
+            shown[j] = true;
+            at = outline.items[j].parent;
+        }
+    }
+    writeln!(out, "{}:", file.rel).ok();
+    let mut skipped = false;
+    for &i in &layout.order {
+        if !shown[i] {
+            skipped = true;
+            continue;
+        }
+        if skipped {
+            out.push_str("⋮\n");
+            skipped = false;
+        }
+        let item = &outline.items[i];
+        let signature: String = item.signature.chars().take(LINE_CAP).collect();
+        writeln!(
+            out,
+            "{:>5} {}{}",
+            item.line,
+            "  ".repeat(layout.depth[i]),
+            signature
+        )
+        .ok();
+    }
+    if skipped {
+        out.push_str("⋮\n");
+    }
+}

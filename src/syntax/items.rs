@@ -1,0 +1,437 @@
+//! Outline items from a syntax tree: runs the language's `outline.scm`, then nests the items by
+//! range containment, in one sorted pass. Everything language-specific is in the query; the rules
+//! here are shared: a definition inside a function is local and not an item, a function directly
+//! inside a class-like item is a method, a variable directly inside one is a field, and a method
+//! declared outside its type (`@receiver`) nests under the type of that name.
+
+use super::queries::{Queries, Role};
+use super::Kind;
+use serde::Serialize;
+use std::collections::HashMap;
+use std::ops::Range;
+use streaming_iterator::StreamingIterator;
+use tree_sitter::{Node, QueryCursor, Tree};
+
+/// Signatures longer than this many characters are cut (with `…`).
+pub const SIGNATURE_CAP: usize = 200;
+
+/// One definition in a file's outline.
+#[derive(Clone, Debug, Serialize)]
+pub struct Item {
+    pub kind: Kind,
+    pub name: String,
+    /// The declaration before its body, whitespace collapsed, capped at `SIGNATURE_CAP`.
+    pub signature: String,
+    /// 1-based, inclusive.
+    pub line: usize,
+    pub end_line: usize,
+    /// Index of the enclosing item in the same outline.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent: Option<usize>,
+    /// The first line of the item's doc comment or docstring.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub doc: Option<String>,
+    /// The item's bytes in the file.
+    #[serde(skip)]
+    pub bytes: Range<usize>,
+    /// Its name's bytes (a reference query skips them: a definition does not refer to itself).
+    #[serde(skip)]
+    pub name_bytes: Range<usize>,
+    /// The first line with the item's doc comment, attributes and decorators (1-based).
+    #[serde(skip)]
+    pub extent_line: usize,
+}
+
+/// A file's items (in file order, parents first) and how many syntax errors the parser recovered from.
+#[derive(Clone, Debug, Default)]
+pub struct Outline {
+    pub items: Vec<Item>,
+    pub parse_errors: usize,
+}
+
+impl Outline {
+    /// How deep an item is nested (0 for top level).
+    pub fn depth(&self, index: usize) -> usize {
+        let mut depth = 0;
+        let mut at = self.items[index].parent;
+        while let Some(parent) = at {
+            depth += 1;
+            at = self.items[parent].parent;
+        }
+        depth
+    }
+
+    /// Item indices in rendering order: each item followed by its children, siblings by line.
+    pub fn tree_order(&self) -> Vec<usize> {
+        let mut children: Vec<Vec<usize>> = vec![Vec::new(); self.items.len()];
+        let mut roots = Vec::new();
+        for (i, item) in self.items.iter().enumerate() {
+            match item.parent {
+                Some(p) => children[p].push(i),
+                None => roots.push(i),
+            }
+        }
+        let mut order = Vec::with_capacity(self.items.len());
+        let mut stack: Vec<usize> = roots.into_iter().rev().collect();
+        while let Some(i) = stack.pop() {
+            order.push(i);
+            stack.extend(children[i].iter().rev());
+        }
+        order
+    }
+
+    /// The dotted path of an item (`Server.handle`).
+    pub fn path_of(&self, index: usize) -> String {
+        let mut parts = vec![self.items[index].name.as_str()];
+        let mut at = self.items[index].parent;
+        while let Some(parent) = at {
+            parts.push(&self.items[parent].name);
+            at = self.items[parent].parent;
+        }
+        parts.reverse();
+        parts.join(".")
+    }
+}
+
+/// One match of the outline query, before nesting.
+struct Found<'t> {
+    node: Node<'t>,
+    kind: Kind,
+    name: String,
+    body: Option<Node<'t>>,
+    signature: Option<Node<'t>>,
+    receiver: Option<String>,
+    doc: Option<Node<'t>>,
+    pattern: usize,
+    name_id: usize,
+    name_start: usize,
+    name_end: usize,
+}
+
+pub fn extract(tree: &Tree, source: &[u8], queries: &Queries) -> Outline {
+    let found = find_definitions(tree, source, queries);
+    let parents = nest(&found);
+    let keep = not_local(&found, &parents);
+    let mut new_index = vec![None; found.len()];
+    let mut items = Vec::new();
+    for (i, f) in found.iter().enumerate() {
+        if !keep[i] {
+            continue;
+        }
+        new_index[i] = Some(items.len());
+        items.push(to_item(f, parents[i].and_then(|p| new_index[p]), source));
+    }
+    attach_receivers(&found, &keep, &new_index, &mut items);
+    relabel_members(&mut items);
+    Outline {
+        items,
+        parse_errors: count_errors(tree),
+    }
+}
+
+fn find_definitions<'t>(tree: &'t Tree, source: &[u8], queries: &Queries) -> Vec<Found<'t>> {
+    let mut cursor = QueryCursor::new();
+    let mut matches = cursor.matches(&queries.outline, tree.root_node(), source);
+    let mut found = Vec::new();
+    while let Some(m) = matches.next() {
+        let mut item = None;
+        let (mut names, mut body, mut signature, mut receiver, mut doc) =
+            (Vec::new(), None, None, None, None);
+        for capture in m.captures() {
+            match queries.roles[capture.index as usize] {
+                Role::Definition(kind) => item = Some((capture.node, kind)),
+                Role::Name => names.push(capture.node),
+                Role::Body => body = Some(capture.node),
+                Role::Signature => signature = Some(capture.node),
+                Role::Receiver => receiver = Some(text(source, capture.node)),
+                Role::Doc => doc = Some(capture.node),
+                Role::Other => {}
+            }
+        }
+        let Some((node, kind)) = item else { continue };
+        for name in names {
+            found.push(Found {
+                node,
+                kind,
+                name: collapse(&text(source, name)),
+                body,
+                signature,
+                receiver: receiver.clone(),
+                doc,
+                pattern: m.pattern_index,
+                name_id: name.id(),
+                name_start: name.start_byte(),
+                name_end: name.end_byte(),
+            });
+        }
+    }
+    // Outer items first; for one node and name the first pattern wins.
+    found.sort_by_key(|f| {
+        (
+            f.node.start_byte(),
+            std::cmp::Reverse(f.node.end_byte()),
+            f.node.id(),
+            f.name_start,
+            f.name_id,
+            f.pattern,
+        )
+    });
+    found.dedup_by_key(|f| (f.node.id(), f.name_id));
+    found
+}
+
+/// The enclosing item of each found item, by range containment (`found` is sorted outer first).
+/// Items of one span are siblings (Go's `var a, b int`).
+fn nest(found: &[Found]) -> Vec<Option<usize>> {
+    let mut parents = vec![None; found.len()];
+    let mut stack: Vec<usize> = Vec::new();
+    for (i, f) in found.iter().enumerate() {
+        let range = f.node.byte_range();
+        while let Some(&top) = stack.last() {
+            if found[top].node.end_byte() >= range.end {
+                break;
+            }
+            stack.pop();
+        }
+        parents[i] = match stack.last() {
+            Some(&top) if found[top].node.byte_range() == range => parents[top],
+            Some(&top) => Some(top),
+            None => None,
+        };
+        stack.push(i);
+    }
+    parents
+}
+
+/// False for items inside a function or method: those are local, not part of the outline.
+fn not_local(found: &[Found], parents: &[Option<usize>]) -> Vec<bool> {
+    let mut keep = vec![true; found.len()];
+    for i in 0..found.len() {
+        if let Some(p) = parents[i] {
+            keep[i] = keep[p] && !matches!(found[p].kind, Kind::Function | Kind::Method);
+        }
+    }
+    keep
+}
+
+fn attach_receivers(
+    found: &[Found],
+    keep: &[bool],
+    new_index: &[Option<usize>],
+    items: &mut [Item],
+) {
+    // Types by (their parent, name): an out-of-line method joins the type of that name declared
+    // beside it (Go at top level, C++ in the same namespace).
+    let mut types: HashMap<(Option<usize>, String), usize> = HashMap::new();
+    for (i, item) in items.iter().enumerate() {
+        if item.kind.holds_members() || item.kind == Kind::Type {
+            types.entry((item.parent, item.name.clone())).or_insert(i);
+        }
+    }
+    for (i, f) in found.iter().enumerate() {
+        let (true, Some(receiver), Some(index)) = (keep[i], &f.receiver, new_index[i]) else {
+            continue;
+        };
+        let key = (items[index].parent, receiver.clone());
+        if let Some(&owner) = types.get(&key) {
+            items[index].parent = Some(owner);
+        }
+    }
+}
+
+fn relabel_members(items: &mut [Item]) {
+    for i in 0..items.len() {
+        let Some(parent) = items[i].parent else {
+            continue;
+        };
+        if !items[parent].kind.holds_members() {
+            continue;
+        }
+        items[i].kind = match items[i].kind {
+            Kind::Function => Kind::Method,
+            Kind::Var => Kind::Field,
+            other => other,
+        };
+    }
+}
+
+fn to_item(f: &Found, parent: Option<usize>, source: &[u8]) -> Item {
+    let extent = extent(f.node, source);
+    let signature = match (f.signature, f.body) {
+        (Some(sig), _) => collapse(&text(source, sig)),
+        (None, Some(body)) if body.start_byte() > f.node.start_byte() => {
+            let end = header_end(f.node, body);
+            collapse(&String::from_utf8_lossy(&source[f.node.start_byte()..end]))
+        }
+        _ => {
+            let whole = text(source, f.node);
+            collapse(whole.lines().next().unwrap_or(""))
+        }
+    };
+    let doc = match f.doc {
+        Some(doc) => first_doc_line(&text(source, doc)),
+        None => extent.doc,
+    };
+    Item {
+        kind: f.kind,
+        name: f.name.clone(),
+        signature: cap(tidy_signature(&signature)),
+        line: f.node.start_position().row + 1,
+        end_line: end_line(f.node),
+        parent,
+        doc,
+        bytes: f.node.byte_range(),
+        name_bytes: f.name_start..f.name_end,
+        extent_line: extent.first_row + 1,
+    }
+}
+
+/// Where the declaration before `body` ends: comments between it and the body are not part of it.
+fn header_end(item: Node, body: Node) -> usize {
+    let mut at = body;
+    while let Some(prev) = at.prev_sibling() {
+        if !prev.kind().contains("comment") {
+            return prev.end_byte();
+        }
+        at = prev;
+    }
+    body.start_byte().max(item.start_byte())
+}
+
+/// Where an item's leading matter starts (doc comments, attributes, decorators), and its doc.
+struct Extent {
+    first_row: usize,
+    doc: Option<String>,
+}
+
+/// Wrappers that belong to the item they hold: decorators, `export`, `template <...>`.
+const WRAPPERS: &[&str] = &[
+    "decorated_definition",
+    "export_statement",
+    "template_declaration",
+];
+
+fn extent(node: Node, source: &[u8]) -> Extent {
+    let mut anchor = node;
+    while let Some(parent) = anchor.parent() {
+        if !WRAPPERS.contains(&parent.kind()) {
+            break;
+        }
+        anchor = parent;
+    }
+    let mut first_row = anchor.start_position().row;
+    let mut doc_start = None;
+    let mut at = anchor;
+    while let Some(prev) = at.prev_sibling() {
+        let kind = prev.kind();
+        let adjacent = prev.end_position().row + 1 >= at.start_position().row;
+        let is_comment = kind.contains("comment");
+        let is_attribute = ["attribute", "decorator", "annotation"]
+            .iter()
+            .any(|a| kind.contains(a));
+        if !adjacent || !(is_comment || is_attribute) || !starts_its_line(prev, source) {
+            break;
+        }
+        if is_comment {
+            doc_start = Some(prev);
+        }
+        first_row = prev.start_position().row;
+        at = prev;
+    }
+    Extent {
+        first_row,
+        doc: doc_start.and_then(|c| {
+            // The whole run of line comments from the first one down.
+            let end = anchor.start_byte().max(c.end_byte());
+            first_doc_line(&String::from_utf8_lossy(&source[c.start_byte()..end]))
+        }),
+    }
+}
+
+/// Whether only whitespace precedes the node on its line (a trailing comment is no doc).
+fn starts_its_line(node: Node, source: &[u8]) -> bool {
+    let start = node.start_byte();
+    let line_start = source[..start]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    source[line_start..start]
+        .iter()
+        .all(|b| b.is_ascii_whitespace())
+}
+
+/// The first line of a comment or docstring with its markers removed.
+fn first_doc_line(text: &str) -> Option<String> {
+    const PREFIXES: &[&str] = &[
+        "///", "//!", "/**", "/*!", "/*", "//", "#", "--", "*", "r\"\"\"", "\"\"\"", "'''", "\"",
+        "'",
+    ];
+    const SUFFIXES: &[&str] = &["*/", "\"\"\"", "'''", "\"", "'"];
+    for line in text.lines() {
+        let mut line = line.trim();
+        if let Some(p) = PREFIXES.iter().find(|p| line.starts_with(**p)) {
+            line = line[p.len()..].trim_start();
+        }
+        if let Some(s) = SUFFIXES.iter().find(|s| line.ends_with(**s)) {
+            line = line[..line.len() - s.len()].trim_end();
+        }
+        // C#'s XML doc comments: the summary's text.
+        let line = line.replace("<summary>", "").replace("</summary>", "");
+        let line = line.trim();
+        if !line.is_empty() {
+            return Some(cap(line.to_owned()));
+        }
+    }
+    None
+}
+
+/// 1-based last line; a node ending at the start of a line ends on the line before.
+fn end_line(node: Node) -> usize {
+    let end = node.end_position();
+    if end.column == 0 && end.row > node.start_position().row {
+        end.row
+    } else {
+        end.row + 1
+    }
+}
+
+fn text(source: &[u8], node: Node) -> String {
+    String::from_utf8_lossy(&source[node.byte_range()]).into_owned()
+}
+
+fn collapse(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn tidy_signature(signature: &str) -> String {
+    signature.trim_end_matches(['{', ' ']).to_owned()
+}
+
+fn cap(mut text: String) -> String {
+    if let Some((cut, _)) = text.char_indices().nth(SIGNATURE_CAP) {
+        text.truncate(cut);
+        text.push('…');
+    }
+    text
+}
+
+/// ERROR and MISSING nodes: what the parser recovered from.
+fn count_errors(tree: &Tree) -> usize {
+    let root = tree.root_node();
+    if !root.has_error() {
+        return 0;
+    }
+    let mut count = 0;
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        if node.is_error() || node.is_missing() {
+            count += 1;
+        }
+        let mut cursor = node.walk();
+        stack.extend(
+            node.children(&mut cursor)
+                .filter(|c| c.has_error() || c.is_missing()),
+        );
+    }
+    count
+}

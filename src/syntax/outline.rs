@@ -1,0 +1,133 @@
+//! `outline`: one file's skeleton from the parse cache, and its rendering as an indented list with
+//! line numbers.
+
+use super::cache::ParseMode;
+use super::{languages, Item};
+use crate::error::{Error, Result};
+use crate::state::State;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::io::{self, Write};
+use std::sync::Arc;
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OutlineParams {
+    /// The file to outline.
+    #[serde(alias = "path")]
+    pub file: String,
+}
+
+#[derive(Serialize)]
+pub struct OutlineResult {
+    pub path: String,
+    pub language: String,
+    pub version: String,
+    /// How the tree was obtained: `cached`, `incremental` or `full`.
+    pub parse: ParseMode,
+    pub parse_errors: usize,
+    pub items: Vec<Item>,
+}
+
+/// The parts of an outline result the CLI renders, as they arrive on the wire.
+#[derive(Deserialize)]
+struct OutlineView {
+    path: String,
+    language: String,
+    parse_errors: usize,
+    items: Vec<ItemView>,
+}
+
+#[derive(Deserialize)]
+struct ItemView {
+    signature: String,
+    line: usize,
+    parent: Option<usize>,
+}
+
+pub fn run(state: &Arc<State>, p: OutlineParams) -> Result<OutlineResult> {
+    let (parsed, mode) = parse_file(state, "file", &p.file)?;
+    Ok(OutlineResult {
+        path: parsed.0.display().to_string(),
+        language: parsed.1.language.name.clone(),
+        version: parsed.1.version.clone(),
+        parse: mode,
+        parse_errors: parsed.1.outline.parse_errors,
+        items: parsed.1.outline.items.clone(),
+    })
+}
+
+/// Loads a file through the jail and the documents store and returns its (cached) parse.
+pub fn parse_file(
+    state: &State,
+    field: &str,
+    wire: &str,
+) -> Result<((std::path::PathBuf, Arc<super::cache::Parsed>), ParseMode)> {
+    let resolved = state.jail.resolve(field, wire)?;
+    let limits = state.limits();
+    let doc = state.documents.load(
+        &state.jail,
+        &resolved,
+        limits.max_write_bytes,
+        limits.documents_max_bytes,
+    )?;
+    let first_line = doc.text.to_bytes();
+    let language = languages::for_path(
+        &resolved.abs,
+        Some(&first_line[..first_line.len().min(256)]),
+    )
+    .ok_or_else(|| unknown_language(field, wire))?;
+    let (parsed, mode) = state
+        .syntax
+        .get(&doc, language)
+        .ok_or_else(|| unknown_language(field, wire))?;
+    Ok(((resolved.abs.clone(), parsed), mode))
+}
+
+fn unknown_language(field: &str, wire: &str) -> Error {
+    let known: Vec<String> = languages::all()
+        .iter()
+        .filter(|l| super::queries::of(l).is_ok())
+        .flat_map(|l| l.extensions.iter().map(|e| format!(".{e}")))
+        .collect();
+    Error::bad_input(format!(
+        "`{field}`: {wire} is in no language coderd can outline"
+    ))
+    .with_recovery(format!(
+        "outline a file with one of these extensions: {}; or read it",
+        known.join(" ")
+    ))
+}
+
+/// The CLI's rendering: the path, then one line per item, indented by nesting.
+pub fn render(out: &mut impl Write, result: &str) -> io::Result<()> {
+    let Ok(r) = serde_json::from_str::<OutlineView>(result) else {
+        return out.write_all(result.as_bytes());
+    };
+    let errors = match r.parse_errors {
+        0 => String::new(),
+        n => format!(", {n} parse errors"),
+    };
+    writeln!(out, "{} ({}{errors})", r.path, r.language)?;
+    let items = &r.items;
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); items.len()];
+    let mut stack = Vec::new();
+    for (i, item) in items.iter().enumerate().rev() {
+        match item.parent.filter(|&p| p < items.len()) {
+            Some(p) => children[p].insert(0, i),
+            None => stack.push((i, 0)),
+        }
+    }
+    while let Some((i, depth)) = stack.pop() {
+        let item = &items[i];
+        writeln!(
+            out,
+            "{:>6}  {}{}",
+            item.line,
+            "  ".repeat(depth),
+            item.signature
+        )?;
+        stack.extend(children[i].iter().rev().map(|&c| (c, depth + 1)));
+    }
+    Ok(())
+}

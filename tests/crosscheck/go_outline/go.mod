@@ -1,0 +1,3 @@
+module goutline
+
+go 1.19
