@@ -286,8 +286,6 @@ fn copy_xattrs(from: &File, to: &File) {
 }
 
 impl Staged<'_> {
-    /// Makes the staged content the target's. `Replace` checks `expected` first (the window between
-    /// that check and the rename is two syscalls).
     /// The metadata of the staged file (its inode is the one the target will have).
     pub fn metadata(&self) -> Result<std::fs::Metadata> {
         self.file
@@ -295,13 +293,16 @@ impl Staged<'_> {
             .map_err(|e| Error::from_io(&e, &self.place.abs))
     }
 
+    /// Makes the staged content the target's. `Replace` checks `expected` first (the window between
+    /// that check and the rename is two syscalls); `sync_folder` fsyncs the folder after the rename
+    /// (a transaction over several files passes false and syncs each folder once at the end).
     /// Returns the published file's metadata, taken from the staged handle after the rename: it
     /// describes our content even if another program replaces the name right after.
     pub fn publish(
         mut self,
         how: Publish,
         expected: Option<&Stamp>,
-        fsync: bool,
+        sync_folder: bool,
     ) -> Result<std::fs::Metadata> {
         let place = self.place;
         if let (Publish::Replace, Some(stamp)) = (how, expected) {
@@ -331,7 +332,7 @@ impl Staged<'_> {
             Err(e) => return Err(Error::from_io(&e.into(), &place.abs)),
         }
         self.published = true;
-        if fsync {
+        if sync_folder {
             sync_dir(&place.dir, &place.abs)?;
         }
         self.metadata()

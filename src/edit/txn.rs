@@ -437,17 +437,18 @@ fn commit_all(state: &State, workspace: Workspace, opts: &Options) -> Result<Vec
             backups.push(commit::stage(bak, original, like_ref, fsync, journal)?);
         }
     }
+    // Folders are synced once each, after every rename of the call (not once per file).
     for bak in backups {
-        bak.publish(Publish::Overwrite, None, fsync)?;
+        bak.publish(Publish::Overwrite, None, false)?;
     }
     let mut published: Vec<(usize, Option<std::fs::Metadata>)> = Vec::new();
     for (i, item) in ready.into_iter().enumerate() {
         let creating = item.how == Publish::CreateNew && !changed[i].target.create_only;
         let outcome = match item.staged {
             Some(staged) => staged
-                .publish(item.how, item.stamp.as_ref(), fsync)
+                .publish(item.how, item.stamp.as_ref(), false)
                 .map(Some),
-            None => remove(&places[i].place, item.stamp.as_ref(), fsync).map(|()| None),
+            None => remove(&places[i].place, item.stamp.as_ref()).map(|()| None),
         };
         match outcome {
             Ok(meta) => published.push((i, meta)),
@@ -463,21 +464,32 @@ fn commit_all(state: &State, workspace: Workspace, opts: &Options) -> Result<Vec
             }
         }
     }
+    if fsync {
+        sync_folders(&places)?;
+    }
     Ok(finish(
         state, &workspace, &changed, published, &places, opts,
     ))
 }
 
+/// Makes the renames of a call durable: one fsync per distinct folder.
+fn sync_folders(places: &[Prepared]) -> Result<()> {
+    let mut synced = std::collections::HashSet::new();
+    for Prepared { place, .. } in places {
+        // A backup lives in its file's folder, so syncing the file's folder covers it.
+        if synced.insert(place.abs.parent().map(Path::to_path_buf)) {
+            commit::sync_dir(&place.dir, &place.abs)?;
+        }
+    }
+    Ok(())
+}
+
 /// Deletes a file the call planned to delete, if it is still the one planned on.
-fn remove(place: &Place, stamp: Option<&Stamp>, fsync: bool) -> Result<()> {
+fn remove(place: &Place, stamp: Option<&Stamp>) -> Result<()> {
     if let Some(stamp) = stamp {
         place.still(stamp)?;
     }
-    place.unlink(false)?;
-    if fsync {
-        commit::sync_dir(&place.dir, &place.abs)?;
-    }
-    Ok(())
+    place.unlink(false)
 }
 
 /// The metadata a replacement keeps, and the hard-link policy.
