@@ -196,6 +196,8 @@ impl Daemon {
         let child = Command::new(env!("CARGO_BIN_EXE_coderd"))
             // The daemon registry (and default sockets) of test daemons stay in the test's folder.
             .env("XDG_RUNTIME_DIR", logdir.join("run"))
+            // So does the state that outlives a daemon (the temp-file journal).
+            .env("XDG_STATE_HOME", logdir.join("state"))
             .args(args)
             .arg("--socket")
             .arg(socket)
