@@ -49,10 +49,15 @@ impl Stamp {
         version_of_hash(&self.sha256)
     }
 
-    /// Whether the file on disk is, by identity, size and times, the one this stamp was taken of.
+    /// Whether the file on disk is, by identity, size and times, the one this stamp was taken of,
+    /// and the stamp is old enough to vouch for it without reading the content again.
     pub fn same_file_state(&self, meta: &std::fs::Metadata) -> bool {
-        !self.racy
-            && self.dev == meta.dev()
+        !self.racy && self.describes(meta)
+    }
+
+    /// Whether `meta` (taken of an open file) has this stamp's identity, size and times.
+    pub fn describes(&self, meta: &std::fs::Metadata) -> bool {
+        self.dev == meta.dev()
             && self.ino == meta.ino()
             && self.size == meta.size()
             && self.mtime_ns == nanos(meta.mtime(), meta.mtime_nsec())

@@ -1,0 +1,117 @@
+//! Versions and sessions over the real daemon: `read` returns the version an edit can expect, a
+//! session remembers what it read, and line-number edits from an outdated read are refused.
+
+mod common;
+
+use common::{Daemon, Sandbox};
+use serde_json::json;
+
+fn replace_file(path: &std::path::Path, text: &str) {
+    let temp = path.with_extension("swap");
+    std::fs::write(&temp, text).unwrap();
+    std::fs::rename(&temp, path).unwrap();
+}
+
+#[test]
+fn read_returns_the_version_that_edits_expect() {
+    let sandbox = Sandbox::empty();
+    sandbox.write("a.txt", "one\ntwo\nthree\n");
+    let daemon = Daemon::start(&sandbox, &[]);
+
+    let window = daemon.ok("read", json!({"file": "a.txt", "start": 2, "end": 2}));
+    let stat = daemon.ok("read", json!({"file": "a.txt", "stat": true}));
+    let base64 = daemon.ok("read", json!({"file": "a.txt", "encoding": "base64"}));
+    let batch = daemon.ok("read", json!({"paths": ["a.txt"]}));
+    let version = window["version"].as_str().expect("a version").to_string();
+    assert_eq!(version.len(), 16);
+    assert_eq!(stat["version"], version);
+    assert!(stat["sha256"].as_str().unwrap().starts_with(&version));
+    assert_eq!(base64["version"], version);
+    assert_eq!(batch["results"][0]["version"], version);
+
+    // The version from the read is what an edit expects; the edit answers the next one.
+    let edited = daemon.ok(
+        "patch",
+        json!({"file": "a.txt", "search": "two", "replace": "TWO", "expect_version": version, "backup": false}),
+    );
+    let next = edited["version"].as_str().unwrap().to_string();
+    assert_ne!(next, version);
+    assert_eq!(daemon.ok("read", json!({"file": "a.txt"}))["version"], next);
+
+    // Another program changes the file: the old version is refused, with what changed.
+    replace_file(&sandbox.root.join("a.txt"), "one\nTWO\nthree\nfour\n");
+    let error = daemon.err(
+        "patch",
+        json!({"file": "a.txt", "search": "one", "replace": "1", "expect_version": next}),
+    );
+    assert_eq!(error["data"]["code"], "C212", "{error}");
+    assert!(
+        error["data"]["diff"].as_str().unwrap().contains("+four"),
+        "{error}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(sandbox.root.join("a.txt")).unwrap(),
+        "one\nTWO\nthree\nfour\n"
+    );
+}
+
+#[test]
+fn a_line_edit_from_an_outdated_session_read_is_refused_until_it_reads_again() {
+    let sandbox = Sandbox::empty();
+    sandbox.write("a.txt", "one\ntwo\nthree\n");
+    let daemon = Daemon::start(&sandbox, &[]);
+    let update = |session: &str| {
+        daemon.call(
+            "update-file",
+            json!({"session": session, "files": [{"path": "a.txt", "ops": [
+                {"op": "update_lines", "from_line": 2, "to_line": 2, "content": "second"}]}]}),
+        )
+    };
+
+    daemon.ok("read", json!({"file": "a.txt", "session": "s1"}));
+    // Lines move under the session's feet.
+    replace_file(&sandbox.root.join("a.txt"), "zero\none\ntwo\nthree\n");
+    let refused = update("s1");
+    assert_eq!(refused["error"]["data"]["code"], "C212", "{refused}");
+    assert!(refused["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("session `s1`"));
+    assert_eq!(
+        std::fs::read_to_string(sandbox.root.join("a.txt")).unwrap(),
+        "zero\none\ntwo\nthree\n"
+    );
+
+    // A batch read counts as a read too; then the same edit lands.
+    daemon.ok("read", json!({"paths": ["a.txt"], "session": "s1"}));
+    assert!(update("s1").get("result").is_some());
+    assert_eq!(
+        std::fs::read_to_string(sandbox.root.join("a.txt")).unwrap(),
+        "zero\nsecond\ntwo\nthree\n"
+    );
+    // The session's own edit counts as its read: a second line edit needs no new read.
+    assert!(update("s1").get("result").is_some());
+    // A session that never read the file may edit it (require_read_before_edit is off).
+    assert!(update("s2").get("result").is_some());
+}
+
+#[test]
+fn require_read_before_edit_refuses_an_unread_file() {
+    let sandbox = Sandbox::empty();
+    sandbox.write("a.txt", "one\n");
+    let config = sandbox.dir.path().join("coderd.yaml");
+    std::fs::write(&config, "require_read_before_edit: true\n").unwrap();
+    let daemon = Daemon::start(&sandbox, &["--config", config.to_str().unwrap()]);
+    let patch = json!({"file": "a.txt", "search": "one", "replace": "two", "session": "s", "backup": false});
+    let error = daemon.err("patch", patch.clone());
+    assert_eq!(error["data"]["code"], "C212", "{error}");
+    daemon.ok(
+        "read",
+        json!({"file": "a.txt", "stat": true, "session": "s"}),
+    );
+    daemon.ok("patch", patch);
+    assert_eq!(
+        std::fs::read_to_string(sandbox.root.join("a.txt")).unwrap(),
+        "two\n"
+    );
+}
