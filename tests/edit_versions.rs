@@ -115,3 +115,51 @@ fn require_read_before_edit_refuses_an_unread_file() {
         "two\n"
     );
 }
+
+/// The store's use as `info` reports it: (documents, bytes).
+fn held(daemon: &Daemon) -> (u64, u64) {
+    let info = daemon.ok("info", json!({}));
+    let docs = &info["documents"];
+    (
+        docs["documents"].as_u64().unwrap(),
+        docs["bytes"].as_u64().unwrap(),
+    )
+}
+
+/// Polls `info` (never touching the file) until `done`, for at most 5 s.
+fn eventually(daemon: &Daemon, what: &str, done: impl Fn((u64, u64)) -> bool) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        let now = held(daemon);
+        if done(now) {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{what}: still {now:?}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn the_watcher_refreshes_a_held_document_another_program_changes_or_removes() {
+    let sandbox = Sandbox::empty();
+    sandbox.write("a.txt", "small\n");
+    let daemon = Daemon::start(&sandbox, &[]);
+    daemon.ok("read", json!({"file": "a.txt"}));
+    assert_eq!(held(&daemon), (1, 6));
+    // Another program replaces it: the store holds the new content (and the old one as history)
+    // without any request naming the file.
+    replace_file(&sandbox.root.join("a.txt"), &"x".repeat(5000));
+    eventually(&daemon, "refresh after a rename over it", |(_, bytes)| {
+        bytes == 5006
+    });
+    // Rewritten in place, like a plain `>` redirect.
+    std::fs::write(sandbox.root.join("a.txt"), "y".repeat(7000)).unwrap();
+    eventually(&daemon, "refresh after an in-place write", |(_, bytes)| {
+        bytes == 7000 + 5000 + 6
+    });
+    std::fs::remove_file(sandbox.root.join("a.txt")).unwrap();
+    eventually(&daemon, "forgotten after removal", |(docs, _)| docs == 0);
+}

@@ -11,6 +11,7 @@ pub mod events;
 mod sessions;
 pub mod stamp;
 mod text;
+pub mod watch;
 
 pub use events::{Change, Event, EventKind};
 pub use sessions::Sessions;
@@ -78,6 +79,8 @@ pub struct Documents {
     inner: Mutex<Inner>,
     events: broadcast::Sender<Event>,
     pub sessions: Sessions,
+    /// The folders watched for eager refresh (see `watch`).
+    pub watch: watch::Watch,
 }
 
 impl Default for Documents {
@@ -86,6 +89,7 @@ impl Default for Documents {
             inner: Mutex::default(),
             events: broadcast::channel(EVENT_BUFFER).0,
             sessions: Sessions::default(),
+            watch: watch::Watch::default(),
         }
     }
 }
@@ -166,13 +170,16 @@ impl Documents {
             revision,
             text,
         });
-        self.install(
+        let new = self.install(
             &mut inner,
             doc.clone(),
             previous.filter(|_| changed),
             budget,
         );
         drop(inner);
+        if new {
+            self.watch.folder_of(path);
+        }
         if changed {
             self.publish(Event {
                 path: path.to_path_buf(),
@@ -189,8 +196,12 @@ impl Documents {
     pub fn committed(&self, doc: Arc<Document>, event: Event, budget: u64) {
         let mut inner = self.lock();
         let previous = inner.entries.get(&doc.path).map(|e| e.doc.clone());
-        self.install(&mut inner, doc, previous, budget);
+        let path = doc.path.clone();
+        let new = self.install(&mut inner, doc, previous, budget);
         drop(inner);
+        if new {
+            self.watch.folder_of(&path);
+        }
         self.publish(event);
     }
 
@@ -202,6 +213,11 @@ impl Documents {
         }
         drop(inner);
         self.publish(event);
+    }
+
+    /// Every path the store holds.
+    pub fn paths(&self) -> Vec<PathBuf> {
+        self.lock().entries.keys().cloned().collect()
     }
 
     /// The revision the daemon holds for a path (0 when it holds none).
@@ -229,13 +245,15 @@ impl Documents {
         }
     }
 
+    /// Puts a document in the store; true when the store did not hold its path before (the
+    /// caller then has its folder watched, outside the store's lock).
     fn install(
         &self,
         inner: &mut Inner,
         doc: Arc<Document>,
         previous: Option<Arc<Document>>,
         budget: u64,
-    ) {
+    ) -> bool {
         inner.tick += 1;
         let tick = inner.tick;
         let path = doc.path.clone();
@@ -257,8 +275,9 @@ impl Documents {
             last_used: tick,
         };
         inner.used += entry.weight();
-        inner.entries.insert(path.clone(), entry);
+        let new = inner.entries.insert(path.clone(), entry).is_none();
         Self::evict(inner, budget, &path);
+        new
     }
 
     /// Drops least recently used documents until the store fits its budget. The one just used is
