@@ -40,6 +40,10 @@ pub struct Document {
     /// Grows by one on every change the daemon sees (its own edits and external writes).
     pub revision: u64,
     pub text: Text,
+    /// The content as one contiguous buffer, kept for documents an edit just wrote: the next edit
+    /// of the same file (the common case: an agent patches a file several times) plans on it
+    /// without copying the rope out again. Counted in the memory budget.
+    pub flat: Option<Arc<Vec<u8>>>,
 }
 
 impl Document {
@@ -49,9 +53,16 @@ impl Document {
     pub fn bytes(&self) -> Vec<u8> {
         self.text.to_bytes()
     }
+    /// The content as one buffer: the kept one, else copied out of the rope.
+    pub fn shared_bytes(&self) -> Arc<Vec<u8>> {
+        match &self.flat {
+            Some(flat) => flat.clone(),
+            None => Arc::new(self.text.to_bytes()),
+        }
+    }
     /// Memory the document holds (content only; the bookkeeping is small).
     fn weight(&self) -> u64 {
-        self.text.len() as u64
+        self.text.len() as u64 + self.flat.as_ref().map_or(0, |f| f.len() as u64)
     }
 }
 
@@ -169,6 +180,7 @@ impl Documents {
             stamp,
             revision,
             text,
+            flat: None,
         });
         let new = self.install(
             &mut inner,
@@ -266,6 +278,17 @@ impl Documents {
             })
             .unwrap_or_default();
         if let Some(prev) = previous {
+            // History is for diffs, not edits: it keeps the rope, not the flat copy.
+            let prev = match prev.flat {
+                Some(_) => Arc::new(Document {
+                    path: prev.path.clone(),
+                    stamp: prev.stamp.clone(),
+                    revision: prev.revision,
+                    text: prev.text.clone(),
+                    flat: None,
+                }),
+                None => prev,
+            };
             older.insert(0, prev);
             older.truncate(HISTORY);
         }

@@ -22,13 +22,18 @@ const RACY_NS: i128 = 50_000_000;
 
 impl Stamp {
     pub fn new(meta: &std::fs::Metadata, content: &[u8]) -> Stamp {
+        Stamp::hashed(meta, content.len() as u64, Sha256::digest(content).into())
+    }
+
+    /// A stamp of a file whose content (of `size` bytes) was hashed elsewhere.
+    pub fn hashed(meta: &std::fs::Metadata, size: u64, sha256: [u8; 32]) -> Stamp {
         Stamp {
             dev: meta.dev(),
             ino: meta.ino(),
-            size: content.len() as u64,
+            size,
             mtime_ns: nanos(meta.mtime(), meta.mtime_nsec()),
             ctime_ns: nanos(meta.ctime(), meta.ctime_nsec()),
-            sha256: Sha256::digest(content).into(),
+            sha256,
             racy: false,
         }
     }
