@@ -105,6 +105,8 @@ struct Slot {
     /// The splices of the only change made, for precise event ranges; `None` after several.
     splices: Option<Vec<Splice>>,
     changes: usize,
+    /// Lines (added, removed) the planner counted for its only change; `None`: diffed at commit.
+    counts: Option<(usize, usize)>,
     /// The planner removes the file (a diff's `+++ /dev/null`).
     delete: bool,
 }
@@ -162,6 +164,7 @@ impl Workspace {
         let new = splice::apply(current, &splices);
         let slot = self.slot(path);
         slot.splices = (slot.changes == 0).then_some(splices);
+        slot.counts = None;
         slot.changes += 1;
         slot.planned = Some(Arc::new(new));
         Ok(())
@@ -170,9 +173,18 @@ impl Workspace {
     /// Sets a file's whole content.
     pub fn set(&mut self, path: &Path, bytes: Vec<u8>) {
         let slot = self.slot(path);
+        slot.counts = None;
         slot.splices = None;
         slot.changes += 1;
         slot.planned = Some(Arc::new(bytes));
+    }
+
+    /// Sets a file's whole content, with the lines added and removed the planner counted (the
+    /// whole change from the file's current content).
+    pub fn set_counted(&mut self, path: &Path, bytes: Vec<u8>, counts: (usize, usize)) {
+        let first = self.slot(path).changes == 0;
+        self.set(path, bytes);
+        self.slot(path).counts = first.then_some(counts);
     }
 
     /// Removes a file (it must exist).
@@ -271,6 +283,7 @@ fn load(state: &State, targets: &[Target], opts: &Options) -> Result<Workspace> 
                 planned: None,
                 splices: None,
                 changes: 0,
+                counts: None,
                 delete: false,
             },
         );
@@ -682,14 +695,9 @@ fn finish(
         let stamp = Stamp::hashed(&meta, new.len() as u64, sha256);
         let old_text = slot.doc.as_ref().map(|d| &d.text);
         let changes = changes(slot, old_text, new);
-        let (lines_added, lines_removed) = line_counts(
-            slot.original
-                .as_deref()
-                .map(|v| v.as_slice())
-                .unwrap_or_default(),
-            new,
-            &changes,
-        );
+        let (lines_added, lines_removed) = slot.counts.unwrap_or_else(|| {
+            line_counts(slot.original_bytes().unwrap_or_default(), new, &changes)
+        });
         let text = match (old_text, &slot.splices) {
             (Some(old), Some(splices)) => old.spliced(splices, new),
             _ => Text::from_bytes(new.to_vec()),
