@@ -163,3 +163,25 @@ fn the_watcher_refreshes_a_held_document_another_program_changes_or_removes() {
     std::fs::remove_file(sandbox.root.join("a.txt")).unwrap();
     eventually(&daemon, "forgotten after removal", |(docs, _)| docs == 0);
 }
+
+/// The temp-file journal records names only while their files are staged: after the edits it is
+/// empty again, however many edits ran.
+#[test]
+fn the_temp_file_journal_is_empty_between_edits() {
+    let sandbox = Sandbox::empty();
+    sandbox.write("a.txt", "0\n");
+    let daemon = Daemon::start(&sandbox, &[]);
+    for n in 1..=20 {
+        daemon.ok(
+            "write",
+            json!({"file": "a.txt", "content": format!("{n}\n")}),
+        );
+    }
+    let state = sandbox.dir.path().join("state/coderd");
+    let journals: Vec<_> = std::fs::read_dir(&state)
+        .unwrap()
+        .map(|e| e.unwrap().path().join("temp-files.journal"))
+        .collect();
+    assert_eq!(journals.len(), 1, "{journals:?}");
+    assert_eq!(std::fs::metadata(&journals[0]).unwrap().len(), 0);
+}

@@ -192,6 +192,8 @@ pub struct Staged<'a> {
     temp: OsString,
     file: File,
     published: bool,
+    /// Declared last: dropped after `Drop for Staged` removed the temp name.
+    _journaled: Journaled<'a>,
 }
 
 /// Writes `bytes` to a temporary file beside the target, with the metadata of `like` (the file it
@@ -206,7 +208,7 @@ pub fn stage<'a>(
     let io = |e: std::io::Error| Error::from_io(&e, &place.abs);
     let mode = Mode::from_raw_mode(like.map_or(0o666, |(l, _)| l.mode));
     let temp = temp_name(&place.name);
-    journal.record(&place.abs.with_file_name(&temp));
+    let journaled = journal.record(&place.abs.with_file_name(&temp));
     let anonymous = rustix::fs::openat(
         &place.dir,
         ".",
@@ -233,6 +235,7 @@ pub fn stage<'a>(
         temp,
         file: File::from(fd),
         published: !named, // nothing to clean up until the anonymous file has a name
+        _journaled: journaled,
     };
     let file = &mut staged.file;
     file.write_all(bytes).map_err(io)?;
@@ -388,9 +391,34 @@ fn temp_name(target: &OsStr) -> OsString {
 
 /// Temporary names the daemon gave files, recorded before they exist, so a daemon killed between
 /// naming a temp file and renaming it leaves nothing behind after its next start.
+/// The journal is emptied whenever no temp name is outstanding, so it stays a few lines long
+/// however long the daemon runs.
 pub struct Journal {
-    file: Option<Mutex<File>>,
+    file: Option<Mutex<JournalFile>>,
     path: Option<PathBuf>,
+}
+
+struct JournalFile {
+    file: File,
+    /// Temp names recorded whose staged file is still alive.
+    outstanding: usize,
+}
+
+/// One recorded temp name; dropping it (the temp is published or removed) may empty the journal.
+struct Journaled<'a> {
+    journal: &'a Journal,
+}
+
+impl Drop for Journaled<'_> {
+    fn drop(&mut self) {
+        if let Some(file) = &self.journal.file {
+            let mut file = file.lock().unwrap_or_else(|e| e.into_inner());
+            file.outstanding = file.outstanding.saturating_sub(1);
+            if file.outstanding == 0 {
+                let _ = file.file.set_len(0);
+            }
+        }
+    }
 }
 
 impl Journal {
@@ -413,18 +441,25 @@ impl Journal {
             .map_err(|e| tracing::warn!("no temp-file journal at {}: {e}", path.display()))
             .ok();
         Journal {
-            file: file.map(Mutex::new),
+            file: file.map(|file| {
+                Mutex::new(JournalFile {
+                    file,
+                    outstanding: 0,
+                })
+            }),
             path: Some(path),
         }
     }
 
-    fn record(&self, temp: &Path) {
+    fn record(&self, temp: &Path) -> Journaled<'_> {
         if let Some(file) = &self.file {
             let mut line = temp.as_os_str().as_bytes().to_vec();
             line.push(b'\n');
             let mut file = file.lock().unwrap_or_else(|e| e.into_inner());
-            let _ = file.write_all(&line);
+            file.outstanding += 1;
+            let _ = file.file.write_all(&line);
         }
+        Journaled { journal: self }
     }
 
     /// Removes temp files a previous run left (only names carrying coderd's mark, only inside the
@@ -453,7 +488,7 @@ impl Journal {
         }
         if let Some(file) = &self.file {
             let file = file.lock().unwrap_or_else(|e| e.into_inner());
-            let _ = file.set_len(0);
+            let _ = file.file.set_len(0);
         }
         removed
     }
