@@ -120,7 +120,7 @@ fn core_methods() -> Vec<Method> {
             &["coder::read-file"],
             "Read a file: a line window, head/tail, base64, a stat probe, or a batch.",
             false,
-            |s, p| read::handle(&s.jail, &s.limits(), &s.line_counts, p),
+            |s, p| read::handle(s, p),
         ),
         method(
             "tree",
@@ -233,6 +233,7 @@ fn info(state: &Arc<State>, _: NoParams) -> Result<Value> {
         "tree": {"default_max_entries": listing::TREE_DEFAULT_MAX_ENTRIES},
         "max_frame_bytes": protocol::max_frame_bytes(&limits),
         "rss_bytes": memory::rss_bytes(),
+        "documents": state.documents.usage(limits.documents_max_bytes),
         "memory": {
             "policy": state.policy(),
             "heavy_running": state.heavy.running(),

@@ -9,8 +9,10 @@
 //! lines it read through and says so with `line_ending_scope: "window"`.
 
 use crate::config::Limits;
+use crate::documents::Documents;
 use crate::error::{Error, Result};
 use crate::jail::{Jail, Resolved};
+use crate::state::State;
 use base64::Engine;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -58,6 +60,9 @@ pub struct ReadParams {
     /// An item of the file's outline by name (dotted for nesting: `Server.handle`, `impl Foo.bar`):
     /// reads exactly its lines, with its doc comment and decorators.
     pub symbol: Option<String>,
+    /// The client's session: the daemon remembers the version it read, so a later line-number
+    /// edit from an outdated read is refused (C212).
+    pub session: Option<String>,
 }
 
 #[derive(Deserialize, JsonSchema, Clone, Copy, Debug, PartialEq, Default)]
@@ -220,6 +225,9 @@ pub struct TextRead {
     lossy_utf8: bool,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     line_cut: bool,
+    /// The whole file's version (pass it back as an edit's `expect_version`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    version: Option<String>,
     content: String,
 }
 
@@ -234,6 +242,7 @@ pub struct StatRead {
     binary: bool,
     line_ending: &'static str,
     line_ending_scope: &'static str,
+    version: String,
 }
 
 #[derive(Serialize)]
@@ -245,6 +254,8 @@ pub struct Base64Read {
     length: usize,
     truncated: bool,
     next_offset: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    version: Option<String>,
     content: String,
 }
 
@@ -299,49 +310,101 @@ impl ReadResult {
     }
 }
 
-pub fn handle(
-    jail: &Jail,
-    limits: &Limits,
-    counts: &LineCounts,
-    p: ReadParams,
-) -> Result<ReadResult> {
+pub fn handle(state: &State, p: ReadParams) -> Result<ReadResult> {
+    let limits = state.limits();
+    let ctx = Ctx {
+        jail: &state.jail,
+        limits: &limits,
+        counts: &state.line_counts,
+        documents: &state.documents,
+    };
     match (&p.file, &p.paths) {
         (Some(_), Some(_)) => Err(Error::bad_input("give either `file` or `paths`, not both")),
         (None, None) => Err(
             Error::bad_input("missing field `file` (or `paths` for a batch read)")
                 .with_recovery(r#"{"file": "src/main.rs", "start": 1, "end": 50}"#),
         ),
-        (Some(file), None) => read_one(jail, limits, counts, file, &p, None),
-        (None, Some(items)) => read_batch(jail, limits, counts, &p, items),
+        (Some(file), None) => read_one(&ctx, file, &p, None),
+        (None, Some(items)) => read_batch(&ctx, &p, items),
     }
 }
 
-/// Reads one file. `budget` is what a batch still allows; `None` outside a batch.
-fn read_one(
-    jail: &Jail,
-    limits: &Limits,
-    counts: &LineCounts,
-    file: &str,
-    p: &ReadParams,
-    budget: Option<u64>,
-) -> Result<ReadResult> {
+/// What a read needs from the daemon.
+struct Ctx<'a> {
+    jail: &'a Jail,
+    limits: &'a Limits,
+    counts: &'a LineCounts,
+    documents: &'a Documents,
+}
+
+/// Reads one file. `budget` is what a batch still allows; `None` outside a batch. The answer
+/// carries the file's version, and the session (if named) remembers it.
+fn read_one(ctx: &Ctx, file: &str, p: &ReadParams, budget: Option<u64>) -> Result<ReadResult> {
     validate(p)?;
-    let resolved = jail.resolve("file", file)?;
+    let resolved = ctx.jail.resolve("file", file)?;
     if let Some(symbol) = &p.symbol {
-        let (start, end) =
-            crate::syntax::symbol::lines_in_file(jail, &resolved, symbol, limits.max_read_bytes)?;
+        let (start, end) = crate::syntax::symbol::lines_in_file(
+            ctx.jail,
+            &resolved,
+            symbol,
+            ctx.limits.max_read_bytes,
+        )?;
         let window = ReadParams {
             start: Some(start),
             end: Some(end),
             symbol: None,
             ..p.clone()
         };
-        return read_one(jail, limits, counts, file, &window, budget);
+        return read_one(ctx, file, &window, budget);
     }
-    let (handle, meta) = jail.open_file(&resolved)?;
+    let (handle, meta) = ctx.jail.open_file(&resolved)?;
+    let mut result = read_opened(ctx, file, p, budget, &resolved, &handle, &meta)?;
+    let version = match &mut result {
+        ReadResult::Stat(stat) => Some(stat.version.clone()),
+        ReadResult::Text(TextRead { version, .. })
+        | ReadResult::Base64(Base64Read { version, .. }) => {
+            *version = version_of(ctx, &resolved, &meta);
+            version.clone()
+        }
+        ReadResult::Batch(_) => None,
+    };
+    if let (Some(session), Some(version)) = (&p.session, version) {
+        ctx.documents
+            .sessions
+            .note_read(session, &resolved.abs, &version);
+    }
+    Ok(result)
+}
+
+/// The version of the file read through a handle opened with `meta`: the documents store's, when
+/// the file it holds is that one (a file changed since the open gets none, and neither does one
+/// over `max_write_bytes`, which no edit could take anyway).
+fn version_of(ctx: &Ctx, resolved: &Resolved, meta: &std::fs::Metadata) -> Option<String> {
+    let doc = ctx
+        .documents
+        .load(
+            ctx.jail,
+            resolved,
+            ctx.limits.max_write_bytes,
+            ctx.limits.documents_max_bytes,
+        )
+        .ok()?;
+    doc.stamp.describes(meta).then(|| doc.version())
+}
+
+fn read_opened(
+    ctx: &Ctx,
+    file: &str,
+    p: &ReadParams,
+    budget: Option<u64>,
+    resolved: &Resolved,
+    handle: &File,
+    meta: &std::fs::Metadata,
+) -> Result<ReadResult> {
+    let (limits, counts) = (ctx.limits, ctx.counts);
     let size = meta.len();
     if p.stat == Some(true) {
-        return stat(&resolved, &handle, &meta, counts);
+        return stat(resolved, handle, meta, counts);
     }
     let asked = p
         .max_bytes
@@ -349,9 +412,9 @@ fn read_one(
         .min(limits.max_read_bytes);
     let cap = budget.map_or(asked, |b| b.min(asked));
     if p.encoding == Some(Encoding::Base64) {
-        return read_base64(&resolved, &handle, size, p, cap);
+        return read_base64(resolved, handle, size, p, cap);
     }
-    let sniff = Sniff::of(&handle).map_err(|e| Error::from_io(&e, &resolved.abs))?;
+    let sniff = Sniff::of(handle).map_err(|e| Error::from_io(&e, &resolved.abs))?;
     if sniff.binary {
         return Err(Error::bad_input(format!(
             "{} is a binary file; text mode refuses it",
@@ -365,13 +428,13 @@ fn read_one(
     }
     let io_err = |e: io::Error| Error::from_io(&e, &resolved.abs);
     let counted = match p.tail {
-        Some(_) => Some(counts.total(&handle, &meta).map_err(io_err)?),
-        None => counts.total_if_cheap(&handle, &meta).map_err(io_err)?,
+        Some(_) => Some(counts.total(handle, meta).map_err(io_err)?),
+        None => counts.total_if_cheap(handle, meta).map_err(io_err)?,
     };
     let total = counted.map(|c| c.lines);
-    let range = choose_range(&resolved, file, size, total, p, limits, budget.is_some())?;
+    let range = choose_range(resolved, file, size, total, p, limits, budget.is_some())?;
     let window = read_window(
-        &handle,
+        handle,
         &range,
         cap as usize,
         total,
@@ -389,7 +452,7 @@ fn read_one(
         None => (window.line_ending, "window"),
     };
     Ok(ReadResult::Text(window.into_result(
-        resolved.abs,
+        resolved.abs.clone(),
         size,
         &range,
         line_ending.as_str(),
@@ -620,6 +683,7 @@ impl Window {
             truncated,
             next_start: next,
             truncated_reason: reason,
+            version: None,
             lossy_utf8: lossy,
             line_cut: self.line_cut,
             content,
@@ -863,10 +927,12 @@ fn stat(
         size: meta.len(),
         total_lines: counted.lines,
         mtime_ms,
-        sha256,
         binary: sniff.binary,
         line_ending: counted.line_ending.as_str(),
         line_ending_scope: "file",
+        // The same short form as a document's version: the hash's first 8 bytes in hex.
+        version: sha256[..16].to_string(),
+        sha256,
     }))
 }
 
@@ -920,23 +986,18 @@ fn read_base64(
         length: bytes.len(),
         truncated,
         next_offset,
+        version: None,
         content: base64::engine::general_purpose::STANDARD.encode(&bytes),
     }))
 }
 
 /// A batch: each item read with the shared options as defaults, all under one byte budget.
 /// A failing item carries its own error; it does not fail the batch.
-fn read_batch(
-    jail: &Jail,
-    limits: &Limits,
-    counts: &LineCounts,
-    shared: &ReadParams,
-    items: &[BatchItem],
-) -> Result<ReadResult> {
+fn read_batch(ctx: &Ctx, shared: &ReadParams, items: &[BatchItem]) -> Result<ReadResult> {
     if items.is_empty() {
         return Err(Error::bad_input("`paths` is empty"));
     }
-    let budget = limits.batch_read_budget_bytes;
+    let budget = ctx.limits.batch_read_budget_bytes;
     let mut used = 0u64;
     let mut results = Vec::with_capacity(items.len());
     let mut skipped = 0;
@@ -954,7 +1015,7 @@ fn read_batch(
             });
             continue;
         }
-        match read_one(jail, limits, counts, &file, &spec, Some(remaining)) {
+        match read_one(ctx, &file, &spec, Some(remaining)) {
             Ok(read) => {
                 used += read.content_len();
                 results.push(BatchEntry::Read(read));
@@ -1002,6 +1063,7 @@ fn merge(shared: &ReadParams, item: &BatchItem) -> ReadParams {
     spec.encoding = spec.encoding.or(shared.encoding);
     spec.numbered = spec.numbered.or(shared.numbered);
     spec.stat = spec.stat.or(shared.stat);
+    spec.session = spec.session.take().or_else(|| shared.session.clone());
     spec.paths = None;
     spec
 }

@@ -11,6 +11,7 @@ pub mod events;
 mod sessions;
 pub mod stamp;
 mod text;
+pub mod watch;
 
 pub use events::{Change, Event, EventKind};
 pub use sessions::Sessions;
@@ -39,6 +40,10 @@ pub struct Document {
     /// Grows by one on every change the daemon sees (its own edits and external writes).
     pub revision: u64,
     pub text: Text,
+    /// The content as one contiguous buffer, kept for documents an edit just wrote: the next edit
+    /// of the same file (the common case: an agent patches a file several times) plans on it
+    /// without copying the rope out again. Counted in the memory budget.
+    pub flat: Option<Arc<Vec<u8>>>,
 }
 
 impl Document {
@@ -48,9 +53,16 @@ impl Document {
     pub fn bytes(&self) -> Vec<u8> {
         self.text.to_bytes()
     }
+    /// The content as one buffer: the kept one, else copied out of the rope.
+    pub fn shared_bytes(&self) -> Arc<Vec<u8>> {
+        match &self.flat {
+            Some(flat) => flat.clone(),
+            None => Arc::new(self.text.to_bytes()),
+        }
+    }
     /// Memory the document holds (content only; the bookkeeping is small).
     fn weight(&self) -> u64 {
-        self.text.len() as u64
+        self.text.len() as u64 + self.flat.as_ref().map_or(0, |f| f.len() as u64)
     }
 }
 
@@ -78,6 +90,8 @@ pub struct Documents {
     inner: Mutex<Inner>,
     events: broadcast::Sender<Event>,
     pub sessions: Sessions,
+    /// The folders watched for eager refresh (see `watch`).
+    pub watch: watch::Watch,
 }
 
 impl Default for Documents {
@@ -86,6 +100,7 @@ impl Default for Documents {
             inner: Mutex::default(),
             events: broadcast::channel(EVENT_BUFFER).0,
             sessions: Sessions::default(),
+            watch: watch::Watch::default(),
         }
     }
 }
@@ -165,14 +180,18 @@ impl Documents {
             stamp,
             revision,
             text,
+            flat: None,
         });
-        self.install(
+        let new = self.install(
             &mut inner,
             doc.clone(),
             previous.filter(|_| changed),
             budget,
         );
         drop(inner);
+        if new {
+            self.watch.folder_of(path);
+        }
         if changed {
             self.publish(Event {
                 path: path.to_path_buf(),
@@ -189,8 +208,12 @@ impl Documents {
     pub fn committed(&self, doc: Arc<Document>, event: Event, budget: u64) {
         let mut inner = self.lock();
         let previous = inner.entries.get(&doc.path).map(|e| e.doc.clone());
-        self.install(&mut inner, doc, previous, budget);
+        let path = doc.path.clone();
+        let new = self.install(&mut inner, doc, previous, budget);
         drop(inner);
+        if new {
+            self.watch.folder_of(&path);
+        }
         self.publish(event);
     }
 
@@ -202,6 +225,11 @@ impl Documents {
         }
         drop(inner);
         self.publish(event);
+    }
+
+    /// Every path the store holds.
+    pub fn paths(&self) -> Vec<PathBuf> {
+        self.lock().entries.keys().cloned().collect()
     }
 
     /// The revision the daemon holds for a path (0 when it holds none).
@@ -229,13 +257,15 @@ impl Documents {
         }
     }
 
+    /// Puts a document in the store; true when the store did not hold its path before (the
+    /// caller then has its folder watched, outside the store's lock).
     fn install(
         &self,
         inner: &mut Inner,
         doc: Arc<Document>,
         previous: Option<Arc<Document>>,
         budget: u64,
-    ) {
+    ) -> bool {
         inner.tick += 1;
         let tick = inner.tick;
         let path = doc.path.clone();
@@ -248,6 +278,17 @@ impl Documents {
             })
             .unwrap_or_default();
         if let Some(prev) = previous {
+            // History is for diffs, not edits: it keeps the rope, not the flat copy.
+            let prev = match prev.flat {
+                Some(_) => Arc::new(Document {
+                    path: prev.path.clone(),
+                    stamp: prev.stamp.clone(),
+                    revision: prev.revision,
+                    text: prev.text.clone(),
+                    flat: None,
+                }),
+                None => prev,
+            };
             older.insert(0, prev);
             older.truncate(HISTORY);
         }
@@ -257,8 +298,9 @@ impl Documents {
             last_used: tick,
         };
         inner.used += entry.weight();
-        inner.entries.insert(path.clone(), entry);
+        let new = inner.entries.insert(path.clone(), entry).is_none();
         Self::evict(inner, budget, &path);
+        new
     }
 
     /// Drops least recently used documents until the store fits its budget. The one just used is

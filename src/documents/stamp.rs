@@ -22,13 +22,18 @@ const RACY_NS: i128 = 50_000_000;
 
 impl Stamp {
     pub fn new(meta: &std::fs::Metadata, content: &[u8]) -> Stamp {
+        Stamp::hashed(meta, content.len() as u64, Sha256::digest(content).into())
+    }
+
+    /// A stamp of a file whose content (of `size` bytes) was hashed elsewhere.
+    pub fn hashed(meta: &std::fs::Metadata, size: u64, sha256: [u8; 32]) -> Stamp {
         Stamp {
             dev: meta.dev(),
             ino: meta.ino(),
-            size: content.len() as u64,
+            size,
             mtime_ns: nanos(meta.mtime(), meta.mtime_nsec()),
             ctime_ns: nanos(meta.ctime(), meta.ctime_nsec()),
-            sha256: Sha256::digest(content).into(),
+            sha256,
             racy: false,
         }
     }
@@ -49,10 +54,15 @@ impl Stamp {
         version_of_hash(&self.sha256)
     }
 
-    /// Whether the file on disk is, by identity, size and times, the one this stamp was taken of.
+    /// Whether the file on disk is, by identity, size and times, the one this stamp was taken of,
+    /// and the stamp is old enough to vouch for it without reading the content again.
     pub fn same_file_state(&self, meta: &std::fs::Metadata) -> bool {
-        !self.racy
-            && self.dev == meta.dev()
+        !self.racy && self.describes(meta)
+    }
+
+    /// Whether `meta` (taken of an open file) has this stamp's identity, size and times.
+    pub fn describes(&self, meta: &std::fs::Metadata) -> bool {
+        self.dev == meta.dev()
             && self.ino == meta.ino()
             && self.size == meta.size()
             && self.mtime_ns == nanos(meta.mtime(), meta.mtime_nsec())

@@ -192,6 +192,8 @@ pub struct Staged<'a> {
     temp: OsString,
     file: File,
     published: bool,
+    /// Declared last: dropped after `Drop for Staged` removed the temp name.
+    _journaled: Journaled<'a>,
 }
 
 /// Writes `bytes` to a temporary file beside the target, with the metadata of `like` (the file it
@@ -206,7 +208,7 @@ pub fn stage<'a>(
     let io = |e: std::io::Error| Error::from_io(&e, &place.abs);
     let mode = Mode::from_raw_mode(like.map_or(0o666, |(l, _)| l.mode));
     let temp = temp_name(&place.name);
-    journal.record(&place.abs.with_file_name(&temp));
+    let journaled = journal.record(&place.abs.with_file_name(&temp));
     let anonymous = rustix::fs::openat(
         &place.dir,
         ".",
@@ -233,6 +235,7 @@ pub fn stage<'a>(
         temp,
         file: File::from(fd),
         published: !named, // nothing to clean up until the anonymous file has a name
+        _journaled: journaled,
     };
     let file = &mut staged.file;
     file.write_all(bytes).map_err(io)?;
@@ -293,8 +296,6 @@ impl Staged<'_> {
             .map_err(|e| Error::from_io(&e.into(), &self.place.abs))
     }
 
-    /// Makes the staged content the target's. `Replace` checks `expected` first (the window between
-    /// that check and the rename is two syscalls).
     /// The metadata of the staged file (its inode is the one the target will have).
     pub fn metadata(&self) -> Result<std::fs::Metadata> {
         self.file
@@ -302,13 +303,16 @@ impl Staged<'_> {
             .map_err(|e| Error::from_io(&e, &self.place.abs))
     }
 
+    /// Makes the staged content the target's. `Replace` checks `expected` first (the window between
+    /// that check and the rename is two syscalls); `sync_folder` fsyncs the folder after the rename
+    /// (a transaction over several files passes false and syncs each folder once at the end).
     /// Returns the published file's metadata, taken from the staged handle after the rename: it
     /// describes our content even if another program replaces the name right after.
     pub fn publish(
         mut self,
         how: Publish,
         expected: Option<&Stamp>,
-        fsync: bool,
+        sync_folder: bool,
     ) -> Result<std::fs::Metadata> {
         let place = self.place;
         if let (Publish::Replace, Some(stamp)) = (how, expected) {
@@ -338,7 +342,7 @@ impl Staged<'_> {
             Err(e) => return Err(Error::from_io(&e.into(), &place.abs)),
         }
         self.published = true;
-        if fsync {
+        if sync_folder {
             sync_dir(&place.dir, &place.abs)?;
         }
         self.metadata()
@@ -349,6 +353,27 @@ impl Drop for Staged<'_> {
     fn drop(&mut self) {
         if !self.published {
             let _ = rustix::fs::unlinkat(&self.place.dir, &self.temp, AtFlags::empty());
+        }
+    }
+}
+
+/// Closes files off the request path. Closing the last handle of a file an edit just replaced
+/// frees its page cache, which for a large file costs as much as a good part of the edit.
+pub fn close_later(files: impl IntoIterator<Item = File>) {
+    static CLOSER: std::sync::OnceLock<Option<std::sync::mpsc::Sender<File>>> =
+        std::sync::OnceLock::new();
+    let closer = CLOSER.get_or_init(|| {
+        let (tx, rx) = std::sync::mpsc::channel::<File>();
+        std::thread::Builder::new()
+            .name("closer".into())
+            .spawn(move || rx.into_iter().for_each(drop))
+            .ok()
+            .map(|_| tx)
+    });
+    for file in files {
+        // Without the thread (it could not start), the file closes here.
+        if let Some(tx) = closer {
+            let _ = tx.send(file);
         }
     }
 }
@@ -373,9 +398,34 @@ fn temp_name(target: &OsStr) -> OsString {
 
 /// Temporary names the daemon gave files, recorded before they exist, so a daemon killed between
 /// naming a temp file and renaming it leaves nothing behind after its next start.
+/// The journal is emptied whenever no temp name is outstanding, so it stays a few lines long
+/// however long the daemon runs.
 pub struct Journal {
-    file: Option<Mutex<File>>,
+    file: Option<Mutex<JournalFile>>,
     path: Option<PathBuf>,
+}
+
+struct JournalFile {
+    file: File,
+    /// Temp names recorded whose staged file is still alive.
+    outstanding: usize,
+}
+
+/// One recorded temp name; dropping it (the temp is published or removed) may empty the journal.
+struct Journaled<'a> {
+    journal: &'a Journal,
+}
+
+impl Drop for Journaled<'_> {
+    fn drop(&mut self) {
+        if let Some(file) = &self.journal.file {
+            let mut file = file.lock().unwrap_or_else(|e| e.into_inner());
+            file.outstanding = file.outstanding.saturating_sub(1);
+            if file.outstanding == 0 {
+                let _ = file.file.set_len(0);
+            }
+        }
+    }
 }
 
 impl Journal {
@@ -398,18 +448,25 @@ impl Journal {
             .map_err(|e| tracing::warn!("no temp-file journal at {}: {e}", path.display()))
             .ok();
         Journal {
-            file: file.map(Mutex::new),
+            file: file.map(|file| {
+                Mutex::new(JournalFile {
+                    file,
+                    outstanding: 0,
+                })
+            }),
             path: Some(path),
         }
     }
 
-    fn record(&self, temp: &Path) {
+    fn record(&self, temp: &Path) -> Journaled<'_> {
         if let Some(file) = &self.file {
             let mut line = temp.as_os_str().as_bytes().to_vec();
             line.push(b'\n');
             let mut file = file.lock().unwrap_or_else(|e| e.into_inner());
-            let _ = file.write_all(&line);
+            file.outstanding += 1;
+            let _ = file.file.write_all(&line);
         }
+        Journaled { journal: self }
     }
 
     /// Removes temp files a previous run left (only names carrying coderd's mark, only inside the
@@ -438,7 +495,7 @@ impl Journal {
         }
         if let Some(file) = &self.file {
             let file = file.lock().unwrap_or_else(|e| e.into_inner());
-            let _ = file.set_len(0);
+            let _ = file.file.set_len(0);
         }
         removed
     }

@@ -75,7 +75,9 @@ pub(crate) struct Line {
 }
 
 pub(crate) fn split_lines(file: &[u8]) -> Vec<Line> {
-    let mut lines = Vec::new();
+    // Sized once: growing by doubling would pass through large fresh allocations (each a new
+    // mapping whose pages fault in), a measurable part of an edit of a 10k-line file.
+    let mut lines = Vec::with_capacity(memchr::memchr_iter(b'\n', file).count() + 1);
     let mut start = 0;
     for nl in memchr::memchr_iter(b'\n', file) {
         let content_end = if nl > start && file[nl - 1] == b'\r' {

@@ -244,6 +244,9 @@ struct MoveItem {
     /// Replace an existing destination (default false: C217).
     #[serde(default)]
     overwrite: bool,
+    /// Create the destination's missing folders (default false).
+    #[serde(default)]
+    parents: bool,
 }
 
 #[derive(Serialize)]
@@ -282,16 +285,16 @@ pub fn move_entries(state: &Arc<State>, p: MoveParams) -> Result<MoveResult> {
                 m.from, m.to
             )));
         }
-        plans.push((i, from, to, m.overwrite));
+        plans.push((i, from, to, m.overwrite, m.parents));
     }
     let _held = state.locks.lock(
         plans
             .iter()
-            .flat_map(|(_, f, t, _)| [f.abs.clone(), t.abs.clone()]),
+            .flat_map(|(_, f, t, _, _)| [f.abs.clone(), t.abs.clone()]),
     )?;
     let mut moved = Vec::new();
-    for (i, from, to, overwrite) in plans {
-        let how = move_one(state, i, &from, &to, overwrite)?;
+    for (i, from, to, overwrite, parents) in plans {
+        let how = move_one(state, i, &from, &to, overwrite, parents)?;
         forget(
             state,
             &from.abs,
@@ -315,6 +318,7 @@ fn move_one(
     from: &Resolved,
     to: &Resolved,
     overwrite: bool,
+    parents: bool,
 ) -> Result<&'static str> {
     let fsync = state.limits().fsync;
     let src = commit::place(&state.jail, from, false)?;
@@ -334,7 +338,7 @@ fn move_one(
             )));
         }
     }
-    let dst = commit::place(&state.jail, to, false)?;
+    let dst = commit::place(&state.jail, to, parents)?;
     if from.root == to.root {
         let renamed = if overwrite {
             rustix::fs::renameat(&src.dir, &src.name, &dst.dir, &dst.name)

@@ -12,6 +12,7 @@ use crate::error::{Code, Error, Result};
 use crate::jail::Resolved;
 use crate::state::State;
 use serde::Serialize;
+use sha2::Digest;
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -100,12 +101,23 @@ struct Slot {
     doc: Option<Arc<Document>>,
     original: Option<Arc<Vec<u8>>>,
     /// The planned content; `None` until the planner changes the file.
-    planned: Option<Vec<u8>>,
+    planned: Option<Arc<Vec<u8>>>,
     /// The splices of the only change made, for precise event ranges; `None` after several.
     splices: Option<Vec<Splice>>,
     changes: usize,
+    /// Lines (added, removed) the planner counted for its only change; `None`: diffed at commit.
+    counts: Option<(usize, usize)>,
     /// The planner removes the file (a diff's `+++ /dev/null`).
     delete: bool,
+}
+
+impl Slot {
+    fn planned_bytes(&self) -> Option<&[u8]> {
+        self.planned.as_deref().map(Vec::as_slice)
+    }
+    fn original_bytes(&self) -> Option<&[u8]> {
+        self.original.as_deref().map(Vec::as_slice)
+    }
 }
 
 /// The files of one call as the planner sees them: their current (planned) content.
@@ -135,9 +147,8 @@ impl Workspace {
             ));
         }
         Ok(slot
-            .planned
-            .as_deref()
-            .or(slot.original.as_deref().map(|v| v.as_slice()))
+            .planned_bytes()
+            .or(slot.original_bytes())
             .unwrap_or_default())
     }
 
@@ -153,17 +164,27 @@ impl Workspace {
         let new = splice::apply(current, &splices);
         let slot = self.slot(path);
         slot.splices = (slot.changes == 0).then_some(splices);
+        slot.counts = None;
         slot.changes += 1;
-        slot.planned = Some(new);
+        slot.planned = Some(Arc::new(new));
         Ok(())
     }
 
     /// Sets a file's whole content.
     pub fn set(&mut self, path: &Path, bytes: Vec<u8>) {
         let slot = self.slot(path);
+        slot.counts = None;
         slot.splices = None;
         slot.changes += 1;
-        slot.planned = Some(bytes);
+        slot.planned = Some(Arc::new(bytes));
+    }
+
+    /// Sets a file's whole content, with the lines added and removed the planner counted (the
+    /// whole change from the file's current content).
+    pub fn set_counted(&mut self, path: &Path, bytes: Vec<u8>, counts: (usize, usize)) {
+        let first = self.slot(path).changes == 0;
+        self.set(path, bytes);
+        self.slot(path).counts = first.then_some(counts);
     }
 
     /// Removes a file (it must exist).
@@ -171,8 +192,21 @@ impl Workspace {
         self.current(path)?;
         let slot = self.slot(path);
         slot.delete = true;
-        slot.planned = Some(Vec::new());
+        slot.planned = Some(Arc::default());
         Ok(())
+    }
+
+    /// Hands the buffers nothing else holds any more (the content an edit replaced, a plan
+    /// that was not committed) to the next edit (see `splice::spare`).
+    fn recycle(self) {
+        for (_, slot) in self.slots {
+            drop(slot.doc);
+            for buffer in [slot.original, slot.planned].into_iter().flatten() {
+                if let Ok(buffer) = Arc::try_unwrap(buffer) {
+                    splice::spare::give(buffer);
+                }
+            }
+        }
     }
 
     /// The document a file had when planning started (for line-based checks and echoes).
@@ -198,7 +232,9 @@ where
     loop {
         let mut workspace = load(state, &targets, opts)?;
         plan(&mut workspace)?;
-        match commit_all(state, workspace, opts) {
+        let outcome = commit_all(state, &workspace, opts);
+        workspace.recycle();
+        match outcome {
             Err(e) if e.code == Code::Stale && attempt == 0 => attempt += 1,
             outcome => return outcome,
         }
@@ -237,7 +273,7 @@ fn load(state: &State, targets: &[Target], opts: &Options) -> Result<Workspace> 
             )
             .with_recovery("list the folder and read the file again"));
         }
-        let original = doc.as_ref().map(|d| Arc::new(d.bytes()));
+        let original = doc.as_ref().map(|d| d.shared_bytes());
         slots.insert(
             path,
             Slot {
@@ -247,6 +283,7 @@ fn load(state: &State, targets: &[Target], opts: &Options) -> Result<Workspace> 
                 planned: None,
                 splices: None,
                 changes: 0,
+                counts: None,
                 delete: false,
             },
         );
@@ -361,20 +398,73 @@ struct Ready<'a> {
     stamp: Option<Stamp>,
 }
 
-fn commit_all(state: &State, workspace: Workspace, opts: &Options) -> Result<Vec<FileResult>> {
-    let limits = state.limits();
-    let fsync = limits.fsync;
+/// Contents at least this large are hashed on a thread of their own while they are written.
+const HASH_ASIDE_BYTES: usize = 64 * 1024;
+
+/// The SHA-256 of each changed file's new content (for its stamp), computed beside the writes:
+/// for a large file the hash costs about what writing it does, and the two overlap.
+enum Hashing<'scope> {
+    Done([u8; 32]),
+    Running(std::thread::ScopedJoinHandle<'scope, [u8; 32]>),
+}
+
+impl<'scope> Hashing<'scope> {
+    fn start<'env>(scope: &'scope std::thread::Scope<'scope, 'env>, bytes: &'env [u8]) -> Self {
+        let hash = move || -> [u8; 32] { sha2::Sha256::digest(bytes).into() };
+        if bytes.len() < HASH_ASIDE_BYTES {
+            return Hashing::Done(hash());
+        }
+        match std::thread::Builder::new().spawn_scoped(scope, hash) {
+            Ok(handle) => Hashing::Running(handle),
+            Err(_) => Hashing::Done(hash()),
+        }
+    }
+
+    fn wait(self) -> [u8; 32] {
+        match self {
+            Hashing::Done(hash) => hash,
+            Hashing::Running(handle) => handle
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+        }
+    }
+}
+
+fn commit_all(state: &State, workspace: &Workspace, opts: &Options) -> Result<Vec<FileResult>> {
     let changed: Vec<&Slot> = workspace
         .slots
         .values()
         .filter(|s| {
-            s.planned.as_deref().is_some_and(|p| {
-                Some(p) != s.original.as_deref().map(|v| v.as_slice()) || s.original.is_none()
-            })
+            s.planned_bytes()
+                .is_some_and(|p| Some(p) != s.original_bytes() || s.original.is_none())
         })
         .collect();
-    for slot in &changed {
-        let size = slot.planned.as_ref().map_or(0, Vec::len) as u64;
+    std::thread::scope(|scope| {
+        let hashes = changed
+            .iter()
+            .map(|slot| {
+                Some(Hashing::start(
+                    scope,
+                    slot.planned_bytes().unwrap_or_default(),
+                ))
+            })
+            .collect();
+        publish_changed(state, workspace, &changed, hashes, opts)
+    })
+}
+
+/// Stages, backs up and publishes the changed files of a call (see the module docs).
+fn publish_changed(
+    state: &State,
+    workspace: &Workspace,
+    changed: &[&Slot],
+    hashes: Vec<Option<Hashing>>,
+    opts: &Options,
+) -> Result<Vec<FileResult>> {
+    let limits = state.limits();
+    let fsync = limits.fsync;
+    for slot in changed {
+        let size = slot.planned.as_ref().map_or(0, |p| p.len()) as u64;
         if size > limits.max_write_bytes {
             return Err(Error::too_large(format!(
                 "`{}`: the new content of {} would be {size} bytes, over max_write_bytes = {}",
@@ -387,7 +477,7 @@ fn commit_all(state: &State, workspace: Workspace, opts: &Options) -> Result<Vec
     }
     // Places and sources first: every folder is opened before anything is written.
     let mut places: Vec<Prepared> = Vec::new();
-    for slot in &changed {
+    for slot in changed {
         let place = commit::place(&state.jail, &slot.target.resolved, slot.target.parents)
             .map_err(|e| named(e, &slot.target.field))?;
         let like = match &slot.doc {
@@ -416,7 +506,7 @@ fn commit_all(state: &State, workspace: Workspace, opts: &Options) -> Result<Vec
         },
     ) in changed.iter().zip(&places)
     {
-        let bytes = slot.planned.as_deref().unwrap_or_default();
+        let bytes = slot.planned_bytes().unwrap_or_default();
         let like_ref = like.as_ref().map(|(e, f)| (e, f));
         let staged = match slot.delete {
             true => None,
@@ -437,22 +527,23 @@ fn commit_all(state: &State, workspace: Workspace, opts: &Options) -> Result<Vec
             backups.push(commit::stage(bak, original, like_ref, fsync, journal)?);
         }
     }
+    // Folders are synced once each, after every rename of the call (not once per file).
     for bak in backups {
-        bak.publish(Publish::Overwrite, None, fsync)?;
+        bak.publish(Publish::Overwrite, None, false)?;
     }
     let mut published: Vec<(usize, Option<std::fs::Metadata>)> = Vec::new();
     for (i, item) in ready.into_iter().enumerate() {
         let creating = item.how == Publish::CreateNew && !changed[i].target.create_only;
         let outcome = match item.staged {
             Some(staged) => staged
-                .publish(item.how, item.stamp.as_ref(), fsync)
+                .publish(item.how, item.stamp.as_ref(), false)
                 .map(Some),
-            None => remove(&places[i].place, item.stamp.as_ref(), fsync).map(|()| None),
+            None => remove(&places[i].place, item.stamp.as_ref()).map(|()| None),
         };
         match outcome {
             Ok(meta) => published.push((i, meta)),
             Err(e) => {
-                restore(state, &changed, &places, &published, fsync);
+                restore(state, changed, &places, &published, fsync);
                 // Someone created the file between planning and publishing: plan again.
                 let e = if creating && e.code == Code::Exists {
                     commit::stale(&item.path)
@@ -463,21 +554,36 @@ fn commit_all(state: &State, workspace: Workspace, opts: &Options) -> Result<Vec
             }
         }
     }
-    Ok(finish(
-        state, &workspace, &changed, published, &places, opts,
-    ))
+    if fsync {
+        sync_folders(&places)?;
+    }
+    let results = finish(state, workspace, changed, published, hashes, &places, opts);
+    commit::close_later(
+        places
+            .into_iter()
+            .filter_map(|p| p.like.map(|(_, file)| file)),
+    );
+    Ok(results)
+}
+
+/// Makes the renames of a call durable: one fsync per distinct folder.
+fn sync_folders(places: &[Prepared]) -> Result<()> {
+    let mut synced = std::collections::HashSet::new();
+    for Prepared { place, .. } in places {
+        // A backup lives in its file's folder, so syncing the file's folder covers it.
+        if synced.insert(place.abs.parent().map(Path::to_path_buf)) {
+            commit::sync_dir(&place.dir, &place.abs)?;
+        }
+    }
+    Ok(())
 }
 
 /// Deletes a file the call planned to delete, if it is still the one planned on.
-fn remove(place: &Place, stamp: Option<&Stamp>, fsync: bool) -> Result<()> {
+fn remove(place: &Place, stamp: Option<&Stamp>) -> Result<()> {
     if let Some(stamp) = stamp {
         place.still(stamp)?;
     }
-    place.unlink(false)?;
-    if fsync {
-        commit::sync_dir(&place.dir, &place.abs)?;
-    }
-    Ok(())
+    place.unlink(false)
 }
 
 /// The metadata a replacement keeps, and the hard-link policy.
@@ -572,6 +678,7 @@ fn finish(
     workspace: &Workspace,
     changed: &[&Slot],
     published: Vec<(usize, Option<std::fs::Metadata>)>,
+    mut hashes: Vec<Option<Hashing>>,
     places: &[Prepared],
     opts: &Options,
 ) -> Vec<FileResult> {
@@ -583,18 +690,14 @@ fn finish(
             results.push(deleted(state, slot));
             continue;
         };
-        let new = slot.planned.as_deref().unwrap_or_default();
-        let stamp = Stamp::new(&meta, new);
+        let new = slot.planned_bytes().unwrap_or_default();
+        let sha256 = hashes[i].take().expect("one hash per changed file").wait();
+        let stamp = Stamp::hashed(&meta, new.len() as u64, sha256);
         let old_text = slot.doc.as_ref().map(|d| &d.text);
         let changes = changes(slot, old_text, new);
-        let (lines_added, lines_removed) = line_counts(
-            slot.original
-                .as_deref()
-                .map(|v| v.as_slice())
-                .unwrap_or_default(),
-            new,
-            &changes,
-        );
+        let (lines_added, lines_removed) = slot.counts.unwrap_or_else(|| {
+            line_counts(slot.original_bytes().unwrap_or_default(), new, &changes)
+        });
         let text = match (old_text, &slot.splices) {
             (Some(old), Some(splices)) => old.spliced(splices, new),
             _ => Text::from_bytes(new.to_vec()),
@@ -607,6 +710,7 @@ fn finish(
             stamp,
             revision,
             text,
+            flat: slot.planned.clone(),
         });
         let version = doc.version();
         if let Some(session) = &opts.session {

@@ -857,10 +857,65 @@ fn line_stat(old: &[u8], new: &[u8]) -> (usize, usize) {
     let new_lines: Vec<&[u8]> = new[head..new.len() - tail]
         .split_inclusive(|&b| b == b'\n')
         .collect();
+    aligned_stat(&old_lines, &new_lines)
+}
+
+/// Lines within which a gap between the two sides looks for the lines where they agree again.
+const SYNC_WINDOW: usize = 48;
+
+/// Line counts of a diff, walking both sides together: equal lines pass, and at each difference
+/// the nearest point where two consecutive lines agree again closes a small gap that is diffed on
+/// its own. Line ops change a few lines among thousands of equal ones; one diff over the whole
+/// span would hash every line of it. A side with no agreement within the window is diffed whole.
+fn aligned_stat(old: &[&[u8]], new: &[&[u8]]) -> (usize, usize) {
+    let (mut i, mut j) = (0, 0);
+    let (mut added, mut removed) = (0, 0);
+    while i < old.len() && j < new.len() {
+        if old[i] == new[j] {
+            i += 1;
+            j += 1;
+            continue;
+        }
+        let Some((a, b)) = resync(old, new, i, j) else {
+            break;
+        };
+        let (gap_added, gap_removed) = myers_stat(&old[i..i + a], &new[j..j + b]);
+        added += gap_added;
+        removed += gap_removed;
+        i += a;
+        j += b;
+    }
+    let (rest_added, rest_removed) = myers_stat(&old[i..], &new[j..]);
+    (added + rest_added, removed + rest_removed)
+}
+
+/// The nearest offsets `(a, b)` (smallest `a + b`, both within the window) at which two
+/// consecutive lines of `old` after `i` and `new` after `j` are equal (or both sides end).
+fn resync(old: &[&[u8]], new: &[&[u8]], i: usize, j: usize) -> Option<(usize, usize)> {
+    let agrees = |a: usize, b: usize| {
+        let (x, y) = (i + a, j + b);
+        match (old.get(x), new.get(y)) {
+            (None, None) => true,
+            (Some(p), Some(q)) => p == q && old.get(x + 1) == new.get(y + 1),
+            _ => false,
+        }
+    };
+    (1..=2 * SYNC_WINDOW).find_map(|total| {
+        (total.saturating_sub(SYNC_WINDOW)..=total.min(SYNC_WINDOW))
+            .map(|a| (a, total - a))
+            .find(|&(a, b)| i + a <= old.len() && j + b <= new.len() && agrees(a, b))
+    })
+}
+
+/// Line counts of a Myers diff (bounded by a deadline, as big diffs can take long).
+fn myers_stat(old: &[&[u8]], new: &[&[u8]]) -> (usize, usize) {
+    if old.is_empty() || new.is_empty() {
+        return (new.len(), old.len());
+    }
     let ops = similar::capture_diff_slices_deadline(
         similar::Algorithm::Myers,
-        &old_lines,
-        &new_lines,
+        old,
+        new,
         Some(Instant::now() + DIFF_DEADLINE),
     );
     let (mut added, mut removed) = (0, 0);
@@ -1637,6 +1692,25 @@ e
         assert_eq!(line_stat(&big, &changed), (2, 2));
         assert_eq!(line_stat(&big, &big[..big.len() - 16]), (0, 1));
         assert_eq!(line_stat(&big[16..], &big), (1, 0));
+        // Many small changes spread over a long file, lines inserted and removed among them.
+        let lines: Vec<String> = (0..5000).map(|i| format!("line {i}\n")).collect();
+        let mut edited = lines.clone();
+        for k in (100..4900).rev().step_by(97) {
+            edited[k] = format!("changed {k}\n");
+            edited.insert(k + 3, "new\n".into());
+            edited.remove(k - 5);
+        }
+        let (old, new) = (lines.concat(), edited.concat());
+        let expected = {
+            let o: Vec<&str> = old.split_inclusive('\n').collect();
+            let n: Vec<&str> = new.split_inclusive('\n').collect();
+            similar::capture_diff_slices(similar::Algorithm::Myers, &o, &n)
+                .iter()
+                .map(|op| op.as_tag_tuple())
+                .filter(|(tag, _, _)| *tag != similar::DiffTag::Equal)
+                .fold((0, 0), |(a, r), (_, o, n)| (a + n.len(), r + o.len()))
+        };
+        assert_eq!(line_stat(old.as_bytes(), new.as_bytes()), expected);
     }
 
     /// Replays tests/edits/update_file.json (the daemon-level harness replays it over the socket).

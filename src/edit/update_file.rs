@@ -89,7 +89,12 @@ pub fn update_file(state: &Arc<State>, p: UpdateParams) -> Result<UpdateResult> 
                 outcome.echoes,
                 outcome.echoes_truncated,
             );
-            ws.set(&t.resolved.abs, outcome.bytes);
+            // The engine counted the lines already; the commit need not diff the file again.
+            ws.set_counted(
+                &t.resolved.abs,
+                outcome.bytes,
+                (outcome.lines_added, outcome.lines_removed),
+            );
             applied.insert(t.resolved.abs.clone(), answer);
         }
         Ok(())

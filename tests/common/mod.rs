@@ -215,6 +215,8 @@ impl Daemon {
             .env("XDG_RUNTIME_DIR", logdir.join("run"))
             // Checkpoints and todo lists of test daemons stay in the test's folder too.
             .env("XDG_DATA_HOME", logdir.join("data"))
+            // So does the state that outlives a daemon (the temp-file journal).
+            .env("XDG_STATE_HOME", logdir.join("state"))
             .args(args)
             .arg("--socket")
             .arg(socket)
