@@ -8,6 +8,7 @@ pub mod error;
 pub mod globs;
 pub mod jail;
 pub mod listing;
+pub mod lsp;
 pub mod memory;
 pub mod methods;
 pub mod protocol;
