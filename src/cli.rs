@@ -212,13 +212,15 @@ pub struct ClientError(pub String);
 
 /// Runs the client; returns the process exit code.
 pub fn run(cli: Cli) -> i32 {
-    let (method, params) = match request_for(&cli.command) {
+    let (method, mut params) = match request_for(&cli.command) {
         Ok(r) => r,
         Err(ClientError(msg)) => {
             eprintln!("coder: {msg}");
             return 2;
         }
     };
+    let mutates = crate::methods::find(&method).is_some_and(|m| m.mutates);
+    crate::lsp::render::apply_env_switch(mutates, &mut params);
     let reply = match connect(&cli).and_then(|stream| send(stream, &method, params)) {
         Ok(r) => r,
         Err(ClientError(msg)) => {
@@ -643,6 +645,10 @@ pub fn render(out: &mut impl Write, method: &str, result: &RawValue) -> std::io:
             }
         },
         "list-folder" => render_list(out, &value()),
+        m if crate::methods::find(m).is_some_and(|m| m.mutates) => {
+            write_pretty(out, text.as_bytes())?;
+            crate::lsp::render::write_block(out, text)
+        }
         _ => write_pretty(out, text.as_bytes()),
     }
 }

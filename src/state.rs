@@ -26,6 +26,8 @@ pub struct State {
     pub documents: Documents,
     pub locks: Locks,
     pub journal: Journal,
+    /// The language servers (see `lsp`).
+    pub lsp: crate::lsp::Lsp,
     /// The daemon-wide gate for heavy requests (see `memory`).
     pub heavy: Arc<Gate>,
     pub started: Instant,
@@ -48,6 +50,7 @@ impl State {
             documents: Documents::default(),
             locks: Locks::default(),
             journal,
+            lsp: crate::lsp::Lsp::default(),
             started: Instant::now(),
             shutdown: Notify::new(),
         };

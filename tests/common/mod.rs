@@ -196,6 +196,9 @@ impl Daemon {
         let child = Command::new(env!("CARGO_BIN_EXE_coderd"))
             // The daemon registry (and default sockets) of test daemons stay in the test's folder.
             .env("XDG_RUNTIME_DIR", logdir.join("run"))
+            // No language servers unless a test starts its own daemon with them (tests/lsp.rs):
+            // edits of .go/.py/.rs fixtures must not start gopls, pyright or rust-analyzer.
+            .env("CODERD_SERVERS_DIR", logdir.join("no-servers"))
             .args(args)
             .arg("--socket")
             .arg(socket)
