@@ -192,13 +192,29 @@ impl Daemon {
     }
 
     pub fn start_with(args: &[String], socket: &Path, logdir: &Path) -> Daemon {
+        // No language servers unless a test asks (tests/lsp.rs): edits of .go/.py/.rs fixtures
+        // must not start gopls, pyright or rust-analyzer.
+        let no_servers = logdir.join("no-servers");
+        Daemon::start_with_env(
+            args,
+            socket,
+            logdir,
+            &[("CODERD_SERVERS_DIR", no_servers.as_os_str())],
+        )
+    }
+
+    /// A daemon with extra environment (tests/lsp.rs: where its language servers are).
+    pub fn start_with_env(
+        args: &[String],
+        socket: &Path,
+        logdir: &Path,
+        env: &[(&str, &std::ffi::OsStr)],
+    ) -> Daemon {
         let log = logdir.join("coderd.log");
         let child = Command::new(env!("CARGO_BIN_EXE_coderd"))
             // The daemon registry (and default sockets) of test daemons stay in the test's folder.
             .env("XDG_RUNTIME_DIR", logdir.join("run"))
-            // No language servers unless a test starts its own daemon with them (tests/lsp.rs):
-            // edits of .go/.py/.rs fixtures must not start gopls, pyright or rust-analyzer.
-            .env("CODERD_SERVERS_DIR", logdir.join("no-servers"))
+            .envs(env.iter().map(|(k, v)| (*k, *v)))
             .args(args)
             .arg("--socket")
             .arg(socket)
