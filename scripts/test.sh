@@ -21,6 +21,8 @@ ensure_components() {
     rustup --quiet component add "${missing[@]}" >&2
 }
 ensure_components
+# Real language servers for tests/lsp.rs (pinned, idempotent; see the script).
+./scripts/install-language-servers.sh
 
 cargo fmt --all -- --check
 cargo clippy --locked --all-targets -- -D warnings

@@ -58,6 +58,31 @@ struct OpenDoc {
     sent_seq: u64,
     /// Whether the current process has it open (false until replayed after a (re)start).
     opened: bool,
+    /// The content hash of recent versions: findings for an older version of the same text are
+    /// findings for this one (clangd does not publish again when nothing changed).
+    history: VecDeque<(i32, [u8; 32])>,
+}
+
+/// Versions remembered per document for `history`.
+const HISTORY: usize = 32;
+
+impl OpenDoc {
+    fn new_version(&mut self) {
+        self.version = NEXT_VERSION.fetch_add(1, Ordering::Relaxed);
+        self.history
+            .push_back((self.version, self.document.stamp.sha256));
+        if self.history.len() > HISTORY {
+            self.history.pop_front();
+        }
+    }
+
+    /// Whether findings stamped `found` describe the current text.
+    fn same_text_as(&self, found: i32) -> bool {
+        let current = self.document.stamp.sha256;
+        self.history
+            .iter()
+            .any(|(version, sha)| *version == found && *sha == current)
+    }
 }
 
 struct Inner {
@@ -268,21 +293,27 @@ impl Instance {
                 return doc.version;
             }
             doc.document = document.clone();
-            doc.version = NEXT_VERSION.fetch_add(1, Ordering::Relaxed);
+            doc.new_version();
             if let Some(client) = client.as_ref().filter(|_| doc.opened) {
                 did_change(client, &path, doc);
             } else if let Some(client) = &client {
                 did_open(client, &path, doc);
             }
-            return doc.version;
+            let version = doc.version;
+            drop(inner);
+            // Waiters for an older version now wait for this one.
+            self.changed();
+            return version;
         }
         let mut doc = OpenDoc {
             document: document.clone(),
             language_id: language_id.to_string(),
-            version: NEXT_VERSION.fetch_add(1, Ordering::Relaxed),
+            version: 0,
             sent_seq: 0,
             opened: false,
+            history: VecDeque::new(),
         };
+        doc.new_version();
         if let Some(client) = &client {
             did_open(client, &path, &mut doc);
         }
@@ -383,7 +414,9 @@ impl Instance {
                 }
             }
             match client.findings(&path) {
-                Some(found) if is_about(&found, version, sent_seq) => {
+                Some(found)
+                    if is_about(&found, version, sent_seq) || self.same_text(&path, &found) =>
+                {
                     let (last_publish, busy) = client.activity();
                     let quiet_at = last_publish.map_or(Instant::now(), |t| t + quiet);
                     if !busy && Instant::now() >= quiet_at {
@@ -420,6 +453,17 @@ impl Instance {
             other => format!("the server is {}", other.as_str().replace('_', " ")),
         };
         Outcome::Pending { state, reason }
+    }
+
+    /// Whether versioned findings are for an older version whose text is the current text.
+    fn same_text(&self, path: &Path, found: &Findings) -> bool {
+        let Some(version) = found.version else {
+            return false;
+        };
+        self.lock()
+            .docs
+            .get(path)
+            .is_some_and(|d| d.same_text_as(version))
     }
 
     fn version_of(&self, path: &Path) -> Option<i32> {
