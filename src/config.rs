@@ -39,6 +39,39 @@ pub struct Limits {
     pub checkpoint_max_files: u64,
     /// Running commands (`exec`, `test`): the policy and process limits (see README, "exec").
     pub exec: crate::exec::ExecConfig,
+    /// Attach language-server diagnostics to edit answers (`diagnostics: false` turns it off per
+    /// request, `CODER_AUTODIAG=off` per client).
+    pub autodiag: bool,
+    /// Language servers: deadlines, settling, reaping (see `lsp`).
+    pub lsp: LspLimits,
+}
+
+/// The `lsp:` section of the config.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LspLimits {
+    /// How long an edit waits for a ready server's diagnostics before answering `pending`.
+    pub warm_deadline_ms: u64,
+    /// The same, when the server is still starting (first file of a language).
+    pub cold_deadline_ms: u64,
+    /// Quiet time after the matching publish before a set counts as settled.
+    pub settle_ms: u64,
+    /// A server unused this long is stopped.
+    pub idle_secs: u64,
+    /// When the servers together use more memory than this, the least recently used is stopped.
+    pub max_servers_rss_bytes: u64,
+}
+
+impl Default for LspLimits {
+    fn default() -> Self {
+        LspLimits {
+            warm_deadline_ms: 2_000,
+            cold_deadline_ms: 10_000,
+            settle_ms: 150,
+            idle_secs: 600,
+            max_servers_rss_bytes: 4 * 1024 * 1024 * 1024,
+        }
+    }
 }
 
 impl Default for Limits {
@@ -65,6 +98,8 @@ impl Default for Limits {
             checkpoint_max_file_bytes: 10 * MIB,
             checkpoint_max_files: 50_000,
             exec: crate::exec::ExecConfig::default(),
+            autodiag: true,
+            lsp: LspLimits::default(),
         }
     }
 }
@@ -254,6 +289,9 @@ impl Limits {
             ("max_output_bytes", self.max_output_bytes),
             ("max_memory_bytes", self.max_memory_bytes),
             ("checkpoint_max_files", self.checkpoint_max_files),
+            ("lsp.warm_deadline_ms", self.lsp.warm_deadline_ms),
+            ("lsp.cold_deadline_ms", self.lsp.cold_deadline_ms),
+            ("lsp.idle_secs", self.lsp.idle_secs),
         ];
         if let Some((name, _)) = positive.iter().find(|(_, v)| *v == 0) {
             return Err(Error::bad_input(format!("`{name}` must be greater than 0")));

@@ -13,6 +13,7 @@ pub mod globs;
 pub mod jail;
 pub mod listing;
 pub mod map;
+pub mod lsp;
 pub mod memory;
 pub mod methods;
 pub mod progress;

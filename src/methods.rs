@@ -6,7 +6,7 @@
 use crate::error::{Error, Result};
 use crate::protocol::{self, parse_params};
 use crate::state::State;
-use crate::{agent, checkpoint, edit, exec, git, listing, map, memory, read, search, syntax, todo};
+use crate::{agent, checkpoint, edit, exec, git, listing, lsp, map, memory, read, search, syntax, todo};
 use schemars::{JsonSchema, Schema};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -32,8 +32,21 @@ impl Method {
     /// Decodes `params` (keys made canonical first: dashed and camelCased keys as snake_case, the
     /// method's agent aliases as the names it declares, see `agent::keys`), runs the handler, and
     /// serializes its result once, straight to the bytes that go into the response.
+    ///
+    /// A mutating method also takes `diagnostics` (see `lsp`): it is taken out of the params here,
+    /// and the answer gets the language servers' findings for the files the call changed, so no
+    /// edit method needs to know about them.
     pub fn call(&self, state: &Arc<State>, params: Value) -> Result<Box<RawValue>> {
-        (self.call)(state, agent::keys::canonical(self, params)?)
+        let mut params = agent::keys::canonical(self, params)?;
+        if !self.mutates || !lsp::take_switch(&mut params)? {
+            return (self.call)(state, params);
+        }
+        let (result, events) = crate::documents::events::recorded(|| (self.call)(state, params));
+        let result = result?;
+        match state.lsp.after_edit(state, &events) {
+            Some(report) => lsp::attach(result, &report),
+            None => Ok(result),
+        }
     }
 
     /// Whether a call may need much memory or a long scan, and so waits for one of the
@@ -65,7 +78,10 @@ where
         aliases,
         summary,
         mutates,
-        schema: schema_of::<P>,
+        schema: match mutates {
+            true => schema_with_switch::<P>,
+            false => schema_of::<P>,
+        },
         call: Box::new(move |state, params| {
             let params: P = parse_params(name, params)?;
             let result = handler(state, params)?;
@@ -77,6 +93,20 @@ where
 
 fn schema_of<P: JsonSchema>() -> Schema {
     schemars::schema_for!(P)
+}
+
+/// A mutating method's schema: its params plus the `diagnostics` switch `Method::call` takes.
+fn schema_with_switch<P: JsonSchema>() -> Schema {
+    let mut schema = schemars::schema_for!(P);
+    if let Some(properties) = schema
+        .ensure_object()
+        .entry("properties")
+        .or_insert_with(|| json!({}))
+        .as_object_mut()
+    {
+        properties.insert("diagnostics".into(), lsp::switch_schema());
+    }
+    schema
 }
 
 /// Every method the daemon answers, in the order `info` lists them. Each subsystem lists its own
@@ -92,6 +122,7 @@ pub static METHODS: LazyLock<Vec<Method>> = LazyLock::new(|| {
         agent::methods(),
         syntax::methods(),
         map::methods(),
+        lsp::methods(),
     ]
     .into_iter()
     .flatten()
@@ -245,7 +276,7 @@ fn info(state: &Arc<State>, _: NoParams) -> Result<Value> {
         "languages": crate::syntax::languages::all().iter().map(|l| json!({
             "name": l.name, "extensions": l.extensions, "file_names": l.file_names,
         })).collect::<Vec<_>>(),
-        "language_servers": [],
+        "language_servers": state.lsp.info(),
         "exec": exec::info(&limits.exec),
     }))
 }

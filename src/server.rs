@@ -60,6 +60,7 @@ pub async fn serve(opts: ServeOptions) -> Result<()> {
     let state = Arc::new(State::new(jail, config, config_path, socket.clone()));
     let _watcher = watch_config(&state);
     crate::documents::watch::start(&state);
+    crate::lsp::watch(&state);
     // Lets `coder` find this daemon from any folder under its roots; removed at a clean stop.
     let roots: Vec<PathBuf> = state.jail.roots().iter().map(|r| r.path.clone()).collect();
     let _registration = registry::register(&socket, &roots)
@@ -77,6 +78,8 @@ pub async fn serve(opts: ServeOptions) -> Result<()> {
         socket.display()
     );
     let result = accept_loop(&state, listener, signals).await;
+    // Language servers get `shutdown`/`exit` (a kill after 3 s) before the daemon goes.
+    let _ = tokio::time::timeout(Duration::from_secs(4), state.lsp.stop_all()).await;
     remove_socket(&socket);
     let _ = std::fs::remove_file(lock_path(&socket));
     tracing::info!("coderd stopped");

@@ -32,6 +32,8 @@ pub struct State {
     pub map: crate::map::MapCache,
     pub locks: Locks,
     pub journal: Journal,
+    /// The language servers (see `lsp`).
+    pub lsp: crate::lsp::Lsp,
     /// The daemon-wide gate for heavy requests (see `memory`).
     pub heavy: Arc<Gate>,
     pub started: Instant,
@@ -65,6 +67,7 @@ impl State {
             map: Default::default(),
             locks: Locks::default(),
             journal,
+            lsp: crate::lsp::Lsp::default(),
             started: Instant::now(),
             shutdown: Notify::new(),
         };

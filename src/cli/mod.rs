@@ -256,6 +256,9 @@ pub fn run(mut cli: Cli) -> i32 {
         },
         (None, _) => unreachable!("only Command::Method is parsed after connecting"),
     };
+    let mut params = params;
+    let mutates = crate::methods::find(&method).is_some_and(|m| m.mutates);
+    crate::lsp::render::apply_env_switch(mutates, &mut params);
     let reply = match send(&stream, &method, params) {
         Ok(r) => r,
         Err(ClientError(msg)) => {

@@ -106,7 +106,12 @@ pub fn render(out: &mut impl Write, method: &str, result: &RawValue) -> std::io:
         "write" | "patch" | "multipatch" | "update-file" | "create-file" | "rollback"
         | "delete-file" | "move" | "clean" => render_edit(out, &value()),
         _ => write_pretty(out, text.as_bytes()),
+    }?;
+    // After any edit, what the language servers found in the files it changed.
+    if crate::methods::find(method).is_some_and(|m| m.mutates) {
+        crate::lsp::render::write_block(out, text)?;
     }
+    Ok(())
 }
 
 /// A text read, borrowed from the reply (`content` is copied only when it holds escapes). Stat,

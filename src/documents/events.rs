@@ -41,3 +41,27 @@ pub struct Event {
     /// The regions that changed, in file order; empty when unknown (external writes) or whole-file.
     pub changes: Vec<Change>,
 }
+
+thread_local! {
+    /// The events published on this thread since `recorded` started, when it is running.
+    static RECORDING: std::cell::RefCell<Option<Vec<Event>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `call` and returns, with its result, the events it published: the files an edit method
+/// changed, however it changed them. A method runs on one thread (`server::run_blocking`), so
+/// the events of concurrent calls on other threads are not mixed in.
+pub fn recorded<T>(call: impl FnOnce() -> T) -> (T, Vec<Event>) {
+    let outer = RECORDING.with(|r| r.borrow_mut().replace(Vec::new()));
+    let result = call();
+    let events = RECORDING.with(|r| std::mem::replace(&mut *r.borrow_mut(), outer));
+    (result, events.unwrap_or_default())
+}
+
+/// Notes a published event for the `recorded` call running on this thread, if any.
+pub(super) fn record(event: &Event) {
+    RECORDING.with(|r| {
+        if let Some(events) = r.borrow_mut().as_mut() {
+            events.push(event.clone());
+        }
+    });
+}

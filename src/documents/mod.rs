@@ -232,6 +232,11 @@ impl Documents {
         self.lock().entries.keys().cloned().collect()
     }
 
+    /// The document held for a path, as last loaded or committed (not compared with the disk).
+    pub fn current(&self, path: &Path) -> Option<Arc<Document>> {
+        self.lock().entries.get(path).map(|e| e.doc.clone())
+    }
+
     /// The revision the daemon holds for a path (0 when it holds none).
     pub fn revision(&self, path: &Path) -> u64 {
         self.lock().entries.get(path).map_or(0, |e| e.doc.revision)
@@ -331,6 +336,7 @@ impl Documents {
     }
 
     fn publish(&self, event: Event) {
+        events::record(&event);
         // No subscriber is fine: nothing listens until the structure or LSP work starts one.
         let _ = self.events.send(event);
     }

@@ -192,21 +192,36 @@ impl Daemon {
     }
 
     pub fn start_with(args: &[String], socket: &Path, logdir: &Path) -> Daemon {
-        Daemon::start_with_env(args, socket, logdir, &[])
+        // No language servers unless a test asks (tests/lsp.rs): edits of .go/.py/.rs fixtures
+        // must not start gopls, pyright or rust-analyzer.
+        let no_servers = logdir.join("no-servers");
+        Daemon::start_with_env(
+            args,
+            socket,
+            logdir,
+            &[("CODERD_SERVERS_DIR", no_servers.as_os_str())],
+        )
     }
 
-    /// `start` with extra environment variables for the daemon (e.g. `HOME`).
+    /// `start` with extra environment variables for the daemon (e.g. `HOME`); no language servers.
     pub fn start_env(sandbox: &Sandbox, extra: &[&str], env: &[(&str, &str)]) -> Daemon {
         let mut args: Vec<String> = vec!["--root".into(), sandbox.root.to_string_lossy().into()];
         args.extend(extra.iter().map(|s| s.to_string()));
-        Daemon::start_with_env(&args, &sandbox.socket(), sandbox.dir.path(), env)
+        let no_servers = sandbox.dir.path().join("no-servers");
+        let mut all: Vec<(&str, &std::ffi::OsStr)> = env
+            .iter()
+            .map(|(k, v)| (*k, std::ffi::OsStr::new(*v)))
+            .collect();
+        all.push(("CODERD_SERVERS_DIR", no_servers.as_os_str()));
+        Daemon::start_with_env(&args, &sandbox.socket(), sandbox.dir.path(), &all)
     }
 
+    /// A daemon with extra environment (tests/lsp.rs: where its language servers are).
     pub fn start_with_env(
         args: &[String],
         socket: &Path,
         logdir: &Path,
-        env: &[(&str, &str)],
+        env: &[(&str, &std::ffi::OsStr)],
     ) -> Daemon {
         let log = logdir.join("coderd.log");
         let child = Command::new(env!("CARGO_BIN_EXE_coderd"))

@@ -1,0 +1,572 @@
+//! Language servers kept warm inside the daemon, and the diagnostics an edit's answer carries.
+//!
+//! `servers` reads the definitions (`grammars/servers.toml`); `transport` frames JSON-RPC over a
+//! server's stdio; `client` is one process and what it reported; `instance` is one server for one
+//! root across restarts, with document sync and the settling rule; `report` is the structured
+//! answer; `render` is the client's `[DIAGNOSTICS]` block.
+//!
+//! Two ways in: every mutating method's answer goes through `after_edit` (from the method table,
+//! with the events the call published), which syncs the changed files into their servers,
+//! starting them if needed, and waits until each server's findings are current; and a background
+//! task follows the documents store's events, so writes made with diagnostics off, or by other
+//! programs, reach servers that have the file open. Never does an answer show findings for an
+//! older version of a file than the one on disk: a server that is not current by the deadline is
+//! listed as `pending` instead.
+
+pub mod client;
+pub mod instance;
+pub mod render;
+pub mod report;
+pub mod servers;
+pub mod transport;
+pub mod uri;
+
+use crate::config::LspLimits;
+use crate::documents::{Document, Event, EventKind};
+use crate::error::{Error, Result};
+use crate::methods::{method, Method};
+use crate::state::State;
+use crate::syntax::languages::{self, Language};
+use instance::{Instance, Outcome, Status};
+use report::{FileReport, Report, Unavailable};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::{json, Value};
+use servers::ServerDef;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
+
+/// Files the `diagnostics` method checks at most for one `dir`.
+const MAX_DIR_FILES: usize = 200;
+/// How often idle servers and the memory budget are looked at.
+const REAP_EVERY: Duration = Duration::from_secs(10);
+
+type Instances = HashMap<(String, PathBuf), Arc<Instance>>;
+
+/// The running (and stopped) server instances, by server name and root.
+#[derive(Default)]
+pub struct Lsp {
+    instances: Mutex<Instances>,
+}
+
+/// One (instance, file) whose findings an answer waits for, and the instance's publish counter
+/// before the file was sent (what it publishes after that is news of this call).
+struct Wanted {
+    instance: Arc<Instance>,
+    path: PathBuf,
+    seq_before: u64,
+}
+
+/// The files a call touched, the servers to ask, and the servers that could not run.
+#[derive(Default)]
+struct Plan {
+    files: Vec<PathBuf>,
+    wanted: Vec<Wanted>,
+    unavailable: Vec<Unavailable>,
+}
+
+impl Lsp {
+    /// The diagnostics for an edit's answer: `None` when none of the files it changed has a
+    /// language with servers, or autodiag is off. Runs on the request's (blocking) thread.
+    pub fn after_edit(&self, state: &State, events: &[Event]) -> Option<Report> {
+        let limits = state.limits();
+        if !limits.autodiag {
+            return None;
+        }
+        let runtime = tokio::runtime::Handle::try_current().ok()?;
+        let mut plan = Plan::default();
+        for event in events {
+            match &event.kind {
+                EventKind::Deleted => {
+                    self.close_everywhere(&event.path);
+                    continue;
+                }
+                EventKind::Moved { from } => self.close_everywhere(from),
+                _ => {}
+            }
+            self.plan_file(state, &event.path, &mut plan);
+        }
+        if plan.wanted.is_empty() && plan.unavailable.is_empty() {
+            return None;
+        }
+        Some(runtime.block_on(collect(plan, limits.lsp)))
+    }
+
+    /// The `diagnostics` method: sync the files, settle, report (nothing is edited).
+    fn check(&self, state: &State, paths: &[PathBuf]) -> Report {
+        let mut plan = Plan::default();
+        for path in paths {
+            self.plan_file(state, path, &mut plan);
+        }
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return Report::default();
+        };
+        runtime.block_on(collect(plan, state.limits().lsp))
+    }
+
+    /// Adds one file to a plan: each server of its language is started if needed and given the
+    /// file's current content.
+    fn plan_file(&self, state: &State, path: &Path, plan: &mut Plan) {
+        let Some(document) = current_document(state, path) else {
+            return;
+        };
+        let Some(language) = language_of(&document) else {
+            return;
+        };
+        let defs = servers::for_language(language);
+        if defs.is_empty() {
+            return;
+        }
+        if !plan.files.iter().any(|f| f == path) {
+            plan.files.push(path.to_path_buf());
+        }
+        for def in defs {
+            let Some(executable) = def.executable() else {
+                plan.unavailable.push(Unavailable {
+                    server: def.name.clone(),
+                    language: language.name.clone(),
+                    install: def.install.clone(),
+                });
+                continue;
+            };
+            let root = root_for(state, def, language, path);
+            let instance = self.instance(def, root, executable);
+            instance.ensure_started();
+            let seq_before = instance.client().map_or(0, |c| c.publish_seq());
+            instance.sync(&document, &language_id(language, path));
+            plan.wanted.push(Wanted {
+                instance,
+                path: path.to_path_buf(),
+                seq_before,
+            });
+        }
+    }
+
+    fn instance(
+        &self,
+        def: &'static ServerDef,
+        root: PathBuf,
+        executable: PathBuf,
+    ) -> Arc<Instance> {
+        self.lock()
+            .entry((def.name.clone(), root.clone()))
+            .or_insert_with(|| Instance::new(def, root, executable))
+            .clone()
+    }
+
+    fn all(&self) -> Vec<Arc<Instance>> {
+        self.lock().values().cloned().collect()
+    }
+
+    fn close_everywhere(&self, path: &Path) {
+        for instance in self.all() {
+            instance.close(path);
+        }
+    }
+
+    /// Follows a documents-store event in the background: files servers have open are re-synced
+    /// (edits made with diagnostics off, writes by other programs); deleted ones closed.
+    fn on_event(&self, state: &State, event: &Event) {
+        match &event.kind {
+            EventKind::Deleted => return self.close_everywhere(&event.path),
+            EventKind::Moved { from } => self.close_everywhere(from),
+            _ => {}
+        }
+        self.resync(state, &event.path);
+    }
+
+    fn resync(&self, state: &State, path: &Path) {
+        let holders: Vec<Arc<Instance>> = self
+            .all()
+            .into_iter()
+            .filter(|i| i.has_open(path))
+            .collect();
+        if holders.is_empty() {
+            return;
+        }
+        let Some(document) = current_document(state, path) else {
+            return;
+        };
+        let Some(language) = language_of(&document) else {
+            return;
+        };
+        for instance in holders {
+            instance.sync(&document, &language_id(language, path));
+        }
+    }
+
+    /// Every open document of every server, re-synced (after the event stream lagged).
+    fn resync_all(&self, state: &State) {
+        for instance in self.all() {
+            for path in instance.open_paths() {
+                self.resync(state, &path);
+            }
+        }
+    }
+
+    /// Stops servers unused for `idle_secs`, then the least recently used while the servers'
+    /// memory together is over `max_servers_rss_bytes`.
+    async fn reap(&self, limits: LspLimits) {
+        let idle = Duration::from_secs(limits.idle_secs);
+        let mut live: Vec<Arc<Instance>> = self
+            .all()
+            .into_iter()
+            .filter(|i| matches!(i.status(), Status::Ready | Status::Starting))
+            .collect();
+        for instance in live.iter().filter(|i| i.last_used().elapsed() > idle) {
+            tracing::info!(
+                server = instance.def.name,
+                "stopping an idle language server"
+            );
+            instance.stop().await;
+        }
+        live.retain(|i| i.status() == Status::Ready);
+        live.sort_by_key(|i| i.last_used());
+        let rss = |i: &Arc<Instance>| i.client().and_then(|c| c.rss_bytes()).unwrap_or(0);
+        let mut total: u64 = live.iter().map(rss).sum();
+        for instance in live {
+            if total <= limits.max_servers_rss_bytes {
+                break;
+            }
+            total -= rss(&instance);
+            tracing::info!(
+                server = instance.def.name,
+                "stopping a language server: over max_servers_rss_bytes"
+            );
+            instance.stop().await;
+        }
+    }
+
+    /// Stops every server (daemon shutdown).
+    pub async fn stop_all(&self) {
+        let mut set = tokio::task::JoinSet::new();
+        for instance in self.all() {
+            set.spawn(async move { instance.stop().await });
+        }
+        while set.join_next().await.is_some() {}
+    }
+
+    /// What `info` says about language servers: each definition, whether it can run here, and
+    /// its instances; and the languages that have none.
+    pub fn info(&self) -> Value {
+        let instances = self.all();
+        let servers: Vec<Value> = servers::all()
+            .iter()
+            .map(|def| {
+                let executable = def.executable();
+                let running: Vec<_> = instances
+                    .iter()
+                    .filter(|i| i.def.name == def.name)
+                    .map(|i| i.info())
+                    .collect();
+                let state = match (&executable, running.first()) {
+                    (None, _) => "unavailable",
+                    (Some(_), None) => "not_started",
+                    (Some(_), Some(first)) => first.state.as_str(),
+                };
+                json!({
+                    "name": def.name,
+                    "languages": def.languages,
+                    "command": def.command,
+                    "executable": executable,
+                    "state": state,
+                    "install": def.install,
+                    "instances": running,
+                })
+            })
+            .collect();
+        let without: Vec<&str> = languages::all()
+            .iter()
+            .filter(|l| servers::for_language(l).is_empty())
+            .map(|l| l.name.as_str())
+            .collect();
+        json!({
+            "servers": servers,
+            "languages_without_servers": without,
+            "install_dir": servers::install_dir(),
+        })
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Instances> {
+        self.instances.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// Starts the background tasks: following document events, and reaping idle servers.
+pub fn watch(state: &Arc<State>) {
+    let mut events = state.documents.subscribe();
+    let weak: Weak<State> = Arc::downgrade(state);
+    tokio::spawn(async move {
+        use tokio::sync::broadcast::error::RecvError;
+        loop {
+            let received = events.recv().await;
+            let Some(state) = weak.upgrade() else { return };
+            // Reading a file the store dropped is synchronous I/O: off the async workers.
+            let go_on = tokio::task::block_in_place(|| match received {
+                Ok(event) => {
+                    state.lsp.on_event(&state, &event);
+                    true
+                }
+                Err(RecvError::Lagged(_)) => {
+                    state.lsp.resync_all(&state);
+                    true
+                }
+                Err(RecvError::Closed) => false,
+            });
+            if !go_on {
+                return;
+            }
+        }
+    });
+    let weak: Weak<State> = Arc::downgrade(state);
+    tokio::spawn(async move {
+        loop {
+            tokio::time::sleep(REAP_EVERY).await;
+            let Some(state) = weak.upgrade() else { return };
+            state.lsp.reap(state.limits().lsp).await;
+        }
+    });
+}
+
+/// Waits for every wanted (server, file) to settle, then builds the report: the edited files in
+/// order, then files the servers reported on their own since the call's changes were sent.
+async fn collect(plan: Plan, limits: LspLimits) -> Report {
+    let mut set = tokio::task::JoinSet::new();
+    for (i, wanted) in plan.wanted.iter().enumerate() {
+        let (instance, path) = (wanted.instance.clone(), wanted.path.clone());
+        set.spawn(async move { (i, instance.settle(path, limits).await) });
+    }
+    let mut outcomes: Vec<Option<Outcome>> = plan.wanted.iter().map(|_| None).collect();
+    while let Some(joined) = set.join_next().await {
+        if let Ok((i, outcome)) = joined {
+            outcomes[i] = Some(outcome);
+        }
+    }
+    let mut files: Vec<FileReport> = plan
+        .files
+        .iter()
+        .map(|p| FileReport::new(p.clone(), true))
+        .collect();
+    let mut others: Vec<FileReport> = Vec::new();
+    for (wanted, outcome) in plan.wanted.iter().zip(outcomes) {
+        let name = wanted.instance.def.name.as_str();
+        let Some(file) = files.iter_mut().find(|f| f.path == wanted.path) else {
+            continue;
+        };
+        match outcome {
+            Some(Outcome::Current { items, before }) => {
+                file.add(name, &items, &before);
+                if let Some(client) = wanted.instance.client() {
+                    add_reported_elsewhere(&client, wanted.seq_before, &plan.files, &mut others);
+                }
+            }
+            Some(Outcome::Pending { state, reason }) => file.add_pending(name, state, reason),
+            None => file.add_pending(name, Status::Crashed, "the wait was lost".into()),
+        }
+    }
+    files.extend(others);
+    for file in &mut files {
+        file.finish();
+    }
+    Report {
+        files,
+        unavailable: plan.unavailable,
+    }
+}
+
+/// Findings a server published since `after` for files the call did not touch, with errors in
+/// them: what an edit broke elsewhere.
+fn add_reported_elsewhere(
+    client: &client::Client,
+    after: u64,
+    edited: &[PathBuf],
+    others: &mut Vec<FileReport>,
+) {
+    for (path, found) in client.findings_since(after) {
+        if edited.contains(&path) {
+            continue;
+        }
+        let has_error = found.items.iter().any(|d| {
+            d.severity
+                .is_none_or(|s| s == lsp_types::DiagnosticSeverity::ERROR)
+        });
+        if !has_error {
+            continue;
+        }
+        let index = match others.iter().position(|f| f.path == path) {
+            Some(i) => i,
+            None => {
+                others.push(FileReport::new(path.clone(), false));
+                others.len() - 1
+            }
+        };
+        others[index].add(&client.def.name, &found.items, &found.before);
+    }
+}
+
+/// The document as the daemon holds it, else read through the jail.
+fn current_document(state: &State, path: &Path) -> Option<Arc<Document>> {
+    if let Some(document) = state.documents.current(path) {
+        return Some(document);
+    }
+    let resolved = state.jail.locate(path)?;
+    let limits = state.limits();
+    state
+        .documents
+        .load(
+            &state.jail,
+            &resolved,
+            limits.max_write_bytes,
+            limits.documents_max_bytes,
+        )
+        .ok()
+}
+
+/// The document's language, by name, extension, or its `#!` line.
+fn language_of(document: &Document) -> Option<&'static Language> {
+    let head = document.text.to_bytes();
+    let first_line = &head[..head.len().min(256)];
+    languages::for_path(&document.path, Some(first_line))
+}
+
+/// The nearest folder above the file (within its workspace root) holding one of the server's
+/// root markers, else one of the language's, else the workspace root.
+fn root_for(state: &State, def: &ServerDef, language: &Language, path: &Path) -> PathBuf {
+    let Some(resolved) = state.jail.locate(path) else {
+        return path.parent().unwrap_or(path).to_path_buf();
+    };
+    let root = state.jail.roots()[resolved.root].path.clone();
+    for markers in [&def.root_markers, &language.root_markers] {
+        let mut dir = path.parent();
+        while let Some(folder) = dir.filter(|d| d.starts_with(&root)) {
+            let found = markers.iter().any(|marker| {
+                state
+                    .jail
+                    .locate(&folder.join(marker))
+                    .is_some_and(|r| state.jail.metadata(&r).is_ok())
+            });
+            if found {
+                return folder.to_path_buf();
+            }
+            dir = folder.parent();
+        }
+    }
+    root
+}
+
+/// The LSP language id: the registry's name, except where LSP names JSX flavours apart.
+fn language_id(language: &Language, path: &Path) -> String {
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("tsx") => "typescriptreact".into(),
+        Some("jsx") => "javascriptreact".into(),
+        _ => language.name.clone(),
+    }
+}
+
+/// Takes the `diagnostics` switch out of a mutating method's params (it belongs to the method
+/// table, not to any one method): absent means on.
+pub fn take_switch(params: &mut Value) -> Result<bool> {
+    let Some(map) = params.as_object_mut() else {
+        return Ok(true);
+    };
+    match map.remove("diagnostics") {
+        None => Ok(true),
+        Some(Value::Bool(on)) => Ok(on),
+        Some(other) => Err(Error::bad_input(format!(
+            "`diagnostics` must be true or false, not {other}"
+        ))
+        .with_recovery("pass `diagnostics: false` to skip language-server diagnostics")),
+    }
+}
+
+/// The JSON Schema of the switch, added to every mutating method's params schema.
+pub fn switch_schema() -> Value {
+    json!({
+        "type": "boolean",
+        "default": true,
+        "description": "Attach language-server diagnostics for the files the call changed (default on; off with config `autodiag: false` or client env CODER_AUTODIAG=off)."
+    })
+}
+
+/// Appends `"diagnostics": {...}` to a serialized result object.
+pub fn attach(result: Box<RawValue>, report: &Report) -> Result<Box<RawValue>> {
+    let text = result.get();
+    let Some(body) = text.trim_end().strip_suffix('}') else {
+        return Ok(result);
+    };
+    let report = serde_json::to_string(report)
+        .map_err(|e| Error::io(format!("serializing diagnostics: {e}")))?;
+    let separator = match body.trim_end().ends_with('{') {
+        true => "",
+        false => ",",
+    };
+    RawValue::from_string(format!("{body}{separator}\"diagnostics\":{report}}}"))
+        .map_err(|e| Error::io(format!("attaching diagnostics: {e}")))
+}
+
+/// The language servers' entries in the method table.
+pub fn methods() -> Vec<Method> {
+    vec![method(
+        "diagnostics",
+        &[],
+        "The current, settled language-server diagnostics of files (or a folder's files), without editing.",
+        false,
+        diagnostics,
+    )]
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DiagnosticsParams {
+    /// Files to check.
+    #[serde(default)]
+    files: Vec<String>,
+    /// A folder: its files of languages with servers are checked (at most 200).
+    dir: Option<String>,
+}
+
+fn diagnostics(state: &Arc<State>, p: DiagnosticsParams) -> Result<Report> {
+    if p.files.is_empty() && p.dir.is_none() {
+        return Err(Error::bad_input("`files` or `dir` is required")
+            .with_recovery("pass `files: [\"src/main.go\"]` or `dir: \"src\"`"));
+    }
+    let mut paths = Vec::new();
+    for (i, wire) in p.files.iter().enumerate() {
+        let field = format!("files[{i}]");
+        let resolved = state.jail.resolve(&field, wire)?;
+        state
+            .jail
+            .metadata(&resolved)
+            .map_err(|e| e.with_prefix(format_args!("`{field}`: ")))?;
+        paths.push(resolved.abs);
+    }
+    if let Some(dir) = &p.dir {
+        let resolved = state.jail.resolve("dir", dir)?;
+        paths.extend(files_with_servers(state, &resolved));
+    }
+    Ok(state.lsp.check(state, &paths))
+}
+
+/// The files under a folder whose language has servers, by the jail's walking policy.
+fn files_with_servers(state: &State, dir: &crate::jail::Resolved) -> Vec<PathBuf> {
+    state
+        .jail
+        .walk_builder(dir, true, false)
+        .build()
+        .filter_map(|entry| entry.ok())
+        .filter(|entry| entry.file_type().is_some_and(|t| t.is_file()))
+        .map(|entry| entry.into_path())
+        .filter(|path| {
+            state.jail.locate(path).is_some_and(|r| {
+                !state.jail.is_non_accessible(&r.rel) && !state.jail.is_default_excluded(&r.rel)
+            }) && state.jail.holds_entry(path)
+        })
+        .filter(|path| {
+            languages::for_path(path, None).is_some_and(|l| !servers::for_language(l).is_empty())
+        })
+        .take(MAX_DIR_FILES)
+        .collect()
+}

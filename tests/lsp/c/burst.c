@@ -1,0 +1,1 @@
+int burst(void) { return 1; }

@@ -1,0 +1,3 @@
+package main
+
+func burst() int { return 1 }

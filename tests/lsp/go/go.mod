@@ -1,0 +1,3 @@
+module example.com/lspfixture
+
+go 1.22

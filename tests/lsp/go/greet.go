@@ -1,0 +1,5 @@
+package main
+
+func greet(name string) string {
+	return "hello " + name
+}

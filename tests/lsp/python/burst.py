@@ -1,0 +1,2 @@
+def burst() -> int:
+    return 1

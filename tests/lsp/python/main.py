@@ -1,0 +1,5 @@
+from greet import greet
+
+
+def main() -> None:
+    print(greet("world"))

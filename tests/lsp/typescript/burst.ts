@@ -1,0 +1,3 @@
+export function burst(): number {
+  return 1;
+}
