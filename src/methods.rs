@@ -6,7 +6,9 @@
 use crate::error::{Error, Result};
 use crate::protocol::{self, parse_params};
 use crate::state::State;
-use crate::{agent, checkpoint, edit, exec, git, listing, lsp, map, memory, read, search, syntax, todo};
+use crate::{
+    agent, checkpoint, edit, exec, git, listing, lsp, map, memory, read, search, syntax, todo,
+};
 use schemars::{JsonSchema, Schema};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};

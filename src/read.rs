@@ -78,7 +78,7 @@ pub enum Encoding {
 #[serde(untagged)]
 pub enum BatchItem {
     Path(String),
-    Spec(ReadParams),
+    Spec(Box<ReadParams>),
 }
 
 /// Line counts of files already seen. A daemon reads the same files again and again, and counting
@@ -1049,7 +1049,7 @@ fn merge(shared: &ReadParams, item: &BatchItem) -> ReadParams {
             file: Some(path.clone()),
             ..Default::default()
         },
-        BatchItem::Spec(spec) => spec.clone(),
+        BatchItem::Spec(spec) => (**spec).clone(),
     };
     let has_own_range =
         spec.start.is_some() || spec.end.is_some() || spec.head.is_some() || spec.tail.is_some();
