@@ -40,7 +40,14 @@ impl Method {
     /// edit method needs to know about them.
     pub fn call(&self, state: &Arc<State>, params: Value) -> Result<Box<RawValue>> {
         let mut params = agent::keys::canonical(self, params)?;
-        if !self.mutates || !lsp::take_switch(&mut params)? {
+        let diagnostics = match self.mutates {
+            false => false,
+            true => lsp::take_switch(&mut params).map_err(|e| {
+                let schema = (self.schema)().to_value();
+                crate::protocol::schema_error(self.name, &schema, &params).unwrap_or(e)
+            })?,
+        };
+        if !diagnostics {
             return (self.call)(state, params);
         }
         let (result, events) = crate::documents::events::recorded(|| (self.call)(state, params));

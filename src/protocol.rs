@@ -114,22 +114,35 @@ pub fn parse_params<T: DeserializeOwned + JsonSchema>(method: &str, params: Valu
         Err(e) => e,
     };
     let schema = schemars::schema_for!(T).to_value();
+    schema_error(method, &schema, &params).map_or_else(
+        || {
+            let path = serde_error.path().to_string();
+            let place = match path.as_str() {
+                "." => String::new(),
+                _ => format!(" at `{path}`"),
+            };
+            let inner = serde_error.into_inner();
+            Err(
+                Error::bad_input(format!("invalid params for `{method}`{place}: {inner}"))
+                    .with_recovery(recovery_for(method)),
+            )
+        },
+        Err,
+    )
+}
+
+fn recovery_for(method: &str) -> String {
+    format!("fix each path listed; `schema {{\"method\": \"{method}\"}}` shows every param")
+}
+
+/// The C210 that lists every violation of `params` against a method's params `schema` (JSON
+/// Pointer, what was expected), or `None` when the schema finds nothing wrong.
+pub fn schema_error(method: &str, schema: &Value, params: &Value) -> Option<Error> {
     let aliases = &crate::agent::keys::of(method).aliases;
     let alias_names: Vec<&str> = aliases.keys().map(String::as_str).collect();
-    let violations = crate::agent::validate::violations_of(&schema, &params, &alias_names);
-    let recovery =
-        format!("fix each path listed; `schema {{\"method\": \"{method}\"}}` shows every param");
+    let violations = crate::agent::validate::violations_of(schema, params, &alias_names);
     if violations.is_empty() {
-        let path = serde_error.path().to_string();
-        let place = match path.as_str() {
-            "." => String::new(),
-            _ => format!(" at `{path}`"),
-        };
-        let inner = serde_error.into_inner();
-        return Err(
-            Error::bad_input(format!("invalid params for `{method}`{place}: {inner}"))
-                .with_recovery(recovery),
-        );
+        return None;
     }
     let listed: Vec<String> = violations.iter().map(ToString::to_string).collect();
     let count = match violations.len() {
@@ -140,12 +153,14 @@ pub fn parse_params<T: DeserializeOwned + JsonSchema>(method: &str, params: Valu
         .iter()
         .map(|v| json!({"pointer": v.pointer, "message": v.message}))
         .collect();
-    Err(Error::bad_input(format!(
-        "invalid params for `{method}`{count}: {}",
-        listed.join("; ")
-    ))
-    .with_recovery(recovery)
-    .with_data("violations", pointers))
+    Some(
+        Error::bad_input(format!(
+            "invalid params for `{method}`{count}: {}",
+            listed.join("; ")
+        ))
+        .with_recovery(recovery_for(method))
+        .with_data("violations", pointers),
+    )
 }
 
 /// A success response, as the bytes of one line (without the newline). The result was serialized

@@ -472,9 +472,13 @@ pub fn take_switch(params: &mut Value) -> Result<bool> {
     let Some(map) = params.as_object_mut() else {
         return Ok(true);
     };
-    match map.remove("diagnostics") {
+    match map.get("diagnostics") {
         None => Ok(true),
-        Some(Value::Bool(on)) => Ok(on),
+        Some(&Value::Bool(on)) => {
+            map.remove("diagnostics");
+            Ok(on)
+        }
+        // Left in place, so the caller can report it beside the params' other problems.
         Some(other) => Err(Error::bad_input(format!(
             "`diagnostics` must be true or false, not {other}"
         ))
