@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{Daemon, Sandbox};
+use common::{Daemon, Rng, Sandbox};
 use serde_json::json;
 use std::collections::{BTreeMap, BTreeSet};
 use std::os::unix::fs::PermissionsExt;
@@ -30,27 +30,14 @@ const UNTOUCHABLE: &[&str] = &[".env", "build.log"];
 /// path → (bytes, permission bits)
 type Files = BTreeMap<String, (Vec<u8>, u32)>;
 
-/// A small seeded generator (xorshift64*), so every run replays the same sequences.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+/// Random file content: `prefix`, then up to 200 bytes, some of them newlines, NULs and non-UTF-8.
+fn content(rng: &mut Rng, prefix: &str) -> Vec<u8> {
+    const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyz\n\0\xff ";
+    let mut bytes = prefix.as_bytes().to_vec();
+    for _ in 0..rng.below(200) {
+        bytes.push(ALPHABET[rng.below(ALPHABET.len())]);
     }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn content(&mut self, prefix: &str) -> Vec<u8> {
-        const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyz\n\0\xff ";
-        let mut bytes = prefix.as_bytes().to_vec();
-        for _ in 0..self.below(200) {
-            bytes.push(ALPHABET[self.below(ALPHABET.len())]);
-        }
-        bytes
-    }
+    bytes
 }
 
 fn git(dir: &Path, args: &[&str]) -> String {
@@ -149,7 +136,7 @@ fn random_edit(rng: &mut Rng, root: &Path) {
     match (rng.below(5), exists(path)) {
         (0, false) | (1, _) => {
             let mode = if rng.below(2) == 0 { 0o644 } else { 0o755 };
-            write_file(root, path, &rng.content(prefix), mode);
+            write_file(root, path, &content(rng, prefix), mode);
         }
         (2, true) => std::fs::remove_file(root.join(path)).unwrap(),
         (3, true) if prefix.is_empty() => {

@@ -10,7 +10,7 @@
 
 mod common;
 
-use common::{Client, Daemon, Sandbox};
+use common::{Client, Daemon, Rng, Sandbox};
 use serde_json::json;
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, HashSet};
@@ -34,20 +34,6 @@ fn loops() -> usize {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(50)
-}
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
 }
 
 /// Lines of 64 bytes, each starting with its unique number, so any line is a unique anchor.

@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{Client, Daemon, Sandbox};
+use common::{Client, Daemon, Rng, Sandbox};
 use serde_json::json;
 
 const SOURCES: [(&str, &str); 3] = [
@@ -15,20 +15,6 @@ const SOURCES: [(&str, &str); 3] = [
     ("py", include_str!("../scripts/bench-edit.py")),
     ("sh", include_str!("../scripts/test.sh")),
 ];
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
 
 fn env_or(name: &str, default: u64) -> u64 {
     std::env::var(name)

@@ -12,7 +12,7 @@
 
 mod common;
 
-use common::{Client, Daemon, Sandbox};
+use common::{Client, Daemon, Rng, Sandbox};
 use serde_json::json;
 use std::collections::{BTreeMap, HashSet};
 use std::io::Write;
@@ -37,21 +37,6 @@ fn run_seconds() -> u64 {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(30)
-}
-
-/// xorshift64*: a seeded generator, so a failing run can be replayed with its seed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
 }
 
 fn file_name(i: usize) -> String {
