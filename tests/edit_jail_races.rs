@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::{Client, Daemon, Sandbox};
+use common::{snapshot, Client, Daemon, Sandbox};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -30,30 +30,6 @@ const NAMES: [&str; 9] = [
     "c-1.txt",
     "f.txt",
 ];
-
-/// Every entry under `dir`: relative path → bytes (symlinks as "-> target", folders as "/").
-fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    let mut out = BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).unwrap() {
-            let entry = entry.unwrap();
-            let path = entry.path();
-            let rel = path.strip_prefix(dir).unwrap().display().to_string();
-            let kind = entry.file_type().unwrap();
-            if kind.is_symlink() {
-                let target = std::fs::read_link(&path).unwrap();
-                out.insert(rel, format!("-> {}", target.display()).into_bytes());
-            } else if kind.is_dir() {
-                out.insert(rel + "/", Vec::new());
-                stack.push(path);
-            } else {
-                out.insert(rel, std::fs::read(&path).unwrap());
-            }
-        }
-    }
-    out
-}
 
 fn exchange(root: &Path, a: &str, b: &str) {
     rustix::fs::renameat_with(

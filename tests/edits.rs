@@ -13,7 +13,7 @@
 mod common;
 
 use base64::Engine;
-use common::{check_response, Daemon, Sandbox};
+use common::{check_response, snapshot, Daemon, Sandbox};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
@@ -52,34 +52,6 @@ fn lay_out(root: &Path, files: &Value, sandbox: &Sandbox) {
             other => panic!("bad file spec {other}"),
         }
     }
-}
-
-/// Every regular file and symlink under `dir`: relative path → bytes (links as "-> target").
-fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    let mut out = BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).unwrap() {
-            let entry = entry.unwrap();
-            let path = entry.path();
-            let rel = path
-                .strip_prefix(dir)
-                .unwrap()
-                .to_string_lossy()
-                .into_owned();
-            let kind = entry.file_type().unwrap();
-            if kind.is_symlink() {
-                let target = std::fs::read_link(&path).unwrap();
-                out.insert(rel, format!("-> {}", target.display()).into_bytes());
-            } else if kind.is_dir() {
-                out.insert(rel + "/", Vec::new());
-                stack.push(path);
-            } else {
-                out.insert(rel, std::fs::read(&path).unwrap());
-            }
-        }
-    }
-    out
 }
 
 fn check_after(

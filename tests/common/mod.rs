@@ -469,3 +469,32 @@ impl Rng {
         (self.next() % n as u64) as usize
     }
 }
+
+/// Every entry under `dir`: relative path → bytes (symlinks as "-> target", folders as "/" with
+/// no bytes), to compare a tree before and after.
+pub fn snapshot(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let entry = entry.unwrap();
+            let path = entry.path();
+            let rel = path
+                .strip_prefix(dir)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            let kind = entry.file_type().unwrap();
+            if kind.is_symlink() {
+                let target = std::fs::read_link(&path).unwrap();
+                out.insert(rel, format!("-> {}", target.display()).into_bytes());
+            } else if kind.is_dir() {
+                out.insert(rel + "/", Vec::new());
+                stack.push(path);
+            } else {
+                out.insert(rel, std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    out
+}
