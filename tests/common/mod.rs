@@ -352,7 +352,8 @@ impl Client {
 /// are fine). Arrays: same length, element-wise. Special objects: `{"$contains": "s"}` (substring),
 /// `{"$lacks": "s"}` (a string without it),
 /// `{"$len": n}` (array/string length), `{"$absent": true}` (key missing or null),
-/// `{"$gte": n}` / `{"$lte": n}`, `{"$any": true}` (present, any value).
+/// `{"$gte": n}` / `{"$lte": n}`, `{"$any": true}` (present, any value), `{"$set": [...]}` (an array
+/// holding exactly these elements in any order: for lists whose order is not part of the contract).
 pub fn matches(expected: &Value, actual: &Value, at: &str, problems: &mut Vec<String>) {
     if let Value::Object(spec) = expected {
         if let Some(special) = special_match(spec, actual) {
@@ -420,8 +421,21 @@ fn special_match(spec: &serde_json::Map<String, Value>, actual: &Value) -> Optio
         "$gte" => actual.as_f64().is_some_and(|n| n >= arg.as_f64().unwrap()),
         "$lte" => actual.as_f64().is_some_and(|n| n <= arg.as_f64().unwrap()),
         "$any" => !actual.is_null(),
+        "$set" => same_elements(arg, actual),
         _ => return None,
     })
+}
+
+fn same_elements(expected: &Value, actual: &Value) -> bool {
+    let (Some(want), Some(got)) = (expected.as_array(), actual.as_array()) else {
+        return false;
+    };
+    let sorted = |items: &Vec<Value>| {
+        let mut texts: Vec<String> = items.iter().map(Value::to_string).collect();
+        texts.sort();
+        texts
+    };
+    sorted(want) == sorted(got)
 }
 
 /// Checks a response against a case's `expect` (a subset of the result) or `expect_error` (a
