@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{check_response, Daemon, Sandbox};
+use common::{check_response, Daemon, Failures, Sandbox};
 use serde_json::Value;
 use std::path::Path;
 
@@ -33,7 +33,7 @@ fn run_suite(name: &str) {
         .map(|s| sandbox.expand(s.as_str().unwrap()))
         .collect();
     let cases = suite["cases"].as_array().expect("cases");
-    let mut failures = Vec::new();
+    let mut failures = Failures::default();
     for case in cases {
         let label = case["name"].as_str().unwrap_or("?").to_string();
         let method = case["request"]["method"].as_str().expect("method");
@@ -49,21 +49,9 @@ fn run_suite(name: &str) {
                 problems.push(format!("response contains forbidden text {needle:?}"));
             }
         }
-        if !problems.is_empty() {
-            failures.push(format!(
-                "[{name}] {label}:\n    {}",
-                problems.join("\n    ")
-            ));
-        }
+        failures.record(&label, &problems);
     }
-    assert!(
-        failures.is_empty(),
-        "{} of {} cases failed:\n{}",
-        failures.len(),
-        cases.len(),
-        failures.join("\n")
-    );
-    eprintln!("{name}: {} cases passed", cases.len());
+    failures.assert_none(name, cases.len());
 }
 
 #[test]

@@ -13,7 +13,7 @@
 mod common;
 
 use base64::Engine;
-use common::{check_response, snapshot, Daemon, Sandbox};
+use common::{check_response, snapshot, Daemon, Failures, Sandbox};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
@@ -138,7 +138,7 @@ fn check_after(
 fn run_suite(cases: &[Value], label: &str) {
     let sandbox = Sandbox::empty();
     let daemon = Daemon::start(&sandbox, &[]);
-    let mut failures = Vec::new();
+    let mut failures = Failures::default();
     for case in cases {
         let name = case["name"].as_str().unwrap_or("?");
         for entry in std::fs::read_dir(&sandbox.root).unwrap() {
@@ -168,21 +168,9 @@ fn run_suite(cases: &[Value], label: &str) {
         if snapshot(&sandbox.outside) != outside_before {
             problems.push("a file outside the workspace changed".into());
         }
-        if !problems.is_empty() {
-            failures.push(format!(
-                "[{label}] {name}:\n    {}",
-                problems.join("\n    ")
-            ));
-        }
+        failures.record(name, &problems);
     }
-    assert!(
-        failures.is_empty(),
-        "{} of {} cases failed:\n{}",
-        failures.len(),
-        cases.len(),
-        failures.join("\n")
-    );
-    eprintln!("{label}: {} cases passed", cases.len());
+    failures.assert_none(label, cases.len());
 }
 
 fn suite(name: &str) -> Vec<Value> {

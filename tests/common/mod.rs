@@ -348,6 +348,31 @@ impl Client {
     }
 }
 
+/// The failed cases of a data-driven suite, collected so that one run reports every one of them.
+#[derive(Default)]
+pub struct Failures(Vec<String>);
+
+impl Failures {
+    /// Records a case's problems (nothing when it has none).
+    pub fn record(&mut self, case: &str, problems: &[String]) {
+        if !problems.is_empty() {
+            self.0
+                .push(format!("[{case}]:\n    {}", problems.join("\n    ")));
+        }
+    }
+
+    /// Fails the test listing every failed case, or says how many passed.
+    pub fn assert_none(&self, suite: &str, total: usize) {
+        assert!(
+            self.0.is_empty(),
+            "{suite}: {} of {total} cases failed:\n{}",
+            self.0.len(),
+            self.0.join("\n")
+        );
+        eprintln!("{suite}: {total} cases passed");
+    }
+}
+
 /// Subset matching for expected responses. Objects: every expected key must match (extra actual keys
 /// are fine). Arrays: same length, element-wise. Special objects: `{"$contains": "s"}` (substring),
 /// `{"$lacks": "s"}` (a string without it),
