@@ -65,6 +65,8 @@ impl Method {
         match self.name {
             "search" | "tree" | "map" | "symbols" => true,
             "read" => read::is_heavy(params),
+            // A tool call waits like the method it names: the envelope is no way around the gate.
+            "tool" => agent::envelope::inner_call(params).is_some_and(|(m, p)| m.is_heavy(&p)),
             _ => false,
         }
     }
@@ -308,5 +310,18 @@ mod tests {
                 assert_eq!(schema["additionalProperties"], false, "{}", m.name);
             }
         }
+    }
+
+    #[test]
+    fn a_tool_call_is_as_heavy_as_the_method_it_names() {
+        let tool = find("tool").unwrap();
+        let heavy = |params: Value| tool.is_heavy(&params);
+        assert!(heavy(json!({"cmd": "search", "args": {"pattern": "x"}})));
+        assert!(heavy(json!({"raw": "tree --dir src"})));
+        assert!(heavy(json!({"tool": "@search", "args": {"pattern": "x"}})));
+        assert!(!heavy(json!({"cmd": "read", "args": {"file": "a.rs", "start": 1, "end": 5}})));
+        // A dry run runs nothing, and a call that does not parse fails before any work.
+        assert!(!heavy(json!({"cmd": "search", "args": {"pattern": "x"}, "dry_run": true})));
+        assert!(!heavy(json!({"cmd": "no-such-method"})));
     }
 }

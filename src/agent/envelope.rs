@@ -118,6 +118,21 @@ pub fn run(state: &Arc<State>, p: ToolParams) -> Result<ToolResult> {
     })
 }
 
+/// The method an envelope would run and its params, so that the server can treat a `tool` call
+/// like that method (the heavy-request gate). `None` for a dry run, which runs nothing, and for an
+/// envelope that does not make a call (its error comes from `run`).
+pub fn inner_call(params: &Value) -> Option<(&'static Method, Value)> {
+    let tool = methods::find("tool")?;
+    let params = keys::canonical(tool, params.clone()).ok()?;
+    let p: ToolParams = serde_json::from_value(params).ok()?;
+    if p.dry_run {
+        return None;
+    }
+    let call = normalize(p).ok()?;
+    let method = methods::find(&call.method)?;
+    Some((method, Value::Object(call.params)))
+}
+
 /// Turns an envelope into a method call, without running anything.
 pub fn normalize(p: ToolParams) -> Result<Call> {
     let mut steps = Vec::new();
