@@ -319,9 +319,13 @@ mod tests {
         assert!(heavy(json!({"cmd": "search", "args": {"pattern": "x"}})));
         assert!(heavy(json!({"raw": "tree --dir src"})));
         assert!(heavy(json!({"tool": "@search", "args": {"pattern": "x"}})));
-        assert!(!heavy(json!({"cmd": "read", "args": {"file": "a.rs", "start": 1, "end": 5}})));
+        assert!(!heavy(
+            json!({"cmd": "read", "args": {"file": "a.rs", "start": 1, "end": 5}})
+        ));
         // A dry run runs nothing, and a call that does not parse fails before any work.
-        assert!(!heavy(json!({"cmd": "search", "args": {"pattern": "x"}, "dry_run": true})));
+        assert!(!heavy(
+            json!({"cmd": "search", "args": {"pattern": "x"}, "dry_run": true})
+        ));
         assert!(!heavy(json!({"cmd": "no-such-method"})));
     }
 }

@@ -217,13 +217,14 @@ fn starts_a_daemon_when_none_answers() {
     );
     assert_eq!(info["primary_root"], serde_json::json!(sandbox.root));
 
+    // `shutdown` returns once the daemon is gone, so the next call starts a fresh one.
     let out = run(&["--root", sandbox.root.to_str().unwrap(), "shutdown"]);
     assert!(out.status.success());
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
-    while Path::new(&socket).exists() {
-        assert!(std::time::Instant::now() < deadline, "daemon did not stop");
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    assert!(!Path::new(&socket).exists(), "shutdown returned early");
+    let out = run(&["--root", sandbox.root.to_str().unwrap(), "--json", "info"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = run(&["--root", sandbox.root.to_str().unwrap(), "shutdown"]);
+    assert!(out.status.success());
 }
 
 /// A daemon this test started itself; killed if the test fails before stopping it.
@@ -479,6 +480,22 @@ fn every_method_is_a_subcommand_with_flags_typed_by_its_schema() {
     ] {
         assert!(stdout(&out).contains(flag), "{flag} in {}", stdout(&out));
     }
+
+    // A leading word may name a mode flag, the way subcommands are written.
+    let out = coder(s, root, &["todo", "list"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("no todos"), "{}", stdout(&out));
+
+    // Symbols print as jumpable `path:line:` lines, with what the limit left out.
+    let out = coder(s, root, &["symbols", "add", "--limit", "1"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let first = stdout(&out).lines().next().unwrap_or_default().to_string();
+    assert!(first.starts_with("src/lib.rs:"), "{}", stdout(&out));
+    assert!(
+        first.contains("function pub fn add(a: i32, b: i32)"),
+        "{}",
+        stdout(&out)
+    );
 
     // An unknown method names the ones there are.
     let out = coder(s, root, &["frobnicate", "--x", "1"]);

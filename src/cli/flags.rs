@@ -36,6 +36,7 @@ pub fn params_from_flags(args: &[String], described: &Value) -> Result<Value, Cl
             .map(|p| kind(p, schema))
             .unwrap_or(Kind::Json)
     };
+    let args = with_leading_verb(args, &properties, &kind_of);
     let mut params = Map::new();
     let mut i = 0;
     while i < args.len() {
@@ -105,6 +106,33 @@ pub fn params_from_flags(args: &[String], described: &Value) -> Result<Value, Cl
         }
     }
     Ok(Value::Object(params))
+}
+
+/// Params that take whatever word the user writes, so a leading word never names a flag there
+/// (`coder search start` looks for "start").
+const FREE_TEXT_KEYS: &[&str] = &["file", "path", "pattern", "query", "cmd", "term"];
+
+/// Reads a leading word that names one of the method's flags as that flag, the way subcommands
+/// are written: `coder todo list`, `coder checkpoint create`, `coder checkpoint restore 1a2b3c`.
+/// A boolean flag always may lead; another flag only in a method without a free-text param.
+fn with_leading_verb(
+    args: &[String],
+    properties: &Map<String, Value>,
+    kind_of: &impl Fn(&str) -> Kind,
+) -> Vec<String> {
+    let mut args = args.to_vec();
+    let Some(first) = args.first() else {
+        return args;
+    };
+    let key = first.replace('-', "_");
+    let free_text = FREE_TEXT_KEYS.iter().any(|k| properties.contains_key(*k));
+    let is_verb = !first.starts_with("--")
+        && properties.contains_key(&key)
+        && (kind_of(&key) == Kind::Boolean || !free_text);
+    if is_verb {
+        args[0] = format!("--{first}");
+    }
+    args
 }
 
 fn value_of(kind: &Kind, key: &str, text: &str) -> Result<Value, ClientError> {
@@ -241,6 +269,34 @@ mod tests {
     fn parse(args: &[&str]) -> Result<Value, String> {
         let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
         params_from_flags(&args, &described()).map_err(|e| e.0)
+    }
+
+    #[test]
+    fn a_leading_word_may_name_a_flag() {
+        // `numbered` is boolean: it may lead, like a subcommand.
+        assert_eq!(
+            parse(&["numbered", "a.rs"]).unwrap(),
+            json!({"numbered": true, "file": "a.rs"})
+        );
+        // `start` takes a value, and `read` has a free-text param: the word is the file.
+        assert_eq!(parse(&["start"]).unwrap(), json!({"file": "start"}));
+        let checkpoint = json!({"params": {"type": "object", "properties": {
+            "create": {"type": "boolean"},
+            "label": {"type": ["string", "null"]},
+            "restore": {"type": ["string", "null"]},
+        }}});
+        let words = |args: &[&str]| {
+            let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+            params_from_flags(&args, &checkpoint).map_err(|e| e.0)
+        };
+        assert_eq!(
+            words(&["restore", "1a2b3c"]).unwrap(),
+            json!({"restore": "1a2b3c"})
+        );
+        assert_eq!(
+            words(&["create", "before refactor"]).unwrap(),
+            json!({"create": true, "label": "before refactor"})
+        );
     }
 
     #[test]

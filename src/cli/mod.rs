@@ -311,7 +311,27 @@ pub fn run(mut cli: Cli) -> i32 {
         render(&mut out, &method, result)
     };
     let _ = out.flush();
+    if method == "shutdown" {
+        wait_until_stopped(&stream);
+    }
     0
+}
+
+/// `coder shutdown` returns once the daemon is gone (it removes its socket last, after stopping its
+/// language servers), so that the next `coder` call starts a fresh daemon instead of reaching the
+/// one still stopping.
+fn wait_until_stopped(stream: &std::os::unix::net::UnixStream) {
+    let Some(socket) = stream
+        .peer_addr()
+        .ok()
+        .and_then(|a| a.as_pathname().map(Path::to_path_buf))
+    else {
+        return;
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(8);
+    while socket.exists() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
 }
 
 /// What an error carries beyond its message (the closest candidate of a missed search, the

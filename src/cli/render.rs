@@ -99,6 +99,8 @@ pub fn render(out: &mut impl Write, method: &str, result: &RawValue) -> std::io:
         "list-folder" => render_list(out, &value()),
         "outline" => crate::syntax::outline::render(out, text),
         "map" => crate::map::render(out, text),
+        "symbols" => crate::map::symbols::render(out, text),
+        "diagnostics" => crate::lsp::render::write_report(out, text),
         m if m.starts_with("git-") => crate::git::render(out, m, &value()),
         "checkpoint" => crate::checkpoint::render(out, &value()),
         "todo" => crate::todo::render(out, &value()),

@@ -44,6 +44,25 @@ pub fn write_block(out: &mut impl Write, result: &str) -> std::io::Result<()> {
     out.write_all(block(&report).as_bytes())
 }
 
+/// The `diagnostics` method's text: the block, or a line saying the files are clean, and the
+/// servers that could not look (asked for explicitly, silence would read as "clean").
+pub fn write_report(out: &mut impl Write, result: &str) -> std::io::Result<()> {
+    let report: Report = serde_json::from_str(result)?;
+    let text = block(&report);
+    if text.is_empty() {
+        writeln!(out, "no diagnostics in {} file(s)", report.files.len())?;
+    }
+    out.write_all(text.as_bytes())?;
+    for missing in &report.unavailable {
+        writeln!(
+            out,
+            "{} ({}) is not installed here: {}",
+            missing.server, missing.language, missing.install
+        )?;
+    }
+    Ok(())
+}
+
 /// The block's text ("" when there is nothing to say).
 pub fn block(report: &Report) -> String {
     let shown: Vec<&FileReport> = report
