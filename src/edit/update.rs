@@ -261,7 +261,7 @@ pub fn apply(file: &[u8], ops: &[Op]) -> Result<Applied> {
         }
     }
 
-    let (lines_added, lines_removed) = spliced_stat(file, &now, &splices);
+    let (lines_added, lines_removed) = spliced_stat(body, &now[bom..], &splices, bom);
     let (echoes, echoes_truncated) = build_echoes(&regions, &now[bom..]);
     Ok(Applied {
         bytes: now.into_owned(),
@@ -951,15 +951,16 @@ fn expect_mismatch(index: usize, pattern: &str, actual: usize, expected: usize) 
 
 /// `line_stat` of the whole files, computed over the changed stretches only: each run of splices
 /// widened to whole lines on both sides (the lines between two runs are equal by construction).
-/// `splices` are of `old`, sorted, and give `new`.
-fn spliced_stat(old: &[u8], new: &[u8], splices: &[Splice]) -> (usize, usize) {
+/// `splices` are of the file whose body `old` is (after its first `base` bytes, the BOM, which
+/// `line_stat` does not count as part of line 1), sorted, and give `new`.
+fn spliced_stat(old: &[u8], new: &[u8], splices: &[Splice], base: usize) -> (usize, usize) {
     let line_start = |file: &[u8], at: usize| at == 0 || file[at - 1] == b'\n';
     let (mut added, mut removed) = (0, 0);
     // How much the splices before `next` grew the file.
     let mut shift = 0isize;
     let mut next = 0;
     while next < splices.len() {
-        let start = splices[next].range.start;
+        let start = splices[next].range.start - base;
         let from = memchr::memrchr(b'\n', &old[..start]).map_or(0, |at| at + 1);
         let new_from = from.wrapping_add_signed(shift);
         // The stretch ends at the first line start (on both sides) after a splice and before the
@@ -968,14 +969,14 @@ fn spliced_stat(old: &[u8], new: &[u8], splices: &[Splice]) -> (usize, usize) {
             let splice = &splices[next];
             next += 1;
             shift += splice.text.len() as isize - splice.range.len() as isize;
-            let (end, new_end) = (
-                splice.range.end,
-                splice.range.end.wrapping_add_signed(shift),
-            );
+            let end = splice.range.end - base;
+            let new_end = end.wrapping_add_signed(shift);
             if line_start(old, end) && line_start(new, new_end) {
                 break (end, new_end);
             }
-            let limit = splices.get(next).map_or(old.len(), |s| s.range.start);
+            let limit = splices
+                .get(next)
+                .map_or(old.len(), |s| s.range.start - base);
             match memchr::memchr(b'\n', &old[end..limit]) {
                 Some(at) => break (end + at + 1, new_end + at + 1),
                 None if next == splices.len() => break (old.len(), new.len()),
@@ -1257,12 +1258,16 @@ mod tests {
         serde_json::from_value(ops).expect("ops parse")
     }
 
-    /// Applies the ops, and checks that the splices give the same bytes.
+    fn body(file: &[u8]) -> &[u8] {
+        file.strip_prefix(BOM).unwrap_or(file)
+    }
+
+    /// Applies the ops, and checks that the splices give the same bytes and the same line
+    /// counts as a numstat of the whole bodies.
     fn run(file: &[u8], list: Value) -> Applied {
         let done = apply(file, &ops(list)).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(splice::apply(file, &done.splices), done.bytes, "splices");
-        let bom = if file.starts_with(BOM) { BOM.len() } else { 0 };
-        let whole = line_stat(&file[bom..], &done.bytes[bom..]);
+        let whole = line_stat(body(file), body(&done.bytes));
         assert_eq!((done.lines_added, done.lines_removed), whole, "line counts");
         done
     }
@@ -2011,7 +2016,9 @@ e
                         ))
                     } else if splice::apply(&file, &done.splices) != want {
                         Err(format!("splices {:?} do not give the result", done.splices))
-                    } else if spliced_stat(&file, &want, &done.splices) != line_stat(&file, &want) {
+                    } else if (done.lines_added, done.lines_removed)
+                        != line_stat(body(&file), body(&want))
+                    {
                         Err("the line counts of the splices differ from the whole file's".into())
                     } else if case.get("echoes").is_some_and(|e| *e != echoes) {
                         Err(format!("echoes {echoes}"))
