@@ -9,12 +9,16 @@ same process on the same files (sed -i, GNU patch), with medians, p99 and ratios
   5. multipatch over 20 files x 2 edits (fsync off and on) vs 20 sed -i
   6. RSS with 1,000 open documents of 40 KB (read each, then info)
 
-Usage: scripts/bench-edit.py [path/to/coderd] [--quick]   (default target/release/coderd)"""
+Usage: scripts/bench-edit.py [path/to/coderd] [--quick] [--n=300]
+       [--only=patch,diff,update,notfound,multipatch,documents]
+(default target/release/coderd; --only runs just the named rows, e.g. while profiling one)"""
 import json, os, shutil, socket, subprocess, sys, tempfile, time
 
 args = [a for a in sys.argv[1:] if not a.startswith("--")]
 coderd = os.path.abspath(args[0] if args else "target/release/coderd")
 N = 60 if "--quick" in sys.argv else 300
+N = next((int(a.split("=", 1)[1]) for a in sys.argv[1:] if a.startswith("--n=")), N)
+ONLY = next((a.split("=", 1)[1].split(",") for a in sys.argv[1:] if a.startswith("--only=")), None)
 LINES = [f"    let value_{i} = compute({i}, \"payload-{i:05}\");" for i in range(10000)]
 BIG = "\n".join(LINES) + "\n"
 
@@ -25,7 +29,9 @@ class Daemon:
         base = self.ws + "-side"
         os.mkdir(base)
         cfg = os.path.join(base, "coderd.yaml")
-        open(cfg, "w").write(f"fsync: {'true' if fsync else 'false'}\n")
+        # Language-server diagnostics off: they are measured on their own (see the README), and
+        # with a server installed for .rs every edit here would also wait on rust-analyzer.
+        open(cfg, "w").write(f"fsync: {'true' if fsync else 'false'}\nautodiag: false\n")
         self.sock = os.path.join(base, "coderd.sock")
         env = dict(os.environ, XDG_STATE_HOME=base, XDG_RUNTIME_DIR=base)
         self.proc = subprocess.Popen([coderd, "--root", self.ws, "--socket", self.sock, "--config", cfg],
@@ -245,20 +251,30 @@ def row(label, ts, peer=None, peer_label=""):
     print(line, flush=True)
 
 
+def wanted(name):
+    return ONLY is None or name in ONLY
+
+
 print("| benchmark | p50 | p99 | peer p50 | ratio (p50) |")
 print("|---|---:|---:|---:|---:|")
-sed = sed_patch()
-row("patch 3-line anchor, 400 KB, fsync off", bench_patch(False), sed, "sed -i")
-row("patch 3-line anchor, 400 KB, fsync on", bench_patch(True), sed, "sed -i")
-times, peer = bench_diff()
-row("unified diff, 5 hunks, 400 KB", times, peer, "GNU patch")
-times, peer = bench_update()
-row("update-file, 50 line ops + 1 regex, 400 KB", times, peer, "sed -i")
-row("not found + closest candidate, 400 KB", bench_not_found())
-sed = sed_multipatch()
-row("multipatch 20 files x 2 edits, fsync off", bench_multipatch(False), sed, "20 x sed -i")
-row("multipatch 20 files x 2 edits, fsync on", bench_multipatch(True), sed, "20 x sed -i")
-before, after, docs, size = bench_documents()
-print(f"\n1,000 documents of {size // 1024} KB: RSS {before / 2**20:.1f} MiB before, {after / 2**20:.1f} MiB after; "
-      f"store: {docs['documents']} documents, {docs['bytes'] / 2**20:.1f} MiB of {docs['budget_bytes'] / 2**20:.0f} MiB budget, "
-      f"{docs['evictions']} evictions")
+if wanted("patch"):
+    sed = sed_patch()
+    row("patch 3-line anchor, 400 KB, fsync off", bench_patch(False), sed, "sed -i")
+    row("patch 3-line anchor, 400 KB, fsync on", bench_patch(True), sed, "sed -i")
+if wanted("diff"):
+    times, peer = bench_diff()
+    row("unified diff, 5 hunks, 400 KB", times, peer, "GNU patch")
+if wanted("update"):
+    times, peer = bench_update()
+    row("update-file, 50 line ops + 1 regex, 400 KB", times, peer, "sed -i")
+if wanted("notfound"):
+    row("not found + closest candidate, 400 KB", bench_not_found())
+if wanted("multipatch"):
+    sed = sed_multipatch()
+    row("multipatch 20 files x 2 edits, fsync off", bench_multipatch(False), sed, "20 x sed -i")
+    row("multipatch 20 files x 2 edits, fsync on", bench_multipatch(True), sed, "20 x sed -i")
+if wanted("documents"):
+    before, after, docs, size = bench_documents()
+    print(f"\n1,000 documents of {size // 1024} KB: RSS {before / 2**20:.1f} MiB before, {after / 2**20:.1f} MiB after; "
+          f"store: {docs['documents']} documents, {docs['bytes'] / 2**20:.1f} MiB of {docs['budget_bytes'] / 2**20:.0f} MiB budget, "
+          f"{docs['evictions']} evictions")

@@ -76,7 +76,17 @@ impl Text {
             rope.remove(start..end);
             rope.insert(start, text);
         }
-        debug_assert_eq!(rope.len_bytes(), new_bytes.len());
+        debug_assert!(
+            rope.len_bytes() == new_bytes.len()
+                && rope
+                    .chunks()
+                    .scan(0, |at, chunk| {
+                        *at += chunk.len();
+                        Some(new_bytes[*at - chunk.len()..*at] == *chunk.as_bytes())
+                    })
+                    .all(|same| same),
+            "the spliced rope differs from the new bytes"
+        );
         Text::Rope(rope)
     }
 }

@@ -1,7 +1,8 @@
 //! The write side: locating edits in a file's text and committing them to disk.
 //!
 //! Locating (pure, on bytes): `locate` (search/replace), `diff` (unified diffs), `update` (iii's line
-//! and regex ops) all produce `splice`s. Committing: `txn` (plan, then all files or none) over
+//! and regex ops; patterns compiled once in `regex_cache`) all produce `splice`s, which also let the
+//! commit edit the document's rope in place. Committing: `txn` (plan, then all files or none) over
 //! `commit` (the atomic write protocol) under `locks`. Methods: `write`, `patch`, `update_file`,
 //! `paths` (delete, move, clean).
 
@@ -14,6 +15,7 @@ pub mod patch;
 pub mod paths;
 #[cfg(test)]
 mod perturb;
+mod regex_cache;
 pub mod splice;
 pub mod txn;
 pub mod update;

@@ -42,6 +42,59 @@ pub fn apply(original: &[u8], splices: &[Splice]) -> Vec<u8> {
     out
 }
 
+/// The splices of the original that turn it into `result`, the text that applying `first` to the
+/// original and then `second` to that gives. Both lists sorted and non-overlapping, as `apply`
+/// leaves them. A splice of `second` that touches text `first` wrote (or is next to it) becomes
+/// one splice with it, so every splice returned is a range of the original and its final bytes.
+pub fn compose(first: &[Splice], second: &[Splice], result: &[u8]) -> Vec<Splice> {
+    /// A splice's range in the intermediate text and how much it grew each pass's output.
+    struct Span {
+        range: Range<usize>,
+        grew_first: isize,
+        grew_second: isize,
+    }
+    let grew = |s: &Splice| s.text.len() as isize - s.range.len() as isize;
+    let mut spans = Vec::with_capacity(first.len() + second.len());
+    let mut shift = 0isize;
+    for s in first {
+        let start = s.range.start.wrapping_add_signed(shift);
+        spans.push(Span {
+            range: start..start + s.text.len(),
+            grew_first: grew(s),
+            grew_second: 0,
+        });
+        shift += grew(s);
+    }
+    spans.extend(second.iter().map(|s| Span {
+        range: s.range.clone(),
+        grew_first: 0,
+        grew_second: grew(s),
+    }));
+    spans.sort_by_key(|s| (s.range.start, s.range.end));
+    // Growth of the splices before the current group, in the first and the second output.
+    let (mut before_first, mut before_second) = (0isize, 0isize);
+    let mut composed = Vec::new();
+    let mut next = spans.iter().peekable();
+    while let Some(span) = next.next() {
+        let start = span.range.start;
+        let mut end = span.range.end;
+        let (mut grew_first, mut grew_second) = (span.grew_first, span.grew_second);
+        while let Some(joining) = next.next_if(|s| s.range.start <= end) {
+            end = end.max(joining.range.end);
+            grew_first += joining.grew_first;
+            grew_second += joining.grew_second;
+        }
+        let old = start.wrapping_add_signed(-before_first)
+            ..end.wrapping_add_signed(-before_first - grew_first);
+        let new = start.wrapping_add_signed(before_second)
+            ..end.wrapping_add_signed(before_second + grew_second);
+        composed.push(Splice::new(old, &result[new]));
+        before_first += grew_first;
+        before_second += grew_second;
+    }
+    composed
+}
+
 /// One spare buffer for the next edit's new content. An edit of a large file allocates a buffer
 /// the size of the file; a fresh one is a new mapping whose pages all fault in (and are unmapped
 /// again when the edit before it is freed), which costs a large part of an edit of a 400 KB file.
@@ -93,5 +146,54 @@ mod tests {
             ],
         );
         assert_eq!(out, b">a\r\nB\nc\r\n");
+    }
+
+    /// `compose(first, second)` on the original gives what `first` then `second` give.
+    fn composes(original: &[u8], first: &[Splice], second: &[Splice]) -> Vec<Splice> {
+        let middle = apply(original, first);
+        let result = apply(&middle, second);
+        let composed = compose(first, second, &result);
+        assert_eq!(apply(original, &composed), result);
+        composed
+    }
+
+    #[test]
+    fn composed_splices_give_the_same_bytes() {
+        let original = b"0123456789abcdef";
+        // Apart: each stays a splice of its own, shifted back into the original's offsets.
+        let apart = composes(
+            original,
+            &[
+                Splice::new(2..4, b"XYZ".to_vec()),
+                Splice::new(10..10, b"+".to_vec()),
+            ],
+            &[
+                Splice::new(0..1, b"".to_vec()),
+                Splice::new(13..15, b"__".to_vec()),
+            ],
+        );
+        assert_eq!(apart.len(), 4);
+        assert_eq!(apart[3].range, 11..13);
+        // The second pass edits inside and across what the first wrote: one splice.
+        let merged = composes(
+            original,
+            &[Splice::new(2..4, b"XYZ".to_vec())],
+            &[Splice::new(3..6, b"-".to_vec())],
+        );
+        assert_eq!(merged, vec![Splice::new(2..5, b"X-".to_vec())]);
+        // A deletion meeting an insertion at the same place, and touching splices.
+        composes(
+            original,
+            &[
+                Splice::new(5..8, b"".to_vec()),
+                Splice::new(8..9, b"Q".to_vec()),
+            ],
+            &[
+                Splice::new(5..5, b"ins".to_vec()),
+                Splice::new(6..7, b"".to_vec()),
+            ],
+        );
+        composes(original, &[], &[Splice::new(0..16, b"all".to_vec())]);
+        composes(original, &[Splice::new(16..16, b"end".to_vec())], &[]);
     }
 }

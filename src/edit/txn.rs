@@ -187,6 +187,21 @@ impl Workspace {
         self.slot(path).counts = first.then_some(counts);
     }
 
+    /// Sets a file's whole content, planned as `splices` of its current content, with the lines
+    /// added and removed the planner counted: as `set_counted`, and the commit updates the
+    /// document's rope and the event's ranges from the splices (see `Text::spliced`).
+    pub fn set_spliced(
+        &mut self,
+        path: &Path,
+        bytes: Vec<u8>,
+        splices: Vec<Splice>,
+        counts: (usize, usize),
+    ) {
+        let first = self.slot(path).changes == 0;
+        self.set_counted(path, bytes, counts);
+        self.slot(path).splices = first.then_some(splices);
+    }
+
     /// Removes a file (it must exist).
     pub fn delete(&mut self, path: &Path) -> Result<()> {
         self.current(path)?;
@@ -814,7 +829,15 @@ fn changes(slot: &Slot, old_text: Option<&Text>, new: &[u8]) -> Vec<Change> {
         .as_deref()
         .map(|v| v.as_slice())
         .unwrap_or_default();
-    let new_line = |byte: usize| memchr::memchr_iter(b'\n', &new[..byte]).count();
+    // Lines of `new` before a byte offset, counted on from the previous (larger or equal) offset
+    // asked: the regions come in file order, so the whole count is one pass over `new`.
+    let mut counted = (0, 0);
+    let mut new_line = |byte: usize| {
+        let (at, lines) = if byte >= counted.0 { counted } else { (0, 0) };
+        let lines = lines + memchr::memchr_iter(b'\n', &new[at..byte]).count();
+        counted = (byte, lines);
+        lines
+    };
     let old_line = |byte: usize| match old_text {
         Some(t) => t.line_of_byte(byte),
         None => 0,

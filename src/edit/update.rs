@@ -70,13 +70,16 @@
 //! Every failure is C210 with a message starting `ops[j]:` (the caller prefixes `files[i].`),
 //! `data.op = j`, and a recovery hint. Nothing is applied unless everything succeeds.
 
+use std::borrow::Cow;
 use std::ops::Range;
 use std::time::{Duration, Instant};
 
-use regex::bytes::{Regex, RegexBuilder};
+use regex::bytes::Regex;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::locate::{split_lines, Line};
+use super::regex_cache;
 use crate::edit::splice::{self, Splice};
 use crate::error::{Error, Result};
 
@@ -195,6 +198,9 @@ pub struct Echo {
 pub struct Applied {
     /// The new file.
     pub bytes: Vec<u8>,
+    /// Splices of the old file that give `bytes` (sorted), so the commit updates the document's
+    /// rope where the ops changed it instead of rebuilding it.
+    pub splices: Vec<Splice>,
     pub echoes: Vec<Echo>,
     /// Set when the echo budget ran out before every echo was returned.
     pub echoes_truncated: bool,
@@ -210,49 +216,56 @@ pub fn apply(file: &[u8], ops: &[Op]) -> Result<Applied> {
         return Err(Error::bad_input("ops must not be empty")
             .with_recovery("pass at least one insert, remove, update_lines or replace op"));
     }
-    let (bom, body) = match file.strip_prefix(BOM) {
-        Some(rest) => (&file[..BOM.len()], rest),
-        None => (&file[..0], file),
-    };
+    let bom = if file.starts_with(BOM) { BOM.len() } else { 0 };
+    let body = &file[bom..];
     let lines = split_lines(body);
     let plans = plan_line_ops(ops, lines.len())?;
     let regexes = compile_replaces(ops)?;
 
     let mut regions: Vec<Region> = Vec::new();
-    let mut body_now = if plans.is_empty() {
-        body.to_vec()
+    // The file as the ops so far leave it, and the splices of the old file that give it.
+    let (mut now, mut splices) = if plans.is_empty() {
+        (Cow::Borrowed(file), Vec::new())
     } else {
-        apply_line_ops(body, &lines, &plans, &mut regions)
+        let (bytes, splices) = apply_line_ops(file, bom, &lines, &plans, &mut regions);
+        (Cow::Owned(bytes), splices)
     };
     for (index, op) in ops.iter().enumerate() {
-        let Op::Replace {
-            pattern,
-            replacement,
-            expect_matches,
-            ..
-        } = op
+        let (
+            Op::Replace {
+                pattern,
+                replacement,
+                expect_matches,
+                ..
+            },
+            Some(re),
+        ) = (op, &regexes[index])
         else {
             continue;
         };
-        let re = regexes[index].as_ref().expect("compiled above");
-        body_now = apply_replace(
+        let found = Replace {
             index,
             re,
             pattern,
             replacement,
-            *expect_matches,
-            body_now,
-            &mut regions,
-        )?;
+            expect_matches: *expect_matches,
+        }
+        .splices(&now, bom, &mut regions)?;
+        if found.is_empty() {
+            continue;
+        }
+        let next = splice::apply(&now, &found);
+        splices = splice::compose(&splices, &found, &next);
+        if let Cow::Owned(done) = std::mem::replace(&mut now, Cow::Owned(next)) {
+            splice::spare::give(done);
+        }
     }
 
-    let (lines_added, lines_removed) = line_stat(body, &body_now);
-    let (echoes, echoes_truncated) = build_echoes(&regions, &body_now);
-    let mut bytes = Vec::with_capacity(bom.len() + body_now.len());
-    bytes.extend_from_slice(bom);
-    bytes.extend_from_slice(&body_now);
+    let (lines_added, lines_removed) = spliced_stat(body, &now[bom..], &splices, bom);
+    let (echoes, echoes_truncated) = build_echoes(&regions, &now[bom..]);
     Ok(Applied {
-        bytes,
+        bytes: now.into_owned(),
+        splices,
         echoes,
         echoes_truncated,
         lines_added,
@@ -263,21 +276,14 @@ pub fn apply(file: &[u8], ops: &[Op]) -> Result<Applied> {
 // ---------------------------------------------------------------------------------------------
 // Lines
 
-#[derive(Clone, Copy, Debug)]
-struct Line<'a> {
-    text: &'a [u8],
-    eol: &'a [u8],
+/// A line's text, without its EOL.
+fn text<'a>(body: &'a [u8], line: &Line) -> &'a [u8] {
+    &body[line.start..line.content_end]
 }
 
-/// The body's lines as text and ending, split by the same rule as search/replace uses.
-fn split_lines(body: &[u8]) -> Vec<Line<'_>> {
-    super::locate::split_lines(body)
-        .into_iter()
-        .map(|l| Line {
-            text: &body[l.start..l.content_end],
-            eol: &body[l.content_end..l.end],
-        })
-        .collect()
+/// A line's EOL: `\r\n`, `\n`, or empty for an unterminated last line.
+fn eol<'a>(body: &'a [u8], line: &Line) -> &'a [u8] {
+    &body[line.content_end..line.end]
 }
 
 /// `content` as lines, the way `str::lines` splits it, trailing `\r`s dropped.
@@ -296,14 +302,15 @@ fn content_lines(content: &str) -> Vec<&[u8]> {
         .collect()
 }
 
-fn dominant_eol(lines: &[Line<'_>]) -> &'static [u8] {
-    let crlf = lines.iter().filter(|l| l.eol == CRLF).count();
-    let lf = lines.iter().filter(|l| l.eol == LF).count();
+fn dominant_eol(lines: &[Line]) -> &'static [u8] {
+    let eol_len = |l: &Line| l.end - l.content_end;
+    let crlf = lines.iter().filter(|l| eol_len(l) == CRLF.len()).count();
+    let lf = lines.iter().filter(|l| eol_len(l) == LF.len()).count();
     match crlf.cmp(&lf) {
         std::cmp::Ordering::Greater => CRLF,
         std::cmp::Ordering::Less => LF,
-        std::cmp::Ordering::Equal => match lines.iter().find(|l| !l.eol.is_empty()) {
-            Some(l) if l.eol == CRLF => CRLF,
+        std::cmp::Ordering::Equal => match lines.iter().find(|l| eol_len(l) > 0) {
+            Some(l) if eol_len(l) == CRLF.len() => CRLF,
             _ => LF,
         },
     }
@@ -467,18 +474,15 @@ fn compile_replaces(ops: &[Op]) -> Result<Vec<Option<Regex>>> {
                 "give a pattern that matches the text to replace",
             ));
         }
-        let re = RegexBuilder::new(pattern)
-            .dot_matches_new_line(*dot_matches_newline)
-            .build()
-            .map_err(|e| {
-                op_error(
-                    index,
-                    format!("invalid regex {}: {e}", snippet(pattern)),
-                    "fix the pattern; escape metacharacters such as ( ) [ ] { } . * + ? | \\ \
+        let re = regex_cache::compiled(pattern, *dot_matches_newline).map_err(|e| {
+            op_error(
+                index,
+                format!("invalid regex {}: {e}", snippet(pattern)),
+                "fix the pattern; escape metacharacters such as ( ) [ ] { } . * + ? | \\ \
                      with a backslash to match them literally",
-                )
-                .with_data("pattern", pattern.as_str())
-            })?;
+            )
+            .with_data("pattern", pattern.as_str())
+        })?;
         check_references(index, &re, pattern, replacement)?;
         compiled.push(Some(re));
     }
@@ -622,32 +626,101 @@ struct Region {
     replacements: Option<usize>,
 }
 
+/// A stretch of the new body: original lines kept as they are, or one line written anew.
+enum Piece<'a> {
+    /// Original lines (0-based), their bytes and EOLs unchanged.
+    Kept(Range<usize>),
+    Written {
+        text: &'a [u8],
+        eol: &'a [u8],
+    },
+}
+
+/// The file after the line ops (BOM in front) and the splices of the old file that give it.
+/// Lines no op touches are copied a stretch at a time; only the written lines are assembled.
 fn apply_line_ops(
-    body: &[u8],
-    lines: &[Line<'_>],
+    file: &[u8],
+    bom: usize,
+    lines: &[Line],
     plans: &[Plan<'_>],
     regions: &mut Vec<Region>,
-) -> Vec<u8> {
+) -> (Vec<u8>, Vec<Splice>) {
+    let body = &file[bom..];
     let dominant = dominant_eol(lines);
+    let mut pieces = pieces(body, lines, plans, dominant, regions);
+    keep_the_end(body, lines, dominant, &mut pieces);
+    let written: usize = plans
+        .iter()
+        .flat_map(|p| &p.content)
+        .map(|l| l.len() + CRLF.len())
+        .sum();
+    let mut out = splice::spare::take(file.len() + written);
+    out.extend_from_slice(&file[..bom]);
+    // Old bytes replaced and the new bytes in `out` that replace them, per gap between kept
+    // stretches; old bytes before `kept_to` are accounted for.
+    let mut gaps: Vec<(Range<usize>, Range<usize>)> = Vec::new();
+    let mut kept_to = bom;
+    let mut written_from: Option<usize> = None;
+    for piece in &pieces {
+        match piece {
+            Piece::Written { text, eol } => {
+                written_from.get_or_insert(out.len());
+                out.extend_from_slice(text);
+                out.extend_from_slice(eol);
+            }
+            Piece::Kept(range) => {
+                let from = bom + lines[range.start].start;
+                let to = bom + lines[range.end - 1].end;
+                if from > kept_to || written_from.is_some() {
+                    let new_from = written_from.take().unwrap_or(out.len());
+                    gaps.push((kept_to..from, new_from..out.len()));
+                }
+                out.extend_from_slice(&file[from..to]);
+                kept_to = to;
+            }
+        }
+    }
+    if kept_to < file.len() || written_from.is_some() {
+        let new_from = written_from.unwrap_or(out.len());
+        gaps.push((kept_to..file.len(), new_from..out.len()));
+    }
+    let splices = gaps
+        .into_iter()
+        .map(|(old, new)| Splice::new(old, &out[new]))
+        .collect();
+    (out, splices)
+}
+
+/// The new body as kept stretches and written lines, in order (the EOL rule applied to written
+/// lines); notes each op's block, in the new numbering, in `regions`.
+fn pieces<'a>(
+    body: &'a [u8],
+    lines: &[Line],
+    plans: &[Plan<'a>],
+    dominant: &'static [u8],
+    regions: &mut Vec<Region>,
+) -> Vec<Piece<'a>> {
     // Original line k's EOL (1-based), or the dominant one when it has none.
-    let eol = |k: usize| -> &[u8] {
+    let eol_of = |k: usize| -> &'a [u8] {
         match k.checked_sub(1).and_then(|i| lines.get(i)) {
-            Some(line) if !line.eol.is_empty() => line.eol,
+            Some(line) if line.end > line.content_end => eol(body, line),
             _ => dominant,
         }
     };
     let grown: usize = plans.iter().map(|p| p.content.len()).sum();
-    let mut out: Vec<Line<'_>> = Vec::with_capacity(lines.len() + grown);
-    let mut cursor = 0;
+    let mut pieces = Vec::with_capacity(plans.len() + grown + 1);
+    let (mut cursor, mut new_lines) = (0, 0);
     for plan in plans {
-        out.extend_from_slice(&lines[cursor..plan.drop.start]);
-        let start = out.len() + 1;
+        if cursor < plan.drop.start {
+            pieces.push(Piece::Kept(cursor..plan.drop.start));
+            new_lines += plan.drop.start - cursor;
+        }
         for (i, text) in plan.content.iter().enumerate() {
             let line_eol = match plan.kind {
-                EchoKind::Insert => eol(plan.cover.0.min(lines.len())),
-                _ => eol((plan.cover.0 + i).min(plan.cover.1)),
+                EchoKind::Insert => eol_of(plan.cover.0.min(lines.len())),
+                _ => eol_of((plan.cover.0 + i).min(plan.cover.1)),
             };
-            out.push(Line {
+            pieces.push(Piece::Written {
                 text,
                 eol: line_eol,
             });
@@ -655,30 +728,65 @@ fn apply_line_ops(
         regions.push(Region {
             op: plan.index,
             kind: plan.kind,
-            start,
+            start: new_lines + 1,
             len: plan.content.len(),
             replacements: None,
         });
+        new_lines += plan.content.len();
         cursor = plan.drop.end;
     }
-    out.extend_from_slice(&lines[cursor..]);
+    if cursor < lines.len() {
+        pieces.push(Piece::Kept(cursor..lines.len()));
+    }
+    pieces
+}
 
-    let open_end = !body.is_empty() && !body.ends_with(b"\n");
-    let last = out.len().wrapping_sub(1);
-    for (i, line) in out.iter_mut().enumerate() {
-        if i == last && open_end {
-            line.eol = &[];
-        } else if line.eol.is_empty() {
-            line.eol = dominant;
+/// The final newline rule, which only concerns the end: a body that did not end with a newline
+/// still does not, and its old last line, when lines now follow it, gains the dominant EOL.
+fn keep_the_end<'a>(
+    body: &'a [u8],
+    lines: &[Line],
+    dominant: &'static [u8],
+    pieces: &mut Vec<Piece<'a>>,
+) {
+    if body.is_empty() || body.ends_with(b"\n") {
+        return;
+    }
+    let len = lines.len();
+    // Replaces the last line of the kept stretch at `at` with a written copy ending in `eol`.
+    let rewrite_last = |pieces: &mut Vec<Piece<'a>>, at: usize, eol: &'a [u8]| {
+        let Some(Piece::Kept(range)) = pieces.get_mut(at) else {
+            return;
+        };
+        range.end -= 1;
+        let copy = Piece::Written {
+            text: text(body, &lines[range.end]),
+            eol,
+        };
+        if range.start == range.end {
+            pieces[at] = copy;
+        } else {
+            pieces.insert(at + 1, copy);
+        }
+    };
+    let last = pieces.len().wrapping_sub(1);
+    match pieces.last_mut() {
+        None => {}
+        // The old last line is still last, as it was.
+        Some(Piece::Kept(range)) if range.end == len => {}
+        // An earlier line became last: it loses its EOL.
+        Some(Piece::Kept(_)) => rewrite_last(pieces, last, &[]),
+        Some(Piece::Written { eol, .. }) => {
+            *eol = &[];
+            // Lines were appended after the old last line: it gains the dominant EOL.
+            let old_last = pieces
+                .iter()
+                .rposition(|p| matches!(p, Piece::Kept(r) if r.end == len));
+            if let Some(at) = old_last {
+                rewrite_last(pieces, at, dominant);
+            }
         }
     }
-    let size = out.iter().map(|l| l.text.len() + l.eol.len()).sum();
-    let mut bytes = Vec::with_capacity(size);
-    for line in &out {
-        bytes.extend_from_slice(line.text);
-        bytes.extend_from_slice(line.eol);
-    }
-    bytes
 }
 
 /// One match of a replace op that changed the line structure, in the op's input numbering.
@@ -715,71 +823,89 @@ fn map_line(line: usize, shifts: &[Shift]) -> usize {
     moved.max(1) as usize
 }
 
-fn apply_replace(
+/// One replace op, compiled.
+struct Replace<'a> {
     index: usize,
-    re: &Regex,
-    pattern: &str,
-    replacement: &str,
+    re: &'a Regex,
+    pattern: &'a str,
+    replacement: &'a str,
     expect_matches: Option<usize>,
-    body: Vec<u8>,
-    regions: &mut Vec<Region>,
-) -> Result<Vec<u8>> {
-    let mut splices = Vec::new();
-    let mut shifts: Vec<Shift> = Vec::new();
-    let mut sites: Vec<(usize, usize)> = Vec::new();
-    let mut net: isize = 0;
-    let (mut scanned, mut line) = (0, 1);
-    for caps in re.captures_iter(&body) {
-        let found = caps.get(0).expect("group 0 always matches");
-        line += count_newlines(&body[scanned..found.start()]);
-        scanned = found.start();
-        let mut expanded = Vec::new();
-        caps.expand(replacement.as_bytes(), &mut expanded);
-        let newlines_in = count_newlines(found.as_bytes());
-        let newlines_out = count_newlines(&expanded);
-        let out_first = (line as isize + net) as usize;
-        if sites.len() < MAX_SITES {
-            // A replacement ending in `\n` ends its last line; it does not touch the next one.
-            let span = newlines_out - usize::from(newlines_out > 0 && expanded.ends_with(b"\n"));
-            sites.push((out_first, span + 1));
+}
+
+impl Replace<'_> {
+    /// The op's splices of `file` (its body after the BOM's `bom` bytes): none when nothing
+    /// matches. Moves the earlier ops' regions to where the splices put them and adds this
+    /// op's match sites.
+    fn splices(&self, file: &[u8], bom: usize, regions: &mut Vec<Region>) -> Result<Vec<Splice>> {
+        let Replace {
+            index,
+            re,
+            pattern,
+            replacement,
+            expect_matches,
+        } = *self;
+        let body = &file[bom..];
+        let mut splices = Vec::new();
+        let mut shifts: Vec<Shift> = Vec::new();
+        let mut sites: Vec<(usize, usize)> = Vec::new();
+        let mut net: isize = 0;
+        let (mut scanned, mut line) = (0, 1);
+        for caps in re.captures_iter(body) {
+            let found = caps.get(0).expect("group 0 always matches");
+            line += count_newlines(&body[scanned..found.start()]);
+            scanned = found.start();
+            let mut expanded = Vec::new();
+            caps.expand(replacement.as_bytes(), &mut expanded);
+            let newlines_in = count_newlines(found.as_bytes());
+            let newlines_out = count_newlines(&expanded);
+            let out_first = (line as isize + net) as usize;
+            if sites.len() < MAX_SITES {
+                // A replacement ending in `\n` ends its last line; it does not touch the next one.
+                let span =
+                    newlines_out - usize::from(newlines_out > 0 && expanded.ends_with(b"\n"));
+                sites.push((out_first, span + 1));
+            }
+            if newlines_in > 0 || newlines_out > 0 {
+                let shift = Shift {
+                    first: line,
+                    last: line + newlines_in,
+                    newlines: newlines_out,
+                    before: net,
+                };
+                net += shift.delta();
+                shifts.push(shift);
+            }
+            splices.push(Splice::new(
+                bom + found.start()..bom + found.end(),
+                expanded,
+            ));
         }
-        if newlines_in > 0 || newlines_out > 0 {
-            let shift = Shift {
-                first: line,
-                last: line + newlines_in,
-                newlines: newlines_out,
-                before: net,
-            };
-            net += shift.delta();
-            shifts.push(shift);
+        let total = splices.len();
+        if let Some(expected) = expect_matches {
+            if total != expected {
+                return Err(expect_mismatch(index, pattern, total, expected));
+            }
         }
-        splices.push(Splice::new(found.range(), expanded));
-    }
-    let total = splices.len();
-    if let Some(expected) = expect_matches {
-        if total != expected {
-            return Err(expect_mismatch(index, pattern, total, expected));
+        if total == 0 {
+            return Ok(splices);
         }
-    }
-    if total == 0 {
-        return Ok(body);
-    }
-    for region in regions.iter_mut() {
-        let start = map_line(region.start, &shifts);
-        if region.len > 0 {
-            let end = map_line(region.start + region.len - 1, &shifts);
-            region.len = end.saturating_sub(start) + 1;
+        for region in regions.iter_mut() {
+            let start = map_line(region.start, &shifts);
+            if region.len > 0 {
+                let end = map_line(region.start + region.len - 1, &shifts);
+                region.len = end.saturating_sub(start) + 1;
+            }
+            region.start = start;
         }
-        region.start = start;
+        regions.extend(sites.into_iter().map(|(start, len)| Region {
+            op: index,
+            kind: EchoKind::Replace,
+            start,
+            len,
+            replacements: Some(total),
+        }));
+        Ok(splices)
     }
-    regions.extend(sites.into_iter().map(|(start, len)| Region {
-        op: index,
-        kind: EchoKind::Replace,
-        start,
-        len,
-        replacements: Some(total),
-    }));
-    Ok(splice::apply(&body, &splices))
 }
 
 fn expect_mismatch(index: usize, pattern: &str, actual: usize, expected: usize) -> Error {
@@ -821,6 +947,47 @@ fn expect_mismatch(index: usize, pattern: &str, actual: usize, expected: usize) 
     op_error(index, format!("{message}; nothing was written"), hint)
         .with_data("matches", actual)
         .with_data("expect_matches", expected)
+}
+
+/// `line_stat` of the whole files, computed over the changed stretches only: each run of splices
+/// widened to whole lines on both sides (the lines between two runs are equal by construction).
+/// `splices` are of the file whose body `old` is (after its first `base` bytes, the BOM, which
+/// `line_stat` does not count as part of line 1), sorted, and give `new`.
+fn spliced_stat(old: &[u8], new: &[u8], splices: &[Splice], base: usize) -> (usize, usize) {
+    let line_start = |file: &[u8], at: usize| at == 0 || file[at - 1] == b'\n';
+    let (mut added, mut removed) = (0, 0);
+    // How much the splices before `next` grew the file.
+    let mut shift = 0isize;
+    let mut next = 0;
+    while next < splices.len() {
+        let start = splices[next].range.start - base;
+        let from = memchr::memrchr(b'\n', &old[..start]).map_or(0, |at| at + 1);
+        let new_from = from.wrapping_add_signed(shift);
+        // The stretch ends at the first line start (on both sides) after a splice and before the
+        // next one; up to there, the bytes after the splice are the same on both sides.
+        let (to, new_to) = loop {
+            let splice = &splices[next];
+            next += 1;
+            shift += splice.text.len() as isize - splice.range.len() as isize;
+            let end = splice.range.end - base;
+            let new_end = end.wrapping_add_signed(shift);
+            if line_start(old, end) && line_start(new, new_end) {
+                break (end, new_end);
+            }
+            let limit = splices
+                .get(next)
+                .map_or(old.len(), |s| s.range.start - base);
+            match memchr::memchr(b'\n', &old[end..limit]) {
+                Some(at) => break (end + at + 1, new_end + at + 1),
+                None if next == splices.len() => break (old.len(), new.len()),
+                None => {}
+            }
+        };
+        let (a, r) = line_stat(&old[from..to], &new[new_from..new_to]);
+        added += a;
+        removed += r;
+    }
+    (added, removed)
 }
 
 /// Lines added and removed, from a line diff of `old` against `new` (whole lines common to
@@ -953,9 +1120,9 @@ fn common_len<'a>(
 // ---------------------------------------------------------------------------------------------
 // Echoes
 
-fn echo_line(number: usize, line: &Line<'_>) -> EchoLine {
-    let clipped = line.text.len() > ECHO_LINE_MAX;
-    let shown = &line.text[..line.text.len().min(ECHO_LINE_MAX + 3)];
+fn echo_line(number: usize, line: &[u8]) -> EchoLine {
+    let clipped = line.len() > ECHO_LINE_MAX;
+    let shown = &line[..line.len().min(ECHO_LINE_MAX + 3)];
     let mut text = String::from_utf8_lossy(shown).into_owned();
     if clipped {
         let mut cut = ECHO_LINE_MAX.min(text.len());
@@ -971,44 +1138,100 @@ fn echo_line(number: usize, line: &Line<'_>) -> EchoLine {
     }
 }
 
+/// The line numbers an echo of `region` shows, and how many of its window's lines it leaves out,
+/// in a body of `n` lines.
+fn shown_lines(region: &Region, n: usize) -> (Vec<usize>, Option<usize>) {
+    let span = |from: usize, to: usize| (from..=to).filter(move |k| (1..=n).contains(k));
+    let end_line = region.start + region.len - 1;
+    if region.kind == EchoKind::Replace {
+        let first = region.start.clamp(1, n.max(1));
+        let last = end_line.clamp(first, n.max(1));
+        if last - first < 2 {
+            (span(first, last).collect(), None)
+        } else {
+            let both = span(first, first).chain(span(last, last)).collect();
+            (both, Some(last - first - 1))
+        }
+    } else {
+        let from = region.start.saturating_sub(CONTEXT).max(1);
+        let to = (region.start + region.len + CONTEXT - 1).min(n);
+        let window = (to + 1).saturating_sub(from);
+        if window <= ECHO_MAX_LINES {
+            (span(from, to).collect(), None)
+        } else {
+            let ends = span(from, from + ECHO_HEAD_TAIL - 1)
+                .chain(span(to + 1 - ECHO_HEAD_TAIL, to))
+                .collect();
+            (ends, Some(window - 2 * ECHO_HEAD_TAIL))
+        }
+    }
+}
+
+/// The text (EOL left out) of lines `wanted` of `body`: 1-based, ascending, no duplicates, each
+/// within the body. One pass over the body up to the last of them, instead of indexing every line
+/// of the file for the few dozen an answer shows.
+fn lines_at<'a>(body: &'a [u8], wanted: &[usize]) -> Vec<&'a [u8]> {
+    let mut texts = Vec::with_capacity(wanted.len());
+    // Line `line` starts at byte `start`.
+    let (mut line, mut start) = (1, 0);
+    for &k in wanted {
+        if line < k {
+            start = start_ahead(body, start, k - line);
+            line = k;
+        }
+        let end = memchr::memchr(b'\n', &body[start..]).map_or(body.len(), |i| start + i);
+        let text = &body[start..end];
+        let text = match end < body.len() {
+            true => text.strip_suffix(b"\r").unwrap_or(text),
+            false => text,
+        };
+        texts.push(text);
+    }
+    texts
+}
+
+/// Bytes whose newlines are counted in one go when looking for a line far ahead.
+const SKIP_BYTES: usize = 4096;
+
+/// Where the line `ahead` lines after the one starting at `from` starts (the body's end if it
+/// has fewer lines). Whole blocks are skipped by counting their newlines, which is many times
+/// faster than stepping from one newline to the next.
+fn start_ahead(body: &[u8], from: usize, ahead: usize) -> usize {
+    let (mut at, mut ahead) = (from, ahead);
+    loop {
+        let end = (at + SKIP_BYTES).min(body.len());
+        let block = &body[at..end];
+        let count = memchr::memchr_iter(b'\n', block).count();
+        if count < ahead && end < body.len() {
+            ahead -= count;
+            at = end;
+            continue;
+        }
+        return memchr::memchr_iter(b'\n', block)
+            .nth(ahead - 1)
+            .map_or(body.len(), |nl| at + nl + 1);
+    }
+}
+
 fn build_echoes(regions: &[Region], body: &[u8]) -> (Vec<Echo>, bool) {
-    let lines = split_lines(body);
-    let n = lines.len();
+    let n = count_newlines(body) + usize::from(!body.is_empty() && !body.ends_with(b"\n"));
     let mut order: Vec<&Region> = regions.iter().collect();
     order.sort_by_key(|r| r.op);
+    let shown: Vec<(Vec<usize>, Option<usize>)> =
+        order.iter().map(|region| shown_lines(region, n)).collect();
+    let mut wanted: Vec<usize> = shown.iter().flat_map(|(k, _)| k.iter().copied()).collect();
+    wanted.sort_unstable();
+    wanted.dedup();
+    let texts = lines_at(body, &wanted);
+    let text_of = |k: usize| wanted.binary_search(&k).map_or(&b""[..], |i| texts[i]);
     let mut echoes: Vec<Echo> = Vec::new();
     let mut budget = ECHO_BUDGET_BYTES;
-    for region in order {
-        let shown = |from: usize, to: usize| -> Vec<EchoLine> {
-            (from..=to)
-                .filter(|k| (1..=n).contains(k))
-                .map(|k| echo_line(k, &lines[k - 1]))
-                .collect()
-        };
-        let (start_line, end_line) = (region.start, region.start + region.len - 1);
-        let (shown_lines, elided) = if region.kind == EchoKind::Replace {
-            let first = region.start.clamp(1, n.max(1));
-            let last = end_line.clamp(first, n.max(1));
-            if last - first < 2 {
-                (shown(first, last), None)
-            } else {
-                let mut both = shown(first, first);
-                both.extend(shown(last, last));
-                (both, Some(last - first - 1))
-            }
-        } else {
-            let from = region.start.saturating_sub(CONTEXT).max(1);
-            let to = (region.start + region.len + CONTEXT - 1).min(n);
-            let window = (to + 1).saturating_sub(from);
-            if window <= ECHO_MAX_LINES {
-                (shown(from, to), None)
-            } else {
-                let mut ends = shown(from, from + ECHO_HEAD_TAIL - 1);
-                ends.extend(shown(to + 1 - ECHO_HEAD_TAIL, to));
-                (ends, Some(window - 2 * ECHO_HEAD_TAIL))
-            }
-        };
-        let cost = ECHO_OVERHEAD + shown_lines.iter().map(|l| l.text.len() + 1).sum::<usize>();
+    for (region, (numbers, elided)) in order.into_iter().zip(shown) {
+        let lines: Vec<EchoLine> = numbers
+            .into_iter()
+            .map(|k| echo_line(k, text_of(k)))
+            .collect();
+        let cost = ECHO_OVERHEAD + lines.iter().map(|l| l.text.len() + 1).sum::<usize>();
         if cost > budget && !echoes.is_empty() {
             return (echoes, true);
         }
@@ -1016,9 +1239,9 @@ fn build_echoes(regions: &[Region], body: &[u8]) -> (Vec<Echo>, bool) {
         echoes.push(Echo {
             op: region.op,
             kind: region.kind,
-            start_line,
-            end_line,
-            lines: shown_lines,
+            start_line: region.start,
+            end_line: region.start + region.len - 1,
+            lines,
             elided,
             replacements: region.replacements,
         });
@@ -1035,8 +1258,18 @@ mod tests {
         serde_json::from_value(ops).expect("ops parse")
     }
 
+    fn body(file: &[u8]) -> &[u8] {
+        file.strip_prefix(BOM).unwrap_or(file)
+    }
+
+    /// Applies the ops, and checks that the splices give the same bytes and the same line
+    /// counts as a numstat of the whole bodies.
     fn run(file: &[u8], list: Value) -> Applied {
-        apply(file, &ops(list)).unwrap_or_else(|e| panic!("{e}"))
+        let done = apply(file, &ops(list)).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(splice::apply(file, &done.splices), done.bytes, "splices");
+        let whole = line_stat(body(file), body(&done.bytes));
+        assert_eq!((done.lines_added, done.lines_removed), whole, "line counts");
+        done
     }
 
     fn out(file: &str, list: Value) -> String {
@@ -1713,6 +1946,24 @@ e
         assert_eq!(line_stat(old.as_bytes(), new.as_bytes()), expected);
     }
 
+    #[test]
+    fn lines_at_finds_lines_far_apart() {
+        let body: Vec<u8> = (0..3000)
+            .map(|i| match i % 3 {
+                0 => format!("line {i}\r\n"),
+                1 => format!("{}\n", "x".repeat(i % 200)),
+                _ => format!("a\rb {i}\n"),
+            })
+            .collect::<String>()
+            .into_bytes();
+        for body in [&body[..], &body[..body.len() - 1]] {
+            let lines = split_lines(body);
+            let wanted = [1, 2, 90, 91, 1500, 2998, 2999, 3000];
+            let expected: Vec<&[u8]> = wanted.iter().map(|&k| text(body, &lines[k - 1])).collect();
+            assert_eq!(lines_at(body, &wanted), expected);
+        }
+    }
+
     /// Replays tests/edits/update_file.json (the daemon-level harness replays it over the socket).
     #[test]
     fn corpus() {
@@ -1763,6 +2014,12 @@ e
                             String::from_utf8_lossy(&done.bytes),
                             String::from_utf8_lossy(&want)
                         ))
+                    } else if splice::apply(&file, &done.splices) != want {
+                        Err(format!("splices {:?} do not give the result", done.splices))
+                    } else if (done.lines_added, done.lines_removed)
+                        != line_stat(body(&file), body(&want))
+                    {
+                        Err("the line counts of the splices differ from the whole file's".into())
                     } else if case.get("echoes").is_some_and(|e| *e != echoes) {
                         Err(format!("echoes {echoes}"))
                     } else if case

@@ -89,10 +89,12 @@ pub fn update_file(state: &Arc<State>, p: UpdateParams) -> Result<UpdateResult> 
                 outcome.echoes,
                 outcome.echoes_truncated,
             );
-            // The engine counted the lines already; the commit need not diff the file again.
-            ws.set_counted(
+            // The engine counted the lines already, and its splices let the commit edit the
+            // document's rope in place: neither diffs nor re-reads the whole file again.
+            ws.set_spliced(
                 &t.resolved.abs,
                 outcome.bytes,
+                outcome.splices,
                 (outcome.lines_added, outcome.lines_removed),
             );
             applied.insert(t.resolved.abs.clone(), answer);
