@@ -126,6 +126,9 @@ async fn accept_loop(state: &Arc<State>, listener: UnixListener, signals: Signal
     }
 }
 
+/// How long a new daemon waits for the lock of one that holds it without answering.
+const LOCK_WAIT: Duration = Duration::from_secs(6);
+
 /// Binds the socket with mode 0600. A lock file beside it makes "one daemon per socket" race-free.
 /// Whatever is already at the path is looked at with `lstat`: a socket nobody answers on is stale and
 /// removed; anything else (a regular file, a folder, a symlink, a FIFO, a device) is never touched and
@@ -144,16 +147,24 @@ fn bind(socket: &Path) -> Result<(UnixListener, OwnedFd)> {
         Mode::from_raw_mode(0o600),
     )
     .map_err(|e| io("opening the lock file of", e.into()))?;
-    if flock(&lock, FlockOperation::NonBlockingLockExclusive).is_err()
-        || std::os::unix::net::UnixStream::connect(socket).is_ok()
-    {
-        return Err(Error::new(
-            crate::error::Code::Exists,
-            format!("another coderd is already serving {}", socket.display()),
-        )
-        .with_recovery(
-            "use that daemon, stop it with `coder shutdown`, or pass another --socket",
-        ));
+    // A daemon that answers is serving. One that holds the lock without answering is starting or
+    // stopping (it stops its language servers before it lets go): wait for it a little.
+    let waiting_since = std::time::Instant::now();
+    loop {
+        let answers = std::os::unix::net::UnixStream::connect(socket).is_ok();
+        if !answers && flock(&lock, FlockOperation::NonBlockingLockExclusive).is_ok() {
+            break;
+        }
+        if answers || waiting_since.elapsed() > LOCK_WAIT {
+            return Err(Error::new(
+                crate::error::Code::Exists,
+                format!("another coderd is already serving {}", socket.display()),
+            )
+            .with_recovery(
+                "use that daemon, stop it with `coder shutdown`, or pass another --socket",
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(25));
     }
     // Again under the lock: the path may have changed since the first look.
     if refuse_non_socket(socket)? {
