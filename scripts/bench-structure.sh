@@ -11,7 +11,8 @@
 # counting is stubbed as chars/4 (tiktoken would need a download), and both tools get the same
 # budget (8000 characters = 2000 such tokens). Ctags is `ctags -R --output-format=json` (apt
 # universal-ctags). RUNS (default 3) sets the runs per measurement; medians are reported.
-# SKIP_CROSSCHECK=1 leaves out the cross-checks (they build the test suite).
+# SKIP_CROSSCHECK=1 leaves out the cross-checks (they build the test suite); BENCH_NO_BUILD=1 times
+# the release binary already built.
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -50,7 +51,9 @@ fi
 echo "## building (release)"
 # BENCH_CLEAN_BUILD=1 times a clean build (every dependency and grammar); otherwise only the coderd
 # crate is rebuilt.
-if [[ ${BENCH_CLEAN_BUILD:-0} == 1 ]]; then
+if [[ ${BENCH_NO_BUILD:-0} == 1 ]]; then
+  :
+elif [[ ${BENCH_CLEAN_BUILD:-0} == 1 ]]; then
   build_kind=clean
   rm -rf "$CARGO_TARGET_DIR/release"
 else
@@ -58,7 +61,11 @@ else
   rm -rf "$CARGO_TARGET_DIR/release/.fingerprint/coderd-"*
 fi
 build_start=$(date +%s.%N)
-(cd "$repo" && cargo build --release --quiet --bins)
+if [[ ${BENCH_NO_BUILD:-0} == 1 ]]; then
+  build_kind="not rebuilt (BENCH_NO_BUILD=1)" # the release binary already in the target folder
+else
+  (cd "$repo" && cargo build --release --quiet --bins)
+fi
 build_s=$(echo "$(date +%s.%N) - $build_start" | bc)
 bin=$CARGO_TARGET_DIR/release/coderd
 strip -o "$cache/coderd.stripped" "$bin"
