@@ -95,16 +95,40 @@ struct Graph {
     uses: Vec<Use>,
     definers: Vec<Vec<usize>>,
     out_weight: Vec<f64>,
+    /// Per use, the share of its file's rank it carries (its weight over the file's out-weight).
+    share: Vec<f64>,
+    /// The uses of names their own file defines too.
+    own: Vec<usize>,
 }
 
 impl Graph {
-    /// Per use, the share of its file's rank it carries (into `flows`, reused across iterations).
+    fn new(uses: Vec<Use>, definers: Vec<Vec<usize>>, out_weight: Vec<f64>) -> Graph {
+        let share = uses
+            .iter()
+            .map(|u| match out_weight[u.file] {
+                0.0 => 0.0,
+                out => u.weight / out,
+            })
+            .collect();
+        let own = (0..uses.len()).filter(|&i| uses[i].self_defined).collect();
+        Graph {
+            uses,
+            definers,
+            out_weight,
+            share,
+            own,
+        }
+    }
+
+    /// Per use, the rank it carries (into `flows`, reused across iterations).
     fn flows(&self, rank: &[f64], flows: &mut Vec<f64>) {
         flows.clear();
-        flows.extend(self.uses.iter().map(|u| match self.out_weight[u.file] {
-            0.0 => 0.0,
-            out => rank[u.file] * u.weight / out,
-        }));
+        flows.extend(
+            self.uses
+                .iter()
+                .zip(&self.share)
+                .map(|(u, share)| rank[u.file] * share),
+        );
     }
 
     /// Rank arriving at each file over the uses (into `inflow`); `scratch` holds the flows and the
@@ -122,10 +146,8 @@ impl Graph {
                 inflow[to] += sum;
             }
         }
-        for (u, flow) in self.uses.iter().zip(&scratch.flows) {
-            if u.self_defined {
-                inflow[u.file] -= flow;
-            }
+        for &i in &self.own {
+            inflow[self.uses[i].file] -= scratch.flows[i];
         }
     }
 }
@@ -137,7 +159,9 @@ struct Scratch {
     per_name: Vec<f64>,
 }
 
+/// Ranks the definitions of `files`, which are sorted by path.
 pub fn rank(files: &[Arc<FileTags>], steering: &Steering) -> Ranked {
+    debug_assert!(files.windows(2).all(|w| w[0].rel < w[1].rel));
     let n = files.len();
     let is_focus: Vec<bool> = (0..n).map(|i| steering.focus.contains(&i)).collect();
     // Every defined name (numbered in file order, so the numbering is deterministic) and the
@@ -188,11 +212,7 @@ pub fn rank(files: &[Arc<FileTags>], steering: &Steering) -> Ranked {
         }
     }
     let personalization = personalization(files, steering, &name_index, &definers);
-    let graph = Graph {
-        uses,
-        definers,
-        out_weight,
-    };
+    let graph = Graph::new(uses, definers, out_weight);
     let file_rank = pagerank(&graph, &personalization);
 
     // The rank each (definer, name) receives: all the name's flow, less the definer's own use.
@@ -246,7 +266,8 @@ pub fn rank(files: &[Arc<FileTags>], steering: &Steering) -> Ranked {
     scored.sort_by(|a, b| {
         a.0.cmp(&b.0)
             .then(b.1.total_cmp(&a.1))
-            .then(files[a.2].rel.cmp(&files[b.2].rel))
+            // `files` is sorted by path, so the index orders ties by path without comparing them.
+            .then(a.2.cmp(&b.2))
             .then(a.3.cmp(&b.3))
     });
     Ranked {
