@@ -23,7 +23,10 @@ class Daemon:
     def __init__(self, binary, root):
         self.dir = tempfile.mkdtemp(prefix="coderd-bench-")
         self.socket = os.path.join(self.dir, "s.sock")
-        env = dict(os.environ, XDG_RUNTIME_DIR=self.dir, XDG_STATE_HOME=self.dir)
+        # No automatic checkpoints: the edit below would otherwise snapshot the whole corpus with git
+        # while the map after it is timed.
+        env = dict(os.environ, XDG_RUNTIME_DIR=self.dir, XDG_STATE_HOME=self.dir, XDG_DATA_HOME=self.dir,
+                   CODER_CHECKPOINTS="off")
         self.proc = subprocess.Popen(
             [binary, "--root", root, "--socket", self.socket, "--log-file", os.path.join(self.dir, "log")],
             env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -40,9 +43,9 @@ class Daemon:
         self.reader = self.conn.makefile("rb")
         self.next_id = 0
 
-    def call(self, method, params):
+    def call(self, method, params, **members):
         self.next_id += 1
-        line = json.dumps({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
+        line = json.dumps({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params, **members})
         start = time.perf_counter()
         self.conn.sendall(line.encode() + b"\n")
         reply = json.loads(self.reader.readline())
@@ -50,6 +53,13 @@ class Daemon:
         if "error" in reply:
             raise RuntimeError(f"{method} {params}: {reply['error']}")
         return reply["result"], elapsed
+
+    def cpu_s(self):
+        """The daemon's CPU time so far (user + system, all threads): unlike wall time, the same on
+        a busy machine as on an idle one."""
+        with open(f"/proc/{self.proc.pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
     def rss_mb(self):
         with open(f"/proc/{self.proc.pid}/status") as f:
@@ -71,6 +81,18 @@ def source_files(root, ext):
             if name.endswith("." + ext):
                 out.append(os.path.join(dirpath, name))
     return out
+
+
+COMMENT = {"go": "\n// coderd bench edit\n", "rs": "\n// coderd bench edit\n", "py": "\n# coderd bench edit\n"}
+FUNCTION = {
+    "go": "\nfunc coderdBenchEdit() { _ = coderdBenchEdit }\n",
+    "rs": "\nfn coderd_bench_edit() { let _ = coderd_bench_edit; }\n",
+    "py": "\n\ndef coderd_bench_edit():\n    return coderd_bench_edit\n",
+}
+
+
+def ext_of(path):
+    return path.rsplit(".", 1)[-1]
 
 
 def percentile(values, p):
@@ -103,15 +125,17 @@ def bench_outline(binary, root, files):
 
 
 def bench_map(binary, root, files, runs):
-    colds, warms, edits = [], [], []
+    colds, cold_cpus, warms, edits = [], [], [], {"comment": [], "function": []}
     rss = 0.0
     first_output = None
     deterministic = True
     for _ in range(runs):
         daemon = Daemon(binary, root)
         try:
+            cpu_before = daemon.cpu_s()
             result, t = daemon.call("map", {"budget": 8000})
             colds.append(t)
+            cold_cpus.append(daemon.cpu_s() - cpu_before)
             if first_output is None:
                 first_output = result["map"]
             deterministic &= result["map"] == first_output
@@ -119,24 +143,31 @@ def bench_map(binary, root, files, runs):
                 _, t = daemon.call("map", {"budget": 8000})
                 warms.append(t)
             rss = max(rss, daemon.rss_mb())
-            # One file edited through the daemon, then the map again; the edit is undone after.
+            # One file edited through the daemon, then the map again; the edit is undone after. Two
+            # edits: a comment (the file's definitions and references stay the same) and a new
+            # function that uses a name (its tags change, so the ranking is recomputed). No
+            # language server is started (diagnostics off) and no checkpoint is taken.
             target = files[len(files) // 2]
-            marker = "\n// coderd bench edit\n" if not target.endswith(".py") else "\n# coderd bench edit\n"
             with open(target, "rb") as f:
                 original = f.read()
-            daemon.call("write", {"file": target, "content": marker, "append": True, "backup": False})
-            result, t = daemon.call("map", {"budget": 8000})
-            edits.append((t, result["parsed"]))
-            with open(target, "wb") as f:
-                f.write(original)
+            for kind, text in (("comment", COMMENT[ext_of(target)]), ("function", FUNCTION[ext_of(target)])):
+                daemon.call("write", {"file": target, "content": text, "append": True, "backup": False,
+                                      "diagnostics": False}, checkpoints=False)
+                result, t = daemon.call("map", {"budget": 8000})
+                edits[kind].append((t, result["parsed"]))
+                with open(target, "wb") as f:
+                    f.write(original)
+                daemon.call("map", {"budget": 8000})
         finally:
             daemon.stop()
     return {
         "cold_s": statistics.median(colds),
         "cold_runs": colds,
+        "cold_cpu_s": statistics.median(cold_cpus),
         "warm_ms": 1000 * statistics.median(warms),
-        "after_edit_ms": 1000 * statistics.median(t for t, _ in edits),
-        "after_edit_parsed": edits[0][1],
+        "after_edit_ms": 1000 * statistics.median(t for t, _ in edits["comment"]),
+        "after_edit_parsed": edits["comment"][0][1],
+        "after_new_function_ms": 1000 * statistics.median(t for t, _ in edits["function"]),
         "rss_mb": rss,
         "map_chars": len(first_output or ""),
         "deterministic": deterministic,
@@ -157,11 +188,13 @@ class Model:
 rm = RepoMap(map_tokens=budget_tokens, root=root, main_model=Model(), io=InputOutput(yes=True, pretty=False),
              verbose=False, map_mul_no_files=1, refresh="always")
 t1 = time.perf_counter()
+c1 = time.process_time()
 out = rm.get_repo_map([], files)
 t2 = time.perf_counter()
+c2 = time.process_time()
 out2 = rm.get_repo_map([], files, force_refresh=True)
 t3 = time.perf_counter()
-print(t2 - t1, t3 - t2, len(out or ""), t2 - t0)
+print(t2 - t1, t3 - t2, len(out or ""), t2 - t0, c2 - c1)
 '''
 
 
@@ -169,17 +202,19 @@ def bench_aider(python, root, files, runs):
     with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
         f.write("\n".join(files))
         listing = f.name
-    colds, sames, totals = [], [], []
+    colds, sames, totals, cpus = [], [], [], []
     chars = 0
     for _ in range(runs):
         out = subprocess.run([python, "-c", AIDER, root, "2000", listing], capture_output=True, text=True)
         if out.returncode != 0:
             return {"error": out.stderr.strip().splitlines()[-1] if out.stderr else "failed"}
-        cold, same, chars, total = out.stdout.strip().splitlines()[-1].split()
+        cold, same, chars, total, cpu = out.stdout.strip().splitlines()[-1].split()
         colds.append(float(cold))
+        cpus.append(float(cpu))
         sames.append(float(same))
         totals.append(float(total))
-    return {"cold_s": statistics.median(colds), "same_process_s": statistics.median(sames),
+    return {"cold_s": statistics.median(colds), "cold_cpu_s": statistics.median(cpus),
+            "same_process_s": statistics.median(sames),
             "with_import_s": statistics.median(totals), "map_chars": int(chars)}
 
 

@@ -11,6 +11,8 @@
 # counting is stubbed as chars/4 (tiktoken would need a download), and both tools get the same
 # budget (8000 characters = 2000 such tokens). Ctags is `ctags -R --output-format=json` (apt
 # universal-ctags). RUNS (default 3) sets the runs per measurement; medians are reported.
+# SKIP_CROSSCHECK=1 leaves out the cross-checks (they build the test suite); BENCH_NO_BUILD=1 times
+# the release binary already built.
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -49,7 +51,9 @@ fi
 echo "## building (release)"
 # BENCH_CLEAN_BUILD=1 times a clean build (every dependency and grammar); otherwise only the coderd
 # crate is rebuilt.
-if [[ ${BENCH_CLEAN_BUILD:-0} == 1 ]]; then
+if [[ ${BENCH_NO_BUILD:-0} == 1 ]]; then
+  :
+elif [[ ${BENCH_CLEAN_BUILD:-0} == 1 ]]; then
   build_kind=clean
   rm -rf "$CARGO_TARGET_DIR/release"
 else
@@ -57,7 +61,11 @@ else
   rm -rf "$CARGO_TARGET_DIR/release/.fingerprint/coderd-"*
 fi
 build_start=$(date +%s.%N)
-(cd "$repo" && cargo build --release --quiet --bins)
+if [[ ${BENCH_NO_BUILD:-0} == 1 ]]; then
+  build_kind="not rebuilt (BENCH_NO_BUILD=1)" # the release binary already in the target folder
+else
+  (cd "$repo" && cargo build --release --quiet --bins)
+fi
 build_s=$(echo "$(date +%s.%N) - $build_start" | bc)
 bin=$CARGO_TARGET_DIR/release/coderd
 strip -o "$cache/coderd.stripped" "$bin"
@@ -73,7 +81,7 @@ for corpus in requests:py prometheus:go rust-analyzer:rs; do
 done
 
 echo "## cross-checks on the fetched repositories"
-(cd "$repo" && CROSSCHECK_PYTHON=$cache/requests CROSSCHECK_GO=$cache/prometheus CROSSCHECK_RUST=$cache/rust-analyzer \
+[[ ${SKIP_CROSSCHECK:-0} == 1 ]] || (cd "$repo" && CROSSCHECK_PYTHON=$cache/requests CROSSCHECK_GO=$cache/prometheus CROSSCHECK_RUST=$cache/rust-analyzer \
   cargo test --quiet --test crosscheck -- --nocapture 2>&1 | grep -E 'precision|test result' | tee "$results/crosscheck.txt")
 
 python3 - "$results" "$build_s" "$bin" "$cache/coderd.stripped" "$build_kind" <<'PY'
@@ -81,16 +89,18 @@ import json, os, sys
 results, build_s, binary, stripped, build_kind = sys.argv[1], float(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
 rows = [json.load(open(os.path.join(results, f"{n}.json"))) for n in ("requests", "prometheus", "rust-analyzer")]
 print()
-print("| corpus | files / lines | outline ms per 1k lines | p99 file | cached (median / p99) | cold map | aider cold | ratio | warm map | aider same process | after 1-file edit | ctags | RSS after map |")
-print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+print("| corpus | files / lines | outline ms per 1k lines | p99 file | cached (median / p99) | cold map | aider cold | ratio | cold map CPU / aider CPU | warm map | aider same process | after 1-file edit: comment / new function | ctags | RSS after map |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 for r in rows:
     o, m, c, a = r["outline"], r["map"], r["ctags"], r.get("aider", {})
     aider_cold = f"{a['cold_s']:.2f} s" if "cold_s" in a else "n/a"
     aider_same = f"{a['same_process_s']:.2f} s" if "same_process_s" in a else "n/a"
     ratio = f"{a['cold_s'] / m['cold_s']:.1f}×" if "cold_s" in a else "n/a"
+    aider_cpu = f"{a['cold_cpu_s']:.2f} s ({a['cold_cpu_s'] / m['cold_cpu_s']:.1f}×)" if "cold_cpu_s" in a else "n/a"
     print(f"| {r['corpus']} | {o['files']} / {o['lines'] // 1000}k | {o['ms_per_1k_lines']:.2f} | {o['p99_file_ms']:.1f} ms "
           f"| {o['cached_median_ms']:.2f} / {o['cached_p99_ms']:.2f} ms | {m['cold_s']:.2f} s | {aider_cold} | {ratio} "
-          f"| {m['warm_ms']:.0f} ms | {aider_same} | {m['after_edit_ms']:.0f} ms ({m['after_edit_parsed']} parsed) "
+          f"| {m['cold_cpu_s']:.2f} s / {aider_cpu} "
+          f"| {m['warm_ms']:.0f} ms | {aider_same} | {m['after_edit_ms']:.0f} / {m['after_new_function_ms']:.0f} ms ({m['after_edit_parsed']} parsed) "
           f"| {c['s']:.2f} s | {m['rss_mb']:.0f} MB |")
 print()
 print(f"release build ({build_kind}) {build_s:.0f} s; binary {os.path.getsize(binary) / 1e6:.1f} MB "

@@ -28,6 +28,10 @@ pub struct FileTags {
     pub rel: String,
     pub language: &'static str,
     pub tags: Tags,
+    /// A hash of what the ranking reads from this file (its items' kinds, names and nesting, its
+    /// references): an edit that changes none of it (a comment, a body's literals, lines moved)
+    /// keeps the last ranking.
+    pub rank_key: u64,
 }
 
 type FileKey = (u64, u64, u64, i64, i64, i64, i64);
@@ -44,7 +48,7 @@ fn key_of(meta: &std::fs::Metadata) -> FileKey {
     )
 }
 
-/// The files under one folder, sorted by path, and a fingerprint of their versions.
+/// The files under one folder, sorted by path, and a fingerprint of what the ranking reads.
 pub struct Snapshot {
     pub files: Vec<Arc<FileTags>>,
     pub fingerprint: u64,
@@ -101,9 +105,9 @@ impl Index {
         drop(files);
         snapshot.sort_by(|a, b| a.1.rel.cmp(&b.1.rel));
         let mut hasher = std::hash::DefaultHasher::new();
-        for (key, tags) in &snapshot {
+        for (_, tags) in &snapshot {
             tags.rel.hash(&mut hasher);
-            key.hash(&mut hasher);
+            tags.rank_key.hash(&mut hasher);
         }
         Ok(Snapshot {
             files: snapshot.into_iter().map(|(_, t)| t).collect(),
@@ -188,6 +192,16 @@ fn tag_file(
     Some(FileTags {
         rel: resolved.rel.to_string_lossy().into_owned(),
         language: &language.name,
+        rank_key: rank_key(&tags),
         tags,
     })
+}
+
+fn rank_key(tags: &Tags) -> u64 {
+    let mut hasher = std::hash::DefaultHasher::new();
+    for item in &tags.outline.items {
+        (item.kind, &item.name, item.parent).hash(&mut hasher);
+    }
+    tags.references.hash(&mut hasher);
+    hasher.finish()
 }

@@ -5,7 +5,7 @@
 
 use super::index::FileTags;
 use crate::syntax::Kind;
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::sync::Arc;
 
 const DAMPING: f64 = 0.85;
@@ -95,48 +95,78 @@ struct Graph {
     uses: Vec<Use>,
     definers: Vec<Vec<usize>>,
     out_weight: Vec<f64>,
+    /// Per use, the share of its file's rank it carries (its weight over the file's out-weight).
+    share: Vec<f64>,
+    /// The uses of names their own file defines too.
+    own: Vec<usize>,
 }
 
 impl Graph {
-    /// Per use, the share of its file's rank it carries.
-    fn flows(&self, rank: &[f64]) -> Vec<f64> {
-        self.uses
+    fn new(uses: Vec<Use>, definers: Vec<Vec<usize>>, out_weight: Vec<f64>) -> Graph {
+        let share = uses
             .iter()
-            .map(|u| match self.out_weight[u.file] {
+            .map(|u| match out_weight[u.file] {
                 0.0 => 0.0,
-                out => rank[u.file] * u.weight / out,
+                out => u.weight / out,
             })
-            .collect()
+            .collect();
+        let own = (0..uses.len()).filter(|&i| uses[i].self_defined).collect();
+        Graph {
+            uses,
+            definers,
+            out_weight,
+            share,
+            own,
+        }
     }
 
-    /// Rank arriving at each file over the uses.
-    fn inflow(&self, rank: &[f64]) -> Vec<f64> {
-        let flows = self.flows(rank);
-        let mut per_name = vec![0.0; self.definers.len()];
-        for (u, flow) in self.uses.iter().zip(&flows) {
-            per_name[u.name] += flow;
+    /// Per use, the rank it carries (into `flows`, reused across iterations).
+    fn flows(&self, rank: &[f64], flows: &mut Vec<f64>) {
+        flows.clear();
+        flows.extend(
+            self.uses
+                .iter()
+                .zip(&self.share)
+                .map(|(u, share)| rank[u.file] * share),
+        );
+    }
+
+    /// Rank arriving at each file over the uses (into `inflow`); `scratch` holds the flows and the
+    /// per-name sums between calls.
+    fn inflow(&self, rank: &[f64], scratch: &mut Scratch, inflow: &mut [f64]) {
+        self.flows(rank, &mut scratch.flows);
+        scratch.per_name.clear();
+        scratch.per_name.resize(self.definers.len(), 0.0);
+        for (u, flow) in self.uses.iter().zip(&scratch.flows) {
+            scratch.per_name[u.name] += flow;
         }
-        let mut inflow = vec![0.0; rank.len()];
-        for (name, list) in self.definers.iter().enumerate() {
+        inflow.fill(0.0);
+        for (list, sum) in self.definers.iter().zip(&scratch.per_name) {
             for &to in list {
-                inflow[to] += per_name[name];
+                inflow[to] += sum;
             }
         }
-        for (u, flow) in self.uses.iter().zip(&flows) {
-            if u.self_defined {
-                inflow[u.file] -= flow;
-            }
+        for &i in &self.own {
+            inflow[self.uses[i].file] -= scratch.flows[i];
         }
-        inflow
     }
 }
 
+/// Buffers one PageRank iteration fills, kept for the next.
+#[derive(Default)]
+struct Scratch {
+    flows: Vec<f64>,
+    per_name: Vec<f64>,
+}
+
+/// Ranks the definitions of `files`, which are sorted by path.
 pub fn rank(files: &[Arc<FileTags>], steering: &Steering) -> Ranked {
+    debug_assert!(files.windows(2).all(|w| w[0].rel < w[1].rel));
     let n = files.len();
     let is_focus: Vec<bool> = (0..n).map(|i| steering.focus.contains(&i)).collect();
     // Every defined name (numbered in file order, so the numbering is deterministic) and the
     // files defining it (sorted, unique). Hash maps are only looked up, never iterated.
-    let mut name_index: HashMap<&str, usize> = HashMap::new();
+    let mut name_index: HashMap<&str, usize> = HashMap::default();
     let mut definers: Vec<Vec<usize>> = Vec::new();
     for (i, file) in files.iter().enumerate() {
         for item in &file.tags.outline.items {
@@ -182,15 +212,12 @@ pub fn rank(files: &[Arc<FileTags>], steering: &Steering) -> Ranked {
         }
     }
     let personalization = personalization(files, steering, &name_index, &definers);
-    let graph = Graph {
-        uses,
-        definers,
-        out_weight,
-    };
+    let graph = Graph::new(uses, definers, out_weight);
     let file_rank = pagerank(&graph, &personalization);
 
     // The rank each (definer, name) receives: all the name's flow, less the definer's own use.
-    let flows = graph.flows(&file_rank);
+    let mut flows = Vec::new();
+    graph.flows(&file_rank, &mut flows);
     let mut per_name = vec![0.0; graph.definers.len()];
     for (u, flow) in graph.uses.iter().zip(&flows) {
         per_name[u.name] += flow;
@@ -239,7 +266,8 @@ pub fn rank(files: &[Arc<FileTags>], steering: &Steering) -> Ranked {
     scored.sort_by(|a, b| {
         a.0.cmp(&b.0)
             .then(b.1.total_cmp(&a.1))
-            .then(files[a.2].rel.cmp(&files[b.2].rel))
+            // `files` is sorted by path, so the index orders ties by path without comparing them.
+            .then(a.2.cmp(&b.2))
             .then(a.3.cmp(&b.3))
     });
     Ranked {
@@ -302,20 +330,20 @@ fn personalization(
 
 fn pagerank(graph: &Graph, personalization: &[f64]) -> Vec<f64> {
     let n = personalization.len();
+    let dangling_files: Vec<usize> = (0..n).filter(|&i| graph.out_weight[i] == 0.0).collect();
     let mut rank = personalization.to_vec();
+    let mut next = vec![0.0; n];
+    let mut inflow = vec![0.0; n];
+    let mut scratch = Scratch::default();
     for _ in 0..ITERATIONS {
-        let dangling: f64 = (0..n)
-            .filter(|&i| graph.out_weight[i] == 0.0)
-            .map(|i| rank[i])
-            .sum();
-        let inflow = graph.inflow(&rank);
-        let next: Vec<f64> = (0..n)
-            .map(|i| {
-                (1.0 - DAMPING + DAMPING * dangling) * personalization[i] + DAMPING * inflow[i]
-            })
-            .collect();
+        let dangling: f64 = dangling_files.iter().map(|&i| rank[i]).sum();
+        graph.inflow(&rank, &mut scratch, &mut inflow);
+        for i in 0..n {
+            next[i] =
+                (1.0 - DAMPING + DAMPING * dangling) * personalization[i] + DAMPING * inflow[i];
+        }
         let change: f64 = next.iter().zip(&rank).map(|(a, b)| (a - b).abs()).sum();
-        rank = next;
+        std::mem::swap(&mut rank, &mut next);
         if change < TOLERANCE {
             break;
         }

@@ -13,6 +13,8 @@ use std::sync::Arc;
 const FILL_TRIES: usize = 64;
 /// Signatures are cut to this many characters in the map.
 const LINE_CAP: usize = 100;
+/// The shortest line an item can take: its right-aligned line number, a space and a newline.
+const MIN_LINE: usize = 7;
 
 pub struct Rendered {
     pub text: String,
@@ -47,7 +49,8 @@ pub fn render(files: &[Arc<FileTags>], ranked: &Ranked, budget: usize) -> Render
         .count();
     let room = budget.saturating_sub(reserve);
     let prefix = |k: usize| (0..k).collect::<Vec<_>>();
-    let (mut lo, mut hi) = (0, total);
+    // Every shown item takes a line of at least MIN_LINE characters, so no longer prefix fits.
+    let (mut lo, mut hi) = (0, total.min(room / MIN_LINE));
     while lo < hi {
         let mid = (lo + hi).div_ceil(2);
         if body(files, &layouts, ranked, &prefix(mid), room).is_some() {

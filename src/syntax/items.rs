@@ -4,7 +4,7 @@
 //! inside a class-like item is a method, a variable directly inside one is a field, and a method
 //! declared outside its type (`@receiver`) nests under the type of that name.
 
-use super::queries::{Queries, Role};
+use super::queries::{KindSet, Queries, Role};
 use super::Kind;
 use serde::Serialize;
 use std::collections::HashMap;
@@ -109,7 +109,13 @@ struct Found<'t> {
 }
 
 pub fn extract(tree: &Tree, source: &[u8], queries: &Queries) -> Outline {
-    let found = find_definitions(tree, source, queries);
+    extract_from(tree, source, queries, queries.outline_roots.as_ref())
+}
+
+/// The outline, with the query run only at `roots` kinds outside functions when given, else over
+/// the whole tree.
+fn extract_from(tree: &Tree, source: &[u8], queries: &Queries, roots: Option<&KindSet>) -> Outline {
+    let found = find_definitions(tree, source, queries, roots);
     let parents = nest(&found);
     let keep = not_local(&found, &parents);
     let mut new_index = vec![None; found.len()];
@@ -129,10 +135,62 @@ pub fn extract(tree: &Tree, source: &[u8], queries: &Queries) -> Outline {
     }
 }
 
-fn find_definitions<'t>(tree: &'t Tree, source: &[u8], queries: &Queries) -> Vec<Found<'t>> {
-    let mut cursor = QueryCursor::new();
-    let mut matches = cursor.matches(&queries.outline, tree.root_node(), source);
+fn find_definitions<'t>(
+    tree: &'t Tree,
+    source: &[u8],
+    queries: &Queries,
+    roots: Option<&KindSet>,
+) -> Vec<Found<'t>> {
     let mut found = Vec::new();
+    let mut cursor = QueryCursor::new();
+    match roots {
+        Some(roots) => {
+            cursor.set_max_start_depth(Some(0));
+            walk_roots(tree, roots, |node| {
+                let before = found.len();
+                collect_matches(&mut cursor, node, source, queries, &mut found);
+                // A function's descendants are locals: never visited.
+                found[before..]
+                    .iter()
+                    .any(|f| f.node == node && matches!(f.kind, Kind::Function | Kind::Method))
+            });
+        }
+        None => collect_matches(&mut cursor, tree.root_node(), source, queries, &mut found),
+    }
+    sort_outer_first(&mut found);
+    found
+}
+
+/// Calls `visit` on every node of a root kind in document order, and does not descend into a node
+/// for which it returns true. Matches rooted inside a function only yield locals, which the
+/// outline drops anyway, so skipping them changes nothing but the time.
+fn walk_roots<'t>(tree: &'t Tree, roots: &KindSet, mut visit: impl FnMut(Node<'t>) -> bool) {
+    let mut cursor = tree.walk();
+    loop {
+        let node = cursor.node();
+        let skip = roots.contains(node.kind_id()) && visit(node);
+        if (!skip && cursor.goto_first_child()) || cursor.goto_next_sibling() {
+            continue;
+        }
+        loop {
+            if !cursor.goto_parent() {
+                return;
+            }
+            if cursor.goto_next_sibling() {
+                break;
+            }
+        }
+    }
+}
+
+fn collect_matches<'t>(
+    cursor: &mut QueryCursor,
+    node: Node<'t>,
+    source: &[u8],
+    queries: &Queries,
+    found: &mut Vec<Found<'t>>,
+) {
+    let mut matches = cursor.matches(&queries.outline, node, source);
     while let Some(m) = matches.next() {
         let mut item = None;
         let (mut names, mut body, mut signature, mut receiver, mut doc) =
@@ -165,7 +223,10 @@ fn find_definitions<'t>(tree: &'t Tree, source: &[u8], queries: &Queries) -> Vec
             });
         }
     }
-    // Outer items first; for one node and name the first pattern wins.
+}
+
+/// Outer items first; for one node and name the first pattern wins.
+fn sort_outer_first(found: &mut Vec<Found>) {
     found.sort_by_key(|f| {
         (
             f.node.start_byte(),
@@ -177,7 +238,6 @@ fn find_definitions<'t>(tree: &'t Tree, source: &[u8], queries: &Queries) -> Vec
         )
     });
     found.dedup_by_key(|f| (f.node.id(), f.name_id));
-    found
 }
 
 /// The enclosing item of each found item, by range containment (`found` is sorted outer first).
@@ -434,4 +494,51 @@ fn count_errors(tree: &Tree) -> usize {
         );
     }
     count
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syntax::{languages, parse, queries};
+
+    /// Running the outline query only at its patterns' root kinds outside functions gives exactly
+    /// the outline of running it over the whole tree, on every golden fixture and on this crate's
+    /// own sources.
+    #[test]
+    fn walking_pattern_roots_equals_running_the_whole_query() {
+        let root = env!("CARGO_MANIFEST_DIR");
+        let mut paths: Vec<std::path::PathBuf> =
+            std::fs::read_dir(format!("{root}/tests/fixtures/structure/outline"))
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .collect();
+        paths.extend(
+            ["src/syntax/items.rs", "src/map/rank.rs", "src/server.rs"]
+                .iter()
+                .map(|p| std::path::Path::new(root).join(p)),
+        );
+        let mut checked = 0;
+        for path in paths {
+            let Some(language) = languages::for_path(&path, None) else {
+                continue;
+            };
+            let queries = queries::of(language).unwrap();
+            let Some(roots) = &queries.outline_roots else {
+                continue;
+            };
+            let source = std::fs::read(&path).unwrap();
+            let tree = parse(language, &source, None).unwrap();
+            let walked = extract_from(&tree, &source, queries, Some(roots));
+            let whole = extract_from(&tree, &source, queries, None);
+            assert!(!whole.items.is_empty(), "{}", path.display());
+            assert_eq!(
+                format!("{:?}", walked.items),
+                format!("{:?}", whole.items),
+                "{}",
+                path.display()
+            );
+            checked += 1;
+        }
+        assert!(checked >= 18, "only {checked} files checked");
+    }
 }

@@ -41,6 +41,32 @@ pub struct Queries {
     /// When `tags.scm` is only `(kind) @reference` patterns: those kinds. The tagger then walks
     /// the tree instead of running the query engine (same captures, several times faster).
     pub reference_kinds: Option<Vec<String>>,
+    /// The same kinds as a set over the grammar's kind ids.
+    pub reference_set: Option<KindSet>,
+    /// The kinds the outline's patterns start at, when every pattern starts at a named kind: the
+    /// outline then runs the query only at nodes of these kinds outside function bodies instead of
+    /// over the whole tree (same items; the query engine's cost was most of the outline's).
+    pub outline_roots: Option<KindSet>,
+}
+
+/// A set of node kinds by kind id: every id of a kind's name counts (a grammar may alias one name
+/// to several ids).
+pub struct KindSet(Vec<bool>);
+
+impl KindSet {
+    fn new(language: &tree_sitter::Language, names: &[String]) -> KindSet {
+        let ids = (0..language.node_kind_count() as u16).map(|id| {
+            language.node_kind_is_named(id)
+                && language
+                    .node_kind_for_id(id)
+                    .is_some_and(|kind| names.iter().any(|n| n == kind))
+        });
+        KindSet(ids.collect())
+    }
+
+    pub fn contains(&self, kind_id: u16) -> bool {
+        self.0.get(kind_id as usize).copied().unwrap_or(false)
+    }
 }
 
 type Compiled = OnceLock<Result<Queries, String>>;
@@ -88,8 +114,13 @@ fn compile(language: &Language) -> Result<Queries, String> {
         .map(|name| role_of(name))
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| format!("queries/{}/outline.scm: {e}", language.name))?;
+    let outline_roots =
+        pattern_roots(&outline, &outline_text).map(|r| KindSet::new(&ts_language, &r));
     let tags_text = text(&language.name, "tags");
     let reference_kinds = tags_text.as_deref().and_then(simple_kinds);
+    let reference_set = reference_kinds
+        .as_deref()
+        .map(|k| KindSet::new(&ts_language, k));
     let tags = match tags_text {
         Some(t) => Some(
             Query::new(&ts_language, &t)
@@ -103,7 +134,25 @@ fn compile(language: &Language) -> Result<Queries, String> {
         roles,
         tags,
         reference_kinds,
+        reference_set,
+        outline_roots,
     })
+}
+
+/// The node kind each pattern of a query starts at (`(kind ...)`), or `None` when a pattern starts
+/// otherwise (an alternation, a wildcard, a string, a grouped sequence).
+fn pattern_roots(query: &Query, text: &str) -> Option<Vec<String>> {
+    static ROOT: LazyLock<regex::Regex> =
+        LazyLock::new(|| regex::Regex::new(r"^\(([A-Za-z]\w*)[\s)]").expect("a valid regex"));
+    let mut roots: Vec<String> = (0..query.pattern_count())
+        .map(|i| {
+            let at = text.get(query.start_byte_for_pattern(i)..)?;
+            Some(ROOT.captures(at)?[1].to_owned())
+        })
+        .collect::<Option<_>>()?;
+    roots.sort();
+    roots.dedup();
+    Some(roots)
 }
 
 /// The node kinds of a query made only of `(kind) @reference` and `[(a) (b)] @reference`

@@ -3,8 +3,9 @@
 
 use super::items::{self, Outline};
 use super::languages::Language;
+use super::queries::KindSet;
 use super::{parse, queries};
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashSet};
 use streaming_iterator::StreamingIterator;
 use tree_sitter::{Node, Query, QueryCursor, Tree};
 
@@ -21,13 +22,13 @@ pub fn tag(language: &Language, source: &[u8]) -> Option<Tags> {
     let tree = parse(language, source, None)?;
     let outline = items::extract(&tree, source, queries);
     let definitions: HashSet<usize> = outline.items.iter().map(|i| i.name_bytes.start).collect();
-    let mut counts: HashMap<&[u8], u32> = HashMap::new();
+    let mut counts: HashMap<&[u8], u32> = HashMap::default();
     let mut count = |node: Node| {
         if !definitions.contains(&node.start_byte()) {
             *counts.entry(&source[node.byte_range()]).or_default() += 1;
         }
     };
-    match (&queries.reference_kinds, &queries.tags) {
+    match (&queries.reference_set, &queries.tags) {
         (Some(kinds), _) => walk_kinds(&tree, kinds, &mut count),
         (None, Some(query)) => run_query(&tree, query, source, &mut count),
         (None, None) => {}
@@ -44,11 +45,11 @@ pub fn tag(language: &Language, source: &[u8]) -> Option<Tags> {
 }
 
 /// Every named node of the given kinds, in document order.
-fn walk_kinds<'t>(tree: &'t Tree, kinds: &[String], found: &mut impl FnMut(Node<'t>)) {
+fn walk_kinds<'t>(tree: &'t Tree, kinds: &KindSet, found: &mut impl FnMut(Node<'t>)) {
     let mut cursor = tree.walk();
     loop {
         let node = cursor.node();
-        if node.is_named() && kinds.iter().any(|k| k == node.kind()) {
+        if kinds.contains(node.kind_id()) {
             found(node);
         }
         if cursor.goto_first_child() || cursor.goto_next_sibling() {
@@ -99,7 +100,7 @@ mod tests {
                 continue;
             };
             let queries = queries::of(language).unwrap();
-            let (Some(kinds), Some(query)) = (&queries.reference_kinds, &queries.tags) else {
+            let (Some(kinds), Some(query)) = (&queries.reference_set, &queries.tags) else {
                 continue;
             };
             let source = std::fs::read(&path).unwrap();
