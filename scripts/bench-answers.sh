@@ -4,8 +4,8 @@
 #
 #   scripts/bench-answers.sh            (honors CARGO_TARGET_DIR; a few minutes on 2 cores)
 #
-# Knobs: BENCH_DIR (scratch, default $TMPDIR/coderd-bench-answers), REAL_CORPUS (a source tree;
-# default the cargo registry sources), RUNS (10).
+# Knobs: BENCH_DIR (scratch, default $TMPDIR/coderd-bench-answers), REAL_CORPUS (a source tree,
+# e.g. a prometheus checkout; default the cargo registry sources), RUNS (10).
 #
 # Rows: warm, one persistent connection (examples/rpc_bench) vs `rg --json -C 2`; and the `coder`
 # CLI with text output vs plain `rg -n -C 2` (same lines printed). Both sides see the same files
@@ -111,8 +111,9 @@ bench "generated 4k, common" "$gen" "$(pick "$gen" 4000 40000 value result count
 rss_gen=$(rss_mib)
 if [[ -n $real && -d $real ]]; then
   start "$real"
-  bench "cargo registry, rare" "$real" "$(pick "$real" 1 300 unreachable_unchecked debug_assert_ne from_utf8_unchecked PhantomPinned)"
-  bench "cargo registry, common" "$real" "$(pick "$real" 4000 40000 'impl<' 'Some(' 'pub fn ' 'fn ' 'self')"
+  name=$(basename "$real")
+  bench "$name, rare" "$real" "$(pick "$real" 1 300 unreachable_unchecked debug_assert_ne from_utf8_unchecked PhantomPinned ErrOutOfOrderSample sync.Once)"
+  bench "$name, common" "$real" "$(pick "$real" 4000 40000 'impl<' 'Some(' 'pub fn ' 'func (' 'err != nil' 'fn ' 'self')"
   rss_real=$(rss_mib)
 fi
 sleep 10
@@ -126,4 +127,4 @@ echo "| corpus, pattern | matching lines | rg --json | coderd, one connection | 
 echo "|---|---:|---:|---:|---:|---:|---:|---:|"
 printf '%s\n' "${rows[@]}"
 echo
-echo "daemon RSS after the searches: generated ${rss_gen} MiB${rss_real:+, registry $rss_real MiB}; 10 s later ${rss_after} MiB"
+echo "daemon RSS after the searches: generated ${rss_gen} MiB${rss_real:+, real $rss_real MiB}; 10 s later ${rss_after} MiB"

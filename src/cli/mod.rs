@@ -4,6 +4,7 @@
 pub mod connect;
 mod flags;
 mod render;
+mod search_text;
 
 pub use connect::{connect, send};
 pub use render::{render, write_pretty};
