@@ -1,24 +1,28 @@
-//! Writing JSON text straight into a byte buffer, for the answers that can be megabytes long
+//! Writing JSON text straight into a `String`, for the answers that can be megabytes long
 //! (`search`): no `Value` tree, no `Serializer` state machine per line, and a fast path for
 //! strings that need no escaping (plain code is almost always such).
 //!
 //! The output is byte-for-byte what `serde_json` writes for the same strings and numbers (a test
 //! holds the two side by side), so clients cannot tell which wrote it.
 
+use serde_json::value::RawValue;
+
 /// Appends `s` as a JSON string (quotes included).
-pub fn string(out: &mut Vec<u8>, s: &str) {
+/// The output stays a `String` throughout (escapes sit on ASCII bytes, so every slice taken is on
+/// a character boundary): the finished answer needs no UTF-8 check over its megabytes.
+pub fn string(out: &mut String, s: &str) {
     out.reserve(s.len() + 2);
-    out.push(b'"');
+    out.push('"');
     let bytes = s.as_bytes();
     let mut start = 0;
     while let Some(at) = first_escape(&bytes[start..]) {
         let i = start + at;
-        out.extend_from_slice(&bytes[start..i]);
+        out.push_str(&s[start..i]);
         escape(out, bytes[i]);
         start = i + 1;
     }
-    out.extend_from_slice(&bytes[start..]);
-    out.push(b'"');
+    out.push_str(&s[start..]);
+    out.push('"');
 }
 
 /// The index of the first byte that needs escaping. Eight bytes are tested at a time (SWAR: a
@@ -47,7 +51,7 @@ fn first_escape(bytes: &[u8]) -> Option<usize> {
 }
 
 /// Appends `bytes` as a JSON string, invalid UTF-8 replaced by U+FFFD (as `from_utf8_lossy`).
-pub fn lossy_string(out: &mut Vec<u8>, bytes: &[u8]) {
+pub fn lossy_string(out: &mut String, bytes: &[u8]) {
     match std::str::from_utf8(bytes) {
         Ok(s) => string(out, s),
         Err(_) => string(out, &String::from_utf8_lossy(bytes)),
@@ -59,7 +63,7 @@ fn needs_escape(b: u8) -> bool {
     b < 0x20 || b == b'"' || b == b'\\'
 }
 
-fn escape(out: &mut Vec<u8>, b: u8) {
+fn escape(out: &mut String, b: u8) {
     let short = match b {
         b'"' => b'"',
         b'\\' => b'\\',
@@ -71,16 +75,18 @@ fn escape(out: &mut Vec<u8>, b: u8) {
         _ => 0,
     };
     if short != 0 {
-        out.extend_from_slice(&[b'\\', short]);
+        out.push('\\');
+        out.push(char::from(short));
     } else {
         const HEX: &[u8; 16] = b"0123456789abcdef";
-        out.extend_from_slice(b"\\u00");
-        out.extend_from_slice(&[HEX[usize::from(b >> 4)], HEX[usize::from(b & 0xf)]]);
+        out.push_str("\\u00");
+        out.push(char::from(HEX[usize::from(b >> 4)]));
+        out.push(char::from(HEX[usize::from(b & 0xf)]));
     }
 }
 
 /// Appends an unsigned number in decimal.
-pub fn number(out: &mut Vec<u8>, mut n: u64) {
+pub fn number(out: &mut String, mut n: u64) {
     let mut digits = [0u8; 20];
     let mut at = digits.len();
     loop {
@@ -91,12 +97,23 @@ pub fn number(out: &mut Vec<u8>, mut n: u64) {
             break;
         }
     }
-    out.extend_from_slice(&digits[at..]);
+    out.extend(digits[at..].iter().map(|&d| char::from(d)));
 }
 
 /// Appends `true` or `false`.
-pub fn boolean(out: &mut Vec<u8>, b: bool) {
-    out.extend_from_slice(if b { b"true" } else { b"false" });
+pub fn boolean(out: &mut String, b: bool) {
+    out.push_str(if b { "true" } else { "false" });
+}
+
+/// Takes JSON text this module wrote as a `RawValue`, without parsing it again: serde_json's own
+/// constructor (`RawValue::from_string`) validates by parsing, which for a 20 MB search answer
+/// costs as much as writing it. The text must be one complete JSON value; the callers build it
+/// from this module's writers only (tests parse what they write).
+pub fn raw(json: String) -> Box<RawValue> {
+    // SAFETY: `RawValue` is `#[repr(transparent)]` over `str` (serde_json declares it so and
+    // converts `Box<str>` to `Box<RawValue>` this same way in `RawValue::from_owned`); the
+    // transmute is between two fat pointers of identical layout and keeps the allocation.
+    unsafe { std::mem::transmute::<Box<str>, Box<RawValue>>(json.into_boxed_str()) }
 }
 
 #[cfg(test)]
@@ -113,20 +130,21 @@ mod tests {
             "unicode é 漢字 🦀 and \u{2028}",
         ];
         for s in samples {
-            let mut out = Vec::new();
+            let mut out = String::new();
             string(&mut out, s);
-            assert_eq!(
-                String::from_utf8(out).unwrap(),
-                serde_json::to_string(s).unwrap()
-            );
+            assert_eq!(out, serde_json::to_string(s).unwrap());
         }
         for n in [0u64, 7, 10, 12345, u64::MAX] {
-            let mut out = Vec::new();
+            let mut out = String::new();
             number(&mut out, n);
-            assert_eq!(out, n.to_string().as_bytes());
+            assert_eq!(out, n.to_string());
         }
-        let mut out = Vec::new();
+        let mut out = String::new();
         lossy_string(&mut out, b"bad \xff byte");
-        assert_eq!(out, serde_json::to_string("bad \u{fffd} byte").unwrap().as_bytes());
+        assert_eq!(out, serde_json::to_string("bad \u{fffd} byte").unwrap());
+        let text = r#"{"a":[1,"x"]}"#;
+        let raw = raw(text.to_string());
+        assert_eq!(raw.get(), text);
+        assert_eq!(serde_json::to_string(&raw).unwrap(), text);
     }
 }

@@ -162,19 +162,36 @@ pub fn schema_error(method: &str, schema: &Value, params: &Value) -> Option<Erro
     )
 }
 
-/// A success response, as the bytes of one line (without the newline, but with room for it). The
-/// result was serialized once by the method; it is copied in once, into a buffer of the exact
-/// size, not parsed and written again (answers can be tens of megabytes).
-pub fn success(id: &Value, result: &RawValue) -> Vec<u8> {
+/// One line on its way to a client. A success keeps its result as the method wrote it: the
+/// writer sends the envelope's head, the result and the closing brace one after another, so an
+/// answer of tens of megabytes is never copied into a second buffer to be wrapped.
+pub enum Outgoing {
+    Line(Vec<u8>),
+    Success { head: Vec<u8>, result: Box<RawValue> },
+}
+
+impl From<Vec<u8>> for Outgoing {
+    fn from(line: Vec<u8>) -> Outgoing {
+        Outgoing::Line(line)
+    }
+}
+
+impl Outgoing {
+    /// The line's pieces in order, the newline included.
+    pub fn pieces(&self) -> [&[u8]; 3] {
+        match self {
+            Outgoing::Line(line) => [line, b"\n", b""],
+            Outgoing::Success { head, result } => [head, result.get().as_bytes(), b"}\n"],
+        }
+    }
+}
+
+/// A success response: `{"jsonrpc":"2.0","id":ID,"result":RESULT}`, the result embedded as the
+/// method serialized it, not parsed and written again.
+pub fn success(id: &Value, result: Box<RawValue>) -> Outgoing {
     let id = serde_json::to_string(id).unwrap_or_else(|_| "null".into());
-    let body = result.get().as_bytes();
-    let mut line = Vec::with_capacity(body.len() + id.len() + 32);
-    line.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
-    line.extend_from_slice(id.as_bytes());
-    line.extend_from_slice(b",\"result\":");
-    line.extend_from_slice(body);
-    line.push(b'}');
-    line
+    let head = format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":").into_bytes();
+    Outgoing::Success { head, result }
 }
 
 pub fn failure(id: &Value, rpc_code: i64, error: &Error) -> Vec<u8> {

@@ -282,24 +282,24 @@ pub struct Skipped {
 struct FoundFile {
     path: String,
     matches: usize,
-    json: Vec<u8>,
+    json: String,
 }
 
 impl FoundFile {
     /// `{"path":…,"matches":N,"lines":[…]}`; `lines` (the comma-separated line objects, already
     /// JSON) is left out for path-only answers.
-    fn new(path: String, matches: usize, lines: Option<&[u8]>) -> FoundFile {
-        let mut json = Vec::with_capacity(path.len() + 48 + lines.map_or(0, <[u8]>::len));
-        json.extend_from_slice(b"{\"path\":");
+    fn new(path: String, matches: usize, lines: Option<&str>) -> FoundFile {
+        let mut json = String::with_capacity(path.len() + 48 + lines.map_or(0, str::len));
+        json.push_str("{\"path\":");
         jsonw::string(&mut json, &path);
-        json.extend_from_slice(b",\"matches\":");
+        json.push_str(",\"matches\":");
         jsonw::number(&mut json, matches as u64);
         if let Some(lines) = lines {
-            json.extend_from_slice(b",\"lines\":[");
-            json.extend_from_slice(lines);
-            json.push(b']');
+            json.push_str(",\"lines\":[");
+            json.push_str(lines);
+            json.push(']');
         }
-        json.push(b'}');
+        json.push('}');
         FoundFile {
             path,
             matches,
@@ -323,84 +323,80 @@ pub struct SearchResult {
 }
 
 impl SearchResult {
-    /// The answer's JSON: `path, pattern, mode, target, files, files_matched, match_count,
-    /// files_searched, truncated, truncated_reason` and `skipped` when any file was.
+    /// The answer's JSON, its fields in the order clients have always seen: `path, pattern,
+    /// mode, target, files, files_matched, match_count, files_searched, truncated,
+    /// truncated_reason`, and `skipped` when any file was.
     pub fn into_json(self) -> Result<Box<RawValue>> {
-        let head = serde_json::json!({
-            "path": self.path.to_string_lossy(),
-            "pattern": self.pattern,
-            "mode": self.mode,
-            "target": self.target,
-        })
-        .to_string();
         let files_len: usize = self.files.iter().map(|f| f.json.len() + 1).sum();
-        let mut out = Vec::with_capacity(head.len() + files_len + 256);
-        // The head's closing brace is dropped and the object continues.
-        out.extend_from_slice(&head.as_bytes()[..head.len() - 1]);
-        out.extend_from_slice(b",\"files\":[");
+        let mut out = String::with_capacity(files_len + self.pattern.len() + 512);
+        out.push_str("{\"path\":");
+        jsonw::string(&mut out, &self.path.to_string_lossy());
+        out.push_str(",\"pattern\":");
+        jsonw::string(&mut out, &self.pattern);
+        out.push_str(",\"mode\":");
+        jsonw::string(&mut out, self.mode);
+        out.push_str(",\"target\":");
+        jsonw::string(&mut out, self.target);
+        out.push_str(",\"files\":[");
         for (i, file) in self.files.iter().enumerate() {
             if i > 0 {
-                out.push(b',');
+                out.push(',');
             }
-            out.extend_from_slice(&file.json);
+            out.push_str(&file.json);
         }
-        out.extend_from_slice(b"],\"files_matched\":");
+        out.push_str("],\"files_matched\":");
         jsonw::number(&mut out, self.files.len() as u64);
-        out.extend_from_slice(b",\"match_count\":");
+        out.push_str(",\"match_count\":");
         jsonw::number(&mut out, self.match_count as u64);
-        out.extend_from_slice(b",\"files_searched\":");
+        out.push_str(",\"files_searched\":");
         jsonw::number(&mut out, self.files_searched as u64);
-        out.extend_from_slice(b",\"truncated\":");
+        out.push_str(",\"truncated\":");
         jsonw::boolean(&mut out, self.truncated_reason.is_some());
-        out.extend_from_slice(b",\"truncated_reason\":");
+        out.push_str(",\"truncated_reason\":");
         match self.truncated_reason {
             Some(reason) => jsonw::string(&mut out, reason),
-            None => out.extend_from_slice(b"null"),
+            None => out.push_str("null"),
         }
         if !self.skipped.is_empty() {
-            out.extend_from_slice(b",\"skipped\":");
-            let skipped = serde_json::to_vec(&self.skipped).unwrap_or_else(|_| b"[]".to_vec());
-            out.extend_from_slice(&skipped);
+            out.push_str(",\"skipped\":");
+            let skipped = serde_json::to_string(&self.skipped)
+                .map_err(|e| Error::io(format!("serializing `skipped`: {e}")))?;
+            out.push_str(&skipped);
         }
-        out.push(b'}');
-        // Every piece above is UTF-8 JSON (strings went through `jsonw` or serde_json); a
-        // failure here would be a bug in this function, reported as an error, not a panic.
-        let text = String::from_utf8(out)
-            .map_err(|e| Error::io(format!("search answer is not UTF-8: {e}")))?;
-        RawValue::from_string(text)
-            .map_err(|e| Error::io(format!("search answer is not JSON: {e}")))
+        out.push('}');
+        Ok(jsonw::raw(out))
     }
 }
 
 /// Writes one line object (`{"line":N,"match":…,"column":C,"text":"…","line_truncated":true}`,
 /// the field order clients have always seen) and returns the length of its JSON-escaped text.
 fn write_line(
-    out: &mut Vec<u8>,
+    out: &mut String,
     number: Option<u64>,
     is_match: bool,
     column: Option<usize>,
     text: &[u8],
     cut: bool,
 ) -> usize {
-    out.extend_from_slice(b"{\"line\":");
+    out.push_str("{\"line\":");
     match number {
         Some(n) => jsonw::number(out, n),
-        None => out.extend_from_slice(b"null"),
+        None => out.push_str("null"),
     }
-    out.extend_from_slice(b",\"match\":");
+    out.push_str(",\"match\":");
     jsonw::boolean(out, is_match);
     if let Some(column) = column {
-        out.extend_from_slice(b",\"column\":");
+        out.push_str(",\"column\":");
         jsonw::number(out, column as u64);
     }
-    out.extend_from_slice(b",\"text\":");
+    out.push_str(",\"text\":");
     let from = out.len();
     jsonw::lossy_string(out, text);
     let escaped = out.len() - from;
     if cut {
-        out.extend_from_slice(b",\"line_truncated\":true");
+        out.push_str(",\"line_truncated\":true");
     }
-    out.push(b'}');
+    out.push('}');
     escaped
 }
 
@@ -500,7 +496,7 @@ struct Worker {
     /// Reused for whole-file reads.
     buffer: Vec<u8>,
     /// Reused for the JSON of the current file's lines.
-    lines: Vec<u8>,
+    lines: String,
 }
 
 impl Worker {
@@ -509,7 +505,7 @@ impl Worker {
             matcher,
             searcher: Worker::searcher(q),
             buffer: Vec::new(),
-            lines: Vec::new(),
+            lines: String::new(),
         }
     }
 
@@ -559,7 +555,7 @@ impl Worker {
         match searched {
             Ok(()) if matches > 0 => {
                 let path = resolved.abs.to_string_lossy().into_owned();
-                let lines = (!q.paths_only).then_some(self.lines.as_slice());
+                let lines = (!q.paths_only).then_some(self.lines.as_str());
                 shared.push(FoundFile::new(path, matches, lines));
             }
             Ok(()) => {}
@@ -599,7 +595,7 @@ struct Collector<'a> {
     q: &'a Query,
     shared: &'a Shared,
     /// The file's line objects so far, comma-separated JSON.
-    out: &'a mut Vec<u8>,
+    out: &'a mut String,
     lines: usize,
     matches: usize,
     charged_file: bool,
@@ -628,7 +624,7 @@ impl Collector<'_> {
         let (kept, cut) = clip(line, column.unwrap_or(0), self.q.max_line_bytes);
         let from = self.out.len();
         if self.lines > 0 {
-            self.out.push(b',');
+            self.out.push(',');
         }
         let escaped = write_line(
             self.out,
@@ -724,15 +720,15 @@ mod tests {
 
     #[test]
     fn a_line_object_is_what_serde_json_writes() {
-        let mut out = Vec::new();
+        let mut out = String::new();
         let escaped = write_line(&mut out, Some(12), true, Some(3), b"a \"q\"\tb", true);
         let expected = serde_json::json!({"line": 12, "match": true, "column": 3,
             "text": "a \"q\"\tb", "line_truncated": true});
-        let parsed: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        let parsed: serde_json::Value = serde_json::from_str(&out).unwrap();
         assert_eq!(parsed, expected);
         assert_eq!(escaped, serde_json::to_string("a \"q\"\tb").unwrap().len());
-        let mut out = Vec::new();
+        let mut out = String::new();
         write_line(&mut out, None, false, None, b"ctx", false);
-        assert_eq!(out, br#"{"line":null,"match":false,"text":"ctx"}"#);
+        assert_eq!(out, r#"{"line":null,"match":false,"text":"ctx"}"#);
     }
 }

@@ -1,7 +1,6 @@
 //! Human renderings of results (`coder` without `--json`).
 
 use serde::Deserialize;
-use serde_json::value::RawValue;
 use serde_json::Value;
 use std::borrow::Cow;
 use std::io::Write;
@@ -73,8 +72,7 @@ pub fn write_pretty(out: &mut impl Write, json: &[u8]) -> std::io::Result<()> {
 
 /// Human rendering of a result. Search, plain reads and trees are rendered from borrowed views of
 /// the reply's bytes; the small answers (stat, batch, list-folder) go through `Value`.
-pub fn render(out: &mut impl Write, method: &str, result: &RawValue) -> std::io::Result<()> {
-    let text = result.get();
+pub fn render(out: &mut impl Write, method: &str, text: &str) -> std::io::Result<()> {
     let value = || serde_json::from_str::<Value>(text).unwrap_or_default();
     match method {
         "search" => match super::search_text::render(out, text) {
