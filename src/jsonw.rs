@@ -37,7 +37,9 @@ fn first_escape(bytes: &[u8]) -> Option<usize> {
     for chunk in &mut chunks {
         let w = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
         let control = w.wrapping_sub(ONES * 0x20) & !w & HIGHS;
-        if control | has_zero(w ^ (ONES * u64::from(b'"'))) | has_zero(w ^ (ONES * u64::from(b'\\')))
+        if control
+            | has_zero(w ^ (ONES * u64::from(b'"')))
+            | has_zero(w ^ (ONES * u64::from(b'\\')))
             != 0
         {
             break;

@@ -31,7 +31,9 @@ impl Progress {
             map.insert("request_id".into(), self.request_id.clone());
         }
         let line = serde_json::json!({"jsonrpc": "2.0", "method": method, "params": params});
-        self.tx.try_send(line.to_string().into_bytes().into()).is_ok()
+        self.tx
+            .try_send(line.to_string().into_bytes().into())
+            .is_ok()
     }
 }
 

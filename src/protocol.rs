@@ -167,7 +167,10 @@ pub fn schema_error(method: &str, schema: &Value, params: &Value) -> Option<Erro
 /// answer of tens of megabytes is never copied into a second buffer to be wrapped.
 pub enum Outgoing {
     Line(Vec<u8>),
-    Success { head: Vec<u8>, result: Box<RawValue> },
+    Success {
+        head: Vec<u8>,
+        result: Box<RawValue>,
+    },
 }
 
 impl From<Vec<u8>> for Outgoing {

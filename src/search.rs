@@ -7,8 +7,8 @@
 use crate::config::Limits;
 use crate::error::{Error, Result};
 use crate::globs::Globs;
-use crate::jsonw;
 use crate::jail::{Jail, Resolved};
+use crate::jsonw;
 use crate::memory::Policy;
 use grep_matcher::Matcher;
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
@@ -626,14 +626,7 @@ impl Collector<'_> {
         if self.lines > 0 {
             self.out.push(',');
         }
-        let escaped = write_line(
-            self.out,
-            number,
-            is_match,
-            column.map(|c| c + 1),
-            kept,
-            cut,
-        );
+        let escaped = write_line(self.out, number, is_match, column.map(|c| c + 1), kept, cut);
         // What a line adds to the response: its JSON frame plus its text as JSON escaped it.
         let cost = LINE_OVERHEAD + escaped;
         let room = if is_match {

@@ -322,7 +322,10 @@ pub fn run(mut cli: Cli) -> i32 {
 fn success_result(reply: &[u8]) -> Option<&str> {
     const HEAD: &[u8] = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":";
     let body = reply.strip_prefix(HEAD)?;
-    let body = body.strip_suffix(b"\n").unwrap_or(body).strip_suffix(b"}")?;
+    let body = body
+        .strip_suffix(b"\n")
+        .unwrap_or(body)
+        .strip_suffix(b"}")?;
     std::str::from_utf8(body).ok()
 }
 
