@@ -4,8 +4,8 @@
 #
 #   scripts/bench-answers.sh            (honors CARGO_TARGET_DIR; a few minutes on 2 cores)
 #
-# Knobs: BENCH_DIR (scratch, default $TMPDIR/coderd-bench-answers), REAL_CORPUS (a source tree;
-# default the cargo registry sources), RUNS (10).
+# Knobs: BENCH_DIR (scratch, default $TMPDIR/coderd-bench-answers), REAL_CORPUS (a source tree,
+# e.g. a prometheus checkout; default the cargo registry sources), RUNS (10).
 #
 # Rows: warm, one persistent connection (examples/rpc_bench) vs `rg --json -C 2`; and the `coder`
 # CLI with text output vs plain `rg -n -C 2` (same lines printed). Both sides see the same files
@@ -63,6 +63,8 @@ start() {
   for _ in $(seq 500); do [[ -S $socket ]] && return 0; sleep 0.02; done
   echo "coderd did not start" >&2; exit 1
 }
+cpu_ms() { awk -v hz="$(getconf CLK_TCK)" '{printf "%d", ($14 + $15) * 1000 / hz}' "/proc/$1/stat"; }
+cpu_rows=()
 rss_mib() { awk '{printf "%d", $2 * 4096 / 1048576}' "/proc/$pid/statm"; }
 
 count() { { rg -c -F "${rg_select[@]}" -e "$1" "$2" || true; } | awk -F: '{s += $NF} END {print s + 0}'; }
@@ -92,8 +94,17 @@ bench() { # LABEL DIR PATTERN
     -n rg "$rg_json" >"$results/$tag.json.txt" 2>&1
   local rg_ms persist
   rg_ms=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"][0]["median"]*1e3)' "$results/$tag.json.json")
+  # CPU time too (user + system, per search): on a shared machine wall-clock medians carry the
+  # other processes' load, CPU time much less. The daemon's is read from /proc around its runs.
+  local cpu0 cpu1 rg_cpu
+  cpu0=$(cpu_ms "$pid")
   persist=$("$bin/examples/rpc_bench" --socket "$socket" --method search --params "$params" -n "$runs" --warmup 3 |
     python3 -c 'import json,sys; print(json.load(sys.stdin)["median_ms"])')
+  cpu1=$(cpu_ms "$pid")
+  rg_cpu=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][0]; print((r["user"]+r["system"])*1e3)' "$results/$tag.json.json")
+  cpu_rows+=("$(python3 -c 'import sys
+l, a, b = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]) / float(sys.argv[4])
+print(f"| {l} | {a:.1f} | {b:.1f} | **{b/a:.2f}** |")' "$label" "$rg_cpu" "$((cpu1 - cpu0))" "$((runs + 3))")")
   # The CLI with text output vs plain rg, side by side.
   hyperfine -N -i --style basic --runs "$runs" --warmup 3 --export-json "$results/$tag.text.json" \
     -n rg "$rg_text" -n coder "$coder_text" >"$results/$tag.text.txt" 2>&1
@@ -111,8 +122,9 @@ bench "generated 4k, common" "$gen" "$(pick "$gen" 4000 40000 value result count
 rss_gen=$(rss_mib)
 if [[ -n $real && -d $real ]]; then
   start "$real"
-  bench "cargo registry, rare" "$real" "$(pick "$real" 1 300 unreachable_unchecked debug_assert_ne from_utf8_unchecked PhantomPinned)"
-  bench "cargo registry, common" "$real" "$(pick "$real" 4000 40000 'impl<' 'Some(' 'pub fn ' 'fn ' 'self')"
+  name=$(basename "$real")
+  bench "$name, rare" "$real" "$(pick "$real" 1 300 unreachable_unchecked debug_assert_ne from_utf8_unchecked PhantomPinned ErrOutOfOrderSample sync.Once)"
+  bench "$name, common" "$real" "$(pick "$real" 4000 40000 'impl<' 'Some(' 'pub fn ' 'func (' 'err != nil' 'fn ' 'self')"
   rss_real=$(rss_mib)
 fi
 sleep 10
@@ -126,4 +138,10 @@ echo "| corpus, pattern | matching lines | rg --json | coderd, one connection | 
 echo "|---|---:|---:|---:|---:|---:|---:|---:|"
 printf '%s\n' "${rows[@]}"
 echo
-echo "daemon RSS after the searches: generated ${rss_gen} MiB${rss_real:+, registry $rss_real MiB}; 10 s later ${rss_after} MiB"
+echo "## CPU time per search (user + system, ms): rg --json (hyperfine mean) vs the daemon (/proc, mean)"
+echo
+echo "| corpus, pattern | rg --json | coderd | ratio |"
+echo "|---|---:|---:|---:|"
+printf '%s\n' "${cpu_rows[@]}"
+echo
+echo "daemon RSS after the searches: generated ${rss_gen} MiB${rss_real:+, real $rss_real MiB}; 10 s later ${rss_after} MiB"

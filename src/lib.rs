@@ -11,6 +11,7 @@ pub mod exec;
 pub mod git;
 pub mod globs;
 pub mod jail;
+pub mod jsonw;
 pub mod listing;
 pub mod lsp;
 pub mod map;

@@ -102,6 +102,27 @@ where
     }
 }
 
+/// A table entry whose handler writes its answer's JSON itself (`search`: megabytes of lines
+/// already serialized by the walker threads, which a second pass through serde would copy again).
+pub(crate) fn raw_method<P>(
+    name: &'static str,
+    aliases: &'static [&'static str],
+    summary: &'static str,
+    handler: fn(&Arc<State>, P) -> Result<Box<RawValue>>,
+) -> Method
+where
+    P: DeserializeOwned + JsonSchema + 'static,
+{
+    Method {
+        name,
+        aliases,
+        summary,
+        mutates: false,
+        schema: schema_of::<P>,
+        call: Box::new(move |state, params| handler(state, parse_params(name, params)?)),
+    }
+}
+
 fn schema_of<P: JsonSchema>() -> Schema {
     schemars::schema_for!(P)
 }
@@ -178,12 +199,11 @@ fn core_methods() -> Vec<Method> {
             false,
             |s, p| listing::list_folder(&s.jail, &s.limits(), p),
         ),
-        method(
+        raw_method(
             "search",
             &["coder::search"],
             "Search file contents (or paths) for a literal or a regex.",
-            false,
-            |s, p| search::handle(&s.jail, &s.limits(), &s.policy(), p),
+            |s, p| search::handle(&s.jail, &s.limits(), &s.policy(), p)?.into_json(),
         ),
         method("shutdown", &[], "Stop the daemon.", false, shutdown),
     ]

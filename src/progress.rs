@@ -11,7 +11,7 @@ use tokio::sync::mpsc;
 /// Where notifications for the current request go, and which request they belong to.
 #[derive(Clone)]
 pub struct Progress {
-    tx: mpsc::Sender<Vec<u8>>,
+    tx: mpsc::Sender<crate::protocol::Outgoing>,
     request_id: Value,
 }
 
@@ -20,7 +20,7 @@ thread_local! {
 }
 
 impl Progress {
-    pub fn new(tx: mpsc::Sender<Vec<u8>>, request_id: Value) -> Progress {
+    pub fn new(tx: mpsc::Sender<crate::protocol::Outgoing>, request_id: Value) -> Progress {
         Progress { tx, request_id }
     }
 
@@ -31,7 +31,9 @@ impl Progress {
             map.insert("request_id".into(), self.request_id.clone());
         }
         let line = serde_json::json!({"jsonrpc": "2.0", "method": method, "params": params});
-        self.tx.try_send(line.to_string().into_bytes()).is_ok()
+        self.tx
+            .try_send(line.to_string().into_bytes().into())
+            .is_ok()
     }
 }
 

@@ -5,7 +5,6 @@ use crate::config::Limits;
 use crate::error::{Code, Error, Result};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
-use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -163,21 +162,39 @@ pub fn schema_error(method: &str, schema: &Value, params: &Value) -> Option<Erro
     )
 }
 
-/// A success response, as the bytes of one line (without the newline). The result was serialized
-/// once by the method; it is embedded as it is, not parsed and written again.
-pub fn success(id: &Value, result: &RawValue) -> Vec<u8> {
-    #[derive(Serialize)]
-    struct Success<'a> {
-        jsonrpc: &'static str,
-        id: &'a Value,
-        result: &'a RawValue,
+/// One line on its way to a client. A success keeps its result as the method wrote it: the
+/// writer sends the envelope's head, the result and the closing brace one after another, so an
+/// answer of tens of megabytes is never copied into a second buffer to be wrapped.
+pub enum Outgoing {
+    Line(Vec<u8>),
+    Success {
+        head: Vec<u8>,
+        result: Box<RawValue>,
+    },
+}
+
+impl From<Vec<u8>> for Outgoing {
+    fn from(line: Vec<u8>) -> Outgoing {
+        Outgoing::Line(line)
     }
-    serde_json::to_vec(&Success {
-        jsonrpc: "2.0",
-        id,
-        result,
-    })
-    .expect("a JSON value and raw JSON always serialize")
+}
+
+impl Outgoing {
+    /// The line's pieces in order, the newline included.
+    pub fn pieces(&self) -> [&[u8]; 3] {
+        match self {
+            Outgoing::Line(line) => [line, b"\n", b""],
+            Outgoing::Success { head, result } => [head, result.get().as_bytes(), b"}\n"],
+        }
+    }
+}
+
+/// A success response: `{"jsonrpc":"2.0","id":ID,"result":RESULT}`, the result embedded as the
+/// method serialized it, not parsed and written again.
+pub fn success(id: &Value, result: Box<RawValue>) -> Outgoing {
+    let id = serde_json::to_string(id).unwrap_or_else(|_| "null".into());
+    let head = format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":").into_bytes();
+    Outgoing::Success { head, result }
 }
 
 pub fn failure(id: &Value, rpc_code: i64, error: &Error) -> Vec<u8> {

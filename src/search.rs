@@ -8,17 +8,16 @@ use crate::config::Limits;
 use crate::error::{Error, Result};
 use crate::globs::Globs;
 use crate::jail::{Jail, Resolved};
+use crate::jsonw;
 use crate::memory::Policy;
 use grep_matcher::Matcher;
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
 use ignore::WalkState;
 use schemars::JsonSchema;
-use serde::ser::{SerializeSeq, SerializeStruct};
-use serde::{Deserialize, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use std::io::Read;
-use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -277,108 +276,128 @@ pub struct Skipped {
     reason: String,
 }
 
-/// One file's hits. The texts of its lines are kept one after another in `text`, so a file costs
-/// two allocations however many lines it returns, and they are serialized from there as borrowed
-/// strings: no JSON tree is built.
-struct FileHits {
-    path: String,
-    matches: usize,
-    text: String,
-    lines: Vec<LineHit>,
-    with_lines: bool,
-}
-
-/// A file with hits, already serialized: each walker thread turns its own files into JSON, so
-/// the one thread that assembles the answer only copies bytes.
+/// A file with hits, already serialized: each walker thread writes its own files' JSON, so the
+/// one thread that assembles the answer only copies bytes. One allocation per file, however many
+/// lines it returns.
 struct FoundFile {
     path: String,
     matches: usize,
-    json: Box<RawValue>,
+    json: String,
 }
 
-impl Serialize for FoundFile {
-    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        self.json.serialize(s)
-    }
-}
-
-impl FileHits {
-    fn found(self) -> FoundFile {
-        let json = serde_json::value::to_raw_value(&self)
-            .expect("hits serialize: strings are UTF-8 and keys are static");
+impl FoundFile {
+    /// `{"path":…,"matches":N,"lines":[…]}`; `lines` (the comma-separated line objects, already
+    /// JSON) is left out for path-only answers.
+    fn new(path: String, matches: usize, lines: Option<&str>) -> FoundFile {
+        let mut json = String::with_capacity(path.len() + 48 + lines.map_or(0, str::len));
+        json.push_str("{\"path\":");
+        jsonw::string(&mut json, &path);
+        json.push_str(",\"matches\":");
+        jsonw::number(&mut json, matches as u64);
+        if let Some(lines) = lines {
+            json.push_str(",\"lines\":[");
+            json.push_str(lines);
+            json.push(']');
+        }
+        json.push('}');
         FoundFile {
-            path: self.path,
-            matches: self.matches,
+            path,
+            matches,
             json,
         }
     }
 }
 
-struct LineHit {
-    line: Option<u64>,
-    is_match: bool,
-    /// 1-based byte column of the first match.
-    column: Option<usize>,
-    cut: bool,
-    text: Range<usize>,
-}
-
-/// The `search` result, serialized straight into the response.
-#[derive(Serialize)]
+/// The `search` result. Written by hand into one buffer of the exact size (`into_json`): the
+/// files are already JSON, and a 20 MB answer must not be copied through a serializer again.
 pub struct SearchResult {
     path: PathBuf,
     pattern: String,
     mode: &'static str,
     target: &'static str,
     files: Vec<FoundFile>,
-    files_matched: usize,
     match_count: usize,
     files_searched: usize,
-    truncated: bool,
     truncated_reason: Option<&'static str>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     skipped: Vec<Skipped>,
 }
 
-impl Serialize for FileHits {
-    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        let mut out = s.serialize_struct("File", 2 + usize::from(self.with_lines))?;
-        out.serialize_field("path", &self.path)?;
-        out.serialize_field("matches", &self.matches)?;
-        if self.with_lines {
-            out.serialize_field("lines", &LinesOf(self))?;
+impl SearchResult {
+    /// The answer's JSON, its fields in the order clients have always seen: `path, pattern,
+    /// mode, target, files, files_matched, match_count, files_searched, truncated,
+    /// truncated_reason`, and `skipped` when any file was.
+    pub fn into_json(self) -> Result<Box<RawValue>> {
+        let files_len: usize = self.files.iter().map(|f| f.json.len() + 1).sum();
+        let mut out = String::with_capacity(files_len + self.pattern.len() + 512);
+        out.push_str("{\"path\":");
+        jsonw::string(&mut out, &self.path.to_string_lossy());
+        out.push_str(",\"pattern\":");
+        jsonw::string(&mut out, &self.pattern);
+        out.push_str(",\"mode\":");
+        jsonw::string(&mut out, self.mode);
+        out.push_str(",\"target\":");
+        jsonw::string(&mut out, self.target);
+        out.push_str(",\"files\":[");
+        for (i, file) in self.files.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            out.push_str(&file.json);
         }
-        out.end()
+        out.push_str("],\"files_matched\":");
+        jsonw::number(&mut out, self.files.len() as u64);
+        out.push_str(",\"match_count\":");
+        jsonw::number(&mut out, self.match_count as u64);
+        out.push_str(",\"files_searched\":");
+        jsonw::number(&mut out, self.files_searched as u64);
+        out.push_str(",\"truncated\":");
+        jsonw::boolean(&mut out, self.truncated_reason.is_some());
+        out.push_str(",\"truncated_reason\":");
+        match self.truncated_reason {
+            Some(reason) => jsonw::string(&mut out, reason),
+            None => out.push_str("null"),
+        }
+        if !self.skipped.is_empty() {
+            out.push_str(",\"skipped\":");
+            let skipped = serde_json::to_string(&self.skipped)
+                .map_err(|e| Error::io(format!("serializing `skipped`: {e}")))?;
+            out.push_str(&skipped);
+        }
+        out.push('}');
+        Ok(jsonw::raw(out))
     }
 }
 
-struct LinesOf<'a>(&'a FileHits);
-
-impl Serialize for LinesOf<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        #[derive(Serialize)]
-        struct Line<'a> {
-            line: Option<u64>,
-            #[serde(rename = "match")]
-            is_match: bool,
-            #[serde(skip_serializing_if = "Option::is_none")]
-            column: Option<usize>,
-            text: &'a str,
-            #[serde(skip_serializing_if = "std::ops::Not::not")]
-            line_truncated: bool,
-        }
-        let mut seq = s.serialize_seq(Some(self.0.lines.len()))?;
-        for l in &self.0.lines {
-            seq.serialize_element(&Line {
-                line: l.line,
-                is_match: l.is_match,
-                column: l.column,
-                text: &self.0.text[l.text.clone()],
-                line_truncated: l.cut,
-            })?;
-        }
-        seq.end()
+/// Writes one line object (`{"line":N,"match":…,"column":C,"text":"…","line_truncated":true}`,
+/// the field order clients have always seen) and returns the length of its JSON-escaped text.
+fn write_line(
+    out: &mut String,
+    number: Option<u64>,
+    is_match: bool,
+    column: Option<usize>,
+    text: &[u8],
+    cut: bool,
+) -> usize {
+    out.push_str("{\"line\":");
+    match number {
+        Some(n) => jsonw::number(out, n),
+        None => out.push_str("null"),
     }
+    out.push_str(",\"match\":");
+    jsonw::boolean(out, is_match);
+    if let Some(column) = column {
+        out.push_str(",\"column\":");
+        jsonw::number(out, column as u64);
+    }
+    out.push_str(",\"text\":");
+    let from = out.len();
+    jsonw::lossy_string(out, text);
+    let escaped = out.len() - from;
+    if cut {
+        out.push_str(",\"line_truncated\":true");
+    }
+    out.push('}');
+    escaped
 }
 
 impl Shared {
@@ -426,8 +445,7 @@ impl Shared {
             .push(skipped);
     }
 
-    fn push(&self, hits: FileHits) {
-        let found = hits.found();
+    fn push(&self, found: FoundFile) {
         self.files
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -436,7 +454,8 @@ impl Shared {
 
     fn finish(self, q: Query, path: PathBuf) -> SearchResult {
         let mut files = self.files.into_inner().unwrap_or_else(|e| e.into_inner());
-        files.sort_by(|a, b| a.path.cmp(&b.path));
+        // The walk is parallel; the answer is in path order whatever the thread timing was.
+        files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
         let match_count: usize = files.iter().map(|f| f.matches).sum();
         let reason = self.reason.into_inner().unwrap_or_else(|e| e.into_inner());
         let mut skipped = self.skipped.into_inner().unwrap_or_else(|e| e.into_inner());
@@ -450,11 +469,9 @@ impl Shared {
                 "content"
             },
             pattern: q.pattern,
-            files_matched: files.len(),
             files,
             match_count,
             files_searched: self.files_searched.into_inner(),
-            truncated: reason.is_some(),
             truncated_reason: reason,
             skipped,
         }
@@ -467,13 +484,8 @@ fn search_path(jail: &Jail, resolved: &Resolved, matcher: &RegexMatcher, shared:
         && jail.holds_entry(&resolved.abs)
         && shared.take_match(FILE_OVERHEAD + resolved.abs.as_os_str().len())
     {
-        shared.push(FileHits {
-            path: resolved.abs.to_string_lossy().into_owned(),
-            matches: 1,
-            text: String::new(),
-            lines: Vec::new(),
-            with_lines: false,
-        });
+        let path = resolved.abs.to_string_lossy().into_owned();
+        shared.push(FoundFile::new(path, 1, None));
     }
 }
 
@@ -483,6 +495,8 @@ struct Worker {
     searcher: Searcher,
     /// Reused for whole-file reads.
     buffer: Vec<u8>,
+    /// Reused for the JSON of the current file's lines.
+    lines: String,
 }
 
 impl Worker {
@@ -491,6 +505,7 @@ impl Worker {
             matcher,
             searcher: Worker::searcher(q),
             buffer: Vec::new(),
+            lines: String::new(),
         }
     }
 
@@ -510,12 +525,13 @@ impl Worker {
         let Ok((mut file, meta)) = jail.open_walked_file(resolved) else {
             return;
         };
+        self.lines.clear();
         let mut sink = Collector {
             matcher: &self.matcher,
             q,
             shared,
-            text: String::new(),
-            lines: Vec::new(),
+            out: &mut self.lines,
+            lines: 0,
             matches: 0,
             charged_file: false,
             path: &resolved.abs,
@@ -535,14 +551,13 @@ impl Worker {
             // A long line grew the searcher's buffer; start the next file with a small one.
             self.searcher = Worker::searcher(q);
         }
+        let matches = sink.matches;
         match searched {
-            Ok(()) if sink.matches > 0 => shared.push(FileHits {
-                path: resolved.abs.to_string_lossy().into_owned(),
-                matches: sink.matches,
-                text: sink.text,
-                lines: sink.lines,
-                with_lines: !q.paths_only,
-            }),
+            Ok(()) if matches > 0 => {
+                let path = resolved.abs.to_string_lossy().into_owned();
+                let lines = (!q.paths_only).then_some(self.lines.as_str());
+                shared.push(FoundFile::new(path, matches, lines));
+            }
             Ok(()) => {}
             Err(e) if is_heap_limit(&e) => shared.skip(Skipped {
                 path: resolved.abs.to_string_lossy().into_owned(),
@@ -579,8 +594,9 @@ struct Collector<'a> {
     matcher: &'a RegexMatcher,
     q: &'a Query,
     shared: &'a Shared,
-    text: String,
-    lines: Vec<LineHit>,
+    /// The file's line objects so far, comma-separated JSON.
+    out: &'a mut String,
+    lines: usize,
     matches: usize,
     charged_file: bool,
     path: &'a Path,
@@ -596,7 +612,8 @@ impl Collector<'_> {
             .take_bytes(FILE_OVERHEAD + self.path.as_os_str().len())
     }
 
-    /// Adds a line (clipped around its match) if the response budget has room for it.
+    /// Adds a line (clipped around its match) if the response budget has room for it. The line
+    /// is written as JSON straight into the file's buffer and taken back out if it does not fit.
     fn add_line(&mut self, number: Option<u64>, bytes: &[u8], is_match: bool) -> bool {
         let line = trim_newline(bytes);
         let column = if is_match {
@@ -604,30 +621,24 @@ impl Collector<'_> {
         } else {
             None
         };
-        let from = self.text.len();
-        let cut = clip(
-            line,
-            column.unwrap_or(0),
-            self.q.max_line_bytes,
-            &mut self.text,
-        );
-        let cost = line_cost(&self.text[from..]);
+        let (kept, cut) = clip(line, column.unwrap_or(0), self.q.max_line_bytes);
+        let from = self.out.len();
+        if self.lines > 0 {
+            self.out.push(',');
+        }
+        let escaped = write_line(self.out, number, is_match, column.map(|c| c + 1), kept, cut);
+        // What a line adds to the response: its JSON frame plus its text as JSON escaped it.
+        let cost = LINE_OVERHEAD + escaped;
         let room = if is_match {
             self.shared.take_match(cost)
         } else {
             self.shared.take_bytes(cost)
         };
         if !room {
-            self.text.truncate(from);
+            self.out.truncate(from);
             return false;
         }
-        self.lines.push(LineHit {
-            line: number,
-            is_match,
-            column: column.map(|c| c + 1),
-            cut,
-            text: from..self.text.len(),
-        });
+        self.lines += 1;
         true
     }
 }
@@ -661,35 +672,16 @@ impl Sink for Collector<'_> {
     }
 }
 
-/// What a line adds to the response: its JSON frame plus its text as JSON will escape it.
-fn line_cost(text: &str) -> usize {
-    LINE_OVERHEAD + json_escaped_len(text)
-}
-
-fn json_escaped_len(text: &str) -> usize {
-    let extra: usize = text
-        .bytes()
-        .map(|b| match b {
-            b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 1,
-            0..=0x1f => 5,
-            _ => 0,
-        })
-        .sum();
-    text.len() + 2 + extra
-}
-
 fn trim_newline(bytes: &[u8]) -> &[u8] {
     let bytes = bytes.strip_suffix(b"\n").unwrap_or(bytes);
     bytes.strip_suffix(b"\r").unwrap_or(bytes)
 }
 
-/// Appends `line` to `out`, cut to `max` bytes around `focus` (the match) on character
-/// boundaries; true when it was cut. Only the kept bytes are decoded, so a 50 MB line costs what
-/// its clip costs.
-fn clip(line: &[u8], focus: usize, max: usize, out: &mut String) -> bool {
+/// `line` cut to `max` bytes around `focus` (the match) on character boundaries, and whether it
+/// was cut. Only the kept bytes are decoded later, so a 50 MB line costs what its clip costs.
+fn clip(line: &[u8], focus: usize, max: usize) -> (&[u8], bool) {
     if line.len() <= max {
-        out.push_str(&String::from_utf8_lossy(line));
-        return false;
+        return (line, false);
     }
     let continuation = |i: usize| line.get(i).is_some_and(|b| b & 0xc0 == 0x80);
     let mut start = focus.saturating_sub(max / 4).min(line.len());
@@ -700,8 +692,7 @@ fn clip(line: &[u8], focus: usize, max: usize, out: &mut String) -> bool {
     while end > start && end < line.len() && continuation(end) {
         end -= 1;
     }
-    out.push_str(&String::from_utf8_lossy(&line[start..end]));
-    true
+    (&line[start..end], true)
 }
 
 #[cfg(test)]
@@ -711,17 +702,26 @@ mod tests {
     #[test]
     fn clip_keeps_the_match_in_view_and_respects_char_boundaries() {
         let line = format!("{}NEEDLE{}", "a".repeat(100), "é".repeat(50));
-        let mut text = String::new();
-        let cut = clip(line.as_bytes(), 100, 40, &mut text);
+        let (kept, cut) = clip(line.as_bytes(), 100, 40);
+        let text = std::str::from_utf8(kept).unwrap();
         assert!(cut && text.contains("NEEDLE") && text.len() <= 40, "{text}");
-        let mut text = String::new();
-        let cut = clip(line.as_bytes(), 140, 41, &mut text);
-        assert!(
-            cut && !text.contains('\u{fffd}') && text.len() <= 41,
-            "{text}"
-        );
-        let mut short = String::new();
-        assert!(!clip(b"short", 0, 40, &mut short));
-        assert_eq!(short, "short");
+        let (kept, cut) = clip(line.as_bytes(), 140, 41);
+        let text = std::str::from_utf8(kept).expect("cut on a character boundary");
+        assert!(cut && text.len() <= 41, "{text}");
+        assert_eq!(clip(b"short", 0, 40), (&b"short"[..], false));
+    }
+
+    #[test]
+    fn a_line_object_is_what_serde_json_writes() {
+        let mut out = String::new();
+        let escaped = write_line(&mut out, Some(12), true, Some(3), b"a \"q\"\tb", true);
+        let expected = serde_json::json!({"line": 12, "match": true, "column": 3,
+            "text": "a \"q\"\tb", "line_truncated": true});
+        let parsed: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(parsed, expected);
+        assert_eq!(escaped, serde_json::to_string("a \"q\"\tb").unwrap().len());
+        let mut out = String::new();
+        write_line(&mut out, None, false, None, b"ctx", false);
+        assert_eq!(out, r#"{"line":null,"match":false,"text":"ctx"}"#);
     }
 }

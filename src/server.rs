@@ -6,7 +6,7 @@ use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::jail::Jail;
 use crate::methods;
-use crate::protocol::{self, default_socket_path, FrameError};
+use crate::protocol::{self, default_socket_path, FrameError, Outgoing};
 use crate::registry;
 use crate::state::State;
 use serde_json::Value;
@@ -258,12 +258,13 @@ fn watch_config(state: &Arc<State>) -> Option<notify::RecommendedWatcher> {
 
 async fn serve_connection(state: Arc<State>, stream: UnixStream) {
     let (reader, mut writer) = stream.into_split();
-    let (tx, mut rx) = mpsc::channel::<Vec<u8>>(IN_FLIGHT_PER_CONNECTION);
+    let (tx, mut rx) = mpsc::channel::<Outgoing>(IN_FLIGHT_PER_CONNECTION);
     let writer_task = tokio::spawn(async move {
-        while let Some(mut line) = rx.recv().await {
-            line.push(b'\n');
-            if writer.write_all(&line).await.is_err() {
-                break; // The client went away; its remaining responses are dropped.
+        'lines: while let Some(line) = rx.recv().await {
+            for piece in line.pieces() {
+                if writer.write_all(piece).await.is_err() {
+                    break 'lines; // The client went away; its remaining responses are dropped.
+                }
             }
         }
     });
@@ -280,7 +281,7 @@ async fn serve_connection(state: Arc<State>, stream: UnixStream) {
                 ))
                 .with_recovery("send smaller requests (e.g. split a batch)");
                 let response = protocol::failure(&Value::Null, -32600, &error);
-                let _ = tx.send(response).await;
+                let _ = tx.send(response.into()).await;
                 continue;
             }
             Ok(Frame::Eof) | Err(_) => break,
@@ -354,15 +355,15 @@ async fn handle_frame(
     state: Arc<State>,
     frame: &[u8],
     turns: &Arc<Semaphore>,
-    tx: &mpsc::Sender<Vec<u8>>,
-) -> Option<Vec<u8>> {
+    tx: &mpsc::Sender<Outgoing>,
+) -> Option<Outgoing> {
     let request = match protocol::parse_request(frame) {
         Ok(r) => r,
         Err(FrameError {
             id,
             rpc_code,
             error,
-        }) => return Some(protocol::failure(&id, rpc_code, &error)),
+        }) => return Some(protocol::failure(&id, rpc_code, &error).into()),
     };
     let started = Instant::now();
     let method = methods::find(&request.method);
@@ -401,8 +402,8 @@ async fn handle_frame(
     );
     let id = request.id?;
     Some(match outcome {
-        Ok(result) => protocol::success(&id, &result),
-        Err(e) => protocol::failure(&id, protocol::rpc_code_for(&e, method.is_none()), &e),
+        Ok(result) => protocol::success(&id, result),
+        Err(e) => protocol::failure(&id, protocol::rpc_code_for(&e, method.is_none()), &e).into(),
     })
 }
 

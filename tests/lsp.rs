@@ -463,12 +463,7 @@ fn a_missing_server_is_unavailable_and_edits_still_work() {
         "{result}"
     );
     let mut out = Vec::new();
-    coderd::cli::render(
-        &mut out,
-        "patch",
-        &serde_json::value::to_raw_value(&result).unwrap(),
-    )
-    .unwrap();
+    coderd::cli::render(&mut out, "patch", &result.to_string()).unwrap();
     assert!(!String::from_utf8(out).unwrap().contains("[DIAGNOSTICS]"));
     let info = daemon.ok("info", json!({}));
     let gopls = info["language_servers"]["servers"]

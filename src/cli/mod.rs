@@ -4,6 +4,7 @@
 pub mod connect;
 mod flags;
 mod render;
+mod search_text;
 
 pub use connect::{connect, send};
 pub use render::{render, write_pretty};
@@ -274,6 +275,16 @@ pub fn run(mut cli: Cli) -> i32 {
         result: Option<&'a RawValue>,
         error: Option<Value>,
     }
+    let mut out = BufWriter::with_capacity(64 * 1024, std::io::stdout().lock());
+    if let Some(result) = success_result(&reply) {
+        // A closed pipe (`coder ... | head`) is not an error worth a message.
+        let _ = show(&mut out, &cli, &method, result);
+        let _ = out.flush();
+        if method == "shutdown" {
+            wait_until_stopped(&stream);
+        }
+        return 0;
+    }
     let response: Reply = match serde_json::from_slice(&reply) {
         Ok(r) => r,
         Err(e) => {
@@ -281,7 +292,6 @@ pub fn run(mut cli: Cli) -> i32 {
             return 3;
         }
     };
-    let mut out = BufWriter::with_capacity(64 * 1024, std::io::stdout().lock());
     if let Some(error) = response.error {
         if cli.json {
             let _ = writeln!(
@@ -304,12 +314,7 @@ pub fn run(mut cli: Cli) -> i32 {
         eprintln!("coder: the daemon's answer has neither result nor error");
         return 3;
     };
-    // A closed pipe (`coder ... | head`) is not an error worth a message.
-    let _ = if cli.json || matches!(cli.command, Command::Call { .. } | Command::Info) {
-        write_pretty(&mut out, result.get().as_bytes())
-    } else {
-        render(&mut out, &method, result)
-    };
+    let _ = show(&mut out, &cli, &method, result.get());
     let _ = out.flush();
     if method == "shutdown" {
         wait_until_stopped(&stream);
@@ -331,6 +336,28 @@ fn wait_until_stopped(stream: &std::os::unix::net::UnixStream) {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(8);
     while socket.exists() && std::time::Instant::now() < deadline {
         std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// The result of a success line as the daemon writes it (`{"jsonrpc":"2.0","id":1,"result":…}`),
+/// sliced out without parsing, so a big answer is parsed once, by its renderer. Anything else
+/// (an error, another layout) is `None` and goes through the envelope parse.
+fn success_result(reply: &[u8]) -> Option<&str> {
+    const HEAD: &[u8] = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":";
+    let body = reply.strip_prefix(HEAD)?;
+    let body = body
+        .strip_suffix(b"\n")
+        .unwrap_or(body)
+        .strip_suffix(b"}")?;
+    std::str::from_utf8(body).ok()
+}
+
+/// Prints a result: pretty JSON with `--json` (and for `call` and `info`), else its rendering.
+fn show(out: &mut impl Write, cli: &Cli, method: &str, result: &str) -> std::io::Result<()> {
+    if cli.json || matches!(cli.command, Command::Call { .. } | Command::Info) {
+        write_pretty(out, result.as_bytes())
+    } else {
+        render(out, method, result)
     }
 }
 

@@ -1,7 +1,6 @@
 //! Human renderings of results (`coder` without `--json`).
 
 use serde::Deserialize;
-use serde_json::value::RawValue;
 use serde_json::Value;
 use std::borrow::Cow;
 use std::io::Write;
@@ -73,13 +72,13 @@ pub fn write_pretty(out: &mut impl Write, json: &[u8]) -> std::io::Result<()> {
 
 /// Human rendering of a result. Search, plain reads and trees are rendered from borrowed views of
 /// the reply's bytes; the small answers (stat, batch, list-folder) go through `Value`.
-pub fn render(out: &mut impl Write, method: &str, result: &RawValue) -> std::io::Result<()> {
-    let text = result.get();
+pub fn render(out: &mut impl Write, method: &str, text: &str) -> std::io::Result<()> {
     let value = || serde_json::from_str::<Value>(text).unwrap_or_default();
     match method {
-        "search" => match serde_json::from_str::<SearchView>(text) {
-            Ok(view) => render_search(out, &view),
-            Err(_) => write_pretty(out, text.as_bytes()),
+        "search" => match super::search_text::render(out, text) {
+            Ok(()) => Ok(()),
+            Err(super::search_text::Failure::Io(e)) => Err(e),
+            Err(super::search_text::Failure::NotSearch) => write_pretty(out, text.as_bytes()),
         },
         "tree" => match serde_json::from_str::<TreeView>(text) {
             Ok(view) => render_tree(out, &view.tree, "", true, true),
@@ -276,56 +275,6 @@ fn render_list(out: &mut impl Write, r: &Value) -> std::io::Result<()> {
     }
     if let Some(cursor) = r["next_cursor"].as_str() {
         eprintln!("[more: --cursor {cursor:?}]");
-    }
-    Ok(())
-}
-
-#[derive(Deserialize)]
-struct SearchView<'a> {
-    #[serde(borrow)]
-    files: Vec<FileView<'a>>,
-    truncated: bool,
-    truncated_reason: Option<&'a str>,
-}
-
-#[derive(Deserialize)]
-struct FileView<'a> {
-    #[serde(borrow)]
-    path: Cow<'a, str>,
-    #[serde(borrow)]
-    lines: Option<Vec<LineView<'a>>>,
-}
-
-#[derive(Deserialize)]
-struct LineView<'a> {
-    line: Option<u64>,
-    #[serde(rename = "match")]
-    is_match: bool,
-    #[serde(borrow)]
-    text: Cow<'a, str>,
-}
-
-fn render_search(out: &mut impl Write, r: &SearchView) -> std::io::Result<()> {
-    for file in &r.files {
-        let path = &file.path;
-        let Some(lines) = &file.lines else {
-            writeln!(out, "{path}")?;
-            continue;
-        };
-        let mut previous: Option<u64> = None;
-        for line in lines {
-            let n = line.line.unwrap_or(0);
-            if previous.is_some_and(|p| n > p + 1) {
-                out.write_all(b"--\n")?;
-            }
-            let sep = if line.is_match { ':' } else { '-' };
-            writeln!(out, "{path}{sep}{n}{sep}{}", line.text)?;
-            previous = Some(n);
-        }
-    }
-    if r.truncated {
-        out.flush()?;
-        eprintln!("[truncated: {}]", r.truncated_reason.unwrap_or("?"));
     }
     Ok(())
 }
