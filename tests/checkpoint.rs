@@ -341,6 +341,24 @@ fn a_burst_of_edits_makes_one_automatic_snapshot() {
 }
 
 #[test]
+fn a_dry_run_exec_runs_nothing_and_so_takes_no_automatic_snapshot() {
+    let sandbox = user_repo();
+    let daemon = Daemon::start(&sandbox, &[]);
+    // Both spellings of the switch (agent keys are made canonical before the method sees them).
+    for switch in ["dry_run", "dryRun"] {
+        let decided = daemon.ok("exec", json!({"cmd": "touch made.txt", switch: true}));
+        assert_eq!(decided["allowed"], true, "{decided}");
+    }
+    assert!(!sandbox.root.join("made.txt").exists());
+    assert!(auto_labels(&daemon).is_empty());
+    assert_eq!(daemon.ok("checkpoint", json!({}))["auto"]["taken"], 0);
+    // The same command run for real is snapshotted first.
+    daemon.ok("exec", json!({"cmd": "touch made.txt"}));
+    assert!(sandbox.root.join("made.txt").exists());
+    assert_eq!(auto_labels(&daemon), ["auto: before exec"]);
+}
+
+#[test]
 fn failing_automatic_snapshots_back_off_and_stop_after_three_without_failing_edits() {
     let sandbox = user_repo();
     let config = sandbox.dir.path().join("c.yaml");
