@@ -359,7 +359,7 @@ impl Shadow {
     ) -> Result<String, SnapshotError> {
         if !paths.is_empty() {
             self.tree_git(tree, deadline)
-                .args(bulk_checkin(paths.len()))
+                .args(bulk_checkin(paths.len(), deadline))
                 .args([
                     "update-index",
                     "--add",
@@ -572,13 +572,34 @@ fn lock_of(index: &Path) -> PathBuf {
 /// The threshold is set on this one command only: elsewhere it would make git treat blobs as
 /// binary, and the shadow repository's reads (`diff-tree`, `log --name-only`, `cat-file`) never
 /// look inside blobs anyway. Files with a clean filter or line-ending conversion are still
-/// hashed the ordinary way.
-fn bulk_checkin(paths: usize) -> &'static [&'static str] {
-    if paths >= BULK_CHECKIN_MIN {
+/// hashed the ordinary way. Only with git 2.37 or later: before it, `update-index` did not group
+/// its objects into one transaction, and each blob would get a pack of its own.
+fn bulk_checkin(paths: usize, deadline: Instant) -> &'static [&'static str] {
+    if paths >= BULK_CHECKIN_MIN && git_at_least((2, 37), deadline) {
         &["-c", "core.bigFileThreshold=1"]
     } else {
         &[]
     }
+}
+
+/// Whether the installed git is at least `wanted` (asked once per daemon).
+fn git_at_least(wanted: (u32, u32), deadline: Instant) -> bool {
+    static VERSION: std::sync::OnceLock<Option<(u32, u32)>> = std::sync::OnceLock::new();
+    let version = VERSION.get_or_init(|| {
+        let output = Git::new(Path::new("/"), Isolation::Shadow, deadline)
+            .arg("--version")
+            .output()
+            .ok()?;
+        parse_version(&String::from_utf8_lossy(&output.stdout))
+    });
+    version.is_some_and(|v| v >= wanted)
+}
+
+/// `git version 2.39.5` (also `2.39.5.windows.1`, `2.40.0-rc1`) → (2, 39).
+fn parse_version(text: &str) -> Option<(u32, u32)> {
+    let number = text.trim().strip_prefix("git version ")?;
+    let mut parts = number.split(|c: char| !c.is_ascii_digit());
+    Some((parts.next()?.parse().ok()?, parts.next()?.parse().ok()?))
 }
 
 /// From how many paths a snapshot writes its objects into one pack (see `bulk_checkin`).
@@ -710,6 +731,15 @@ mod tests {
         assert_eq!(changes[1].mode, 0);
         let blobs = parse_batch(b"aaa blob 3\nab\n\nbbb blob 0\n\n", 2).unwrap();
         assert_eq!(blobs, vec![b"ab\n".to_vec(), Vec::new()]);
+    }
+
+    #[test]
+    fn git_versions_parse_to_major_and_minor() {
+        assert_eq!(parse_version("git version 2.39.5\n"), Some((2, 39)));
+        assert_eq!(parse_version("git version 2.40.0-rc1"), Some((2, 40)));
+        assert_eq!(parse_version("git version 2.37.1.windows.1"), Some((2, 37)));
+        assert_eq!(parse_version("hub version 2"), None);
+        assert!((2, 36) < (2, 37) && (3, 0) > (2, 37));
     }
 
     #[test]
