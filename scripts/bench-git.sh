@@ -149,7 +149,9 @@ def coderd():
     assert answer.get("result", {}).get("created"), answer
 env = dict(os.environ, GIT_DIR=peer, GIT_WORK_TREE=tree)
 def git():
-    subprocess.run("git add -A && git -c user.name=b -c user.email=b@b commit -qm x",
+    # gc.auto=0: the automatic gc a 10k-object commit starts runs detached, and would load the
+    # machine during the next measurement (and race the removal of the peer's repository).
+    subprocess.run("git add -A && git -c gc.auto=0 -c user.name=b -c user.email=b@b commit -qm x",
                    shell=True, check=True, cwd=tree, env=env)
 def prepare():
     shutil.rmtree(store, ignore_errors=True)
