@@ -325,10 +325,6 @@ impl Shadow {
         plan: &mut Plan,
         deadline: Instant,
     ) -> Result<(), SnapshotError> {
-        let modified = self
-            .tree_git(tree, deadline)
-            .args(["diff-files", "-z", "--name-only", "--ignore-submodules"])
-            .run()?;
         let mut untracked = self.tree_git(tree, deadline);
         if let Some(path) = user_excludes_file(&tree.work_tree, deadline) {
             untracked = untracked.arg("-c").arg(format!("core.excludesFile={path}"));
@@ -340,7 +336,25 @@ impl Shadow {
         if user_exclude.is_file() {
             untracked = untracked.arg("--exclude-from").arg(&user_exclude);
         }
-        let untracked = untracked.run()?;
+        // The two scans (an `lstat` per tracked file; a read of every folder) only read the
+        // index, so they run side by side: on a large tree they are most of an incremental
+        // snapshot.
+        let (modified, untracked) = std::thread::scope(|scope| {
+            let modified = scope.spawn(|| {
+                self.tree_git(tree, deadline)
+                    .args(["diff-files", "-z", "--name-only", "--ignore-submodules"])
+                    .run()
+            });
+            let untracked = untracked.run();
+            let modified = modified.join().unwrap_or_else(|_| {
+                Err(GitError::Failed {
+                    code: None,
+                    stderr: "the diff-files thread panicked".into(),
+                })
+            });
+            (modified, untracked)
+        });
+        let (modified, untracked) = (modified?, untracked?);
         for path in nul_records(&modified.stdout) {
             plan.consider(jail, tree, path, None);
         }
