@@ -5,13 +5,14 @@
 #                                    writing objects for the 50k-file tree once)
 #
 # Knobs: BENCH_DIR (scratch, default $TMPDIR/coderd-bench-git), RUNS (10; status runs 3x as many),
-# SNAPSHOT_RUNS (3).
+# SNAPSHOT_RUNS (5).
 #
 # Rows:
 #   1. `git-status` over one persistent connection vs `git status --porcelain` run as a process,
 #      warm, interleaved run by run, on a 10k-file repository with 10 modified and 10 untracked files.
-#   2. The first snapshot of that 10k-file tree (the shadow store removed before each run) vs
-#      `git add -A && git commit` into a fresh repository with the same work tree.
+#   2. The first snapshot of that 10k-file tree (the shadow store removed before each run, so its
+#      creation is timed too) vs `git add -A && git commit` into a fresh repository (made untimed)
+#      with the same work tree, interleaved run by run, caches dropped by neither.
 #   3. An incremental snapshot after changing 10 files of a 50k-file tree (bar: <= 500 ms).
 #   4. A restore of 100 changed files, including the snapshot it takes first (bar: <= 2 s).
 set -euo pipefail
@@ -20,14 +21,9 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$repo/target}
 work=${BENCH_DIR:-${TMPDIR:-/tmp}/coderd-bench-git}
 runs=${RUNS:-10}
-snapshot_runs=${SNAPSHOT_RUNS:-3}
+snapshot_runs=${SNAPSHOT_RUNS:-5}
 results=$work/results
 mkdir -p "$results"
-
-if ! command -v hyperfine >/dev/null; then
-  (apt-get update -qq && apt-get install -y -qq hyperfine) >/dev/null 2>&1 ||
-    { echo "missing hyperfine (apt-get install -y hyperfine)" >&2; exit 1; }
-fi
 
 echo "## building (release, CARGO_TARGET_DIR=$CARGO_TARGET_DIR)"
 (cd "$repo" && cargo build --release --quiet --bins --example rpc_bench)
@@ -99,7 +95,6 @@ start() {
   echo "coderd did not start" >&2; exit 1
 }
 median_of() { python3 -c 'import json,sys; print(json.load(sys.stdin)["median_ms"])'; }
-hyperfine_median() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"][0]["median"]*1e3)' "$1"; }
 rpc_median() { # METHOD PARAMS RUNS WARMUP [PREPARE]
   if [[ -n ${5:-} ]]; then
     "$rpc" --socket "$socket" --method "$1" --params "$2" -n "$3" --warmup "$4" --prepare "$5" | median_of
@@ -139,16 +134,40 @@ print(statistics.median(times[git]), statistics.median(times[coderd]))
 PY
 )
 
-echo "## 2. first snapshot vs git add -A && git commit (10k files)"
+echo "## 2. first snapshot vs git add -A && git commit (10k files), interleaved"
 store=$(store_of)
-coderd_first=$(rpc_median checkpoint '{"create":true}' "$snapshot_runs" 0 "rm -rf $store")
-peer=$work/peer.git
-hyperfine --style basic --runs "$snapshot_runs" --export-json "$results/first.json" \
-  --prepare "rm -rf $peer && GIT_DIR=$peer git init -q" \
-  -n "git add -A && git commit" \
-  "cd $tree10k && GIT_DIR=$peer GIT_WORK_TREE=$tree10k git add -A && GIT_DIR=$peer GIT_WORK_TREE=$tree10k git -c user.name=b -c user.email=b@b commit -qm x" \
-  >"$results/first.txt" 2>&1
-git_first=$(hyperfine_median "$results/first.json")
+read -r git_first coderd_first < <(python3 - "$socket" "$tree10k" "$store" "$work/peer.git" "$snapshot_runs" <<'PY'
+import json, os, shutil, socket, statistics, subprocess, sys, time
+sock_path, tree, store, peer, n = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
+conn = socket.socket(socket.AF_UNIX)
+conn.connect(sock_path)
+reader = conn.makefile("rb")
+def coderd():
+    request = {"jsonrpc": "2.0", "id": 1, "method": "checkpoint", "params": {"create": True}}
+    conn.sendall(json.dumps(request).encode() + b"\n")
+    answer = json.loads(reader.readline())
+    assert answer.get("result", {}).get("created"), answer
+env = dict(os.environ, GIT_DIR=peer, GIT_WORK_TREE=tree)
+def git():
+    # gc.auto=0: the automatic gc a 10k-object commit starts runs detached, and would load the
+    # machine during the next measurement (and race the removal of the peer's repository).
+    subprocess.run("git add -A && git -c gc.auto=0 -c user.name=b -c user.email=b@b commit -qm x",
+                   shell=True, check=True, cwd=tree, env=env)
+def prepare():
+    shutil.rmtree(store, ignore_errors=True)
+    shutil.rmtree(peer, ignore_errors=True)
+    subprocess.run(["git", "init", "-q"], check=True, env=dict(os.environ, GIT_DIR=peer))
+    subprocess.run(["sync"], check=True)
+times = {git: [], coderd: []}
+for i in range(n):
+    for f in (git, coderd) if i % 2 else (coderd, git):
+        prepare()
+        start = time.perf_counter()
+        f()
+        times[f].append((time.perf_counter() - start) * 1e3)
+print(statistics.median(times[git]), statistics.median(times[coderd]))
+PY
+)
 
 echo "## 4. restore of 100 changed files (10k files)"
 "$bin/coder" --socket "$socket" --no-start call checkpoint '{"create":true}' >/dev/null

@@ -70,6 +70,17 @@ impl Method {
             _ => false,
         }
     }
+
+    /// Whether this call of a mutating method changes nothing: `exec` with `dry_run` only reports
+    /// the decision. The automatic checkpoint is skipped for it (a snapshot would be work, and
+    /// would use up the throttle window, for a call that writes nothing).
+    pub fn changes_nothing(&self, params: &Value) -> bool {
+        match self.name {
+            "exec" => agent::keys::canonical(self, params.clone())
+                .is_ok_and(|p| p.get("dry_run") == Some(&Value::Bool(true))),
+            _ => false,
+        }
+    }
 }
 
 /// Builds a table entry from a typed handler.

@@ -382,7 +382,7 @@ async fn handle_frame(
                 .map(|id| crate::progress::Progress::new(tx.clone(), id));
             let outcome = run_blocking(method.name, move || {
                 // The one hook point of automatic checkpoints: before any mutating method runs.
-                if method.mutates {
+                if method.mutates && !method.changes_nothing(&params) {
                     state
                         .checkpoints
                         .before_mutation(&state, method.name, checkpoints);

@@ -47,7 +47,8 @@ impl State {
         let journal = Journal::open(state_dir(&socket).as_deref());
         let heavy = Arc::new(Gate::new(&Policy::new(config.limits.max_memory_bytes)));
         let data = data_dir();
-        let checkpoints = Checkpoints::new(data.as_deref(), jail.primary());
+        let roots: Vec<PathBuf> = jail.roots().iter().map(|r| r.path.clone()).collect();
+        let checkpoints = Checkpoints::new(data.as_deref(), &roots);
         let todos = Todos::open(data.as_deref(), jail.primary());
         let documents = Documents::default();
         let syntax = crate::syntax::Cache::new(documents.subscribe());

@@ -310,6 +310,76 @@ fn snapshots_honour_excludes_and_report_large_files_and_nested_repositories() {
     assert_eq!(error["data"]["code"], "C210");
 }
 
+#[test]
+fn every_root_is_in_each_snapshot_and_one_restore_rewinds_them_all() {
+    let sandbox = user_repo();
+    let root = &sandbox.root;
+    let lib = std::fs::canonicalize(sandbox.dir.path())
+        .unwrap()
+        .join("lib");
+    write_file(&lib, "src/b.rs", b"fn b() {}\n", 0o644);
+    write_file(&lib, "private/p.txt", b"p", 0o644);
+    write_file(&lib, ".env", b"SECRET-lib", 0o644);
+    git(&lib, &["init", "-q"]);
+    // The second root's own `info/exclude` applies to it, and only to it.
+    std::fs::write(lib.join(".git/info/exclude"), "private/\n").unwrap();
+    write_file(root, "private/kept.txt", b"k", 0o644);
+    let lib_git = tree_digest(&lib.join(".git"));
+    let daemon = Daemon::start(&sandbox, &["--root", lib.to_str().unwrap()]);
+    let created = daemon.ok("checkpoint", json!({"create": true, "label": "both"}));
+    assert_eq!(created["created"], true);
+    assert_eq!(created["skipped_secrets"], 1, "{created}");
+    let hash = created["hash"].as_str().unwrap().to_string();
+    let store = daemon.ok("checkpoint", json!({}))["store"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let out = Command::new("git")
+        .args(["ls-tree", "-r", "--name-only", &hash])
+        .env("GIT_DIR", &store)
+        .output()
+        .unwrap();
+    let primary = root.file_name().unwrap().to_str().unwrap();
+    let expected = format!(
+        "0-{primary}/.gitignore\n0-{primary}/a.txt\n0-{primary}/private/kept.txt\n1-lib/src/b.rs\n"
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout), expected);
+    // Edits in both roots, and a new file in the second; one restore rewinds both.
+    std::fs::write(root.join("a.txt"), "changed\n").unwrap();
+    std::fs::write(lib.join("src/b.rs"), "changed\n").unwrap();
+    std::fs::write(lib.join("new.txt"), "new\n").unwrap();
+    let restored = daemon.ok("checkpoint", json!({"restore": &hash}));
+    let lib_b = lib.join("src/b.rs").to_string_lossy().into_owned();
+    let lib_new = lib.join("new.txt").to_string_lossy().into_owned();
+    assert_eq!(restored["restored"], json!(["a.txt", lib_b]), "{restored}");
+    assert_eq!(restored["kept_newer"], json!([lib_new]), "{restored}");
+    assert_eq!(std::fs::read(root.join("a.txt")).unwrap(), b"first\n");
+    assert_eq!(std::fs::read(lib.join("src/b.rs")).unwrap(), b"fn b() {}\n");
+    assert_eq!(std::fs::read(lib.join("new.txt")).unwrap(), b"new\n");
+    // The snapshot taken before the restore undoes it, in both roots.
+    daemon.ok("checkpoint", json!({"restore": restored["undo"]}));
+    assert_eq!(std::fs::read(root.join("a.txt")).unwrap(), b"changed\n");
+    assert_eq!(std::fs::read(lib.join("src/b.rs")).unwrap(), b"changed\n");
+    // `list` shows workspace snapshots, newest first, counting files of every root.
+    let listing = daemon.ok("checkpoint", json!({}));
+    let entries = listing["checkpoints"].as_array().unwrap();
+    assert_eq!(entries.len(), 3, "{listing}");
+    assert_eq!(entries[2]["label"], "both");
+    assert_eq!(entries[2]["files_changed"], 4);
+    assert_eq!(entries[1]["files_changed"], 3, "{listing}");
+    // An edit in the second root only is snapshotted automatically too.
+    daemon.ok(
+        "write",
+        json!({"file": lib.join("w.txt").to_str().unwrap(), "content": "w"}),
+    );
+    assert_eq!(auto_labels(&daemon), ["auto: before write"]);
+    assert_eq!(
+        tree_digest(&lib.join(".git")),
+        lib_git,
+        "the second root's .git changed"
+    );
+}
+
 fn auto_labels(daemon: &Daemon) -> Vec<String> {
     daemon.ok("checkpoint", json!({}))["checkpoints"]
         .as_array()
@@ -338,6 +408,24 @@ fn a_burst_of_edits_makes_one_automatic_snapshot() {
     let auto = &daemon.ok("checkpoint", json!({}))["auto"];
     assert_eq!(auto["taken"], 1);
     assert_eq!(auto["enabled"], true);
+}
+
+#[test]
+fn a_dry_run_exec_runs_nothing_and_so_takes_no_automatic_snapshot() {
+    let sandbox = user_repo();
+    let daemon = Daemon::start(&sandbox, &[]);
+    // Both spellings of the switch (agent keys are made canonical before the method sees them).
+    for switch in ["dry_run", "dryRun"] {
+        let decided = daemon.ok("exec", json!({"cmd": "touch made.txt", switch: true}));
+        assert_eq!(decided["allowed"], true, "{decided}");
+    }
+    assert!(!sandbox.root.join("made.txt").exists());
+    assert!(auto_labels(&daemon).is_empty());
+    assert_eq!(daemon.ok("checkpoint", json!({}))["auto"]["taken"], 0);
+    // The same command run for real is snapshotted first.
+    daemon.ok("exec", json!({"cmd": "touch made.txt"}));
+    assert!(sandbox.root.join("made.txt").exists());
+    assert_eq!(auto_labels(&daemon), ["auto: before exec"]);
 }
 
 #[test]

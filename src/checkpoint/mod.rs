@@ -1,12 +1,13 @@
 //! `checkpoint`: snapshots of the workspace in a shadow git repository (`store`), restored through
 //! the jail (`restore`), and taken automatically before every mutating call (`auto`).
 //!
-//! The primary root is the work tree that is snapshotted; other roots are not covered. A root that
-//! is `/`, `$HOME` or an ancestor of it is never snapshotted: hashing that much of the disk would
-//! stall every edit.
+//! Every root is snapshotted, all in one commit per snapshot (`roots`), so one hash restores the
+//! whole workspace. A workspace with a root that is `/`, `$HOME` or an ancestor of it is never
+//! snapshotted: hashing that much of the disk would stall every edit.
 
 pub mod auto;
 pub mod restore;
+pub mod roots;
 pub mod store;
 
 use crate::error::{Error, Result};
@@ -113,10 +114,12 @@ pub struct Checkpoints {
 
 impl Checkpoints {
     /// `data_dir`: the daemon's data folder (`$XDG_DATA_HOME/coderd`); none means no checkpoints.
-    pub fn new(data_dir: Option<&Path>, root: &Path) -> Checkpoints {
+    /// `roots`: the workspace's roots, the primary first.
+    pub fn new(data_dir: Option<&Path>, roots: &[PathBuf]) -> Checkpoints {
+        let home = std::env::var_os("HOME").map(PathBuf::from);
         Checkpoints {
-            shadow: data_dir.map(|dir| Shadow::new(dir, root)),
-            refusal: too_broad(root, std::env::var_os("HOME").map(PathBuf::from).as_deref()),
+            shadow: data_dir.map(|dir| Shadow::new(dir, roots)),
+            refusal: roots.iter().find_map(|r| too_broad(r, home.as_deref())),
             auto: Mutex::new(auto::Auto::from_env()),
         }
     }

@@ -7,6 +7,7 @@
 //! ever deleted. Ignored and skipped files are in neither snapshot, so they are never touched,
 //! and the user's repository (HEAD, refs, index) is not read or written at all.
 
+use super::roots::{self, Tree};
 use super::store::{Change, Shadow};
 use crate::edit::commit::{self, Existing, Publish};
 use crate::error::{Error, Result};
@@ -62,10 +63,12 @@ pub fn restore(
         .collect();
     let ids: Vec<&str> = wanted.iter().map(|c| c.blob.as_str()).collect();
     let contents = shadow.blobs(&ids, deadline).map_err(git_error)?;
-    let root = &shadow.work_tree;
     let targets: Vec<std::result::Result<Resolved, Error>> = wanted
         .iter()
-        .map(|c| beneath_parent(&state.jail, root, &c.path))
+        .map(|c| match roots::locate(&shadow.trees, &c.path) {
+            Some((tree, rel)) => beneath_parent(&state.jail, &tree.work_tree, rel),
+            None => Err(not_a_root(&c.path)),
+        })
         .collect();
     let _held = state.locks.lock(
         targets
@@ -78,15 +81,18 @@ pub fn restore(
         restored_from: target.to_string(),
         undo: now.to_string(),
         restored: Vec::new(),
-        kept_newer: newer.iter().map(|c| shown(&c.path)).collect(),
+        kept_newer: newer
+            .iter()
+            .map(|c| shown(&shadow.trees, &c.path))
+            .collect(),
         failed: Vec::new(),
     };
     for ((change, bytes), resolved) in wanted.iter().zip(&contents).zip(targets) {
         let written = resolved.and_then(|r| write_back(state, &r, change.mode, bytes, fsync));
         match written {
-            Ok(()) => result.restored.push(shown(&change.path)),
+            Ok(()) => result.restored.push(shown(&shadow.trees, &change.path)),
             Err(e) => result.failed.push(Failure {
-                path: shown(&change.path),
+                path: shown(&shadow.trees, &change.path),
                 error: e.to_string(),
             }),
         }
@@ -94,8 +100,20 @@ pub fn restore(
     Ok(result)
 }
 
-fn shown(path: &[u8]) -> String {
-    String::from_utf8_lossy(path).into_owned()
+/// A snapshot path as the wire shows it (see `roots`).
+fn shown(trees: &[Tree], path: &[u8]) -> String {
+    match roots::locate(trees, path) {
+        Some((tree, rel)) => tree.show(rel),
+        None => String::from_utf8_lossy(path).into_owned(),
+    }
+}
+
+/// A path of a snapshot taken with other roots than the workspace's now.
+fn not_a_root(path: &[u8]) -> Error {
+    Error::not_found(format!(
+        "{}: the snapshot's folder names no root of this workspace",
+        String::from_utf8_lossy(path)
+    ))
 }
 
 /// The entry itself (never what a symlink there points to): its folder resolved through the jail,

@@ -13,6 +13,7 @@
 //! Every writer takes `lock` (an `flock`, which the kernel drops when a process dies), so a lock
 //! file git left behind when it was killed is stale by construction and removed before the next run.
 
+use super::roots::Tree;
 use crate::error::{Code, Error};
 use crate::git::command::{nul_records, Git, GitError, Isolation};
 use crate::jail::Jail;
@@ -131,10 +132,11 @@ pub struct Entry {
     pub files_changed: usize,
 }
 
-/// The shadow repository of one workspace root.
+/// The shadow repository of a workspace: one git directory for all its roots (see `roots`).
 pub struct Shadow {
     pub git_dir: PathBuf,
-    pub work_tree: PathBuf,
+    /// The roots, the primary first.
+    pub trees: Vec<Tree>,
 }
 
 /// Held while a snapshot or restore writes the shadow repository.
@@ -143,22 +145,41 @@ pub struct Locked {
 }
 
 impl Shadow {
-    /// The shadow repository of `root` under `data_dir` (not created until the first snapshot).
-    pub fn new(data_dir: &Path, root: &Path) -> Shadow {
+    /// The shadow repository of the workspace `roots` (the primary first) under `data_dir`, not
+    /// created until the first snapshot. It is named by a hash of the roots in order (for one
+    /// root, of that root), so another set of roots gets a store of its own.
+    pub fn new(data_dir: &Path, roots: &[PathBuf]) -> Shadow {
         use sha2::{Digest, Sha256};
-        let digest = Sha256::digest(root.as_os_str().as_bytes());
+        let joined = roots
+            .iter()
+            .map(|r| r.as_os_str().as_bytes())
+            .collect::<Vec<_>>()
+            .join(&0u8);
+        let digest = Sha256::digest(&joined);
         let tag: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
+        let git_dir = data_dir.join("checkpoints").join(tag);
         Shadow {
-            git_dir: data_dir.join("checkpoints").join(tag),
-            work_tree: root.to_path_buf(),
+            trees: Tree::all(&git_dir, roots),
+            git_dir,
         }
     }
 
-    /// A git command on the shadow repository.
+    /// The primary root.
+    pub fn primary(&self) -> &Path {
+        &self.trees[0].work_tree
+    }
+
+    /// A git command on the shadow repository's objects and refs.
     pub fn git(&self, deadline: Instant) -> Git {
-        let mut git = Git::new(&self.work_tree, Isolation::Shadow, deadline)
+        self.tree_git(&self.trees[0], deadline)
+    }
+
+    /// A git command on one root: its work tree and its own index.
+    fn tree_git(&self, tree: &Tree, deadline: Instant) -> Git {
+        let mut git = Git::new(&tree.work_tree, Isolation::Shadow, deadline)
             .env("GIT_DIR", &self.git_dir)
-            .env("GIT_WORK_TREE", &self.work_tree);
+            .env("GIT_WORK_TREE", &tree.work_tree)
+            .env("GIT_INDEX_FILE", &tree.index);
         for (key, value) in IDENTITY {
             git = git.env(key, value);
         }
@@ -196,7 +217,10 @@ impl Shadow {
     }
 
     fn init(&self, deadline: Instant) -> Result<(), SnapshotError> {
-        self.git(deadline).args(["init", "--quiet"]).run()?;
+        // No template: sample hooks and a description are files nobody here reads.
+        self.git(deadline)
+            .args(["init", "--quiet", "--template="])
+            .run()?;
         let config = self.git_dir.join("config");
         let mut text = std::fs::read_to_string(&config).unwrap_or_default();
         text.push_str(SHADOW_CONFIG);
@@ -205,18 +229,19 @@ impl Shadow {
 
     /// Under the lock nobody else writes here, so any git lock file is a killed run's leftover.
     fn clear_stale_locks(&self) {
-        let index_lock = self.git_dir.join("index.lock");
-        if !index_lock.exists() && !self.git_dir.join(format!("{REF}.lock")).exists() {
+        let mut locks: Vec<PathBuf> = self.trees.iter().map(|t| lock_of(&t.index)).collect();
+        locks.push(self.git_dir.join(format!("{REF}.lock")));
+        if !locks.iter().any(|l| l.exists()) {
             return;
         }
         tracing::info!(
             "checkpoint: removing lock files left by an interrupted snapshot in {}",
             self.git_dir.display()
         );
-        for lock in ["index.lock", "HEAD.lock", "packed-refs.lock"] {
-            let _ = std::fs::remove_file(self.git_dir.join(lock));
+        locks.extend(["HEAD.lock", "packed-refs.lock"].map(|l| self.git_dir.join(l)));
+        for lock in locks {
+            let _ = std::fs::remove_file(lock);
         }
-        let _ = std::fs::remove_file(self.git_dir.join(format!("{REF}.lock")));
         remove_temp_objects(&self.git_dir.join("objects"));
     }
 
@@ -227,7 +252,7 @@ impl Shadow {
         (!hash.is_empty()).then(|| hash.to_string())
     }
 
-    /// Records the work tree as a new snapshot (unless nothing changed since the last one).
+    /// Records every root as one new snapshot (unless nothing changed since the last one).
     pub fn snapshot(
         &self,
         _locked: &Locked,
@@ -236,28 +261,18 @@ impl Shadow {
         label: &str,
         deadline: Instant,
     ) -> Result<Snapshot, SnapshotError> {
-        let excludes_file = self.user_excludes_file(deadline);
-        self.write_info_exclude();
-        let with_excludes = |git: Git| match &excludes_file {
-            Some(path) => git.arg("-c").arg(format!("core.excludesFile={path}")),
-            None => git,
-        };
-        let modified = self
-            .git(deadline)
-            .args(["diff-files", "-z", "--name-only", "--ignore-submodules"])
-            .run()?;
-        let untracked = with_excludes(self.git(deadline))
-            .args(["ls-files", "-z", "--others", "--exclude-standard"])
-            .run()?;
+        // Stores made before the user's excludes were passed per root held a copy of them here.
+        let _ = std::fs::remove_file(self.git_dir.join("info").join("exclude"));
         let mut plan = Plan::default();
-        for path in nul_records(&modified.stdout) {
-            plan.consider(jail, &self.work_tree, path, None);
+        let mut files = 0;
+        let mut changed = Vec::with_capacity(self.trees.len());
+        for tree in &self.trees {
+            let before = plan.paths.len();
+            self.plan_tree(tree, jail, caps, &mut plan, deadline)?;
+            files += index_entries(&tree.index);
+            changed.push(plan.paths.len() - before);
         }
-        for path in nul_records(&untracked.stdout) {
-            plan.consider(jail, &self.work_tree, path, Some(caps.max_file_bytes));
-        }
-        let tracked = index_entries(&self.git_dir.join("index"));
-        let files = tracked + plan.added as u64;
+        let files = files + plan.added as u64;
         if files > caps.max_files {
             return Err(SnapshotError::TooManyFiles {
                 files,
@@ -268,20 +283,14 @@ impl Shadow {
         if plan.paths.is_empty() && parent.is_some() {
             return Ok(plan.into_snapshot(parent.unwrap_or_default(), false));
         }
-        if !plan.paths.is_empty() {
-            self.git(deadline)
-                .args([
-                    "update-index",
-                    "--add",
-                    "--remove",
-                    "--replace",
-                    "-z",
-                    "--stdin",
-                ])
-                .input(nul_terminated(&plan.paths))
-                .run()?;
+        let mut at = 0;
+        let mut root_trees = Vec::with_capacity(self.trees.len());
+        for (tree, count) in self.trees.iter().zip(changed) {
+            let paths = &plan.paths[at..at + count];
+            at += count;
+            root_trees.push(self.write_tree(tree, paths, deadline)?);
         }
-        let tree = text_of(self.git(deadline).arg("write-tree").run()?);
+        let tree = self.top_tree(&root_trees, deadline)?;
         if let Some(parent) = &parent {
             let same = self
                 .git(deadline)
@@ -306,28 +315,98 @@ impl Shadow {
         Ok(plan.into_snapshot(hash, true))
     }
 
-    /// `core.excludesFile` as the user's own config sets it (the shadow repository reads no user
-    /// config, so it is passed on explicitly). Git's default (`$XDG_CONFIG_HOME/git/ignore`)
-    /// applies without it.
-    fn user_excludes_file(&self, deadline: Instant) -> Option<String> {
-        let output = Git::new(&self.work_tree, Isolation::User, deadline)
-            .args(["config", "--type=path", "--get", "core.excludesFile"])
-            .output()
-            .ok()?;
-        let path = String::from_utf8(output.stdout).ok()?.trim().to_string();
-        (output.status.success() && !path.is_empty()).then_some(path)
+    /// Adds to `plan` what changed in one root since its last snapshot: `diff-files` against its
+    /// index (the stat cache), `ls-files --others` under its excludes, each path filtered.
+    fn plan_tree(
+        &self,
+        tree: &Tree,
+        jail: &Jail,
+        caps: Caps,
+        plan: &mut Plan,
+        deadline: Instant,
+    ) -> Result<(), SnapshotError> {
+        let mut untracked = self.tree_git(tree, deadline);
+        if let Some(path) = user_excludes_file(&tree.work_tree, deadline) {
+            untracked = untracked.arg("-c").arg(format!("core.excludesFile={path}"));
+        }
+        untracked = untracked.args(["ls-files", "-z", "--others", "--exclude-standard"]);
+        // The user's `.git/info/exclude` applies as it does in their repository (the shadow
+        // repository's own `info/exclude` is shared by every root, so it is not used).
+        let user_exclude = tree.work_tree.join(".git/info/exclude");
+        if user_exclude.is_file() {
+            untracked = untracked.arg("--exclude-from").arg(&user_exclude);
+        }
+        // The two scans (an `lstat` per tracked file; a read of every folder) only read the
+        // index, so they run side by side: on a large tree they are most of an incremental
+        // snapshot.
+        let (modified, untracked) = std::thread::scope(|scope| {
+            let modified = scope.spawn(|| {
+                self.tree_git(tree, deadline)
+                    .args(["diff-files", "-z", "--name-only", "--ignore-submodules"])
+                    .run()
+            });
+            let untracked = untracked.run();
+            let modified = modified.join().unwrap_or_else(|_| {
+                Err(GitError::Failed {
+                    code: None,
+                    stderr: "the diff-files thread panicked".into(),
+                })
+            });
+            (modified, untracked)
+        });
+        let (modified, untracked) = (modified?, untracked?);
+        for path in nul_records(&modified.stdout) {
+            plan.consider(jail, tree, path, None);
+        }
+        for path in nul_records(&untracked.stdout) {
+            plan.consider(jail, tree, path, Some(caps.max_file_bytes));
+        }
+        Ok(())
     }
 
-    /// The user's `.git/info/exclude` applies here too: the shadow repository has its own `info`
-    /// folder, so the file is copied in before each snapshot.
-    fn write_info_exclude(&self) {
-        let user = std::fs::read(self.work_tree.join(".git/info/exclude")).unwrap_or_default();
-        let info = self.git_dir.join("info");
-        let _ = std::fs::create_dir_all(&info);
-        let target = info.join("exclude");
-        if std::fs::read(&target).ok().as_deref() != Some(&user[..]) {
-            let _ = std::fs::write(target, user);
+    /// Hashes `paths` of one root into its index, then writes the root's tree.
+    fn write_tree(
+        &self,
+        tree: &Tree,
+        paths: &[Vec<u8>],
+        deadline: Instant,
+    ) -> Result<String, SnapshotError> {
+        if !paths.is_empty() {
+            self.tree_git(tree, deadline)
+                .args(bulk_checkin(paths.len(), deadline))
+                .args([
+                    "update-index",
+                    "--add",
+                    "--remove",
+                    "--replace",
+                    "-z",
+                    "--stdin",
+                ])
+                .input(nul_terminated(paths))
+                .run()?;
         }
+        Ok(text_of(
+            self.tree_git(tree, deadline).arg("write-tree").run()?,
+        ))
+    }
+
+    /// The snapshot's tree: the root's own with one root, else a folder per root.
+    fn top_tree(&self, root_trees: &[String], deadline: Instant) -> Result<String, SnapshotError> {
+        if let [only] = root_trees {
+            return Ok(only.clone());
+        }
+        let mut listing = Vec::new();
+        for (tree, id) in self.trees.iter().zip(root_trees) {
+            let name = tree.entry.as_deref().unwrap_or_default();
+            listing.extend_from_slice(format!("040000 tree {id}\t{name}").as_bytes());
+            listing.push(0);
+        }
+        let made = self
+            .git(deadline)
+            .args(["mktree", "-z"])
+            .input(listing)
+            .run()?;
+        Ok(text_of(made))
     }
 
     /// Validates a hash the caller gave and returns the full commit id it names here.
@@ -429,10 +508,12 @@ struct Plan {
 }
 
 impl Plan {
-    /// `size_cap` is set for untracked files (which the cap applies to).
-    fn consider(&mut self, jail: &Jail, root: &Path, path: &[u8], size_cap: Option<u64>) {
+    /// `size_cap` is set for untracked files (which the cap applies to). Paths stay relative to
+    /// their root (the jail's matcher and `update-index` both take them so).
+    fn consider(&mut self, jail: &Jail, tree: &Tree, path: &[u8], size_cap: Option<u64>) {
         let rel = Path::new(OsStr::from_bytes(path));
-        let shown = || rel.to_string_lossy().into_owned();
+        let root = &tree.work_tree;
+        let shown = || tree.show(path);
         if jail.is_non_accessible(rel) {
             self.skipped_secrets += 1;
             return;
@@ -477,6 +558,66 @@ fn index_entries(index: &Path) -> u64 {
         _ => 0,
     }
 }
+
+/// `core.excludesFile` as the user's own config for `root` sets it (the shadow repository reads no
+/// user config, so it is passed on explicitly). Git's default (`$XDG_CONFIG_HOME/git/ignore`)
+/// applies without it.
+fn user_excludes_file(root: &Path, deadline: Instant) -> Option<String> {
+    let output = Git::new(root, Isolation::User, deadline)
+        .args(["config", "--type=path", "--get", "core.excludesFile"])
+        .output()
+        .ok()?;
+    let path = String::from_utf8(output.stdout).ok()?.trim().to_string();
+    (output.status.success() && !path.is_empty()).then_some(path)
+}
+
+/// The lock file git takes for an index file (`index` → `index.lock`).
+fn lock_of(index: &Path) -> PathBuf {
+    let mut name = index.as_os_str().to_owned();
+    name.push(".lock");
+    PathBuf::from(name)
+}
+
+/// Settings for `update-index` when it hashes `paths` files. Many new objects go into one pack
+/// file instead of one loose file each: git streams every blob over `core.bigFileThreshold` into
+/// a single pack per command (its bulk check-in). On a first snapshot that is one file created
+/// instead of ~10,000, which is where `git add -A` spends most of its time. Few objects stay loose,
+/// so incremental snapshots do not pile up small packs (the store never repacks: `gc.auto=0`).
+/// The threshold is set on this one command only: elsewhere it would make git treat blobs as
+/// binary, and the shadow repository's reads (`diff-tree`, `log --name-only`, `cat-file`) never
+/// look inside blobs anyway. Files with a clean filter or line-ending conversion are still
+/// hashed the ordinary way. Only with git 2.37 or later: before it, `update-index` did not group
+/// its objects into one transaction, and each blob would get a pack of its own.
+fn bulk_checkin(paths: usize, deadline: Instant) -> &'static [&'static str] {
+    if paths >= BULK_CHECKIN_MIN && git_at_least((2, 37), deadline) {
+        &["-c", "core.bigFileThreshold=1"]
+    } else {
+        &[]
+    }
+}
+
+/// Whether the installed git is at least `wanted` (asked once per daemon).
+fn git_at_least(wanted: (u32, u32), deadline: Instant) -> bool {
+    static VERSION: std::sync::OnceLock<Option<(u32, u32)>> = std::sync::OnceLock::new();
+    let version = VERSION.get_or_init(|| {
+        let output = Git::new(Path::new("/"), Isolation::Shadow, deadline)
+            .arg("--version")
+            .output()
+            .ok()?;
+        parse_version(&String::from_utf8_lossy(&output.stdout))
+    });
+    version.is_some_and(|v| v >= wanted)
+}
+
+/// `git version 2.39.5` (also `2.39.5.windows.1`, `2.40.0-rc1`) → (2, 39).
+fn parse_version(text: &str) -> Option<(u32, u32)> {
+    let number = text.trim().strip_prefix("git version ")?;
+    let mut parts = number.split(|c: char| !c.is_ascii_digit());
+    Some((parts.next()?.parse().ok()?, parts.next()?.parse().ok()?))
+}
+
+/// From how many paths a snapshot writes its objects into one pack (see `bulk_checkin`).
+const BULK_CHECKIN_MIN: usize = 256;
 
 fn nul_terminated(paths: &[Vec<u8>]) -> Vec<u8> {
     let mut bytes = Vec::with_capacity(paths.iter().map(|p| p.len() + 1).sum());
@@ -604,6 +745,15 @@ mod tests {
         assert_eq!(changes[1].mode, 0);
         let blobs = parse_batch(b"aaa blob 3\nab\n\nbbb blob 0\n\n", 2).unwrap();
         assert_eq!(blobs, vec![b"ab\n".to_vec(), Vec::new()]);
+    }
+
+    #[test]
+    fn git_versions_parse_to_major_and_minor() {
+        assert_eq!(parse_version("git version 2.39.5\n"), Some((2, 39)));
+        assert_eq!(parse_version("git version 2.40.0-rc1"), Some((2, 40)));
+        assert_eq!(parse_version("git version 2.37.1.windows.1"), Some((2, 37)));
+        assert_eq!(parse_version("hub version 2"), None);
+        assert!((2, 36) < (2, 37) && (3, 0) > (2, 37));
     }
 
     #[test]
