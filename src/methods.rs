@@ -72,12 +72,17 @@ impl Method {
     }
 
     /// Whether this call of a mutating method changes nothing: `exec` with `dry_run` only reports
-    /// the decision. The automatic checkpoint is skipped for it (a snapshot would be work, and
-    /// would use up the throttle window, for a call that writes nothing).
+    /// the decision, and a `tool` envelope changes nothing when it is a dry run or names a method
+    /// that reads. The automatic checkpoint is skipped for it (a snapshot would be work, and would
+    /// use up the throttle window, for a call that writes nothing).
     pub fn changes_nothing(&self, params: &Value) -> bool {
         match self.name {
             "exec" => agent::keys::canonical(self, params.clone())
                 .is_ok_and(|p| p.get("dry_run") == Some(&Value::Bool(true))),
+            "tool" => match agent::envelope::inner_call(params) {
+                Some((inner, p)) => !inner.mutates || inner.changes_nothing(&p),
+                None => true,
+            },
             _ => false,
         }
     }
@@ -358,5 +363,22 @@ mod tests {
             json!({"cmd": "search", "args": {"pattern": "x"}, "dry_run": true})
         ));
         assert!(!heavy(json!({"cmd": "no-such-method"})));
+    }
+
+    #[test]
+    fn a_tool_call_changes_something_only_through_a_mutating_method() {
+        let tool = find("tool").unwrap();
+        let still = |params: Value| tool.changes_nothing(&params);
+        assert!(still(json!({"cmd": "read", "args": {"file": "a.rs"}})));
+        assert!(still(
+            json!({"cmd": "write", "args": {"file": "a", "content": "x"}, "dry_run": true})
+        ));
+        assert!(still(
+            json!({"cmd": "exec", "args": {"cmd": "ls", "dry_run": true}})
+        ));
+        assert!(!still(
+            json!({"cmd": "write", "args": {"file": "a", "content": "x"}})
+        ));
+        assert!(!still(json!({"cmd": "exec", "args": {"cmd": "ls"}})));
     }
 }
