@@ -432,6 +432,168 @@ fn python_with_pyright_and_ruff_reports_current_diagnostics_after_every_edit() {
     check_language("python");
 }
 
+#[test]
+fn c_with_clangd_reports_current_diagnostics_after_every_edit() {
+    check_language("c");
+}
+
+#[test]
+fn typescript_with_tsls_reports_current_diagnostics_after_every_edit() {
+    check_language("typescript");
+}
+
+/// Every mutating method takes `diagnostics: false` (and then answers without them); a wrong
+/// type is C210 naming the field; config `autodiag: false` and the client's `CODER_AUTODIAG=off`
+/// turn them off too; with them on, the client prints the `[DIAGNOSTICS]` block.
+#[test]
+fn the_off_switches_work_for_every_mutating_method() {
+    let (sandbox, daemon) = start("go", TEST_CONFIG, &[]);
+    let root = &sandbox.root;
+    let go = |name: &str| root.join(name);
+    let calls = [
+        (
+            "write",
+            json!({"file": go("a.go"), "content": "package main\n\nvar a int = \"x\"\n"}),
+        ),
+        (
+            "create-file",
+            json!({"files": [{"file": go("b.go"), "content": "package main\n\nvar b int = \"x\"\n"}]}),
+        ),
+        (
+            "patch",
+            json!({"file": go("a.go"), "search": "var a", "replace": "var aa"}),
+        ),
+        (
+            "multipatch",
+            json!({"edits": [{"file": go("a.go"), "search": "var aa", "replace": "var a"}]}),
+        ),
+        (
+            "update-file",
+            json!({"files": [{"path": go("a.go"), "ops": [{"op": "insert", "at_line": 1, "content": "// a"}]}]}),
+        ),
+        (
+            "move",
+            json!({"moves": [{"from": go("b.go"), "to": go("c.go")}]}),
+        ),
+        ("rollback", json!({"file": go("a.go")})),
+        ("delete-file", json!({"files": [go("c.go")]})),
+        ("clean", json!({"dir": root})),
+        (
+            "exec",
+            json!({"cmd": "printf 'package main\\n\\nvar e int = \\\"x\\\"\\n' > e.go"}),
+        ),
+        ("checkpoint", json!({"list": true})),
+        // `tool` runs the method it names: its switch governs that call's answer too.
+        (
+            "tool",
+            json!({"cmd": "write", "args": {"file": go("t.go"), "content": "package main\n\nvar t int = \"x\"\n"}}),
+        ),
+    ];
+    let methods: Vec<Value> = daemon.ok("info", json!({}))["mutating_methods"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert_eq!(
+        methods.len(),
+        calls.len(),
+        "a mutating method is missing here: {methods:?}"
+    );
+    for (method, params) in &calls {
+        let mut off = params.clone();
+        off["diagnostics"] = json!(false);
+        let response = daemon.call(method, off);
+        let result = response
+            .get("result")
+            .unwrap_or_else(|| panic!("{method}: {response}"));
+        assert!(
+            !result.to_string().contains("\"diagnostics\""),
+            "{method}: {result}"
+        );
+        let schema = daemon.ok("schema", json!({"method": method}));
+        assert_eq!(
+            schema["schema"]["params"]["properties"]["diagnostics"]["type"], "boolean",
+            "{method}"
+        );
+    }
+    let error = daemon.err(
+        "write",
+        json!({"file": go("a.go"), "content": "package main\n", "diagnostics": "no"}),
+    );
+    assert_eq!(error["data"]["code"], "C210", "{error}");
+    assert!(
+        error["message"].as_str().unwrap().contains("`diagnostics`"),
+        "{error}"
+    );
+
+    // On by default: the answer carries them, and the client renders the block from it.
+    let result = daemon.ok(
+        "write",
+        json!({"file": go("a.go"), "content": "package main\n\nvar a int = \"x\"\n"}),
+    );
+    let errors = items(file_report(&result, &go("a.go")), "error");
+    assert!(!errors.is_empty(), "{result}");
+    let mut out = Vec::new();
+    let raw = serde_json::value::to_raw_value(&result).unwrap();
+    coderd::cli::render(&mut out, "write", &raw).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    let block = &text[text.find("[DIAGNOSTICS]\n").expect("a block")..];
+    assert!(
+        block.contains(
+            "a.go: 1 error, 1 new\n  error 3:13 new [gopls IncompatibleAssign] cannot use"
+        ),
+        "{block}"
+    );
+    // Through `tool`, the named method's answer carries them.
+    let result = daemon.ok(
+        "tool",
+        json!({"cmd": "write", "args": {"file": go("t.go"), "content": "package main\n\nvar t int = \"y\"\n"}}),
+    );
+    assert!(
+        !items(file_report(&result["result"], &go("t.go")), "error").is_empty(),
+        "{result}"
+    );
+    // A clean file: no block at all.
+    let result = daemon.ok(
+        "write",
+        json!({"file": go("a.go"), "content": "package main\n\nvar a int = 1\n"}),
+    );
+    let mut out = Vec::new();
+    coderd::cli::render(
+        &mut out,
+        "write",
+        &serde_json::value::to_raw_value(&result).unwrap(),
+    )
+    .unwrap();
+    assert!(!String::from_utf8(out).unwrap().contains("[DIAGNOSTICS]"));
+
+    // The client's switch: CODER_AUTODIAG=off sends `diagnostics: false`.
+    for (setting, expect_diagnostics) in [("off", false), ("on", true)] {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_coder"))
+            .env("CODER_AUTODIAG", setting)
+            .args(["--socket", daemon.socket.to_str().unwrap(), "call", "write"])
+            .arg(
+                // Broken either way: only the switch decides whether the answer says so.
+                json!({"file": go("a.go"), "content": format!("package main\n\nvar a int = {setting:?}\n")})
+                    .to_string(),
+            )
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{output:?}");
+        let printed: Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(
+            printed.get("diagnostics").is_some(),
+            expect_diagnostics,
+            "{setting}: {printed}"
+        );
+    }
+    drop(daemon);
+
+    // The config switch.
+    let (sandbox, daemon) = start("go", "autodiag: false\n", &[]);
+    let result = daemon.ok("write", json!({"file": sandbox.root.join("a.go"), "content": "package main\n\nvar a int = \"x\"\n"}));
+    assert!(result.get("diagnostics").is_none(), "{result}");
+}
+
 /// A server whose binary is missing: the edit works, the answer names it `unavailable` with its
 /// install hint, `info` says so, and the client prints no block.
 #[test]
