@@ -61,6 +61,10 @@ struct OpenDoc {
     /// The content hash of recent versions: findings for an older version of the same text are
     /// findings for this one (clangd does not publish again when nothing changed).
     history: VecDeque<(i32, [u8; 32])>,
+    /// The version the server's latest findings are stamped with, and that version's text, kept
+    /// after it leaves `history`: clangd publishes nothing when a burst ends on the text it last
+    /// built, so its findings can stay stamped with a version far older than `HISTORY`.
+    pinned: Option<(i32, [u8; 32])>,
 }
 
 /// Versions remembered per document for `history`.
@@ -81,7 +85,20 @@ impl OpenDoc {
         let current = self.document.stamp.sha256;
         self.history
             .iter()
+            .chain(&self.pinned)
             .any(|(version, sha)| *version == found && *sha == current)
+    }
+
+    /// Remembers the text of the version the server's latest findings are for, while `history`
+    /// still knows it.
+    fn pin(&mut self, found: Option<i32>) {
+        let Some(found) = found else { return };
+        if self.pinned.is_some_and(|(v, _)| v == found) {
+            return;
+        }
+        if let Some(entry) = self.history.iter().find(|(v, _)| *v == found) {
+            self.pinned = Some(*entry);
+        }
     }
 }
 
@@ -292,6 +309,12 @@ impl Instance {
             if doc.document.stamp.sha256 == document.stamp.sha256 {
                 return doc.version;
             }
+            doc.pin(
+                client
+                    .as_ref()
+                    .and_then(|c| c.findings(&path))
+                    .and_then(|f| f.version),
+            );
             doc.document = document.clone();
             doc.new_version();
             if let Some(client) = client.as_ref().filter(|_| doc.opened) {
@@ -312,6 +335,7 @@ impl Instance {
             sent_seq: 0,
             opened: false,
             history: VecDeque::new(),
+            pinned: None,
         };
         doc.new_version();
         if let Some(client) = &client {
