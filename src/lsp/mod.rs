@@ -19,6 +19,7 @@ pub mod render;
 pub mod report;
 pub mod servers;
 pub mod transport;
+pub mod tsserver;
 pub mod uri;
 
 use crate::config::LspLimits;

@@ -23,6 +23,17 @@ pub struct ServerDef {
     #[serde(default)]
     pub settings: Option<Value>,
     pub install: String,
+    /// How to get a document's current diagnostics besides the LSP ways (see `tsserver`).
+    #[serde(default)]
+    pub pull: Option<PullVia>,
+}
+
+/// A server-specific way to ask for a document's current diagnostics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PullVia {
+    /// typescript-language-server's `typescript.tsserverRequest` command.
+    TsserverRequest,
 }
 
 #[derive(Deserialize)]
@@ -66,13 +77,17 @@ pub fn install_dir() -> Option<PathBuf> {
 
 impl ServerDef {
     /// The executable to start: the command itself when it has a slash, else the first match in
-    /// PATH, then in the install folder's `bin/`. `None` means the server is unavailable.
+    /// `$CODERD_SERVERS_PATH` (default `$PATH`), then in the install folder's `bin/`. `None` means
+    /// the server is unavailable. (Test daemons set both to empty folders: a rustup proxy in PATH
+    /// would otherwise start rust-analyzer for every `.rs` fixture they edit.)
     pub fn executable(&self) -> Option<PathBuf> {
         let command = Path::new(&self.command);
         if self.command.contains('/') {
             return is_executable(command).then(|| command.to_path_buf());
         }
-        let path = std::env::var_os("PATH").unwrap_or_default();
+        let path = std::env::var_os("CODERD_SERVERS_PATH")
+            .or_else(|| std::env::var_os("PATH"))
+            .unwrap_or_default();
         std::env::split_paths(&path)
             .chain(install_dir().map(|d| d.join("bin")))
             .map(|dir| dir.join(command))
