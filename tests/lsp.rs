@@ -21,7 +21,7 @@ const BURST_GAP: Duration = Duration::from_millis(10);
 
 /// Generous deadlines: these tests check correctness on a loaded CI machine; the latency bars
 /// are checked by scripts/bench-lsp.sh.
-const TEST_CONFIG: &str = "lsp:\n  warm_deadline_ms: 20000\n  cold_deadline_ms: 60000\n";
+const TEST_CONFIG: &str = "lsp:\n  warm_deadline_ms: 20000\n  cold_deadline_ms: 90000\n";
 
 fn servers_dir() -> PathBuf {
     match std::env::var_os("CODERD_SERVERS_DIR").filter(|d| !d.is_empty()) {
@@ -368,7 +368,7 @@ fn kill_9_recovers(daemon: &Daemon, root: &Path, case: &Value) {
         json!({"file": file, "content": bad(1000), "backup": false}),
     );
     assert!(
-        started.elapsed() < Duration::from_secs(65),
+        started.elapsed() < Duration::from_secs(95),
         "{language}: an edit hung after kill -9"
     );
     let report = file_report(&result, &file).expect("a report");
@@ -378,7 +378,7 @@ fn kill_9_recovers(daemon: &Daemon, root: &Path, case: &Value) {
         "{language}: {result}"
     );
     // Back within the restart backoff and a cold start.
-    let deadline = Instant::now() + Duration::from_secs(90);
+    let deadline = Instant::now() + Duration::from_secs(150);
     let mut n = 1001;
     loop {
         let result = daemon.ok(
@@ -430,6 +430,32 @@ fn go_with_gopls_reports_current_diagnostics_after_every_edit() {
 #[test]
 fn python_with_pyright_and_ruff_reports_current_diagnostics_after_every_edit() {
     check_language("python");
+}
+
+/// rust-analyzer's native diagnostics (no `cargo check`): its first load of the standard library
+/// takes ~30-50 s on 2 busy cores, answered `pending` meanwhile, never clean.
+#[test]
+fn rust_with_rust_analyzer_reports_current_diagnostics_after_every_edit() {
+    // Where `rustup component add rust-analyzer` cannot work, the row must say so instead.
+    let (_sandbox, daemon) = start("rust", TEST_CONFIG, &[]);
+    let info = daemon.ok("info", json!({}));
+    let row = info["language_servers"]["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "rust-analyzer")
+        .unwrap()
+        .clone();
+    drop(daemon);
+    if row["state"] == "unavailable" {
+        assert!(row["install"]
+            .as_str()
+            .unwrap()
+            .contains("rustup component add rust-analyzer"));
+        eprintln!("rust-analyzer is unavailable here: {row}");
+        return;
+    }
+    check_language("rust");
 }
 
 #[test]

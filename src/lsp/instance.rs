@@ -374,14 +374,15 @@ impl Instance {
     /// before this version, cold otherwise.
     pub async fn settle(self: Arc<Self>, path: PathBuf, limits: LspLimits) -> Outcome {
         let mut ticks = self.tick.subscribe();
-        let warm = self.status() == Status::Ready;
+        // Cold also while the server reports work in progress: rust-analyzer and tsserver are
+        // "ready" long before they have loaded the project.
+        let warm = self.status() == Status::Ready && self.client().is_some_and(|c| !c.activity().1);
         let deadline = Instant::now()
             + Duration::from_millis(match warm {
                 true => limits.warm_deadline_ms,
                 false => limits.cold_deadline_ms,
             });
         let quiet = Duration::from_millis(limits.settle_ms);
-        let mut pulled_empty_at_refresh: Option<u64> = None;
         loop {
             let (status, client, target) = {
                 let inner = self.lock();
@@ -416,11 +417,16 @@ impl Instance {
                         }
                         let (_, busy) = client.activity();
                         // An empty answer while the server is still loading may just mean "not
-                        // analysed yet": wait for its refresh (or the end of its progress) once.
-                        if items.is_empty() && busy && pulled_empty_at_refresh != Some(refreshes) {
-                            pulled_empty_at_refresh = Some(refreshes);
-                            if wait(&mut ticks, deadline, None).await.is_err() {
-                                return self.pending(Status::Starting);
+                        // analysed yet" (rust-analyzer answers so for its first ~30 s): ask again
+                        // after its refresh or the end of its progress, never report it clean.
+                        if items.is_empty() && busy {
+                            loop {
+                                if wait(&mut ticks, deadline, None).await.is_err() {
+                                    return self.pending(Status::Starting);
+                                }
+                                if !client.activity().1 || client.refreshes() != refreshes {
+                                    break;
+                                }
                             }
                             continue;
                         }

@@ -91,7 +91,7 @@ impl ServerDef {
         std::env::split_paths(&path)
             .chain(install_dir().map(|d| d.join("bin")))
             .map(|dir| dir.join(command))
-            .find(|candidate| is_executable(candidate))
+            .find(|candidate| is_executable(candidate) && !is_empty_rustup_proxy(candidate))
     }
 
     /// The answer to one `workspace/configuration` item: the settings under its dotted `section`
@@ -109,6 +109,41 @@ impl ServerDef {
             .cloned()
             .unwrap_or(Value::Null)
     }
+}
+
+/// Whether `candidate` is a rustup proxy (the `rustup` binary under another name, as in
+/// ~/.cargo/bin) for a component no installed toolchain has: it only prints "Unknown binary", so
+/// the server counts as unavailable rather than crashing at every start.
+fn is_empty_rustup_proxy(candidate: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let Some(dir) = candidate.parent() else {
+        return false;
+    };
+    let same_file = match (
+        std::fs::metadata(candidate),
+        std::fs::metadata(dir.join("rustup")),
+    ) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
+    };
+    if !same_file {
+        return false;
+    }
+    let rustup_home = std::env::var_os("RUSTUP_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".rustup")));
+    let Some(toolchains) = rustup_home.map(|h| h.join("toolchains")) else {
+        return false;
+    };
+    let Some(name) = candidate.file_name() else {
+        return false;
+    };
+    let installed = std::fs::read_dir(toolchains)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .any(|toolchain| is_executable(&toolchain.path().join("bin").join(name)));
+    !installed
 }
 
 fn is_executable(path: &Path) -> bool {
