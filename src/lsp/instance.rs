@@ -439,6 +439,18 @@ impl Instance {
                         }
                         continue;
                     }
+                    // ContentModified / ServerCancelled (rust-analyzer, when a newer change
+                    // arrives mid-pull): ask again, for whatever version is current then.
+                    Some(Err(super::transport::TransportError::Rpc {
+                        code: -32801 | -32802,
+                        ..
+                    })) => {
+                        let soon = Instant::now() + Duration::from_millis(20);
+                        if wait(&mut ticks, deadline, Some(soon)).await.is_err() {
+                            return self.pending(self.status());
+                        }
+                        continue;
+                    }
                     Some(Err(_)) => return self.pending(self.status()),
                     None => continue, // Pulls were unregistered meanwhile.
                 }
