@@ -45,7 +45,7 @@ def q(ts, p):
 
 
 def ms(t):
-    return f"{t * 1000:.0f}"
+    return "n/a" if t != t else f"{t * 1000:.0f}"
 
 
 def rss_of(pid):
@@ -249,7 +249,13 @@ def main():
             print(f"| {case['language']} | {', '.join(case['servers'])} | - | - | - | - | - | - | unavailable: {', '.join(missing)} |")
             continue
         daemon = daemon_warm(case)
-        direct = {n: direct_warm(case, n) for n in names}
+        direct = {}
+        for n in names:
+            try:
+                direct[n] = direct_warm(case, n)
+            except Exception as e:  # the harness could not settle it: say so, keep the row
+                print(f"(direct {n}: {type(e).__name__} {e})", file=sys.stderr)
+                direct[n] = (float("nan"), [float("nan")])
         d50, d95 = q(daemon["times"], 0.5), q(daemon["times"], 0.95)
         own50 = max(q(direct[n][1], 0.5) for n in names)
         own = "; ".join(f"{n} {ms(q(direct[n][1], 0.5))} / {ms(q(direct[n][1], 0.95))}" for n in names)
