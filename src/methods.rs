@@ -18,6 +18,12 @@ use std::sync::{Arc, LazyLock};
 
 type Handler = Box<dyn Fn(&Arc<State>, Value) -> Result<Box<RawValue>> + Send + Sync>;
 
+thread_local! {
+    /// Whether the mutating call running on this thread attaches diagnostics (`None`: no call is
+    /// running). A nested call's events go to its own answer, so only the switch is inherited.
+    static DIAGNOSTICS: std::cell::Cell<Option<bool>> = const { std::cell::Cell::new(None) };
+}
+
 pub struct Method {
     pub name: &'static str,
     /// Other names the same method answers to.
@@ -40,13 +46,28 @@ impl Method {
     /// edit method needs to know about them.
     pub fn call(&self, state: &Arc<State>, params: Value) -> Result<Box<RawValue>> {
         let mut params = agent::keys::canonical(self, params)?;
-        let diagnostics = match self.mutates {
-            false => false,
-            true => lsp::take_switch(&mut params).map_err(|e| {
-                let schema = (self.schema)().to_value();
-                crate::protocol::schema_error(self.name, &schema, &params).unwrap_or(e)
-            })?,
-        };
+        if !self.mutates {
+            return (self.call)(state, params);
+        }
+        let switch = lsp::take_switch(&mut params).map_err(|e| {
+            let schema = (self.schema)().to_value();
+            crate::protocol::schema_error(self.name, &schema, &params).unwrap_or(e)
+        })?;
+        // A call made by another call (`tool` runs the method it names) is off when that one is.
+        let outer = DIAGNOSTICS.get();
+        let diagnostics = switch && outer != Some(false);
+        DIAGNOSTICS.set(Some(diagnostics));
+        let outcome = self.run_with(state, params, diagnostics);
+        DIAGNOSTICS.set(outer);
+        outcome
+    }
+
+    fn run_with(
+        &self,
+        state: &Arc<State>,
+        params: Value,
+        diagnostics: bool,
+    ) -> Result<Box<RawValue>> {
         if !diagnostics {
             return (self.call)(state, params);
         }

@@ -21,7 +21,7 @@ const BURST_GAP: Duration = Duration::from_millis(10);
 
 /// Generous deadlines: these tests check correctness on a loaded CI machine; the latency bars
 /// are checked by scripts/bench-lsp.sh.
-const TEST_CONFIG: &str = "lsp:\n  warm_deadline_ms: 20000\n  cold_deadline_ms: 60000\n";
+const TEST_CONFIG: &str = "lsp:\n  warm_deadline_ms: 60000\n  cold_deadline_ms: 90000\n";
 
 fn servers_dir() -> PathBuf {
     match std::env::var_os("CODERD_SERVERS_DIR").filter(|d| !d.is_empty()) {
@@ -264,6 +264,7 @@ fn burst_never_shows_stale_findings(daemon: &Daemon, root: &Path, case: &Value) 
     let file = root.join(case["burst"]["file"].as_str().unwrap());
     let (mut stale, mut pendings, mut current) = (Vec::new(), 0, 0);
     let mut n = 0;
+    let mut final_edit = 0;
     while n < BURST_EDITS {
         let burst: Vec<usize> = (n..(n + BURST_SIZE).min(BURST_EDITS)).collect();
         let last = *burst.last().unwrap();
@@ -286,13 +287,27 @@ fn burst_never_shows_stale_findings(daemon: &Daemon, root: &Path, case: &Value) 
                 })
             })
             .collect();
-        for handle in handles {
-            let (k, response) = handle.join().unwrap();
+        let answers: Vec<(usize, Value)> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+        // The daemon may commit a burst's edits in another order than they were sent (threads on
+        // a loaded machine): the file's revision in each answer gives the real order.
+        let revision = |response: &Value| response["result"]["revision"].as_u64().unwrap_or(0);
+        final_edit = answers
+            .iter()
+            .max_by_key(|(k, response)| (revision(response), *k))
+            .map(|(k, _)| *k)
+            .unwrap();
+        for (k, response) in &answers {
+            let k = *k;
             let result = &response["result"];
             assert!(
                 response.get("error").is_none(),
                 "{language}: edit {k}: {response}"
             );
+            let at_or_after: Vec<usize> = answers
+                .iter()
+                .filter(|(_, other)| revision(other) >= revision(response))
+                .map(|(v, _)| *v)
+                .collect();
             let report = file_report(result, &file);
             let errors = items(report, "error");
             let waiting: Vec<String> = pending(report)
@@ -306,8 +321,8 @@ fn burst_never_shows_stale_findings(daemon: &Daemon, root: &Path, case: &Value) 
                 }
                 current += 1;
                 let (named, any_error) = named_versions(&errors, server);
-                // Current means: exactly what some version at or after this edit says.
-                let fits = (k..=last).any(|v| {
+                // Current means: exactly what some version committed at or after this edit says.
+                let fits = at_or_after.iter().any(|&v| {
                     let (_, bad) = burst_content(case, v);
                     match bad {
                         true => named == BTreeSet::from([v]),
@@ -331,7 +346,7 @@ fn burst_never_shows_stale_findings(daemon: &Daemon, root: &Path, case: &Value) 
     );
     // After the burst, the method agrees with the final content.
     let result = json!({"diagnostics": daemon.ok("diagnostics", json!({"files": [file]}))});
-    let (_, bad) = burst_content(case, BURST_EDITS - 1);
+    let (_, bad) = burst_content(case, final_edit);
     let errors = items(file_report(&result, &file), "error");
     assert_eq!(!errors.is_empty(), bad, "{language}: {result}");
 }
@@ -368,7 +383,7 @@ fn kill_9_recovers(daemon: &Daemon, root: &Path, case: &Value) {
         json!({"file": file, "content": bad(1000), "backup": false}),
     );
     assert!(
-        started.elapsed() < Duration::from_secs(65),
+        started.elapsed() < Duration::from_secs(95),
         "{language}: an edit hung after kill -9"
     );
     let report = file_report(&result, &file).expect("a report");
@@ -378,7 +393,7 @@ fn kill_9_recovers(daemon: &Daemon, root: &Path, case: &Value) {
         "{language}: {result}"
     );
     // Back within the restart backoff and a cold start.
-    let deadline = Instant::now() + Duration::from_secs(90);
+    let deadline = Instant::now() + Duration::from_secs(150);
     let mut n = 1001;
     loop {
         let result = daemon.ok(
@@ -430,6 +445,188 @@ fn go_with_gopls_reports_current_diagnostics_after_every_edit() {
 #[test]
 fn python_with_pyright_and_ruff_reports_current_diagnostics_after_every_edit() {
     check_language("python");
+}
+
+/// rust-analyzer's native diagnostics (no `cargo check`): its first load of the standard library
+/// takes ~30-50 s on 2 busy cores, answered `pending` meanwhile, never clean.
+#[test]
+fn rust_with_rust_analyzer_reports_current_diagnostics_after_every_edit() {
+    // Where `rustup component add rust-analyzer` cannot work, the row must say so instead.
+    let (_sandbox, daemon) = start("rust", TEST_CONFIG, &[]);
+    let info = daemon.ok("info", json!({}));
+    let row = info["language_servers"]["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "rust-analyzer")
+        .unwrap()
+        .clone();
+    drop(daemon);
+    if row["state"] == "unavailable" {
+        assert!(row["install"]
+            .as_str()
+            .unwrap()
+            .contains("rustup component add rust-analyzer"));
+        eprintln!("rust-analyzer is unavailable here: {row}");
+        return;
+    }
+    check_language("rust");
+}
+
+#[test]
+fn c_with_clangd_reports_current_diagnostics_after_every_edit() {
+    check_language("c");
+}
+
+#[test]
+fn typescript_with_tsls_reports_current_diagnostics_after_every_edit() {
+    check_language("typescript");
+}
+
+/// Every mutating method takes `diagnostics: false` (and then answers without them); a wrong
+/// type is C210 naming the field; config `autodiag: false` and the client's `CODER_AUTODIAG=off`
+/// turn them off too; with them on, the client prints the `[DIAGNOSTICS]` block.
+#[test]
+fn the_off_switches_work_for_every_mutating_method() {
+    let (sandbox, daemon) = start("go", TEST_CONFIG, &[]);
+    let root = &sandbox.root;
+    let go = |name: &str| root.join(name);
+    let calls = [
+        (
+            "write",
+            json!({"file": go("a.go"), "content": "package main\n\nvar a int = \"x\"\n"}),
+        ),
+        (
+            "create-file",
+            json!({"files": [{"file": go("b.go"), "content": "package main\n\nvar b int = \"x\"\n"}]}),
+        ),
+        (
+            "patch",
+            json!({"file": go("a.go"), "search": "var a", "replace": "var aa"}),
+        ),
+        (
+            "multipatch",
+            json!({"edits": [{"file": go("a.go"), "search": "var aa", "replace": "var a"}]}),
+        ),
+        (
+            "update-file",
+            json!({"files": [{"path": go("a.go"), "ops": [{"op": "insert", "at_line": 1, "content": "// a"}]}]}),
+        ),
+        (
+            "move",
+            json!({"moves": [{"from": go("b.go"), "to": go("c.go")}]}),
+        ),
+        ("rollback", json!({"file": go("a.go")})),
+        ("delete-file", json!({"files": [go("c.go")]})),
+        ("clean", json!({"dir": root})),
+        (
+            "exec",
+            json!({"cmd": "printf 'package main\\n\\nvar e int = \\\"x\\\"\\n' > e.go"}),
+        ),
+        ("checkpoint", json!({"list": true})),
+        // `tool` runs the method it names: its switch governs that call's answer too.
+        (
+            "tool",
+            json!({"cmd": "write", "args": {"file": go("t.go"), "content": "package main\n\nvar t int = \"x\"\n"}}),
+        ),
+    ];
+    let methods: Vec<Value> = daemon.ok("info", json!({}))["mutating_methods"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert_eq!(
+        methods.len(),
+        calls.len(),
+        "a mutating method is missing here: {methods:?}"
+    );
+    for (method, params) in &calls {
+        let mut off = params.clone();
+        off["diagnostics"] = json!(false);
+        let response = daemon.call(method, off);
+        let result = response
+            .get("result")
+            .unwrap_or_else(|| panic!("{method}: {response}"));
+        assert!(
+            !result.to_string().contains("\"diagnostics\""),
+            "{method}: {result}"
+        );
+        let schema = daemon.ok("schema", json!({"method": method}));
+        assert_eq!(
+            schema["schema"]["params"]["properties"]["diagnostics"]["type"], "boolean",
+            "{method}"
+        );
+    }
+    let error = daemon.err(
+        "write",
+        json!({"file": go("a.go"), "content": "package main\n", "diagnostics": "no"}),
+    );
+    assert_eq!(error["data"]["code"], "C210", "{error}");
+    assert!(
+        error["message"].as_str().unwrap().contains("`diagnostics`"),
+        "{error}"
+    );
+
+    // On by default: the answer carries them, and the client renders the block from it.
+    let result = daemon.ok(
+        "write",
+        json!({"file": go("a.go"), "content": "package main\n\nvar a int = \"x\"\n"}),
+    );
+    let errors = items(file_report(&result, &go("a.go")), "error");
+    assert!(!errors.is_empty(), "{result}");
+    let mut out = Vec::new();
+    coderd::cli::render(&mut out, "write", &result.to_string()).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    let block = &text[text.find("[DIAGNOSTICS]\n").expect("a block")..];
+    assert!(
+        block.contains(
+            "a.go: 1 error, 1 new\n  error 3:13 new [gopls IncompatibleAssign] cannot use"
+        ),
+        "{block}"
+    );
+    // Through `tool`, the named method's answer carries them.
+    let result = daemon.ok(
+        "tool",
+        json!({"cmd": "write", "args": {"file": go("t.go"), "content": "package main\n\nvar t int = \"y\"\n"}}),
+    );
+    assert!(
+        !items(file_report(&result["result"], &go("t.go")), "error").is_empty(),
+        "{result}"
+    );
+    // A clean file: no block at all.
+    let result = daemon.ok(
+        "write",
+        json!({"file": go("a.go"), "content": "package main\n\nvar a int = 1\n"}),
+    );
+    let mut out = Vec::new();
+    coderd::cli::render(&mut out, "write", &result.to_string()).unwrap();
+    assert!(!String::from_utf8(out).unwrap().contains("[DIAGNOSTICS]"));
+
+    // The client's switch: CODER_AUTODIAG=off sends `diagnostics: false`.
+    for (setting, expect_diagnostics) in [("off", false), ("on", true)] {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_coder"))
+            .env("CODER_AUTODIAG", setting)
+            .args(["--socket", daemon.socket.to_str().unwrap(), "call", "write"])
+            .arg(
+                // Broken either way: only the switch decides whether the answer says so.
+                json!({"file": go("a.go"), "content": format!("package main\n\nvar a int = {setting:?}\n")})
+                    .to_string(),
+            )
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{output:?}");
+        let printed: Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(
+            printed.get("diagnostics").is_some(),
+            expect_diagnostics,
+            "{setting}: {printed}"
+        );
+    }
+    drop(daemon);
+
+    // The config switch.
+    let (sandbox, daemon) = start("go", "autodiag: false\n", &[]);
+    let result = daemon.ok("write", json!({"file": sandbox.root.join("a.go"), "content": "package main\n\nvar a int = \"x\"\n"}));
+    assert!(result.get("diagnostics").is_none(), "{result}");
 }
 
 /// A server whose binary is missing: the edit works, the answer names it `unavailable` with its

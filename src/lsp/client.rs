@@ -167,6 +167,13 @@ impl Client {
         version: i32,
         timeout: Duration,
     ) -> Option<Result<Vec<Diagnostic>, TransportError>> {
+        if self.def.pull == Some(super::servers::PullVia::TsserverRequest) {
+            let uri = uri::from_path(path);
+            let reply = super::tsserver::diagnostics(&self.transport, &uri, timeout).await;
+            return Some(reply.inspect(|items| {
+                self.record_findings(uri, Some(version), items.clone());
+            }));
+        }
         let identifier = self.lock().pull_identifier()?;
         let uri = uri::from_path(path);
         let mut params = json!({ "textDocument": { "uri": uri } });
@@ -187,7 +194,7 @@ impl Client {
     }
 
     pub fn offers_pull(&self) -> bool {
-        self.lock().pull_identifier().is_some()
+        self.def.pull.is_some() || self.lock().pull_identifier().is_some()
     }
 
     /// The latest findings for a document.

@@ -61,6 +61,10 @@ struct OpenDoc {
     /// The content hash of recent versions: findings for an older version of the same text are
     /// findings for this one (clangd does not publish again when nothing changed).
     history: VecDeque<(i32, [u8; 32])>,
+    /// The version the server's latest findings are stamped with, and that version's text, kept
+    /// after it leaves `history`: clangd publishes nothing when a burst ends on the text it last
+    /// built, so its findings can stay stamped with a version far older than `HISTORY`.
+    pinned: Option<(i32, [u8; 32])>,
 }
 
 /// Versions remembered per document for `history`.
@@ -81,7 +85,20 @@ impl OpenDoc {
         let current = self.document.stamp.sha256;
         self.history
             .iter()
+            .chain(&self.pinned)
             .any(|(version, sha)| *version == found && *sha == current)
+    }
+
+    /// Remembers the text of the version the server's latest findings are for, while `history`
+    /// still knows it.
+    fn pin(&mut self, found: Option<i32>) {
+        let Some(found) = found else { return };
+        if self.pinned.is_some_and(|(v, _)| v == found) {
+            return;
+        }
+        if let Some(entry) = self.history.iter().find(|(v, _)| *v == found) {
+            self.pinned = Some(*entry);
+        }
     }
 }
 
@@ -292,6 +309,12 @@ impl Instance {
             if doc.document.stamp.sha256 == document.stamp.sha256 {
                 return doc.version;
             }
+            doc.pin(
+                client
+                    .as_ref()
+                    .and_then(|c| c.findings(&path))
+                    .and_then(|f| f.version),
+            );
             doc.document = document.clone();
             doc.new_version();
             if let Some(client) = client.as_ref().filter(|_| doc.opened) {
@@ -312,6 +335,7 @@ impl Instance {
             sent_seq: 0,
             opened: false,
             history: VecDeque::new(),
+            pinned: None,
         };
         doc.new_version();
         if let Some(client) = &client {
@@ -350,14 +374,15 @@ impl Instance {
     /// before this version, cold otherwise.
     pub async fn settle(self: Arc<Self>, path: PathBuf, limits: LspLimits) -> Outcome {
         let mut ticks = self.tick.subscribe();
-        let warm = self.status() == Status::Ready;
+        // Cold also while the server reports work in progress: rust-analyzer and tsserver are
+        // "ready" long before they have loaded the project.
+        let warm = self.status() == Status::Ready && self.client().is_some_and(|c| !c.activity().1);
         let deadline = Instant::now()
             + Duration::from_millis(match warm {
                 true => limits.warm_deadline_ms,
                 false => limits.cold_deadline_ms,
             });
         let quiet = Duration::from_millis(limits.settle_ms);
-        let mut pulled_empty_at_refresh: Option<u64> = None;
         loop {
             let (status, client, target) = {
                 let inner = self.lock();
@@ -392,11 +417,16 @@ impl Instance {
                         }
                         let (_, busy) = client.activity();
                         // An empty answer while the server is still loading may just mean "not
-                        // analysed yet": wait for its refresh (or the end of its progress) once.
-                        if items.is_empty() && busy && pulled_empty_at_refresh != Some(refreshes) {
-                            pulled_empty_at_refresh = Some(refreshes);
-                            if wait(&mut ticks, deadline, None).await.is_err() {
-                                return self.pending(Status::Starting);
+                        // analysed yet" (rust-analyzer answers so for its first ~30 s): ask again
+                        // after its refresh or the end of its progress, never report it clean.
+                        if items.is_empty() && busy {
+                            loop {
+                                if wait(&mut ticks, deadline, None).await.is_err() {
+                                    return self.pending(Status::Starting);
+                                }
+                                if !client.activity().1 || client.refreshes() != refreshes {
+                                    break;
+                                }
                             }
                             continue;
                         }
@@ -405,6 +435,18 @@ impl Instance {
                     }
                     Some(Err(super::transport::TransportError::Closed)) => {
                         if wait(&mut ticks, deadline, None).await.is_err() {
+                            return self.pending(self.status());
+                        }
+                        continue;
+                    }
+                    // ContentModified / ServerCancelled (rust-analyzer, when a newer change
+                    // arrives mid-pull): ask again, for whatever version is current then.
+                    Some(Err(super::transport::TransportError::Rpc {
+                        code: -32801 | -32802,
+                        ..
+                    })) => {
+                        let soon = Instant::now() + Duration::from_millis(20);
+                        if wait(&mut ticks, deadline, Some(soon)).await.is_err() {
                             return self.pending(self.status());
                         }
                         continue;

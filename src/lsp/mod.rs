@@ -19,6 +19,7 @@ pub mod render;
 pub mod report;
 pub mod servers;
 pub mod transport;
+pub mod tsserver;
 pub mod uri;
 
 use crate::config::LspLimits;
@@ -50,6 +51,10 @@ type Instances = HashMap<(String, PathBuf), Arc<Instance>>;
 #[derive(Default)]
 pub struct Lsp {
     instances: Mutex<Instances>,
+    /// Held from reading a file's current content to sending it: two calls committing the same
+    /// file back to back could otherwise send their snapshots in the wrong order, leaving the
+    /// server on the older text (seen with rust-analyzer in the burst test).
+    syncing: Mutex<()>,
 }
 
 /// One (instance, file) whose findings an answer waits for, and the instance's publish counter
@@ -110,6 +115,7 @@ impl Lsp {
     /// Adds one file to a plan: each server of its language is started if needed and given the
     /// file's current content.
     fn plan_file(&self, state: &State, path: &Path, plan: &mut Plan) {
+        let _in_order = self.syncing.lock().unwrap_or_else(|e| e.into_inner());
         let Some(document) = current_document(state, path) else {
             return;
         };
@@ -187,6 +193,7 @@ impl Lsp {
         if holders.is_empty() {
             return;
         }
+        let _in_order = self.syncing.lock().unwrap_or_else(|e| e.into_inner());
         let Some(document) = current_document(state, path) else {
             return;
         };

@@ -23,6 +23,17 @@ pub struct ServerDef {
     #[serde(default)]
     pub settings: Option<Value>,
     pub install: String,
+    /// How to get a document's current diagnostics besides the LSP ways (see `tsserver`).
+    #[serde(default)]
+    pub pull: Option<PullVia>,
+}
+
+/// A server-specific way to ask for a document's current diagnostics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PullVia {
+    /// typescript-language-server's `typescript.tsserverRequest` command.
+    TsserverRequest,
 }
 
 #[derive(Deserialize)]
@@ -66,17 +77,21 @@ pub fn install_dir() -> Option<PathBuf> {
 
 impl ServerDef {
     /// The executable to start: the command itself when it has a slash, else the first match in
-    /// PATH, then in the install folder's `bin/`. `None` means the server is unavailable.
+    /// `$CODERD_SERVERS_PATH` (default `$PATH`), then in the install folder's `bin/`. `None` means
+    /// the server is unavailable. (Test daemons set both to empty folders: a rustup proxy in PATH
+    /// would otherwise start rust-analyzer for every `.rs` fixture they edit.)
     pub fn executable(&self) -> Option<PathBuf> {
         let command = Path::new(&self.command);
         if self.command.contains('/') {
             return is_executable(command).then(|| command.to_path_buf());
         }
-        let path = std::env::var_os("PATH").unwrap_or_default();
+        let path = std::env::var_os("CODERD_SERVERS_PATH")
+            .or_else(|| std::env::var_os("PATH"))
+            .unwrap_or_default();
         std::env::split_paths(&path)
             .chain(install_dir().map(|d| d.join("bin")))
             .map(|dir| dir.join(command))
-            .find(|candidate| is_executable(candidate))
+            .find(|candidate| is_executable(candidate) && !is_empty_rustup_proxy(candidate))
     }
 
     /// The answer to one `workspace/configuration` item: the settings under its dotted `section`
@@ -94,6 +109,41 @@ impl ServerDef {
             .cloned()
             .unwrap_or(Value::Null)
     }
+}
+
+/// Whether `candidate` is a rustup proxy (the `rustup` binary under another name, as in
+/// ~/.cargo/bin) for a component no installed toolchain has: it only prints "Unknown binary", so
+/// the server counts as unavailable rather than crashing at every start.
+fn is_empty_rustup_proxy(candidate: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let Some(dir) = candidate.parent() else {
+        return false;
+    };
+    let same_file = match (
+        std::fs::metadata(candidate),
+        std::fs::metadata(dir.join("rustup")),
+    ) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
+    };
+    if !same_file {
+        return false;
+    }
+    let rustup_home = std::env::var_os("RUSTUP_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".rustup")));
+    let Some(toolchains) = rustup_home.map(|h| h.join("toolchains")) else {
+        return false;
+    };
+    let Some(name) = candidate.file_name() else {
+        return false;
+    };
+    let installed = std::fs::read_dir(toolchains)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .any(|toolchain| is_executable(&toolchain.path().join("bin").join(name)));
+    !installed
 }
 
 fn is_executable(path: &Path) -> bool {

@@ -199,7 +199,10 @@ impl Daemon {
             args,
             socket,
             logdir,
-            &[("CODERD_SERVERS_DIR", no_servers.as_os_str())],
+            &[
+                ("CODERD_SERVERS_DIR", no_servers.as_os_str()),
+                ("CODERD_SERVERS_PATH", no_servers.as_os_str()),
+            ],
         )
     }
 
@@ -213,6 +216,7 @@ impl Daemon {
             .map(|(k, v)| (*k, std::ffi::OsStr::new(*v)))
             .collect();
         all.push(("CODERD_SERVERS_DIR", no_servers.as_os_str()));
+        all.push(("CODERD_SERVERS_PATH", no_servers.as_os_str()));
         Daemon::start_with_env(&args, &sandbox.socket(), sandbox.dir.path(), &all)
     }
 

@@ -1,0 +1,3 @@
+pub fn burst() -> i32 {
+    1
+}

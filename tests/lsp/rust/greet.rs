@@ -1,0 +1,3 @@
+pub fn greet(name: &str) -> String {
+    format!("hello {name}")
+}

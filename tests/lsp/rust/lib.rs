@@ -1,0 +1,6 @@
+mod burst;
+mod greet;
+
+pub fn run() -> String {
+    greet::greet("world")
+}
