@@ -52,20 +52,12 @@ search_response_budget_bytes: 1073741824
 search_default_max_line_bytes: 1048576
 YAML
 
-pid=
+coderd="$bin/coderd"
 socket=$work/answers.sock
-stop() { if [[ -n $pid ]]; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; pid=; fi; }
-trap stop EXIT
-start() {
-  stop
-  "$bin/coderd" --root "$1" --config "$work/coderd.yaml" --socket "$socket" --log warn --log-file "$work/coderd.log" &
-  pid=$!
-  for _ in $(seq 500); do [[ -S $socket ]] && return 0; sleep 0.02; done
-  echo "coderd did not start" >&2; exit 1
-}
+# shellcheck source=lib/daemon.sh
+source "$repo/scripts/lib/daemon.sh"
 cpu_ms() { awk -v hz="$(getconf CLK_TCK)" '{printf "%d", ($14 + $15) * 1000 / hz}' "/proc/$1/stat"; }
 cpu_rows=()
-rss_mib() { awk '{printf "%d", $2 * 4096 / 1048576}' "/proc/$pid/statm"; }
 
 count() { { rg -c -F "${rg_select[@]}" -e "$1" "$2" || true; } | awk -F: '{s += $NF} END {print s + 0}'; }
 pick() { # DIR MIN MAX CANDIDATES...: the first literal with MIN..MAX matching lines
@@ -116,20 +108,20 @@ print(f"| {l} | {n} | {a:.1f} | {b:.1f} | **{b/a:.2f}** | {c:.1f} | {d:.1f} | **
 }
 
 echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
-start "$gen"
+daemon_start "$gen" "$work/coderd.yaml"
 bench "generated 4k, rare" "$gen" zqxj_needle_4471
 bench "generated 4k, common" "$gen" "$(pick "$gen" 4000 40000 value result count buffer self)"
-rss_gen=$(rss_mib)
+rss_gen=$(daemon_rss_mib)
 if [[ -n $real && -d $real ]]; then
-  start "$real"
+  daemon_start "$real" "$work/coderd.yaml"
   name=$(basename "$real")
   bench "$name, rare" "$real" "$(pick "$real" 1 300 unreachable_unchecked debug_assert_ne from_utf8_unchecked PhantomPinned ErrOutOfOrderSample sync.Once)"
   bench "$name, common" "$real" "$(pick "$real" 4000 40000 'impl<' 'Some(' 'pub fn ' 'func (' 'err != nil' 'fn ' 'self')"
-  rss_real=$(rss_mib)
+  rss_real=$(daemon_rss_mib)
 fi
 sleep 10
-rss_after=$(rss_mib)
-stop
+rss_after=$(daemon_rss_mib)
+daemon_stop
 
 echo
 echo "## big answers: medians in ms, warm ($(nproc) cores); ratio = coderd / rg"

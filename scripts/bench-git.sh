@@ -83,17 +83,10 @@ checkpoints: false
 checkpoint_max_files: 60000
 YAML
 export XDG_DATA_HOME=$work/data
-pid=
+coderd="$bin/coderd"
 socket=$work/git.sock
-stop() { if [[ -n $pid ]]; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; pid=; fi; }
-trap stop EXIT
-start() {
-  stop
-  "$bin/coderd" --root "$1" --config "$work/coderd.yaml" --socket "$socket" --log warn --log-file "$work/coderd.log" &
-  pid=$!
-  for _ in $(seq 500); do [[ -S $socket ]] && return 0; sleep 0.02; done
-  echo "coderd did not start" >&2; exit 1
-}
+# shellcheck source=lib/daemon.sh
+source "$repo/scripts/lib/daemon.sh"
 median_of() { python3 -c 'import json,sys; print(json.load(sys.stdin)["median_ms"])'; }
 rpc_median() { # METHOD PARAMS RUNS WARMUP [PREPARE]
   if [[ -n ${5:-} ]]; then
@@ -106,7 +99,7 @@ store_of() { "$bin/coder" --socket "$socket" --no-start call checkpoint '{}' |
   python3 -c 'import json,sys; print(json.load(sys.stdin)["store"])'; }
 
 echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
-start "$tree10k"
+daemon_start "$tree10k" "$work/coderd.yaml"
 
 echo "## 1. git-status vs git status --porcelain (10k files), interleaved"
 # The two alternate run by run, so a load change on a shared machine hits both alike.
@@ -176,11 +169,11 @@ coderd_restore=$(rpc_median checkpoint "{\"restore\":\"$target\"}" 5 1 \
   "python3 $work/touch.py $tree10k 100")
 
 echo "## 3. incremental snapshot after 10 changes (50k files; the first snapshot is untimed)"
-start "$tree50k"
+daemon_start "$tree50k" "$work/coderd.yaml"
 "$bin/coder" --socket "$socket" --no-start call checkpoint '{"create":true}' >/dev/null
 coderd_incremental=$(rpc_median checkpoint '{"create":true}' "$runs" 1 \
   "python3 $work/touch.py $tree50k 10")
-stop
+daemon_stop
 
 echo
 echo "## git and checkpoints: medians in ms ($(nproc) cores)"

@@ -55,23 +55,13 @@ search_response_budget_bytes: 67108864
 YAML
 
 # --- daemon --------------------------------------------------------------------------------------
-pid=
 socket=$work/mem.sock
-stop() { if [[ -n $pid ]]; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; pid=; fi; }
-trap stop EXIT
-start() { # ROOT [CONFIG]
-  stop
-  local cfg=()
-  [[ -z ${2:-} ]] || cfg=(--config "$2")
-  "$coderd" --root "$1" "${cfg[@]}" --socket "$socket" --log warn --log-file "$work/coderd.log" &
-  pid=$!
-  for _ in $(seq 500); do [[ -S $socket ]] && return 0; sleep 0.02; done
-  echo "coderd did not start; see $work/coderd.log" >&2; exit 1
-}
+# shellcheck source=lib/daemon.sh
+source "$repo/scripts/lib/daemon.sh"
 
 rows=()
 run() { # LABEL ROOT STORM N PARAMS [CONFIG]
-  start "$2" "${6:-}"
+  daemon_start "$2" "${6:-}"
   sleep 0.3
   local idle out
   idle=$(awk '{printf "%d", $2 * 4096 / 1048576}' "/proc/$pid/statm")
@@ -94,7 +84,7 @@ run "200 connections, 50 MiB one-line file" "$work/ws50" connections 200 '{"patt
 run "8 searches, 200 MiB one-line file" "$work/ws200" connections 8 '{"pattern":"needle"}'
 run "one 6 MB answer (60,000 lines)" "$work/wsbig" connections 1 \
   '{"pattern":"common_value","context":0,"max_results":1000000}' "$work/big-answer.yaml"
-stop
+daemon_stop
 
 echo
 echo "## memory under storms ($(nproc) cores; bar: peak <= 600 MiB, after < 64 MiB within 10 s, read p99 <= 50 ms)"
