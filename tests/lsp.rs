@@ -126,12 +126,6 @@ fn assert_every_server_current(result: &Value, path: &Path, servers: &[Value]) {
 fn check_language(language: &str) {
     let case = case(language);
     let servers = case["servers"].as_array().unwrap().clone();
-    for server in &servers {
-        let bin = servers_dir()
-            .join("bin")
-            .join(server.as_str().unwrap_or_default());
-        let _ = bin; // The command may differ from the name; availability is checked below.
-    }
     let (sandbox, daemon) = start(case["fixture"].as_str().unwrap(), TEST_CONFIG, &[]);
     let root = sandbox.root.clone();
     assert_servers_available(&daemon, &servers);
@@ -486,6 +480,48 @@ fn typescript_with_tsls_reports_current_diagnostics_after_every_edit() {
 /// Every mutating method takes `diagnostics: false` (and then answers without them); a wrong
 /// type is C210 naming the field; config `autodiag: false` and the client's `CODER_AUTODIAG=off`
 /// turn them off too; with them on, the client prints the `[DIAGNOSTICS]` block.
+/// A daemon killed with SIGKILL runs no clean-up: its servers must still go (the kernel's
+/// parent-death signal), not linger as orphans holding memory.
+#[test]
+fn servers_die_with_a_daemon_killed_by_sigkill() {
+    // rust-analyzer, killed mid-load, is the server seen to outlive its daemon (others exit when
+    // their stdin closes). A short cold deadline: the edit answers `pending` while it loads.
+    let case = case("rust");
+    let config = "lsp:\n  cold_deadline_ms: 1500\n";
+    let (sandbox, mut daemon) = start(case["fixture"].as_str().unwrap(), config, &[]);
+    let s = |v: &Value| v.as_str().unwrap().to_string();
+    let broken = &case["break"];
+    patch(
+        &daemon,
+        &sandbox.root,
+        &s(&case["main"]),
+        &s(&broken["search"]),
+        &s(&broken["replace"]),
+    );
+    let Some(pid) = server_pid(&daemon, "rust-analyzer") else {
+        eprintln!("rust-analyzer is unavailable here: nothing to check");
+        return;
+    };
+    let proc_dir = PathBuf::from(format!("/proc/{pid}"));
+    daemon.child.kill().unwrap();
+    daemon.child.wait().unwrap();
+    // A zombie (state Z) holds nothing; whoever adopted it reaps it.
+    let alive = || {
+        std::fs::read_to_string(proc_dir.join("stat")).is_ok_and(|stat| {
+            let state = stat.rsplit(')').next().unwrap_or("").trim_start();
+            !state.starts_with('Z')
+        })
+    };
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while alive() {
+        assert!(
+            Instant::now() < deadline,
+            "rust-analyzer (pid {pid}) outlived its daemon"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 #[test]
 fn the_off_switches_work_for_every_mutating_method() {
     let (sandbox, daemon) = start("go", TEST_CONFIG, &[]);

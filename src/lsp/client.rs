@@ -86,15 +86,17 @@ impl Client {
         root: &Path,
         tick: watch::Sender<u64>,
     ) -> Result<(Arc<Client>, oneshot::Receiver<String>), String> {
-        let mut child = tokio::process::Command::new(executable)
+        let mut command = tokio::process::Command::new(executable);
+        command
             .args(&def.args)
             .current_dir(root)
             .env("PATH", search_path())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
-            .kill_on_drop(true)
-            .spawn()
+            .kill_on_drop(true);
+        let mut child = super::spawn::spawn(command)
+            .await
             .map_err(|e| format!("starting {}: {e}", executable.display()))?;
         let pid = child.id().unwrap_or(0);
         let (stdin, stdout, stderr) = (

@@ -18,6 +18,7 @@ pub mod instance;
 pub mod render;
 pub mod report;
 pub mod servers;
+pub mod spawn;
 pub mod transport;
 pub mod tsserver;
 pub mod uri;
