@@ -602,10 +602,11 @@ fn the_off_switches_work_for_every_mutating_method() {
         "{error}"
     );
 
-    // On by default: the answer carries them, and the client renders the block from it.
+    // On by default: the answer carries them, and the client renders the block from it. (A text
+    // no earlier call wrote, so its error is new whatever the server saw of the calls above.)
     let result = daemon.ok(
         "write",
-        json!({"file": go("a.go"), "content": "package main\n\nvar a int = \"x\"\n"}),
+        json!({"file": go("a.go"), "content": "package main\n\nvar a int = \"on\"\n"}),
     );
     let errors = items(file_report(&result, &go("a.go")), "error");
     assert!(!errors.is_empty(), "{result}");

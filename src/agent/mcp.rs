@@ -152,45 +152,16 @@ pub fn tool_result(reply: &Value) -> CallToolResult {
     result
 }
 
-/// `[DIAGNOSTICS]` after an edit whose answer carries diagnostics (a list, per file or flat), one
-/// line each, the way ChatCLI appends them to a tool result. Nothing when there are none.
+/// The `[DIAGNOSTICS]` block after an edit whose answer carries findings: the same block `coder`
+/// prints (errors first, new ones marked, bounded), so an MCP client reads what a shell user reads.
+/// Nothing for clean files. A `tool` envelope's answer holds the method's answer under `result`.
 fn diagnostics_block(result: &Value) -> Option<String> {
-    let mut lines = Vec::new();
-    collect_diagnostics(result, "", &mut lines);
-    if lines.is_empty() {
-        return None;
-    }
-    Some(format!("[DIAGNOSTICS]\n{}", lines.join("\n")))
-}
-
-fn collect_diagnostics(value: &Value, file: &str, lines: &mut Vec<String>) {
-    match value {
-        Value::Object(map) => {
-            let here = map.get("path").and_then(Value::as_str).unwrap_or(file);
-            if let Some(Value::Array(found)) = map.get("diagnostics") {
-                for d in found {
-                    lines.push(diagnostic_line(d, here));
-                }
-            }
-            for (key, v) in map {
-                if key != "diagnostics" && (v.is_object() || v.is_array()) {
-                    collect_diagnostics(v, here, lines);
-                }
-            }
-        }
-        Value::Array(items) => items
-            .iter()
-            .for_each(|v| collect_diagnostics(v, file, lines)),
-        _ => {}
-    }
-}
-
-fn diagnostic_line(d: &Value, file: &str) -> String {
-    let file = d.get("path").and_then(Value::as_str).unwrap_or(file);
-    let line = d.get("line").and_then(Value::as_u64).unwrap_or(0);
-    let severity = d.get("severity").and_then(Value::as_str).unwrap_or("error");
-    let message = d.get("message").and_then(Value::as_str).unwrap_or("");
-    format!("{file}:{line}: {severity}: {message}")
+    let report = result
+        .get("diagnostics")
+        .or_else(|| result.get("result")?.get("diagnostics"))?;
+    let report: crate::lsp::report::Report = serde_json::from_value(report.clone()).ok()?;
+    let block = crate::lsp::render::block(&report);
+    (!block.is_empty()).then_some(block)
 }
 
 impl ServerHandler for CoderMcp {
@@ -259,17 +230,42 @@ mod tests {
 
     #[test]
     fn diagnostics_follow_the_result_and_errors_carry_their_code() {
-        let reply = json!({"result": {"files": [{"path": "a.rs", "diagnostics": [{"line": 3, "severity": "error", "message": "expected `;`"}]}]}});
-        let result = tool_result(&reply);
+        use crate::lsp::report::{FileReport, Item, Report, Severity};
+        let mut file = FileReport::new("/ws/a.rs".into(), true);
+        file.items.push(Item {
+            severity: Severity::Error,
+            line: 3,
+            column: 9,
+            code: Some("E0308".into()),
+            message: "mismatched types".into(),
+            server: "rust-analyzer".into(),
+            new: true,
+        });
+        let report = Report {
+            files: vec![file],
+            unavailable: vec![],
+        };
+        // An edit's answer, and the same answer inside a `tool` envelope's.
+        let edit = json!({"path": "/ws/a.rs", "diagnostics": report});
+        for answer in [edit.clone(), json!({"method": "patch", "result": edit})] {
+            let result = tool_result(&json!({"result": answer}));
+            let ContentBlock::Text(text) = &result.content[0] else {
+                panic!()
+            };
+            let block = &text.text[text.text.find("[DIAGNOSTICS]").expect("a block")..];
+            assert_eq!(block, crate::lsp::render::block(&report), "{}", text.text);
+            assert!(block.contains("mismatched types"), "{block}");
+        }
+        // Clean files: no block.
+        let clean = Report {
+            files: vec![FileReport::new("/ws/a.rs".into(), true)],
+            unavailable: vec![],
+        };
+        let result = tool_result(&json!({"result": {"diagnostics": clean}}));
         let ContentBlock::Text(text) = &result.content[0] else {
             panic!()
         };
-        assert!(
-            text.text
-                .ends_with("[DIAGNOSTICS]\na.rs:3: error: expected `;`"),
-            "{}",
-            text.text
-        );
+        assert!(!text.text.contains("[DIAGNOSTICS]"));
         let error = tool_result(
             &json!({"error": {"message": "C211: gone", "data": {"code": "C211", "recovery": "look"}}}),
         );
