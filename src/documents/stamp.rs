@@ -25,9 +25,11 @@ impl Stamp {
         Stamp::hashed(meta, content.len() as u64, Sha256::digest(content).into())
     }
 
-    /// A stamp of a file whose content (of `size` bytes) was hashed elsewhere.
+    /// A stamp of a file whose content (of `size` bytes) was hashed elsewhere (an edit's own
+    /// write: racy too when taken within a few ticks of it, since another writer may have written
+    /// in the same tick).
     pub fn hashed(meta: &std::fs::Metadata, size: u64, sha256: [u8; 32]) -> Stamp {
-        Stamp {
+        let mut stamp = Stamp {
             dev: meta.dev(),
             ino: meta.ino(),
             size,
@@ -35,17 +37,14 @@ impl Stamp {
             ctime_ns: nanos(meta.ctime(), meta.ctime_nsec()),
             sha256,
             racy: false,
-        }
+        };
+        stamp.racy = changed_just_now(stamp.mtime_ns.max(stamp.ctime_ns));
+        stamp
     }
 
     /// A stamp of a file read from disk: racy when the file changed within the last few ticks.
     pub fn loaded(meta: &std::fs::Metadata, content: &[u8]) -> Stamp {
-        let mut stamp = Stamp::new(meta, content);
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos() as i128);
-        stamp.racy = now - stamp.mtime_ns.max(stamp.ctime_ns) < RACY_NS;
-        stamp
+        Stamp::hashed(meta, content.len() as u64, Sha256::digest(content).into())
     }
 
     /// The short string callers see as `version` and pass back as `expect_version`. It is the
@@ -72,6 +71,15 @@ impl Stamp {
 
 fn version_of_hash(hash: &[u8; 32]) -> String {
     hash[..8].iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Whether a file time is within a few clock ticks of now: a write in the same tick could have
+/// left size and times as they are.
+pub fn changed_just_now(time_ns: i128) -> bool {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as i128);
+    now - time_ns < RACY_NS
 }
 
 pub fn nanos(secs: i64, nsec: i64) -> i128 {
