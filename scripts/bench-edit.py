@@ -12,7 +12,10 @@ same process on the same files (sed -i, GNU patch), with medians, p99 and ratios
 Usage: scripts/bench-edit.py [path/to/coderd] [--quick] [--n=300]
        [--only=patch,diff,update,notfound,multipatch,documents]
 (default target/release/coderd; --only runs just the named rows, e.g. while profiling one)"""
-import json, os, shutil, socket, subprocess, sys, tempfile, time
+import json, os, shutil, subprocess, sys, tempfile, time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import coderd_bench  # noqa: E402
 
 args = [a for a in sys.argv[1:] if not a.startswith("--")]
 coderd = os.path.abspath(args[0] if args else "target/release/coderd")
@@ -23,34 +26,13 @@ LINES = [f"    let value_{i} = compute({i}, \"payload-{i:05}\");" for i in range
 BIG = "\n".join(LINES) + "\n"
 
 
-class Daemon:
+class Daemon(coderd_bench.Daemon):
     def __init__(self, fsync):
-        self.ws = tempfile.mkdtemp(prefix="bench-edit-")
-        base = self.ws + "-side"
-        os.mkdir(base)
-        cfg = os.path.join(base, "coderd.yaml")
         # Language-server diagnostics off: they are measured on their own (see the README), and
         # with a server installed for .rs every edit here would also wait on rust-analyzer.
-        open(cfg, "w").write(f"fsync: {'true' if fsync else 'false'}\nautodiag: false\n")
-        self.sock = os.path.join(base, "coderd.sock")
-        env = dict(os.environ, XDG_STATE_HOME=base, XDG_RUNTIME_DIR=base)
-        self.proc = subprocess.Popen([coderd, "--root", self.ws, "--socket", self.sock, "--config", cfg],
-                                     stderr=subprocess.DEVNULL, env=env)
-        for _ in range(500):
-            try:
-                self.s = socket.socket(socket.AF_UNIX)
-                self.s.connect(self.sock)
-                break
-            except OSError:
-                time.sleep(0.01)
-        self.f = self.s.makefile("rwb")
-        self.id = 0
-
-    def call(self, method, params):
-        self.id += 1
-        self.f.write((json.dumps({"jsonrpc": "2.0", "id": self.id, "method": method, "params": params}) + "\n").encode())
-        self.f.flush()
-        return json.loads(self.f.readline())
+        super().__init__(coderd, "bench-edit-",
+                         f"fsync: {'true' if fsync else 'false'}\nautodiag: false\n")
+        self.start()
 
     def timed(self, method, params, ok=True):
         t = time.perf_counter()
@@ -58,12 +40,6 @@ class Daemon:
         took = time.perf_counter() - t
         assert ("result" in r) == ok, r
         return took
-
-    def close(self):
-        self.proc.terminate()
-        self.proc.wait()
-        shutil.rmtree(self.ws, ignore_errors=True)
-        shutil.rmtree(self.ws + "-side", ignore_errors=True)
 
 
 def q(ts, p):

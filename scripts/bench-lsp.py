@@ -17,9 +17,10 @@ measured side by side in one run with the same fixtures (tests/lsp/) and the sam
 Usage: scripts/bench-lsp.py [path/to/coderd] [--quick] [--cost-only]   (scripts/bench-lsp.sh builds and runs it)
 Servers come from ${CODERD_SERVERS_DIR:-~/.local/share/coderd/servers}/bin
 (scripts/install-language-servers.sh); a missing one is reported and skipped."""
-import json, os, shutil, socket, subprocess, sys, tempfile, time, tomllib
+import json, os, shutil, sys, tempfile, time, tomllib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import coderd_bench  # noqa: E402
 import lsp_direct  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -58,38 +59,20 @@ def rss_of(pid):
     return 0
 
 
-class Daemon:
+class Daemon(coderd_bench.Daemon):
     """A release coderd on a copy of a fixture, one persistent connection."""
 
     def __init__(self, fixture=None, config="", env=None):
-        self.ws = tempfile.mkdtemp(prefix="bench-lsp-")
-        self.side = self.ws + "-side"
-        os.mkdir(self.side)
+        super().__init__(CODERD, "bench-lsp-", config, env)
         if fixture:
             src = os.path.join(REPO, "tests/lsp", fixture)
             for name in os.listdir(src):
                 shutil.copy(os.path.join(src, name), self.ws)
-        cfg = os.path.join(self.side, "coderd.yaml")
-        open(cfg, "w").write(config)
-        self.sock = os.path.join(self.side, "coderd.sock")
-        env = dict(os.environ, XDG_STATE_HOME=self.side, XDG_RUNTIME_DIR=self.side, **(env or {}))
-        self.proc = subprocess.Popen([CODERD, "--root", self.ws, "--socket", self.sock, "--config", cfg],
-                                     stderr=subprocess.DEVNULL, env=env)
-        for _ in range(1000):
-            try:
-                self.s = socket.socket(socket.AF_UNIX)
-                self.s.connect(self.sock)
-                break
-            except OSError:
-                time.sleep(0.01)
-        self.f = self.s.makefile("rwb")
-        self.id = 0
+        self.start()
 
     def call(self, method, params):
-        self.id += 1
-        self.f.write((json.dumps({"jsonrpc": "2.0", "id": self.id, "method": method, "params": params}) + "\n").encode())
-        self.f.flush()
-        reply = json.loads(self.f.readline())
+        """The result; an error reply stops the benchmark."""
+        reply = super().call(method, params)
         assert "result" in reply, reply
         return reply["result"]
 
@@ -97,12 +80,6 @@ class Daemon:
         t = time.perf_counter()
         result = self.call("write", dict({"file": path, "content": content, "backup": False}, **extra))
         return time.perf_counter() - t, result
-
-    def close(self):
-        self.proc.terminate()
-        self.proc.wait()
-        shutil.rmtree(self.ws, ignore_errors=True)
-        shutil.rmtree(self.side, ignore_errors=True)
 
 
 def content(case, n):

@@ -158,26 +158,31 @@ impl Place {
         });
         // Size and times cannot vouch for a file changed within the tick the stamp was taken in
         // (an in-place write of the same length keeps them): then its bytes must still hash the same.
-        if same && (!stamp.racy || self.content_hash()? == Some(stamp.sha256)) {
+        if same && (!stamp.racy || self.content_hash(stamp)? == Some(stamp.sha256)) {
             Ok(())
         } else {
             Err(stale(&self.abs))
         }
     }
 
-    /// The SHA-256 of the entry's content (`None` when it is gone), read without following links.
-    fn content_hash(&self) -> Result<Option<[u8; 32]>> {
+    /// The SHA-256 of the entry's content, read without following links; `None` when the entry is
+    /// no longer the stamp's file (gone, or swapped for a link or another file since the stat).
+    fn content_hash(&self, stamp: &Stamp) -> Result<Option<[u8; 32]>> {
         use sha2::{Digest, Sha256};
         let fd = match rustix::fs::openat(
             &self.dir,
             &self.name,
-            OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
             Mode::empty(),
         ) {
             Ok(fd) => fd,
-            Err(Errno::NOENT) => return Ok(None),
+            Err(Errno::NOENT | Errno::LOOP) => return Ok(None),
             Err(e) => return Err(Error::from_io(&e.into(), &self.abs)),
         };
+        let st = rustix::fs::fstat(&fd).map_err(|e| Error::from_io(&e.into(), &self.abs))?;
+        if st.st_dev != stamp.dev || st.st_ino != stamp.ino {
+            return Ok(None);
+        }
         let mut file = File::from(fd);
         let mut hasher = Sha256::new();
         std::io::copy(&mut file, &mut hasher).map_err(|e| Error::from_io(&e, &self.abs))?;

@@ -1,0 +1,50 @@
+"""Shared by the Python benchmark scripts: a coderd started on a workspace folder, and one persistent
+newline-delimited JSON-RPC connection to it (what an agent's backend keeps open)."""
+import json, os, shutil, socket, subprocess, tempfile, time
+
+
+class Daemon:
+    """coderd on a fresh temporary workspace (`ws`, filled by the caller) with its socket, state and
+    config in a folder beside it (`side`)."""
+
+    def __init__(self, coderd, prefix, config="", env=None):
+        self.ws = tempfile.mkdtemp(prefix=prefix)
+        self.side = self.ws + "-side"
+        os.mkdir(self.side)
+        self.coderd, self.config, self.env = coderd, config, env or {}
+        self.proc = None
+
+    def start(self):
+        """Starts the daemon on `ws` as it is now and connects to it."""
+        cfg = os.path.join(self.side, "coderd.yaml")
+        with open(cfg, "w") as f:
+            f.write(self.config)
+        self.sock = os.path.join(self.side, "coderd.sock")
+        env = dict(os.environ, XDG_STATE_HOME=self.side, XDG_RUNTIME_DIR=self.side, **self.env)
+        self.proc = subprocess.Popen([self.coderd, "--root", self.ws, "--socket", self.sock,
+                                      "--config", cfg], stderr=subprocess.DEVNULL, env=env)
+        for _ in range(1000):
+            try:
+                self.s = socket.socket(socket.AF_UNIX)
+                self.s.connect(self.sock)
+                break
+            except OSError:
+                time.sleep(0.01)
+        self.f = self.s.makefile("rwb")
+        self.id = 0
+        return self
+
+    def call(self, method, params):
+        """The whole JSON-RPC reply (`result` or `error`)."""
+        self.id += 1
+        line = json.dumps({"jsonrpc": "2.0", "id": self.id, "method": method, "params": params})
+        self.f.write((line + "\n").encode())
+        self.f.flush()
+        return json.loads(self.f.readline())
+
+    def close(self):
+        if self.proc:
+            self.proc.terminate()
+            self.proc.wait()
+        shutil.rmtree(self.ws, ignore_errors=True)
+        shutil.rmtree(self.side, ignore_errors=True)
