@@ -148,7 +148,7 @@ impl Documents {
             .map_err(|e| Error::from_io(&e, &resolved.abs))?;
         // The length read is the truth; the stamp records the metadata taken at the open.
         let stamp = Stamp::loaded(&meta, &bytes);
-        Ok(self.refreshed(&resolved.abs, stamp, Text::from_bytes(bytes), budget))
+        Ok(self.refreshed(&resolved.abs, stamp, bytes, budget))
     }
 
     /// The held document when its stamp still describes the file on disk.
@@ -165,22 +165,30 @@ impl Documents {
             .then(|| entry.doc.clone())
     }
 
-    /// Records what was just read from disk. Same content as held (a touch): the revision stays.
-    /// Different: a new revision and an `External` event.
-    fn refreshed(&self, path: &Path, stamp: Stamp, text: Text, budget: u64) -> Arc<Document> {
+    /// Records what was just read from disk. Same content as held (a touch, or a racy stamp checked
+    /// again): the revision and the held text stay, so nothing is rebuilt. Different: a new revision
+    /// and an `External` event.
+    fn refreshed(&self, path: &Path, stamp: Stamp, bytes: Vec<u8>, budget: u64) -> Arc<Document> {
         let mut inner = self.lock();
         let previous = inner.entries.get(path).map(|e| e.doc.clone());
-        let (revision, changed) = match &previous {
-            Some(old) if old.stamp.sha256 == stamp.sha256 => (old.revision, false),
-            Some(old) => (old.revision + 1, true),
-            None => (1, false),
+        let same = previous
+            .as_ref()
+            .filter(|old| old.stamp.sha256 == stamp.sha256);
+        let (revision, changed) = match (&previous, same) {
+            (_, Some(old)) => (old.revision, false),
+            (Some(old), None) => (old.revision + 1, true),
+            (None, None) => (1, false),
+        };
+        let (text, flat) = match same {
+            Some(old) => (old.text.clone(), old.flat.clone()),
+            None => (Text::from_bytes(bytes), None),
         };
         let doc = Arc::new(Document {
             path: path.to_path_buf(),
             stamp,
             revision,
             text,
-            flat: None,
+            flat,
         });
         let new = self.install(
             &mut inner,
