@@ -164,7 +164,11 @@ fn find_definitions<'t>(
 /// Calls `visit` on every node of a root kind in document order, and does not descend into a node
 /// for which it returns true. Matches rooted inside a function only yield locals, which the
 /// outline drops anyway, so skipping them changes nothing but the time.
-fn walk_roots<'t>(tree: &'t Tree, roots: &KindSet, mut visit: impl FnMut(Node<'t>) -> bool) {
+pub(crate) fn walk_roots<'t>(
+    tree: &'t Tree,
+    roots: &KindSet,
+    mut visit: impl FnMut(Node<'t>) -> bool,
+) {
     let mut cursor = tree.walk();
     loop {
         let node = cursor.node();

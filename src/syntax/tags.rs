@@ -46,24 +46,11 @@ pub fn tag(language: &Language, source: &[u8]) -> Option<Tags> {
 
 /// Every named node of the given kinds, in document order.
 fn walk_kinds<'t>(tree: &'t Tree, kinds: &KindSet, found: &mut impl FnMut(Node<'t>)) {
-    let mut cursor = tree.walk();
-    loop {
-        let node = cursor.node();
-        if kinds.contains(node.kind_id()) {
-            found(node);
-        }
-        if cursor.goto_first_child() || cursor.goto_next_sibling() {
-            continue;
-        }
-        loop {
-            if !cursor.goto_parent() {
-                return;
-            }
-            if cursor.goto_next_sibling() {
-                break;
-            }
-        }
-    }
+    // Never skips a subtree: references are wanted everywhere, inside functions too.
+    items::walk_roots(tree, kinds, |node| {
+        found(node);
+        false
+    });
 }
 
 /// Every `@reference` capture of a query, each node once.
