@@ -103,16 +103,13 @@ daemon_start "$tree10k" "$work/coderd.yaml"
 
 echo "## 1. git-status vs git status --porcelain (10k files), interleaved"
 # The two alternate run by run, so a load change on a shared machine hits both alike.
-read -r git_status coderd_status < <(python3 - "$socket" "$tree10k" "$((runs * 3))" <<'PY'
-import json, socket, statistics, subprocess, sys, time
+read -r git_status coderd_status < <(PYTHONPATH="$repo/scripts" python3 - "$socket" "$tree10k" "$((runs * 3))" <<'PY'
+import statistics, subprocess, sys, time
+from coderd_bench import Connection
 sock_path, tree, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
-conn = socket.socket(socket.AF_UNIX)
-conn.connect(sock_path)
-reader = conn.makefile("rb")
+conn = Connection(sock_path)
 def coderd():
-    request = {"jsonrpc": "2.0", "id": 1, "method": "git-status", "params": {"dir": tree}}
-    conn.sendall(json.dumps(request).encode() + b"\n")
-    answer = json.loads(reader.readline())
+    answer = conn.call("git-status", {"dir": tree})
     assert "result" in answer, answer
 def git():
     subprocess.run(["git", "-C", tree, "status", "--porcelain"], check=True, stdout=subprocess.DEVNULL)
@@ -129,16 +126,13 @@ PY
 
 echo "## 2. first snapshot vs git add -A && git commit (10k files), interleaved"
 store=$(store_of)
-read -r git_first coderd_first < <(python3 - "$socket" "$tree10k" "$store" "$work/peer.git" "$snapshot_runs" <<'PY'
-import json, os, shutil, socket, statistics, subprocess, sys, time
+read -r git_first coderd_first < <(PYTHONPATH="$repo/scripts" python3 - "$socket" "$tree10k" "$store" "$work/peer.git" "$snapshot_runs" <<'PY'
+import os, shutil, statistics, subprocess, sys, time
+from coderd_bench import Connection
 sock_path, tree, store, peer, n = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
-conn = socket.socket(socket.AF_UNIX)
-conn.connect(sock_path)
-reader = conn.makefile("rb")
+conn = Connection(sock_path)
 def coderd():
-    request = {"jsonrpc": "2.0", "id": 1, "method": "checkpoint", "params": {"create": True}}
-    conn.sendall(json.dumps(request).encode() + b"\n")
-    answer = json.loads(reader.readline())
+    answer = conn.call("checkpoint", {"create": True})
     assert answer.get("result", {}).get("created"), answer
 env = dict(os.environ, GIT_DIR=peer, GIT_WORK_TREE=tree)
 def git():

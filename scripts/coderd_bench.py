@@ -3,6 +3,29 @@ newline-delimited JSON-RPC connection to it (what an agent's backend keeps open)
 import json, os, shutil, socket, subprocess, tempfile, time
 
 
+class Connection:
+    """One persistent connection to a coderd socket."""
+
+    def __init__(self, sock_path, tries=1000):
+        for _ in range(tries):
+            try:
+                self.s = socket.socket(socket.AF_UNIX)
+                self.s.connect(sock_path)
+                break
+            except OSError:
+                time.sleep(0.01)
+        self.f = self.s.makefile("rwb")
+        self.id = 0
+
+    def call(self, method, params):
+        """The whole JSON-RPC reply (`result` or `error`)."""
+        self.id += 1
+        line = json.dumps({"jsonrpc": "2.0", "id": self.id, "method": method, "params": params})
+        self.f.write((line + "\n").encode())
+        self.f.flush()
+        return json.loads(self.f.readline())
+
+
 class Daemon:
     """coderd on a fresh temporary workspace (`ws`, filled by the caller) with its socket, state and
     config in a folder beside it (`side`)."""
@@ -23,24 +46,12 @@ class Daemon:
         env = dict(os.environ, XDG_STATE_HOME=self.side, XDG_RUNTIME_DIR=self.side, **self.env)
         self.proc = subprocess.Popen([self.coderd, "--root", self.ws, "--socket", self.sock,
                                       "--config", cfg], stderr=subprocess.DEVNULL, env=env)
-        for _ in range(1000):
-            try:
-                self.s = socket.socket(socket.AF_UNIX)
-                self.s.connect(self.sock)
-                break
-            except OSError:
-                time.sleep(0.01)
-        self.f = self.s.makefile("rwb")
-        self.id = 0
+        self.connection = Connection(self.sock)
         return self
 
     def call(self, method, params):
         """The whole JSON-RPC reply (`result` or `error`)."""
-        self.id += 1
-        line = json.dumps({"jsonrpc": "2.0", "id": self.id, "method": method, "params": params})
-        self.f.write((line + "\n").encode())
-        self.f.flush()
-        return json.loads(self.f.readline())
+        return self.connection.call(method, params)
 
     def close(self):
         if self.proc:

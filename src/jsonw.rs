@@ -88,18 +88,22 @@ fn escape(out: &mut String, b: u8) {
 }
 
 /// Appends an unsigned number in decimal.
-pub fn number(out: &mut String, mut n: u64) {
+pub fn number(out: &mut String, n: u64) {
     let mut digits = [0u8; 20];
-    let mut at = digits.len();
+    out.extend(decimal(n, &mut digits).iter().map(|&d| char::from(d)));
+}
+
+/// `n` in decimal ASCII digits, written at the end of `buf` (20 digits hold any `u64`).
+pub fn decimal(mut n: u64, buf: &mut [u8; 20]) -> &[u8] {
+    let mut at = buf.len();
     loop {
         at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
+        buf[at] = b'0' + (n % 10) as u8;
         n /= 10;
         if n == 0 {
-            break;
+            return &buf[at..];
         }
     }
-    out.extend(digits[at..].iter().map(|&d| char::from(d)));
 }
 
 /// Appends `true` or `false`.

@@ -194,25 +194,12 @@ impl<'de, W: Write> Visitor<'de> for Lines<'_, '_, '_, W> {
                 self.to.write(&[b"--\n"])?;
             }
             let sep: &[u8] = if line.is_match { b":" } else { b"-" };
-            let number = decimal(n, &mut digits);
+            let number = crate::jsonw::decimal(n, &mut digits);
             self.to
                 .write(&[self.path, sep, number, sep, line.text.as_bytes(), b"\n"])?;
             previous = Some(n);
         }
         Ok(())
-    }
-}
-
-/// `n` in decimal, in `buf`.
-fn decimal(mut n: u64, buf: &mut [u8; 20]) -> &[u8] {
-    let mut at = buf.len();
-    loop {
-        at -= 1;
-        buf[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            return &buf[at..];
-        }
     }
 }
 
