@@ -149,6 +149,12 @@ impl Place {
 
     /// Checks the file is still the one `stamp` describes (the compare of compare-and-swap).
     pub fn still(&self, stamp: &Stamp) -> Result<()> {
+        // Size and times cannot vouch for a file changed within the tick the stamp was taken in
+        // (an in-place write of the same length keeps them): then its bytes must still hash the
+        // same. Hashed first, so the metadata compare stays the last step before the rename.
+        if stamp.racy && self.content_hash(stamp)? != Some(stamp.sha256) {
+            return Err(stale(&self.abs));
+        }
         let same = self.stat()?.is_some_and(|st| {
             st.st_dev == stamp.dev
                 && st.st_ino == stamp.ino
@@ -156,9 +162,7 @@ impl Place {
                 && nanos(st.st_mtime, st.st_mtime_nsec as i64) == stamp.mtime_ns
                 && nanos(st.st_ctime, st.st_ctime_nsec as i64) == stamp.ctime_ns
         });
-        // Size and times cannot vouch for a file changed within the tick the stamp was taken in
-        // (an in-place write of the same length keeps them): then its bytes must still hash the same.
-        if same && (!stamp.racy || self.content_hash(stamp)? == Some(stamp.sha256)) {
+        if same {
             Ok(())
         } else {
             Err(stale(&self.abs))
