@@ -60,6 +60,13 @@ impl Document {
             None => Arc::new(self.text.to_bytes()),
         }
     }
+    /// Whether the document's content is exactly `bytes`.
+    pub fn holds(&self, bytes: &[u8]) -> bool {
+        match &self.flat {
+            Some(flat) => flat.as_slice() == bytes,
+            None => self.text.equals(bytes),
+        }
+    }
     /// Memory the document holds (content only; the bookkeeping is small).
     fn weight(&self) -> u64 {
         self.text.len() as u64 + self.flat.as_ref().map_or(0, |f| f.len() as u64)
@@ -146,8 +153,15 @@ impl Documents {
         let mut bytes = Vec::with_capacity(meta.len() as usize);
         file.read_to_end(&mut bytes)
             .map_err(|e| Error::from_io(&e, &resolved.abs))?;
-        // The length read is the truth; the stamp records the metadata taken at the open.
-        let stamp = Stamp::loaded(&meta, &bytes);
+        // The length read is the truth; the stamp records the metadata taken at the open. Bytes the
+        // store already holds (a racy stamp checked again, a touch, the watcher seeing our own
+        // write) keep their hash: comparing is several times cheaper than hashing again.
+        let stamp = match self.current(&resolved.abs) {
+            Some(held) if held.holds(&bytes) => {
+                Stamp::hashed(&meta, bytes.len() as u64, held.stamp.sha256)
+            }
+            _ => Stamp::loaded(&meta, &bytes),
+        };
         Ok(self.refreshed(&resolved.abs, stamp, bytes, budget))
     }
 

@@ -76,18 +76,28 @@ impl Text {
             rope.remove(start..end);
             rope.insert(start, text);
         }
+        let text = Text::Rope(rope);
         debug_assert!(
-            rope.len_bytes() == new_bytes.len()
-                && rope
-                    .chunks()
-                    .scan(0, |at, chunk| {
-                        *at += chunk.len();
-                        Some(new_bytes[*at - chunk.len()..*at] == *chunk.as_bytes())
-                    })
-                    .all(|same| same),
+            text.equals(new_bytes),
             "the spliced rope differs from the new bytes"
         );
-        Text::Rope(rope)
+        text
+    }
+
+    /// Whether the content is exactly `bytes` (compared in place, chunk by chunk: no copy).
+    pub fn equals(&self, bytes: &[u8]) -> bool {
+        match self {
+            Text::Rope(r) => {
+                r.len_bytes() == bytes.len()
+                    && r.chunks()
+                        .scan(0, |at, chunk| {
+                            *at += chunk.len();
+                            Some(bytes[*at - chunk.len()..*at] == *chunk.as_bytes())
+                        })
+                        .all(|same| same)
+            }
+            Text::Bytes(b) => **b == *bytes,
+        }
     }
 }
 
@@ -116,6 +126,9 @@ mod tests {
         let spliced = t.spliced(&splices, &expected);
         assert!(matches!(spliced, Text::Rope(_)));
         assert_eq!(spliced.to_bytes(), expected);
+        assert!(spliced.equals(&expected));
+        assert!(!spliced.equals(&original));
+        assert!(!spliced.equals(&expected[..expected.len() - 1]));
     }
 
     #[test]

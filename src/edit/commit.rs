@@ -60,6 +60,13 @@ impl Existing {
     }
 }
 
+/// The file an edit was planned on: its stamp, and the content the stamp describes.
+#[derive(Clone, Copy)]
+pub struct Expected<'a> {
+    pub stamp: &'a Stamp,
+    pub content: &'a [u8],
+}
+
 /// How a publish treats an existing entry at the target.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Publish {
@@ -147,12 +154,13 @@ impl Place {
         }
     }
 
-    /// Checks the file is still the one `stamp` describes (the compare of compare-and-swap).
-    pub fn still(&self, stamp: &Stamp) -> Result<()> {
+    /// Checks the file is still the one the edit was planned on (the compare of compare-and-swap).
+    pub fn still(&self, expected: Expected) -> Result<()> {
+        let stamp = expected.stamp;
         // Size and times cannot vouch for a file changed within the tick the stamp was taken in
-        // (an in-place write of the same length keeps them): then its bytes must still hash the
-        // same. Hashed first, so the metadata compare stays the last step before the rename.
-        if stamp.racy && self.content_hash(stamp)? != Some(stamp.sha256) {
+        // (an in-place write of the same length keeps them): then its bytes must still be the
+        // planned ones. Read first, so the metadata compare stays the last step before the swap.
+        if stamp.racy && !self.holds(expected)? {
             return Err(stale(&self.abs));
         }
         let same = self.stat()?.is_some_and(|st| {
@@ -169,10 +177,10 @@ impl Place {
         }
     }
 
-    /// The SHA-256 of the entry's content, read without following links; `None` when the entry is
-    /// no longer the stamp's file (gone, or swapped for a link or another file since the stat).
-    fn content_hash(&self, stamp: &Stamp) -> Result<Option<[u8; 32]>> {
-        use sha2::{Digest, Sha256};
+    /// Whether the entry, read without following links, is still the stamp's file and holds
+    /// exactly the planned content (compared chunk by chunk as it is read, no copy kept).
+    fn holds(&self, expected: Expected) -> Result<bool> {
+        use std::io::Read;
         let fd = match rustix::fs::openat(
             &self.dir,
             &self.name,
@@ -180,17 +188,30 @@ impl Place {
             Mode::empty(),
         ) {
             Ok(fd) => fd,
-            Err(Errno::NOENT | Errno::LOOP) => return Ok(None),
+            Err(Errno::NOENT | Errno::LOOP) => return Ok(false),
             Err(e) => return Err(Error::from_io(&e.into(), &self.abs)),
         };
         let st = rustix::fs::fstat(&fd).map_err(|e| Error::from_io(&e.into(), &self.abs))?;
-        if st.st_dev != stamp.dev || st.st_ino != stamp.ino {
-            return Ok(None);
+        if st.st_dev != expected.stamp.dev || st.st_ino != expected.stamp.ino {
+            return Ok(false);
         }
         let mut file = File::from(fd);
-        let mut hasher = Sha256::new();
-        std::io::copy(&mut file, &mut hasher).map_err(|e| Error::from_io(&e, &self.abs))?;
-        Ok(Some(hasher.finalize().into()))
+        let mut rest = expected.content;
+        let mut chunk = vec![0u8; 64 * 1024];
+        loop {
+            let n = match file.read(&mut chunk) {
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(Error::from_io(&e, &self.abs)),
+            };
+            if n == 0 {
+                return Ok(rest.is_empty());
+            }
+            match rest.strip_prefix(&chunk[..n]) {
+                Some(after) => rest = after,
+                None => return Ok(false),
+            }
+        }
     }
 
     pub fn unlink(&self, dir: bool) -> Result<()> {
@@ -333,21 +354,81 @@ impl Staged<'_> {
             .map_err(|e| Error::from_io(&e, &self.place.abs))
     }
 
-    /// Makes the staged content the target's. `Replace` checks `expected` first (the window between
-    /// that check and the rename is two syscalls); `sync_folder` fsyncs the folder after the rename
+    /// Makes the staged content the target's. `Replace` checks `expected` before the swap and the
+    /// replaced file after it (see `exchange`); `sync_folder` fsyncs the folder after the rename
     /// (a transaction over several files passes false and syncs each folder once at the end).
     /// Returns the published file's metadata, taken from the staged handle after the rename: it
     /// describes our content even if another program replaces the name right after.
     pub fn publish(
         mut self,
         how: Publish,
-        expected: Option<&Stamp>,
+        expected: Option<Expected>,
         sync_folder: bool,
     ) -> Result<std::fs::Metadata> {
         let place = self.place;
-        if let (Publish::Replace, Some(stamp)) = (how, expected) {
-            place.still(stamp)?;
+        if let (Publish::Replace, Some(expected)) = (how, expected) {
+            place.still(expected)?;
+            self.exchange(expected.stamp)?;
+        } else {
+            self.rename(how)?;
         }
+        self.published = true;
+        if sync_folder {
+            sync_dir(&place.dir, &place.abs)?;
+        }
+        self.metadata()
+    }
+
+    /// Publishes over the stamp's file by swapping names with it (`RENAME_EXCHANGE`), so the file
+    /// replaced still has a name (the temp one) afterwards and can be checked once more: a foreign
+    /// write that landed between the last compare and the swap (a rename over the target, or an
+    /// in-place rewrite whose truncation came first) is found there, and the swap is undone,
+    /// so the foreign write stays and the edit answers C212 instead of silently erasing it.
+    fn exchange(&mut self, stamp: &Stamp) -> Result<()> {
+        let place = self.place;
+        let swap = || {
+            rustix::fs::renameat_with(
+                &place.dir,
+                &self.temp,
+                &place.dir,
+                &place.name,
+                RenameFlags::EXCHANGE,
+            )
+        };
+        match swap() {
+            Ok(()) => {}
+            // File systems without the exchange: a plain rename (the compare stays the last step).
+            Err(Errno::INVAL | Errno::NOSYS | Errno::OPNOTSUPP) => return self.rename(Publish::Replace),
+            Err(e) => return Err(Error::from_io(&e.into(), &place.abs)),
+        }
+        let replaced = rustix::fs::statat(&place.dir, &self.temp, AtFlags::SYMLINK_NOFOLLOW);
+        // The swap changed the replaced file's ctime; identity, size and mtime must be the stamp's.
+        let untouched = replaced.is_ok_and(|st| {
+            st.st_dev == stamp.dev
+                && st.st_ino == stamp.ino
+                && st.st_size as u64 == stamp.size
+                && nanos(st.st_mtime, st.st_mtime_nsec as i64) == stamp.mtime_ns
+        });
+        if untouched {
+            // Our content is published; the temp name now holds the old file, which goes.
+            let _ = rustix::fs::unlinkat(&place.dir, &self.temp, AtFlags::empty());
+            return Ok(());
+        }
+        // Swap back: the foreign file is the target again, ours is the temp (dropped unpublished).
+        if let Err(e) = swap() {
+            // The temp name holds the other program's content now: keep it, say where.
+            self.published = true;
+            return Err(Error::from_io(&e.into(), &place.abs).with_recovery(format!(
+                "another program wrote the file during the edit; its content is kept as {}",
+                place.abs.with_file_name(&self.temp).display()
+            )));
+        }
+        Err(stale(&place.abs))
+    }
+
+    /// Publishes with a plain rename (`RENAME_NOREPLACE` when creating).
+    fn rename(&mut self, how: Publish) -> Result<()> {
+        let place = self.place;
         let renamed = match how {
             Publish::CreateNew => rustix::fs::renameat_with(
                 &place.dir,
@@ -372,10 +453,7 @@ impl Staged<'_> {
             Err(e) => return Err(Error::from_io(&e.into(), &place.abs)),
         }
         self.published = true;
-        if sync_folder {
-            sync_dir(&place.dir, &place.abs)?;
-        }
-        self.metadata()
+        Ok(())
     }
 }
 

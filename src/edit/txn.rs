@@ -4,7 +4,7 @@
 //! runs once more on the fresh content; if a publish fails midway, the files already published get
 //! their original bytes back. Either every file of the call changes, or none does.
 
-use super::commit::{self, Existing, Place, Publish, Staged};
+use super::commit::{self, Existing, Expected, Place, Publish, Staged};
 use super::content::Hardlinks;
 use super::splice::{self, Splice};
 use crate::documents::{Change, Document, Event, EventKind, Stamp, Text};
@@ -410,7 +410,8 @@ struct Ready<'a> {
     /// `None` for a file the call deletes.
     staged: Option<Staged<'a>>,
     how: Publish,
-    stamp: Option<Stamp>,
+    /// The file as planned on, for the compare-and-swap (`None` when creating).
+    expected: Option<Expected<'a>>,
 }
 
 /// Contents at least this large are hashed on a thread of their own while they are written.
@@ -536,7 +537,10 @@ fn publish_changed(
                 Some(_) => Publish::Replace,
                 None => Publish::CreateNew,
             },
-            stamp: slot.doc.as_ref().map(|d| d.stamp.clone()),
+            expected: slot.doc.as_ref().map(|doc| Expected {
+                stamp: &doc.stamp,
+                content: slot.original_bytes().unwrap_or_default(),
+            }),
         });
         if let (Some(bak), Some(original)) = (backup, &slot.original) {
             backups.push(commit::stage(bak, original, like_ref, fsync, journal)?);
@@ -550,10 +554,8 @@ fn publish_changed(
     for (i, item) in ready.into_iter().enumerate() {
         let creating = item.how == Publish::CreateNew && !changed[i].target.create_only;
         let outcome = match item.staged {
-            Some(staged) => staged
-                .publish(item.how, item.stamp.as_ref(), false)
-                .map(Some),
-            None => remove(&places[i].place, item.stamp.as_ref()).map(|()| None),
+            Some(staged) => staged.publish(item.how, item.expected, false).map(Some),
+            None => remove(&places[i].place, item.expected).map(|()| None),
         };
         match outcome {
             Ok(meta) => published.push((i, meta)),
@@ -594,9 +596,9 @@ fn sync_folders(places: &[Prepared]) -> Result<()> {
 }
 
 /// Deletes a file the call planned to delete, if it is still the one planned on.
-fn remove(place: &Place, stamp: Option<&Stamp>) -> Result<()> {
-    if let Some(stamp) = stamp {
-        place.still(stamp)?;
+fn remove(place: &Place, expected: Option<Expected>) -> Result<()> {
+    if let Some(expected) = expected {
+        place.still(expected)?;
     }
     place.unlink(false)
 }
