@@ -398,7 +398,9 @@ impl Staged<'_> {
         match swap() {
             Ok(()) => {}
             // File systems without the exchange: a plain rename (the compare stays the last step).
-            Err(Errno::INVAL | Errno::NOSYS | Errno::OPNOTSUPP) => return self.rename(Publish::Replace),
+            Err(Errno::INVAL | Errno::NOSYS | Errno::OPNOTSUPP) => {
+                return self.rename(Publish::Replace)
+            }
             Err(e) => return Err(Error::from_io(&e.into(), &place.abs)),
         }
         let replaced = rustix::fs::statat(&place.dir, &self.temp, AtFlags::SYMLINK_NOFOLLOW);
