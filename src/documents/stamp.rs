@@ -21,10 +21,6 @@ pub struct Stamp {
 const RACY_NS: i128 = 50_000_000;
 
 impl Stamp {
-    pub fn new(meta: &std::fs::Metadata, content: &[u8]) -> Stamp {
-        Stamp::hashed(meta, content.len() as u64, Sha256::digest(content).into())
-    }
-
     /// A stamp of a file whose content (of `size` bytes) was hashed elsewhere (an edit's own
     /// write: racy too when taken within a few ticks of it, since another writer may have written
     /// in the same tick).
@@ -67,6 +63,21 @@ impl Stamp {
             && self.mtime_ns == nanos(meta.mtime(), meta.mtime_nsec())
             && self.ctime_ns == nanos(meta.ctime(), meta.ctime_nsec())
     }
+
+    /// Whether `st` (a stat taken without following links) has this stamp's identity, size and
+    /// times.
+    pub fn describes_stat(&self, st: &rustix::fs::Stat) -> bool {
+        self.describes_renamed(st) && nanos(st.st_ctime, st.st_ctime_nsec as i64) == self.ctime_ns
+    }
+
+    /// Whether `st` is this stamp's file with its content untouched, though it may have been
+    /// renamed since (a rename changes the ctime, nothing else the stamp records).
+    pub fn describes_renamed(&self, st: &rustix::fs::Stat) -> bool {
+        self.dev == st.st_dev
+            && self.ino == st.st_ino
+            && self.size == st.st_size as u64
+            && self.mtime_ns == nanos(st.st_mtime, st.st_mtime_nsec as i64)
+    }
 }
 
 fn version_of_hash(hash: &[u8; 32]) -> String {
@@ -82,6 +93,6 @@ pub fn changed_just_now(time_ns: i128) -> bool {
     now - time_ns < RACY_NS
 }
 
-pub fn nanos(secs: i64, nsec: i64) -> i128 {
+fn nanos(secs: i64, nsec: i64) -> i128 {
     secs as i128 * 1_000_000_000 + nsec as i128
 }

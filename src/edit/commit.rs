@@ -13,7 +13,6 @@
 //! A crash leaves each file old or new, never torn. Temporary names are journaled before they
 //! exist, and `Journal::sweep` removes any left behind when the daemon starts again.
 
-use crate::documents::stamp::nanos;
 use crate::documents::Stamp;
 use crate::error::{Code, Error, Result};
 use crate::jail::{Jail, Resolved};
@@ -163,14 +162,7 @@ impl Place {
         if stamp.racy && !self.holds(expected)? {
             return Err(stale(&self.abs));
         }
-        let same = self.stat()?.is_some_and(|st| {
-            st.st_dev == stamp.dev
-                && st.st_ino == stamp.ino
-                && st.st_size as u64 == stamp.size
-                && nanos(st.st_mtime, st.st_mtime_nsec as i64) == stamp.mtime_ns
-                && nanos(st.st_ctime, st.st_ctime_nsec as i64) == stamp.ctime_ns
-        });
-        if same {
+        if self.stat()?.is_some_and(|st| stamp.describes_stat(&st)) {
             Ok(())
         } else {
             Err(stale(&self.abs))
@@ -403,15 +395,9 @@ impl Staged<'_> {
             }
             Err(e) => return Err(Error::from_io(&e.into(), &place.abs)),
         }
+        // The swap changed the replaced file's ctime; the rest must still be the stamp's.
         let replaced = rustix::fs::statat(&place.dir, &self.temp, AtFlags::SYMLINK_NOFOLLOW);
-        // The swap changed the replaced file's ctime; identity, size and mtime must be the stamp's.
-        let untouched = replaced.is_ok_and(|st| {
-            st.st_dev == stamp.dev
-                && st.st_ino == stamp.ino
-                && st.st_size as u64 == stamp.size
-                && nanos(st.st_mtime, st.st_mtime_nsec as i64) == stamp.mtime_ns
-        });
-        if untouched {
+        if replaced.is_ok_and(|st| stamp.describes_renamed(&st)) {
             // Our content is published; the temp name now holds the old file, which goes.
             let _ = rustix::fs::unlinkat(&place.dir, &self.temp, AtFlags::empty());
             return Ok(());
