@@ -16,12 +16,13 @@ pub mod watch;
 pub use events::{Change, Event, EventKind};
 pub use sessions::Sessions;
 pub use stamp::Stamp;
-pub use text::Text;
+pub use text::{reads_as, Text};
 
 use crate::error::{Error, Result};
 use crate::jail::{Jail, Resolved};
 use std::collections::HashMap;
-use std::io::Read;
+use std::io::{Read, Seek, SeekFrom};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use tokio::sync::broadcast;
@@ -60,16 +61,33 @@ impl Document {
             None => Arc::new(self.text.to_bytes()),
         }
     }
-    /// Whether the document's content is exactly `bytes`.
-    pub fn holds(&self, bytes: &[u8]) -> bool {
-        match &self.flat {
-            Some(flat) => flat.as_slice() == bytes,
-            None => self.text.equals(bytes),
-        }
+    /// The content as the pieces it is held in (the kept buffer, else the rope's chunks).
+    pub fn pieces(&self) -> impl Iterator<Item = &[u8]> {
+        let (flat, text) = match &self.flat {
+            Some(flat) => (Some(flat.as_slice()), None),
+            None => (None, Some(self.text.pieces())),
+        };
+        flat.into_iter().chain(text.into_iter().flatten())
     }
     /// Memory the document holds (content only; the bookkeeping is small).
     fn weight(&self) -> u64 {
         self.text.len() as u64 + self.flat.as_ref().map_or(0, |f| f.len() as u64)
+    }
+}
+
+/// What a load found on disk: the content the store held (compared equal as it was read), or
+/// bytes read in full.
+enum Content {
+    Held(Arc<Document>),
+    Read(Vec<u8>),
+}
+
+impl Content {
+    fn into_text(self) -> (Text, Option<Arc<Vec<u8>>>) {
+        match self {
+            Content::Held(doc) => (doc.text.clone(), doc.flat.clone()),
+            Content::Read(bytes) => (Text::from_bytes(bytes), None),
+        }
     }
 }
 
@@ -150,19 +168,27 @@ impl Documents {
             .with_data("size", meta.len())
             .with_recovery("edit a smaller file, or raise max_write_bytes in the config"));
         }
-        let mut bytes = Vec::with_capacity(meta.len() as usize);
-        file.read_to_end(&mut bytes)
-            .map_err(|e| Error::from_io(&e, &resolved.abs))?;
-        // The length read is the truth; the stamp records the metadata taken at the open. Bytes the
-        // store already holds (a racy stamp checked again, a touch, the watcher seeing our own
-        // write) keep their hash: comparing is several times cheaper than hashing again.
-        let stamp = match self.current(&resolved.abs) {
-            Some(held) if held.holds(&bytes) => {
-                Stamp::hashed(&meta, bytes.len() as u64, held.stamp.sha256)
+        let io = |e: std::io::Error| Error::from_io(&e, &resolved.abs);
+        // A file that may still hold what the store holds (a racy stamp checked again, a touch,
+        // the watcher seeing our own write) is compared as it is read: when equal, the held text
+        // and hash stay, and nothing file-sized is allocated or hashed.
+        if let Some(held) = self.current(&resolved.abs) {
+            if held.stamp.dev == meta.dev()
+                && held.stamp.ino == meta.ino()
+                && held.text.len() as u64 == meta.len()
+            {
+                if text::reads_as(&mut file, held.pieces()).map_err(io)? {
+                    let stamp = Stamp::hashed(&meta, meta.len(), held.stamp.sha256);
+                    return Ok(self.refreshed(&resolved.abs, stamp, Content::Held(held), budget));
+                }
+                file.seek(SeekFrom::Start(0)).map_err(io)?;
             }
-            _ => Stamp::loaded(&meta, &bytes),
-        };
-        Ok(self.refreshed(&resolved.abs, stamp, bytes, budget))
+        }
+        // The length read is the truth; the stamp records the metadata taken at the open.
+        let mut bytes = Vec::with_capacity(meta.len() as usize);
+        file.read_to_end(&mut bytes).map_err(io)?;
+        let stamp = Stamp::loaded(&meta, &bytes);
+        Ok(self.refreshed(&resolved.abs, stamp, Content::Read(bytes), budget))
     }
 
     /// The held document when its stamp still describes the file on disk.
@@ -182,7 +208,7 @@ impl Documents {
     /// Records what was just read from disk. Same content as held (a touch, or a racy stamp checked
     /// again): the revision and the held text stay, so nothing is rebuilt. Different: a new revision
     /// and an `External` event.
-    fn refreshed(&self, path: &Path, stamp: Stamp, bytes: Vec<u8>, budget: u64) -> Arc<Document> {
+    fn refreshed(&self, path: &Path, stamp: Stamp, content: Content, budget: u64) -> Arc<Document> {
         let mut inner = self.lock();
         let previous = inner.entries.get(path).map(|e| e.doc.clone());
         let same = previous
@@ -195,7 +221,7 @@ impl Documents {
         };
         let (text, flat) = match same {
             Some(old) => (old.text.clone(), old.flat.clone()),
-            None => (Text::from_bytes(bytes), None),
+            None => content.into_text(),
         };
         let doc = Arc::new(Document {
             path: path.to_path_buf(),

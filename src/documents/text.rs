@@ -3,7 +3,11 @@
 //! decoded lossily).
 
 use ropey::Rope;
+use std::io::Read;
 use std::sync::Arc;
+
+/// How much of a file a streaming compare reads at a time (stays in cache; no file-sized buffer).
+const COMPARE_CHUNK: usize = 64 * 1024;
 
 #[derive(Clone, Debug)]
 pub enum Text {
@@ -84,6 +88,15 @@ impl Text {
         text
     }
 
+    /// The content as the pieces it is stored in, in order (the rope's chunks, or the one buffer).
+    pub fn pieces(&self) -> impl Iterator<Item = &[u8]> {
+        let (rope, bytes) = match self {
+            Text::Rope(r) => (Some(r.chunks().map(str::as_bytes)), None),
+            Text::Bytes(b) => (None, Some(&b[..])),
+        };
+        rope.into_iter().flatten().chain(bytes)
+    }
+
     /// Whether the content is exactly `bytes` (compared in place, chunk by chunk: no copy).
     pub fn equals(&self, bytes: &[u8]) -> bool {
         match self {
@@ -97,6 +110,44 @@ impl Text {
                         .all(|same| same)
             }
             Text::Bytes(b) => **b == *bytes,
+        }
+    }
+}
+
+/// Whether `reader`, read to its end, yields exactly the bytes of `pieces` in order. It reads a
+/// chunk at a time and stops at the first difference, so checking that a file still holds what the
+/// store holds costs no file-sized buffer (and none of the page faults of a fresh one).
+pub fn reads_as<'a>(
+    reader: &mut impl Read,
+    pieces: impl IntoIterator<Item = &'a [u8]>,
+) -> std::io::Result<bool> {
+    let mut pieces = pieces.into_iter();
+    let mut piece: &[u8] = &[];
+    let mut chunk = vec![0u8; COMPARE_CHUNK];
+    loop {
+        let n = match reader.read(&mut chunk) {
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if n == 0 {
+            return Ok(piece.is_empty() && pieces.all(|p| p.is_empty()));
+        }
+        let mut data = &chunk[..n];
+        while !data.is_empty() {
+            if piece.is_empty() {
+                match pieces.next() {
+                    Some(next) => piece = next,
+                    None => return Ok(false),
+                }
+                continue;
+            }
+            let k = piece.len().min(data.len());
+            if piece[..k] != data[..k] {
+                return Ok(false);
+            }
+            piece = &piece[k..];
+            data = &data[k..];
         }
     }
 }
@@ -129,6 +180,23 @@ mod tests {
         assert!(spliced.equals(&expected));
         assert!(!spliced.equals(&original));
         assert!(!spliced.equals(&expected[..expected.len() - 1]));
+    }
+
+    #[test]
+    fn a_reader_reads_as_the_pieces_only_when_every_byte_matches() {
+        // More than one compare chunk, over a rope of many chunks.
+        let text: String = (0..20_000).map(|i| format!("line {i}\n")).collect();
+        let t = Text::from_bytes(text.clone().into_bytes());
+        assert!(t.pieces().count() > 1);
+        let same = |bytes: &[u8]| reads_as(&mut &bytes[..], t.pieces()).unwrap();
+        assert!(same(text.as_bytes()));
+        let mut changed = text.clone().into_bytes();
+        changed[100_000] ^= 1;
+        assert!(!same(&changed));
+        assert!(!same(&text.as_bytes()[..text.len() - 1]));
+        assert!(!same(format!("{text}x").as_bytes()));
+        assert!(reads_as(&mut &b""[..], Text::from_bytes(Vec::new()).pieces()).unwrap());
+        assert!(!reads_as(&mut &b""[..], [&b"a"[..]]).unwrap());
     }
 
     #[test]

@@ -172,7 +172,6 @@ impl Place {
     /// Whether the entry, read without following links, is still the stamp's file and holds
     /// exactly the planned content (compared chunk by chunk as it is read, no copy kept).
     fn holds(&self, expected: Expected) -> Result<bool> {
-        use std::io::Read;
         let fd = match rustix::fs::openat(
             &self.dir,
             &self.name,
@@ -187,23 +186,8 @@ impl Place {
         if st.st_dev != expected.stamp.dev || st.st_ino != expected.stamp.ino {
             return Ok(false);
         }
-        let mut file = File::from(fd);
-        let mut rest = expected.content;
-        let mut chunk = vec![0u8; 64 * 1024];
-        loop {
-            let n = match file.read(&mut chunk) {
-                Ok(n) => n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(Error::from_io(&e, &self.abs)),
-            };
-            if n == 0 {
-                return Ok(rest.is_empty());
-            }
-            match rest.strip_prefix(&chunk[..n]) {
-                Some(after) => rest = after,
-                None => return Ok(false),
-            }
-        }
+        crate::documents::reads_as(&mut File::from(fd), [expected.content])
+            .map_err(|e| Error::from_io(&e, &self.abs))
     }
 
     pub fn unlink(&self, dir: bool) -> Result<()> {
