@@ -914,7 +914,7 @@ fn stat(
 ) -> Result<ReadResult> {
     let io_err = |e: io::Error| Error::from_io(&e, &resolved.abs);
     let sniff = Sniff::of(handle).map_err(io_err)?;
-    let (sha256, counted) = hash_and_count(handle).map_err(io_err)?;
+    let (sha256, version, counted) = hash_and_count(handle).map_err(io_err)?;
     counts.remember(meta, counted);
     let mtime_ms = meta
         .modified()
@@ -930,26 +930,29 @@ fn stat(
         binary: sniff.binary,
         line_ending: counted.line_ending.as_str(),
         line_ending_scope: "file",
-        // The same short form as a document's version: the hash's first 8 bytes in hex.
-        version: sha256[..16].to_string(),
+        version,
         sha256,
     }))
 }
 
-/// One streaming pass for the digest, the line count and the line ending.
-fn hash_and_count(file: &File) -> io::Result<(String, Counted)> {
-    let mut hasher = Sha256::new();
+/// One streaming pass for the SHA-256 (what `sha256sum` prints), the version (a document's, from
+/// its content hash), the line count and the line ending.
+fn hash_and_count(file: &File) -> io::Result<(String, String, Counted)> {
+    let mut sha256 = Sha256::new();
+    let mut content = blake3::Hasher::new();
     let mut tally = LineTally::default();
     scan(file, |chunk| {
-        hasher.update(chunk);
+        sha256.update(chunk);
+        content.update(chunk);
         tally.feed(chunk);
     })?;
-    let digest: String = hasher
+    let digest: String = sha256
         .finalize()
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect();
-    Ok((digest, tally.counted()))
+    let version = crate::documents::stamp::version_of_hash(content.finalize().as_bytes());
+    Ok((digest, version, tally.counted()))
 }
 
 fn read_base64(

@@ -48,6 +48,14 @@ impl State {
         let heavy = Arc::new(Gate::new(&Policy::new(config.limits.max_memory_bytes)));
         let data = data_dir();
         let roots: Vec<PathBuf> = jail.roots().iter().map(|r| r.path.clone()).collect();
+        for root in &roots {
+            if !crate::documents::timestamps::probe(root) {
+                tracing::info!(
+                    "{}: file times are coarse; edits within a few ms of a change re-read the file",
+                    root.display()
+                );
+            }
+        }
         let checkpoints = Checkpoints::new(data.as_deref(), &roots);
         let todos = Todos::open(data.as_deref(), jail.primary());
         let documents = Documents::default();

@@ -11,6 +11,7 @@ pub mod events;
 mod sessions;
 pub mod stamp;
 mod text;
+pub mod timestamps;
 pub mod watch;
 
 pub use events::{Change, Event, EventKind};
@@ -178,7 +179,7 @@ impl Documents {
                 && held.text.len() as u64 == meta.len()
             {
                 if text::reads_as(&mut file, held.pieces()).map_err(io)? {
-                    let stamp = Stamp::hashed(&meta, meta.len(), held.stamp.sha256);
+                    let stamp = Stamp::hashed(&meta, meta.len(), held.stamp.hash);
                     return Ok(self.refreshed(&resolved.abs, stamp, Content::Held(held), budget));
                 }
                 file.seek(SeekFrom::Start(0)).map_err(io)?;
@@ -211,9 +212,7 @@ impl Documents {
     fn refreshed(&self, path: &Path, stamp: Stamp, content: Content, budget: u64) -> Arc<Document> {
         let mut inner = self.lock();
         let previous = inner.entries.get(path).map(|e| e.doc.clone());
-        let same = previous
-            .as_ref()
-            .filter(|old| old.stamp.sha256 == stamp.sha256);
+        let same = previous.as_ref().filter(|old| old.stamp.hash == stamp.hash);
         let (revision, changed) = match (&previous, same) {
             (_, Some(old)) => (old.revision, false),
             (Some(old), None) => (old.revision + 1, true),

@@ -1,6 +1,5 @@
 //! A file version: identity and times as the kernel reports them, plus the content hash.
 
-use sha2::{Digest, Sha256};
 use std::os::unix::fs::MetadataExt;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -10,43 +9,46 @@ pub struct Stamp {
     pub size: u64,
     pub mtime_ns: i128,
     pub ctime_ns: i128,
-    pub sha256: [u8; 32],
+    /// The content's hash (see `content_hash`).
+    pub hash: [u8; 32],
     /// Taken so soon after the file's last change that a further write within the same clock tick
     /// could leave size and times unchanged ("racy", as git calls it): such a stamp never vouches
-    /// for the file by metadata alone, the content is hashed again.
+    /// for the file by metadata alone, the content is compared again.
     pub racy: bool,
 }
 
-/// File times advance in clock ticks of a few milliseconds; a stamp younger than this is racy.
+/// File times advance in clock ticks of a few milliseconds; a stamp younger than this is racy
+/// (unless the file system's times are fine-grained, see `timestamps`).
 const RACY_NS: i128 = 50_000_000;
 
 impl Stamp {
     /// A stamp of a file whose content (of `size` bytes) was hashed elsewhere (an edit's own
     /// write: racy too when taken within a few ticks of it, since another writer may have written
     /// in the same tick).
-    pub fn hashed(meta: &std::fs::Metadata, size: u64, sha256: [u8; 32]) -> Stamp {
+    pub fn hashed(meta: &std::fs::Metadata, size: u64, hash: [u8; 32]) -> Stamp {
         let mut stamp = Stamp {
             dev: meta.dev(),
             ino: meta.ino(),
             size,
             mtime_ns: nanos(meta.mtime(), meta.mtime_nsec()),
             ctime_ns: nanos(meta.ctime(), meta.ctime_nsec()),
-            sha256,
+            hash,
             racy: false,
         };
-        stamp.racy = changed_just_now(stamp.mtime_ns.max(stamp.ctime_ns));
+        stamp.racy = changed_just_now(stamp.mtime_ns.max(stamp.ctime_ns))
+            && !super::timestamps::fine_grained(stamp.dev);
         stamp
     }
 
     /// A stamp of a file read from disk: racy when the file changed within the last few ticks.
     pub fn loaded(meta: &std::fs::Metadata, content: &[u8]) -> Stamp {
-        Stamp::hashed(meta, content.len() as u64, Sha256::digest(content).into())
+        Stamp::hashed(meta, content.len() as u64, content_hash(content))
     }
 
     /// The short string callers see as `version` and pass back as `expect_version`. It is the
     /// content's hash, so a `touch` or a formatter that rewrites identical bytes is no change.
     pub fn version(&self) -> String {
-        version_of_hash(&self.sha256)
+        version_of_hash(&self.hash)
     }
 
     /// Whether the file on disk is, by identity, size and times, the one this stamp was taken of,
@@ -80,7 +82,15 @@ impl Stamp {
     }
 }
 
-fn version_of_hash(hash: &[u8; 32]) -> String {
+/// The hash behind versions: BLAKE3. Every edit hashes its file's new content before it answers,
+/// so the hash is on the critical path of each edit; BLAKE3 is several times faster than SHA-256
+/// here (SIMD), and still cryptographic, so no writer can make a changed file pass for unchanged.
+pub fn content_hash(bytes: &[u8]) -> [u8; 32] {
+    blake3::hash(bytes).into()
+}
+
+/// A version (the hash's first 8 bytes in hex).
+pub fn version_of_hash(hash: &[u8; 32]) -> String {
     hash[..8].iter().map(|b| format!("{b:02x}")).collect()
 }
 

@@ -12,7 +12,6 @@ use crate::error::{Code, Error, Result};
 use crate::jail::Resolved;
 use crate::state::State;
 use serde::Serialize;
-use sha2::Digest;
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -426,7 +425,7 @@ enum Hashing<'scope> {
 
 impl<'scope> Hashing<'scope> {
     fn start<'env>(scope: &'scope std::thread::Scope<'scope, 'env>, bytes: &'env [u8]) -> Self {
-        let hash = move || -> [u8; 32] { sha2::Sha256::digest(bytes).into() };
+        let hash = move || crate::documents::stamp::content_hash(bytes);
         if bytes.len() < HASH_ASIDE_BYTES {
             return Hashing::Done(hash());
         }

@@ -74,7 +74,7 @@ impl OpenDoc {
     fn new_version(&mut self) {
         self.version = NEXT_VERSION.fetch_add(1, Ordering::Relaxed);
         self.history
-            .push_back((self.version, self.document.stamp.sha256));
+            .push_back((self.version, self.document.stamp.hash));
         if self.history.len() > HISTORY {
             self.history.pop_front();
         }
@@ -82,7 +82,7 @@ impl OpenDoc {
 
     /// Whether findings stamped `found` describe the current text.
     fn same_text_as(&self, found: i32) -> bool {
-        let current = self.document.stamp.sha256;
+        let current = self.document.stamp.hash;
         self.history
             .iter()
             .chain(&self.pinned)
@@ -306,7 +306,7 @@ impl Instance {
         let client = inner.client.clone();
         let path = document.path.clone();
         if let Some(doc) = inner.docs.get_mut(&path) {
-            if doc.document.stamp.sha256 == document.stamp.sha256 {
+            if doc.document.stamp.hash == document.stamp.hash {
                 return doc.version;
             }
             doc.pin(
