@@ -580,3 +580,62 @@ impl Journal {
         removed
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+
+    /// A workspace with `a.txt` holding `planned`, and the stamp an edit planned on.
+    fn planned_on(planned: &str) -> (tempfile::TempDir, Jail, Stamp) {
+        let dir = tempfile::tempdir().unwrap();
+        let jail = Jail::new(&[dir.path().to_path_buf()], &Config::default().jail).unwrap();
+        let file = dir.path().join("a.txt");
+        std::fs::write(&file, planned).unwrap();
+        let stamp = Stamp::loaded(&std::fs::metadata(&file).unwrap(), planned.as_bytes());
+        (dir, jail, stamp)
+    }
+
+    /// Stages `ours` for `a.txt` and publishes it by exchange over what is there now.
+    fn exchange(dir: &Path, jail: &Jail, stamp: &Stamp, ours: &str) -> Result<()> {
+        let journal = Journal::open(None);
+        let target = jail.resolve("file", "a.txt").unwrap();
+        let place = place(jail, &target, false).unwrap();
+        let mut staged = stage(&place, ours.as_bytes(), None, false, &journal).unwrap();
+        let outcome = staged.exchange(stamp);
+        staged.published = outcome.is_ok();
+        drop(staged);
+        let names: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["a.txt"], "no temp file is left either way");
+        outcome
+    }
+
+    #[test]
+    fn an_exchange_over_the_planned_file_publishes() {
+        let (dir, jail, stamp) = planned_on("planned on\n");
+        exchange(dir.path(), &jail, &stamp, "ours\n").unwrap();
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("a.txt")).unwrap(),
+            "ours\n"
+        );
+    }
+
+    /// The swap-back, forced: another program renamed its file over the target after the stamp
+    /// was taken (as if between the last compare and the swap).
+    #[test]
+    fn an_exchange_over_a_foreign_file_swaps_back_and_keeps_it() {
+        let (dir, jail, stamp) = planned_on("planned on\n");
+        let other = dir.path().join("other");
+        std::fs::write(&other, "foreign\n").unwrap();
+        std::fs::rename(&other, dir.path().join("a.txt")).unwrap();
+        let error = exchange(dir.path(), &jail, &stamp, "ours\n").unwrap_err();
+        assert_eq!(error.code, Code::Stale, "{error}");
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("a.txt")).unwrap(),
+            "foreign\n"
+        );
+    }
+}
