@@ -350,7 +350,7 @@ pub fn plan_file(file: &[u8], patch: &FilePatch) -> Result<Located> {
                 splices: Vec::new(),
                 matched_with: RULE_NAMES[0],
                 already_applied: true,
-                lines: vec![(1, text.lines.len().max(1))],
+                lines: vec![(1, text.lines().len().max(1))],
             });
         }
         return Err(Error::bad_input(
@@ -416,7 +416,7 @@ fn place(m: &mut Matcher, hunk: &Hunk, h: usize, total: usize, offset: i64) -> R
     let changes = lines.iter().any(|l| !matches!(l, HunkLine::Context(_)));
     let expected = hunk.old_start_hint.map(|s| s as i64 - 1 + offset);
     let old: Vec<&[u8]> = lines.iter().filter_map(HunkLine::in_old).collect();
-    if old.is_empty() && text.lines.is_empty() {
+    if old.is_empty() && text.lines().is_empty() {
         return Ok(Placed {
             hunk: h,
             start: 0,
@@ -554,7 +554,7 @@ fn choose(
 
 /// Splices for one placed hunk: each run of removed/added lines replaces the removed lines.
 fn emit(text: &Text, hunk: &Hunk, p: &Placed, out: &mut Vec<Splice>) {
-    let n = text.lines.len();
+    let n = text.lines().len();
     let mut at = p.start;
     let mut k = 0;
     while k < p.lines.len() {
@@ -594,7 +594,7 @@ fn run_splice(
     n: usize,
 ) -> Splice {
     let b = a + removed;
-    let has_eol = |i: usize| i < n && text.lines[i].end > text.lines[i].content_end;
+    let has_eol = |i: usize| i < n && text.lines()[i].end > text.lines()[i].content_end;
     let last_has_eol = n == 0 || has_eol(n - 1);
     let at_eof = b == n;
     let eol_for = |k: usize| -> &[u8] {
@@ -612,12 +612,12 @@ fn run_splice(
         }
     };
     let mut start = if a < n {
-        text.lines[a].start
+        text.lines()[a].start
     } else {
         text.bytes.len()
     };
     let end = if removed > 0 {
-        text.lines[b - 1].end
+        text.lines()[b - 1].end
     } else {
         start
     };
@@ -644,7 +644,7 @@ fn run_splice(
     }
     if at_eof && added.is_empty() && removed > 0 && !final_nl && a > hunk_start && a > 0 {
         // The line before the deleted tail becomes the last line: it loses its EOL.
-        start = text.lines[a - 1].content_end;
+        start = text.lines()[a - 1].content_end;
     }
     Splice::new(start..end, body)
 }

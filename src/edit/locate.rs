@@ -133,37 +133,46 @@ fn newline_mask(block: &[u8; 16]) -> u32 {
     }
 }
 
-/// The original's lines with lookups by byte offset.
+/// The original's lines with lookups by byte offset. The line table is built on first use: an
+/// exact match in a file without CRs never needs it (see `ladder`), and for a 10k-line file it is
+/// the largest part of locating the match.
 pub(crate) struct Text<'a> {
     pub bytes: &'a [u8],
-    pub lines: Vec<Line>,
+    table: std::cell::OnceCell<Vec<Line>>,
 }
 
 impl<'a> Text<'a> {
     pub fn new(bytes: &'a [u8]) -> Self {
         Text {
             bytes,
-            lines: split_lines(bytes),
+            table: std::cell::OnceCell::new(),
         }
     }
+    pub fn lines(&self) -> &[Line] {
+        self.table.get_or_init(|| split_lines(self.bytes))
+    }
     pub fn content(&self, i: usize) -> &'a [u8] {
-        let l = self.lines[i];
+        let l = self.lines()[i];
         &self.bytes[l.start..l.content_end]
     }
     pub fn eol(&self, i: usize) -> &'a [u8] {
-        let l = self.lines[i];
+        let l = self.lines()[i];
         &self.bytes[l.content_end..l.end]
     }
     /// Index of the line holding byte `offset` (the last line for `offset == len`).
     pub fn line_of(&self, offset: usize) -> usize {
-        match self.lines.binary_search_by(|l| l.start.cmp(&offset)) {
+        if self.table.get().is_none() && offset < self.bytes.len() {
+            // Each LF before the offset ends one line before it; no table needed.
+            return memchr::memchr_iter(b'\n', &self.bytes[..offset]).count();
+        }
+        match self.lines().binary_search_by(|l| l.start.cmp(&offset)) {
             Ok(i) => i,
             Err(i) => i.saturating_sub(1),
         }
     }
     /// 1-based inclusive line range covered by a byte range.
     pub fn line_range(&self, range: &std::ops::Range<usize>) -> (usize, usize) {
-        if self.lines.is_empty() {
+        if self.bytes.is_empty() {
             return (1, 1);
         }
         let first = self.line_of(range.start);
@@ -177,12 +186,12 @@ impl<'a> Text<'a> {
     /// The EOL most lines use; LF when the file has none.
     pub fn dominant_eol(&self) -> &'static [u8] {
         let crlf = self
-            .lines
+            .lines()
             .iter()
             .filter(|l| l.end - l.content_end == 2)
             .count();
         let lf = self
-            .lines
+            .lines()
             .iter()
             .filter(|l| l.end - l.content_end == 1)
             .count();
@@ -193,14 +202,14 @@ impl<'a> Text<'a> {
         }
     }
     pub fn has_eol(&self) -> bool {
-        self.lines.iter().any(|l| l.end > l.content_end)
+        self.lines().iter().any(|l| l.end > l.content_end)
     }
 }
 
 /// Splits text into (content, eol) pairs; a final newline yields no empty last line.
 pub(crate) fn text_lines(text: &[u8]) -> Vec<(&[u8], &[u8])> {
     let t = Text::new(text);
-    t.lines
+    t.lines()
         .iter()
         .map(|l| (&text[l.start..l.content_end], &text[l.content_end..l.end]))
         .collect()
@@ -347,7 +356,7 @@ pub(crate) struct LineIndex<'a> {
 
 impl<'a> LineIndex<'a> {
     pub fn new(text: &'a Text<'a>, level: Level) -> Self {
-        let norm = (0..text.lines.len())
+        let norm = (0..text.lines().len())
             .map(|i| norm_line(text.content(i), level))
             .collect();
         LineIndex { text, norm, level }
@@ -356,7 +365,7 @@ impl<'a> LineIndex<'a> {
     /// Starts (line indices) of every window of whole lines matching `pat` at this level, with the
     /// re-indentation found (indentation levels only).
     pub fn find(&self, pat: &[&[u8]]) -> Vec<(usize, Option<Reindent>)> {
-        let n = self.text.lines.len();
+        let n = self.text.lines().len();
         let m = pat.len();
         let mut out = Vec::new();
         if m == 0 || m > n {
@@ -468,7 +477,7 @@ pub(crate) fn adapt_eols(
     let fallback: &[u8] = text.dominant_eol();
     let eol_of = |j: usize| -> Option<&[u8]> {
         let i = first + j;
-        if i < text.lines.len() && text.lines[i].end > text.lines[i].content_end {
+        if i < text.lines().len() && text.lines()[i].end > text.lines()[i].content_end {
             Some(text.eol(i))
         } else {
             None
@@ -569,6 +578,9 @@ struct Match {
 fn ladder(text: &Text, search: &[u8], replace: &[u8]) -> Option<(usize, Vec<Match>)> {
     let file = text.bytes;
     let slines = text_lines(search);
+    let no_cr = [search, replace, file]
+        .iter()
+        .all(|b| memchr::memchr(b'\r', b).is_none());
     // Byte-level rules: 0 exact, 1 line endings, and the typography substring form.
     let byte_rule = |rule: usize, typo: bool| -> Vec<Match> {
         let (hay, map, needle): (std::borrow::Cow<[u8]>, _, std::borrow::Cow<[u8]>) = if rule == 0 {
@@ -577,7 +589,9 @@ fn ladder(text: &Text, search: &[u8], replace: &[u8]) -> Option<(usize, Vec<Matc
             let (h, m) = view(file, typo);
             (h.into(), Some(m), view(search, typo).0.into())
         };
-        let verbatim = rule == 0 && eols_mixed(replace);
+        // Without a CR anywhere, every line ends in LF and `adapt_eols` would give back the
+        // replacement as it is: skip it (and the file's line table it needs).
+        let verbatim = rule == 0 && (eols_mixed(replace) || no_cr);
         find_all(&hay, &needle)
             .into_iter()
             .map(|p| {
@@ -641,7 +655,7 @@ fn ladder(text: &Text, search: &[u8], replace: &[u8]) -> Option<(usize, Vec<Matc
             .into_iter()
             .map(|(i, reindent)| {
                 let last = i + pat.len() - 1;
-                let end_line = text.lines[last];
+                let end_line = text.lines()[last];
                 let end = if ends_nl {
                     end_line.end
                 } else {
@@ -660,7 +674,7 @@ fn ladder(text: &Text, search: &[u8], replace: &[u8]) -> Option<(usize, Vec<Matc
                     }
                 }
                 Match {
-                    range: text.lines[i].start..end,
+                    range: text.lines()[i].start..end,
                     text: adapt_eols(text, i, &pat, &rl),
                 }
             })
@@ -869,7 +883,7 @@ fn ratio(a: &str, b: &str) -> f32 {
 /// `{start_line, end_line, similarity, diff}`.
 pub(crate) fn closest(text: &Text, search: &[u8]) -> Option<Value> {
     let slines = text_lines(search);
-    let n = text.lines.len();
+    let n = text.lines().len();
     let m = slines.len();
     if n == 0 || m == 0 {
         return None;
@@ -894,7 +908,7 @@ pub(crate) fn closest(text: &Text, search: &[u8]) -> Option<Value> {
             .collect()
     };
     let sflat = norm(search);
-    let window = |i: usize| &text.bytes[text.lines[i].start..text.lines[i + w - 1].content_end];
+    let window = |i: usize| &text.bytes[text.lines()[i].start..text.lines()[i + w - 1].content_end];
     let mut best: Option<(f32, usize)> = None;
     for &(_, i) in &scored {
         let d = dice(&norm(window(i)), &sflat);
@@ -977,6 +991,43 @@ mod tests {
     fn run(file: &[u8], search: &[u8], replace: &[u8]) -> Result<(Vec<u8>, &'static str)> {
         let l = locate_replace(file, search, replace, Occurrence::Unique)?;
         Ok((apply(file, &l.splices), l.matched_with))
+    }
+
+    #[test]
+    fn line_of_counts_the_same_with_and_without_the_table() {
+        for file in [
+            &b"a\nbb\n\nccc"[..],
+            b"a\nbb\n\n",
+            b"\n",
+            b"x",
+            b"a\r\nb\r\n",
+        ] {
+            let counted = Text::new(file);
+            let tabled = Text::new(file);
+            tabled.lines();
+            for offset in 0..=file.len() {
+                assert_eq!(counted.line_of(offset), tabled.line_of(offset), "{offset}");
+            }
+        }
+    }
+
+    /// The LF-only fast path of `ladder` takes the replacement verbatim; that is what the EOL
+    /// adaptation gives for such text, whichever lines the replacement aligns with.
+    #[test]
+    fn replacements_in_lf_only_text_need_no_eol_adaptation() {
+        let file = b"fn a() {\n    one();\n    two();\n}\nlast";
+        let text = Text::new(file);
+        let search = b"    one();\n    two();\n";
+        for replace in [
+            &b"    uno();\n    two();\n"[..],
+            b"    one();\n",
+            b"    one();\n    new();\n    two();\n    three();",
+            b"",
+            b"no eol",
+        ] {
+            let adapted = adapt_eols(&text, 1, &text_lines(search), &owned_lines(replace));
+            assert_eq!(adapted, replace, "{}", String::from_utf8_lossy(replace));
+        }
     }
 
     #[test]

@@ -242,7 +242,7 @@ fn variants(src: &str) -> Vec<(&'static str, Vec<u8>)> {
 /// Lines as (content, eol) byte vectors.
 fn lines_of(file: &[u8]) -> Vec<(Vec<u8>, Vec<u8>)> {
     let t = Text::new(file);
-    (0..t.lines.len())
+    (0..t.lines().len())
         .map(|i| (t.content(i).to_vec(), t.eol(i).to_vec()))
         .collect()
 }
