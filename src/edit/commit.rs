@@ -334,7 +334,10 @@ impl Staged<'_> {
     /// replaced file after it (see `exchange`); `sync_folder` fsyncs the folder after the rename
     /// (a transaction over several files passes false and syncs each folder once at the end).
     /// Returns the published file's metadata, taken from the staged handle after the rename: it
-    /// describes our content even if another program replaces the name right after.
+    /// describes our content even if another program replaces the name right after. If another
+    /// program wrote *into* the file once it had the name (opening the target at once), it
+    /// returns the metadata from before the rename instead, which no longer describes the file
+    /// (see `untouched`), so the next use reads the file rather than trusting a stale stamp.
     pub fn publish(
         mut self,
         how: Publish,
@@ -342,6 +345,7 @@ impl Staged<'_> {
         sync_folder: bool,
     ) -> Result<std::fs::Metadata> {
         let place = self.place;
+        let staged = self.metadata()?;
         if let (Publish::Replace, Some(expected)) = (how, expected) {
             place.still(expected)?;
             self.exchange(expected.stamp)?;
@@ -352,7 +356,12 @@ impl Staged<'_> {
         if sync_folder {
             sync_dir(&place.dir, &place.abs)?;
         }
-        self.metadata()
+        let published = self.metadata()?;
+        Ok(if untouched(&staged, &published) {
+            published
+        } else {
+            staged
+        })
     }
 
     /// Publishes over the stamp's file by swapping names with it (`RENAME_EXCHANGE`), so the file
@@ -435,6 +444,15 @@ impl Drop for Staged<'_> {
             let _ = rustix::fs::unlinkat(&self.place.dir, &self.temp, AtFlags::empty());
         }
     }
+}
+
+/// Whether no write reached the file between two reads of its metadata: a write sets the mtime,
+/// and after a read of the times it sets a newer one (multigrain timestamps) or one within the
+/// tick a racy stamp re-checks anyway. A rename changes only the ctime.
+fn untouched(before: &std::fs::Metadata, after: &std::fs::Metadata) -> bool {
+    before.size() == after.size()
+        && before.mtime() == after.mtime()
+        && before.mtime_nsec() == after.mtime_nsec()
 }
 
 /// Closes files off the request path. Closing the last handle of a file an edit just replaced
