@@ -416,8 +416,8 @@ struct Ready<'a> {
 /// Contents at least this large are hashed on a thread of their own while they are written.
 const HASH_ASIDE_BYTES: usize = 64 * 1024;
 
-/// The SHA-256 of each changed file's new content (for its stamp), computed beside the writes:
-/// for a large file the hash costs about what writing it does, and the two overlap.
+/// The content hash of each changed file's new content (for its stamp), computed beside the
+/// writes: for a large file the hash costs about half of what writing it does, and the two overlap.
 enum Hashing<'scope> {
     Done([u8; 32]),
     Running(std::thread::ScopedJoinHandle<'scope, [u8; 32]>),
@@ -707,8 +707,8 @@ fn finish(
             continue;
         };
         let new = slot.planned_bytes().unwrap_or_default();
-        let sha256 = hashes[i].take().expect("one hash per changed file").wait();
-        let stamp = Stamp::hashed(&meta, new.len() as u64, sha256);
+        let hash = hashes[i].take().expect("one hash per changed file").wait();
+        let stamp = Stamp::hashed(&meta, new.len() as u64, hash);
         let old_text = slot.doc.as_ref().map(|d| &d.text);
         let changes = changes(slot, old_text, new);
         let (lines_added, lines_removed) = slot.counts.unwrap_or_else(|| {
