@@ -57,6 +57,9 @@ struct Record {
     publish_seq: u64,
     last_publish: Option<Instant>,
     progress: HashSet<String>,
+    /// Still loading its workspace, by the server's own `experimental/serverStatus`
+    /// (`quiescent: false`); see `ServerDef::quiescent_status`.
+    loading: bool,
     refreshes: u64,
     stderr: VecDeque<String>,
 }
@@ -110,7 +113,10 @@ impl Client {
             pid,
             started: Instant::now(),
             transport: Transport::start(BufReader::new(stdout), stdin, incoming_tx),
-            record: Mutex::default(),
+            record: Mutex::new(Record {
+                loading: def.quiescent_status,
+                ..Record::default()
+            }),
             tick,
             exited: AtomicBool::new(false),
         });
@@ -220,10 +226,14 @@ impl Client {
         self.lock().publish_seq
     }
 
-    /// When the server last published anything, and whether it has work-done progress open.
+    /// When the server last published anything, and whether it is busy: work-done progress
+    /// open, or still loading its workspace by its own status.
     pub fn activity(&self) -> (Option<Instant>, bool) {
         let record = self.lock();
-        (record.last_publish, !record.progress.is_empty())
+        (
+            record.last_publish,
+            !record.progress.is_empty() || record.loading,
+        )
     }
 
     pub fn refreshes(&self) -> u64 {
@@ -337,6 +347,15 @@ impl Client {
                     lsp_types::WorkDoneProgress::Report(_) => false,
                 };
                 drop(record);
+                self.changed();
+            }
+            // rust-analyzer: not quiescent while it loads the workspace, and an empty pull then
+            // means "not analysed yet", not "clean".
+            "experimental/serverStatus" => {
+                let Some(quiescent) = params["quiescent"].as_bool() else {
+                    return;
+                };
+                self.lock().loading = !quiescent;
                 self.changed();
             }
             _ => {}
@@ -461,6 +480,7 @@ fn initialize_params(def: &ServerDef, root: &Path) -> Value {
         "initializationOptions": def.initialization_options,
         "capabilities": {
             "general": { "positionEncodings": ["utf-16"] },
+            "experimental": { "serverStatusNotification": true },
             "window": { "workDoneProgress": true },
             "workspace": {
                 "configuration": true,

@@ -26,6 +26,11 @@ pub struct ServerDef {
     /// How to get a document's current diagnostics besides the LSP ways (see `tsserver`).
     #[serde(default)]
     pub pull: Option<PullVia>,
+    /// The server reports whether it has loaded its workspace (`experimental/serverStatus`,
+    /// `quiescent`): it counts as busy from its start until it says so, since its first answers
+    /// can come before any loading progress opens and would read as "clean".
+    #[serde(default)]
+    pub quiescent_status: bool,
 }
 
 /// A server-specific way to ask for a document's current diagnostics.
