@@ -170,6 +170,15 @@ impl Git {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0);
+        // A git left running by a daemon killed with SIGKILL would go on writing the snapshot
+        // store's index while the next daemon uses it; it dies with this thread instead, which
+        // waits for it below.
+        let daemon = std::process::id() as libc::pid_t;
+        // SAFETY: `die_with` makes only async-signal-safe calls and allocates nothing.
+        unsafe {
+            self.command
+                .pre_exec(move || crate::lsp::spawn::die_with(daemon));
+        }
         let mut child = self.command.spawn().map_err(|e| match e.kind() {
             std::io::ErrorKind::NotFound => GitError::NotInstalled,
             _ => GitError::Io(e),
