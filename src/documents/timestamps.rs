@@ -8,7 +8,8 @@
 //! newer than any time handed out before. There, a stamp is never racy.
 //!
 //! Nothing reports the feature, so it is probed: on each root's file system, an unnamed temporary
-//! file (`O_TMPFILE`: no name appears, no watcher sees it) is written and stat'ed in a tight loop.
+//! file (`O_TMPFILE`: no name ever appears in the folder; a watcher of the folder may see writes to
+//! a `#<inode>` entry that does not exist) is written and stat'ed in a tight loop.
 //! With coarse times, most of those writes share a tick; with multigrain times, every write has a
 //! time of its own. Any doubt (no `O_TMPFILE`, a read-only root, one repeated time) keeps the
 //! careful rule.
