@@ -460,7 +460,12 @@ impl Instance {
                     if is_about(&found, version, sent_seq) || self.same_text(&path, &found) =>
                 {
                     let (last_publish, busy) = client.activity();
-                    let quiet_at = last_publish.map_or(Instant::now(), |t| t + quiet);
+                    let wait_quiet =
+                        match client.def.final_publish && found.version == Some(version) {
+                            true => Duration::ZERO,
+                            false => quiet,
+                        };
+                    let quiet_at = last_publish.map_or(Instant::now(), |t| t + wait_quiet);
                     if !busy && Instant::now() >= quiet_at {
                         if self.version_of(&path) != Some(version) {
                             continue;

@@ -31,6 +31,11 @@ pub struct ServerDef {
     /// can come before any loading progress opens and would read as "clean".
     #[serde(default)]
     pub quiescent_status: bool,
+    /// A publish stamped with a document's version is the whole set for that version (clangd
+    /// publishes once per build): it is current at once, without the quiet period that guards
+    /// servers publishing a version in several steps.
+    #[serde(default)]
+    pub final_publish: bool,
 }
 
 /// A server-specific way to ask for a document's current diagnostics.
