@@ -460,11 +460,9 @@ impl Instance {
                     if is_about(&found, version, sent_seq) || self.same_text(&path, &found) =>
                 {
                     let (last_publish, busy) = client.activity();
-                    let wait_quiet =
-                        match client.def.final_publish && found.version == Some(version) {
-                            true => Duration::ZERO,
-                            false => quiet,
-                        };
+                    // A final publish for this very version needs no quiet period after it.
+                    let final_one = client.def.final_publish && found.version == Some(version);
+                    let wait_quiet = if final_one { Duration::ZERO } else { quiet };
                     let quiet_at = last_publish.map_or(Instant::now(), |t| t + wait_quiet);
                     if !busy && Instant::now() >= quiet_at {
                         if self.version_of(&path) != Some(version) {
