@@ -939,7 +939,7 @@ fn stat(
 /// its content hash), the line count and the line ending.
 fn hash_and_count(file: &File) -> io::Result<(String, String, Counted)> {
     let mut sha256 = Sha256::new();
-    let mut content = blake3::Hasher::new();
+    let mut content = crate::documents::stamp::ContentHasher::default();
     let mut tally = LineTally::default();
     scan(file, |chunk| {
         sha256.update(chunk);
@@ -951,7 +951,7 @@ fn hash_and_count(file: &File) -> io::Result<(String, String, Counted)> {
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect();
-    let version = crate::documents::stamp::version_of_hash(content.finalize().as_bytes());
+    let version = crate::documents::stamp::version_of_hash(&content.finish());
     Ok((digest, version, tally.counted()))
 }
 

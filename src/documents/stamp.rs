@@ -86,7 +86,22 @@ impl Stamp {
 /// so the hash is on the critical path of each edit; BLAKE3 is several times faster than SHA-256
 /// here (SIMD), and still cryptographic, so no writer can make a changed file pass for unchanged.
 pub fn content_hash(bytes: &[u8]) -> [u8; 32] {
-    blake3::hash(bytes).into()
+    let mut hasher = ContentHasher::default();
+    hasher.update(bytes);
+    hasher.finish()
+}
+
+/// `content_hash` fed in pieces (`read --stat` streams a file through it beside its SHA-256).
+#[derive(Default)]
+pub struct ContentHasher(blake3::Hasher);
+
+impl ContentHasher {
+    pub fn update(&mut self, bytes: &[u8]) {
+        self.0.update(bytes);
+    }
+    pub fn finish(&self) -> [u8; 32] {
+        self.0.finalize().into()
+    }
 }
 
 /// A version (the hash's first 8 bytes in hex).
