@@ -2,6 +2,7 @@
 
 pub mod agent;
 pub mod checkpoint;
+pub mod children;
 pub mod cli;
 pub mod config;
 pub mod documents;

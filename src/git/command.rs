@@ -177,7 +177,7 @@ impl Git {
         // SAFETY: `die_with` makes only async-signal-safe calls and allocates nothing.
         unsafe {
             self.command
-                .pre_exec(move || crate::lsp::spawn::die_with(daemon));
+                .pre_exec(move || crate::children::die_with(daemon));
         }
         let mut child = self.command.spawn().map_err(|e| match e.kind() {
             std::io::ErrorKind::NotFound => GitError::NotInstalled,

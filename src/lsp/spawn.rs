@@ -19,7 +19,7 @@ pub async fn spawn(mut command: Command) -> io::Result<Child> {
     let daemon = std::process::id() as libc::pid_t;
     // SAFETY: `die_with` makes only async-signal-safe calls and allocates nothing.
     unsafe {
-        command.pre_exec(move || die_with(daemon));
+        command.pre_exec(move || crate::children::die_with(daemon));
     }
     let (reply, answer) = oneshot::channel();
     spawner()
@@ -28,24 +28,6 @@ pub async fn spawn(mut command: Command) -> io::Result<Child> {
     answer
         .await
         .map_err(|_| io::Error::other("the server spawner is gone"))?
-}
-
-/// Run in a forked child before exec: asks for SIGKILL when the thread that forked it ends (or the
-/// daemon with it), and exits if the daemon `daemon` is already gone. Only async-signal-safe calls
-/// (prctl, getppid, _exit), no allocation. Also used for git, whose callers wait on the child from
-/// the thread that forked it.
-pub fn die_with(daemon: libc::pid_t) -> io::Result<()> {
-    // SAFETY: plain system calls on the calling process.
-    unsafe {
-        if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
-            return Err(io::Error::last_os_error());
-        }
-        // The daemon died before the signal was asked for: nobody would send it.
-        if libc::getppid() != daemon {
-            libc::_exit(1);
-        }
-    }
-    Ok(())
 }
 
 fn spawner() -> &'static mpsc::Sender<Job> {
