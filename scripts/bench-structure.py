@@ -112,6 +112,7 @@ def bench_outline(binary, root, files):
             _, t = daemon.call("outline", {"file": path})
             cached.append(t)
         return {
+            "cold_by_file": dict(zip(files, cold)),
             "files": len(files),
             "lines": lines,
             "ms_per_1k_lines": 1000 * sum(cold) / (lines / 1000),
@@ -124,7 +125,7 @@ def bench_outline(binary, root, files):
         daemon.stop()
 
 
-def bench_map(binary, root, files, runs):
+def bench_map(binary, root, files, runs, cold_by_file):
     colds, cold_cpus, warms, edits = [], [], [], {"comment": [], "function": []}
     rss = 0.0
     first_output = None
@@ -168,6 +169,8 @@ def bench_map(binary, root, files, runs):
         "after_edit_ms": 1000 * statistics.median(t for t, _ in edits["comment"]),
         "after_edit_parsed": edits["comment"][0][1],
         "after_new_function_ms": 1000 * statistics.median(t for t, _ in edits["function"]),
+        # The bar is "50 ms plus that file's reparse": its first outline, parse included.
+        "edited_file_outline_ms": 1000 * cold_by_file[files[len(files) // 2]],
         "rss_mb": rss,
         "map_chars": len(first_output or ""),
         "deterministic": deterministic,
@@ -242,7 +245,7 @@ def main():
     files = source_files(root, ext)
     report = {"corpus": os.path.basename(root)}
     report["outline"] = bench_outline(binary, root, files)
-    report["map"] = bench_map(binary, root, files, runs)
+    report["map"] = bench_map(binary, root, files, runs, report["outline"].pop("cold_by_file"))
     report["ctags"] = bench_ctags(root, runs)
     if aider_python:
         report["aider"] = bench_aider(aider_python, root, files, runs)

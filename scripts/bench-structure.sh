@@ -89,7 +89,7 @@ import json, os, sys
 results, build_s, binary, stripped, build_kind = sys.argv[1], float(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
 rows = [json.load(open(os.path.join(results, f"{n}.json"))) for n in ("requests", "prometheus", "rust-analyzer")]
 print()
-print("| corpus | files / lines | outline ms per 1k lines | p99 file | cached (median / p99) | cold map | aider cold | ratio | cold map CPU / aider CPU | warm map | aider same process | after 1-file edit: comment / new function | ctags | RSS after map |")
+print("| corpus | files / lines | outline ms per 1k lines | p99 file | cached (median / p99) | cold map | aider cold | ratio | cold map CPU / aider CPU | warm map | aider same process | after 1-file edit: comment / new function (the file's own outline) | ctags | RSS after map |")
 print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 for r in rows:
     o, m, c, a = r["outline"], r["map"], r["ctags"], r.get("aider", {})
@@ -100,7 +100,7 @@ for r in rows:
     print(f"| {r['corpus']} | {o['files']} / {o['lines'] // 1000}k | {o['ms_per_1k_lines']:.2f} | {o['p99_file_ms']:.1f} ms "
           f"| {o['cached_median_ms']:.2f} / {o['cached_p99_ms']:.2f} ms | {m['cold_s']:.2f} s | {aider_cold} | {ratio} "
           f"| {m['cold_cpu_s']:.2f} s / {aider_cpu} "
-          f"| {m['warm_ms']:.0f} ms | {aider_same} | {m['after_edit_ms']:.0f} / {m['after_new_function_ms']:.0f} ms ({m['after_edit_parsed']} parsed) "
+          f"| {m['warm_ms']:.0f} ms | {aider_same} | {m['after_edit_ms']:.0f} / {m['after_new_function_ms']:.0f} ms ({m['after_edit_parsed']} parsed; {m['edited_file_outline_ms']:.1f} ms) "
           f"| {c['s']:.2f} s | {m['rss_mb']:.0f} MB |")
 print()
 print(f"release build ({build_kind}) {build_s:.0f} s; binary {os.path.getsize(binary) / 1e6:.1f} MB "

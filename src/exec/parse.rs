@@ -178,10 +178,15 @@ pub const MAX_DEPTH: usize = 32;
 /// that scripts parsed from strings inside a command keep numbers apart from their parent's.
 pub fn parse(source: &str, first_pipeline: usize) -> Script {
     let mut parser = Parser::new();
-    parser
-        .set_language(&tree_sitter_bash::LANGUAGE.into())
-        .expect("the bundled bash grammar matches the tree-sitter core");
-    let Some(tree) = parser.parse(source, None) else {
+    let language = crate::syntax::grammars::grammar("bash");
+    let loaded = language.is_ok_and(|l| parser.set_language(&l).is_ok());
+    // Without the grammar nothing can be read, so the command is refused as unreadable.
+    let tree = if loaded {
+        parser.parse(source, None)
+    } else {
+        None
+    };
+    let Some(tree) = tree else {
         return Script {
             problems: vec![ParseProblem {
                 line: 1,

@@ -2,6 +2,7 @@
 //! identity, size and times (the same test the documents store uses), so a warm map re-reads
 //! nothing and an edit re-tags only the file it touched. Files are tagged on all cores.
 
+use super::rank::name_id;
 use crate::error::Result;
 use crate::jail::{Jail, Resolved};
 use crate::syntax::languages;
@@ -28,6 +29,12 @@ pub struct FileTags {
     pub rel: String,
     pub language: &'static str,
     pub tags: Tags,
+    /// The ranking's ids (`rank::name_id`) of each outline item's name, in item order.
+    pub item_ids: Vec<u64>,
+    /// The ranking's ids of the referenced names, with their counts, in `tags.references` order.
+    /// Computed once per file version on the tagging threads, so that ranking a whole tree reads
+    /// integers laid out together instead of chasing thousands of scattered strings.
+    pub reference_ids: Vec<(u64, u32)>,
     /// A hash of what the ranking reads from this file (its items' kinds, names and nesting, its
     /// references): an edit that changes none of it (a comment, a body's literals, lines moved)
     /// keeps the last ranking.
@@ -192,6 +199,17 @@ fn tag_file(
     Some(FileTags {
         rel: resolved.rel.to_string_lossy().into_owned(),
         language: &language.name,
+        item_ids: tags
+            .outline
+            .items
+            .iter()
+            .map(|i| name_id(&i.name))
+            .collect(),
+        reference_ids: tags
+            .references
+            .iter()
+            .map(|(name, count)| (name_id(name), *count))
+            .collect(),
         rank_key: rank_key(&tags),
         tags,
     })

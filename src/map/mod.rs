@@ -98,6 +98,7 @@ pub fn run(state: &Arc<State>, p: MapParams) -> Result<MapResult> {
         )));
     }
     let dir = state.jail.resolve("dir", p.dir.as_deref().unwrap_or("."))?;
+    let started = std::time::Instant::now();
     let snapshot = state
         .map
         .index
@@ -120,12 +121,22 @@ pub fn run(state: &Arc<State>, p: MapParams) -> Result<MapResult> {
         mentions,
         include_tests: p.include_tests,
     };
+    let listed = started.elapsed();
     let ranked = state
         .map
         .ranked(&dir.abs, &steering, snapshot.fingerprint, || {
             rank::rank(&snapshot.files, &steering)
         });
+    let ranked_at = started.elapsed();
     let rendered = render::render(&snapshot.files, &ranked, budget);
+    // Where a map's time goes, for `CODERD_LOG=coderd=debug` (the bench's edit rows).
+    tracing::debug!(
+        snapshot_us = listed.as_micros() as u64,
+        rank_us = (ranked_at - listed).as_micros() as u64,
+        render_us = (started.elapsed() - ranked_at).as_micros() as u64,
+        parsed = snapshot.tagged,
+        "map"
+    );
     Ok(MapResult {
         dir: dir.abs.display().to_string(),
         budget,

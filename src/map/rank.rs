@@ -6,7 +6,16 @@
 use super::index::FileTags;
 use crate::syntax::Kind;
 use foldhash::HashMap;
+use rayon::prelude::*;
 use std::sync::Arc;
+
+/// A name's id in the ranking: a 64-bit hash with a fixed seed, so ids are the same in every
+/// process. Two names sharing an id would count as one; among the ~20,000 names of a large tree
+/// the chance that any two do is about 1 in 10^10.
+pub fn name_id(name: &str) -> u64 {
+    use std::hash::BuildHasher;
+    foldhash::fast::FixedState::with_seed(0x636f_6465_7264).hash_one(name)
+}
 
 const DAMPING: f64 = 0.85;
 const ITERATIONS: usize = 60;
@@ -166,15 +175,17 @@ pub fn rank(files: &[Arc<FileTags>], steering: &Steering) -> Ranked {
     let is_focus: Vec<bool> = (0..n).map(|i| steering.focus.contains(&i)).collect();
     // Every defined name (numbered in file order, so the numbering is deterministic) and the
     // files defining it (sorted, unique). Hash maps are only looked up, never iterated.
-    let mut name_index: HashMap<&str, usize> = HashMap::default();
+    let mut name_index: HashMap<u64, usize> = HashMap::default();
     let mut definers: Vec<Vec<usize>> = Vec::new();
+    let mut names: Vec<&str> = Vec::new();
     for (i, file) in files.iter().enumerate() {
-        for item in &file.tags.outline.items {
+        for (item, &id) in file.tags.outline.items.iter().zip(&file.item_ids) {
             if is_symbol(item.kind) {
                 let next = definers.len();
-                let name = *name_index.entry(item.name.as_str()).or_insert(next);
+                let name = *name_index.entry(id).or_insert(next);
                 if name == next {
                     definers.push(Vec::new());
+                    names.push(item.name.as_str());
                 }
                 if definers[name].last() != Some(&i) {
                     definers[name].push(i);
@@ -183,33 +194,34 @@ pub fn rank(files: &[Arc<FileTags>], steering: &Steering) -> Ranked {
         }
     }
     let mentioned = |name: &str| steering.mentions.iter().any(|m| m == name);
-
-    let mut uses = Vec::new();
-    let mut out_weight = vec![0.0; n];
-    for (file, tags) in files.iter().enumerate() {
-        for (name, count) in &tags.tags.references {
-            let Some(&index) = name_index.get(name.as_str()) else {
-                continue;
-            };
-            let list = &definers[index];
-            let self_defined = list.binary_search(&file).is_ok();
-            let targets = list.len() - usize::from(self_defined);
-            if targets == 0 {
-                continue;
-            }
-            let mut weight =
-                name_weight(name, list.len(), mentioned(name)) * (*count as f64).sqrt();
-            if is_focus[file] {
-                weight *= 50.0;
-            }
-            out_weight[file] += weight * targets as f64;
-            uses.push(Use {
+    // A name's weight depends on the name alone: computed once per name, not once per use.
+    let name_weights: Vec<f64> = names
+        .iter()
+        .zip(&definers)
+        .map(|(name, list)| name_weight(name, list.len(), mentioned(name)))
+        .collect();
+    // Each file's uses on its own (all cores), joined in file order: the same order, and so the
+    // same floating-point sums, as one loop over the files.
+    let per_file: Vec<(Vec<Use>, f64)> = files
+        .par_iter()
+        .enumerate()
+        .map(|(file, tags)| {
+            let focus = is_focus[file];
+            file_uses(
                 file,
-                name: index,
-                weight,
-                self_defined,
-            });
-        }
+                &tags.reference_ids,
+                &name_index,
+                &definers,
+                &name_weights,
+                focus,
+            )
+        })
+        .collect();
+    let mut uses = Vec::with_capacity(per_file.iter().map(|(u, _)| u.len()).sum());
+    let mut out_weight = Vec::with_capacity(n);
+    for (file_uses, file_out) in per_file {
+        uses.extend(file_uses);
+        out_weight.push(file_out);
     }
     let personalization = personalization(files, steering, &name_index, &definers);
     let graph = Graph::new(uses, definers, out_weight);
@@ -251,7 +263,7 @@ pub fn rank(files: &[Arc<FileTags>], steering: &Steering) -> Ranked {
                 continue;
             }
             let through_graph = name_index
-                .get(item.name.as_str())
+                .get(&file.item_ids[i])
                 .filter(|_| is_symbol(item.kind))
                 .and_then(|&name| definition_rank(f, name));
             match through_graph {
@@ -263,7 +275,8 @@ pub fn rank(files: &[Arc<FileTags>], steering: &Steering) -> Ranked {
             }
         }
     }
-    scored.sort_by(|a, b| {
+    // No two entries are equal (file and item indices differ), so an unstable sort gives the one order.
+    scored.sort_unstable_by(|a, b| {
         a.0.cmp(&b.0)
             .then(b.1.total_cmp(&a.1))
             // `files` is sorted by path, so the index orders ties by path without comparing them.
@@ -280,6 +293,42 @@ pub fn rank(files: &[Arc<FileTags>], steering: &Steering) -> Ranked {
             .collect(),
         focus_items,
     }
+}
+
+/// One file's uses of defined names, and the weight they carry out of it in all.
+fn file_uses(
+    file: usize,
+    references: &[(u64, u32)],
+    name_index: &HashMap<u64, usize>,
+    definers: &[Vec<usize>],
+    name_weights: &[f64],
+    focus: bool,
+) -> (Vec<Use>, f64) {
+    let mut uses = Vec::new();
+    let mut out_weight = 0.0;
+    for (id, count) in references {
+        let Some(&index) = name_index.get(id) else {
+            continue;
+        };
+        let list = &definers[index];
+        let self_defined = list.binary_search(&file).is_ok();
+        let targets = list.len() - usize::from(self_defined);
+        if targets == 0 {
+            continue;
+        }
+        let mut weight = name_weights[index] * (*count as f64).sqrt();
+        if focus {
+            weight *= 50.0;
+        }
+        out_weight += weight * targets as f64;
+        uses.push(Use {
+            file,
+            name: index,
+            weight,
+            self_defined,
+        });
+    }
+    (uses, out_weight)
 }
 
 fn in_test_module(outline: &crate::syntax::Outline, index: usize) -> bool {
@@ -299,7 +348,7 @@ fn in_test_module(outline: &crate::syntax::Outline, index: usize) -> bool {
 fn personalization(
     files: &[Arc<FileTags>],
     steering: &Steering,
-    name_index: &HashMap<&str, usize>,
+    name_index: &HashMap<u64, usize>,
     definers: &[Vec<usize>],
 ) -> Vec<f64> {
     let n = files.len();
@@ -308,7 +357,7 @@ fn personalization(
         weights[f] += 1.0;
     }
     for mention in &steering.mentions {
-        let defining = name_index.get(mention.as_str()).map(|&i| &definers[i]);
+        let defining = name_index.get(&name_id(mention)).map(|&i| &definers[i]);
         for &f in defining.into_iter().flatten() {
             weights[f] += 1.0;
         }

@@ -87,7 +87,7 @@ pub fn parse_file(
 fn unknown_language(field: &str, wire: &str) -> Error {
     let known: Vec<String> = languages::all()
         .iter()
-        .filter(|l| super::queries::of(l).is_ok())
+        .filter(|l| super::queries::available(l))
         .flat_map(|l| l.extensions.iter().map(|e| format!(".{e}")))
         .collect();
     Error::bad_input(format!(

@@ -91,6 +91,16 @@ pub fn text(language: &str, kind: &str) -> Option<String> {
     }
 }
 
+/// Whether a registry language has a built-in grammar and an outline query, without loading the
+/// grammar (for listing what can be outlined; `of` says whether they also compile, and every
+/// language's do, by a unit test).
+pub fn available(language: &Language) -> bool {
+    super::grammars::is_built_in(&language.grammar)
+        && QUERY_FILES
+            .iter()
+            .any(|(l, k, _)| *l == language.name && *k == "outline")
+}
+
 /// The compiled queries of a registry language; the error names what is missing or wrong.
 pub fn of(language: &Language) -> Result<&'static Queries, String> {
     let slot = COMPILED
@@ -102,8 +112,7 @@ pub fn of(language: &Language) -> Result<&'static Queries, String> {
 }
 
 fn compile(language: &Language) -> Result<Queries, String> {
-    let ts_language = grammar(&language.grammar)
-        .ok_or_else(|| format!("no grammar `{}` is built in", language.grammar))?;
+    let ts_language = grammar(&language.grammar)?;
     let outline_text = text(&language.name, "outline")
         .ok_or_else(|| format!("queries/{}/outline.scm is missing", language.name))?;
     let outline = Query::new(&ts_language, &outline_text)
@@ -205,6 +214,12 @@ mod tests {
     fn every_language_has_queries_that_compile() {
         let mut problems = Vec::new();
         for language in languages::all() {
+            if available(language) != of(language).is_ok() {
+                problems.push(format!(
+                    "{}: `available` disagrees with `of`",
+                    language.name
+                ));
+            }
             match of(language) {
                 Ok(q)
                     if q.tags.is_none()
