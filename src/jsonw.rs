@@ -13,6 +13,13 @@ use serde_json::value::RawValue;
 pub fn string(out: &mut String, s: &str) {
     out.reserve(s.len() + 2);
     out.push('"');
+    string_contents(out, s);
+    out.push('"');
+}
+
+/// Appends `s` escaped as inside a JSON string, without the quotes (for a string assembled from
+/// several pieces, like `search`'s text answer).
+pub fn string_contents(out: &mut String, s: &str) {
     let bytes = s.as_bytes();
     let mut start = 0;
     while let Some(at) = first_escape(&bytes[start..]) {
@@ -22,7 +29,6 @@ pub fn string(out: &mut String, s: &str) {
         start = i + 1;
     }
     out.push_str(&s[start..]);
-    out.push('"');
 }
 
 /// The index of the first byte that needs escaping. Eight bytes are tested at a time (SWAR: a
@@ -57,6 +63,14 @@ pub fn lossy_string(out: &mut String, bytes: &[u8]) {
     match std::str::from_utf8(bytes) {
         Ok(s) => string(out, s),
         Err(_) => string(out, &String::from_utf8_lossy(bytes)),
+    }
+}
+
+/// `lossy_string` without the quotes.
+pub fn lossy_string_contents(out: &mut String, bytes: &[u8]) {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => string_contents(out, s),
+        Err(_) => string_contents(out, &String::from_utf8_lossy(bytes)),
     }
 }
 

@@ -58,6 +58,18 @@ pub struct SearchParams {
     gitignore: Option<bool>,
     hidden: Option<bool>,
     use_default_excludes: Option<bool>,
+    /// `json` (default): `files`, each with its line objects. `text`: `text`, the hits as `rg -n`
+    /// prints them (`path:line:text` for a match, `path-line-text` for context, `--` between
+    /// groups and files), which is what `coder search` shows and about half the bytes.
+    format: Option<Format>,
+}
+
+#[derive(Deserialize, JsonSchema, Debug, Clone, Copy, PartialEq, Default)]
+#[serde(rename_all = "lowercase")]
+enum Format {
+    #[default]
+    Json,
+    Text,
 }
 
 #[derive(Deserialize, JsonSchema, Debug)]
@@ -94,6 +106,7 @@ struct Query {
     after: usize,
     paths_only: bool,
     target: Target,
+    format: Format,
     max_line_bytes: usize,
     budget: usize,
     /// grep-searcher's heap limit: a file with a longer line is skipped (memory policy).
@@ -150,6 +163,7 @@ impl Query {
             after,
             paths_only: p.paths_only.unwrap_or(false),
             target: p.target.unwrap_or_default(),
+            format: p.format.unwrap_or_default(),
             max_line_bytes: p
                 .max_line_bytes
                 .unwrap_or(limits.search_default_max_line_bytes)
@@ -209,7 +223,7 @@ pub fn handle(
             }
             shared.files_searched.fetch_add(1, Ordering::Relaxed);
             match query.target {
-                Target::Paths => search_path(jail, &resolved, &worker.matcher, shared),
+                Target::Paths => search_path(jail, &resolved, &worker.matcher, query, shared),
                 Target::Content => worker.search_file(jail, &resolved, query, shared),
             }
             if shared.stop.load(Ordering::Relaxed) {
@@ -276,16 +290,39 @@ pub struct Skipped {
     reason: String,
 }
 
-/// A file with hits, already serialized: each walker thread writes its own files' JSON, so the
-/// one thread that assembles the answer only copies bytes. One allocation per file, however many
-/// lines it returns.
+/// A file with hits, already serialized: each walker thread writes its own files' part of the
+/// answer, so the one thread that assembles it only copies bytes. One allocation per file, however
+/// many lines it returns.
 struct FoundFile {
     path: String,
     matches: usize,
+    /// The file's JSON object, or (text format) its lines as JSON-escaped text.
     json: String,
 }
 
 impl FoundFile {
+    /// The file's part of the answer in `format`: for text, its lines (already escaped) or, for a
+    /// path-only answer, its path on a line.
+    fn in_format(format: Format, path: String, matches: usize, lines: Option<&str>) -> FoundFile {
+        if format == Format::Json {
+            return FoundFile::new(path, matches, lines);
+        }
+        let json = match lines {
+            Some(lines) => lines.to_owned(),
+            None => {
+                let mut text = String::with_capacity(path.len() + 2);
+                jsonw::string_contents(&mut text, &path);
+                text.push_str("\\n");
+                text
+            }
+        };
+        FoundFile {
+            path,
+            matches,
+            json,
+        }
+    }
+
     /// `{"path":…,"matches":N,"lines":[…]}`; `lines` (the comma-separated line objects, already
     /// JSON) is left out for path-only answers.
     fn new(path: String, matches: usize, lines: Option<&str>) -> FoundFile {
@@ -316,6 +353,8 @@ pub struct SearchResult {
     mode: &'static str,
     target: &'static str,
     files: Vec<FoundFile>,
+    /// Text format: the files' text joined (with `--` lines between them when there is context).
+    text: Option<&'static str>,
     match_count: usize,
     files_searched: usize,
     truncated_reason: Option<&'static str>,
@@ -324,7 +363,7 @@ pub struct SearchResult {
 
 impl SearchResult {
     /// The answer's JSON, its fields in the order clients have always seen: `path, pattern,
-    /// mode, target, files, files_matched, match_count, files_searched, truncated,
+    /// mode, target, files` (or `text`), `files_matched, match_count, files_searched, truncated,
     /// truncated_reason`, and `skipped` when any file was.
     pub fn into_json(self) -> Result<Box<RawValue>> {
         let files_len: usize = self.files.iter().map(|f| f.json.len() + 1).sum();
@@ -337,14 +376,29 @@ impl SearchResult {
         jsonw::string(&mut out, self.mode);
         out.push_str(",\"target\":");
         jsonw::string(&mut out, self.target);
-        out.push_str(",\"files\":[");
-        for (i, file) in self.files.iter().enumerate() {
-            if i > 0 {
-                out.push(',');
+        match self.text {
+            Some(separator) => {
+                out.push_str(",\"text\":\"");
+                for (i, file) in self.files.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(separator);
+                    }
+                    out.push_str(&file.json);
+                }
+                out.push('"');
             }
-            out.push_str(&file.json);
+            None => {
+                out.push_str(",\"files\":[");
+                for (i, file) in self.files.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    out.push_str(&file.json);
+                }
+                out.push(']');
+            }
         }
-        out.push_str("],\"files_matched\":");
+        out.push_str(",\"files_matched\":");
         jsonw::number(&mut out, self.files.len() as u64);
         out.push_str(",\"match_count\":");
         jsonw::number(&mut out, self.match_count as u64);
@@ -397,6 +451,37 @@ fn write_line(
         out.push_str(",\"line_truncated\":true");
     }
     out.push('}');
+    escaped
+}
+
+/// Writes one line as `rg -n` prints it (`path:N:text` for a match, `path-N-text` for context,
+/// after a `--` line when it does not follow the previous one; ` [line cut]` after a line clipped
+/// to `max_line_bytes`), escaped for the answer's `text` string, and returns the length of its
+/// escaped text (the same budget charge as a line object).
+fn write_text_line(
+    out: &mut String,
+    path: &str,
+    gap: bool,
+    number: Option<u64>,
+    is_match: bool,
+    text: &[u8],
+    cut: bool,
+) -> usize {
+    if gap {
+        out.push_str("--\\n");
+    }
+    let separator = if is_match { ':' } else { '-' };
+    out.push_str(path);
+    out.push(separator);
+    jsonw::number(out, number.unwrap_or(0));
+    out.push(separator);
+    let from = out.len();
+    jsonw::lossy_string_contents(out, text);
+    let escaped = out.len() - from + 2;
+    if cut {
+        out.push_str(" [line cut]");
+    }
+    out.push_str("\\n");
     escaped
 }
 
@@ -460,8 +545,12 @@ impl Shared {
         let reason = self.reason.into_inner().unwrap_or_else(|e| e.into_inner());
         let mut skipped = self.skipped.into_inner().unwrap_or_else(|e| e.into_inner());
         skipped.sort_by(|a, b| a.path.cmp(&b.path));
+        // rg prints `--` between files too when it shows context.
+        let context = !q.paths_only && q.target == Target::Content && q.before + q.after > 0;
+        let text = (q.format == Format::Text).then_some(if context { "--\\n" } else { "" });
         SearchResult {
             path,
+            text,
             mode: if q.regex { "regex" } else { "literal" },
             target: if q.target == Target::Paths {
                 "paths"
@@ -478,14 +567,20 @@ impl Shared {
     }
 }
 
-fn search_path(jail: &Jail, resolved: &Resolved, matcher: &RegexMatcher, shared: &Shared) {
+fn search_path(
+    jail: &Jail,
+    resolved: &Resolved,
+    matcher: &RegexMatcher,
+    q: &Query,
+    shared: &Shared,
+) {
     let rel = resolved.rel.to_string_lossy();
     if matcher.is_match(rel.as_bytes()).unwrap_or(false)
         && jail.holds_entry(&resolved.abs)
         && shared.take_match(FILE_OVERHEAD + resolved.abs.as_os_str().len())
     {
         let path = resolved.abs.to_string_lossy().into_owned();
-        shared.push(FoundFile::new(path, 1, None));
+        shared.push(FoundFile::in_format(q.format, path, 1, None));
     }
 }
 
@@ -526,6 +621,11 @@ impl Worker {
             return;
         };
         self.lines.clear();
+        let text_path = (q.format == Format::Text).then(|| {
+            let mut escaped = String::new();
+            jsonw::string_contents(&mut escaped, &resolved.abs.to_string_lossy());
+            escaped
+        });
         let mut sink = Collector {
             matcher: &self.matcher,
             q,
@@ -535,6 +635,8 @@ impl Worker {
             matches: 0,
             charged_file: false,
             path: &resolved.abs,
+            text_path: text_path.as_deref(),
+            previous: None,
         };
         // The size is known from the open, so a file of ordinary size is read in one call and
         // searched as a slice: two syscalls fewer per file than streaming it (measured).
@@ -556,7 +658,7 @@ impl Worker {
             Ok(()) if matches > 0 => {
                 let path = resolved.abs.to_string_lossy().into_owned();
                 let lines = (!q.paths_only).then_some(self.lines.as_str());
-                shared.push(FoundFile::new(path, matches, lines));
+                shared.push(FoundFile::in_format(q.format, path, matches, lines));
             }
             Ok(()) => {}
             Err(e) if is_heap_limit(&e) => shared.skip(Skipped {
@@ -600,6 +702,10 @@ struct Collector<'a> {
     matches: usize,
     charged_file: bool,
     path: &'a Path,
+    /// Text format: the path as escaped once for every line that starts with it.
+    text_path: Option<&'a str>,
+    /// The last line written, to put `--` before a line that does not follow it.
+    previous: Option<u64>,
 }
 
 impl Collector<'_> {
@@ -623,10 +729,19 @@ impl Collector<'_> {
         };
         let (kept, cut) = clip(line, column.unwrap_or(0), self.q.max_line_bytes);
         let from = self.out.len();
-        if self.lines > 0 {
-            self.out.push(',');
-        }
-        let escaped = write_line(self.out, number, is_match, column.map(|c| c + 1), kept, cut);
+        let escaped = match self.text_path {
+            Some(path) => {
+                let gap = self.previous.is_some_and(|p| number.unwrap_or(0) > p + 1);
+                self.previous = number;
+                write_text_line(self.out, path, gap, number, is_match, kept, cut)
+            }
+            None => {
+                if self.lines > 0 {
+                    self.out.push(',');
+                }
+                write_line(self.out, number, is_match, column.map(|c| c + 1), kept, cut)
+            }
+        };
         // What a line adds to the response: its JSON frame plus its text as JSON escaped it.
         let cost = LINE_OVERHEAD + escaped;
         let room = if is_match {

@@ -284,6 +284,15 @@ fn atomic_tools_keep_their_output_caps() {
         .unwrap()
         .contains("60000"));
     assert!(!search["result"]["files"].as_array().unwrap().is_empty());
+    // The text form is cut after a whole line.
+    let search = daemon.ok(
+        "tool",
+        json!({"tool": "@search", "args": {"term": "needle", "max_results": 5000, "format": "text"}}),
+    );
+    let text = search["result"]["text"].as_str().unwrap();
+    assert!(search["result"].to_string().len() <= 60_000);
+    assert!(text.len() > 50_000 && text.ends_with("needle in a haystack of words\n"));
+    assert_eq!(search["result"]["truncated_reason"], "output_cap");
 
     let tree = daemon.ok("tool", json!({"tool": "@tree", "args": {"dir": "wide", "per_folder_limit": 5000, "max_entries": 5000}}));
     let text = tree["result"].to_string();

@@ -552,8 +552,14 @@ fn search_responses_stay_within_the_byte_budget() {
     let config = sandbox.dir.path().join("coderd.yaml");
     std::fs::write(&config, "search_response_budget_bytes: 20000\n").unwrap();
     let daemon = Daemon::start(&sandbox, &["--config", config.to_str().unwrap()]);
-    for pattern in ["needle", "line", "huge line"] {
-        let result = daemon.ok("search", json!({"pattern": pattern, "max_results": 1000}));
+    for (pattern, format) in ["needle", "line", "huge line"]
+        .into_iter()
+        .flat_map(|p| [(p, "json"), (p, "text")])
+    {
+        let result = daemon.ok(
+            "search",
+            json!({"pattern": pattern, "max_results": 1000, "format": format}),
+        );
         let size = result.to_string().len();
         assert!(
             result["truncated"] == true,
@@ -564,6 +570,64 @@ fn search_responses_stay_within_the_byte_budget() {
             "{pattern}: response of {size} bytes is over the 20000-byte budget"
         );
     }
+}
+
+/// `format: "text"` is the JSON answer's lines as `rg -n` prints them: `path:N:text` for a match,
+/// `path-N-text` for context, `--` between groups and between files; the same files, counts and
+/// truncation as the JSON form.
+#[test]
+fn search_as_text_is_the_json_answer_printed_as_rg_does() {
+    let sandbox = Sandbox::empty();
+    sandbox.write("a.txt", "x\nneedle one\ny\nz\nw\nv\nneedle \"two\"\tq\n");
+    sandbox.write("b/c.txt", "needle\\ three\n");
+    sandbox.write("b/d.txt", "nothing here\n");
+    let daemon = Daemon::start(&sandbox, &[]);
+    for params in [
+        json!({"pattern": "needle", "context": 1}),
+        json!({"pattern": "needle", "context": 0}),
+        json!({"pattern": "needle", "paths_only": true}),
+        json!({"pattern": "needle", "max_results": 2}),
+    ] {
+        let as_json = daemon.ok("search", params.clone());
+        let mut with_text = params.clone();
+        with_text["format"] = json!("text");
+        let as_text = daemon.ok("search", with_text);
+        let context = params["context"] != 0 && params["paths_only"] != true;
+        let mut expected = String::new();
+        for (i, file) in as_json["files"].as_array().unwrap().iter().enumerate() {
+            let path = file["path"].as_str().unwrap();
+            if i > 0 && context {
+                expected.push_str("--\n");
+            }
+            let Some(lines) = file["lines"].as_array() else {
+                expected.push_str(&format!("{path}\n"));
+                continue;
+            };
+            let mut previous: Option<u64> = None;
+            for line in lines {
+                let n = line["line"].as_u64().unwrap();
+                if previous.is_some_and(|p| n > p + 1) {
+                    expected.push_str("--\n");
+                }
+                let sep = if line["match"] == true { ':' } else { '-' };
+                let text = line["text"].as_str().unwrap();
+                expected.push_str(&format!("{path}{sep}{n}{sep}{text}\n"));
+                previous = Some(n);
+            }
+        }
+        assert_eq!(as_text["text"], expected, "{params}");
+        assert!(as_text.get("files").is_none(), "{as_text}");
+        for key in [
+            "files_matched",
+            "match_count",
+            "truncated",
+            "truncated_reason",
+        ] {
+            assert_eq!(as_text[key], as_json[key], "{key} of {params}");
+        }
+    }
+    let bad = daemon.err("search", json!({"pattern": "needle", "format": "xml"}));
+    assert_eq!(code(&bad), "C210", "{bad}");
 }
 
 #[test]

@@ -117,6 +117,9 @@ fn note(cap: usize, tool: &str) -> String {
 fn cap_search(result: Box<RawValue>, cap: usize) -> Result<Box<RawValue>> {
     let mut value: Value =
         serde_json::from_str(result.get()).map_err(|e| Error::io(e.to_string()))?;
+    if let Some(text) = value.get("text").and_then(Value::as_str) {
+        return cap_search_text(text.to_owned(), value, cap);
+    }
     if !value.get("files").is_some_and(Value::is_array) {
         return Ok(result);
     }
@@ -140,6 +143,29 @@ fn cap_search(result: Box<RawValue>, cap: usize) -> Result<Box<RawValue>> {
         }
     }
     value["files_dropped"] = json!(dropped);
+    serde_json::value::to_raw_value(&value).map_err(|e| Error::io(e.to_string()))
+}
+
+/// A text answer (`format: "text"`) is cut after its last whole line that fits.
+fn cap_search_text(text: String, mut value: Value, cap: usize) -> Result<Box<RawValue>> {
+    value["truncated"] = json!(true);
+    value["truncated_reason"] = json!("output_cap");
+    value["truncation_note"] = json!(note(cap, "search"));
+    value["text"] = json!("");
+    let room = cap.saturating_sub(value.to_string().len());
+    // Escaping can only grow the text, so `room` bytes of it is the most that can fit.
+    let mut end = text.len().min(room);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    loop {
+        end = text[..end].rfind('\n').map_or(0, |i| i + 1);
+        value["text"] = json!(text[..end]);
+        if end == 0 || value.to_string().len() <= cap {
+            break;
+        }
+        end -= 1;
+    }
     serde_json::value::to_raw_value(&value).map_err(|e| Error::io(e.to_string()))
 }
 

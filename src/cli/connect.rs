@@ -215,7 +215,31 @@ fn start_daemon(roots: &[PathBuf], socket: &Path) -> Result<std::process::Child,
 
 /// Sends one request and reads its one-line answer. Requests on a connection are sent one at a
 /// time, so the answer read is this request's.
-pub fn send(stream: &UnixStream, method: &str, mut params: Value) -> Result<Vec<u8>, ClientError> {
+pub fn send(stream: &UnixStream, method: &str, params: Value) -> Result<Vec<u8>, ClientError> {
+    send_with(stream, method, params, |reader, reply| {
+        reader.read_until(b'\n', reply).map(drop)
+    })
+}
+
+/// `send` for a search asked for as text: its lines go to `out` as they arrive, and the answer
+/// returned has its `text` emptied (see `search_text::stream_reply`).
+pub fn send_printing_text(
+    stream: &UnixStream,
+    params: Value,
+    out: &mut impl Write,
+) -> Result<Vec<u8>, ClientError> {
+    send_with(stream, "search", params, |reader, reply| {
+        *reply = super::search_text::stream_reply(reader, out)?;
+        Ok(())
+    })
+}
+
+fn send_with(
+    stream: &UnixStream,
+    method: &str,
+    mut params: Value,
+    mut read_line: impl FnMut(&mut BufReader<&UnixStream>, &mut Vec<u8>) -> std::io::Result<()>,
+) -> Result<Vec<u8>, ClientError> {
     let mut request = json!({"jsonrpc": "2.0", "id": 1, "method": method});
     apply_client_env(method, &mut params, &mut request);
     request["params"] = params;
@@ -229,8 +253,7 @@ pub fn send(stream: &UnixStream, method: &str, mut params: Value) -> Result<Vec<
     let mut reader = BufReader::with_capacity(256 * 1024, stream);
     loop {
         reply.clear();
-        reader
-            .read_until(b'\n', &mut reply)
+        read_line(&mut reader, &mut reply)
             .map_err(|e| ClientError(format!("reading the response: {e}")))?;
         // Notifications (`exec/progress` with `stream: true`) come before the response.
         if !crate::exec::run::show_progress(&reply) {

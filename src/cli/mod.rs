@@ -210,6 +210,9 @@ pub struct SearchArgs {
     /// Search dotfiles (default true).
     #[arg(long)]
     pub hidden: Option<bool>,
+    /// text (what coder prints without --json) or json (files and line objects).
+    #[arg(long)]
+    pub format: Option<String>,
 }
 
 /// A failure of the client itself (no daemon, bad arguments), as opposed to a C2xx from the daemon.
@@ -258,11 +261,19 @@ pub fn run(mut cli: Cli) -> i32 {
         (None, _) => unreachable!("only Command::Method is parsed after connecting"),
     };
     let mut params = params;
+    ask_for_text(&cli, &method, &mut params);
     let mutates = crate::methods::find(&method).is_some_and(|m| m.mutates);
     crate::lsp::render::apply_env_switch(mutates, &mut params);
-    let reply = match send(&stream, &method, params) {
+    let mut out = BufWriter::with_capacity(64 * 1024, std::io::stdout().lock());
+    let sent = if method == "search" && !cli.json && params["format"] == "text" {
+        connect::send_printing_text(&stream, params, &mut out)
+    } else {
+        send(&stream, &method, params)
+    };
+    let reply = match sent {
         Ok(r) => r,
         Err(ClientError(msg)) => {
+            let _ = out.flush();
             eprintln!("coder: {msg}");
             return 3;
         }
@@ -275,7 +286,6 @@ pub fn run(mut cli: Cli) -> i32 {
         result: Option<&'a RawValue>,
         error: Option<Value>,
     }
-    let mut out = BufWriter::with_capacity(64 * 1024, std::io::stdout().lock());
     if let Some(result) = success_result(&reply) {
         // A closed pipe (`coder ... | head`) is not an error worth a message.
         let _ = show(&mut out, &cli, &method, result);
@@ -320,6 +330,16 @@ pub fn run(mut cli: Cli) -> i32 {
         wait_until_stopped(&stream);
     }
     0
+}
+
+/// A search shown as text is asked for as text: the daemon renders it on its walker threads, and
+/// the answer is half the bytes of its JSON form (unless `--format` says otherwise).
+fn ask_for_text(cli: &Cli, method: &str, params: &mut Value) {
+    if method == "search" && !cli.json {
+        if let Some(params) = params.as_object_mut() {
+            params.entry("format").or_insert_with(|| json!("text"));
+        }
+    }
 }
 
 /// `coder shutdown` returns once the daemon is gone (it removes its socket last, after stopping its

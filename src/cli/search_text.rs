@@ -1,13 +1,14 @@
 //! `coder search` as text (`path:line:text`, `path-line-text` for context, `--` between
-//! groups, as `rg -n` prints), rendered while the answer is parsed: each line is written out as
-//! soon as its object is read, borrowed from the reply's bytes. No list of files or lines is
-//! built, so a 20 MB answer costs one pass over its bytes and no allocation per line.
+//! groups, as `rg -n` prints). `coder` asks the daemon for `format: "text"`, which its walker
+//! threads render, and prints that string. A JSON answer (`format: "json"`) is rendered while it
+//! is parsed: each line is written out as soon as its object is read, borrowed from the reply's
+//! bytes, with no list of files or lines built.
 
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use std::borrow::Cow;
 use std::fmt;
-use std::io::Write;
+use std::io::{BufRead, Write};
 
 /// Renders a `search` result; `Err` when it is not a search answer (nothing written then, since
 /// the shape is checked on the first key) or stdout failed.
@@ -81,6 +82,11 @@ impl<'de, W: Write> Visitor<'de> for &mut Rendering<'_, W> {
             first = false;
             match key.as_ref() {
                 "files" => map.next_value_seed(Files(&mut *self))?,
+                // The daemon rendered it (`format: "text"`): printed as it is.
+                "text" => {
+                    let text = map.next_value::<Cow<'de, str>>()?;
+                    self.write(&[text.as_bytes()])?;
+                }
                 "truncated_reason" => {
                     self.truncated_reason = map.next_value::<Option<String>>()?;
                 }
@@ -203,9 +209,247 @@ impl<'de, W: Write> Visitor<'de> for Lines<'_, '_, '_, W> {
     }
 }
 
+/// The key that opens a text answer's lines. It can only occur where the daemon wrote it: inside
+/// a JSON string every `"` is escaped, so `"` followed by `:` is never inside one.
+const TEXT_KEY: &[u8] = b"\"text\":\"";
+
+/// Reads a reply line from `input`, printing a text answer's lines (`format: "text"`) to `out` as
+/// they arrive, unescaped, without holding them: the daemon sends megabytes and `coder` holds a
+/// buffer's worth. Returns the reply with its `text` emptied (what is left to check: an error,
+/// `truncated_reason`), or the whole reply when it has no text (an error, another form).
+pub fn stream_reply(input: &mut impl BufRead, out: &mut impl Write) -> std::io::Result<Vec<u8>> {
+    let mut reply = Vec::new();
+    loop {
+        let buf = input.fill_buf()?;
+        if buf.is_empty() {
+            return Ok(reply);
+        }
+        let newline = memchr::memchr(b'\n', buf);
+        let take = newline.map_or(buf.len(), |i| i + 1);
+        // The key may straddle two reads: look again from a few bytes back.
+        let from = reply.len().saturating_sub(TEXT_KEY.len());
+        reply.extend_from_slice(&buf[..take]);
+        input.consume(take);
+        let answer = reply.starts_with(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{");
+        if let Some(at) = memchr::memmem::find(&reply[from..], TEXT_KEY).filter(|_| answer) {
+            let value = from + at + TEXT_KEY.len();
+            // Whatever followed the key in this read is the text's start: give it back first.
+            let rest = reply.split_off(value);
+            let mut input = Prefixed {
+                prefix: &rest,
+                inner: input,
+            };
+            copy_unescaped(&mut input, out)?;
+            reply.push(b'"');
+            input.read_until(b'\n', &mut reply)?;
+            return Ok(reply);
+        }
+        if newline.is_some() {
+            return Ok(reply);
+        }
+    }
+}
+
+/// A reader that yields `prefix` before what `inner` holds, without copying either.
+struct Prefixed<'a, R> {
+    prefix: &'a [u8],
+    inner: R,
+}
+
+impl<R: BufRead> std::io::Read for Prefixed<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let available = self.fill_buf()?;
+        let n = available.len().min(buf.len());
+        buf[..n].copy_from_slice(&available[..n]);
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl<R: BufRead> BufRead for Prefixed<'_, R> {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        if self.prefix.is_empty() {
+            self.inner.fill_buf()
+        } else {
+            Ok(self.prefix)
+        }
+    }
+
+    fn consume(&mut self, n: usize) {
+        if self.prefix.is_empty() {
+            self.inner.consume(n);
+        } else {
+            self.prefix = &self.prefix[n.min(self.prefix.len())..];
+        }
+    }
+}
+
+/// Copies a JSON string's contents from `input` (positioned just after its opening quote) to
+/// `out`, unescaped, and consumes the closing quote. Escapes split across reads are carried over.
+fn copy_unescaped(input: &mut impl BufRead, out: &mut impl Write) -> std::io::Result<()> {
+    let invalid = |what: &str| std::io::Error::new(std::io::ErrorKind::InvalidData, what);
+    // An escape begun at the end of one read (at most `\uXXXX\uXXXX`, 12 bytes).
+    let mut carry: Vec<u8> = Vec::new();
+    loop {
+        let buf = input.fill_buf()?;
+        if buf.is_empty() {
+            return Err(invalid("the answer ended inside its text"));
+        }
+        if !carry.is_empty() {
+            let had = carry.len();
+            let take = (12 - had).min(buf.len());
+            carry.extend_from_slice(&buf[..take]);
+            match unescape(&carry, &mut *out)? {
+                Some(used) => {
+                    input.consume(used.saturating_sub(had));
+                    carry.clear();
+                }
+                None => input.consume(take),
+            }
+            continue;
+        }
+        match memchr::memchr2(b'\\', b'"', buf) {
+            None => {
+                out.write_all(buf)?;
+                let n = buf.len();
+                input.consume(n);
+            }
+            Some(i) if buf[i] == b'"' => {
+                out.write_all(&buf[..i])?;
+                input.consume(i + 1);
+                return Ok(());
+            }
+            Some(i) => {
+                out.write_all(&buf[..i])?;
+                match unescape(&buf[i..], &mut *out)? {
+                    Some(used) => input.consume(i + used),
+                    None => {
+                        carry.extend_from_slice(&buf[i..]);
+                        let n = buf.len();
+                        input.consume(n);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Writes the escape at the start of `bytes` (which starts with a backslash) unescaped and
+/// returns how many bytes it took, or `None` when `bytes` ends before the escape does.
+fn unescape(bytes: &[u8], out: &mut impl Write) -> std::io::Result<Option<usize>> {
+    let invalid = || std::io::Error::new(std::io::ErrorKind::InvalidData, "a bad escape");
+    let Some(&kind) = bytes.get(1) else {
+        return Ok(None);
+    };
+    let simple = match kind {
+        b'n' => b'\n',
+        b't' => b'\t',
+        b'r' => b'\r',
+        b'"' => b'"',
+        b'\\' => b'\\',
+        b'/' => b'/',
+        b'b' => 0x08,
+        b'f' => 0x0c,
+        b'u' => 0,
+        _ => return Err(invalid()),
+    };
+    if kind != b'u' {
+        out.write_all(&[simple])?;
+        return Ok(Some(2));
+    }
+    let hex = |at: usize| -> Option<Result<u32, std::io::Error>> {
+        let digits = bytes.get(at..at + 4)?;
+        let text = std::str::from_utf8(digits).ok();
+        Some(
+            text.and_then(|t| u32::from_str_radix(t, 16).ok())
+                .ok_or_else(invalid),
+        )
+    };
+    let Some(first) = hex(2) else {
+        return Ok(None);
+    };
+    let first = first?;
+    let (code, used) = if (0xd800..0xdc00).contains(&first) {
+        // A high surrogate: a low one must follow as `\uXXXX`, else it stands alone.
+        match (bytes.get(6..8), hex(8)) {
+            (None, _) => return Ok(None),
+            (Some(b"\\u"), None) => return Ok(None),
+            (Some(b"\\u"), Some(low)) => match low? {
+                low @ 0xdc00..0xe000 => (0x10000 + ((first - 0xd800) << 10) + (low - 0xdc00), 12),
+                _ => (0xfffd, 6),
+            },
+            _ => (0xfffd, 6),
+        }
+    } else {
+        (first, 6)
+    };
+    let c = char::from_u32(code).unwrap_or('\u{fffd}');
+    let mut utf8 = [0u8; 4];
+    out.write_all(c.encode_utf8(&mut utf8).as_bytes())?;
+    Ok(Some(used))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A reader that hands out `step` bytes at a time, so every split point is met.
+    struct Trickle<'a> {
+        data: &'a [u8],
+        step: usize,
+    }
+
+    impl std::io::Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = self.step.min(buf.len()).min(self.data.len());
+            buf[..n].copy_from_slice(&self.data[..n]);
+            self.data = &self.data[n..];
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn a_text_answer_streams_unescaped_at_every_split() {
+        let text = "a.rs:1:x = \"q\" \\ tab\tend é 漢 🦀 \u{1} \u{7f}\n--\nb.rs-2-/*/\n";
+        let answer = serde_json::json!({"path": "/w", "pattern": "\"text\":\"", "text": text,
+            "files_matched": 2, "truncated_reason": "max_results"});
+        // The daemon writes the key order path, pattern, ..., text, ...; serde_json sorts keys,
+        // so build the line in the daemon's order by hand.
+        let line = format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{{\"path\":\"/w\",\"pattern\":{},\"text\":{},\"files_matched\":2,\"truncated_reason\":\"max_results\"}}}}\n",
+            answer["pattern"], answer["text"]
+        );
+        // A surrogate pair as another writer might send it.
+        let line = line.replace("🦀", "\\ud83e\\udd80");
+        for step in 1..40 {
+            let mut input = std::io::BufReader::with_capacity(
+                7,
+                Trickle {
+                    data: line.as_bytes(),
+                    step,
+                },
+            );
+            let mut out = Vec::new();
+            let rest = stream_reply(&mut input, &mut out).unwrap();
+            assert_eq!(String::from_utf8(out).unwrap(), text, "step {step}");
+            let rest: serde_json::Value = serde_json::from_slice(&rest).unwrap();
+            assert_eq!(rest["result"]["text"], "", "step {step}");
+            assert_eq!(rest["result"]["truncated_reason"], "max_results");
+        }
+    }
+
+    #[test]
+    fn a_reply_without_text_is_returned_whole() {
+        let line = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32000}}\n{\"next\":1}\n";
+        let mut input = std::io::BufReader::with_capacity(5, &line[..]);
+        let mut out = Vec::new();
+        let rest = stream_reply(&mut input, &mut out).unwrap();
+        assert!(out.is_empty());
+        assert_eq!(
+            rest,
+            &line[..line.iter().position(|&b| b == b'\n').unwrap() + 1]
+        );
+    }
 
     #[test]
     fn renders_as_rg_does_and_refuses_other_answers() {
