@@ -333,7 +333,7 @@ pub fn run(mut cli: Cli) -> i32 {
 }
 
 /// A search shown as text is asked for as text: the daemon renders it on its walker threads, and
-/// the answer is half the bytes of its JSON form (unless `--format` says otherwise).
+/// the answer is a fifth smaller than its JSON form (unless `--format` says otherwise).
 fn ask_for_text(cli: &Cli, method: &str, params: &mut Value) {
     if method == "search" && !cli.json {
         if let Some(params) = params.as_object_mut() {

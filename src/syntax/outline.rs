@@ -77,10 +77,14 @@ pub fn parse_file(
         Some(&first_line[..first_line.len().min(256)]),
     )
     .ok_or_else(|| unknown_language(field, wire))?;
-    let (parsed, mode) = state
-        .syntax
-        .get(&doc, language)
-        .ok_or_else(|| unknown_language(field, wire))?;
+    let (parsed, mode) = state.syntax.get(&doc, language).ok_or_else(|| {
+        // A language the registry knows whose grammar or queries failed (a grammar that could
+        // not be loaded, say) is named with the reason, not listed as unknown.
+        match super::queries::of(language) {
+            Err(reason) => Error::io(format!("`{field}`: {wire}: {reason}")),
+            Ok(_) => unknown_language(field, wire),
+        }
+    })?;
     Ok(((resolved.abs.clone(), parsed), mode))
 }
 
