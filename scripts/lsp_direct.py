@@ -106,7 +106,10 @@ class Server:
             elif method == "client/registerCapability":
                 for r in params.get("registrations", []):
                     if r["method"] == "textDocument/diagnostic":
-                        self.pull = (r.get("registerOptions") or {}).get("identifier") or ""
+                        with self.lock:
+                            self.pull = (r.get("registerOptions") or {}).get("identifier") or ""
+                            # A waiting `settled` switches to pulling (pyright registers late).
+                            self.lock.notify_all()
             self._send({"jsonrpc": "2.0", "id": m["id"], "result": result})
             return
         with self.lock:
@@ -142,14 +145,9 @@ class Server:
         """The diagnostics for `version`: a pull answer, or the first publish about it followed
         by `quiet` seconds without publishes or open progress (coderd's rule)."""
         uri = uri_of(path)
-        if self.pull is not None:
-            params = {"textDocument": {"uri": uri}}
-            if self.pull:
-                params["identifier"] = self.pull
-            return self.request("textDocument/diagnostic", params, timeout).get("items", [])
         deadline = time.monotonic() + timeout
         with self.lock:
-            while True:
+            while self.pull is None:
                 found = self.findings.get(uri)
                 now = time.monotonic()
                 if found and (found[0] >= version if found[0] is not None else found[1] > sent_seq):
@@ -160,6 +158,10 @@ class Server:
                 if now > deadline:
                     raise TimeoutError("diagnostics")
                 self.lock.wait(deadline - now)
+        params = {"textDocument": {"uri": uri}}
+        if self.pull:
+            params["identifier"] = self.pull
+        return self.request("textDocument/diagnostic", params, timeout).get("items", [])
 
     def stop(self):
         try:

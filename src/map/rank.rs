@@ -275,7 +275,7 @@ pub fn rank(files: &[Arc<FileTags>], steering: &Steering) -> Ranked {
             }
         }
     }
-    // No two entries are equal (file and item indices differ), so an unstable sort gives the one order.
+    // No two entries are equal (their file and item indices differ): unstable sorting is exact.
     scored.sort_unstable_by(|a, b| {
         a.0.cmp(&b.0)
             .then(b.1.total_cmp(&a.1))
