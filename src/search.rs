@@ -297,7 +297,7 @@ struct FoundFile {
     path: String,
     matches: usize,
     /// The file's JSON object, or (text format) its lines as JSON-escaped text.
-    json: String,
+    body: String,
 }
 
 impl FoundFile {
@@ -307,7 +307,7 @@ impl FoundFile {
         if format == Format::Json {
             return FoundFile::new(path, matches, lines);
         }
-        let json = match lines {
+        let body = match lines {
             Some(lines) => lines.to_owned(),
             None => {
                 let mut text = String::with_capacity(path.len() + 2);
@@ -319,7 +319,7 @@ impl FoundFile {
         FoundFile {
             path,
             matches,
-            json,
+            body,
         }
     }
 
@@ -340,7 +340,7 @@ impl FoundFile {
         FoundFile {
             path,
             matches,
-            json,
+            body: json,
         }
     }
 }
@@ -366,7 +366,7 @@ impl SearchResult {
     /// mode, target, files` (or `text`), `files_matched, match_count, files_searched, truncated,
     /// truncated_reason`, and `skipped` when any file was.
     pub fn into_json(self) -> Result<Box<RawValue>> {
-        let files_len: usize = self.files.iter().map(|f| f.json.len() + 1).sum();
+        let files_len: usize = self.files.iter().map(|f| f.body.len() + 3).sum();
         let mut out = String::with_capacity(files_len + self.pattern.len() + 512);
         out.push_str("{\"path\":");
         jsonw::string(&mut out, &self.path.to_string_lossy());
@@ -383,7 +383,7 @@ impl SearchResult {
                     if i > 0 {
                         out.push_str(separator);
                     }
-                    out.push_str(&file.json);
+                    out.push_str(&file.body);
                 }
                 out.push('"');
             }
@@ -393,7 +393,7 @@ impl SearchResult {
                     if i > 0 {
                         out.push(',');
                     }
-                    out.push_str(&file.json);
+                    out.push_str(&file.body);
                 }
                 out.push(']');
             }
@@ -621,11 +621,6 @@ impl Worker {
             return;
         };
         self.lines.clear();
-        let text_path = (q.format == Format::Text).then(|| {
-            let mut escaped = String::new();
-            jsonw::string_contents(&mut escaped, &resolved.abs.to_string_lossy());
-            escaped
-        });
         let mut sink = Collector {
             matcher: &self.matcher,
             q,
@@ -635,7 +630,7 @@ impl Worker {
             matches: 0,
             charged_file: false,
             path: &resolved.abs,
-            text_path: text_path.as_deref(),
+            text_path: None,
             previous: None,
         };
         // The size is known from the open, so a file of ordinary size is read in one call and
@@ -702,8 +697,8 @@ struct Collector<'a> {
     matches: usize,
     charged_file: bool,
     path: &'a Path,
-    /// Text format: the path as escaped once for every line that starts with it.
-    text_path: Option<&'a str>,
+    /// Text format: the path, escaped once (at the file's first line) for every line it starts.
+    text_path: Option<String>,
     /// The last line written, to put `--` before a line that does not follow it.
     previous: Option<u64>,
 }
@@ -729,13 +724,18 @@ impl Collector<'_> {
         };
         let (kept, cut) = clip(line, column.unwrap_or(0), self.q.max_line_bytes);
         let from = self.out.len();
-        let escaped = match self.text_path {
-            Some(path) => {
+        let escaped = match self.q.format {
+            Format::Text => {
+                let path = self.text_path.get_or_insert_with(|| {
+                    let mut escaped = String::new();
+                    jsonw::string_contents(&mut escaped, &self.path.to_string_lossy());
+                    escaped
+                });
                 let gap = self.previous.is_some_and(|p| number.unwrap_or(0) > p + 1);
                 self.previous = number;
                 write_text_line(self.out, path, gap, number, is_match, kept, cut)
             }
-            None => {
+            Format::Json => {
                 if self.lines > 0 {
                     self.out.push(',');
                 }
