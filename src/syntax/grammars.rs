@@ -8,7 +8,8 @@
 
 use std::ffi::{CStr, CString};
 use std::io::Write;
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::path::{Path, PathBuf};
 use std::sync::{LazyLock, OnceLock};
 use tree_sitter::Language;
 use tree_sitter_language::LanguageFn;
@@ -67,15 +68,68 @@ fn load(packed: &Packed) -> Result<Language, String> {
 }
 
 /// Loads a shared object from memory: written to an anonymous memory file and opened through its
-/// /proc path, so nothing lands on disk and no other process can swap it. The library is never
-/// closed: languages live as long as the daemon (one descriptor each, at most one per grammar).
+/// /proc path, so nothing lands on disk and no other process can swap it. Where the kernel makes
+/// memory files non-executable (`vm.memfd_noexec`), an unnamed file (`O_TMPFILE`) in the runtime,
+/// cache or temporary folder serves instead; it too has no name and vanishes with the daemon. The
+/// library is never closed: languages live as long as the daemon (one descriptor each, at most
+/// one per grammar).
 fn open_library(id: &str, image: &[u8]) -> Result<*mut libc::c_void, String> {
+    let mut failures = Vec::new();
+    match memory_file(id).and_then(|fd| open_from(fd, image)) {
+        Ok(library) => return Ok(library),
+        Err(e) => failures.push(format!("memory file: {e}")),
+    }
+    for dir in fallback_dirs() {
+        match unnamed_file(&dir).and_then(|fd| open_from(fd, image)) {
+            Ok(library) => return Ok(library),
+            Err(e) => failures.push(format!("{}: {e}", dir.display())),
+        }
+    }
+    Err(failures.join("; "))
+}
+
+/// A memory file that may be mapped executable: `MFD_EXEC` asks for that where `vm.memfd_noexec`
+/// would otherwise seal it; kernels before 6.3 do not know the flag and are asked without it.
+fn memory_file(id: &str) -> Result<OwnedFd, String> {
+    use rustix::fs::{memfd_create, MemfdFlags};
     let name = CString::new(format!("coderd-grammar-{id}")).map_err(|e| e.to_string())?;
-    let fd = rustix::fs::memfd_create(&name, rustix::fs::MemfdFlags::CLOEXEC)
-        .map_err(|e| format!("memfd_create: {e}"))?;
+    memfd_create(&name, MemfdFlags::CLOEXEC | MemfdFlags::EXEC)
+        .or_else(|e| match e {
+            rustix::io::Errno::INVAL => memfd_create(&name, MemfdFlags::CLOEXEC),
+            e => Err(e),
+        })
+        .map_err(|e| format!("memfd_create: {e}"))
+}
+
+fn fallback_dirs() -> Vec<PathBuf> {
+    let var = |name: &str| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    let cache = var("XDG_CACHE_HOME").or_else(|| var("HOME").map(|h| h.join(".cache")));
+    [var("XDG_RUNTIME_DIR"), cache, Some(std::env::temp_dir())]
+        .into_iter()
+        .flatten()
+        .collect()
+}
+
+/// A file with no name in `dir`, readable and writable by this user only.
+fn unnamed_file(dir: &Path) -> Result<OwnedFd, String> {
+    use rustix::fs::{open, Mode, OFlags};
+    open(
+        dir,
+        OFlags::TMPFILE | OFlags::RDWR | OFlags::CLOEXEC,
+        Mode::RUSR | Mode::WUSR | Mode::XUSR,
+    )
+    .map_err(|e| format!("O_TMPFILE: {e}"))
+}
+
+/// Writes `image` into `fd` and opens it as a library through its /proc path.
+fn open_from(fd: OwnedFd, image: &[u8]) -> Result<*mut libc::c_void, String> {
     let mut file = std::fs::File::from(fd);
     file.write_all(image)
-        .map_err(|e| format!("writing the memory file: {e}"))?;
+        .map_err(|e| format!("writing the grammar: {e}"))?;
     let path =
         CString::new(format!("/proc/self/fd/{}", file.as_raw_fd())).map_err(|e| e.to_string())?;
     // SAFETY: `path` is a NUL-terminated path to a complete shared object built by build.rs,
@@ -84,9 +138,9 @@ fn open_library(id: &str, image: &[u8]) -> Result<*mut libc::c_void, String> {
     if library.is_null() {
         return Err(format!("dlopen: {}", last_dl_error()));
     }
-    // The memory file stays open for good: glibc knows a library by the path it was opened
-    // with, and a closed descriptor's number, reused for the next grammar, would make dlopen
-    // answer with this library again.
+    // The file stays open for good: glibc knows a library by the path it was opened with, and a
+    // closed descriptor's number, reused for the next grammar, would make dlopen answer with
+    // this library again.
     std::mem::forget(file);
     Ok(library)
 }
@@ -139,6 +193,22 @@ mod tests {
                 packed.id
             );
         }
+    }
+
+    /// The fallback for kernels that refuse executable memory files: an unnamed file in a folder.
+    #[test]
+    fn a_grammar_loads_from_an_unnamed_file_too() {
+        let packed = GRAMMAR_PACK.iter().find(|g| g.id == "json").expect("json");
+        let image =
+            miniz_oxide::inflate::decompress_to_vec_with_limit(packed.deflated, packed.size)
+                .expect("inflates");
+        let dir = std::env::temp_dir();
+        let library = unnamed_file(&dir)
+            .and_then(|fd| open_from(fd, &image))
+            .expect("loads from an O_TMPFILE file");
+        let function = library_symbol(library, packed.symbol).expect("has its symbol");
+        assert!(!function.is_null());
+        assert!(!fallback_dirs().is_empty());
     }
 
     #[test]
