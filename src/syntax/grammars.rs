@@ -3,7 +3,7 @@
 //! first time a file needs it, then kept for the life of the process.
 //!
 //! Why not link the grammar crates: their parse tables are 22 MB of mostly zeros, two thirds of a
-//! stripped binary, and no compiler setting shrinks data. Deflated they take under 2 MB, and a
+//! stripped binary, and no compiler setting shrinks data. Deflated they take 2.2 MB, and a
 //! daemon pays for the grammars its workspace uses (a few milliseconds each to inflate and load).
 
 use std::ffi::{CStr, CString};
