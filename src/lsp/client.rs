@@ -340,6 +340,9 @@ impl Client {
                     lsp_types::NumberOrString::String(s) => s,
                 };
                 let ProgressParamsValue::WorkDone(value) = p.value;
+                // The timeline of a cold start (`CODERD_LOG=coderd=debug`): which loading stage
+                // a settle waited on.
+                tracing::debug!(server = %self.def.name, %token, ?value, "progress");
                 let mut record = self.lock();
                 match value {
                     lsp_types::WorkDoneProgress::Begin(_) => record.progress.insert(token),
@@ -355,6 +358,7 @@ impl Client {
                 let Some(quiescent) = params["quiescent"].as_bool() else {
                     return;
                 };
+                tracing::debug!(server = %self.def.name, quiescent, "server status");
                 self.lock().loading = !quiescent;
                 self.changed();
             }
@@ -381,6 +385,7 @@ impl Client {
                 Ok(Value::Null)
             }
             "workspace/diagnostic/refresh" => {
+                tracing::debug!(server = %self.def.name, "diagnostic refresh");
                 self.lock().refreshes += 1;
                 self.changed();
                 Ok(Value::Null)

@@ -410,7 +410,15 @@ impl Instance {
             if client.offers_pull() {
                 let remaining = deadline.saturating_duration_since(Instant::now());
                 let refreshes = client.refreshes();
-                match client.pull(&path, version, remaining).await {
+                let pulled = client.pull(&path, version, remaining).await;
+                tracing::debug!(
+                    server = %self.def.name,
+                    version,
+                    items = pulled.as_ref().and_then(|p| p.as_ref().ok()).map(Vec::len),
+                    busy = client.activity().1,
+                    "pulled"
+                );
+                match pulled {
                     Some(Ok(items)) => {
                         if self.version_of(&path) != Some(version) {
                             continue; // Changed meanwhile: settle the newer version.
