@@ -68,6 +68,39 @@ fn a_timeout_ends_the_group_even_when_a_grandchild_holds_stdout() {
     assert_group_gone(printed_pgid(&result));
 }
 
+/// A daemon killed with SIGKILL takes the commands it was running with it, grandchildren
+/// included: its watchdog ends their group when the daemon's pipe closes.
+#[test]
+fn a_killed_daemon_leaves_no_command_running() {
+    let sandbox = Sandbox::empty();
+    let mut daemon = Daemon::start(&sandbox, &[]);
+    let mut client = daemon.client();
+    client.send_line(
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "exec", "params": {
+            "cmd": "(sleep 300) & echo $$ > pgid.txt; sleep 300", "timeout": 600}})
+        .to_string(),
+    );
+    let pgid_file = sandbox.root.join("pgid.txt");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let pgid: i64 = loop {
+        let text = std::fs::read_to_string(&pgid_file).unwrap_or_default();
+        if let Ok(pgid) = text.trim().parse() {
+            break pgid;
+        }
+        assert!(Instant::now() < deadline, "the command never started");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    // The background sleep and the shell (or the sleep it became).
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while group_members(pgid).len() < 2 {
+        assert!(Instant::now() < deadline, "{:?}", group_members(pgid));
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    daemon.child.kill().unwrap();
+    daemon.child.wait().unwrap();
+    assert_group_gone(pgid);
+}
+
 #[test]
 fn processes_that_ignore_sigterm_are_killed_after_the_grace_period() {
     let sandbox = Sandbox::empty();

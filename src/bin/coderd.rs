@@ -38,10 +38,18 @@ enum Sub {
         #[arg(long, short = 'v')]
         verbose: bool,
     },
+    /// Started by the daemon itself: ends the process groups of running commands when the
+    /// daemon is gone (see src/exec/watchdog.rs).
+    #[command(hide = true)]
+    Watchdog,
 }
 
 fn main() {
     let args = Args::parse();
+    if let Some(Sub::Watchdog) = args.command {
+        coderd::exec::watchdog::watch(std::io::stdin().lock());
+        return;
+    }
     init_logging(&args);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -13,6 +13,7 @@ pub mod rules;
 pub mod run;
 pub mod sandbox;
 pub mod test;
+pub mod watchdog;
 pub mod wrappers;
 
 use crate::methods::{method, Method};

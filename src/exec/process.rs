@@ -72,8 +72,22 @@ impl Outcome {
 /// Runs `job`, calling `on_output` with each chunk read (for streaming), and returns how it ended.
 pub fn run(job: &Job, on_output: &mut dyn FnMut(Stream, &[u8])) -> std::io::Result<Outcome> {
     let started = Instant::now();
-    let mut child = spawn(job)?;
+    let child = spawn(job)?;
     let pgid = child.id() as i32;
+    super::watchdog::track(pgid);
+    let outcome = supervise(job, started, child, pgid, on_output);
+    super::watchdog::untrack(pgid);
+    outcome
+}
+
+/// Reads the child's output until it ends (or its deadline ends it), then its group's leftovers.
+fn supervise(
+    job: &Job,
+    started: Instant,
+    mut child: Child,
+    pgid: i32,
+    on_output: &mut dyn FnMut(Stream, &[u8]),
+) -> std::io::Result<Outcome> {
     let mut pipes = Pipes::new(child.stdout.take(), child.stderr.take(), job.stream_budget)?;
     let deadline = started + job.timeout;
     let mut status = None;
