@@ -376,28 +376,20 @@ impl SearchResult {
         jsonw::string(&mut out, self.mode);
         out.push_str(",\"target\":");
         jsonw::string(&mut out, self.target);
-        match self.text {
-            Some(separator) => {
-                out.push_str(",\"text\":\"");
-                for (i, file) in self.files.iter().enumerate() {
-                    if i > 0 {
-                        out.push_str(separator);
-                    }
-                    out.push_str(&file.body);
-                }
-                out.push('"');
+        // The files' bodies, joined: JSON objects in `files`, or text (a `--` line between files
+        // when there is context) in `text`.
+        let (open, separator, close) = match self.text {
+            Some(separator) => (",\"text\":\"", separator, "\""),
+            None => (",\"files\":[", ",", "]"),
+        };
+        out.push_str(open);
+        for (i, file) in self.files.iter().enumerate() {
+            if i > 0 {
+                out.push_str(separator);
             }
-            None => {
-                out.push_str(",\"files\":[");
-                for (i, file) in self.files.iter().enumerate() {
-                    if i > 0 {
-                        out.push(',');
-                    }
-                    out.push_str(&file.body);
-                }
-                out.push(']');
-            }
+            out.push_str(&file.body);
         }
+        out.push_str(close);
         out.push_str(",\"files_matched\":");
         jsonw::number(&mut out, self.files.len() as u64);
         out.push_str(",\"match_count\":");

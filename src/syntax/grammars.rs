@@ -35,16 +35,17 @@ static LOADED: LazyLock<Vec<OnceLock<Result<Language, String>>>> =
 
 /// Whether a grammar of this id is in the pack (it may still fail to load).
 pub fn is_built_in(id: &str) -> bool {
-    GRAMMAR_PACK.iter().any(|g| g.id == id)
+    index_of(id).is_some()
+}
+
+fn index_of(id: &str) -> Option<usize> {
+    GRAMMAR_PACK.iter().position(|g| g.id == id)
 }
 
 /// The tree-sitter language of a grammar id; the error says which id is unknown or why it did
 /// not load.
 pub fn grammar(id: &str) -> Result<Language, String> {
-    let index = GRAMMAR_PACK
-        .iter()
-        .position(|g| g.id == id)
-        .ok_or_else(|| format!("no grammar `{id}` is built in"))?;
+    let index = index_of(id).ok_or_else(|| format!("no grammar `{id}` is built in"))?;
     LOADED[index]
         .get_or_init(|| load(&GRAMMAR_PACK[index]))
         .clone()
