@@ -42,14 +42,14 @@ pub struct Limits {
     /// Attach language-server diagnostics to edit answers (`diagnostics: false` turns it off per
     /// request, `CODER_AUTODIAG=off` per client).
     pub autodiag: bool,
-    /// Language servers: deadlines, settling, reaping (see `lsp`).
-    pub lsp: LspLimits,
+    /// Language servers: deadlines, settling, reaping, and servers added or chosen (see `lsp`).
+    pub lsp: LspConfig,
 }
 
 /// The `lsp:` section of the config.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
-pub struct LspLimits {
+pub struct LspConfig {
     /// How long an edit waits for a ready server's diagnostics before answering `pending`.
     pub warm_deadline_ms: u64,
     /// The same, when the server is still starting (first file of a language).
@@ -60,16 +60,23 @@ pub struct LspLimits {
     pub idle_secs: u64,
     /// When the servers together use more memory than this, the least recently used is stopped.
     pub max_servers_rss_bytes: u64,
+    /// Servers beside the built-in ones (`grammars/servers.toml`), in the same form; one with a
+    /// built-in's name replaces it.
+    pub servers: Vec<crate::lsp::servers::ServerDef>,
+    /// The servers a language runs, by name, instead of the registry's (`[]`: none).
+    pub languages: std::collections::BTreeMap<String, Vec<String>>,
 }
 
-impl Default for LspLimits {
+impl Default for LspConfig {
     fn default() -> Self {
-        LspLimits {
+        LspConfig {
             warm_deadline_ms: 2_000,
             cold_deadline_ms: 10_000,
             settle_ms: 150,
             idle_secs: 600,
             max_servers_rss_bytes: 4 * 1024 * 1024 * 1024,
+            servers: Vec::new(),
+            languages: Default::default(),
         }
     }
 }
@@ -99,7 +106,7 @@ impl Default for Limits {
             checkpoint_max_files: 50_000,
             exec: crate::exec::ExecConfig::default(),
             autodiag: true,
-            lsp: LspLimits::default(),
+            lsp: LspConfig::default(),
         }
     }
 }
@@ -308,6 +315,7 @@ impl Limits {
             )));
         }
         self.exec.validate().map_err(Error::bad_input)?;
+        crate::lsp::servers::Registry::new(&self.lsp).map_err(Error::bad_input)?;
         if self.list_default_page_size > self.list_max_page_size {
             return Err(Error::bad_input(
                 "`list_default_page_size` exceeds `list_max_page_size`",

@@ -60,6 +60,7 @@ impl State {
         let todos = Todos::open(data.as_deref(), jail.primary());
         let documents = Documents::default();
         let syntax = crate::syntax::Cache::new(documents.subscribe());
+        let lsp = crate::lsp::Lsp::new(&config.limits.lsp);
         let state = State {
             checkpoints,
             todos,
@@ -76,7 +77,7 @@ impl State {
             map: Default::default(),
             locks: Locks::default(),
             journal,
-            lsp: crate::lsp::Lsp::default(),
+            lsp,
             started: Instant::now(),
             shutdown: Notify::new(),
         };
@@ -135,6 +136,10 @@ impl State {
                 let mut current = self.limits.write().unwrap_or_else(|e| e.into_inner());
                 if **current != config.limits {
                     tracing::info!("config reloaded: budgets updated");
+                    let lsp = (&config.limits.lsp.servers, &config.limits.lsp.languages);
+                    if lsp != (&current.lsp.servers, &current.lsp.languages) {
+                        self.lsp.configure(&config.limits.lsp);
+                    }
                     self.heavy
                         .resize(&Policy::new(config.limits.max_memory_bytes));
                     *current = Arc::new(config.limits);

@@ -65,7 +65,7 @@ struct Record {
 }
 
 pub struct Client {
-    pub def: &'static ServerDef,
+    pub def: Arc<ServerDef>,
     pub pid: u32,
     pub started: Instant,
     transport: Transport,
@@ -84,7 +84,7 @@ impl Client {
     /// Starts the server in `root`, completes `initialize`, and returns it with a receiver that
     /// fires (with the reason) when the process exits.
     pub async fn start(
-        def: &'static ServerDef,
+        def: Arc<ServerDef>,
         executable: &Path,
         root: &Path,
         tick: watch::Sender<u64>,
@@ -108,13 +108,14 @@ impl Client {
             child.stderr.take().expect("piped"),
         );
         let (incoming_tx, incoming) = mpsc::unbounded_channel();
+        let loading = def.quiescent_status;
         let client = Arc::new(Client {
             def,
             pid,
             started: Instant::now(),
             transport: Transport::start(BufReader::new(stdout), stdin, incoming_tx),
             record: Mutex::new(Record {
-                loading: def.quiescent_status,
+                loading,
                 ..Record::default()
             }),
             tick,
@@ -143,7 +144,7 @@ impl Client {
     }
 
     async fn initialize(&self, root: &Path) -> Result<(), String> {
-        let params = initialize_params(self.def, root);
+        let params = initialize_params(&self.def, root);
         let result = self
             .transport
             .request("initialize", params, INITIALIZE_TIMEOUT)

@@ -8,7 +8,7 @@
 use super::client::{Client, Findings};
 use super::servers::ServerDef;
 use super::uri;
-use crate::config::LspLimits;
+use crate::config::LspConfig;
 use crate::documents::Document;
 use lsp_types::Diagnostic;
 use serde::Serialize;
@@ -112,12 +112,30 @@ struct Inner {
 }
 
 pub struct Instance {
-    pub def: &'static ServerDef,
+    pub def: Arc<ServerDef>,
     pub root: PathBuf,
     executable: PathBuf,
     inner: Mutex<Inner>,
     /// Bumped on every change a waiter may care about (findings, progress, state).
     tick: watch::Sender<u64>,
+}
+
+/// How long settling waits: the deadlines and the quiet period of the config's `lsp` section.
+#[derive(Clone, Copy, Debug)]
+pub struct Deadlines {
+    warm: Duration,
+    cold: Duration,
+    quiet: Duration,
+}
+
+impl Deadlines {
+    pub fn of(config: &LspConfig) -> Deadlines {
+        Deadlines {
+            warm: Duration::from_millis(config.warm_deadline_ms),
+            cold: Duration::from_millis(config.cold_deadline_ms),
+            quiet: Duration::from_millis(config.settle_ms),
+        }
+    }
 }
 
 /// What settling found for one document on one server.
@@ -150,7 +168,7 @@ pub struct InstanceInfo {
 }
 
 impl Instance {
-    pub fn new(def: &'static ServerDef, root: PathBuf, executable: PathBuf) -> Arc<Instance> {
+    pub fn new(def: Arc<ServerDef>, root: PathBuf, executable: PathBuf) -> Arc<Instance> {
         Arc::new(Instance {
             def,
             root,
@@ -196,7 +214,7 @@ impl Instance {
     async fn run(self: Arc<Self>) {
         loop {
             let outcome =
-                Client::start(self.def, &self.executable, &self.root, self.tick.clone()).await;
+                Client::start(self.def.clone(), &self.executable, &self.root, self.tick.clone()).await;
             let reason = match outcome {
                 Ok((client, exited)) => {
                     if !self.became_ready(&client) {
@@ -372,17 +390,17 @@ impl Instance {
     /// Waits until the server's diagnostics for `path` are current (see the README's settling
     /// rule), or the deadline passes: warm when the server was ready and had the document open
     /// before this version, cold otherwise.
-    pub async fn settle(self: Arc<Self>, path: PathBuf, limits: LspLimits) -> Outcome {
+    pub async fn settle(self: Arc<Self>, path: PathBuf, deadlines: Deadlines) -> Outcome {
         let mut ticks = self.tick.subscribe();
         // Cold also while the server reports work in progress: rust-analyzer and tsserver are
         // "ready" long before they have loaded the project.
         let warm = self.status() == Status::Ready && self.client().is_some_and(|c| !c.activity().1);
         let deadline = Instant::now()
-            + Duration::from_millis(match warm {
-                true => limits.warm_deadline_ms,
-                false => limits.cold_deadline_ms,
-            });
-        let quiet = Duration::from_millis(limits.settle_ms);
+            + match warm {
+                true => deadlines.warm,
+                false => deadlines.cold,
+            };
+        let quiet = deadlines.quiet;
         loop {
             let (status, client, target) = {
                 let inner = self.lock();

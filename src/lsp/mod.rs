@@ -23,22 +23,22 @@ pub mod transport;
 pub mod tsserver;
 pub mod uri;
 
-use crate::config::LspLimits;
+use crate::config::LspConfig;
 use crate::documents::{Document, Event, EventKind};
 use crate::error::{Error, Result};
 use crate::methods::{method, Method};
 use crate::state::State;
 use crate::syntax::languages::{self, Language};
-use instance::{Instance, Outcome, Status};
+use instance::{Deadlines, Instance, Outcome, Status};
 use report::{FileReport, Report, Unavailable};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
-use servers::ServerDef;
+use servers::{Registry, ServerDef};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex, OnceLock, RwLock, Weak};
 use std::time::Duration;
 
 /// Files the `diagnostics` method checks at most for one `dir`.
@@ -48,10 +48,12 @@ const REAP_EVERY: Duration = Duration::from_secs(10);
 
 type Instances = HashMap<(String, PathBuf), Arc<Instance>>;
 
-/// The running (and stopped) server instances, by server name and root.
-#[derive(Default)]
+/// The servers in force, and their running (and stopped) instances by server name and root.
 pub struct Lsp {
+    registry: RwLock<Arc<Registry>>,
     instances: Mutex<Instances>,
+    /// The daemon's runtime, for stopping servers from threads outside it (a config reload).
+    runtime: OnceLock<tokio::runtime::Handle>,
     /// Held from reading a file's current content to sending it: two calls committing the same
     /// file back to back could otherwise send their snapshots in the wrong order, leaving the
     /// server on the older text (seen with rust-analyzer in the burst test).
@@ -75,6 +77,63 @@ struct Plan {
 }
 
 impl Lsp {
+    /// The servers of the config's `lsp` section (already checked when the config was read).
+    pub fn new(config: &LspConfig) -> Lsp {
+        let registry = Registry::new(config).unwrap_or_else(|e| {
+            tracing::warn!("lsp: {e}; using the built-in servers");
+            Registry::new(&LspConfig::default()).unwrap_or_default()
+        });
+        Lsp {
+            registry: RwLock::new(Arc::new(registry)),
+            instances: Default::default(),
+            runtime: OnceLock::new(),
+            syncing: Mutex::new(()),
+        }
+    }
+
+    /// The servers in force now.
+    pub fn registry(&self) -> Arc<Registry> {
+        self.registry
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Applies a reloaded config's servers: instances whose definition changed, or that serve no
+    /// language any more, are stopped and forgotten, so the next file starts the new definition.
+    pub fn configure(&self, config: &LspConfig) {
+        let registry = match Registry::new(config) {
+            Ok(registry) => Arc::new(registry),
+            Err(e) => return tracing::warn!("lsp: {e}; keeping the servers in force"),
+        };
+        *self.registry.write().unwrap_or_else(|e| e.into_inner()) = registry.clone();
+        let in_use = |def: &ServerDef| {
+            languages::all()
+                .iter()
+                .any(|l| registry.for_language(l).iter().any(|d| **d == *def))
+        };
+        let stale: Vec<Arc<Instance>> = {
+            let mut instances = self.lock();
+            let keys: Vec<_> = instances
+                .iter()
+                .filter(|(_, i)| !in_use(&i.def))
+                .map(|(k, _)| k.clone())
+                .collect();
+            keys.iter().filter_map(|k| instances.remove(k)).collect()
+        };
+        if stale.is_empty() {
+            return;
+        }
+        tracing::info!(count = stale.len(), "config reloaded: stopping language servers whose definition changed");
+        if let Some(runtime) = self.runtime.get() {
+            runtime.spawn(async move {
+                for instance in stale {
+                    instance.stop().await;
+                }
+            });
+        }
+    }
+
     /// The diagnostics for an edit's answer: `None` when none of the files it changed has a
     /// language with servers, or autodiag is off. Runs on the request's (blocking) thread.
     pub fn after_edit(&self, state: &State, events: &[Event]) -> Option<Report> {
@@ -98,7 +157,7 @@ impl Lsp {
         if plan.wanted.is_empty() && plan.unavailable.is_empty() {
             return None;
         }
-        Some(runtime.block_on(collect(plan, limits.lsp)))
+        Some(runtime.block_on(collect(plan, Deadlines::of(&limits.lsp))))
     }
 
     /// The `diagnostics` method: sync the files, settle, report (nothing is edited).
@@ -110,7 +169,7 @@ impl Lsp {
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
             return Report::default();
         };
-        runtime.block_on(collect(plan, state.limits().lsp))
+        runtime.block_on(collect(plan, Deadlines::of(&state.limits().lsp)))
     }
 
     /// Adds one file to a plan: each server of its language is started if needed and given the
@@ -123,7 +182,8 @@ impl Lsp {
         let Some(language) = language_of(&document) else {
             return;
         };
-        let defs = servers::for_language(language);
+        let registry = self.registry();
+        let defs = registry.for_language(language);
         if defs.is_empty() {
             return;
         }
@@ -140,7 +200,7 @@ impl Lsp {
                 continue;
             };
             let root = root_for(state, def, language, path);
-            let instance = self.instance(def, root, executable);
+            let instance = self.instance(def.clone(), root, executable);
             instance.ensure_started();
             let seq_before = instance.client().map_or(0, |c| c.publish_seq());
             instance.sync(&document, &language_id(language, path));
@@ -152,12 +212,7 @@ impl Lsp {
         }
     }
 
-    fn instance(
-        &self,
-        def: &'static ServerDef,
-        root: PathBuf,
-        executable: PathBuf,
-    ) -> Arc<Instance> {
+    fn instance(&self, def: Arc<ServerDef>, root: PathBuf, executable: PathBuf) -> Arc<Instance> {
         self.lock()
             .entry((def.name.clone(), root.clone()))
             .or_insert_with(|| Instance::new(def, root, executable))
@@ -217,7 +272,7 @@ impl Lsp {
 
     /// Stops servers unused for `idle_secs`, then the least recently used while the servers'
     /// memory together is over `max_servers_rss_bytes`.
-    async fn reap(&self, limits: LspLimits) {
+    async fn reap(&self, limits: &LspConfig) {
         let idle = Duration::from_secs(limits.idle_secs);
         let mut live: Vec<Arc<Instance>> = self
             .all()
@@ -261,7 +316,9 @@ impl Lsp {
     /// its instances; and the languages that have none.
     pub fn info(&self) -> Value {
         let instances = self.all();
-        let servers: Vec<Value> = servers::all()
+        let registry = self.registry();
+        let servers: Vec<Value> = registry
+            .all()
             .iter()
             .map(|def| {
                 let executable = def.executable();
@@ -275,8 +332,10 @@ impl Lsp {
                     (Some(_), None) => "not_started",
                     (Some(_), Some(first)) => first.state.as_str(),
                 };
+                let built_in = servers::built_in().iter().any(|b| *b == **def);
                 json!({
                     "name": def.name,
+                    "source": if built_in { "built-in" } else { "config" },
                     "languages": def.languages,
                     "command": def.command,
                     "executable": executable,
@@ -288,7 +347,7 @@ impl Lsp {
             .collect();
         let without: Vec<&str> = languages::all()
             .iter()
-            .filter(|l| servers::for_language(l).is_empty())
+            .filter(|l| registry.for_language(l).is_empty())
             .map(|l| l.name.as_str())
             .collect();
         json!({
@@ -305,6 +364,7 @@ impl Lsp {
 
 /// Starts the background tasks: following document events, and reaping idle servers.
 pub fn watch(state: &Arc<State>) {
+    let _ = state.lsp.runtime.set(tokio::runtime::Handle::current());
     let mut events = state.documents.subscribe();
     let weak: Weak<State> = Arc::downgrade(state);
     tokio::spawn(async move {
@@ -334,18 +394,19 @@ pub fn watch(state: &Arc<State>) {
         loop {
             tokio::time::sleep(REAP_EVERY).await;
             let Some(state) = weak.upgrade() else { return };
-            state.lsp.reap(state.limits().lsp).await;
+            let limits = state.limits();
+            state.lsp.reap(&limits.lsp).await;
         }
     });
 }
 
 /// Waits for every wanted (server, file) to settle, then builds the report: the edited files in
 /// order, then files the servers reported on their own since the call's changes were sent.
-async fn collect(plan: Plan, limits: LspLimits) -> Report {
+async fn collect(plan: Plan, deadlines: Deadlines) -> Report {
     let mut set = tokio::task::JoinSet::new();
     for (i, wanted) in plan.wanted.iter().enumerate() {
         let (instance, path) = (wanted.instance.clone(), wanted.path.clone());
-        set.spawn(async move { (i, instance.settle(path, limits).await) });
+        set.spawn(async move { (i, instance.settle(path, deadlines).await) });
     }
     let mut outcomes: Vec<Option<Outcome>> = plan.wanted.iter().map(|_| None).collect();
     while let Some(joined) = set.join_next().await {
@@ -564,6 +625,7 @@ fn diagnostics(state: &Arc<State>, p: DiagnosticsParams) -> Result<Report> {
 
 /// The files under a folder whose language has servers, by the jail's walking policy.
 fn files_with_servers(state: &State, dir: &crate::jail::Resolved) -> Vec<PathBuf> {
+    let registry = state.lsp.registry();
     state
         .jail
         .walk_builder(dir, true, false)
@@ -577,7 +639,7 @@ fn files_with_servers(state: &State, dir: &crate::jail::Resolved) -> Vec<PathBuf
             }) && state.jail.holds_entry(path)
         })
         .filter(|path| {
-            languages::for_path(path, None).is_some_and(|l| !servers::for_language(l).is_empty())
+            languages::for_path(path, None).is_some_and(|l| !registry.for_language(l).is_empty())
         })
         .take(MAX_DIR_FILES)
         .collect()

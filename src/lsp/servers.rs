@@ -1,13 +1,18 @@
-//! The language-server definitions: `grammars/servers.toml`, compiled into the binary and parsed
-//! once, and where their commands are found (PATH, then the folder the install script fills).
+//! The language-server definitions: the built-in ones (`grammars/servers.toml`, compiled into the
+//! binary and parsed once), the `Registry` in force once the config's `lsp.servers` and
+//! `lsp.languages` are applied, and where a server's command is found (PATH, then the folder the
+//! install script fills).
 
-use serde::Deserialize;
+use crate::config::LspConfig;
+use crate::syntax::languages::{self, Language};
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::LazyLock;
+use std::sync::{Arc, LazyLock};
 
-/// One `[[server]]` of `grammars/servers.toml`.
-#[derive(Debug, Deserialize)]
+/// One `[[server]]` of `grammars/servers.toml`, or one entry of the config's `lsp.servers`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ServerDef {
     pub name: String,
@@ -22,6 +27,8 @@ pub struct ServerDef {
     /// What `workspace/configuration` is answered with.
     #[serde(default)]
     pub settings: Option<Value>,
+    /// How to install it, shown when it is unavailable.
+    #[serde(default)]
     pub install: String,
     /// How to get a document's current diagnostics besides the LSP ways (see `tsserver`).
     #[serde(default)]
@@ -39,7 +46,7 @@ pub struct ServerDef {
 }
 
 /// A server-specific way to ask for a document's current diagnostics.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum PullVia {
     /// typescript-language-server's `typescript.tsserverRequest` command.
@@ -58,19 +65,142 @@ static SERVERS: LazyLock<Vec<ServerDef>> = LazyLock::new(|| {
     file.server
 });
 
-/// Every defined server, in file order.
-pub fn all() -> &'static [ServerDef] {
+/// Every built-in server, in file order.
+pub fn built_in() -> &'static [ServerDef] {
     &SERVERS
 }
 
-pub fn by_name(name: &str) -> Option<&'static ServerDef> {
-    SERVERS.iter().find(|s| s.name == name)
+/// The servers in force: the built-in definitions, each replaced by a config server of the same
+/// name, then the config's new ones; and which of them serve each language.
+#[derive(Debug, Default)]
+pub struct Registry {
+    defs: Vec<Arc<ServerDef>>,
+    by_language: HashMap<String, Vec<Arc<ServerDef>>>,
 }
 
-/// The servers a language lists, in its order (names without a definition are skipped; the
-/// registry test refuses them).
-pub fn for_language(language: &crate::syntax::languages::Language) -> Vec<&'static ServerDef> {
-    language.servers.iter().filter_map(|n| by_name(n)).collect()
+impl Registry {
+    /// Applies the config to the built-in servers. A language's servers are the ones
+    /// `lsp.languages` names for it, else the registry's (`grammars/languages.toml`) that still
+    /// list the language, then the config's servers that list it. Errors name the config key.
+    pub fn new(config: &LspConfig) -> Result<Registry, String> {
+        let mut defs: Vec<Arc<ServerDef>> =
+            built_in().iter().cloned().map(Arc::new).collect();
+        for (i, server) in config.servers.iter().enumerate() {
+            check_server(i, server)?;
+            if config.servers[..i].iter().any(|s| s.name == server.name) {
+                return Err(format!(
+                    "`lsp.servers[{i}]`: a second server named `{}`",
+                    server.name
+                ));
+            }
+            match defs.iter().position(|d| d.name == server.name) {
+                Some(j) => defs[j] = Arc::new(server.clone()),
+                None => defs.push(Arc::new(server.clone())),
+            }
+        }
+        if let Some(unknown) = config
+            .languages
+            .keys()
+            .find(|l| languages::by_name(l).is_none())
+        {
+            return Err(format!("`lsp.languages.{unknown}`: no language is named so"));
+        }
+        let mut by_language = HashMap::new();
+        for language in languages::all() {
+            let chosen = match config.languages.get(&language.name) {
+                Some(names) => chosen_servers(&language.name, names, &defs)?,
+                None => default_servers(language, config, &defs),
+            };
+            by_language.insert(language.name.clone(), chosen);
+        }
+        Ok(Registry { defs, by_language })
+    }
+
+    /// Every server in force: the built-in ones in file order, then the config's new ones.
+    pub fn all(&self) -> &[Arc<ServerDef>] {
+        &self.defs
+    }
+
+    /// The servers to run for a language, in order.
+    pub fn for_language(&self, language: &Language) -> &[Arc<ServerDef>] {
+        self.by_language
+            .get(&language.name)
+            .map_or(&[], Vec::as_slice)
+    }
+
+    pub fn by_name(&self, name: &str) -> Option<&Arc<ServerDef>> {
+        self.defs.iter().find(|d| d.name == name)
+    }
+}
+
+fn check_server(i: usize, server: &ServerDef) -> Result<(), String> {
+    if server.name.trim().is_empty() {
+        return Err(format!("`lsp.servers[{i}].name` is empty"));
+    }
+    if server.command.trim().is_empty() {
+        return Err(format!("`lsp.servers[{i}].command` is empty"));
+    }
+    if server.languages.is_empty() {
+        return Err(format!(
+            "`lsp.servers[{i}].languages` is empty: name the languages `{}` serves",
+            server.name
+        ));
+    }
+    for (k, language) in server.languages.iter().enumerate() {
+        if languages::by_name(language).is_none() {
+            return Err(format!(
+                "`lsp.servers[{i}].languages[{k}]`: no language is named `{language}`"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The servers `lsp.languages` names for a language, each defined (built in or in `lsp.servers`).
+fn chosen_servers(
+    language: &str,
+    names: &[String],
+    defs: &[Arc<ServerDef>],
+) -> Result<Vec<Arc<ServerDef>>, String> {
+    names
+        .iter()
+        .enumerate()
+        .map(|(k, name)| {
+            defs.iter().find(|d| &d.name == name).cloned().ok_or_else(|| {
+                let known: Vec<&str> = defs.iter().map(|d| d.name.as_str()).collect();
+                format!(
+                    "`lsp.languages.{language}[{k}]`: no server is named `{name}` (defined: {})",
+                    known.join(", ")
+                )
+            })
+        })
+        .collect()
+}
+
+/// A language's servers when the config does not choose them: the registry's, then the
+/// config's servers that list the language.
+fn default_servers(
+    language: &Language,
+    config: &LspConfig,
+    defs: &[Arc<ServerDef>],
+) -> Vec<Arc<ServerDef>> {
+    let serves = |d: &&Arc<ServerDef>| d.languages.contains(&language.name);
+    let mut chosen: Vec<Arc<ServerDef>> = language
+        .servers
+        .iter()
+        .filter_map(|name| defs.iter().find(|d| &d.name == name))
+        .filter(serves)
+        .cloned()
+        .collect();
+    for server in &config.servers {
+        let def = defs.iter().find(|d| d.name == server.name);
+        if let Some(def) = def.filter(serves) {
+            if !chosen.iter().any(|c| c.name == def.name) {
+                chosen.push(def.clone());
+            }
+        }
+    }
+    chosen
 }
 
 /// The folder `scripts/install-language-servers.sh` installs into; its `bin/` is searched after PATH.
@@ -166,9 +296,16 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    fn by_name(name: &str) -> Option<&'static ServerDef> {
+        built_in().iter().find(|s| s.name == name)
+    }
+
     #[test]
     fn servers_parse_and_every_language_names_defined_servers_that_serve_it() {
-        assert!(all().len() >= 6);
+        assert!(built_in().len() >= 6);
+        for def in built_in() {
+            assert!(!def.install.is_empty(), "{}: no install hint", def.name);
+        }
         for language in crate::syntax::languages::all() {
             for name in &language.servers {
                 let def = by_name(name)
@@ -179,6 +316,64 @@ mod tests {
                     language.name
                 );
             }
+        }
+        let registry = Registry::new(&LspConfig::default()).unwrap();
+        let python = languages::by_name("python").unwrap();
+        let names: Vec<&str> = registry
+            .for_language(python)
+            .iter()
+            .map(|d| d.name.as_str())
+            .collect();
+        assert_eq!(names, python.servers);
+    }
+
+    fn config(yaml: &str) -> LspConfig {
+        serde_yaml::from_str(yaml).unwrap()
+    }
+
+    fn names(registry: &Registry, language: &str) -> Vec<String> {
+        let language = languages::by_name(language).unwrap();
+        registry
+            .for_language(language)
+            .iter()
+            .map(|d| d.name.clone())
+            .collect()
+    }
+
+    #[test]
+    fn config_servers_add_replace_and_choose() {
+        let registry = Registry::new(&config(
+            "servers:\n\
+             - {name: bash-ls, command: bash-language-server, args: [start], languages: [bash]}\n\
+             - {name: ruff, command: /opt/ruff, args: [server], languages: [python]}\n\
+             languages: {go: [], c: [clangd, bash-ls]}",
+        ))
+        .unwrap();
+        assert_eq!(names(&registry, "bash"), ["bash-ls"]);
+        assert_eq!(names(&registry, "python"), ["pyright", "ruff"]);
+        assert_eq!(registry.by_name("ruff").unwrap().command, "/opt/ruff");
+        assert!(names(&registry, "go").is_empty());
+        assert_eq!(names(&registry, "c"), ["clangd", "bash-ls"]);
+        assert_eq!(names(&registry, "rust"), ["rust-analyzer"]);
+        assert_eq!(registry.all().len(), built_in().len() + 1);
+    }
+
+    #[test]
+    fn config_server_errors_name_the_key() {
+        let cases = [
+            ("servers: [{name: x, command: x, languages: [cobol]}]", "`lsp.servers[0].languages[0]`"),
+            ("servers: [{name: x, command: '', languages: [go]}]", "`lsp.servers[0].command`"),
+            ("servers: [{name: x, command: x, languages: []}]", "`lsp.servers[0].languages`"),
+            (
+                "servers: [{name: x, command: x, languages: [go]}, {name: x, command: y, languages: [go]}]",
+                "`lsp.servers[1]`",
+            ),
+            ("languages: {go: [gopls, nope]}", "`lsp.languages.go[1]`"),
+            ("languages: {cobol: []}", "`lsp.languages.cobol`"),
+        ];
+        for (yaml, key) in cases {
+            let err = Registry::new(&config(yaml)).unwrap_err();
+            assert!(err.contains(key), "{yaml}: {err}");
         }
     }
 
