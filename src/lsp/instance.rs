@@ -213,8 +213,13 @@ impl Instance {
     /// it is stopped on purpose or fails `MAX_CRASHES` times within `CRASH_WINDOW`.
     async fn run(self: Arc<Self>) {
         loop {
-            let outcome =
-                Client::start(self.def.clone(), &self.executable, &self.root, self.tick.clone()).await;
+            let outcome = Client::start(
+                self.def.clone(),
+                &self.executable,
+                &self.root,
+                self.tick.clone(),
+            )
+            .await;
             let reason = match outcome {
                 Ok((client, exited)) => {
                     if !self.became_ready(&client) {

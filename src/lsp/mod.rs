@@ -124,7 +124,10 @@ impl Lsp {
         if stale.is_empty() {
             return;
         }
-        tracing::info!(count = stale.len(), "config reloaded: stopping language servers whose definition changed");
+        tracing::info!(
+            count = stale.len(),
+            "config reloaded: stopping language servers whose definition changed"
+        );
         if let Some(runtime) = self.runtime.get() {
             runtime.spawn(async move {
                 for instance in stale {

@@ -83,8 +83,7 @@ impl Registry {
     /// `lsp.languages` names for it, else the registry's (`grammars/languages.toml`) that still
     /// list the language, then the config's servers that list it. Errors name the config key.
     pub fn new(config: &LspConfig) -> Result<Registry, String> {
-        let mut defs: Vec<Arc<ServerDef>> =
-            built_in().iter().cloned().map(Arc::new).collect();
+        let mut defs: Vec<Arc<ServerDef>> = built_in().iter().cloned().map(Arc::new).collect();
         for (i, server) in config.servers.iter().enumerate() {
             check_server(i, server)?;
             if config.servers[..i].iter().any(|s| s.name == server.name) {
@@ -103,7 +102,9 @@ impl Registry {
             .keys()
             .find(|l| languages::by_name(l).is_none())
         {
-            return Err(format!("`lsp.languages.{unknown}`: no language is named so"));
+            return Err(format!(
+                "`lsp.languages.{unknown}`: no language is named so"
+            ));
         }
         let mut by_language = HashMap::new();
         for language in languages::all() {
@@ -166,13 +167,16 @@ fn chosen_servers(
         .iter()
         .enumerate()
         .map(|(k, name)| {
-            defs.iter().find(|d| &d.name == name).cloned().ok_or_else(|| {
-                let known: Vec<&str> = defs.iter().map(|d| d.name.as_str()).collect();
-                format!(
+            defs.iter()
+                .find(|d| &d.name == name)
+                .cloned()
+                .ok_or_else(|| {
+                    let known: Vec<&str> = defs.iter().map(|d| d.name.as_str()).collect();
+                    format!(
                     "`lsp.languages.{language}[{k}]`: no server is named `{name}` (defined: {})",
                     known.join(", ")
                 )
-            })
+                })
         })
         .collect()
 }

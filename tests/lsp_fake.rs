@@ -1,0 +1,327 @@
+//! The language-server client against a scripted server (`tests/lsp/fake_server.py`): the protocol
+//! edge cases real servers show only now and then (publishes without versions, stale publishes,
+//! open progress, a crash mid-session, a server that cannot start, junk between frames), each on
+//! demand. The fake is added through the config's `lsp.servers`, as a user would add a server.
+//! tests/lsp.rs drives the real servers; this suite is in addition to it, never instead.
+
+mod common;
+
+use common::{Daemon, Sandbox};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+const FAKE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/lsp/fake_server.py");
+
+/// The config's `lsp` section with the fake serving Ruby, started with `flags`.
+fn config(flags: &[&str], extra: Value) -> String {
+    let mut lsp = json!({
+        "warm_deadline_ms": 4000,
+        "cold_deadline_ms": 8000,
+        "servers": [{
+            "name": "fake",
+            "command": FAKE,
+            "args": flags,
+            "languages": ["ruby"],
+            "install": "tests/lsp/fake_server.py",
+        }],
+    });
+    if let (Some(lsp), Some(extra)) = (lsp.as_object_mut(), extra.as_object()) {
+        lsp.extend(extra.clone());
+    }
+    // JSON is YAML.
+    json!({ "lsp": lsp }).to_string()
+}
+
+struct Fake {
+    sandbox: Sandbox,
+    daemon: Daemon,
+    config: PathBuf,
+}
+
+impl Fake {
+    fn start(flags: &[&str], extra: Value) -> Fake {
+        let sandbox = Sandbox::empty();
+        let config = sandbox.dir.path().join("coderd.yaml");
+        std::fs::write(&config, self::config(flags, extra)).unwrap();
+        let daemon = Daemon::start(&sandbox, &["--config", config.to_str().unwrap()]);
+        Fake {
+            sandbox,
+            daemon,
+            config,
+        }
+    }
+
+    fn path(&self) -> PathBuf {
+        self.sandbox.root.join("app.rb")
+    }
+
+    /// Writes `app.rb`; the whole answer.
+    fn write(&self, content: &str) -> Value {
+        self.daemon.ok(
+            "write",
+            json!({"file": self.path(), "content": content, "backup": false}),
+        )
+    }
+
+    fn report(&self, result: &Value) -> Value {
+        file_report(result, &self.path())
+            .unwrap_or_else(|| panic!("no report for app.rb: {result}"))
+    }
+
+    fn fake_info(&self) -> Value {
+        let info = self.daemon.ok("info", json!({}));
+        info["language_servers"]["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == "fake")
+            .cloned()
+            .unwrap_or_else(|| panic!("no fake server in info: {info}"))
+    }
+}
+
+fn file_report(result: &Value, path: &Path) -> Option<Value> {
+    result["diagnostics"]["files"]
+        .as_array()?
+        .iter()
+        .find(|f| f["path"] == json!(path))
+        .cloned()
+}
+
+fn messages(report: &Value) -> Vec<String> {
+    report["items"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|i| i["message"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Edit `n`: odd ones have a BROKEN line (line 2), even ones are clean; every text is distinct.
+fn text(n: usize) -> String {
+    match n % 2 {
+        1 => format!("# edit {n}\nBROKEN\n"),
+        _ => format!("# edit {n}\nfine\n"),
+    }
+}
+
+/// The findings of a current answer for edit `n`: exactly the BROKEN line's error, or none.
+fn assert_current(fake: &Fake, result: &Value, n: usize) {
+    let report = fake.report(result);
+    assert!(report.get("pending").is_none(), "edit {n}: {result}");
+    let expected: Vec<String> = match n % 2 {
+        1 => vec!["broken at line 2".into()],
+        _ => vec![],
+    };
+    assert_eq!(messages(&report), expected, "edit {n}: {result}");
+}
+
+#[test]
+fn publishes_without_a_version_count_from_the_first_after_the_change() {
+    let fake = Fake::start(&["--no-version", "--delay", "80"], json!({}));
+    for n in 1..=8 {
+        let result = fake.write(&text(n));
+        assert_current(&fake, &result, n);
+    }
+}
+
+#[test]
+fn a_publish_for_an_older_version_is_never_shown() {
+    // Each change: first a publish stamped with the version before (and its text's findings plus
+    // a marker), then the current one.
+    let fake = Fake::start(&["--stale-first", "--delay", "50"], json!({}));
+    for n in 1..=10 {
+        let result = fake.write(&text(n));
+        assert_current(&fake, &result, n);
+        assert!(!result.to_string().contains("stale finding"), "{result}");
+    }
+}
+
+#[test]
+fn an_open_progress_holds_the_answer_until_it_ends() {
+    // An empty publish for the version comes at once, the real one 500 ms later inside a
+    // progress: the 150 ms quiet period alone would answer "clean".
+    let fake = Fake::start(&["--progress", "500"], json!({}));
+    fake.write(&text(2));
+    let started = Instant::now();
+    let result = fake.write(&text(3));
+    assert_current(&fake, &result, 3);
+    assert!(started.elapsed() >= Duration::from_millis(500));
+    let result = fake.write(&text(4));
+    assert_current(&fake, &result, 4);
+}
+
+#[test]
+fn pulled_diagnostics_follow_every_edit() {
+    let fake = Fake::start(&["--pull"], json!({}));
+    for n in 1..=6 {
+        let result = fake.write(&text(n));
+        assert_current(&fake, &result, n);
+    }
+}
+
+#[test]
+fn junk_between_frames_is_skipped() {
+    let fake = Fake::start(&["--junk"], json!({}));
+    for n in 1..=4 {
+        let result = fake.write(&text(n));
+        assert_current(&fake, &result, n);
+    }
+}
+
+#[test]
+fn a_server_that_never_answers_is_pending_by_the_deadline_never_stale() {
+    let fake = Fake::start(
+        &["--silent"],
+        json!({"warm_deadline_ms": 600, "cold_deadline_ms": 1200}),
+    );
+    for n in 1..=2 {
+        let started = Instant::now();
+        let result = fake.write(&text(n));
+        let report = fake.report(&result);
+        assert_eq!(report["pending"][0]["server"], "fake", "{result}");
+        assert!(messages(&report).is_empty(), "{result}");
+        assert!(started.elapsed() < Duration::from_secs(4), "{result}");
+        assert_eq!(
+            std::fs::read_to_string(fake.path()).unwrap(),
+            text(n),
+            "the edit itself landed"
+        );
+    }
+}
+
+#[test]
+fn a_crash_mid_session_restarts_the_server_and_replays_the_document() {
+    let fake = Fake::start(&["--crash-on", "CRASH"], json!({}));
+    assert_current(&fake, &fake.write(&text(1)), 1);
+    let pid = fake.fake_info()["instances"][0]["pid"].clone();
+    // The change that crashes it: the error of the text before must not be shown for it. (It
+    // may be pending, or current from the restarted server if that came back by the deadline.)
+    let result = fake.write("# CRASH\nfine\n");
+    assert!(
+        messages(&fake.report(&result)).is_empty(),
+        "stale findings shown after a crash: {result}"
+    );
+    // After the 1 s backoff the server is back, with the document replayed.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let mut n = 2;
+    loop {
+        let result = fake.write(&text(n));
+        if fake.report(&result).get("pending").is_none() {
+            assert_current(&fake, &result, n);
+            break;
+        }
+        assert!(Instant::now() < deadline, "no restart: {result}");
+        std::thread::sleep(Duration::from_millis(200));
+        n += 1;
+    }
+    let info = fake.fake_info();
+    let instance = &info["instances"][0];
+    assert_eq!(instance["state"], "ready", "{info}");
+    assert_ne!(instance["pid"], pid, "{info}");
+    assert_eq!(instance["restarts_recent"], 1, "{info}");
+    assert!(
+        instance["last_error"]
+            .as_str()
+            .unwrap()
+            .contains("crashing on CRASH"),
+        "the crash's reason keeps the server's last words: {info}"
+    );
+}
+
+#[test]
+fn a_server_that_cannot_start_fails_after_five_tries_and_edits_still_work() {
+    let fake = Fake::start(&["--exit-at-start"], json!({"cold_deadline_ms": 1000}));
+    let result = fake.write(&text(1));
+    assert_eq!(fake.report(&result)["pending"][0]["server"], "fake");
+    // Backoffs of 1, 2, 4 and 4 s between the five tries.
+    let deadline = Instant::now() + Duration::from_secs(40);
+    let info = loop {
+        let info = fake.fake_info();
+        if info["instances"][0]["state"] == "failed" {
+            break info;
+        }
+        assert!(Instant::now() < deadline, "never failed: {info}");
+        std::thread::sleep(Duration::from_millis(250));
+    };
+    let instance = &info["instances"][0];
+    assert_eq!(instance["restarts_recent"], 5, "{info}");
+    assert!(
+        instance["last_error"]
+            .as_str()
+            .unwrap()
+            .contains("cannot start"),
+        "{info}"
+    );
+    // A failed server answers at once, with its reason, and the edit lands.
+    let started = Instant::now();
+    let result = fake.write(&text(2));
+    assert!(started.elapsed() < Duration::from_millis(900), "{result}");
+    let pending = &fake.report(&result)["pending"][0];
+    assert_eq!(pending["state"], "failed", "{result}");
+    assert!(pending["reason"].as_str().unwrap().contains("cannot start"));
+    assert_eq!(std::fs::read_to_string(fake.path()).unwrap(), text(2));
+}
+
+#[test]
+fn config_servers_are_listed_chosen_and_applied_on_reload() {
+    let fake = Fake::start(&["--silent"], json!({"warm_deadline_ms": 500}));
+    let info = fake.fake_info();
+    assert_eq!(info["source"], "config", "{info}");
+    assert_eq!(info["languages"], json!(["ruby"]), "{info}");
+    assert!(fake.report(&fake.write(&text(1))).get("pending").is_some());
+
+    // A new definition replaces the running one: the next edit starts it.
+    std::fs::write(&fake.config, config(&[], json!({}))).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let mut n = 2;
+    loop {
+        let result = fake.write(&text(n));
+        if fake.report(&result).get("pending").is_none() {
+            assert_current(&fake, &result, n);
+            break;
+        }
+        assert!(Instant::now() < deadline, "reload not applied: {result}");
+        std::thread::sleep(Duration::from_millis(200));
+        n += 1;
+    }
+
+    // `lsp.languages` choosing no server for Ruby: no diagnostics at all.
+    std::fs::write(
+        &fake.config,
+        config(&[], json!({"languages": {"ruby": []}})),
+    )
+    .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        n += 1;
+        let result = fake.write(&text(n));
+        if result.get("diagnostics").is_none() {
+            break;
+        }
+        assert!(Instant::now() < deadline, "reload not applied: {result}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+#[test]
+fn a_bad_server_entry_is_refused_naming_the_key() {
+    let sandbox = Sandbox::empty();
+    let config = sandbox.dir.path().join("coderd.yaml");
+    std::fs::write(
+        &config,
+        r#"{"lsp": {"servers": [{"name": "x", "command": "x", "languages": ["cobol"]}]}}"#,
+    )
+    .unwrap();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_coderd"))
+        .args(["--root", sandbox.root.to_str().unwrap(), "--config"])
+        .arg(&config)
+        .arg("--socket")
+        .arg(sandbox.socket())
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("lsp.servers[0].languages[0]"), "{stderr}");
+}
