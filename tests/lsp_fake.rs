@@ -305,6 +305,61 @@ fn config_servers_are_listed_chosen_and_applied_on_reload() {
     }
 }
 
+/// The document notifications the fake has received so far (`--log`).
+fn received(log: &Path) -> Vec<Value> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// Waits until the fake has received a notification matching `wanted`.
+fn wait_for(log: &Path, what: &str, wanted: impl Fn(&Value) -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !received(log).iter().any(&wanted) {
+        assert!(
+            Instant::now() < deadline,
+            "never sent {what}: {:?}",
+            received(log)
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn files_changed_by_others_moved_and_deleted_reach_the_server() {
+    let log_dir = tempfile::tempdir().unwrap();
+    let log = log_dir.path().join("received.jsonl");
+    let fake = Fake::start(&["--log", log.to_str().unwrap()], json!({}));
+    assert_current(&fake, &fake.write(&text(1)), 1);
+    let uri = |name: &str| format!("file://{}", fake.sandbox.root.join(name).display());
+
+    // Another program rewrites the open file: the server gets the new text with no call made.
+    std::fs::write(fake.path(), "# written by another program\n").unwrap();
+    wait_for(&log, "the outside change", |m| {
+        m["method"] == "textDocument/didChange" && m["text"] == "# written by another program\n"
+    });
+
+    // A move closes the old name and opens the new one; a delete closes it.
+    let moved = fake.sandbox.root.join("lib.rb");
+    let result = fake.daemon.ok(
+        "move",
+        json!({"moves": [{"from": fake.path(), "to": moved}]}),
+    );
+    assert!(file_report(&result, &moved).is_some(), "{result}");
+    wait_for(&log, "didClose of the old name", |m| {
+        m["method"] == "textDocument/didClose" && m["uri"] == uri("app.rb")
+    });
+    wait_for(&log, "didOpen of the new name", |m| {
+        m["method"] == "textDocument/didOpen" && m["uri"] == uri("lib.rb")
+    });
+    fake.daemon.ok("delete-file", json!({"files": [moved]}));
+    wait_for(&log, "didClose of the deleted file", |m| {
+        m["method"] == "textDocument/didClose" && m["uri"] == uri("lib.rb")
+    });
+}
+
 #[test]
 fn a_bad_server_entry_is_refused_naming_the_key() {
     let sandbox = Sandbox::empty();

@@ -16,6 +16,8 @@ reports them:
                      after the restart goes through)
   --exit-at-start    exit(2) before reading anything (a server that cannot start)
   --junk             a line of junk before every frame it writes
+  --log PATH         append each document notification it receives to PATH, one JSON line
+                     ({"method", "uri", "text"}), for tests of what the daemon sends
 """
 import json, sys, threading, time
 
@@ -130,6 +132,16 @@ def capabilities():
     return caps
 
 
+def log(method, params):
+    if "--log" not in ARGS:
+        return
+    doc = params.get("textDocument", {})
+    changes = params.get("contentChanges") or [{}]
+    entry = {"method": method, "uri": doc.get("uri"), "text": doc.get("text", changes[-1].get("text"))}
+    with open(value("--log"), "a") as f:
+        f.write(json.dumps(entry) + "\n")
+
+
 def main():
     if flag("--exit-at-start"):
         sys.stderr.write("fake server: cannot start\n")
@@ -137,6 +149,8 @@ def main():
     while True:
         message = read()
         method, params = message.get("method"), message.get("params") or {}
+        if method and method.startswith("textDocument/did"):
+            log(method, params)
         if "id" in message and method is None:
             continue  # A reply to one of our requests.
         if method == "initialize":
