@@ -46,6 +46,15 @@ impl Record {
     }
 }
 
+/// The state of a server's check runs (`cargo check` inside rust-analyzer).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Checks {
+    pub begun: u64,
+    pub open: bool,
+    /// `publish_seq` when the latest run began: what it publishes comes after.
+    pub began_at_seq: u64,
+}
+
 #[derive(Default)]
 struct Record {
     /// Pull diagnostics offered in the server's capabilities: `Some(identifier)`.
@@ -53,9 +62,17 @@ struct Record {
     /// Pull diagnostics registered dynamically, by registration id (pyright registers several
     /// and unregisters all but one).
     pull_registrations: HashMap<String, Option<String>>,
+    /// Published findings per document URI.
     findings: HashMap<String, Findings>,
+    /// Pulled findings per document URI, apart from the published ones: a server that answers
+    /// pulls can publish other findings too (rust-analyzer's `cargo check`).
+    pulled: HashMap<String, Findings>,
     publish_seq: u64,
+    /// The server's check runs (see `ServerDef::check_progress`): how many have begun, whether
+    /// the latest is still open, and the publish counter at its begin.
+    checks: Checks,
     last_publish: Option<Instant>,
+    /// Open work-done progress, the check runs' excepted.
     progress: HashSet<String>,
     /// Still loading its workspace, by the server's own `experimental/serverStatus`
     /// (`quiescent: false`); see `ServerDef::quiescent_status`.
@@ -180,7 +197,7 @@ impl Client {
             let uri = uri::from_path(path);
             let reply = super::tsserver::diagnostics(&self.transport, &uri, timeout).await;
             return Some(reply.inspect(|items| {
-                self.record_findings(uri, Some(version), items.clone());
+                self.record_pulled(uri, Some(version), items.clone());
             }));
         }
         let identifier = self.lock().pull_identifier()?;
@@ -197,7 +214,7 @@ impl Client {
             let items = serde_json::from_value::<PullReport>(value)
                 .map(|r| r.items)
                 .unwrap_or_default();
-            self.record_findings(uri, Some(version), items.clone());
+            self.record_pulled(uri, Some(version), items.clone());
             items
         }))
     }
@@ -206,9 +223,18 @@ impl Client {
         self.def.pull.is_some() || self.lock().pull_identifier().is_some()
     }
 
-    /// The latest findings for a document.
+    /// The latest published findings for a document.
     pub fn findings(&self, path: &Path) -> Option<Findings> {
         self.lock().findings.get(&uri::from_path(path)).cloned()
+    }
+
+    /// The latest pulled findings for a document.
+    pub fn pulled(&self, path: &Path) -> Option<Findings> {
+        self.lock().pulled.get(&uri::from_path(path)).cloned()
+    }
+
+    pub fn checks(&self) -> Checks {
+        self.lock().checks
     }
 
     /// Every document's findings that arrived after publish number `after` (files the server
@@ -289,12 +315,23 @@ impl Client {
         }
     }
 
-    fn record_findings(&self, uri: String, version: Option<i32>, items: Vec<Diagnostic>) {
+    fn record_published(&self, uri: String, version: Option<i32>, items: Vec<Diagnostic>) {
+        self.record(uri, version, items, false);
+    }
+
+    fn record_pulled(&self, uri: String, version: Option<i32>, items: Vec<Diagnostic>) {
+        self.record(uri, version, items, true);
+    }
+
+    fn record(&self, uri: String, version: Option<i32>, items: Vec<Diagnostic>, pulled: bool) {
         let mut record = self.lock();
         record.publish_seq += 1;
         let seq = record.publish_seq;
         record.last_publish = Some(Instant::now());
-        let entry = record.findings.entry(uri).or_default();
+        let entry = match pulled {
+            true => record.pulled.entry(uri).or_default(),
+            false => record.findings.entry(uri).or_default(),
+        };
         // A set for an older version than the one held is late news: dropped, never shown.
         if let (Some(new), Some(held)) = (version, entry.version) {
             if new < held {
@@ -330,7 +367,7 @@ impl Client {
                 let Ok(p) = serde_json::from_value::<PublishDiagnosticsParams>(params) else {
                     return;
                 };
-                self.record_findings(p.uri.as_str().to_string(), p.version, p.diagnostics);
+                self.record_published(p.uri.as_str().to_string(), p.version, p.diagnostics);
             }
             "$/progress" => {
                 let Ok(p) = serde_json::from_value::<ProgressParams>(params) else {
@@ -345,11 +382,25 @@ impl Client {
                 // a settle waited on.
                 tracing::debug!(server = %self.def.name, %token, ?value, "progress");
                 let mut record = self.lock();
-                match value {
-                    lsp_types::WorkDoneProgress::Begin(_) => record.progress.insert(token),
-                    lsp_types::WorkDoneProgress::End(_) => record.progress.remove(&token),
-                    lsp_types::WorkDoneProgress::Report(_) => false,
-                };
+                let is_check = (self.def.check_progress.as_deref())
+                    .is_some_and(|prefix| token.starts_with(prefix));
+                match (value, is_check) {
+                    (lsp_types::WorkDoneProgress::Begin(_), true) => {
+                        record.checks = Checks {
+                            begun: record.checks.begun + 1,
+                            open: true,
+                            began_at_seq: record.publish_seq,
+                        }
+                    }
+                    (lsp_types::WorkDoneProgress::End(_), true) => record.checks.open = false,
+                    (lsp_types::WorkDoneProgress::Begin(_), false) => {
+                        record.progress.insert(token);
+                    }
+                    (lsp_types::WorkDoneProgress::End(_), false) => {
+                        record.progress.remove(&token);
+                    }
+                    (lsp_types::WorkDoneProgress::Report(_), _) => {}
+                }
                 drop(record);
                 self.changed();
             }

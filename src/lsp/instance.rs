@@ -58,6 +58,9 @@ struct OpenDoc {
     sent_seq: u64,
     /// Whether the current process has it open (false until replayed after a (re)start).
     opened: bool,
+    /// The client's count of check runs begun when this version was saved to the server: the
+    /// next run to begin checks it (see `ServerDef::check_progress`).
+    check_mark: u64,
     /// The content hash of recent versions: findings for an older version of the same text are
     /// findings for this one (clangd does not publish again when nothing changed).
     history: VecDeque<(i32, [u8; 32])>,
@@ -144,6 +147,9 @@ pub enum Outcome {
     Current {
         items: Vec<Diagnostic>,
         before: Vec<Diagnostic>,
+        /// The server's check of this version had not finished by the deadline: `items` are its
+        /// own findings only.
+        check_unfinished: bool,
     },
     /// Not current by the deadline (or the server cannot answer): nothing is shown for it.
     Pending { state: Status, reason: String },
@@ -357,6 +363,7 @@ impl Instance {
             version: 0,
             sent_seq: 0,
             opened: false,
+            check_mark: 0,
             history: VecDeque::new(),
             pinned: None,
         };
@@ -461,8 +468,16 @@ impl Instance {
                             }
                             continue;
                         }
-                        let before = client.findings(&path).map(|f| f.before).unwrap_or_default();
-                        return Outcome::Current { items, before };
+                        let before = client.pulled(&path).map(|f| f.before).unwrap_or_default();
+                        match self
+                            .add_check(
+                                &client, &path, version, items, before, &mut ticks, deadline, quiet,
+                            )
+                            .await
+                        {
+                            Some(outcome) => return outcome,
+                            None => continue, // Changed meanwhile: settle the newer version.
+                        }
                     }
                     Some(Err(super::transport::TransportError::Closed)) => {
                         if wait(&mut ticks, deadline, None).await.is_err() {
@@ -502,6 +517,7 @@ impl Instance {
                         return Outcome::Current {
                             items: found.items,
                             before: found.before,
+                            check_unfinished: false,
                         };
                     }
                     let wake = if busy { None } else { Some(quiet_at) };
@@ -514,6 +530,65 @@ impl Instance {
                         return self.pending(status);
                     }
                 }
+            }
+        }
+    }
+
+    /// Adds to a version's own findings those of the server's first check run that began after
+    /// the version was saved to it, once that run has ended and its publishes have been quiet for
+    /// `quiet`. By the deadline, the own findings alone, marked `check_unfinished`. `None` when
+    /// the document changed meanwhile.
+    #[allow(clippy::too_many_arguments)]
+    async fn add_check(
+        &self,
+        client: &Client,
+        path: &Path,
+        version: i32,
+        mut items: Vec<Diagnostic>,
+        mut before: Vec<Diagnostic>,
+        ticks: &mut watch::Receiver<u64>,
+        deadline: Instant,
+        quiet: Duration,
+    ) -> Option<Outcome> {
+        if client.def.check_progress.is_none() {
+            return Some(Outcome::Current {
+                items,
+                before,
+                check_unfinished: false,
+            });
+        }
+        loop {
+            let mark = self
+                .lock()
+                .docs
+                .get(path)
+                .map(|d| (d.version, d.check_mark));
+            let (_, mark) = mark.filter(|(v, _)| *v == version)?;
+            let checks = client.checks();
+            let quiet_at = client.activity().0.map_or(Instant::now(), |t| t + quiet);
+            let ended = checks.begun > mark && !checks.open;
+            if ended && Instant::now() >= quiet_at {
+                // Published after the run began: this run's findings. Anything older is dropped.
+                if let Some(found) = client
+                    .findings(path)
+                    .filter(|f| f.seq > checks.began_at_seq)
+                {
+                    items.extend(found.items);
+                    before.extend(found.before);
+                }
+                return Some(Outcome::Current {
+                    items,
+                    before,
+                    check_unfinished: false,
+                });
+            }
+            let wake = ended.then_some(quiet_at);
+            if wait(ticks, deadline, wake).await.is_err() {
+                return Some(Outcome::Current {
+                    items,
+                    before,
+                    check_unfinished: true,
+                });
             }
         }
     }
@@ -598,6 +673,7 @@ async fn wait(
 
 fn did_open(client: &Client, path: &Path, doc: &mut OpenDoc) {
     doc.sent_seq = client.publish_seq();
+    doc.check_mark = client.checks().begun;
     client.notify(
         "textDocument/didOpen",
         json!({ "textDocument": {
@@ -608,10 +684,18 @@ fn did_open(client: &Client, path: &Path, doc: &mut OpenDoc) {
         }}),
     );
     doc.opened = true;
+    // A server that checks saved files checks on `didSave` only: the file on disk is this text.
+    if client.def.check_progress.is_some() {
+        client.notify(
+            "textDocument/didSave",
+            json!({ "textDocument": { "uri": uri::from_path(path) } }),
+        );
+    }
 }
 
 fn did_change(client: &Client, path: &Path, doc: &mut OpenDoc) {
     doc.sent_seq = client.publish_seq();
+    doc.check_mark = client.checks().begun;
     let uri = uri::from_path(path);
     client.notify(
         "textDocument/didChange",

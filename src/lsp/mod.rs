@@ -429,8 +429,21 @@ async fn collect(plan: Plan, deadlines: Deadlines) -> Report {
             continue;
         };
         match outcome {
-            Some(Outcome::Current { items, before }) => {
+            Some(Outcome::Current {
+                items,
+                before,
+                check_unfinished,
+            }) => {
                 file.add(name, &items, &before);
+                if check_unfinished {
+                    file.add_pending(
+                        &format!("{name} (check)"),
+                        Status::Ready,
+                        "the check the save started had not finished by the deadline; \
+                         findings shown are the server's own"
+                            .into(),
+                    );
+                }
                 if let Some(client) = wanted.instance.client() {
                     add_reported_elsewhere(&client, wanted.seq_before, &plan.files, &mut others);
                 }

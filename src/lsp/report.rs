@@ -85,8 +85,9 @@ impl FileReport {
         }
     }
 
-    /// Adds one server's current findings; ones another server already reported at the same
-    /// place with the same message are dropped.
+    /// Adds one server's current findings; ones already reported (by another server, or by the
+    /// same one's own check) at the same place with the same message, or with the same code and
+    /// severity, are dropped: rust-analyzer's E0308 and `cargo check`'s E0308 are one finding.
     pub fn add(&mut self, server: &str, items: &[Diagnostic], before: &[Diagnostic]) {
         for diagnostic in items {
             let item = Item {
@@ -102,7 +103,10 @@ impl FileReport {
                 new: !before.iter().any(|b| same_finding(b, diagnostic)),
             };
             let duplicate = self.items.iter().any(|i| {
-                i.line == item.line && i.column == item.column && i.message == item.message
+                let same_code = item.code.is_some() && i.code == item.code;
+                i.line == item.line
+                    && i.column == item.column
+                    && (i.message == item.message || (same_code && i.severity == item.severity))
             });
             if !duplicate {
                 self.items.push(item);
@@ -193,5 +197,37 @@ mod tests {
             ]
         );
         assert_eq!(file.items[0].column, 5);
+    }
+
+    #[test]
+    fn a_check_finding_with_the_code_of_a_native_one_at_its_place_is_the_same_finding() {
+        let coded = |line, message: &str, code: &str| Diagnostic {
+            code: Some(NumberOrString::String(code.into())),
+            ..diagnostic(line, DiagnosticSeverity::ERROR, message)
+        };
+        let mut file = FileReport::new("/w/lib.rs".into(), true);
+        file.add(
+            "rust-analyzer",
+            &[
+                coded(1, "expected i32, found &str", "E0308"),
+                coded(1, "mismatched types", "E0308"),
+                coded(2, "mismatched types", "E0308"),
+                coded(1, "cannot find value `y`", "E0425"),
+            ],
+            &[],
+        );
+        let kept: Vec<(u32, &str)> = file
+            .items
+            .iter()
+            .map(|i| (i.line, i.message.as_str()))
+            .collect();
+        assert_eq!(
+            kept,
+            [
+                (2, "expected i32, found &str"),
+                (3, "mismatched types"),
+                (2, "cannot find value `y`")
+            ]
+        );
     }
 }

@@ -43,6 +43,12 @@ pub struct ServerDef {
     /// servers publishing a version in several steps.
     #[serde(default)]
     pub final_publish: bool,
+    /// The server checks the saved files with another tool (rust-analyzer's `cargo check`),
+    /// inside work-done progress whose token starts with this, and publishes what it finds. An
+    /// edit's answer adds those findings from the first run that began after the edit's save,
+    /// once it has ended; findings of earlier runs are never shown.
+    #[serde(default)]
+    pub check_progress: Option<String>,
 }
 
 /// A server-specific way to ask for a document's current diagnostics.
