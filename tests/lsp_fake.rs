@@ -15,16 +15,20 @@ const FAKE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/lsp/fake_server.p
 
 /// The config's `lsp` section with the fake serving Ruby, started with `flags`.
 fn config(flags: &[&str], extra: Value) -> String {
+    let mut server = json!({
+        "name": "fake",
+        "command": FAKE,
+        "args": flags,
+        "languages": ["ruby"],
+        "install": "tests/lsp/fake_server.py",
+    });
+    if flags.contains(&"--check") {
+        server["check_progress"] = json!("fake/check");
+    }
     let mut lsp = json!({
         "warm_deadline_ms": 4000,
         "cold_deadline_ms": 8000,
-        "servers": [{
-            "name": "fake",
-            "command": FAKE,
-            "args": flags,
-            "languages": ["ruby"],
-            "install": "tests/lsp/fake_server.py",
-        }],
+        "servers": [server],
     });
     if let (Some(lsp), Some(extra)) = (lsp.as_object_mut(), extra.as_object()) {
         lsp.extend(extra.clone());
@@ -303,6 +307,40 @@ fn config_servers_are_listed_chosen_and_applied_on_reload() {
         assert!(Instant::now() < deadline, "reload not applied: {result}");
         std::thread::sleep(Duration::from_millis(200));
     }
+}
+
+#[test]
+fn a_check_run_adds_its_findings_once_it_ends_and_never_an_older_runs() {
+    // Pull for its own findings; a 300 ms check on every save publishes the CHECKME lines.
+    let fake = Fake::start(&["--pull", "--check", "300"], json!({}));
+    let result = fake.write("BROKEN\nCHECKME\n");
+    let report = fake.report(&result);
+    assert_eq!(
+        messages(&report),
+        ["broken at line 1", "check found line 2"],
+        "{result}"
+    );
+    assert!(report.get("pending").is_none(), "{result}");
+    // The next save's run finds nothing and publishes nothing: the last run's finding, still the
+    // latest published, is not this run's.
+    let result = fake.write("fine\nfine too\n");
+    assert!(messages(&fake.report(&result)).is_empty(), "{result}");
+    let result = fake.write("CHECKME\n");
+    assert_eq!(messages(&fake.report(&result)), ["check found line 1"]);
+}
+
+#[test]
+fn a_check_still_running_at_the_deadline_leaves_the_servers_own_findings() {
+    let fake = Fake::start(
+        &["--pull", "--check", "5000"],
+        json!({"warm_deadline_ms": 700, "cold_deadline_ms": 1500}),
+    );
+    let started = Instant::now();
+    let result = fake.write("BROKEN\nCHECKME\n");
+    assert!(started.elapsed() < Duration::from_secs(4), "{result}");
+    let report = fake.report(&result);
+    assert_eq!(messages(&report), ["broken at line 1"], "{result}");
+    assert_eq!(report["pending"][0]["server"], "fake (check)", "{result}");
 }
 
 /// The document notifications the fake has received so far (`--log`).
