@@ -5,7 +5,7 @@ measured side by side in one run with the same fixtures (tests/lsp/) and the sam
   warm    one persistent connection to a release coderd: `write` of the burst file, alternating a
           clean and a broken version (a new undefined name each time), timed until the answer with
           its diagnostics; beside it, scripts/lsp_direct.py drives the same server binary directly
-          over stdio with the same edits (change sent -> current diagnostics). p50/p95, and the
+          over stdio with the same edits (file saved, change sent -> current diagnostics). p50/p95, and the
           daemon's overhead = daemon p50 - the slowest of the language's servers' p50.
   cold    a fresh daemon, first edit of a file of the language: time to the answer, and whether it
           was current or `pending` (default deadlines: 2 s warm, 10 s cold).
@@ -14,7 +14,7 @@ measured side by side in one run with the same fixtures (tests/lsp/) and the sam
           ratios against the first (the plain edit).
   rss     the daemon's RSS before any server started and after all of them ran, and each server's.
 
-Usage: scripts/bench-lsp.py [path/to/coderd] [--quick] [--cost-only]   (scripts/bench-lsp.sh builds and runs it)
+Usage: scripts/bench-lsp.py [path/to/coderd] [--quick] [--cost-only] [--language=NAME]   (scripts/bench-lsp.sh builds and runs it)
 Servers come from ${CODERD_SERVERS_DIR:-~/.local/share/coderd/servers}/bin
 (scripts/install-language-servers.sh); a missing one is reported and skipped."""
 import json, os, shutil, sys, tempfile, time, tomllib
@@ -27,6 +27,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 args = [a for a in sys.argv[1:] if not a.startswith("--")]
 CODERD = os.path.abspath(args[0] if args else os.path.join(REPO, "target/release/coderd"))
 QUICK = "--quick" in sys.argv
+ONLY = [a.split("=", 1)[1] for a in sys.argv if a.startswith("--language=")]
 WARM_N = 12 if QUICK else 40
 COST_N = 60 if QUICK else 300
 SERVERS_DIR = os.environ.get("CODERD_SERVERS_DIR") or os.path.join(
@@ -35,9 +36,12 @@ BIN = os.path.join(SERVERS_DIR, "bin")
 DEFS = {s["name"]: s for s in tomllib.load(open(os.path.join(REPO, "grammars/servers.toml"), "rb"))["server"]}
 CASES = json.load(open(os.path.join(REPO, "tests/lsp/cases.json")))["cases"]
 LANGUAGE_IDS = {"go": "go", "python": "python", "c": "c", "typescript": "typescript", "rust": "rust"}
-# Bars from issue 8: warm p50 per server, p95 overall, cold.
-P50_BAR = {"typescript-language-server": 0.700}
-P50_DEFAULT, P95_BAR, COLD_BAR = 0.200, 0.900, 3.0
+# Bars from issue 8: warm p50 per server it names, p95 overall, cold. A server the issue does not
+# name (rust-analyzer, whose answer waits for its cargo check) has its general rule instead: the
+# server's own latency (with the 150 ms settle) + at most 20 ms.
+P50_BAR = {"typescript-language-server": 0.700, "gopls": 0.200, "pyright": 0.200, "ruff": 0.200,
+           "clangd": 0.200, "ty": 0.200}
+OVERHEAD_BAR, P95_BAR, COLD_BAR = 0.020, 0.900, 3.0
 
 
 def q(ts, p):
@@ -144,15 +148,18 @@ def direct_warm(case, name):
         env = dict(os.environ, PATH=os.environ.get("PATH", "") + os.pathsep + BIN)
         started = time.perf_counter()
         server = lsp_direct.Server([exe] + d.get("args", []), ws, settings=d.get("settings"),
-                                   init_options=d.get("initialization_options"), env=env)
+                                   init_options=d.get("initialization_options"), env=env,
+                                   check_progress=d.get("check_progress"))
         path = os.path.join(ws, case["burst"]["file"])
         version = 1
+        save(path, content(case, 1))
         server.open(path, LANGUAGE_IDS[case["language"]], content(case, 1), version)
         settle(server, path, version, 0, 1, timeout=60)
         cold = time.perf_counter() - started
         for n in range(2, 60):  # the same warm-up as the daemon's
             version += 1
             seq = server.seq
+            save(path, content(case, n))
             server.change(path, content(case, n), version)
             if settle(server, path, version, seq, n, timeout=10):
                 break
@@ -161,6 +168,7 @@ def direct_warm(case, name):
             version += 1
             seq = server.seq
             t = time.perf_counter()
+            save(path, content(case, n))
             server.change(path, content(case, n), version)
             settle(server, path, version, seq, n, timeout=20)
             times.append(time.perf_counter() - t)
@@ -170,12 +178,25 @@ def direct_warm(case, name):
         shutil.rmtree(ws, ignore_errors=True)
 
 
+def save(path, text):
+    """The file on disk is the text sent, as after coderd's write (a server's `cargo check`
+    reads the disk)."""
+    with open(path, "w") as f:
+        f.write(text)
+
+
 def settle(server, path, version, seq, n, timeout):
     """Current diagnostics for edit n; a pull answered empty while loading is pulled again."""
     deadline = time.monotonic() + timeout
     while True:
-        items = server.settled(path, version, seq, timeout=max(0.1, deadline - time.monotonic()))
-        errors = [i for i in items if i.get("severity", 1) == 1]
+        try:
+            items = server.settled(path, version, seq, timeout=max(0.1, deadline - time.monotonic()))
+        except TimeoutError:
+            return False
+        # A pull server's own (pulled) findings must fit too, not only its check's: coderd waits
+        # for both, and the check alone can be right sooner.
+        own = server.last_pulled if server.pull is not None else items
+        errors = [i for i in own if i.get("severity", 1) == 1]
         if bool(errors) == bool(n % 2):
             return True
         if time.monotonic() > deadline or server.pull is None:
@@ -222,6 +243,8 @@ def main():
     print("|---|---|---|---|---|---|---|---|---|")
     rss_rows, daemon_rss = [], []
     for case in ([] if "--cost-only" in sys.argv else CASES):
+        if ONLY and case["language"] not in ONLY:
+            continue
         names = available(case["servers"])
         if len(names) < len(case["servers"]):
             missing = sorted(set(case["servers"]) - set(names))
@@ -239,7 +262,7 @@ def main():
         own50 = max(q(direct[n][1], 0.5) for n in names)
         own = "; ".join(f"{n} {ms(q(direct[n][1], 0.5))} / {ms(q(direct[n][1], 0.95))}" for n in names)
         current = sum(v == "current" for v in daemon["verdicts"])
-        bar50 = max(P50_BAR.get(n, P50_DEFAULT) for n in names)
+        bar50 = max(P50_BAR.get(n, own50 + OVERHEAD_BAR) for n in names)
         cold_ok = daemon["cold"] <= COLD_BAR or daemon["cold_verdict"] == "pending"
         ok = d50 <= bar50 and d95 <= P95_BAR and cold_ok and current == len(daemon["verdicts"])
         bars = f"{'met' if ok else 'MISSED'} (p50 <= {ms(bar50)}, p95 <= {ms(P95_BAR)}, cold <= 3000 or pending)"

@@ -15,7 +15,7 @@ def uri_of(path):
 
 
 class Server:
-    def __init__(self, argv, root, settings=None, init_options=None, env=None):
+    def __init__(self, argv, root, settings=None, init_options=None, env=None, check_progress=None):
         self.proc = subprocess.Popen(argv, cwd=root, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.DEVNULL, env=env or os.environ.copy())
         self.settings = settings or {}
@@ -27,6 +27,12 @@ class Server:
         self.last_publish = 0.0
         self.progress = set()
         self.pull = None  # identifier when the server offers pull diagnostics
+        # Check runs on save (rust-analyzer's cargo check), by progress token prefix: runs begun,
+        # whether the latest is open, the publish counter at its begin; the count at the last save.
+        self.check_progress = check_progress
+        self.checks = (0, False, 0)
+        self.check_mark = 0
+        self.last_pulled = []  # the pull part of the last `settled` answer
         threading.Thread(target=self._read, daemon=True).start()
         caps = {
             "window": {"workDoneProgress": True},
@@ -119,7 +125,11 @@ class Server:
                 self.findings[params["uri"]] = (params.get("version"), self.seq, params["diagnostics"])
             elif method == "$/progress":
                 kind = params.get("value", {}).get("kind")
-                if kind == "begin":
+                if self.check_progress and str(params["token"]).startswith(self.check_progress):
+                    begun, _, began_seq = self.checks
+                    self.checks = (begun + 1, True, self.seq) if kind == "begin" else \
+                        (begun, False, began_seq) if kind == "end" else self.checks
+                elif kind == "begin":
                     self.progress.add(str(params["token"]))
                 elif kind == "end":
                     self.progress.discard(str(params["token"]))
@@ -133,10 +143,18 @@ class Server:
         return value
 
     def open(self, path, language_id, text, version):
+        """Opens a document whose text is also on disk (a server that checks saved files is told
+        it was saved, as coderd does)."""
+        with self.lock:
+            self.check_mark = self.checks[0]
         self.notify("textDocument/didOpen", {"textDocument": {
             "uri": uri_of(path), "languageId": language_id, "version": version, "text": text}})
+        if self.check_progress:
+            self.notify("textDocument/didSave", {"textDocument": {"uri": uri_of(path)}})
 
     def change(self, path, text, version):
+        with self.lock:
+            self.check_mark = self.checks[0]
         self.notify("textDocument/didChange", {"textDocument": {"uri": uri_of(path), "version": version},
                                                "contentChanges": [{"text": text}]})
         self.notify("textDocument/didSave", {"textDocument": {"uri": uri_of(path)}})
@@ -161,7 +179,21 @@ class Server:
         params = {"textDocument": {"uri": uri}}
         if self.pull:
             params["identifier"] = self.pull
-        return self.request("textDocument/diagnostic", params, timeout).get("items", [])
+        items = self.request("textDocument/diagnostic", params, timeout).get("items", [])
+        self.last_pulled = items
+        if not self.check_progress:
+            return items
+        # Then the check run that began after the save, once it ended and publishes were quiet.
+        with self.lock:
+            while True:
+                begun, open_, began_seq = self.checks
+                now = time.monotonic()
+                if begun > self.check_mark and not open_ and now >= self.last_publish + quiet:
+                    found = self.findings.get(uri)
+                    return items + (found[2] if found and found[1] > began_seq else [])
+                if now > deadline:
+                    raise TimeoutError("check")
+                self.lock.wait(max(0.001, min(deadline, self.last_publish + quiet) - now))
 
     def stop(self):
         try:

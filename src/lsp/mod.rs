@@ -445,7 +445,13 @@ async fn collect(plan: Plan, deadlines: Deadlines) -> Report {
                     );
                 }
                 if let Some(client) = wanted.instance.client() {
-                    add_reported_elsewhere(&client, wanted.seq_before, &plan.files, &mut others);
+                    // A check run's findings elsewhere count from its begin: a run that began
+                    // before the save may still publish, about older text.
+                    let after = match client.def.check_progress {
+                        Some(_) => wanted.seq_before.max(client.checks().began_at_seq),
+                        None => wanted.seq_before,
+                    };
+                    add_reported_elsewhere(&client, after, &plan.files, &mut others);
                 }
             }
             Some(Outcome::Pending { state, reason }) => file.add_pending(name, state, reason),
