@@ -398,6 +398,44 @@ fn files_changed_by_others_moved_and_deleted_reach_the_server() {
     });
 }
 
+/// Waits (up to 30 s: servers are looked at every 10 s) until the fake's instance is stopped.
+fn wait_stopped(fake: &Fake) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let info = fake.fake_info();
+        if info["instances"][0]["state"] == "not_started" {
+            return info;
+        }
+        assert!(Instant::now() < deadline, "never stopped: {info}");
+        std::thread::sleep(Duration::from_millis(250));
+    }
+}
+
+#[test]
+fn an_idle_server_is_stopped_and_the_next_edit_starts_it_again() {
+    let fake = Fake::start(&[], json!({"idle_secs": 1}));
+    assert_current(&fake, &fake.write(&text(1)), 1);
+    let info = wait_stopped(&fake);
+    assert!(info["instances"][0].get("pid").is_none(), "{info}");
+    assert!(fake
+        .daemon
+        .log_text()
+        .contains("stopping an idle language server"));
+    assert_current(&fake, &fake.write(&text(2)), 2);
+}
+
+#[test]
+fn servers_over_the_memory_budget_are_stopped() {
+    let fake = Fake::start(&[], json!({"max_servers_rss_bytes": 1}));
+    assert_current(&fake, &fake.write(&text(1)), 1);
+    wait_stopped(&fake);
+    assert!(fake
+        .daemon
+        .log_text()
+        .contains("over max_servers_rss_bytes"));
+    assert_current(&fake, &fake.write(&text(2)), 2);
+}
+
 #[test]
 fn a_bad_server_entry_is_refused_naming_the_key() {
     let sandbox = Sandbox::empty();
