@@ -330,6 +330,56 @@ fn a_check_run_adds_its_findings_once_it_ends_and_never_an_older_runs() {
 }
 
 #[test]
+fn a_check_cancelled_by_the_next_files_save_is_not_taken_for_the_first_files() {
+    // A multipatch saves two files: the first one's run is cancelled by the second's save, and
+    // only the run after both has the first file's finding.
+    let fake = Fake::start(&["--pull", "--check", "300"], json!({}));
+    let lib = fake.sandbox.root.join("lib.rb");
+    std::fs::write(fake.path(), "start\n").unwrap();
+    std::fs::write(&lib, "start\n").unwrap();
+    let result = fake.daemon.ok(
+        "multipatch",
+        json!({"edits": [
+            {"file": fake.path(), "search": "start", "replace": "CHECKME"},
+            {"file": lib, "search": "start", "replace": "CHECKME"},
+        ]}),
+    );
+    for path in [fake.path(), lib] {
+        let report = file_report(&result, &path).unwrap_or_else(|| panic!("{result}"));
+        assert_eq!(
+            messages(&report),
+            ["check found line 1"],
+            "{path:?}: {result}"
+        );
+    }
+}
+
+#[test]
+fn a_run_cancelled_by_another_clients_save_is_waited_past() {
+    // The run app.rb's answer waits for is cancelled 200 ms in by a save of lib.rb from another
+    // connection: its end is followed at once by the next run's begin, which is the one to wait
+    // for (an end taken at face value would answer without app.rb's finding).
+    let fake = Fake::start(&["--pull", "--check", "600"], json!({}));
+    let lib = fake.sandbox.root.join("lib.rb");
+    std::fs::write(&lib, "start\n").unwrap();
+    let other = {
+        let (socket, lib) = (fake.daemon.socket.clone(), lib.clone());
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(200));
+            let mut client = common::Client::connect(&socket);
+            client.call("write", json!({"file": lib, "content": "fine\n"}))
+        })
+    };
+    let result = fake.write("CHECKME\n");
+    assert_eq!(
+        messages(&fake.report(&result)),
+        ["check found line 1"],
+        "{result}"
+    );
+    assert!(other.join().unwrap().get("error").is_none());
+}
+
+#[test]
 fn a_check_still_running_at_the_deadline_leaves_the_servers_own_findings() {
     let fake = Fake::start(
         &["--pull", "--check", "5000"],

@@ -53,6 +53,9 @@ pub struct Checks {
     pub open: bool,
     /// `publish_seq` when the latest run began: what it publishes comes after.
     pub began_at_seq: u64,
+    /// When the latest run ended. A run cancelled by a newer save ends just before the next
+    /// begins, so an end counts only once no begin has followed it for the quiet period.
+    pub ended_at: Option<Instant>,
 }
 
 #[derive(Default)]
@@ -327,7 +330,10 @@ impl Client {
         let mut record = self.lock();
         record.publish_seq += 1;
         let seq = record.publish_seq;
-        record.last_publish = Some(Instant::now());
+        // The quiet period counts from what the server sends on its own, not from our pulls.
+        if !pulled {
+            record.last_publish = Some(Instant::now());
+        }
         let entry = match pulled {
             true => record.pulled.entry(uri).or_default(),
             false => record.findings.entry(uri).or_default(),
@@ -390,9 +396,13 @@ impl Client {
                             begun: record.checks.begun + 1,
                             open: true,
                             began_at_seq: record.publish_seq,
+                            ended_at: None,
                         }
                     }
-                    (lsp_types::WorkDoneProgress::End(_), true) => record.checks.open = false,
+                    (lsp_types::WorkDoneProgress::End(_), true) => {
+                        record.checks.open = false;
+                        record.checks.ended_at = Some(Instant::now());
+                    }
                     (lsp_types::WorkDoneProgress::Begin(_), false) => {
                         record.progress.insert(token);
                     }

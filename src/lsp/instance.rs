@@ -565,7 +565,10 @@ impl Instance {
                 .map(|d| (d.version, d.check_mark));
             let (_, mark) = mark.filter(|(v, _)| *v == version)?;
             let checks = client.checks();
-            let quiet_at = client.activity().0.map_or(Instant::now(), |t| t + quiet);
+            // Quiet after the run's last publish and after its end (a cancelled run's end is
+            // followed at once by the next run's begin).
+            let last = client.activity().0.max(checks.ended_at);
+            let quiet_at = last.map_or(Instant::now(), |t| t + quiet);
             let ended = checks.begun > mark && !checks.open;
             if ended && Instant::now() >= quiet_at {
                 // Published after the run began: this run's findings. Anything older is dropped.

@@ -11,10 +11,11 @@ reports them:
   --progress MS      open a $/progress, publish an empty set at once, the real one MS ms later,
                      then end the progress
   --pull             no publishes: answer textDocument/diagnostic (pull) instead
-  --check MS         on each didSave, a check run: progress "fake/check/N" begins, MS ms later
-                     it publishes one error per line containing CHECKME ("check found line N";
-                     nothing when there is none), then the progress ends (as rust-analyzer's
-                     cargo check does)
+  --check MS         on each didSave, a check run of every open document: progress
+                     "fake/check/N" begins, MS ms later it publishes one error per line
+                     containing CHECKME ("check found line N"; nothing for a file without any),
+                     then the progress ends; a save during a run cancels it first (as
+                     rust-analyzer's cargo check does)
   --silent           never report anything
   --crash-on WORD    exit(3) when a changed text contains WORD (not at didOpen, so the replay
                      after the restart goes through)
@@ -114,27 +115,36 @@ def report(uri):
 
 
 checks = [0]
+running = [None]  # the token of the check run in progress
 
 
-def check(uri):
-    """One check run of the saved text, as a separate tool would."""
+def check():
+    """One check run of every open document, as a workspace-wide tool would. A save during a
+    run cancels it (its progress ends, it publishes nothing) and starts a new one."""
+    if running[0]:
+        send({"jsonrpc": "2.0", "method": "$/progress",
+              "params": {"token": running[0], "value": {"kind": "end", "message": "cancelled"}}})
     checks[0] += 1
-    token = f"fake/check/{checks[0]}"
+    token = running[0] = f"fake/check/{checks[0]}"
     send({"jsonrpc": "2.0", "method": "$/progress",
           "params": {"token": token, "value": {"kind": "begin", "title": "check"}}})
 
     def run():
         time.sleep(int(value("--check")) / 1000)
-        version, text = docs.get(uri, (None, ""))
-        found = [{
-            "range": {"start": {"line": n, "character": 0}, "end": {"line": n, "character": 1}},
-            "severity": 1, "source": "fakecheck", "message": f"check found line {n + 1}",
-        } for n, line in enumerate(text.split("\n")) if "CHECKME" in line]
-        # A run that finds nothing publishes nothing: the last run's findings stay the latest
-        # published for the file, and must not be taken for this run's.
-        if found:
-            send({"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics",
-                  "params": {"uri": uri, "version": version, "diagnostics": found}})
+        with out_lock:
+            if running[0] != token:
+                return  # Cancelled.
+            running[0] = None
+        for uri, (version, text) in list(docs.items()):
+            found = [{
+                "range": {"start": {"line": n, "character": 0}, "end": {"line": n, "character": 1}},
+                "severity": 1, "source": "fakecheck", "message": f"check found line {n + 1}",
+            } for n, line in enumerate(text.split("\n")) if "CHECKME" in line]
+            # A run that finds nothing in a file publishes nothing for it: the last run's
+            # findings stay the latest published, and must not be taken for this run's.
+            if found:
+                send({"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics",
+                      "params": {"uri": uri, "version": version, "diagnostics": found}})
         send({"jsonrpc": "2.0", "method": "$/progress",
               "params": {"token": token, "value": {"kind": "end"}}})
     threading.Thread(target=run, daemon=True).start()
@@ -197,7 +207,7 @@ def main():
             doc = params["textDocument"]
             changed(doc["uri"], doc["version"], params["contentChanges"][-1]["text"])
         elif method == "textDocument/didSave" and "--check" in ARGS:
-            check(params["textDocument"]["uri"])
+            check()
         elif method == "textDocument/didClose":
             docs.pop(params["textDocument"]["uri"], None)
         elif method == "textDocument/diagnostic":
