@@ -393,6 +393,31 @@ fn a_check_still_running_at_the_deadline_leaves_the_servers_own_findings() {
     assert_eq!(report["pending"][0]["server"], "fake (check)", "{result}");
 }
 
+#[test]
+fn a_check_slower_than_the_deadline_is_not_waited_for_again() {
+    // A workspace whose check takes 2.5 s: the first edit waits the 1 s deadline for it; once a
+    // run has shown how long it takes, the next edits answer at once with the server's own
+    // findings and say why the check is missing.
+    let fake = Fake::start(
+        &["--pull", "--check", "2500"],
+        json!({"warm_deadline_ms": 1000, "cold_deadline_ms": 1000}),
+    );
+    let result = fake.write("BROKEN\nCHECKME\n");
+    let report = fake.report(&result);
+    assert_eq!(messages(&report), ["broken at line 1"], "{result}");
+    let reason = report["pending"][0]["reason"].as_str().unwrap();
+    assert!(reason.contains("had not finished"), "{result}");
+    std::thread::sleep(Duration::from_millis(2500));
+    let started = Instant::now();
+    let result = fake.write("fine\nBROKEN\nCHECKME\n");
+    assert!(started.elapsed() < Duration::from_millis(700), "{result}");
+    let report = fake.report(&result);
+    assert_eq!(messages(&report), ["broken at line 2"], "{result}");
+    assert_eq!(report["pending"][0]["server"], "fake (check)", "{result}");
+    let reason = report["pending"][0]["reason"].as_str().unwrap();
+    assert!(reason.contains("its last check took 2."), "{result}");
+}
+
 /// The document notifications the fake has received so far (`--log`).
 fn received(log: &Path) -> Vec<Value> {
     std::fs::read_to_string(log)

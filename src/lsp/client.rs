@@ -56,6 +56,10 @@ pub struct Checks {
     /// When the latest run ended. A run cancelled by a newer save ends just before the next
     /// begins, so an end counts only once no begin has followed it for the quiet period.
     pub ended_at: Option<Instant>,
+    /// When the latest run began, and how long the last one to end took (what the next will
+    /// likely take: a workspace too big to check within the deadline is not waited for).
+    pub began_at: Option<Instant>,
+    pub last_took: Option<Duration>,
 }
 
 #[derive(Default)]
@@ -397,11 +401,16 @@ impl Client {
                             open: true,
                             began_at_seq: record.publish_seq,
                             ended_at: None,
+                            began_at: Some(Instant::now()),
+                            last_took: record.checks.last_took,
                         }
                     }
                     (lsp_types::WorkDoneProgress::End(_), true) => {
-                        record.checks.open = false;
-                        record.checks.ended_at = Some(Instant::now());
+                        let now = Instant::now();
+                        let checks = &mut record.checks;
+                        checks.open = false;
+                        checks.ended_at = Some(now);
+                        checks.last_took = checks.began_at.map(|t| now - t);
                     }
                     (lsp_types::WorkDoneProgress::Begin(_), false) => {
                         record.progress.insert(token);

@@ -147,9 +147,9 @@ pub enum Outcome {
     Current {
         items: Vec<Diagnostic>,
         before: Vec<Diagnostic>,
-        /// The server's check of this version had not finished by the deadline: `items` are its
-        /// own findings only.
-        check_unfinished: bool,
+        /// Why the server's check of this version is not in `items` (not finished by the
+        /// deadline, or not waited for): `items` are the server's own findings only.
+        check_unfinished: Option<String>,
     },
     /// Not current by the deadline (or the server cannot answer): nothing is shown for it.
     Pending { state: Status, reason: String },
@@ -517,7 +517,7 @@ impl Instance {
                         return Outcome::Current {
                             items: found.items,
                             before: found.before,
-                            check_unfinished: false,
+                            check_unfinished: None,
                         };
                     }
                     let wake = if busy { None } else { Some(quiet_at) };
@@ -536,8 +536,10 @@ impl Instance {
 
     /// Adds to a version's own findings those of the server's first check run that began after
     /// the version was saved to it, once that run has ended and its publishes have been quiet for
-    /// `quiet`. By the deadline, the own findings alone, marked `check_unfinished`. `None` when
-    /// the document changed meanwhile.
+    /// `quiet`. By the deadline, the own findings alone, marked `check_unfinished`; at once so,
+    /// when the last run took longer than the deadline leaves (a big workspace: every edit would
+    /// otherwise wait the whole deadline for a run that cannot end in time). `None` when the
+    /// document changed meanwhile.
     #[allow(clippy::too_many_arguments)]
     async fn add_check(
         &self,
@@ -554,7 +556,7 @@ impl Instance {
             return Some(Outcome::Current {
                 items,
                 before,
-                check_unfinished: false,
+                check_unfinished: None,
             });
         }
         loop {
@@ -570,6 +572,23 @@ impl Instance {
             let last = client.activity().0.max(checks.ended_at);
             let quiet_at = last.map_or(Instant::now(), |t| t + quiet);
             let ended = checks.begun > mark && !checks.open;
+            if let Some(took) = checks.last_took.filter(|_| !ended) {
+                let started = match checks.begun > mark {
+                    true => checks.began_at.unwrap_or_else(Instant::now),
+                    false => Instant::now(),
+                };
+                if started + took > deadline {
+                    return Some(Outcome::Current {
+                        items,
+                        before,
+                        check_unfinished: Some(format!(
+                            "not waited for: its last check took {:.1} s, longer than the \
+                             deadline leaves; findings shown are the server's own",
+                            took.as_secs_f64()
+                        )),
+                    });
+                }
+            }
             if ended && Instant::now() >= quiet_at {
                 // Published after the run began: this run's findings. Anything older is dropped.
                 if let Some(found) = client
@@ -582,7 +601,7 @@ impl Instance {
                 return Some(Outcome::Current {
                     items,
                     before,
-                    check_unfinished: false,
+                    check_unfinished: None,
                 });
             }
             let wake = ended.then_some(quiet_at);
@@ -590,7 +609,11 @@ impl Instance {
                 return Some(Outcome::Current {
                     items,
                     before,
-                    check_unfinished: true,
+                    check_unfinished: Some(
+                        "the check the save started had not finished by the deadline; \
+                         findings shown are the server's own"
+                            .into(),
+                    ),
                 });
             }
         }

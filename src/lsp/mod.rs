@@ -435,14 +435,8 @@ async fn collect(plan: Plan, deadlines: Deadlines) -> Report {
                 check_unfinished,
             }) => {
                 file.add(name, &items, &before);
-                if check_unfinished {
-                    file.add_pending(
-                        &format!("{name} (check)"),
-                        Status::Ready,
-                        "the check the save started had not finished by the deadline; \
-                         findings shown are the server's own"
-                            .into(),
-                    );
+                if let Some(reason) = check_unfinished {
+                    file.add_pending(&format!("{name} (check)"), Status::Ready, reason);
                 }
                 if let Some(client) = wanted.instance.client() {
                     // A check run's findings elsewhere count from its begin: a run that began
