@@ -62,6 +62,20 @@ pub struct Checks {
     pub last_took: Option<Duration>,
 }
 
+impl Checks {
+    /// How long the last run took, when the run that checks a save made at `mark` (begun or
+    /// still to begin) would by that measure end after `deadline`.
+    pub fn cannot_end_by(&self, mark: u64, deadline: Instant) -> Option<Duration> {
+        let took = self.last_took?;
+        let started = match self.begun > mark {
+            true if !self.open => return None, // It has ended.
+            true => self.began_at.unwrap_or_else(Instant::now),
+            false => Instant::now(),
+        };
+        (started + took > deadline).then_some(took)
+    }
+}
+
 #[derive(Default)]
 struct Record {
     /// Pull diagnostics offered in the server's capabilities: `Some(identifier)`.

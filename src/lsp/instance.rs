@@ -552,12 +552,16 @@ impl Instance {
         deadline: Instant,
         quiet: Duration,
     ) -> Option<Outcome> {
-        if client.def.check_progress.is_none() {
-            return Some(Outcome::Current {
+        let own_only = |items, before, reason: Option<&str>| {
+            Some(Outcome::Current {
                 items,
                 before,
-                check_unfinished: None,
-            });
+                check_unfinished: reason
+                    .map(|r| format!("{r}; findings shown are the server's own")),
+            })
+        };
+        if client.def.check_progress.is_none() {
+            return own_only(items, before, None);
         }
         loop {
             let mark = self
@@ -567,54 +571,35 @@ impl Instance {
                 .map(|d| (d.version, d.check_mark));
             let (_, mark) = mark.filter(|(v, _)| *v == version)?;
             let checks = client.checks();
+            if let Some(took) = checks.cannot_end_by(mark, deadline) {
+                let reason = format!(
+                    "not waited for: its last check took {:.1} s, longer than the deadline leaves",
+                    took.as_secs_f64()
+                );
+                return own_only(items, before, Some(&reason));
+            }
             // Quiet after the run's last publish and after its end (a cancelled run's end is
             // followed at once by the next run's begin).
             let last = client.activity().0.max(checks.ended_at);
             let quiet_at = last.map_or(Instant::now(), |t| t + quiet);
             let ended = checks.begun > mark && !checks.open;
-            if let Some(took) = checks.last_took.filter(|_| !ended) {
-                let started = match checks.begun > mark {
-                    true => checks.began_at.unwrap_or_else(Instant::now),
-                    false => Instant::now(),
-                };
-                if started + took > deadline {
-                    return Some(Outcome::Current {
-                        items,
-                        before,
-                        check_unfinished: Some(format!(
-                            "not waited for: its last check took {:.1} s, longer than the \
-                             deadline leaves; findings shown are the server's own",
-                            took.as_secs_f64()
-                        )),
-                    });
-                }
-            }
             if ended && Instant::now() >= quiet_at {
                 // Published after the run began: this run's findings. Anything older is dropped.
-                if let Some(found) = client
+                let fresh = client
                     .findings(path)
-                    .filter(|f| f.seq > checks.began_at_seq)
-                {
+                    .filter(|f| f.seq > checks.began_at_seq);
+                if let Some(found) = fresh {
                     items.extend(found.items);
                     before.extend(found.before);
                 }
-                return Some(Outcome::Current {
-                    items,
-                    before,
-                    check_unfinished: None,
-                });
+                return own_only(items, before, None);
             }
-            let wake = ended.then_some(quiet_at);
-            if wait(ticks, deadline, wake).await.is_err() {
-                return Some(Outcome::Current {
-                    items,
-                    before,
-                    check_unfinished: Some(
-                        "the check the save started had not finished by the deadline; \
-                         findings shown are the server's own"
-                            .into(),
-                    ),
-                });
+            if wait(ticks, deadline, ended.then_some(quiet_at))
+                .await
+                .is_err()
+            {
+                let reason = "the check the save started had not finished by the deadline";
+                return own_only(items, before, Some(reason));
             }
         }
     }
