@@ -60,10 +60,10 @@ fn first_escape(bytes: &[u8]) -> Option<usize> {
 
 /// Appends `bytes` as a JSON string, invalid UTF-8 replaced by U+FFFD (as `from_utf8_lossy`).
 pub fn lossy_string(out: &mut String, bytes: &[u8]) {
-    match std::str::from_utf8(bytes) {
-        Ok(s) => string(out, s),
-        Err(_) => string(out, &String::from_utf8_lossy(bytes)),
-    }
+    out.reserve(bytes.len() + 2);
+    out.push('"');
+    lossy_string_contents(out, bytes);
+    out.push('"');
 }
 
 /// `lossy_string` without the quotes.
