@@ -73,6 +73,45 @@ impl Fake {
             .unwrap_or_else(|| panic!("no report for app.rb: {result}"))
     }
 
+    /// Writes edits `edits` in turn, each answer required to be current; the answers.
+    fn writes_current(&self, edits: std::ops::RangeInclusive<usize>) -> Vec<Value> {
+        edits
+            .map(|n| {
+                let result = self.write(&text(n));
+                assert_current(self, &result, n);
+                result
+            })
+            .collect()
+    }
+
+    /// Writes edits from `n` on, 200 ms apart, until one is answered without anything pending
+    /// (which must then be current); the number of the next edit.
+    fn write_until_current(&self, mut n: usize, what: &str) -> usize {
+        eventually(what, Duration::from_secs(20), || {
+            let result = self.write(&text(n));
+            n += 1;
+            match self.report(&result).get("pending") {
+                None => {
+                    assert_current(self, &result, n - 1);
+                    Ok(())
+                }
+                Some(_) => Err(result.to_string()),
+            }
+        });
+        n
+    }
+
+    /// Waits until the fake's instance is in `state`; its `info` entry.
+    fn wait_for_state(&self, state: &str, within: Duration) -> Value {
+        eventually(&format!("never {state}"), within, || {
+            let info = self.fake_info();
+            match info["instances"][0]["state"] == state {
+                true => Ok(info),
+                false => Err(info.to_string()),
+            }
+        })
+    }
+
     fn fake_info(&self) -> Value {
         let info = self.daemon.ok("info", json!({}));
         info["language_servers"]["servers"]
@@ -82,6 +121,23 @@ impl Fake {
             .find(|s| s["name"] == "fake")
             .cloned()
             .unwrap_or_else(|| panic!("no fake server in info: {info}"))
+    }
+}
+
+/// Tries `attempt` every 200 ms until it succeeds; fails after `within` with `what` and what the
+/// last attempt saw.
+fn eventually<T>(
+    what: &str,
+    within: Duration,
+    mut attempt: impl FnMut() -> Result<T, String>,
+) -> T {
+    let deadline = Instant::now() + within;
+    loop {
+        match attempt() {
+            Ok(done) => return done,
+            Err(seen) => assert!(Instant::now() < deadline, "{what}: {seen}"),
+        }
+        std::thread::sleep(Duration::from_millis(200));
     }
 }
 
@@ -124,10 +180,7 @@ fn assert_current(fake: &Fake, result: &Value, n: usize) {
 #[test]
 fn publishes_without_a_version_count_from_the_first_after_the_change() {
     let fake = Fake::start(&["--no-version", "--delay", "80"], json!({}));
-    for n in 1..=8 {
-        let result = fake.write(&text(n));
-        assert_current(&fake, &result, n);
-    }
+    fake.writes_current(1..=8);
 }
 
 #[test]
@@ -135,9 +188,7 @@ fn a_publish_for_an_older_version_is_never_shown() {
     // Each change: first a publish stamped with the version before (and its text's findings plus
     // a marker), then the current one.
     let fake = Fake::start(&["--stale-first", "--delay", "50"], json!({}));
-    for n in 1..=10 {
-        let result = fake.write(&text(n));
-        assert_current(&fake, &result, n);
+    for result in fake.writes_current(1..=10) {
         assert!(!result.to_string().contains("stale finding"), "{result}");
     }
 }
@@ -159,19 +210,13 @@ fn an_open_progress_holds_the_answer_until_it_ends() {
 #[test]
 fn pulled_diagnostics_follow_every_edit() {
     let fake = Fake::start(&["--pull"], json!({}));
-    for n in 1..=6 {
-        let result = fake.write(&text(n));
-        assert_current(&fake, &result, n);
-    }
+    fake.writes_current(1..=6);
 }
 
 #[test]
 fn junk_between_frames_is_skipped() {
     let fake = Fake::start(&["--junk"], json!({}));
-    for n in 1..=4 {
-        let result = fake.write(&text(n));
-        assert_current(&fake, &result, n);
-    }
+    fake.writes_current(1..=4);
 }
 
 #[test]
@@ -208,18 +253,7 @@ fn a_crash_mid_session_restarts_the_server_and_replays_the_document() {
         "stale findings shown after a crash: {result}"
     );
     // After the 1 s backoff the server is back, with the document replayed.
-    let deadline = Instant::now() + Duration::from_secs(20);
-    let mut n = 2;
-    loop {
-        let result = fake.write(&text(n));
-        if fake.report(&result).get("pending").is_none() {
-            assert_current(&fake, &result, n);
-            break;
-        }
-        assert!(Instant::now() < deadline, "no restart: {result}");
-        std::thread::sleep(Duration::from_millis(200));
-        n += 1;
-    }
+    fake.write_until_current(2, "no restart");
     let info = fake.fake_info();
     let instance = &info["instances"][0];
     assert_eq!(instance["state"], "ready", "{info}");
@@ -240,15 +274,7 @@ fn a_server_that_cannot_start_fails_after_five_tries_and_edits_still_work() {
     let result = fake.write(&text(1));
     assert_eq!(fake.report(&result)["pending"][0]["server"], "fake");
     // Backoffs of 1, 2, 4 and 4 s between the five tries.
-    let deadline = Instant::now() + Duration::from_secs(40);
-    let info = loop {
-        let info = fake.fake_info();
-        if info["instances"][0]["state"] == "failed" {
-            break info;
-        }
-        assert!(Instant::now() < deadline, "never failed: {info}");
-        std::thread::sleep(Duration::from_millis(250));
-    };
+    let info = fake.wait_for_state("failed", Duration::from_secs(40));
     let instance = &info["instances"][0];
     assert_eq!(instance["restarts_recent"], 5, "{info}");
     assert!(
@@ -278,18 +304,7 @@ fn config_servers_are_listed_chosen_and_applied_on_reload() {
 
     // A new definition replaces the running one: the next edit starts it.
     std::fs::write(&fake.config, config(&[], json!({}))).unwrap();
-    let deadline = Instant::now() + Duration::from_secs(20);
-    let mut n = 2;
-    loop {
-        let result = fake.write(&text(n));
-        if fake.report(&result).get("pending").is_none() {
-            assert_current(&fake, &result, n);
-            break;
-        }
-        assert!(Instant::now() < deadline, "reload not applied: {result}");
-        std::thread::sleep(Duration::from_millis(200));
-        n += 1;
-    }
+    let mut n = fake.write_until_current(2, "reload not applied");
 
     // `lsp.languages` choosing no server for Ruby: no diagnostics at all.
     std::fs::write(
@@ -297,16 +312,14 @@ fn config_servers_are_listed_chosen_and_applied_on_reload() {
         config(&[], json!({"languages": {"ruby": []}})),
     )
     .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        n += 1;
+    eventually("reload not applied", Duration::from_secs(20), || {
         let result = fake.write(&text(n));
-        if result.get("diagnostics").is_none() {
-            break;
+        n += 1;
+        match result.get("diagnostics") {
+            None => Ok(()),
+            Some(_) => Err(result.to_string()),
         }
-        assert!(Instant::now() < deadline, "reload not applied: {result}");
-        std::thread::sleep(Duration::from_millis(200));
-    }
+    });
 }
 
 #[test]
@@ -429,15 +442,17 @@ fn received(log: &Path) -> Vec<Value> {
 
 /// Waits until the fake has received a notification matching `wanted`.
 fn wait_for(log: &Path, what: &str, wanted: impl Fn(&Value) -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !received(log).iter().any(&wanted) {
-        assert!(
-            Instant::now() < deadline,
-            "never sent {what}: {:?}",
-            received(log)
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    eventually(
+        &format!("never sent {what}"),
+        Duration::from_secs(10),
+        || {
+            let seen = received(log);
+            match seen.iter().any(&wanted) {
+                true => Ok(()),
+                false => Err(format!("{seen:?}")),
+            }
+        },
+    );
 }
 
 #[test]
@@ -473,24 +488,12 @@ fn files_changed_by_others_moved_and_deleted_reach_the_server() {
     });
 }
 
-/// Waits (up to 30 s: servers are looked at every 10 s) until the fake's instance is stopped.
-fn wait_stopped(fake: &Fake) -> Value {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let info = fake.fake_info();
-        if info["instances"][0]["state"] == "not_started" {
-            return info;
-        }
-        assert!(Instant::now() < deadline, "never stopped: {info}");
-        std::thread::sleep(Duration::from_millis(250));
-    }
-}
-
 #[test]
 fn an_idle_server_is_stopped_and_the_next_edit_starts_it_again() {
     let fake = Fake::start(&[], json!({"idle_secs": 1}));
     assert_current(&fake, &fake.write(&text(1)), 1);
-    let info = wait_stopped(&fake);
+    // Up to 30 s: servers are looked at every 10 s.
+    let info = fake.wait_for_state("not_started", Duration::from_secs(30));
     assert!(info["instances"][0].get("pid").is_none(), "{info}");
     assert!(fake
         .daemon
@@ -503,7 +506,7 @@ fn an_idle_server_is_stopped_and_the_next_edit_starts_it_again() {
 fn servers_over_the_memory_budget_are_stopped() {
     let fake = Fake::start(&[], json!({"max_servers_rss_bytes": 1}));
     assert_current(&fake, &fake.write(&text(1)), 1);
-    wait_stopped(&fake);
+    fake.wait_for_state("not_started", Duration::from_secs(30));
     assert!(fake
         .daemon
         .log_text()
