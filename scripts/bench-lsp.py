@@ -9,6 +9,8 @@ measured side by side in one run with the same fixtures (tests/lsp/) and the sam
           daemon's overhead = daemon p50 - the slowest of the language's servers' p50.
   cold    a fresh daemon, first edit of a file of the language: time to the answer, and whether it
           was current or `pending` (default deadlines: 2 s warm, 10 s cold).
+  read    a fresh daemon, a read of the file, then its first edit THINK_S later (an agent reads,
+          thinks, edits): the edit's time to the answer; the read starts the servers.
   cost    `write` of a small file with diagnostics off, on for a language without servers, on for
           Go with gopls missing (`unavailable`), and with config `autodiag: false`: medians and
           ratios against the first (the plain edit).
@@ -42,6 +44,7 @@ LANGUAGE_IDS = {"go": "go", "python": "python", "c": "c", "typescript": "typescr
 P50_BAR = {"typescript-language-server": 0.700, "gopls": 0.200, "pyright": 0.200, "ruff": 0.200,
            "clangd": 0.200, "ty": 0.200}
 OVERHEAD_BAR, P95_BAR, COLD_BAR = 0.020, 0.900, 3.0
+THINK_S = 3.0
 
 
 def q(ts, p):
@@ -132,6 +135,22 @@ def daemon_warm(case):
                        for s in info if s["instances"] and s["instances"][0].get("pid")}
         return dict(cold=cold, cold_verdict=cold_verdict, times=times, verdicts=verdicts,
                     servers_rss=servers_rss, daemon_rss_before=rss_before, daemon_rss_after=rss_of(d.proc.pid))
+    finally:
+        d.close()
+
+
+def after_read(case, think):
+    """A fresh daemon; the agent reads the file, thinks `think` s, then edits it: (read s, edit s,
+    verdict). The read starts the language's servers (`lsp.warm_on_read`)."""
+    d = Daemon(case["fixture"])
+    try:
+        path = os.path.join(d.ws, case["burst"]["file"])
+        t = time.perf_counter()
+        d.call("read", {"file": path})
+        read = time.perf_counter() - t
+        time.sleep(think)
+        edit, result = d.timed_write(path, content(case, 1))
+        return read, edit, verdict(result, path, 1)
     finally:
         d.close()
 
@@ -239,8 +258,8 @@ def cost():
 def main():
     print(f"coderd {CODERD}; servers {BIN}; {WARM_N} warm edits per language, {COST_N} edits per cost variant")
     print(f"machine: {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}\n")
-    print("| language | server(s) | daemon p50 / p95 ms | server's own p50 / p95 ms | overhead p50 ms | current | cold ms (answer) | server cold ms | bars |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print(f"| language | server(s) | daemon p50 / p95 ms | server's own p50 / p95 ms | overhead p50 ms | current | cold ms (answer) | server cold ms | edit {THINK_S:.0f} s after a read ms (answer) | bars |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     rss_rows, daemon_rss = [], []
     for case in ([] if "--cost-only" in sys.argv else CASES):
         if ONLY and case["language"] not in ONLY:
@@ -248,9 +267,10 @@ def main():
         names = available(case["servers"])
         if len(names) < len(case["servers"]):
             missing = sorted(set(case["servers"]) - set(names))
-            print(f"| {case['language']} | {', '.join(case['servers'])} | - | - | - | - | - | - | unavailable: {', '.join(missing)} |")
+            print(f"| {case['language']} | {', '.join(case['servers'])} | - | - | - | - | - | - | - | unavailable: {', '.join(missing)} |")
             continue
         daemon = daemon_warm(case)
+        _, edit_after_read, after_read_verdict = after_read(case, THINK_S)
         direct = {}
         for n in names:
             try:
@@ -268,7 +288,8 @@ def main():
         bars = f"{'met' if ok else 'MISSED'} (p50 <= {ms(bar50)}, p95 <= {ms(P95_BAR)}, cold <= 3000 or pending)"
         print(f"| {case['language']} | {', '.join(names)} | {ms(d50)} / {ms(d95)} | {own} | {ms(d50 - own50)} | "
               f"{current}/{len(daemon['verdicts'])} | {ms(daemon['cold'])} ({daemon['cold_verdict']}) | "
-              f"{'; '.join(f'{n} {ms(direct[n][0])}' for n in names)} | {bars} |", flush=True)
+              f"{'; '.join(f'{n} {ms(direct[n][0])}' for n in names)} | "
+              f"{ms(edit_after_read)} ({after_read_verdict}) | {bars} |", flush=True)
         daemon_rss.append((case["language"], daemon["daemon_rss_before"], daemon["daemon_rss_after"]))
         rss_rows.extend(daemon["servers_rss"].items())
 

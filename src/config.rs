@@ -60,6 +60,9 @@ pub struct LspConfig {
     pub idle_secs: u64,
     /// When the servers together use more memory than this, the least recently used is stopped.
     pub max_servers_rss_bytes: u64,
+    /// Start a language's servers when an agent first reads or outlines one of its files, so
+    /// that its first edit finds them loaded (rust-analyzer needs seconds to load a project).
+    pub warm_on_read: bool,
     /// Servers beside the built-in ones (`grammars/servers.toml`), in the same form; one with a
     /// built-in's name replaces it.
     pub servers: Vec<crate::lsp::servers::ServerDef>,
@@ -75,6 +78,7 @@ impl Default for LspConfig {
             settle_ms: 150,
             idle_secs: 600,
             max_servers_rss_bytes: 4 * 1024 * 1024 * 1024,
+            warm_on_read: true,
             servers: Vec::new(),
             languages: Default::default(),
         }

@@ -220,7 +220,14 @@ fn core_methods() -> Vec<Method> {
             &["coder::read-file"],
             "Read a file: a line window, head/tail, base64, a stat probe, or a batch.",
             false,
-            |s, p| read::handle(s, p),
+            |s, p: read::ReadParams| {
+                let file = p.file.clone();
+                let result = read::handle(s, p)?;
+                if let Some(file) = file {
+                    s.lsp.warm(s, &file);
+                }
+                Ok(result)
+            },
         ),
         method(
             "tree",

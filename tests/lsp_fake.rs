@@ -534,3 +534,58 @@ fn a_bad_server_entry_is_refused_naming_the_key() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("lsp.servers[0].languages[0]"), "{stderr}");
 }
+
+#[test]
+fn an_outline_starts_the_server_and_an_edit_during_its_first_analysis_waits_the_cold_deadline() {
+    let log_dir = tempfile::tempdir().unwrap();
+    let log = log_dir.path().join("received.jsonl");
+    // Every answer takes 1.5 s: longer than the warm deadline, shorter than the cold one.
+    let fake = Fake::start(
+        &["--delay", "1500", "--log", log.to_str().unwrap()],
+        json!({"warm_deadline_ms": 600, "cold_deadline_ms": 8000}),
+    );
+    std::fs::write(fake.path(), text(0)).unwrap();
+    std::fs::write(fake.sandbox.root.join("lib.rb"), "# lib\n").unwrap();
+    fake.daemon.ok("outline", json!({"file": fake.path()}));
+    let uri = format!("file://{}", fake.path().display());
+    wait_for(&log, "didOpen of the outlined file", |m| {
+        m["method"] == "textDocument/didOpen" && m["uri"] == uri && m["text"] == text(0)
+    });
+    // Ready, but its first answer (the warm-up's) is not in yet: the edit is still cold.
+    fake.wait_for_state("ready", Duration::from_secs(5));
+    let started = Instant::now();
+    assert_current(&fake, &fake.write(&text(1)), 1);
+    assert!(started.elapsed() >= Duration::from_millis(1400));
+    // Running now: reading another file opens nothing more.
+    fake.daemon
+        .ok("read", json!({"file": fake.sandbox.root.join("lib.rb")}));
+    std::thread::sleep(Duration::from_millis(500));
+    let opened: Vec<Value> = received(&log)
+        .into_iter()
+        .filter(|m| m["method"] == "textDocument/didOpen")
+        .collect();
+    assert_eq!(opened.len(), 1, "{opened:?}");
+}
+
+#[test]
+fn a_read_starts_the_server_unless_warm_on_read_is_off() {
+    let fake = Fake::start(&[], json!({"warm_on_read": false}));
+    std::fs::write(fake.path(), text(0)).unwrap();
+    fake.daemon.ok("read", json!({"file": fake.path()}));
+    std::thread::sleep(Duration::from_millis(1000));
+    assert_eq!(fake.fake_info()["instances"], json!([]));
+
+    std::fs::write(&fake.config, config(&[], json!({}))).unwrap();
+    eventually(
+        "the read never started the server",
+        Duration::from_secs(20),
+        || {
+            fake.daemon.ok("read", json!({"file": fake.path()}));
+            let info = fake.fake_info();
+            match info["instances"][0]["open_documents"] == 1 {
+                true => Ok(()),
+                false => Err(info.to_string()),
+            }
+        },
+    );
+}

@@ -112,6 +112,11 @@ struct Inner {
     crashes: VecDeque<Instant>,
     last_error: Option<String>,
     last_used: Instant,
+    /// Whether a settle on the running process has ended, current or by its deadline. Until one
+    /// has, the server is cold whatever it reports: rust-analyzer says it is quiescent seconds
+    /// before its first analysis of a project is done (an edit made while a read's warm-up
+    /// waits for that analysis gets the cold deadline too).
+    settled_once: bool,
 }
 
 pub struct Instance {
@@ -186,6 +191,7 @@ impl Instance {
                 crashes: VecDeque::new(),
                 last_error: None,
                 last_used: Instant::now(),
+                settled_once: false,
             }),
             tick: watch::channel(0).0,
         })
@@ -272,6 +278,7 @@ impl Instance {
         }
         inner.status = Status::Ready;
         inner.client = Some(client.clone());
+        inner.settled_once = false;
         for (path, doc) in inner.docs.iter_mut() {
             did_open(client, path, doc);
         }
@@ -403,22 +410,41 @@ impl Instance {
     /// rule), or the deadline passes: warm when the server was ready and had the document open
     /// before this version, cold otherwise.
     pub async fn settle(self: Arc<Self>, path: PathBuf, deadlines: Deadlines) -> Outcome {
-        let mut ticks = self.tick.subscribe();
         // Cold also while the server reports work in progress: rust-analyzer and tsserver are
         // "ready" long before they have loaded the project.
-        let warm = self.status() == Status::Ready && self.client().is_some_and(|c| !c.activity().1);
+        let warm = {
+            let inner = self.lock();
+            inner.status == Status::Ready
+                && inner.settled_once
+                && inner.client.as_ref().is_some_and(|c| !c.activity().1)
+        };
         let deadline = Instant::now()
             + match warm {
                 true => deadlines.warm,
                 false => deadlines.cold,
             };
-        let quiet = deadlines.quiet;
+        let outcome = self.settle_by(&path, deadline, deadlines.quiet).await;
+        if matches!(
+            outcome,
+            Outcome::Current { .. }
+                | Outcome::Pending {
+                    state: Status::Ready,
+                    ..
+                }
+        ) {
+            self.lock().settled_once = true;
+        }
+        outcome
+    }
+
+    async fn settle_by(&self, path: &Path, deadline: Instant, quiet: Duration) -> Outcome {
+        let mut ticks = self.tick.subscribe();
         loop {
             let (status, client, target) = {
                 let inner = self.lock();
                 let target = inner
                     .docs
-                    .get(&path)
+                    .get(path)
                     .map(|d| (d.version, d.sent_seq, d.opened));
                 (inner.status, inner.client.clone(), target)
             };
@@ -440,7 +466,7 @@ impl Instance {
             if client.offers_pull() {
                 let remaining = deadline.saturating_duration_since(Instant::now());
                 let refreshes = client.refreshes();
-                let pulled = client.pull(&path, version, remaining).await;
+                let pulled = client.pull(path, version, remaining).await;
                 tracing::debug!(
                     server = %self.def.name,
                     version,
@@ -450,7 +476,7 @@ impl Instance {
                 );
                 match pulled {
                     Some(Ok(items)) => {
-                        if self.version_of(&path) != Some(version) {
+                        if self.version_of(path) != Some(version) {
                             continue; // Changed meanwhile: settle the newer version.
                         }
                         let (_, busy) = client.activity();
@@ -468,10 +494,10 @@ impl Instance {
                             }
                             continue;
                         }
-                        let before = client.pulled(&path).map(|f| f.before).unwrap_or_default();
+                        let before = client.pulled(path).map(|f| f.before).unwrap_or_default();
                         match self
                             .add_check(
-                                &client, &path, version, items, before, &mut ticks, deadline, quiet,
+                                &client, path, version, items, before, &mut ticks, deadline, quiet,
                             )
                             .await
                         {
@@ -501,9 +527,9 @@ impl Instance {
                     None => continue, // Pulls were unregistered meanwhile.
                 }
             }
-            match client.findings(&path) {
+            match client.findings(path) {
                 Some(found)
-                    if is_about(&found, version, sent_seq) || self.same_text(&path, &found) =>
+                    if is_about(&found, version, sent_seq) || self.same_text(path, &found) =>
                 {
                     let (last_publish, busy) = client.activity();
                     // A final publish for this very version needs no quiet period after it.
@@ -511,7 +537,7 @@ impl Instance {
                     let wait_quiet = if final_one { Duration::ZERO } else { quiet };
                     let quiet_at = last_publish.map_or(Instant::now(), |t| t + wait_quiet);
                     if !busy && Instant::now() >= quiet_at {
-                        if self.version_of(&path) != Some(version) {
+                        if self.version_of(path) != Some(version) {
                             continue;
                         }
                         return Outcome::Current {

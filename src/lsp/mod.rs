@@ -179,31 +179,20 @@ impl Lsp {
     /// file's current content.
     fn plan_file(&self, state: &State, path: &Path, plan: &mut Plan) {
         let _in_order = self.syncing.lock().unwrap_or_else(|e| e.into_inner());
-        let Some(document) = current_document(state, path) else {
+        let Some((document, language)) = self.document_with_servers(state, path) else {
             return;
         };
-        let Some(language) = language_of(&document) else {
-            return;
-        };
-        let registry = self.registry();
-        let defs = registry.for_language(language);
-        if defs.is_empty() {
-            return;
-        }
         if !plan.files.iter().any(|f| f == path) {
             plan.files.push(path.to_path_buf());
         }
-        for def in defs {
-            let Some(executable) = def.executable() else {
-                plan.unavailable.push(Unavailable {
-                    server: def.name.clone(),
-                    language: language.name.clone(),
-                    install: def.install.clone(),
-                });
-                continue;
+        for instance in self.instances_for(state, path, language) {
+            let instance = match instance {
+                Ok(instance) => instance,
+                Err(unavailable) => {
+                    plan.unavailable.push(unavailable);
+                    continue;
+                }
             };
-            let root = root_for(state, def, language, path);
-            let instance = self.instance(def.clone(), root, executable);
             instance.ensure_started();
             let seq_before = instance.client().map_or(0, |c| c.publish_seq());
             instance.sync(&document, &language_id(language, path));
@@ -213,6 +202,93 @@ impl Lsp {
                 seq_before,
             });
         }
+    }
+
+    /// Starts the servers of a file an agent reads or outlines, when they are not running: an
+    /// agent reads before it edits, and the seconds a server needs to load a project (its first
+    /// analysis included) then pass while the agent thinks, not while its first edit waits. The
+    /// file is opened in them and settled in the background, as an edit's would be; files read
+    /// later, or while they run, change nothing.
+    pub fn warm(&self, state: &Arc<State>, file: &str) {
+        let limits = state.limits();
+        if !limits.autodiag || !limits.lsp.warm_on_read {
+            return;
+        }
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let Ok(resolved) = state.jail.resolve("file", file) else {
+            return;
+        };
+        let path = resolved.abs;
+        // Decided from the name first: most reads find their servers running, and pay nothing.
+        let Some(language) = languages::for_path(&path, None) else {
+            return;
+        };
+        let idle: Vec<Arc<Instance>> = self
+            .instances_for(state, &path, language)
+            .into_iter()
+            .flatten()
+            .filter(|i| i.status() == Status::NotStarted)
+            .collect();
+        if idle.is_empty() {
+            return;
+        }
+        // The rest (loading the document, spawning the processes) after the read has answered.
+        let state = state.clone();
+        let deadlines = Deadlines::of(&limits.lsp);
+        runtime.clone().spawn_blocking(move || {
+            let _in_order = state.lsp.syncing.lock().unwrap_or_else(|e| e.into_inner());
+            let Some(document) = current_document(&state, &path) else {
+                return;
+            };
+            let _context = runtime.enter();
+            // Another read's warm-up, or an edit, may have started one meanwhile.
+            for instance in idle.iter().filter(|i| i.status() == Status::NotStarted) {
+                tracing::debug!(server = instance.def.name, path = %path.display(), "warming");
+                instance.ensure_started();
+                instance.sync(&document, &language_id(language, &path));
+                runtime.spawn(instance.clone().settle(path.clone(), deadlines));
+            }
+        });
+    }
+
+    /// A file's current document and its language, when the language has servers.
+    fn document_with_servers(
+        &self,
+        state: &State,
+        path: &Path,
+    ) -> Option<(Arc<Document>, &'static Language)> {
+        let document = current_document(state, path)?;
+        let language = language_of(&document)?;
+        let has_servers = !self.registry().for_language(language).is_empty();
+        has_servers.then_some((document, language))
+    }
+
+    /// The instances that serve a file (each started by whoever asks), or why a server of its
+    /// language cannot run here.
+    fn instances_for(
+        &self,
+        state: &State,
+        path: &Path,
+        language: &Language,
+    ) -> Vec<std::result::Result<Arc<Instance>, Unavailable>> {
+        let registry = self.registry();
+        registry
+            .for_language(language)
+            .iter()
+            .map(|def| {
+                let Some(executable) = def.executable() else {
+                    return Err(Unavailable {
+                        server: def.name.clone(),
+                        language: language.name.clone(),
+                        install: def.install.clone(),
+                    });
+                };
+                let root = root_for(state, def, language, path);
+                Ok(self.instance(def.clone(), root, executable))
+            })
+            .collect()
     }
 
     fn instance(&self, def: Arc<ServerDef>, root: PathBuf, executable: PathBuf) -> Arc<Instance> {

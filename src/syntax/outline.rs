@@ -47,6 +47,7 @@ struct ItemView {
 
 pub fn run(state: &Arc<State>, p: OutlineParams) -> Result<OutlineResult> {
     let (parsed, mode) = parse_file(state, "file", &p.file)?;
+    state.lsp.warm(state, &p.file);
     Ok(OutlineResult {
         path: parsed.0.display().to_string(),
         language: parsed.1.language.name.clone(),
