@@ -116,10 +116,23 @@ fn patch(daemon: &Daemon, root: &Path, file: &str, search: &str, replace: &str) 
     )
 }
 
+/// Whether a pending entry says that the server's own part of its answer is missing while the
+/// rest, its check of this same version, is shown (rust-analyzer's first analysis of a project
+/// can outlast its `cargo check`): the findings shown are current all the same.
+fn only_own_part_missing(entry: &Value) -> bool {
+    entry["reason"]
+        .as_str()
+        .is_some_and(|r| r.ends_with("findings shown are the check's"))
+}
+
 fn assert_every_server_current(result: &Value, path: &Path, servers: &[Value]) {
     let report =
         file_report(result, path).unwrap_or_else(|| panic!("no report for {path:?}: {result}"));
-    assert!(pending(Some(report)).is_empty(), "pending: {result}");
+    let pending = pending(Some(report));
+    assert!(
+        pending.iter().all(only_own_part_missing),
+        "pending: {result}"
+    );
     assert!(servers.iter().all(|s| s.is_string()));
 }
 
@@ -306,6 +319,7 @@ fn burst_never_shows_stale_findings(daemon: &Daemon, root: &Path, case: &Value) 
             let errors = items(report, "error");
             let waiting: Vec<String> = pending(report)
                 .iter()
+                .filter(|p| !only_own_part_missing(p))
                 .map(|p| p["server"].as_str().unwrap().to_string())
                 .collect();
             for server in &servers {

@@ -343,6 +343,36 @@ fn a_check_run_adds_its_findings_once_it_ends_and_never_an_older_runs() {
 }
 
 #[test]
+fn a_check_that_ends_before_the_servers_first_analysis_answers_alone() {
+    // The first pull takes 3 s (rust-analyzer's first analysis of a project); the check 300 ms.
+    let fake = Fake::start(
+        &["--pull", "--check", "300", "--first-pull", "3000"],
+        json!({}),
+    );
+    let started = Instant::now();
+    let result = fake.write("BROKEN\nCHECKME\n");
+    assert!(started.elapsed() < Duration::from_millis(2500), "{result}");
+    let report = fake.report(&result);
+    assert_eq!(messages(&report), ["check found line 2"], "{result}");
+    assert_eq!(report["pending"][0]["server"], "fake", "{result}");
+    let reason = report["pending"][0]["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("own analysis was still running"),
+        "{result}"
+    );
+    // Once the server has answered a pull, both parts are in again.
+    std::thread::sleep(Duration::from_millis(3000));
+    let result = fake.write("BROKEN\nCHECKME\nagain\n");
+    let report = fake.report(&result);
+    assert_eq!(
+        messages(&report),
+        ["broken at line 1", "check found line 2"],
+        "{result}"
+    );
+    assert!(report.get("pending").is_none(), "{result}");
+}
+
+#[test]
 fn a_check_cancelled_by_the_next_files_save_is_not_taken_for_the_first_files() {
     // A multipatch saves two files: the first one's run is cancelled by the second's save, and
     // only the run after both has the first file's finding.

@@ -152,12 +152,47 @@ pub enum Outcome {
     Current {
         items: Vec<Diagnostic>,
         before: Vec<Diagnostic>,
-        /// Why the server's check of this version is not in `items` (not finished by the
-        /// deadline, or not waited for): `items` are the server's own findings only.
-        check_unfinished: Option<String>,
+        /// A part of the answer `items` lack, and why.
+        missing: Option<Missing>,
     },
     /// Not current by the deadline (or the server cannot answer): nothing is shown for it.
     Pending { state: Status, reason: String },
+}
+
+/// A part of a check server's answer that is not in it.
+#[derive(Debug)]
+pub struct Missing {
+    pub part: Part,
+    pub reason: String,
+}
+
+/// The two parts of a check server's answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Part {
+    /// What the server finds itself (rust-analyzer's native diagnostics, by pull).
+    Own,
+    /// What its check of saved files finds (rust-analyzer's `cargo check`).
+    Check,
+}
+
+/// How a wait for a version's check run ended.
+enum CheckWait {
+    /// With the publish count at the run's begin: what was published after it is the run's.
+    Ended {
+        began_at_seq: u64,
+    },
+    /// The document changed meanwhile.
+    Changed,
+    /// The last run took this long, longer than the deadline leaves.
+    CannotEnd(Duration),
+    Deadline,
+}
+
+/// How a pull of the server's own findings ended.
+enum Own {
+    Items(Vec<Diagnostic>),
+    Again,
+    Answer(Outcome),
 }
 
 /// What `info` shows of an instance.
@@ -426,7 +461,14 @@ impl Instance {
         let outcome = self.settle_by(&path, deadline, deadlines.quiet).await;
         if matches!(
             outcome,
-            Outcome::Current { .. }
+            Outcome::Current { missing: None, .. }
+                | Outcome::Current {
+                    missing: Some(Missing {
+                        part: Part::Check,
+                        ..
+                    }),
+                    ..
+                }
                 | Outcome::Pending {
                     state: Status::Ready,
                     ..
@@ -464,36 +506,33 @@ impl Instance {
                 continue;
             };
             if client.offers_pull() {
-                let remaining = deadline.saturating_duration_since(Instant::now());
-                let refreshes = client.refreshes();
-                let pulled = client.pull(path, version, remaining).await;
-                tracing::debug!(
-                    server = %self.def.name,
-                    version,
-                    items = pulled.as_ref().and_then(|p| p.as_ref().ok()).map(Vec::len),
-                    busy = client.activity().1,
-                    "pulled"
-                );
-                match pulled {
-                    Some(Ok(items)) => {
-                        if self.version_of(path) != Some(version) {
-                            continue; // Changed meanwhile: settle the newer version.
-                        }
-                        let (_, busy) = client.activity();
-                        // An empty answer while the server is still loading may just mean "not
-                        // analysed yet" (rust-analyzer answers so for its first ~30 s): ask again
-                        // after its refresh or the end of its progress, never report it clean.
-                        if items.is_empty() && busy {
-                            loop {
-                                if wait(&mut ticks, deadline, None).await.is_err() {
-                                    return self.pending(Status::Starting);
-                                }
-                                if !client.activity().1 || client.refreshes() != refreshes {
-                                    break;
-                                }
+                let own = self.pull_own(&client, path, version, &mut ticks, deadline);
+                let first_analysis = !self.lock().settled_once;
+                let own = match client.def.check_progress {
+                    // The server's first analysis can take seconds longer than its check
+                    // (rust-analyzer's resolves the standard library): once the check of this
+                    // version has ended, the answer does not wait for it. Later ones are quick.
+                    Some(_) if first_analysis => {
+                        let mut check_ticks = self.tick.subscribe();
+                        let check = self.wait_for_check(
+                            &client,
+                            path,
+                            version,
+                            &mut check_ticks,
+                            deadline,
+                            quiet,
+                        );
+                        tokio::select! {
+                            own = own => own,
+                            CheckWait::Ended { began_at_seq } = check => {
+                                return self.check_alone(&client, path, began_at_seq);
                             }
-                            continue;
                         }
+                    }
+                    _ => own.await,
+                };
+                match own {
+                    Own::Items(items) => {
                         let before = client.pulled(path).map(|f| f.before).unwrap_or_default();
                         match self
                             .add_check(
@@ -505,26 +544,8 @@ impl Instance {
                             None => continue, // Changed meanwhile: settle the newer version.
                         }
                     }
-                    Some(Err(super::transport::TransportError::Closed)) => {
-                        if wait(&mut ticks, deadline, None).await.is_err() {
-                            return self.pending(self.status());
-                        }
-                        continue;
-                    }
-                    // ContentModified / ServerCancelled (rust-analyzer, when a newer change
-                    // arrives mid-pull): ask again, for whatever version is current then.
-                    Some(Err(super::transport::TransportError::Rpc {
-                        code: -32801 | -32802,
-                        ..
-                    })) => {
-                        let soon = Instant::now() + Duration::from_millis(20);
-                        if wait(&mut ticks, deadline, Some(soon)).await.is_err() {
-                            return self.pending(self.status());
-                        }
-                        continue;
-                    }
-                    Some(Err(_)) => return self.pending(self.status()),
-                    None => continue, // Pulls were unregistered meanwhile.
+                    Own::Again => continue,
+                    Own::Answer(outcome) => return outcome,
                 }
             }
             match client.findings(path) {
@@ -543,7 +564,7 @@ impl Instance {
                         return Outcome::Current {
                             items: found.items,
                             before: found.before,
-                            check_unfinished: None,
+                            missing: None,
                         };
                     }
                     let wake = if busy { None } else { Some(quiet_at) };
@@ -560,12 +581,74 @@ impl Instance {
         }
     }
 
+    /// Pulls the server's own findings for `version`: `Again` when the document changed
+    /// meanwhile or the server asks to be asked again.
+    async fn pull_own(
+        &self,
+        client: &Client,
+        path: &Path,
+        version: i32,
+        ticks: &mut watch::Receiver<u64>,
+        deadline: Instant,
+    ) -> Own {
+        let remaining = deadline.saturating_duration_since(Instant::now());
+        let refreshes = client.refreshes();
+        let pulled = client.pull(path, version, remaining).await;
+        tracing::debug!(
+            server = %self.def.name,
+            version,
+            items = pulled.as_ref().and_then(|p| p.as_ref().ok()).map(Vec::len),
+            busy = client.activity().1,
+            "pulled"
+        );
+        match pulled {
+            Some(Ok(items)) => {
+                if self.version_of(path) != Some(version) {
+                    return Own::Again; // Changed meanwhile: settle the newer version.
+                }
+                // An empty answer while the server is still loading may just mean "not analysed
+                // yet" (rust-analyzer answers so for its first ~30 s): ask again after its
+                // refresh or the end of its progress, never report it clean.
+                if items.is_empty() && client.activity().1 {
+                    loop {
+                        if wait(ticks, deadline, None).await.is_err() {
+                            return Own::Answer(self.pending(Status::Starting));
+                        }
+                        if !client.activity().1 || client.refreshes() != refreshes {
+                            return Own::Again;
+                        }
+                    }
+                }
+                Own::Items(items)
+            }
+            Some(Err(super::transport::TransportError::Closed)) => {
+                if wait(ticks, deadline, None).await.is_err() {
+                    return Own::Answer(self.pending(self.status()));
+                }
+                Own::Again
+            }
+            // ContentModified / ServerCancelled (rust-analyzer, when a newer change arrives
+            // mid-pull): ask again, for whatever version is current then.
+            Some(Err(super::transport::TransportError::Rpc {
+                code: -32801 | -32802,
+                ..
+            })) => {
+                let soon = Instant::now() + Duration::from_millis(20);
+                if wait(ticks, deadline, Some(soon)).await.is_err() {
+                    return Own::Answer(self.pending(self.status()));
+                }
+                Own::Again
+            }
+            Some(Err(_)) => Own::Answer(self.pending(self.status())),
+            None => Own::Again, // Pulls were unregistered meanwhile.
+        }
+    }
+
     /// Adds to a version's own findings those of the server's first check run that began after
-    /// the version was saved to it, once that run has ended and its publishes have been quiet for
-    /// `quiet`. By the deadline, the own findings alone, marked `check_unfinished`; at once so,
-    /// when the last run took longer than the deadline leaves (a big workspace: every edit would
-    /// otherwise wait the whole deadline for a run that cannot end in time). `None` when the
-    /// document changed meanwhile.
+    /// the version was saved to it (see `wait_for_check`). By the deadline, the own findings
+    /// alone, with why the check is missing; at once so, when the last run took longer than the
+    /// deadline leaves (a big workspace: every edit would otherwise wait the whole deadline for a
+    /// run that cannot end in time). `None` when the document changed meanwhile.
     #[allow(clippy::too_many_arguments)]
     async fn add_check(
         &self,
@@ -578,31 +661,78 @@ impl Instance {
         deadline: Instant,
         quiet: Duration,
     ) -> Option<Outcome> {
-        let own_only = |items, before, reason: Option<&str>| {
-            Some(Outcome::Current {
-                items,
-                before,
-                check_unfinished: reason
-                    .map(|r| format!("{r}; findings shown are the server's own")),
-            })
+        let reason = match client.def.check_progress {
+            None => None,
+            Some(_) => match self
+                .wait_for_check(client, path, version, ticks, deadline, quiet)
+                .await
+            {
+                CheckWait::Ended { began_at_seq } => {
+                    if let Some(found) = check_findings(client, path, began_at_seq) {
+                        items.extend(found.items);
+                        before.extend(found.before);
+                    }
+                    None
+                }
+                CheckWait::Changed => return None,
+                CheckWait::CannotEnd(took) => Some(format!(
+                    "not waited for: its last check took {:.1} s, longer than the deadline leaves",
+                    took.as_secs_f64()
+                )),
+                CheckWait::Deadline => {
+                    Some("the check the save started had not finished by the deadline".into())
+                }
+            },
         };
-        if client.def.check_progress.is_none() {
-            return own_only(items, before, None);
+        Some(Outcome::Current {
+            items,
+            before,
+            missing: reason.map(|r| Missing {
+                part: Part::Check,
+                reason: format!("{r}; findings shown are the server's own"),
+            }),
+        })
+    }
+
+    /// The answer when the check of a version ended before the server's own analysis of it: the
+    /// check's findings, the server's own listed as pending.
+    fn check_alone(&self, client: &Client, path: &Path, began_at_seq: u64) -> Outcome {
+        let found = check_findings(client, path, began_at_seq).unwrap_or_default();
+        Outcome::Current {
+            items: found.items,
+            before: found.before,
+            missing: Some(Missing {
+                part: Part::Own,
+                reason: "its own analysis was still running when its check of this version \
+                    ended; findings shown are the check's"
+                    .into(),
+            }),
         }
+    }
+
+    /// Waits for the server's first check run that began after `version` was saved to it to
+    /// end, and for its publishes to be quiet for `quiet`.
+    async fn wait_for_check(
+        &self,
+        client: &Client,
+        path: &Path,
+        version: i32,
+        ticks: &mut watch::Receiver<u64>,
+        deadline: Instant,
+        quiet: Duration,
+    ) -> CheckWait {
         loop {
             let mark = self
                 .lock()
                 .docs
                 .get(path)
                 .map(|d| (d.version, d.check_mark));
-            let (_, mark) = mark.filter(|(v, _)| *v == version)?;
+            let Some((_, mark)) = mark.filter(|(v, _)| *v == version) else {
+                return CheckWait::Changed;
+            };
             let checks = client.checks();
             if let Some(took) = checks.cannot_end_by(mark, deadline) {
-                let reason = format!(
-                    "not waited for: its last check took {:.1} s, longer than the deadline leaves",
-                    took.as_secs_f64()
-                );
-                return own_only(items, before, Some(&reason));
+                return CheckWait::CannotEnd(took);
             }
             // Quiet after the run's last publish and after its end (a cancelled run's end is
             // followed at once by the next run's begin).
@@ -610,22 +740,15 @@ impl Instance {
             let quiet_at = last.map_or(Instant::now(), |t| t + quiet);
             let ended = checks.begun > mark && !checks.open;
             if ended && Instant::now() >= quiet_at {
-                // Published after the run began: this run's findings. Anything older is dropped.
-                let fresh = client
-                    .findings(path)
-                    .filter(|f| f.seq > checks.began_at_seq);
-                if let Some(found) = fresh {
-                    items.extend(found.items);
-                    before.extend(found.before);
-                }
-                return own_only(items, before, None);
+                return CheckWait::Ended {
+                    began_at_seq: checks.began_at_seq,
+                };
             }
             if wait(ticks, deadline, ended.then_some(quiet_at))
                 .await
                 .is_err()
             {
-                let reason = "the check the save started had not finished by the deadline";
-                return own_only(items, before, Some(reason));
+                return CheckWait::Deadline;
             }
         }
     }
@@ -749,4 +872,10 @@ fn did_change(client: &Client, path: &Path, doc: &mut OpenDoc) {
 
 fn text_of(document: &Document) -> String {
     String::from_utf8_lossy(&document.bytes()).into_owned()
+}
+
+/// What the server published about a document after a check run began (publish count
+/// `began_at_seq`): that run's findings; anything older is dropped.
+fn check_findings(client: &Client, path: &Path, began_at_seq: u64) -> Option<Findings> {
+    client.findings(path).filter(|f| f.seq > began_at_seq)
 }

@@ -29,7 +29,7 @@ use crate::error::{Error, Result};
 use crate::methods::{method, Method};
 use crate::state::State;
 use crate::syntax::languages::{self, Language};
-use instance::{Deadlines, Instance, Outcome, Status};
+use instance::{Deadlines, Instance, Missing, Outcome, Part, Status};
 use report::{FileReport, Report, Unavailable};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -508,11 +508,19 @@ async fn collect(plan: Plan, deadlines: Deadlines) -> Report {
             Some(Outcome::Current {
                 items,
                 before,
-                check_unfinished,
+                missing,
             }) => {
                 file.add(name, &items, &before);
-                if let Some(reason) = check_unfinished {
-                    file.add_pending(&format!("{name} (check)"), Status::Ready, reason);
+                match missing {
+                    Some(Missing {
+                        part: Part::Check,
+                        reason,
+                    }) => file.add_pending(&format!("{name} (check)"), Status::Ready, reason),
+                    Some(Missing {
+                        part: Part::Own,
+                        reason,
+                    }) => file.add_pending(name, Status::Ready, reason),
+                    None => {}
                 }
                 if let Some(client) = wanted.instance.client() {
                     // A check run's findings elsewhere count from its begin: a run that began
