@@ -46,7 +46,9 @@ pub struct ServerDef {
     /// The server checks the saved files with another tool (rust-analyzer's `cargo check`),
     /// inside work-done progress whose token starts with this, and publishes what it finds. An
     /// edit's answer adds those findings from the first run that began after the edit's save,
-    /// once it has ended; findings of earlier runs are never shown.
+    /// once it has ended; findings of earlier runs are never shown. Used with servers that
+    /// answer pulls for their own findings; a server that only publishes is settled by the
+    /// publish rule, which waits for its open progress, the check's too.
     #[serde(default)]
     pub check_progress: Option<String>,
 }
