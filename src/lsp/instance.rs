@@ -459,21 +459,12 @@ impl Instance {
                 false => deadlines.cold,
             };
         let outcome = self.settle_by(&path, deadline, deadlines.quiet).await;
-        if matches!(
-            outcome,
-            Outcome::Current { missing: None, .. }
-                | Outcome::Current {
-                    missing: Some(Missing {
-                        part: Part::Check,
-                        ..
-                    }),
-                    ..
-                }
-                | Outcome::Pending {
-                    state: Status::Ready,
-                    ..
-                }
-        ) {
+        // A check that answered alone says nothing of the server's own analysis.
+        let analysed = match &outcome {
+            Outcome::Current { missing, .. } => !matches!(missing, Some(m) if m.part == Part::Own),
+            Outcome::Pending { state, .. } => *state == Status::Ready,
+        };
+        if analysed {
             self.lock().settled_once = true;
         }
         outcome
