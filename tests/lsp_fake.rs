@@ -344,24 +344,33 @@ fn a_check_run_adds_its_findings_once_it_ends_and_never_an_older_runs() {
 
 #[test]
 fn a_check_that_ends_before_the_servers_first_analysis_answers_alone() {
-    // The first pull takes 3 s (rust-analyzer's first analysis of a project); the check 300 ms.
+    // The server's first analysis takes 4 s (rust-analyzer's of a project); its check 300 ms.
     let fake = Fake::start(
-        &["--pull", "--check", "300", "--first-pull", "3000"],
+        &["--pull", "--check", "300", "--analysis", "4000"],
         json!({}),
     );
     let started = Instant::now();
-    let result = fake.write("BROKEN\nCHECKME\n");
-    assert!(started.elapsed() < Duration::from_millis(2500), "{result}");
-    let report = fake.report(&result);
-    assert_eq!(messages(&report), ["check found line 2"], "{result}");
-    assert_eq!(report["pending"][0]["server"], "fake", "{result}");
-    let reason = report["pending"][0]["reason"].as_str().unwrap();
-    assert!(
-        reason.contains("own analysis was still running"),
-        "{result}"
-    );
-    // Once the server has answered a pull, both parts are in again.
-    std::thread::sleep(Duration::from_millis(3000));
+    // Each edit made during that analysis is answered by its check (not by the warm deadline's
+    // end, nor by the analysis').
+    for (text, line) in [("BROKEN\nCHECKME\n", 2), ("BROKEN\nx\nCHECKME\n", 3)] {
+        let edit = Instant::now();
+        let result = fake.write(text);
+        assert!(edit.elapsed() < Duration::from_millis(1500), "{result}");
+        let report = fake.report(&result);
+        assert_eq!(
+            messages(&report),
+            [format!("check found line {line}")],
+            "{result}"
+        );
+        assert_eq!(report["pending"][0]["server"], "fake", "{result}");
+        let reason = report["pending"][0]["reason"].as_str().unwrap();
+        assert!(
+            reason.contains("own analysis was still running"),
+            "{result}"
+        );
+    }
+    // Once the analysis is done, both parts are in again.
+    std::thread::sleep(Duration::from_millis(4000).saturating_sub(started.elapsed()));
     let result = fake.write("BROKEN\nCHECKME\nagain\n");
     let report = fake.report(&result);
     assert_eq!(

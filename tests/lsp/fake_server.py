@@ -11,8 +11,8 @@ reports them:
   --progress MS      open a $/progress, publish an empty set at once, the real one MS ms later,
                      then end the progress
   --pull             no publishes: answer textDocument/diagnostic (pull) instead
-  --first-pull MS    answer the first pull MS ms late (a first analysis of a project), still
-                     taking other messages meanwhile; later pulls at once
+  --analysis MS      pulls made before the server has run MS ms are answered then (a first
+                     analysis of a project), other messages taken meanwhile; later pulls at once
   --check MS         on each didSave, a check run of every open document: progress
                      "fake/check/N" begins, MS ms later it publishes one error per line
                      containing CHECKME ("check found line N"; nothing for a file without any),
@@ -116,7 +116,7 @@ def report(uri):
     publish(uri, version, findings(text))
 
 
-pulls = [0]
+STARTED = time.monotonic()
 checks = [0]
 running = [None]  # the token of the check run in progress
 
@@ -217,11 +217,11 @@ def main():
             uri = params["textDocument"]["uri"]
             items = findings(docs[uri][1]) if uri in docs else []
             answer = {"jsonrpc": "2.0", "id": message["id"], "result": {"kind": "full", "items": items}}
-            if pulls[0] == 0 and "--first-pull" in ARGS:
-                threading.Timer(int(value("--first-pull")) / 1000, send, [answer]).start()
+            analysed_at = STARTED + int(value("--analysis") or 0) / 1000
+            if time.monotonic() < analysed_at:
+                threading.Timer(analysed_at - time.monotonic(), send, [answer]).start()
             else:
                 send(answer)
-            pulls[0] += 1
         elif "id" in message:
             send({"jsonrpc": "2.0", "id": message["id"],
                   "error": {"code": -32601, "message": f"unknown method {method}"}})
