@@ -681,6 +681,44 @@ fn the_off_switches_work_for_every_mutating_method() {
     assert!(result.get("diagnostics").is_none(), "{result}");
 }
 
+/// A Rust file outside any Cargo project: rust-analyzer would find no project, analyse nothing
+/// and never run its check, so every edit would wait the deadline for nothing. The answer comes
+/// at once and says why nothing was looked at; no server is started.
+#[test]
+fn a_rust_file_outside_a_cargo_project_is_answered_at_once_as_not_analysed() {
+    let (sandbox, daemon) = start("go", TEST_CONFIG, &[]);
+    let file = sandbox.root.join("loose.rs");
+    let started = Instant::now();
+    let result = daemon.ok(
+        "write",
+        json!({"file": file, "content": "fn main() {\n    let x: i32 = \"a\";\n}\n"}),
+    );
+    assert!(started.elapsed() < Duration::from_secs(1), "{result}");
+    if result["diagnostics"]["unavailable"][0]["server"] == "rust-analyzer" {
+        eprintln!("rust-analyzer is unavailable here: {result}");
+        return;
+    }
+    let report = file_report(&result, &file).unwrap_or_else(|| panic!("{result}"));
+    assert_eq!(
+        report["unanalysed"][0]["server"], "rust-analyzer",
+        "{result}"
+    );
+    let reason = report["unanalysed"][0]["reason"].as_str().unwrap();
+    assert!(
+        reason.starts_with("no Cargo.toml in this file's folder"),
+        "{result}"
+    );
+    assert!(pending(Some(report)).is_empty(), "{result}");
+    assert_eq!(server_pid(&daemon, "rust-analyzer"), None, "{result}");
+    let mut out = Vec::new();
+    coderd::cli::render(&mut out, "write", &result.to_string()).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    assert!(
+        text.contains("not analysed [rust-analyzer]: no Cargo.toml"),
+        "{text}"
+    );
+}
+
 /// A server whose binary is missing: the edit works, the answer names it `unavailable` with its
 /// install hint, `info` says so, and the client prints no block.
 #[test]

@@ -45,9 +45,13 @@ struct Fake {
 
 impl Fake {
     fn start(flags: &[&str], extra: Value) -> Fake {
+        Fake::with_config(&self::config(flags, extra))
+    }
+
+    fn with_config(text: &str) -> Fake {
         let sandbox = Sandbox::empty();
         let config = sandbox.dir.path().join("coderd.yaml");
-        std::fs::write(&config, self::config(flags, extra)).unwrap();
+        std::fs::write(&config, text).unwrap();
         let daemon = Daemon::start(&sandbox, &["--config", config.to_str().unwrap()]);
         Fake {
             sandbox,
@@ -340,6 +344,43 @@ fn a_check_run_adds_its_findings_once_it_ends_and_never_an_older_runs() {
     assert!(messages(&fake.report(&result)).is_empty(), "{result}");
     let result = fake.write("CHECKME\n");
     assert_eq!(messages(&fake.report(&result)), ["check found line 1"]);
+}
+
+#[test]
+fn a_project_only_server_leaves_files_outside_its_projects_at_once() {
+    // rust-analyzer outside a Cargo project analyses nothing and never checks, so every edit
+    // would wait for the deadline; the scripted server stands in for the rule's sake.
+    let mut config: Value =
+        serde_json::from_str(&config(&["--pull", "--check", "300"], json!({}))).unwrap();
+    config["lsp"]["servers"][0]["project_only"] = json!(true);
+    config["lsp"]["servers"][0]["root_markers"] = json!(["fake.project"]);
+    let fake = Fake::with_config(&config.to_string());
+    let started = Instant::now();
+    let result = fake.write("BROKEN\n");
+    assert!(started.elapsed() < Duration::from_millis(1000), "{result}");
+    let report = fake.report(&result);
+    assert!(messages(&report).is_empty(), "{result}");
+    assert!(report.get("pending").is_none(), "{result}");
+    assert_eq!(report["unanalysed"][0]["server"], "fake", "{result}");
+    let reason = report["unanalysed"][0]["reason"].as_str().unwrap();
+    assert!(
+        reason.starts_with("no fake.project in this file's folder or above it"),
+        "{result}"
+    );
+    assert_eq!(fake.fake_info()["instances"], json!([]));
+    // In a project, the same server answers as always.
+    let project = fake.sandbox.root.join("project");
+    std::fs::create_dir(&project).unwrap();
+    std::fs::write(project.join("fake.project"), "").unwrap();
+    let file = project.join("app.rb");
+    let result = fake.daemon.ok(
+        "write",
+        json!({"file": file, "content": "BROKEN\n", "backup": false}),
+    );
+    let report = file_report(&result, &file).unwrap_or_else(|| panic!("{result}"));
+    assert_eq!(messages(&report), ["broken at line 1"], "{result}");
+    assert!(report.get("unanalysed").is_none(), "{result}");
+    assert_eq!(fake.fake_info()["instances"][0]["root"], json!(project));
 }
 
 #[test]

@@ -30,7 +30,7 @@ use crate::methods::{method, Method};
 use crate::state::State;
 use crate::syntax::languages::{self, Language};
 use instance::{Deadlines, Instance, Missing, Outcome, Part, Status};
-use report::{FileReport, Report, Unavailable};
+use report::{FileReport, Report, Unanalysed, Unavailable};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -68,12 +68,20 @@ struct Wanted {
     seq_before: u64,
 }
 
-/// The files a call touched, the servers to ask, and the servers that could not run.
+/// The files a call touched, the servers to ask, the servers that could not run, and those that
+/// do not look at a file.
 #[derive(Default)]
 struct Plan {
     files: Vec<PathBuf>,
     wanted: Vec<Wanted>,
     unavailable: Vec<Unavailable>,
+    unanalysed: Vec<(PathBuf, Unanalysed)>,
+}
+
+/// Why a server of a file's language does not look at the file.
+enum NotServed {
+    Unavailable(Unavailable),
+    OutsideProject(Unanalysed),
 }
 
 impl Lsp {
@@ -157,7 +165,7 @@ impl Lsp {
             }
             self.plan_file(state, &event.path, &mut plan);
         }
-        if plan.wanted.is_empty() && plan.unavailable.is_empty() {
+        if plan.wanted.is_empty() && plan.unavailable.is_empty() && plan.unanalysed.is_empty() {
             return None;
         }
         Some(runtime.block_on(collect(plan, Deadlines::of(&limits.lsp))))
@@ -188,8 +196,12 @@ impl Lsp {
         for instance in self.instances_for(state, path, language) {
             let instance = match instance {
                 Ok(instance) => instance,
-                Err(unavailable) => {
+                Err(NotServed::Unavailable(unavailable)) => {
                     plan.unavailable.push(unavailable);
+                    continue;
+                }
+                Err(NotServed::OutsideProject(skipped)) => {
+                    plan.unanalysed.push((path.to_path_buf(), skipped));
                     continue;
                 }
             };
@@ -266,26 +278,30 @@ impl Lsp {
     }
 
     /// The instances that serve a file (each started by whoever asks), or why a server of its
-    /// language cannot run here.
+    /// language does not look at it.
     fn instances_for(
         &self,
         state: &State,
         path: &Path,
         language: &Language,
-    ) -> Vec<std::result::Result<Arc<Instance>, Unavailable>> {
+    ) -> Vec<std::result::Result<Arc<Instance>, NotServed>> {
         let registry = self.registry();
         registry
             .for_language(language)
             .iter()
             .map(|def| {
                 let Some(executable) = def.executable() else {
-                    return Err(Unavailable {
+                    return Err(NotServed::Unavailable(Unavailable {
                         server: def.name.clone(),
                         language: language.name.clone(),
                         install: def.install.clone(),
-                    });
+                    }));
                 };
-                let root = root_for(state, def, language, path);
+                let root = match def.project_only {
+                    true => marker_root(state, &def.root_markers, path)
+                        .ok_or_else(|| NotServed::OutsideProject(outside_project(def)))?,
+                    false => root_for(state, def, language, path),
+                };
                 Ok(self.instance(def.clone(), root, executable))
             })
             .collect()
@@ -536,6 +552,11 @@ async fn collect(plan: Plan, deadlines: Deadlines) -> Report {
             None => file.add_pending(name, Status::Crashed, "the wait was lost".into()),
         }
     }
+    for (path, skipped) in plan.unanalysed {
+        if let Some(file) = files.iter_mut().find(|f| f.path == path) {
+            file.unanalysed.push(skipped);
+        }
+    }
     files.extend(others);
     for file in &mut files {
         file.finish();
@@ -604,26 +625,44 @@ fn language_of(document: &Document) -> Option<&'static Language> {
 /// The nearest folder above the file (within its workspace root) holding one of the server's
 /// root markers, else one of the language's, else the workspace root.
 fn root_for(state: &State, def: &ServerDef, language: &Language, path: &Path) -> PathBuf {
-    let Some(resolved) = state.jail.locate(path) else {
-        return path.parent().unwrap_or(path).to_path_buf();
-    };
+    marker_root(state, &def.root_markers, path)
+        .or_else(|| marker_root(state, &language.root_markers, path))
+        .unwrap_or_else(|| match state.jail.locate(path) {
+            Some(resolved) => state.jail.roots()[resolved.root].path.clone(),
+            None => path.parent().unwrap_or(path).to_path_buf(),
+        })
+}
+
+/// The nearest folder holding one of `markers`, from the file's folder up to its workspace root.
+fn marker_root(state: &State, markers: &[String], path: &Path) -> Option<PathBuf> {
+    let resolved = state.jail.locate(path)?;
     let root = state.jail.roots()[resolved.root].path.clone();
-    for markers in [&def.root_markers, &language.root_markers] {
-        let mut dir = path.parent();
-        while let Some(folder) = dir.filter(|d| d.starts_with(&root)) {
-            let found = markers.iter().any(|marker| {
-                state
-                    .jail
-                    .locate(&folder.join(marker))
-                    .is_some_and(|r| state.jail.metadata(&r).is_ok())
-            });
-            if found {
-                return folder.to_path_buf();
-            }
-            dir = folder.parent();
+    let mut dir = path.parent();
+    while let Some(folder) = dir.filter(|d| d.starts_with(&root)) {
+        let found = markers.iter().any(|marker| {
+            state
+                .jail
+                .locate(&folder.join(marker))
+                .is_some_and(|r| state.jail.metadata(&r).is_ok())
+        });
+        if found {
+            return Some(folder.to_path_buf());
         }
+        dir = folder.parent();
     }
-    root
+    None
+}
+
+/// What a `project_only` server says of a file outside its projects.
+fn outside_project(def: &ServerDef) -> Unanalysed {
+    Unanalysed {
+        server: def.name.clone(),
+        reason: format!(
+            "no {} in this file's folder or above it: {} analyses only the files of such a project",
+            def.root_markers.join(" or "),
+            def.name
+        ),
+    }
 }
 
 /// The LSP language id: the registry's name, except where LSP names JSX flavours apart.

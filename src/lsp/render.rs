@@ -68,7 +68,7 @@ pub fn block(report: &Report) -> String {
     let shown: Vec<&FileReport> = report
         .files
         .iter()
-        .filter(|f| !f.items.is_empty() || !f.pending.is_empty())
+        .filter(|f| !f.items.is_empty() || !f.pending.is_empty() || !f.unanalysed.is_empty())
         .collect();
     if shown.is_empty() {
         return String::new();
@@ -155,6 +155,13 @@ fn file_section(file: &FileReport, room: usize) -> String {
             pending.server, pending.state, pending.reason
         );
     }
+    for skipped in &file.unanalysed {
+        let _ = writeln!(
+            text,
+            "  not analysed [{}]: {}",
+            skipped.server, skipped.reason
+        );
+    }
     text
 }
 
@@ -190,7 +197,7 @@ fn shown_path(path: &std::path::Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lsp::report::{Item, Pending};
+    use crate::lsp::report::{Item, Pending, Unanalysed};
 
     fn item(severity: Severity, line: u32, new: bool) -> Item {
         Item {
@@ -244,6 +251,24 @@ mod tests {
             "{text}"
         );
         assert!(text.len() <= MAX_CHARS);
+    }
+
+    #[test]
+    fn a_file_no_server_looks_at_says_so() {
+        // Silence would read as "clean".
+        let mut file = FileReport::new("/w/loose.rs".into(), true);
+        file.unanalysed.push(Unanalysed {
+            server: "rust-analyzer".into(),
+            reason: "no Cargo.toml above it".into(),
+        });
+        let text = block(&Report {
+            files: vec![file],
+            unavailable: vec![],
+        });
+        assert_eq!(
+            text,
+            "[DIAGNOSTICS]\n/w/loose.rs\n  not analysed [rust-analyzer]: no Cargo.toml above it\n"
+        );
     }
 
     #[test]

@@ -53,8 +53,18 @@ pub struct FileReport {
     pub items: Vec<Item>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pending: Vec<Pending>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unanalysed: Vec<Unanalysed>,
     #[serde(default, skip_serializing_if = "is_zero")]
     pub omitted: usize,
+}
+
+/// A server of the file's language that does not look at this file, and why (rust-analyzer, for
+/// a file outside any Cargo project).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Unanalysed {
+    pub server: String,
+    pub reason: String,
 }
 
 /// A server the language of an edited file lists but that cannot run here.

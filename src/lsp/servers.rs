@@ -22,6 +22,11 @@ pub struct ServerDef {
     pub languages: Vec<String>,
     #[serde(default)]
     pub root_markers: Vec<String>,
+    /// The server analyses only the files of a project, one of its `root_markers` in their
+    /// folder or above (rust-analyzer: a Cargo project). For other files it is not started:
+    /// it would answer nothing, and a check that never runs would hold every edit to the deadline.
+    #[serde(default)]
+    pub project_only: bool,
     #[serde(default)]
     pub initialization_options: Option<Value>,
     /// What `workspace/configuration` is answered with.
@@ -153,6 +158,11 @@ fn check_server(i: usize, server: &ServerDef) -> Result<(), String> {
         return Err(format!(
             "`lsp.servers[{i}].languages` is empty: name the languages `{}` serves",
             server.name
+        ));
+    }
+    if server.project_only && server.root_markers.is_empty() {
+        return Err(format!(
+            "`lsp.servers[{i}].project_only` needs `root_markers`: the files that make a project"
         ));
     }
     for (k, language) in server.languages.iter().enumerate() {
@@ -376,6 +386,10 @@ mod tests {
             ("servers: [{name: x, command: x, languages: [cobol]}]", "`lsp.servers[0].languages[0]`"),
             ("servers: [{name: x, command: '', languages: [go]}]", "`lsp.servers[0].command`"),
             ("servers: [{name: x, command: x, languages: []}]", "`lsp.servers[0].languages`"),
+            (
+                "servers: [{name: x, command: x, languages: [go], project_only: true}]",
+                "`lsp.servers[0].project_only`",
+            ),
             (
                 "servers: [{name: x, command: x, languages: [go]}, {name: x, command: y, languages: [go]}]",
                 "`lsp.servers[1]`",
