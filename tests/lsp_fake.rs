@@ -384,10 +384,48 @@ fn a_project_only_server_leaves_files_outside_its_projects_at_once() {
 }
 
 #[test]
-fn a_check_that_ends_before_the_servers_first_analysis_answers_alone() {
-    // The server's first analysis takes 4 s (rust-analyzer's of a project); its check 300 ms.
+fn a_long_load_holds_only_the_first_edit_for_the_cold_deadline() {
+    // A first analysis of 8 s (rust-analyzer's of a big workspace takes 30 s and more), with
+    // progress open meanwhile: the first edit waits the cold deadline, the next ones the warm.
     let fake = Fake::start(
-        &["--pull", "--check", "300", "--analysis", "4000"],
+        &["--pull", "--analysis", "8000"],
+        json!({"warm_deadline_ms": 700, "cold_deadline_ms": 4000}),
+    );
+    let started = Instant::now();
+    let result = fake.write("BROKEN\n");
+    assert!(started.elapsed() >= Duration::from_millis(3900), "{result}");
+    assert_eq!(
+        fake.report(&result)["pending"][0]["server"],
+        "fake",
+        "{result}"
+    );
+    for n in 2..=3 {
+        let edit = Instant::now();
+        let result = fake.write(&format!("BROKEN\n{n}\n"));
+        assert!(edit.elapsed() < Duration::from_millis(2500), "{result}");
+        assert_eq!(
+            fake.report(&result)["pending"][0]["server"],
+            "fake",
+            "{result}"
+        );
+    }
+    // Loaded: answers are current again.
+    std::thread::sleep(Duration::from_millis(8300).saturating_sub(started.elapsed()));
+    let result = fake.write("BROKEN\nBROKEN\n");
+    let report = fake.report(&result);
+    assert_eq!(
+        messages(&report),
+        ["broken at line 1", "broken at line 2"],
+        "{result}"
+    );
+    assert!(report.get("pending").is_none(), "{result}");
+}
+
+#[test]
+fn a_check_that_ends_before_the_servers_first_analysis_answers_alone() {
+    // The server's first analysis takes 6 s (rust-analyzer's of a project); its check 300 ms.
+    let fake = Fake::start(
+        &["--pull", "--check", "300", "--analysis", "6000"],
         json!({}),
     );
     let started = Instant::now();
@@ -396,7 +434,7 @@ fn a_check_that_ends_before_the_servers_first_analysis_answers_alone() {
     for (text, line) in [("BROKEN\nCHECKME\n", 2), ("BROKEN\nx\nCHECKME\n", 3)] {
         let edit = Instant::now();
         let result = fake.write(text);
-        assert!(edit.elapsed() < Duration::from_millis(1500), "{result}");
+        assert!(edit.elapsed() < Duration::from_millis(2500), "{result}");
         let report = fake.report(&result);
         assert_eq!(
             messages(&report),
@@ -411,7 +449,7 @@ fn a_check_that_ends_before_the_servers_first_analysis_answers_alone() {
         );
     }
     // Once the analysis is done, both parts are in again.
-    std::thread::sleep(Duration::from_millis(4000).saturating_sub(started.elapsed()));
+    std::thread::sleep(Duration::from_millis(6000).saturating_sub(started.elapsed()));
     let result = fake.write("BROKEN\nCHECKME\nagain\n");
     let report = fake.report(&result);
     assert_eq!(

@@ -117,6 +117,11 @@ struct Inner {
     /// before its first analysis of a project is done (an edit made while a read's warm-up
     /// waits for that analysis gets the cold deadline too).
     settled_once: bool,
+    /// Whether a settle has run out the cold deadline on this process since the server last
+    /// answered one in time. Later settles then wait only the warm deadline: rust-analyzer loads
+    /// a big workspace for 30 s and more, and each edit meanwhile would otherwise be held for
+    /// the whole cold deadline to end `pending` all the same.
+    cold_spent: bool,
 }
 
 pub struct Instance {
@@ -227,6 +232,7 @@ impl Instance {
                 last_error: None,
                 last_used: Instant::now(),
                 settled_once: false,
+                cold_spent: false,
             }),
             tick: watch::channel(0).0,
         })
@@ -314,6 +320,7 @@ impl Instance {
         inner.status = Status::Ready;
         inner.client = Some(client.clone());
         inner.settled_once = false;
+        inner.cold_spent = false;
         for (path, doc) in inner.docs.iter_mut() {
             did_open(client, path, doc);
         }
@@ -442,21 +449,22 @@ impl Instance {
     }
 
     /// Waits until the server's diagnostics for `path` are current (see the README's settling
-    /// rule), or the deadline passes: warm when the server was ready and had the document open
-    /// before this version, cold otherwise.
+    /// rule), or the deadline passes: warm when the server is ready, has settled once and reports
+    /// no work in progress, cold otherwise, once per load.
     pub async fn settle(self: Arc<Self>, path: PathBuf, deadlines: Deadlines) -> Outcome {
         // Cold also while the server reports work in progress: rust-analyzer and tsserver are
         // "ready" long before they have loaded the project.
-        let warm = {
+        let cold = {
             let inner = self.lock();
-            inner.status == Status::Ready
+            let warm = inner.status == Status::Ready
                 && inner.settled_once
-                && inner.client.as_ref().is_some_and(|c| !c.activity().1)
+                && inner.client.as_ref().is_some_and(|c| !c.activity().1);
+            !warm && !inner.cold_spent
         };
         let deadline = Instant::now()
-            + match warm {
-                true => deadlines.warm,
-                false => deadlines.cold,
+            + match cold {
+                true => deadlines.cold,
+                false => deadlines.warm,
             };
         let outcome = self.settle_by(&path, deadline, deadlines.quiet).await;
         // A check that answered alone says nothing of the server's own analysis.
@@ -464,9 +472,13 @@ impl Instance {
             Outcome::Current { missing, .. } => !matches!(missing, Some(m) if m.part == Part::Own),
             Outcome::Pending { state, .. } => *state == Status::Ready,
         };
-        if analysed {
-            self.lock().settled_once = true;
+        let mut inner = self.lock();
+        inner.settled_once |= analysed;
+        match outcome {
+            Outcome::Current { .. } => inner.cold_spent = false,
+            Outcome::Pending { .. } => inner.cold_spent |= cold,
         }
+        drop(inner);
         outcome
     }
 

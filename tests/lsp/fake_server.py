@@ -11,8 +11,9 @@ reports them:
   --progress MS      open a $/progress, publish an empty set at once, the real one MS ms later,
                      then end the progress
   --pull             no publishes: answer textDocument/diagnostic (pull) instead
-  --analysis MS      pulls made before the server has run MS ms are answered then (a first
-                     analysis of a project), other messages taken meanwhile; later pulls at once
+  --analysis MS      a first analysis of a project for MS ms from the start, inside progress
+                     "fake/analysis": pulls made meanwhile are answered at its end, other
+                     messages taken meanwhile; later pulls at once
   --check MS         on each didSave, a check run of every open document: progress
                      "fake/check/N" begins, MS ms later it publishes one error per line
                      containing CHECKME ("check found line N"; nothing for a file without any),
@@ -153,6 +154,15 @@ def check():
     threading.Thread(target=run, daemon=True).start()
 
 
+def analysing(seconds):
+    """The progress of a first analysis, open until `seconds` after the start."""
+    def progress(kind):
+        send({"jsonrpc": "2.0", "method": "$/progress",
+              "params": {"token": "fake/analysis", "value": {"kind": kind, "title": "analysis"}}})
+    progress("begin")
+    threading.Timer(max(0, STARTED + seconds - time.monotonic()), progress, ["end"]).start()
+
+
 def changed(uri, version, text, opened=False):
     if CRASH_ON and CRASH_ON in text and not opened:
         sys.stderr.write(f"fake server: crashing on {CRASH_ON}\n")
@@ -199,6 +209,8 @@ def main():
             continue  # A reply to one of our requests.
         if method == "initialize":
             send({"jsonrpc": "2.0", "id": message["id"], "result": {"capabilities": capabilities()}})
+        elif method == "initialized" and "--analysis" in ARGS:
+            analysing(int(value("--analysis")) / 1000)
         elif method == "shutdown":
             send({"jsonrpc": "2.0", "id": message["id"], "result": None})
         elif method == "exit":
