@@ -547,6 +547,19 @@ fn a_check_slower_than_the_deadline_is_not_waited_for_again() {
     assert_eq!(report["pending"][0]["server"], "fake (check)", "{result}");
     let reason = report["pending"][0]["reason"].as_str().unwrap();
     assert!(reason.contains("its last check took 2."), "{result}");
+    // As the reason says, `diagnostics` once that check has ended adds its findings.
+    assert!(reason.contains("`diagnostics` on the file"), "{result}");
+    std::thread::sleep(Duration::from_millis(2800));
+    let diagnostics = fake
+        .daemon
+        .ok("diagnostics", json!({"files": [fake.path()]}));
+    let report = file_report(&json!({ "diagnostics": diagnostics }), &fake.path()).unwrap();
+    assert_eq!(
+        messages(&report),
+        ["broken at line 2", "check found line 3"],
+        "{diagnostics}"
+    );
+    assert!(report.get("pending").is_none(), "{diagnostics}");
 }
 
 /// The document notifications the fake has received so far (`--log`).

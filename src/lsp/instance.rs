@@ -615,7 +615,11 @@ impl Instance {
                 if items.is_empty() && client.activity().1 {
                     loop {
                         if wait(ticks, deadline, None).await.is_err() {
-                            return Own::Answer(self.pending(Status::Starting));
+                            return Own::Answer(Outcome::Pending {
+                                state: Status::Starting,
+                                reason: "the server was still loading the project at the deadline"
+                                    .into(),
+                            });
                         }
                         if !client.activity().1 || client.refreshes() != refreshes {
                             return Own::Again;
@@ -692,7 +696,10 @@ impl Instance {
             before,
             missing: reason.map(|r| Missing {
                 part: Part::Check,
-                reason: format!("{r}; findings shown are the server's own"),
+                reason: format!(
+                    "{r}; findings shown are the server's own (`diagnostics` on the file once \
+                    the check has ended adds the check's)"
+                ),
             }),
         })
     }
