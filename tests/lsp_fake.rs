@@ -381,6 +381,23 @@ fn a_project_only_server_leaves_files_outside_its_projects_at_once() {
     assert_eq!(messages(&report), ["broken at line 1"], "{result}");
     assert!(report.get("unanalysed").is_none(), "{result}");
     assert_eq!(fake.fake_info()["instances"][0]["root"], json!(project));
+    // A marker above the workspace root (a workspace rooted at a crate's `src/`): the project is
+    // there, and the server gets the workspace root, as it finds the marker above it itself.
+    std::fs::write(fake.sandbox.dir.path().join("fake.project"), "").unwrap();
+    let file = fake.sandbox.root.join("other.rb");
+    let result = fake.daemon.ok(
+        "write",
+        json!({"file": file, "content": "BROKEN\n", "backup": false}),
+    );
+    let report = file_report(&result, &file).unwrap_or_else(|| panic!("{result}"));
+    assert_eq!(messages(&report), ["broken at line 1"], "{result}");
+    let roots: Vec<Value> = fake.fake_info()["instances"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["root"].clone())
+        .collect();
+    assert!(roots.contains(&json!(fake.sandbox.root)), "{roots:?}");
 }
 
 #[test]

@@ -298,7 +298,7 @@ impl Lsp {
                     }));
                 };
                 let root = match def.project_only {
-                    true => marker_root(state, &def.root_markers, path)
+                    true => project_root(state, def, path)
                         .ok_or_else(|| NotServed::OutsideProject(outside_project(def)))?,
                     false => root_for(state, def, language, path),
                 };
@@ -651,6 +651,24 @@ fn marker_root(state: &State, markers: &[String], path: &Path) -> Option<PathBuf
         dir = folder.parent();
     }
     None
+}
+
+/// For a `project_only` server, the root of the file's project: the nearest folder with one of its
+/// markers within the workspace root, or the workspace root itself when a marker lies above it (a
+/// workspace rooted at a crate's `src/`: rust-analyzer looks for `Cargo.toml` in the parents of
+/// its root); `None` outside any project.
+fn project_root(state: &State, def: &ServerDef, path: &Path) -> Option<PathBuf> {
+    marker_root(state, &def.root_markers, path).or_else(|| {
+        let resolved = state.jail.locate(path)?;
+        let root = state.jail.roots()[resolved.root].path.clone();
+        // Outside the jail, but only whether a marker file exists, and only for the server,
+        // which reads there itself; nothing of it reaches a caller.
+        let above = root
+            .ancestors()
+            .skip(1)
+            .any(|dir| def.root_markers.iter().any(|m| dir.join(m).is_file()));
+        above.then_some(root)
+    })
 }
 
 /// What a `project_only` server says of a file outside its projects.
