@@ -705,7 +705,7 @@ fn a_rust_file_outside_a_cargo_project_is_answered_at_once_as_not_analysed() {
     );
     let reason = report["unanalysed"][0]["reason"].as_str().unwrap();
     assert!(
-        reason.starts_with("no Cargo.toml in this file's folder"),
+        reason.starts_with("no Cargo.toml or rust-project.json in this file's folder"),
         "{result}"
     );
     assert!(pending(Some(report)).is_empty(), "{result}");

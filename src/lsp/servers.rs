@@ -23,7 +23,7 @@ pub struct ServerDef {
     #[serde(default)]
     pub root_markers: Vec<String>,
     /// The server analyses only the files of a project, one of its `root_markers` in their
-    /// folder or above (rust-analyzer: a Cargo project). For other files it is not started:
+    /// folder or above, the workspace root's parents included (rust-analyzer: a Cargo project). For other files it is not started:
     /// it would answer nothing, and a check that never runs would hold every edit to the deadline.
     #[serde(default)]
     pub project_only: bool,
