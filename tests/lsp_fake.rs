@@ -542,6 +542,77 @@ fn a_check_still_running_at_the_deadline_leaves_the_servers_own_findings() {
 }
 
 #[test]
+fn a_finding_a_check_clears_and_publishes_again_is_not_new() {
+    // rust-analyzer's check clears the last run's findings when a run begins, then publishes
+    // them again, without a version for files not open: the clear is not "before".
+    let fake = Fake::start(
+        &["--pull", "--check", "200", "--check-clears", "--no-version"],
+        json!({}),
+    );
+    let new_flags = |result: &Value| -> Vec<(String, bool)> {
+        let report = fake.report(result);
+        assert!(report.get("pending").is_none(), "{result}");
+        report["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| (i["message"].as_str().unwrap().into(), i["new"] == true))
+            .collect()
+    };
+    let result = fake.write("CHECKME\n");
+    assert_eq!(new_flags(&result), [("check found line 1".into(), true)]);
+    let result = fake.write("CHECKME\nfine\n");
+    assert_eq!(new_flags(&result), [("check found line 1".into(), false)]);
+    let result = fake.write("CHECKME\nCHECKME\n");
+    assert_eq!(
+        new_flags(&result),
+        [
+            ("check found line 1".into(), false),
+            ("check found line 2".into(), true)
+        ]
+    );
+}
+
+#[test]
+fn a_finding_in_another_file_is_new_only_if_that_file_lacked_it_before_the_call() {
+    // Each check covers every open document, so a finding in a file the call did not edit is
+    // reported again and again; that file's version never changes, and it is not news.
+    let fake = Fake::start(&["--pull", "--check", "200", "--check-clears"], json!({}));
+    let other = fake.sandbox.root.join("other.rb");
+    let write_other = |content: &str| {
+        fake.daemon.ok(
+            "write",
+            json!({"file": other, "content": content, "backup": false}),
+        )
+    };
+    write_other("CHECKME\n");
+    let elsewhere = |result: &Value| -> Vec<(String, bool)> {
+        let report = file_report(result, &other).unwrap_or_else(|| panic!("{result}"));
+        assert_eq!(report["edited"], false, "{result}");
+        report["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| (i["message"].as_str().unwrap().into(), i["new"] == true))
+            .collect()
+    };
+    for content in ["fine\n", "fine\nagain\n"] {
+        let result = fake.write(content);
+        assert_eq!(elsewhere(&result), [("check found line 1".into(), false)]);
+    }
+    // Changed there by an earlier call: its findings were news of that call, not of this one.
+    write_other("CHECKME\nCHECKME\n");
+    let result = fake.write("fine\n");
+    assert_eq!(
+        elsewhere(&result),
+        [
+            ("check found line 1".into(), false),
+            ("check found line 2".into(), false)
+        ]
+    );
+}
+
+#[test]
 fn a_check_slower_than_the_deadline_is_not_waited_for_again() {
     // A workspace whose check takes 2.5 s: the first edit waits the 1 s deadline for it; once a
     // run has shown how long it takes, the next edits answer at once with the server's own

@@ -269,6 +269,17 @@ impl Client {
             .collect()
     }
 
+    /// What the server has published about each document so far: what a call's findings in
+    /// files it did not edit are new against (their version does not change, so a set's
+    /// `before` says nothing of the time before the call).
+    pub fn published(&self) -> HashMap<PathBuf, Vec<Diagnostic>> {
+        self.lock()
+            .findings
+            .iter()
+            .filter_map(|(u, f)| Some((uri::to_path(u)?, f.items.clone())))
+            .collect()
+    }
+
     /// The publish counter now: findings with a higher `seq` arrived after this moment.
     pub fn publish_seq(&self) -> u64 {
         self.lock().publish_seq
@@ -352,6 +363,7 @@ impl Client {
         if !pulled {
             record.last_publish = Some(Instant::now());
         }
+        let run_began = (record.checks.begun > 0).then_some(record.checks.began_at_seq);
         let entry = match pulled {
             true => record.pulled.entry(uri).or_default(),
             false => record.findings.entry(uri).or_default(),
@@ -362,7 +374,11 @@ impl Client {
                 return;
             }
         }
-        let newer_version = version.is_none() || version != entry.version;
+        // The sets a check run publishes about a file are one answer: rust-analyzer's begins by
+        // clearing the last run's (an empty set, without a version for files not open), and
+        // "before" is what the file had before the run, not that empty set.
+        let same_run = !pulled && run_began.is_some_and(|began| entry.seq > began);
+        let newer_version = !same_run && (version.is_none() || version != entry.version);
         let before = match newer_version {
             true => std::mem::take(&mut entry.items),
             false => std::mem::take(&mut entry.before),

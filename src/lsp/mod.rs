@@ -61,11 +61,13 @@ pub struct Lsp {
 }
 
 /// One (instance, file) whose findings an answer waits for, and the instance's publish counter
-/// before the file was sent (what it publishes after that is news of this call).
+/// and published findings before the file was sent (what it publishes after that is news of
+/// this call, new against those).
 struct Wanted {
     instance: Arc<Instance>,
     path: PathBuf,
     seq_before: u64,
+    published_before: HashMap<PathBuf, Vec<lsp_types::Diagnostic>>,
 }
 
 /// The files a call touched, the servers to ask, the servers that could not run, and those that
@@ -206,12 +208,15 @@ impl Lsp {
                 }
             };
             instance.ensure_started();
-            let seq_before = instance.client().map_or(0, |c| c.publish_seq());
+            let client = instance.client();
+            let seq_before = client.as_ref().map_or(0, |c| c.publish_seq());
+            let published_before = client.map(|c| c.published()).unwrap_or_default();
             instance.sync(&document, &language_id(language, path));
             plan.wanted.push(Wanted {
                 instance,
                 path: path.to_path_buf(),
                 seq_before,
+                published_before,
             });
         }
     }
@@ -545,7 +550,8 @@ async fn collect(plan: Plan, deadlines: Deadlines) -> Report {
                         Some(_) => wanted.seq_before.max(client.checks().began_at_seq),
                         None => wanted.seq_before,
                     };
-                    add_reported_elsewhere(&client, after, &plan.files, &mut others);
+                    let before = &wanted.published_before;
+                    add_reported_elsewhere(&client, after, &plan.files, before, &mut others);
                 }
             }
             Some(Outcome::Pending { state, reason }) => file.add_pending(name, state, reason),
@@ -573,6 +579,7 @@ fn add_reported_elsewhere(
     client: &client::Client,
     after: u64,
     edited: &[PathBuf],
+    before: &HashMap<PathBuf, Vec<lsp_types::Diagnostic>>,
     others: &mut Vec<FileReport>,
 ) {
     for (path, found) in client.findings_since(after) {
@@ -593,7 +600,8 @@ fn add_reported_elsewhere(
                 others.len() - 1
             }
         };
-        others[index].add(&client.def.name, &found.items, &found.before);
+        let before = before.get(&path).map_or(&[][..], Vec::as_slice);
+        others[index].add(&client.def.name, &found.items, before);
     }
 }
 

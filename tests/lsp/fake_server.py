@@ -19,6 +19,8 @@ reports them:
                      containing CHECKME ("check found line N"; nothing for a file without any),
                      then the progress ends; a save during a run cancels it first (as
                      rust-analyzer's cargo check does)
+  --check-clears     a check run begins by publishing an empty set for every open document,
+                     clearing the last run's findings (as rust-analyzer does)
   --silent           never report anything
   --crash-on WORD    exit(3) when a changed text contains WORD (not at didOpen, so the replay
                      after the restart goes through)
@@ -132,6 +134,9 @@ def check():
     token = running[0] = f"fake/check/{checks[0]}"
     send({"jsonrpc": "2.0", "method": "$/progress",
           "params": {"token": token, "value": {"kind": "begin", "title": "check"}}})
+    if flag("--check-clears"):
+        for uri, (version, _) in list(docs.items()):
+            publish(uri, version, [])
 
     def run():
         time.sleep(int(value("--check")) / 1000)
@@ -147,8 +152,7 @@ def check():
             # A run that finds nothing in a file publishes nothing for it: the last run's
             # findings stay the latest published, and must not be taken for this run's.
             if found:
-                send({"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics",
-                      "params": {"uri": uri, "version": version, "diagnostics": found}})
+                publish(uri, version, found)
         send({"jsonrpc": "2.0", "method": "$/progress",
               "params": {"token": token, "value": {"kind": "end"}}})
     threading.Thread(target=run, daemon=True).start()
