@@ -613,6 +613,56 @@ fn a_finding_in_another_file_is_new_only_if_that_file_lacked_it_before_the_call(
 }
 
 #[test]
+fn checks_that_never_begin_are_not_waited_for_again() {
+    // A server whose checks on save are off (rust-analyzer with `checkOnSave = false` and
+    // `check_progress` kept), here until the 5th save: the first edit waits the deadline for a
+    // check, the next ones do not, until a check begins again. A run begins 300 ms after its
+    // save, as rust-analyzer's some 60 ms after.
+    let fake = Fake::start(
+        &[
+            "--pull",
+            "--check",
+            "200",
+            "--checks-from",
+            "5",
+            "--check-late",
+            "300",
+        ],
+        json!({"warm_deadline_ms": 1000, "cold_deadline_ms": 1000}),
+    );
+    let started = Instant::now();
+    let result = fake.write("BROKEN\n");
+    assert!(started.elapsed() >= Duration::from_millis(900), "{result}");
+    let report = fake.report(&result);
+    assert_eq!(messages(&report), ["broken at line 1"], "{result}");
+    let reason = report["pending"][0]["reason"].as_str().unwrap();
+    assert!(reason.starts_with("no check had begun"), "{result}");
+    for n in 2..=3 {
+        let edit = Instant::now();
+        let result = fake.write(&format!("BROKEN\n{n}\n"));
+        assert!(edit.elapsed() < Duration::from_millis(600), "{result}");
+        let report = fake.report(&result);
+        assert_eq!(messages(&report), ["broken at line 1"], "{result}");
+        assert_eq!(report["pending"][0]["server"], "fake (check)", "{result}");
+        let reason = report["pending"][0]["reason"].as_str().unwrap();
+        assert!(reason.contains("no check has begun since"), "{result}");
+    }
+    // The 4th save starts none either; the 5th does, late, so its edit is answered before (the
+    // silence holds until a run begins); from then on checks are waited for.
+    fake.write("BROKEN\n4\n");
+    fake.write("BROKEN\n5\n");
+    std::thread::sleep(Duration::from_millis(600));
+    let result = fake.write("BROKEN\nCHECKME\n");
+    let report = fake.report(&result);
+    assert_eq!(
+        messages(&report),
+        ["broken at line 1", "check found line 2"],
+        "{result}"
+    );
+    assert!(report.get("pending").is_none(), "{result}");
+}
+
+#[test]
 fn a_check_slower_than_the_deadline_is_not_waited_for_again() {
     // A workspace whose check takes 2.5 s: the first edit waits the 1 s deadline for it; once a
     // run has shown how long it takes, the next edits answer at once with the server's own

@@ -122,6 +122,10 @@ struct Inner {
     /// a big workspace for 30 s and more, and each edit meanwhile would otherwise be held for
     /// the whole cold deadline to end `pending` all the same.
     cold_spent: bool,
+    /// The count of check runs begun when a save's run had not begun by its deadline, with the
+    /// server idle: while no run begins after it, saves are not waited for (a server given
+    /// `check_progress` whose checks are off would hold every edit to the deadline).
+    checks_silent_at: Option<u64>,
 }
 
 pub struct Instance {
@@ -183,14 +187,15 @@ pub enum Part {
 /// How a wait for a version's check run ended.
 enum CheckWait {
     /// With the publish count at the run's begin: what was published after it is the run's.
-    Ended {
-        began_at_seq: u64,
-    },
+    Ended { began_at_seq: u64 },
     /// The document changed meanwhile.
     Changed,
     /// The last run took this long, longer than the deadline leaves.
     CannotEnd(Duration),
-    Deadline,
+    /// No run has begun since a save whose run had not begun by its deadline.
+    NeverBegins,
+    /// Whether the save's run had begun.
+    Deadline { began: bool },
 }
 
 /// How a pull of the server's own findings ended.
@@ -233,6 +238,7 @@ impl Instance {
                 last_used: Instant::now(),
                 settled_once: false,
                 cold_spent: false,
+                checks_silent_at: None,
             }),
             tick: watch::channel(0).0,
         })
@@ -321,6 +327,7 @@ impl Instance {
         inner.client = Some(client.clone());
         inner.settled_once = false;
         inner.cold_spent = false;
+        inner.checks_silent_at = None;
         for (path, doc) in inner.docs.iter_mut() {
             did_open(client, path, doc);
         }
@@ -686,8 +693,21 @@ impl Instance {
                     "not waited for: its last check took {:.1} s, longer than the deadline leaves",
                     took.as_secs_f64()
                 )),
-                CheckWait::Deadline => {
+                CheckWait::NeverBegins => Some(
+                    "not waited for: no check has begun since one that a save should have \
+                    started had not begun by its deadline (are the server's checks on save off?)"
+                        .into(),
+                ),
+                CheckWait::Deadline { began: true } => {
                     Some("the check the save started had not finished by the deadline".into())
+                }
+                CheckWait::Deadline { began: false } => {
+                    // Idle, and still no run: the server does not check saves (while it loads,
+                    // it may only be holding them back).
+                    if !client.activity().1 {
+                        self.lock().checks_silent_at = Some(client.checks().begun);
+                    }
+                    Some("no check had begun after the save by the deadline".into())
                 }
             },
         };
@@ -741,6 +761,10 @@ impl Instance {
                 return CheckWait::Changed;
             };
             let checks = client.checks();
+            let silent = self.lock().checks_silent_at == Some(checks.begun);
+            if silent && checks.begun <= mark {
+                return CheckWait::NeverBegins;
+            }
             if let Some(took) = checks.cannot_end_by(mark, deadline) {
                 return CheckWait::CannotEnd(took);
             }
@@ -758,7 +782,8 @@ impl Instance {
                 .await
                 .is_err()
             {
-                return CheckWait::Deadline;
+                let began = client.checks().begun > mark;
+                return CheckWait::Deadline { began };
             }
         }
     }

@@ -19,6 +19,9 @@ reports them:
                      containing CHECKME ("check found line N"; nothing for a file without any),
                      then the progress ends; a save during a run cancels it first (as
                      rust-analyzer's cargo check does)
+  --checks-from N    saves before the Nth start no check run (checks on save turned on later)
+  --check-late MS    a save's check run begins MS ms after it (rust-analyzer's begin some 60 ms
+                     after the save)
   --check-clears     a check run begins by publishing an empty set for every open document,
                      clearing the last run's findings (as rust-analyzer does)
   --silent           never report anything
@@ -121,6 +124,7 @@ def report(uri):
 
 STARTED = time.monotonic()
 checks = [0]
+saves = [0]
 running = [None]  # the token of the check run in progress
 
 
@@ -226,7 +230,9 @@ def main():
             doc = params["textDocument"]
             changed(doc["uri"], doc["version"], params["contentChanges"][-1]["text"])
         elif method == "textDocument/didSave" and "--check" in ARGS:
-            check()
+            saves[0] += 1
+            if saves[0] >= int(value("--checks-from", "1")):
+                threading.Timer(int(value("--check-late", "0")) / 1000, check).start()
         elif method == "textDocument/didClose":
             docs.pop(params["textDocument"]["uri"], None)
         elif method == "textDocument/diagnostic":
