@@ -149,10 +149,15 @@ fn file_section(file: &FileReport, room: usize) -> String {
         let _ = writeln!(text, "  … {omitted} more");
     }
     for pending in &file.pending {
+        // A ready server's state says nothing the reason does not.
+        let state = match pending.state.as_str() {
+            "ready" => String::new(),
+            other => format!(" {other}"),
+        };
         let _ = writeln!(
             text,
-            "  pending [{}] {}: {}",
-            pending.server, pending.state, pending.reason
+            "  pending [{}]{state}: {}",
+            pending.server, pending.reason
         );
     }
     for skipped in &file.unanalysed {
@@ -236,13 +241,25 @@ mod tests {
             state: "starting".into(),
             reason: "the server is starting".into(),
         });
+        files[0].pending.push(Pending {
+            server: "gopls (check)".into(),
+            state: "ready".into(),
+            reason: "not finished".into(),
+        });
         let text = block(&Report {
             files,
             unavailable: vec![],
         });
         assert!(text.starts_with("[DIAGNOSTICS]\n/w/f0.go: 1 error, 1 warning, 1 new\n  error 3:1 new [gopls] problem on line 3\n  warning 9:1 [gopls]"), "{text}");
         assert!(text.contains("/w/f1.go (not edited)"), "{text}");
-        assert!(text.contains("pending [gopls] starting"), "{text}");
+        assert!(
+            text.contains("pending [gopls] starting: the server is starting"),
+            "{text}"
+        );
+        assert!(
+            text.contains("pending [gopls (check)]: not finished"),
+            "{text}"
+        );
         assert_eq!(text.matches("/w/f").count(), MAX_FILES, "{text}");
         assert!(
             text.ends_with(
