@@ -162,6 +162,22 @@ fn messages(report: &Value) -> Vec<String> {
         .collect()
 }
 
+/// Asserts that a file's report has exactly these findings and no server pending (`answer` is
+/// shown when it does not).
+fn assert_complete(report: &Value, expected: &[&str], answer: &Value) {
+    assert_eq!(messages(report), expected, "{answer}");
+    assert!(report.get("pending").is_none(), "{answer}");
+}
+
+/// Asserts that a file's report lists `server` first among the pending, for a reason that
+/// contains `why`; the reason, for more checks.
+fn assert_pending(report: &Value, server: &str, why: &str, answer: &Value) -> String {
+    assert_eq!(report["pending"][0]["server"], server, "{answer}");
+    let reason = report["pending"][0]["reason"].as_str().unwrap();
+    assert!(reason.contains(why), "{answer}");
+    reason.to_string()
+}
+
 /// Edit `n`: odd ones have a BROKEN line (line 2), even ones are clean; every text is distinct.
 fn text(n: usize) -> String {
     match n % 2 {
@@ -331,13 +347,11 @@ fn a_check_run_adds_its_findings_once_it_ends_and_never_an_older_runs() {
     // Pull for its own findings; a 300 ms check on every save publishes the CHECKME lines.
     let fake = Fake::start(&["--pull", "--check", "300"], json!({}));
     let result = fake.write("BROKEN\nCHECKME\n");
-    let report = fake.report(&result);
-    assert_eq!(
-        messages(&report),
-        ["broken at line 1", "check found line 2"],
-        "{result}"
+    assert_complete(
+        &fake.report(&result),
+        &["broken at line 1", "check found line 2"],
+        &result,
     );
-    assert!(report.get("pending").is_none(), "{result}");
     // The next save's run finds nothing and publishes nothing: the last run's finding, still the
     // latest published, is not this run's.
     let result = fake.write("fine\nfine too\n");
@@ -359,8 +373,7 @@ fn a_project_only_server_leaves_files_outside_its_projects_at_once() {
     let result = fake.write("BROKEN\n");
     assert!(started.elapsed() < Duration::from_millis(1000), "{result}");
     let report = fake.report(&result);
-    assert!(messages(&report).is_empty(), "{result}");
-    assert!(report.get("pending").is_none(), "{result}");
+    assert_complete(&report, &[], &result);
     assert_eq!(report["unanalysed"][0]["server"], "fake", "{result}");
     let reason = report["unanalysed"][0]["reason"].as_str().unwrap();
     assert!(
@@ -429,13 +442,11 @@ fn a_long_load_holds_only_the_first_edit_for_the_cold_deadline() {
     // Loaded: answers are current again.
     std::thread::sleep(Duration::from_millis(8300).saturating_sub(started.elapsed()));
     let result = fake.write("BROKEN\nBROKEN\n");
-    let report = fake.report(&result);
-    assert_eq!(
-        messages(&report),
-        ["broken at line 1", "broken at line 2"],
-        "{result}"
+    assert_complete(
+        &fake.report(&result),
+        &["broken at line 1", "broken at line 2"],
+        &result,
     );
-    assert!(report.get("pending").is_none(), "{result}");
 }
 
 #[test]
@@ -458,23 +469,16 @@ fn a_check_that_ends_before_the_servers_first_analysis_answers_alone() {
             [format!("check found line {line}")],
             "{result}"
         );
-        assert_eq!(report["pending"][0]["server"], "fake", "{result}");
-        let reason = report["pending"][0]["reason"].as_str().unwrap();
-        assert!(
-            reason.contains("own analysis was still running"),
-            "{result}"
-        );
+        assert_pending(&report, "fake", "own analysis was still running", &result);
     }
     // Once the analysis is done, both parts are in again.
     std::thread::sleep(Duration::from_millis(6000).saturating_sub(started.elapsed()));
     let result = fake.write("BROKEN\nCHECKME\nagain\n");
-    let report = fake.report(&result);
-    assert_eq!(
-        messages(&report),
-        ["broken at line 1", "check found line 2"],
-        "{result}"
+    assert_complete(
+        &fake.report(&result),
+        &["broken at line 1", "check found line 2"],
+        &result,
     );
-    assert!(report.get("pending").is_none(), "{result}");
 }
 
 #[test]
@@ -643,9 +647,7 @@ fn checks_that_never_begin_are_not_waited_for_again() {
         assert!(edit.elapsed() < Duration::from_millis(600), "{result}");
         let report = fake.report(&result);
         assert_eq!(messages(&report), ["broken at line 1"], "{result}");
-        assert_eq!(report["pending"][0]["server"], "fake (check)", "{result}");
-        let reason = report["pending"][0]["reason"].as_str().unwrap();
-        assert!(reason.contains("no check has begun since"), "{result}");
+        assert_pending(&report, "fake (check)", "no check has begun since", &result);
     }
     // The 4th save starts none either; the 5th does, late, so its edit is answered before (the
     // silence holds until a run begins); from then on checks are waited for.
@@ -653,13 +655,11 @@ fn checks_that_never_begin_are_not_waited_for_again() {
     fake.write("BROKEN\n5\n");
     std::thread::sleep(Duration::from_millis(600));
     let result = fake.write("BROKEN\nCHECKME\n");
-    let report = fake.report(&result);
-    assert_eq!(
-        messages(&report),
-        ["broken at line 1", "check found line 2"],
-        "{result}"
+    assert_complete(
+        &fake.report(&result),
+        &["broken at line 1", "check found line 2"],
+        &result,
     );
-    assert!(report.get("pending").is_none(), "{result}");
 }
 
 #[test]
@@ -682,9 +682,7 @@ fn a_check_slower_than_the_deadline_is_not_waited_for_again() {
     assert!(started.elapsed() < Duration::from_millis(700), "{result}");
     let report = fake.report(&result);
     assert_eq!(messages(&report), ["broken at line 2"], "{result}");
-    assert_eq!(report["pending"][0]["server"], "fake (check)", "{result}");
-    let reason = report["pending"][0]["reason"].as_str().unwrap();
-    assert!(reason.contains("its last check took 2."), "{result}");
+    let reason = assert_pending(&report, "fake (check)", "its last check took 2.", &result);
     // As the reason says, `diagnostics` once that check has ended adds its findings.
     assert!(reason.contains("`diagnostics` on the file"), "{result}");
     std::thread::sleep(Duration::from_millis(2800));
@@ -692,12 +690,11 @@ fn a_check_slower_than_the_deadline_is_not_waited_for_again() {
         .daemon
         .ok("diagnostics", json!({"files": [fake.path()]}));
     let report = file_report(&json!({ "diagnostics": diagnostics }), &fake.path()).unwrap();
-    assert_eq!(
-        messages(&report),
-        ["broken at line 2", "check found line 3"],
-        "{diagnostics}"
+    assert_complete(
+        &report,
+        &["broken at line 2", "check found line 3"],
+        &diagnostics,
     );
-    assert!(report.get("pending").is_none(), "{diagnostics}");
 }
 
 /// The document notifications the fake has received so far (`--log`).
