@@ -67,7 +67,7 @@ struct Wanted {
     instance: Arc<Instance>,
     path: PathBuf,
     seq_before: u64,
-    published_before: HashMap<PathBuf, Vec<lsp_types::Diagnostic>>,
+    published_before: Arc<HashMap<PathBuf, Vec<lsp_types::Diagnostic>>>,
 }
 
 /// The files a call touched, the servers to ask, the servers that could not run, and those that
@@ -210,7 +210,14 @@ impl Lsp {
             instance.ensure_started();
             let client = instance.client();
             let seq_before = client.as_ref().map_or(0, |c| c.publish_seq());
-            let published_before = client.map(|c| c.published()).unwrap_or_default();
+            // Taken once per server and call (a multipatch plans several files): what it had
+            // published when the call began.
+            let published_before = plan
+                .wanted
+                .iter()
+                .find(|w| Arc::ptr_eq(&w.instance, &instance))
+                .map(|w| w.published_before.clone())
+                .unwrap_or_else(|| Arc::new(client.map(|c| c.published()).unwrap_or_default()));
             instance.sync(&document, &language_id(language, path));
             plan.wanted.push(Wanted {
                 instance,
@@ -635,16 +642,19 @@ fn language_of(document: &Document) -> Option<&'static Language> {
 fn root_for(state: &State, def: &ServerDef, language: &Language, path: &Path) -> PathBuf {
     marker_root(state, &def.root_markers, path)
         .or_else(|| marker_root(state, &language.root_markers, path))
-        .unwrap_or_else(|| match state.jail.locate(path) {
-            Some(resolved) => state.jail.roots()[resolved.root].path.clone(),
-            None => path.parent().unwrap_or(path).to_path_buf(),
-        })
+        .or_else(|| workspace_root(state, path))
+        .unwrap_or_else(|| path.parent().unwrap_or(path).to_path_buf())
+}
+
+/// The workspace root (`--root`) the file lies in.
+fn workspace_root(state: &State, path: &Path) -> Option<PathBuf> {
+    let resolved = state.jail.locate(path)?;
+    Some(state.jail.roots()[resolved.root].path.clone())
 }
 
 /// The nearest folder holding one of `markers`, from the file's folder up to its workspace root.
 fn marker_root(state: &State, markers: &[String], path: &Path) -> Option<PathBuf> {
-    let resolved = state.jail.locate(path)?;
-    let root = state.jail.roots()[resolved.root].path.clone();
+    let root = workspace_root(state, path)?;
     let mut dir = path.parent();
     while let Some(folder) = dir.filter(|d| d.starts_with(&root)) {
         let found = markers.iter().any(|marker| {
@@ -667,8 +677,7 @@ fn marker_root(state: &State, markers: &[String], path: &Path) -> Option<PathBuf
 /// its root); `None` outside any project.
 fn project_root(state: &State, def: &ServerDef, path: &Path) -> Option<PathBuf> {
     marker_root(state, &def.root_markers, path).or_else(|| {
-        let resolved = state.jail.locate(path)?;
-        let root = state.jail.roots()[resolved.root].path.clone();
+        let root = workspace_root(state, path)?;
         // Outside the jail, but only whether a marker file exists, and only for the server,
         // which reads there itself; nothing of it reaches a caller.
         let above = root
