@@ -40,8 +40,7 @@ pub fn parse_request(frame: &[u8]) -> Result<Request, FrameError> {
     let value: Value = serde_json::from_slice(frame).map_err(|e| FrameError {
         id: Value::Null,
         rpc_code: PARSE_ERROR,
-        error: Error::bad_input(format!("the request is not valid JSON: {e}"))
-            .with_recovery("send one JSON-RPC 2.0 object per line"),
+        error: not_json(&e),
     })?;
     let invalid = |id: Value, msg: String| FrameError {
         id,
@@ -101,6 +100,16 @@ pub fn parse_request(frame: &[u8]) -> Result<Request, FrameError> {
         params,
         checkpoints,
     })
+}
+
+/// The C210 for a line that is not JSON; one nested past the parser's limit says so.
+pub fn not_json(e: &serde_json::Error) -> Error {
+    if crate::agent::depth::is_parser_limit(e) {
+        let at = format!("line {} column {}", e.line(), e.column());
+        return crate::agent::depth::error("the request", &at);
+    }
+    Error::bad_input(format!("the request is not valid JSON: {e}"))
+        .with_recovery("send one JSON-RPC 2.0 object per line")
 }
 
 /// Deserializes `params` into a method's argument struct. When serde refuses them, the params are

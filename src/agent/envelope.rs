@@ -66,6 +66,9 @@ pub struct Call {
     /// An atomic tool's call: its result is kept under the tool's output cap.
     #[serde(skip)]
     pub capped: bool,
+    /// Answer with the call instead of running it (`dry_run`, wherever the envelope held it).
+    #[serde(skip)]
+    pub dry_run: bool,
 }
 
 #[derive(Serialize)]
@@ -90,13 +93,12 @@ fn is_zero(n: &usize) -> bool {
 
 /// The `tool` method.
 pub fn run(state: &Arc<State>, p: ToolParams) -> Result<ToolResult> {
-    let dry_run = p.dry_run;
     let mut call = normalize(p)?;
     let method = methods::find(&call.method).ok_or_else(|| unknown_subcommand(&call.method))?;
     let straightened = quotes::straighten(state, &call.method, &mut call.params)?;
-    if dry_run {
+    if call.dry_run {
         return Ok(ToolResult {
-            read_only: !method.mutates,
+            read_only: keys::hints(method).read_only,
             method: call.method,
             recovered_by: call.recovered_by,
             quotes_straightened: straightened,
@@ -109,7 +111,7 @@ pub fn run(state: &Arc<State>, p: ToolParams) -> Result<ToolResult> {
         false => method.call(state, Value::Object(call.params))?,
     };
     Ok(ToolResult {
-        read_only: !method.mutates,
+        read_only: keys::hints(method).read_only,
         method: call.method,
         recovered_by: call.recovered_by,
         quotes_straightened: straightened,
@@ -128,7 +130,7 @@ pub fn inner_call(params: &Value) -> Option<(&'static Method, Value)> {
     if p.dry_run {
         return None;
     }
-    let call = normalize(p).ok()?;
+    let call = normalize(p).ok().filter(|call| !call.dry_run)?;
     let method = methods::find(&call.method)?;
     Some((method, Value::Object(call.params)))
 }
@@ -137,10 +139,12 @@ pub fn inner_call(params: &Value) -> Option<(&'static Method, Value)> {
 pub fn normalize(p: ToolParams) -> Result<Call> {
     let mut steps = Vec::new();
     let mut guessed = Vec::new();
-    let envelope = match p.raw {
+    let asked_dry_run = p.dry_run;
+    let mut envelope = match p.raw {
         Some(raw) => from_raw(&raw, p.tool.as_deref(), &mut steps, &mut guessed)?,
         None => from_fields(p),
     };
+    let dry_run = take_dry_run(&mut envelope)? || asked_dry_run;
     let tool = envelope
         .get("tool")
         .and_then(Value::as_str)
@@ -153,6 +157,7 @@ pub fn normalize(p: ToolParams) -> Result<Call> {
     };
     call.recovered_by.splice(0..0, steps);
     call.guessed.splice(0..0, guessed);
+    call.dry_run = dry_run;
     if call.method == "tool" {
         return Err(Error::bad_input("`tool` cannot call itself")
             .with_recovery("name the subcommand to run in `cmd`"));
@@ -181,6 +186,13 @@ fn from_raw(
         return Ok(envelope);
     }
     match recover_text(trimmed, "the tool call", steps, guessed)? {
+        Value::Object(map) if map.contains_key("raw") => {
+            return Err(
+                Error::bad_input("the tool call in `raw` has a `raw` of its own")
+                    .with_data("pointer", "/raw")
+                    .with_recovery("send the call's text once, in the outer `raw`"),
+            )
+        }
         Value::Object(map) => {
             let nested_tool = map.contains_key("tool");
             for (k, v) in map {
@@ -221,6 +233,32 @@ fn from_fields(p: ToolParams) -> Map<String, Value> {
     envelope
 }
 
+/// `dry_run` wherever the envelope holds it (its own field, or a key of the raw text in any
+/// spelling: `dry_run`, `dryRun`, `dry-run`): honoured, or refused when it is not a boolean, never
+/// dropped. A text's `"dry_run": true` that went unread would run the call it meant to preview.
+fn take_dry_run(envelope: &mut Map<String, Value>) -> Result<bool> {
+    let spellings: Vec<String> = envelope
+        .keys()
+        .filter(|k| keys::snake_case(k) == "dry_run")
+        .cloned()
+        .collect();
+    let mut dry_run = false;
+    for key in spellings {
+        match envelope.remove(&key) {
+            Some(Value::Bool(asked)) => dry_run |= asked,
+            Some(Value::Null) | None => {}
+            Some(other) => {
+                return Err(
+                    Error::bad_input(format!("`{key}` must be true or false, not {other}"))
+                        .with_data("pointer", format!("/{}", keys::pointer_escape(&key)))
+                        .with_recovery("send \"dry_run\": true to see the call without running it"),
+                )
+            }
+        }
+    }
+    Ok(dry_run)
+}
+
 /// Recovers JSON written by a model, turning a failure into C210 that says what was wrong.
 pub fn recover_text(
     text: &str,
@@ -252,6 +290,7 @@ pub fn recover_text(
             "{what} is not JSON and no repair made it JSON: {why}"
         ))
         .with_recovery(r#"send {"cmd": "read", "args": {"file": "main.go"}} or CLI style "read --file main.go""#)),
+        Err(Failure::TooDeep { at }) => Err(super::depth::error(what, &at)),
     }
 }
 
@@ -263,12 +302,20 @@ fn coder_call(
     guessed: &mut Vec<String>,
 ) -> Result<Call> {
     let (subcommand, cli_words) = subcommand_of(&mut envelope)?;
+    if envelope.contains_key("cmd") {
+        return Err(Error::bad_input(
+            "both `argv` and `cmd` name the call; which one is meant cannot be known",
+        )
+        .with_data("pointer", "/cmd")
+        .with_recovery("send the call once: `cmd` (with `args`) or `argv`"));
+    }
     let method = methods::find(&subcommand);
     let schema = method.map(|m| (m.schema)().to_value());
     let mut params = Map::new();
+    // A `command` left after `cmd` named the subcommand is an arg the model flattened (`exec`'s).
     let flattened: Map<String, Value> = envelope
         .iter()
-        .filter(|(k, _)| !ENVELOPE_KEYS.contains(&k.as_str()))
+        .filter(|(k, _)| *k == "command" || !ENVELOPE_KEYS.contains(&k.as_str()))
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
     merge(&mut params, flattened);
@@ -308,6 +355,7 @@ pub fn finish(
         recovered_by: Vec::new(),
         guessed: Vec::new(),
         capped: false,
+        dry_run: false,
     })
 }
 

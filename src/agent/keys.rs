@@ -13,7 +13,8 @@ use serde_json::{Map, Value};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, LazyLock, RwLock};
 
-/// What `data/agent.toml` says about one method.
+/// What `data/agent.toml` says about one method: its agent names, and what it does to the world
+/// beyond what `mutates` tells (see `hints`).
 #[derive(Deserialize, Default, Debug)]
 #[serde(deny_unknown_fields)]
 pub struct MethodNames {
@@ -21,6 +22,35 @@ pub struct MethodNames {
     pub aliases: BTreeMap<String, String>,
     pub default_field: Option<String>,
     pub read_only: Option<bool>,
+    pub destructive: Option<bool>,
+    pub idempotent: Option<bool>,
+    pub open_world: Option<bool>,
+}
+
+/// What a call of a method may do, for permission gates: MCP's tool annotations and the `tool`
+/// envelope's `read_only`. From the method table's `mutates` (a mutating method is never
+/// read-only), unless `data/agent.toml` says more: `todo` writes its plan without changing the
+/// workspace, `exec` and `test` run programs that may reach anything.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Hints {
+    pub read_only: bool,
+    /// It may overwrite or delete what is there (meaningful only when not read-only).
+    pub destructive: bool,
+    /// A second identical call changes nothing more.
+    pub idempotent: bool,
+    /// It may reach things outside the workspace (the network, other programs' state).
+    pub open_world: bool,
+}
+
+pub fn hints(method: &Method) -> Hints {
+    let names = of(method.name);
+    let read_only = !method.mutates && names.read_only.unwrap_or(true);
+    Hints {
+        read_only,
+        destructive: !read_only && names.destructive.unwrap_or(true),
+        idempotent: names.idempotent.unwrap_or(read_only),
+        open_world: names.open_world.unwrap_or(false),
+    }
 }
 
 #[derive(Deserialize)]
@@ -110,8 +140,16 @@ fn declared_of(method: &Method) -> Arc<Vec<String>> {
 }
 
 /// Renames the keys of `params` (at every depth, never values) to the method's canonical names.
-/// Two keys that land on the same name (`file` and its alias `path`) are C210.
+/// Two keys that land on the same name (`file` and its alias `path`) are C210. As the first walk of
+/// every call, it first holds the params to `depth::MAX_DEPTH` (C210), so neither this walk nor the
+/// ones after it (validation, decoding) can recurse without bound.
 pub fn canonical(method: &Method, params: Value) -> Result<Value> {
+    if let Some(at) = super::depth::beyond_limit(&params) {
+        return Err(super::depth::error(
+            &format!("the params of `{}`", method.name),
+            &at,
+        ));
+    }
     let names = of(method.name);
     let declared = if names.aliases.is_empty() {
         Arc::new(Vec::new())
@@ -185,6 +223,23 @@ mod tests {
                 assert!(declared.contains(field), "{method}: default {field}");
             }
         }
+    }
+
+    #[test]
+    fn hints_follow_mutates_and_the_table_says_what_it_cannot() {
+        let hints = |name: &str| hints(crate::methods::find(name).unwrap());
+        for m in crate::methods::METHODS.iter() {
+            assert!(!(m.mutates && hints(m.name).read_only), "{}", m.name);
+        }
+        let read = hints("read");
+        assert!(read.read_only && read.idempotent && !read.destructive && !read.open_world);
+        // `test` runs project code, which may change or delete anything.
+        let test = hints("test");
+        assert!(!test.read_only && test.destructive && !test.idempotent && test.open_world);
+        assert!(hints("exec").open_world);
+        // `todo` changes no file of the workspace, but it does replace the session's plan.
+        let todo = hints("todo");
+        assert!(!todo.read_only && todo.destructive && todo.idempotent);
     }
 
     #[test]

@@ -1,8 +1,8 @@
 //! `coderd mcp`: coderd as an MCP server on stdio, for clients that spawn their servers (Claude
 //! Code, Codex, Cursor, Zed, ...). It is a thin face over the workspace's daemon: it finds (or
 //! starts) the daemon the way `coder` does (`cli::connect`), lists the method table as MCP tools
-//! (`tools/list`: name, summary, the params' JSON Schema, `readOnlyHint`/`destructiveHint` from
-//! `mutates`), and sends each `tools/call` to the daemon as the JSON-RPC request of that method, so
+//! (`tools/list`: name, summary, the params' JSON Schema, and the annotations `keys::hints` gives:
+//! read-only, destructive, idempotent, open world), and sends each `tools/call` to the daemon as the JSON-RPC request of that method, so
 //! every call runs the same handler as a socket request. Results are text content (the result's
 //! JSON, with a `[DIAGNOSTICS]` block after edits that report diagnostics) plus the same JSON as
 //! structured content; errors are tool errors carrying the C2xx code and the recovery hint.
@@ -55,7 +55,7 @@ pub async fn serve_stdio(options: McpOptions) -> Result<(), String> {
         .map_err(|e| e.to_string())?
         .map_err(|e| e.0)?;
     let running = server
-        .serve(rmcp::transport::stdio())
+        .serve(super::stdio::stdio())
         .await
         .map_err(|e| format!("MCP initialization failed: {e}"))?;
     running.waiting().await.map_err(|e| e.to_string())?;
@@ -124,11 +124,12 @@ fn tool_of(method: &Method) -> Tool {
         _ => Map::new(),
     };
     schema.insert("type".into(), Value::String("object".into()));
+    let hints = super::keys::hints(method);
     let annotations = ToolAnnotations::with_title(method.name)
-        .read_only(!method.mutates)
-        .destructive(method.mutates)
-        .idempotent(!method.mutates)
-        .open_world(false);
+        .read_only(hints.read_only)
+        .destructive(hints.destructive)
+        .idempotent(hints.idempotent)
+        .open_world(hints.open_world);
     Tool::new(method.name, method.summary, Arc::new(schema)).with_annotations(annotations)
 }
 

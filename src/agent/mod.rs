@@ -6,15 +6,18 @@
 //!   model-written code.
 //! - `keys`: agent param names (aliases, dashed and camelCased keys) made canonical for every request.
 //! - `validate`: every schema violation as a JSON Pointer, for every request that serde refuses.
+//! - `depth`: how deep a request may nest, checked before any walk over it recurses.
 //!
 //! Every path ends in `Method::call` of the method table: one handler per behaviour.
 
 pub mod atomic;
+pub mod depth;
 pub mod envelope;
 pub mod keys;
 pub mod mcp;
 pub mod quotes;
 pub mod recovery;
+pub mod stdio;
 pub mod validate;
 pub mod words;
 

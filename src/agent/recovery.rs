@@ -10,6 +10,7 @@
 //! or a literal is refused with the JSON Pointer of the place it was cut, so a truncated payload is
 //! never taken as whole.
 
+use super::depth::{self, MAX_DEPTH};
 use serde_json::{Map, Value};
 
 /// How many times a JSON string holding JSON is decoded again (`"{\"cmd\":...}"`).
@@ -33,6 +34,9 @@ pub enum Failure {
     TwoValues,
     /// Not JSON, and no repair made it JSON; the strict parser's message.
     NotJson(String),
+    /// The text nests deeper than `depth::MAX_DEPTH` levels; `at` says where (a JSON Pointer, or
+    /// the line and column where the parser stopped).
+    TooDeep { at: String },
 }
 
 type Repair = fn(&str) -> Option<String>;
@@ -53,9 +57,22 @@ const REPAIRS: &[(&str, Repair)] = &[
     ("closed_truncated", close_truncated),
 ];
 
-/// Recovers a JSON value from model output. Empty input is `{}`.
+/// Recovers a JSON value from model output. Empty input is `{}`. What comes back never nests
+/// deeper than `depth::MAX_DEPTH` levels: deeper text is `TooDeep`, found before any repair builds
+/// a tree (so no walk over it, nor its drop, can recurse without bound).
 pub fn recover(input: &str) -> Result<Recovered, Failure> {
-    recover_rounds(input, 0)
+    let recovered = recover_rounds(input, 0)?;
+    match depth::beyond_limit(&recovered.value) {
+        Some(at) => Err(Failure::TooDeep { at }),
+        None => Ok(recovered),
+    }
+}
+
+/// A parse that stopped at serde_json's own depth limit is final: no repair makes text flatter.
+fn too_deep(e: &serde_json::Error) -> Option<Failure> {
+    depth::is_parser_limit(e).then(|| Failure::TooDeep {
+        at: format!("line {} column {}", e.line(), e.column()),
+    })
 }
 
 fn recover_rounds(input: &str, round: usize) -> Result<Recovered, Failure> {
@@ -65,7 +82,10 @@ fn recover_rounds(input: &str, round: usize) -> Result<Recovered, Failure> {
     }
     let strict_error = match serde_json::from_str::<Value>(&text) {
         Ok(value) => return unstringify(value, Vec::new(), round),
-        Err(e) => e.to_string(),
+        Err(e) => match too_deep(&e) {
+            Some(deep) => return Err(deep),
+            None => e.to_string(),
+        },
     };
     let mut steps = Vec::new();
     for (name, repair) in REPAIRS {
@@ -83,11 +103,15 @@ fn recover_rounds(input: &str, round: usize) -> Result<Recovered, Failure> {
         }
         text = next;
         steps.push(*name);
-        if let Ok(value) = serde_json::from_str::<Value>(&text) {
-            return unstringify(value, steps, round);
+        match serde_json::from_str::<Value>(&text) {
+            Ok(value) => return unstringify(value, steps, round),
+            Err(e) => match too_deep(&e) {
+                Some(deep) => return Err(deep),
+                None => continue,
+            },
         }
     }
-    if let Some((value, guessed)) = object_literal(&text) {
+    if let Some((value, guessed)) = object_literal(&text)? {
         steps.push("object_literal");
         return Ok(Recovered {
             value,
@@ -698,42 +722,72 @@ impl Scan {
 /// on top-level commas, each part on its first top-level colon; values that are JSON (or
 /// single-quoted, or object literals themselves) are taken as such, any other word is taken as a
 /// string and its pointer reported in `guessed`. A part without a colon fails the whole repair.
-fn object_literal(text: &str) -> Option<(Value, Vec<String>)> {
+/// It recurses into nested literals, at most `depth::MAX_DEPTH` levels (then the text is `TooDeep`).
+fn object_literal(text: &str) -> Result<Option<(Value, Vec<String>)>, Failure> {
     let mut guessed = Vec::new();
-    let value = literal_object(text.trim(), "", &mut guessed)?;
-    Some((value, guessed))
+    let value = literal_object(text.trim(), "", 1, &mut guessed)?;
+    Ok(value.map(|v| (v, guessed)))
 }
 
-fn literal_object(text: &str, at: &str, guessed: &mut Vec<String>) -> Option<Value> {
-    let inner = text.strip_prefix('{')?.strip_suffix('}')?;
+fn literal_object(
+    text: &str,
+    at: &str,
+    level: usize,
+    guessed: &mut Vec<String>,
+) -> Result<Option<Value>, Failure> {
+    let Some(inner) = text.strip_prefix('{').and_then(|t| t.strip_suffix('}')) else {
+        return Ok(None);
+    };
+    if level > MAX_DEPTH {
+        return Err(Failure::TooDeep { at: at.to_string() });
+    }
     let mut map = Map::new();
     for part in split_top_level(inner, ',') {
         let part = part.trim();
         if part.is_empty() {
             continue;
         }
-        let colon = top_level_find(part, ':')?;
+        let Some(colon) = top_level_find(part, ':') else {
+            return Ok(None);
+        };
         let key = unquote(part[..colon].trim());
         if key.is_empty() {
-            return None;
+            return Ok(None);
         }
-        let pointer = format!("{at}/{key}");
-        let value = literal_value(part[colon + 1..].trim(), &pointer, guessed)?;
-        map.insert(key, value);
+        let pointer = format!("{at}/{}", super::keys::pointer_escape(&key));
+        match literal_value(part[colon + 1..].trim(), &pointer, level, guessed)? {
+            Some(value) => map.insert(key, value),
+            None => return Ok(None),
+        };
     }
-    Some(Value::Object(map))
+    Ok(Some(Value::Object(map)))
 }
 
-fn literal_value(raw: &str, pointer: &str, guessed: &mut Vec<String>) -> Option<Value> {
+fn literal_value(
+    raw: &str,
+    pointer: &str,
+    level: usize,
+    guessed: &mut Vec<String>,
+) -> Result<Option<Value>, Failure> {
     if raw.is_empty() {
-        return None;
+        return Ok(None);
     }
-    if let Ok(v) = serde_json::from_str::<Value>(raw) {
-        return Some(v);
+    match serde_json::from_str::<Value>(raw) {
+        Ok(v) => return Ok(Some(v)),
+        Err(e) => {
+            if let Some(deep) = too_deep(&e) {
+                return Err(deep);
+            }
+        }
     }
     if raw.starts_with('{') {
-        return literal_object(raw, pointer, guessed);
+        return literal_object(raw, pointer, level + 1, guessed);
     }
+    Ok(literal_scalar(raw, pointer, guessed))
+}
+
+/// A value of an object literal that is neither JSON nor a nested literal.
+fn literal_scalar(raw: &str, pointer: &str, guessed: &mut Vec<String>) -> Option<Value> {
     if raw.len() >= 2 && raw.starts_with('\'') && raw.ends_with('\'') {
         return Some(Value::String(raw[1..raw.len() - 1].to_string()));
     }

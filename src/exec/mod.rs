@@ -33,7 +33,9 @@ pub fn methods() -> Vec<Method> {
         &[],
         "Run the project's tests (framework detected from `dir` upward), with a parsed summary \
          for cargo, go and pytest.",
-        false,
+        // Tests are project code: they may change or delete files, so the automatic checkpoint
+        // runs first, as for `exec`.
+        true,
         test::run,
     )]
 }
