@@ -68,6 +68,33 @@ pub fn recover(input: &str) -> Result<Recovered, Failure> {
     }
 }
 
+/// Where the brackets of `text` (outside double-quoted strings) first open more than `MAX_DEPTH`
+/// levels: one pass, so text that deep costs no repair and no parse. Brackets inside single-quoted
+/// strings count too; it takes more than `MAX_DEPTH` unclosed ones there to be refused.
+fn nested_beyond_limit(text: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut level = 0usize;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                i = string_end(text, i)?;
+                continue;
+            }
+            b'{' | b'[' => {
+                level += 1;
+                if level > MAX_DEPTH {
+                    return Some(i);
+                }
+            }
+            b'}' | b']' => level = level.saturating_sub(1),
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
 /// A parse that stopped at serde_json's own depth limit is final: no repair makes text flatter.
 fn too_deep(e: &serde_json::Error) -> Option<Failure> {
     depth::is_parser_limit(e).then(|| Failure::TooDeep {
@@ -79,6 +106,11 @@ fn recover_rounds(input: &str, round: usize) -> Result<Recovered, Failure> {
     let mut text = input.trim().to_string();
     if text.is_empty() {
         return Ok(done(Value::Object(Map::new()), Vec::new()));
+    }
+    if let Some(at) = nested_beyond_limit(&text) {
+        return Err(Failure::TooDeep {
+            at: format!("byte {at} of the text"),
+        });
     }
     let strict_error = match serde_json::from_str::<Value>(&text) {
         Ok(value) => return unstringify(value, Vec::new(), round),
@@ -911,6 +943,33 @@ mod tests {
     fn apostrophes_inside_single_quoted_words_stay() {
         let (v, _) = ok("{'content': 'it's here', 'file': 'a.txt'}");
         assert_eq!(v, json!({"content": "it's here", "file": "a.txt"}));
+    }
+
+    #[test]
+    fn text_nested_past_the_limit_is_refused_before_a_tree_is_built() {
+        // Quoting the keys makes it JSON, which the parser finds too deep.
+        let deep = format!("{}b{}", "{a:".repeat(100_000), "}".repeat(100_000));
+        assert!(matches!(recover(&deep), Err(Failure::TooDeep { .. })));
+        // A bare word in every object fails each parse early, so the object-literal repair is
+        // the walk that meets the depth.
+        let literal = |levels: usize| {
+            let (open, close) = ("{a: b c, x:".repeat(levels), "}".repeat(levels));
+            format!("{open}1{close}")
+        };
+        assert_eq!(
+            recover(&literal(100_000)),
+            Err(Failure::TooDeep {
+                at: format!("byte {} of the text", 11 * MAX_DEPTH),
+            })
+        );
+        // The repair holds to the limit on its own too.
+        match object_literal(&literal(1_000)) {
+            Err(Failure::TooDeep { at }) => assert!(at.starts_with("/x/x/x/"), "{at}"),
+            other => panic!("{other:?}"),
+        }
+        let at_limit = recover(&literal(MAX_DEPTH)).unwrap();
+        assert_eq!(at_limit.steps, ["unquoted_keys", "object_literal"]);
+        assert_eq!(at_limit.guessed.len(), MAX_DEPTH);
     }
 
     #[test]
