@@ -52,8 +52,13 @@ pub struct Caps {
 #[derive(Debug)]
 pub enum SnapshotError {
     Git(GitError),
-    TooManyFiles { files: u64, cap: u64 },
+    TooManyFiles {
+        files: u64,
+        cap: u64,
+    },
     Io(String),
+    /// Refused before git ran (a file git would read is not a regular file).
+    Refused(Error),
 }
 
 impl From<GitError> for SnapshotError {
@@ -72,6 +77,7 @@ impl std::fmt::Display for SnapshotError {
                  checkpoint_max_files caps it"
             ),
             SnapshotError::Io(e) => write!(f, "{e}"),
+            SnapshotError::Refused(e) => write!(f, "{}", e.message),
         }
     }
 }
@@ -80,6 +86,7 @@ impl SnapshotError {
     /// The wire error for an explicit request.
     pub fn into_error(self) -> Error {
         match self {
+            SnapshotError::Refused(e) => e,
             SnapshotError::Git(GitError::TimedOut(after)) => Error::new(
                 Code::TimedOut,
                 format!("the snapshot did not finish in {} s", after.as_secs()),
@@ -325,6 +332,9 @@ impl Shadow {
         plan: &mut Plan,
         deadline: Instant,
     ) -> Result<(), SnapshotError> {
+        // The user's config is read for `core.excludesFile`: a FIFO it includes would hang here.
+        crate::git::config_files::check(&tree.work_tree, Isolation::User, deadline)
+            .map_err(SnapshotError::Refused)?;
         let mut untracked = self.tree_git(tree, deadline);
         if let Some(path) = user_excludes_file(&tree.work_tree, deadline) {
             untracked = untracked.arg("-c").arg(format!("core.excludesFile={path}"));
