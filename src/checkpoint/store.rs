@@ -39,6 +39,12 @@ const SHADOW_CONFIG: &str = "[core]\n\tbare = false\n\tautocrlf = false\n\tsafec
 \tsymlinks = true\n\tfilemode = true\n\tuntrackedCache = true\n\tlogAllRefUpdates = false\n\
 [gc]\n\tauto = 0\n[index]\n\tversion = 4\n";
 
+/// The shadow repository's `info/attributes`, which outranks every `.gitattributes` of the work
+/// tree: no attribute that converts content applies, so a blob is the file's exact bytes and a
+/// restore gives them back unchanged (`eol=crlf`, `ident`, a filter, an encoding are all the
+/// workspace's business, not the snapshot's).
+const RAW_ATTRIBUTES: &str = "* -text !eol -ident -filter -working-tree-encoding\n";
+
 /// Caps a snapshot works under.
 #[derive(Clone, Copy, Debug)]
 pub struct Caps {
@@ -219,6 +225,8 @@ impl Shadow {
         if !self.exists() {
             self.init(deadline)?;
         }
+        self.keep_bytes_raw()
+            .map_err(|e| io("writing info/attributes of", e))?;
         self.clear_stale_locks();
         Ok(Locked { _file: file })
     }
@@ -232,6 +240,17 @@ impl Shadow {
         let mut text = std::fs::read_to_string(&config).unwrap_or_default();
         text.push_str(SHADOW_CONFIG);
         std::fs::write(&config, text).map_err(|e| SnapshotError::Io(e.to_string()))
+    }
+
+    /// Writes `RAW_ATTRIBUTES` (also into stores made before it existed).
+    fn keep_bytes_raw(&self) -> std::io::Result<()> {
+        let info = self.git_dir.join("info");
+        let file = info.join("attributes");
+        if std::fs::read(&file).is_ok_and(|now| now == RAW_ATTRIBUTES.as_bytes()) {
+            return Ok(());
+        }
+        std::fs::create_dir_all(&info)?;
+        std::fs::write(file, RAW_ATTRIBUTES)
     }
 
     /// Under the lock nobody else writes here, so any git lock file is a killed run's leftover.
@@ -595,8 +614,7 @@ fn lock_of(index: &Path) -> PathBuf {
 /// so incremental snapshots do not pile up small packs (the store never repacks: `gc.auto=0`).
 /// The threshold is set on this one command only: elsewhere it would make git treat blobs as
 /// binary, and the shadow repository's reads (`diff-tree`, `log --name-only`, `cat-file`) never
-/// look inside blobs anyway. Files with a clean filter or line-ending conversion are still
-/// hashed the ordinary way. Only with git 2.37 or later: before it, `update-index` did not group
+/// look inside blobs anyway (no attribute converts content here, see `RAW_ATTRIBUTES`). Only with git 2.37 or later: before it, `update-index` did not group
 /// its objects into one transaction, and each blob would get a pack of its own.
 fn bulk_checkin(paths: usize, deadline: Instant) -> &'static [&'static str] {
     if paths >= BULK_CHECKIN_MIN && git_at_least((2, 37), deadline) {
