@@ -678,3 +678,52 @@ fn restores_are_byte_identical_whatever_the_workspaces_attributes_say() {
         );
     }
 }
+
+/// A file the target snapshot has and snapshots now leave out (over the size cap, ignored since)
+/// is overwritten by a restore only once the undo snapshot holds its bytes: undoing the restore
+/// gives them back.
+#[test]
+fn a_restore_never_overwrites_what_its_undo_snapshot_does_not_hold() {
+    let sandbox = user_repo();
+    let config = sandbox.dir.path().join("caps.yaml");
+    std::fs::write(&config, "checkpoint_max_file_bytes: 1000\n").unwrap();
+    let daemon = Daemon::start(&sandbox, &["--config", config.to_str().unwrap()]);
+    let root = &sandbox.root;
+    std::fs::write(root.join("data.bin"), b"small then\n").unwrap();
+    std::fs::write(root.join("build.out"), b"built then\n").unwrap();
+    let then = daemon.ok("checkpoint", json!({"create": true}));
+    // Both go away and a snapshot records it; then they come back as files snapshots leave out.
+    std::fs::remove_file(root.join("data.bin")).unwrap();
+    std::fs::remove_file(root.join("build.out")).unwrap();
+    daemon.ok("checkpoint", json!({"create": true}));
+    let big: Vec<u8> = (0..5000u32).map(|i| (i % 251) as u8).collect();
+    std::fs::write(root.join("data.bin"), &big).unwrap();
+    std::fs::write(root.join("build.out"), b"precious, made since\n").unwrap();
+    std::fs::write(root.join(".gitignore"), "*.log\nbuild.out\n").unwrap();
+
+    let restored = daemon.ok("checkpoint", json!({"restore": then["hash"]}));
+    let mut held: Vec<&str> = restored["undo_also_holds"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{restored}"))
+        .iter()
+        .map(|p| p.as_str().unwrap())
+        .collect();
+    held.sort();
+    assert_eq!(held, ["build.out", "data.bin"], "{restored}");
+    assert_eq!(
+        std::fs::read(root.join("data.bin")).unwrap(),
+        b"small then\n"
+    );
+    assert_eq!(
+        std::fs::read(root.join("build.out")).unwrap(),
+        b"built then\n"
+    );
+
+    let undone = daemon.ok("checkpoint", json!({"restore": restored["undo"]}));
+    assert!(undone.get("failed").is_none(), "{undone}");
+    assert_eq!(std::fs::read(root.join("data.bin")).unwrap(), big);
+    assert_eq!(
+        std::fs::read(root.join("build.out")).unwrap(),
+        b"precious, made since\n"
+    );
+}

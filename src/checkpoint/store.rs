@@ -17,6 +17,7 @@ use super::roots::Tree;
 use crate::error::{Code, Error};
 use crate::git::command::{nul_records, Git, GitError, Isolation};
 use crate::jail::Jail;
+use std::collections::HashSet;
 use std::ffi::OsStr;
 use std::fs::File;
 use std::os::unix::ffi::OsStrExt;
@@ -189,10 +190,15 @@ impl Shadow {
 
     /// A git command on one root: its work tree and its own index.
     fn tree_git(&self, tree: &Tree, deadline: Instant) -> Git {
+        self.index_git(tree, &tree.index, deadline)
+    }
+
+    /// A git command on one root with the index file `index`.
+    fn index_git(&self, tree: &Tree, index: &Path, deadline: Instant) -> Git {
         let mut git = Git::new(&tree.work_tree, Isolation::Shadow, deadline)
             .env("GIT_DIR", &self.git_dir)
             .env("GIT_WORK_TREE", &tree.work_tree)
-            .env("GIT_INDEX_FILE", &tree.index);
+            .env("GIT_INDEX_FILE", index);
         for (key, value) in IDENTITY {
             git = git.env(key, value);
         }
@@ -436,6 +442,77 @@ impl Shadow {
             .input(listing)
             .run()?;
         Ok(text_of(made))
+    }
+
+    /// The paths (relative to its root) one root's index holds: what snapshots keep of it.
+    pub fn tracked(&self, tree: &Tree, deadline: Instant) -> Result<HashSet<Vec<u8>>, GitError> {
+        let listed = self
+            .tree_git(tree, deadline)
+            .args(["ls-files", "-z", "--cached"])
+            .run()?;
+        Ok(nul_records(&listed.stdout).map(<[u8]>::to_vec).collect())
+    }
+
+    /// A snapshot on top of `base` that also holds `extra` (snapshot paths that snapshots leave
+    /// out: over the size cap, ignored), hashed as they are now. Built on copies of the indexes,
+    /// so later snapshots go on leaving those files out.
+    pub fn snapshot_with(
+        &self,
+        _locked: &Locked,
+        base: &str,
+        extra: &[Vec<u8>],
+        label: &str,
+        deadline: Instant,
+    ) -> Result<String, SnapshotError> {
+        let mut root_trees = Vec::with_capacity(self.trees.len());
+        for tree in &self.trees {
+            let paths: Vec<Vec<u8>> = extra
+                .iter()
+                .filter_map(|p| super::roots::locate(&self.trees, p))
+                .filter(|(t, _)| std::ptr::eq(*t, tree))
+                .map(|(_, rel)| rel.to_vec())
+                .collect();
+            if paths.is_empty() {
+                root_trees.push(text_of(
+                    self.tree_git(tree, deadline).arg("write-tree").run()?,
+                ));
+                continue;
+            }
+            let mut copy = tree.index.as_os_str().to_owned();
+            copy.push(".hold");
+            let copy = PathBuf::from(copy);
+            let _ = std::fs::remove_file(&copy);
+            match std::fs::copy(&tree.index, &copy) {
+                // A root never snapshotted has no index yet: the copy starts empty.
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    let shown = tree.index.display();
+                    return Err(SnapshotError::Io(format!("copying {shown}: {e}")));
+                }
+                _ => {}
+            }
+            let built = self
+                .index_git(tree, &copy, deadline)
+                .args(["update-index", "--add", "-z", "--stdin"])
+                .input(nul_terminated(&paths))
+                .run()
+                .and_then(|_| {
+                    self.index_git(tree, &copy, deadline)
+                        .arg("write-tree")
+                        .run()
+                });
+            let _ = std::fs::remove_file(&copy);
+            root_trees.push(text_of(built?));
+        }
+        let tree = self.top_tree(&root_trees, deadline)?;
+        let commit = self
+            .git(deadline)
+            .args(["commit-tree", &tree, "-m", label, "-p", base])
+            .run()?;
+        let hash = text_of(commit);
+        self.git(deadline)
+            .args(["update-ref", "-m", "checkpoint", REF, &hash, base])
+            .run()?;
+        Ok(hash)
     }
 
     /// Validates a hash the caller gave and returns the full commit id it names here.
