@@ -45,6 +45,11 @@ impl Method {
     /// and the answer gets the language servers' findings for the files the call changed, so no
     /// edit method needs to know about them.
     pub fn call(&self, state: &Arc<State>, params: Value) -> Result<Box<RawValue>> {
+        // Left by the automatic checkpoint that should have preceded this call.
+        if let Some(warning) = crate::checkpoint::auto::take_warning() {
+            let result = self.call(state, params)?;
+            return crate::checkpoint::auto::attach(result, &warning);
+        }
         let mut params = agent::keys::canonical(self, params)?;
         if !self.mutates {
             return (self.call)(state, params);

@@ -428,37 +428,58 @@ fn a_dry_run_exec_runs_nothing_and_so_takes_no_automatic_snapshot() {
     assert_eq!(auto_labels(&daemon), ["auto: before exec"]);
 }
 
+/// A FIFO named by the user's `include.path`: git would hang reading it. Each automatic snapshot
+/// is refused at once instead, every edit's answer says it ran without one (however many failed
+/// before), and snapshots resume as soon as the cause is gone.
 #[test]
-fn failing_automatic_snapshots_back_off_and_stop_after_three_without_failing_edits() {
+fn failing_automatic_snapshots_never_switch_off_and_each_edit_says_so() {
     let sandbox = user_repo();
+    let fifo = sandbox.dir.path().join("include-fifo");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let config_file = sandbox.root.join(".git/config");
+    let original = std::fs::read_to_string(&config_file).unwrap();
+    let hostile = format!("{original}[include]\n\tpath = {}\n", fifo.display());
+    std::fs::write(&config_file, hostile).unwrap();
     let config = sandbox.dir.path().join("c.yaml");
-    std::fs::write(
-        &config,
-        "checkpoint_interval_ms: 0\ncheckpoint_max_files: 1\n",
-    )
-    .unwrap();
+    std::fs::write(&config, "checkpoint_interval_ms: 0\n").unwrap();
     let daemon = Daemon::start(&sandbox, &["--config", config.to_str().unwrap()]);
-    for n in 0..6 {
-        write(&daemon, n);
+    for n in 0..5 {
+        let answer = daemon.ok(
+            "write",
+            json!({"file": "w.txt", "content": format!("{n}\n")}),
+        );
+        let warning = answer["checkpoint_warning"].as_str().unwrap_or_default();
+        assert!(
+            warning.contains(&format!("the last {} attempt(s) failed", n + 1))
+                && warning.contains("a FIFO"),
+            "write {n}: {answer}"
+        );
     }
     let auto = daemon.ok("checkpoint", json!({}))["auto"].clone();
-    assert_eq!(auto["enabled"], false, "{auto}");
-    assert_eq!(auto["failures_in_a_row"], 3);
+    assert_eq!(auto["enabled"], true, "{auto}");
+    assert_eq!(auto["failures_in_a_row"], 5);
     assert_eq!(auto["taken"], 0);
-    assert!(auto["reason"].as_str().unwrap().contains("3 failures"));
     assert!(auto["last_error"]
         .as_str()
         .unwrap()
-        .contains("checkpoint_max_files"));
-    let log = daemon.log_text();
-    assert_eq!(
-        log.matches("automatic checkpoints disabled").count(),
-        1,
-        "{log}"
-    );
+        .contains("include-fifo"));
     assert_eq!(
         std::fs::read_to_string(sandbox.root.join("w.txt")).unwrap(),
-        "5\n"
+        "4\n"
+    );
+    // The cause gone, the next edit is snapshotted and carries no warning.
+    std::fs::write(&config_file, original).unwrap();
+    let answer = daemon.ok("write", json!({"file": "w.txt", "content": "5\n"}));
+    assert!(answer.get("checkpoint_warning").is_none(), "{answer}");
+    assert_eq!(auto_labels(&daemon), ["auto: before write"]);
+    let auto = daemon.ok("checkpoint", json!({}))["auto"].clone();
+    assert_eq!(
+        (auto["taken"].as_u64(), auto["failures_in_a_row"].as_u64()),
+        (Some(1), Some(0))
     );
 }
 
@@ -610,4 +631,99 @@ fn a_snapshot_killed_mid_way_leaves_nothing_that_blocks_the_next() {
     let restored = daemon.ok("checkpoint", json!({"restore": created["hash"]}));
     assert_eq!(restored["restored"].as_array().unwrap().len(), 100);
     assert!(sandbox.root.join("many/7/997.txt").exists());
+}
+
+/// The workspace's attributes convert content for its own repository, never for snapshots: each
+/// file comes back from a restore byte for byte (CRLF endings, an expanded `$Id$`, content a
+/// filter would change, UTF-16).
+#[test]
+fn restores_are_byte_identical_whatever_the_workspaces_attributes_say() {
+    let files: &[(&str, &[u8])] = &[
+        ("crlf.txt", b"one\r\ntwo\r\n"),
+        ("lf-under-crlf.txt", b"one\ntwo\n"),
+        ("mixed.txt", b"one\r\ntwo\nthree\r\n"),
+        (
+            "ident.c",
+            b"/* $Id: 0123456789abcdef0123456789abcdef01234567 $ */\n",
+        ),
+        ("filtered.up", b"lower case\n"),
+        ("wide.u16", b"h\0i\0\n\0"),
+    ];
+    let sandbox = user_repo();
+    std::fs::write(
+        sandbox.root.join(".gitattributes"),
+        "* text eol=crlf\n*.c ident\n*.up filter=up\n*.u16 text working-tree-encoding=UTF-16LE\n",
+    )
+    .unwrap();
+    git(&sandbox.root, &["config", "filter.up.clean", "tr a-z A-Z"]);
+    git(&sandbox.root, &["config", "filter.up.smudge", "cat"]);
+    for (name, bytes) in files {
+        std::fs::write(sandbox.root.join(name), bytes).unwrap();
+    }
+    let daemon = Daemon::start(&sandbox, &[]);
+    let created = daemon.ok("checkpoint", json!({"create": true}));
+    for (name, _) in files {
+        std::fs::write(sandbox.root.join(name), "changed\n").unwrap();
+    }
+    let restored = daemon.ok("checkpoint", json!({"restore": created["hash"]}));
+    assert!(restored.get("failed").is_none(), "{restored}");
+    for (name, bytes) in files {
+        let now = std::fs::read(sandbox.root.join(name)).unwrap();
+        assert_eq!(
+            now,
+            *bytes,
+            "{name}: {:?} came back as {:?}",
+            String::from_utf8_lossy(bytes),
+            String::from_utf8_lossy(&now)
+        );
+    }
+}
+
+/// A file the target snapshot has and snapshots now leave out (over the size cap, ignored since)
+/// is overwritten by a restore only once the undo snapshot holds its bytes: undoing the restore
+/// gives them back.
+#[test]
+fn a_restore_never_overwrites_what_its_undo_snapshot_does_not_hold() {
+    let sandbox = user_repo();
+    let config = sandbox.dir.path().join("caps.yaml");
+    std::fs::write(&config, "checkpoint_max_file_bytes: 1000\n").unwrap();
+    let daemon = Daemon::start(&sandbox, &["--config", config.to_str().unwrap()]);
+    let root = &sandbox.root;
+    std::fs::write(root.join("data.bin"), b"small then\n").unwrap();
+    std::fs::write(root.join("build.out"), b"built then\n").unwrap();
+    let then = daemon.ok("checkpoint", json!({"create": true}));
+    // Both go away and a snapshot records it; then they come back as files snapshots leave out.
+    std::fs::remove_file(root.join("data.bin")).unwrap();
+    std::fs::remove_file(root.join("build.out")).unwrap();
+    daemon.ok("checkpoint", json!({"create": true}));
+    let big: Vec<u8> = (0..5000u32).map(|i| (i % 251) as u8).collect();
+    std::fs::write(root.join("data.bin"), &big).unwrap();
+    std::fs::write(root.join("build.out"), b"precious, made since\n").unwrap();
+    std::fs::write(root.join(".gitignore"), "*.log\nbuild.out\n").unwrap();
+
+    let restored = daemon.ok("checkpoint", json!({"restore": then["hash"]}));
+    let mut held: Vec<&str> = restored["undo_also_holds"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{restored}"))
+        .iter()
+        .map(|p| p.as_str().unwrap())
+        .collect();
+    held.sort();
+    assert_eq!(held, ["build.out", "data.bin"], "{restored}");
+    assert_eq!(
+        std::fs::read(root.join("data.bin")).unwrap(),
+        b"small then\n"
+    );
+    assert_eq!(
+        std::fs::read(root.join("build.out")).unwrap(),
+        b"built then\n"
+    );
+
+    let undone = daemon.ok("checkpoint", json!({"restore": restored["undo"]}));
+    assert!(undone.get("failed").is_none(), "{undone}");
+    assert_eq!(std::fs::read(root.join("data.bin")).unwrap(), big);
+    assert_eq!(
+        std::fs::read(root.join("build.out")).unwrap(),
+        b"precious, made since\n"
+    );
 }

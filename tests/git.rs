@@ -281,3 +281,135 @@ fn a_repository_whose_config_names_programs_gets_none_of_them_run() {
         markers(&marks)
     );
 }
+
+#[test]
+fn a_submodules_filter_and_a_filter_named_in_non_utf8_never_run() {
+    let sandbox = Sandbox::empty();
+    let marks = sandbox.dir.path().join("markers");
+    build("hostile-nested.sh", &[&sandbox.root, &marks]);
+    // The control: plain git runs both programs (on a copy, so the daemon's repository is as built).
+    let control = sandbox.dir.path().join("control");
+    let control_marks = sandbox.dir.path().join("control-markers");
+    std::fs::create_dir_all(&control).unwrap();
+    build("hostile-nested.sh", &[&control, &control_marks]);
+    for args in [&["status"][..], &["diff"]] {
+        Command::new("git")
+            .args(args)
+            .current_dir(&control)
+            .output()
+            .unwrap();
+    }
+    assert_eq!(
+        markers(&control_marks),
+        ["non-utf8", "submodule"],
+        "the fixture no longer makes plain git run its programs"
+    );
+
+    let daemon = Daemon::start(&sandbox, &[]);
+    let status = daemon.ok("git-status", json!({}));
+    let listed = codes(&status, "entries");
+    assert_eq!(
+        listed.get("a.md").map(String::as_str),
+        Some(".M"),
+        "{status}"
+    );
+    daemon.ok("git-changed", json!({}));
+    let diff = daemon.ok("git-diff", json!({}));
+    assert!(diff["diff"].as_str().unwrap().contains("+ONE"), "{diff}");
+    assert!(
+        markers(&marks).is_empty(),
+        "programs named by the repository ran: {:?}",
+        markers(&marks)
+    );
+}
+
+/// `include.path`, `includeIf`, `core.excludesFile` naming a FIFO (or a device): git would block
+/// opening it until the call's deadline. Every git method refuses at once, naming the file.
+#[test]
+fn a_fifo_or_device_among_the_files_git_reads_is_refused_up_front() {
+    let sandbox = Sandbox::empty();
+    build("odd-repo.sh", &[&sandbox.root]);
+    let fifo = sandbox.dir.path().join("config-fifo");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let fifo_text = fifo.to_str().unwrap();
+    // Written into the config as text: plain git would hang on it too.
+    let config = sandbox.root.join(".git/config");
+    let original = std::fs::read_to_string(&config).unwrap();
+    let settings: [(&str, &str); 3] = [
+        ("[include]\n\tpath = ", fifo_text),
+        ("[includeIf \"gitdir:/\"]\n\tpath = ", fifo_text),
+        ("[core]\n\texcludesFile = ", "/dev/zero"),
+    ];
+    let daemon = Daemon::start(&sandbox, &[]);
+    for (setting, value) in settings {
+        std::fs::write(&config, format!("{original}{setting}{value}\n")).unwrap();
+        for method in [
+            "git-status",
+            "git-diff",
+            "git-changed",
+            "git-log",
+            "git-branch",
+        ] {
+            let error = daemon.err(method, json!({}));
+            assert_eq!(error["data"]["code"], "C214", "{setting} {method}: {error}");
+            assert_eq!(error["data"]["path"], value, "{setting} {method}: {error}");
+        }
+    }
+    std::fs::write(&config, original).unwrap();
+    daemon.ok("git-status", json!({}));
+}
+
+/// Secrets whose names are not UTF-8 are excluded from the diff by their exact bytes.
+#[test]
+fn git_diff_withholds_secrets_whose_names_are_not_utf8() {
+    use std::os::unix::ffi::OsStrExt;
+    let sandbox = Sandbox::empty();
+    let names: [&[u8]; 2] = [b"secrets/k\xff.txt", b"id_rsa\xfe"];
+    std::fs::create_dir_all(sandbox.root.join("secrets")).unwrap();
+    let file = |name: &[u8]| sandbox.root.join(std::ffi::OsStr::from_bytes(name));
+    for name in names {
+        std::fs::write(file(name), "SECRET-BEFORE\n").unwrap();
+    }
+    std::fs::write(sandbox.root.join("plain.txt"), "before\n").unwrap();
+    let git = |args: &[&str]| {
+        let out = Command::new("git")
+            .args(["-c", "core.hooksPath=/dev/null"])
+            .args(args)
+            .current_dir(&sandbox.root)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    git(&["init", "-q"]);
+    git(&["add", "-A"]);
+    git(&[
+        "-c",
+        "user.name=F",
+        "-c",
+        "user.email=f@x",
+        "commit",
+        "-qm",
+        "secrets",
+    ]);
+    for name in names {
+        std::fs::write(file(name), "SECRET-AFTER\n").unwrap();
+    }
+    std::fs::write(sandbox.root.join("plain.txt"), "after\n").unwrap();
+    let daemon = Daemon::start(&sandbox, &[]);
+    for params in [json!({}), json!({"staged": false, "context": 1})] {
+        let diff = daemon.ok("git-diff", params);
+        let text = diff["diff"].as_str().unwrap();
+        assert!(text.contains("+after"), "{text}");
+        assert!(
+            !text.contains("SECRET"),
+            "a secret's content leaked: {text}"
+        );
+        let withheld = diff["withheld"].as_array().unwrap();
+        assert_eq!(withheld.len(), 2, "{diff}");
+    }
+}

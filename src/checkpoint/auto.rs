@@ -5,8 +5,11 @@
 //!   The time is taken before the attempt, so a slow or failing one is not retried at once.
 //! - Each attempt has a 10 s deadline; git's process group is killed at it (the store clears the
 //!   lock files a killed run leaves).
-//! - A failure backs off (interval × 2^failures); after 3 failures in a row automatic snapshots
-//!   stay off for the daemon's life, with one log line.
+//! - A failure backs off (interval × 2^failures, at most × 16) and is never final: snapshots are
+//!   tried again after the back-off, however many failed before. Until one succeeds, the answer
+//!   of every mutating call that ran without its snapshot says so (`checkpoint_warning`: the
+//!   error, the failures in a row, when the next attempt is), so a workspace never loses its
+//!   safety net silently.
 //! - Off with config `checkpoints: false`, with `CODER_CHECKPOINTS=off` in the daemon's
 //!   environment, or per request (`"checkpoints": false` beside `params`, which `coder` sends when
 //!   its own environment has `CODER_CHECKPOINTS=off`). Never for `/`, `$HOME` or its ancestors; a
@@ -20,7 +23,8 @@ use serde::Serialize;
 use std::time::{Duration, Instant};
 
 const DEADLINE: Duration = Duration::from_secs(10);
-const FAILURES_BEFORE_OFF: u32 = 3;
+/// The longest back-off after failures, as a power of two of the interval.
+const MAX_BACKOFF_DOUBLINGS: u32 = 4;
 /// Methods that take their own snapshot (or none) and so get no automatic one.
 const SELF_SNAPSHOTTING: &[&str] = &["checkpoint"];
 
@@ -28,7 +32,7 @@ pub struct Auto {
     last_attempt: Option<Instant>,
     retry_at: Option<Instant>,
     failures: u32,
-    /// Why automatic snapshots are off for the daemon's life.
+    /// Why automatic snapshots are off for the daemon's life (the environment, or no git).
     off: Option<String>,
     last_error: Option<String>,
     taken: u64,
@@ -90,8 +94,12 @@ impl Checkpoints {
         let now = Instant::now();
         let interval = Duration::from_millis(state.limits().checkpoint_interval_ms);
         let throttled = auto.last_attempt.is_some_and(|t| now < t + interval);
-        if auto.off.is_some() || throttled || auto.retry_at.is_some_and(|t| now < t) {
+        let waiting = throttled || auto.retry_at.is_some_and(|t| now < t);
+        if auto.off.is_some() || (waiting && auto.failures == 0) {
             return;
+        }
+        if waiting {
+            return warn(auto.warning(now));
         }
         auto.last_attempt = Some(now);
         let deadline = now + DEADLINE;
@@ -104,11 +112,15 @@ impl Checkpoints {
                 auto.taken += 1;
                 auto.failures = 0;
                 auto.retry_at = None;
+                auto.last_error = None;
             }
             Err(SnapshotError::Git(GitError::NotInstalled)) => {
                 auto.off = Some("git is not installed".into());
             }
-            Err(e) => auto.failed(e.to_string(), now, interval),
+            Err(e) => {
+                auto.failed(e.to_string(), now, interval);
+                warn(auto.warning(now));
+            }
         }
     }
 
@@ -136,20 +148,62 @@ impl Checkpoints {
 impl Auto {
     fn failed(&mut self, error: String, now: Instant, interval: Duration) {
         self.failures += 1;
-        self.last_error = Some(error.clone());
-        if self.failures >= FAILURES_BEFORE_OFF {
-            tracing::warn!(
-                "automatic checkpoints disabled after {} failures in a row; last: {error}",
-                self.failures
-            );
-            self.off = Some(format!(
-                "disabled after {} failures in a row",
-                self.failures
-            ));
-            return;
-        }
-        self.retry_at = Some(now + interval * 2u32.pow(self.failures));
+        tracing::warn!(
+            "automatic checkpoint failed ({} in a row): {error}",
+            self.failures
+        );
+        self.last_error = Some(error);
+        let doublings = self.failures.min(MAX_BACKOFF_DOUBLINGS);
+        self.retry_at = Some(now + interval * 2u32.pow(doublings));
     }
+
+    /// What the answer of a call that ran without its snapshot says.
+    fn warning(&self, now: Instant) -> String {
+        let next = self
+            .retry_at
+            .map_or(0, |t| t.saturating_duration_since(now).as_secs());
+        format!(
+            "no automatic checkpoint before this call: the last {} attempt(s) failed ({}); \
+             the next attempt is in {next} s; `checkpoint --create` shows the error",
+            self.failures,
+            self.last_error.as_deref().unwrap_or("unknown error")
+        )
+    }
+}
+
+thread_local! {
+    /// The warning for the call about to run on this thread (set just before it runs).
+    static WARNING: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+fn warn(warning: String) {
+    WARNING.with(|w| *w.borrow_mut() = Some(warning));
+}
+
+/// The warning `before_mutation` left for the call running on this thread, taken once.
+pub fn take_warning() -> Option<String> {
+    WARNING.with(|w| w.borrow_mut().take())
+}
+
+/// Adds `checkpoint_warning` to an object answer.
+pub fn attach(
+    result: Box<serde_json::value::RawValue>,
+    warning: &str,
+) -> crate::error::Result<Box<serde_json::value::RawValue>> {
+    use serde_json::value::RawValue;
+    let text = result.get();
+    let Some(body) = text.trim_end().strip_suffix('}') else {
+        return Ok(result);
+    };
+    let separator = match body.trim_end().ends_with('{') {
+        true => "",
+        false => ",",
+    };
+    let warning = serde_json::Value::from(warning).to_string();
+    RawValue::from_string(format!(
+        "{body}{separator}\"checkpoint_warning\":{warning}}}"
+    ))
+    .map_err(|e| crate::error::Error::io(format!("attaching checkpoint_warning: {e}")))
 }
 
 #[cfg(test)]
@@ -157,7 +211,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn failures_back_off_and_the_third_turns_snapshots_off() {
+    fn failures_back_off_up_to_a_cap_and_never_turn_snapshots_off() {
         let mut auto = Auto::from_env();
         auto.off = None;
         let now = Instant::now();
@@ -166,9 +220,13 @@ mod tests {
         assert_eq!(auto.retry_at, Some(now + Duration::from_secs(30)));
         auto.failed("y".into(), now, interval);
         assert_eq!(auto.retry_at, Some(now + Duration::from_secs(60)));
+        for _ in 0..10 {
+            auto.failed("z".into(), now, interval);
+        }
+        assert_eq!(auto.retry_at, Some(now + Duration::from_secs(240)));
         assert!(auto.off.is_none());
-        auto.failed("z".into(), now, interval);
-        assert!(auto.off.is_some());
+        let warning = auto.warning(now);
+        assert!(warning.contains("12 attempt(s) failed (z)"), "{warning}");
     }
 
     #[test]

@@ -204,7 +204,7 @@ fn run(state: &Arc<State>, p: CheckpointParams) -> Result<Outcome> {
                     e.into_error()
                         .with_prefix("restore refused: the snapshot that would undo it failed: ")
                 })?;
-            let restored = restore::restore(state, shadow, &target, &now.hash, deadline)?;
+            let restored = restore::restore(state, shadow, &locked, &target, &now.hash, deadline)?;
             Ok(Outcome::Restore(restored))
         }
     }
@@ -259,6 +259,13 @@ pub fn render(out: &mut impl Write, r: &serde_json::Value) -> io::Result<()> {
             )?;
             for path in r["kept_newer"].as_array().into_iter().flatten() {
                 writeln!(out, "  kept (newer than the checkpoint): {}", text(path))?;
+            }
+            for path in r["undo_also_holds"].as_array().into_iter().flatten() {
+                writeln!(
+                    out,
+                    "  overwritten, held by the undo snapshot: {}",
+                    text(path)
+                )?;
             }
             for failure in r["failed"].as_array().into_iter().flatten() {
                 writeln!(

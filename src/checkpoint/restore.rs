@@ -4,11 +4,14 @@
 //! differ between that snapshot and the target are then written back, each through the jail
 //! (folder opened beneath its root, atomic publish by `edit::commit`), under the per-file locks
 //! edits take. Files the target does not have (created after it) are kept and listed; nothing is
-//! ever deleted. Ignored and skipped files are in neither snapshot, so they are never touched,
-//! and the user's repository (HEAD, refs, index) is not read or written at all.
+//! ever deleted, and the user's repository (HEAD, refs, index) is not read or written at all.
+//!
+//! Nothing is overwritten that the undo snapshot does not hold: a file the target has and
+//! snapshots leave out now (over the size cap, ignored since) is hashed into the undo snapshot
+//! first, whatever its size (`Shadow::snapshot_with`), and listed in `undo_also_holds`.
 
 use super::roots::{self, Tree};
-use super::store::{Change, Shadow};
+use super::store::{Change, Locked, Shadow};
 use crate::edit::commit::{self, Existing, Publish};
 use crate::error::{Error, Result};
 use crate::jail::{Jail, Resolved};
@@ -34,6 +37,10 @@ pub struct Restored {
     pub restored: Vec<String>,
     /// Paths that exist now but not in the snapshot: created after it, kept as they are.
     pub kept_newer: Vec<String>,
+    /// Paths snapshots leave out (over the size cap, ignored) that the restore overwrote: the
+    /// undo snapshot holds their bytes from just before.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub undo_also_holds: Vec<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub failed: Vec<Failure>,
 }
@@ -48,6 +55,7 @@ pub struct Failure {
 pub fn restore(
     state: &State,
     shadow: &Shadow,
+    locked: &Locked,
     target: &str,
     now: &str,
     deadline: Instant,
@@ -76,10 +84,27 @@ pub fn restore(
             .filter_map(|t| t.as_ref().ok())
             .map(|t| t.abs.clone()),
     )?;
+    let left_out = left_out(shadow, &wanted, &targets, deadline).map_err(git_error)?;
+    let undo = match left_out.is_empty() {
+        true => now.to_string(),
+        false => {
+            let label = format!(
+                "before restore of {} (with files snapshots leave out)",
+                &target[..12]
+            );
+            shadow
+                .snapshot_with(locked, now, &left_out, &label, deadline)
+                .map_err(|e| {
+                    e.into_error()
+                        .with_prefix("restore refused: the snapshot that would undo it failed: ")
+                })?
+        }
+    };
     let fsync = state.limits().fsync;
     let mut result = Restored {
         restored_from: target.to_string(),
-        undo: now.to_string(),
+        undo,
+        undo_also_holds: left_out.iter().map(|p| shown(&shadow.trees, p)).collect(),
         restored: Vec::new(),
         kept_newer: newer
             .iter()
@@ -98,6 +123,36 @@ pub fn restore(
         }
     }
     Ok(result)
+}
+
+/// The paths a restore will overwrite that exist now but are not in the undo snapshot: the
+/// roots' indexes do not hold them (snapshots left them out: over the size cap, ignored).
+/// Secrets are not among them (their targets are refused before this).
+fn left_out(
+    shadow: &Shadow,
+    wanted: &[&Change],
+    targets: &[std::result::Result<Resolved, Error>],
+    deadline: Instant,
+) -> std::result::Result<Vec<Vec<u8>>, crate::git::command::GitError> {
+    let mut tracked = Vec::with_capacity(shadow.trees.len());
+    for tree in &shadow.trees {
+        tracked.push(shadow.tracked(tree, deadline)?);
+    }
+    let mut out = Vec::new();
+    for (change, resolved) in wanted.iter().zip(targets) {
+        let (Ok(resolved), Some((tree, rel))) =
+            (resolved, roots::locate(&shadow.trees, &change.path))
+        else {
+            continue;
+        };
+        let position = shadow.trees.iter().position(|t| std::ptr::eq(t, tree));
+        let held = position.is_some_and(|i| tracked[i].contains(rel));
+        let present = std::fs::symlink_metadata(&resolved.abs).is_ok_and(|m| !m.is_dir());
+        if present && !held {
+            out.push(change.path.clone());
+        }
+    }
+    Ok(out)
 }
 
 /// A snapshot path as the wire shows it (see `roots`).

@@ -17,6 +17,7 @@ use super::roots::Tree;
 use crate::error::{Code, Error};
 use crate::git::command::{nul_records, Git, GitError, Isolation};
 use crate::jail::Jail;
+use std::collections::HashSet;
 use std::ffi::OsStr;
 use std::fs::File;
 use std::os::unix::ffi::OsStrExt;
@@ -39,6 +40,12 @@ const SHADOW_CONFIG: &str = "[core]\n\tbare = false\n\tautocrlf = false\n\tsafec
 \tsymlinks = true\n\tfilemode = true\n\tuntrackedCache = true\n\tlogAllRefUpdates = false\n\
 [gc]\n\tauto = 0\n[index]\n\tversion = 4\n";
 
+/// The shadow repository's `info/attributes`, which outranks every `.gitattributes` of the work
+/// tree: no attribute that converts content applies, so a blob is the file's exact bytes and a
+/// restore gives them back unchanged (`eol=crlf`, `ident`, a filter, an encoding are all the
+/// workspace's business, not the snapshot's).
+const RAW_ATTRIBUTES: &str = "* -text !eol -ident -filter -working-tree-encoding\n";
+
 /// Caps a snapshot works under.
 #[derive(Clone, Copy, Debug)]
 pub struct Caps {
@@ -52,8 +59,13 @@ pub struct Caps {
 #[derive(Debug)]
 pub enum SnapshotError {
     Git(GitError),
-    TooManyFiles { files: u64, cap: u64 },
+    TooManyFiles {
+        files: u64,
+        cap: u64,
+    },
     Io(String),
+    /// Refused before git ran (a file git would read is not a regular file).
+    Refused(Error),
 }
 
 impl From<GitError> for SnapshotError {
@@ -72,6 +84,7 @@ impl std::fmt::Display for SnapshotError {
                  checkpoint_max_files caps it"
             ),
             SnapshotError::Io(e) => write!(f, "{e}"),
+            SnapshotError::Refused(e) => write!(f, "{}", e.message),
         }
     }
 }
@@ -80,6 +93,7 @@ impl SnapshotError {
     /// The wire error for an explicit request.
     pub fn into_error(self) -> Error {
         match self {
+            SnapshotError::Refused(e) => e,
             SnapshotError::Git(GitError::TimedOut(after)) => Error::new(
                 Code::TimedOut,
                 format!("the snapshot did not finish in {} s", after.as_secs()),
@@ -176,10 +190,15 @@ impl Shadow {
 
     /// A git command on one root: its work tree and its own index.
     fn tree_git(&self, tree: &Tree, deadline: Instant) -> Git {
+        self.index_git(tree, &tree.index, deadline)
+    }
+
+    /// A git command on one root with the index file `index`.
+    fn index_git(&self, tree: &Tree, index: &Path, deadline: Instant) -> Git {
         let mut git = Git::new(&tree.work_tree, Isolation::Shadow, deadline)
             .env("GIT_DIR", &self.git_dir)
             .env("GIT_WORK_TREE", &tree.work_tree)
-            .env("GIT_INDEX_FILE", &tree.index);
+            .env("GIT_INDEX_FILE", index);
         for (key, value) in IDENTITY {
             git = git.env(key, value);
         }
@@ -212,6 +231,8 @@ impl Shadow {
         if !self.exists() {
             self.init(deadline)?;
         }
+        self.keep_bytes_raw()
+            .map_err(|e| io("writing info/attributes of", e))?;
         self.clear_stale_locks();
         Ok(Locked { _file: file })
     }
@@ -225,6 +246,17 @@ impl Shadow {
         let mut text = std::fs::read_to_string(&config).unwrap_or_default();
         text.push_str(SHADOW_CONFIG);
         std::fs::write(&config, text).map_err(|e| SnapshotError::Io(e.to_string()))
+    }
+
+    /// Writes `RAW_ATTRIBUTES` (also into stores made before it existed).
+    fn keep_bytes_raw(&self) -> std::io::Result<()> {
+        let info = self.git_dir.join("info");
+        let file = info.join("attributes");
+        if std::fs::read(&file).is_ok_and(|now| now == RAW_ATTRIBUTES.as_bytes()) {
+            return Ok(());
+        }
+        std::fs::create_dir_all(&info)?;
+        std::fs::write(file, RAW_ATTRIBUTES)
     }
 
     /// Under the lock nobody else writes here, so any git lock file is a killed run's leftover.
@@ -325,6 +357,9 @@ impl Shadow {
         plan: &mut Plan,
         deadline: Instant,
     ) -> Result<(), SnapshotError> {
+        // The user's config is read for `core.excludesFile`: a FIFO it includes would hang here.
+        crate::git::config_files::check(&tree.work_tree, Isolation::User, deadline)
+            .map_err(SnapshotError::Refused)?;
         let mut untracked = self.tree_git(tree, deadline);
         if let Some(path) = user_excludes_file(&tree.work_tree, deadline) {
             untracked = untracked.arg("-c").arg(format!("core.excludesFile={path}"));
@@ -407,6 +442,77 @@ impl Shadow {
             .input(listing)
             .run()?;
         Ok(text_of(made))
+    }
+
+    /// The paths (relative to its root) one root's index holds: what snapshots keep of it.
+    pub fn tracked(&self, tree: &Tree, deadline: Instant) -> Result<HashSet<Vec<u8>>, GitError> {
+        let listed = self
+            .tree_git(tree, deadline)
+            .args(["ls-files", "-z", "--cached"])
+            .run()?;
+        Ok(nul_records(&listed.stdout).map(<[u8]>::to_vec).collect())
+    }
+
+    /// A snapshot on top of `base` that also holds `extra` (snapshot paths that snapshots leave
+    /// out: over the size cap, ignored), hashed as they are now. Built on copies of the indexes,
+    /// so later snapshots go on leaving those files out.
+    pub fn snapshot_with(
+        &self,
+        _locked: &Locked,
+        base: &str,
+        extra: &[Vec<u8>],
+        label: &str,
+        deadline: Instant,
+    ) -> Result<String, SnapshotError> {
+        let mut root_trees = Vec::with_capacity(self.trees.len());
+        for tree in &self.trees {
+            let paths: Vec<Vec<u8>> = extra
+                .iter()
+                .filter_map(|p| super::roots::locate(&self.trees, p))
+                .filter(|(t, _)| std::ptr::eq(*t, tree))
+                .map(|(_, rel)| rel.to_vec())
+                .collect();
+            if paths.is_empty() {
+                root_trees.push(text_of(
+                    self.tree_git(tree, deadline).arg("write-tree").run()?,
+                ));
+                continue;
+            }
+            let mut copy = tree.index.as_os_str().to_owned();
+            copy.push(".hold");
+            let copy = PathBuf::from(copy);
+            let _ = std::fs::remove_file(&copy);
+            match std::fs::copy(&tree.index, &copy) {
+                // A root never snapshotted has no index yet: the copy starts empty.
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    let shown = tree.index.display();
+                    return Err(SnapshotError::Io(format!("copying {shown}: {e}")));
+                }
+                _ => {}
+            }
+            let built = self
+                .index_git(tree, &copy, deadline)
+                .args(["update-index", "--add", "-z", "--stdin"])
+                .input(nul_terminated(&paths))
+                .run()
+                .and_then(|_| {
+                    self.index_git(tree, &copy, deadline)
+                        .arg("write-tree")
+                        .run()
+                });
+            let _ = std::fs::remove_file(&copy);
+            root_trees.push(text_of(built?));
+        }
+        let tree = self.top_tree(&root_trees, deadline)?;
+        let commit = self
+            .git(deadline)
+            .args(["commit-tree", &tree, "-m", label, "-p", base])
+            .run()?;
+        let hash = text_of(commit);
+        self.git(deadline)
+            .args(["update-ref", "-m", "checkpoint", REF, &hash, base])
+            .run()?;
+        Ok(hash)
     }
 
     /// Validates a hash the caller gave and returns the full commit id it names here.
@@ -585,8 +691,7 @@ fn lock_of(index: &Path) -> PathBuf {
 /// so incremental snapshots do not pile up small packs (the store never repacks: `gc.auto=0`).
 /// The threshold is set on this one command only: elsewhere it would make git treat blobs as
 /// binary, and the shadow repository's reads (`diff-tree`, `log --name-only`, `cat-file`) never
-/// look inside blobs anyway. Files with a clean filter or line-ending conversion are still
-/// hashed the ordinary way. Only with git 2.37 or later: before it, `update-index` did not group
+/// look inside blobs anyway (no attribute converts content here, see `RAW_ATTRIBUTES`). Only with git 2.37 or later: before it, `update-index` did not group
 /// its objects into one transaction, and each blob would get a pack of its own.
 fn bulk_checkin(paths: usize, deadline: Instant) -> &'static [&'static str] {
     if paths >= BULK_CHECKIN_MIN && git_at_least((2, 37), deadline) {

@@ -34,6 +34,11 @@ const HARDENING: &[&str] = &[
     "diff.external=",
     "core.sshCommand=false",
     "credential.helper=",
+    // Submodules are never entered: `diff.submodule=diff` and a status summary would run git
+    // inside them, under configs the filter blanking never saw.
+    "diff.submodule=short",
+    "status.submoduleSummary=false",
+    "submodule.recurse=false",
 ];
 
 /// Which configuration a call may read.

@@ -8,6 +8,8 @@ use crate::error::Result;
 use crate::state::State;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use std::ffi::OsString;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::sync::Arc;
 
 #[derive(Deserialize, JsonSchema)]
@@ -59,21 +61,28 @@ fn is_zero(n: &u64) -> bool {
 
 pub fn run(state: &Arc<State>, p: DiffParams) -> Result<Diff> {
     let repo = Repo::open(state, p.dir.as_deref())?;
-    let mut pathspec = Vec::new();
+    let mut pathspec: Vec<OsString> = Vec::new();
     if let Some(file) = &p.file {
         let resolved = state.jail.resolve("file", file)?;
         let rel = pathdiff(&resolved.rel, &repo.dir.rel);
-        pathspec.push(format!(":(literal){}", rel.to_string_lossy()));
+        pathspec.push(magic("literal", rel.as_os_str().as_bytes()));
     }
     let base = |git: super::command::Git| {
-        let git = git.args(["diff", "--relative", "-M", "--no-color"]);
+        // Submodules are compared by commit only: a dirty check would run git inside them.
+        let git = git.args([
+            "diff",
+            "--relative",
+            "-M",
+            "--no-color",
+            "--ignore-submodules=dirty",
+        ]);
         if p.staged {
             git.arg("--cached")
         } else {
             git
         }
     };
-    let numstat = base(repo.git_without_filters())
+    let numstat = base(repo.git_without_filters("git-diff")?)
         .args(["--numstat", "-z", "--"])
         .args(&pathspec)
         .run()
@@ -85,11 +94,13 @@ pub fn run(state: &Arc<State>, p: DiffParams) -> Result<Diff> {
         .filter(|path| repo.is_non_accessible(&path.bytes))
         .cloned()
         .collect();
+    // Excluded by their exact bytes: a lossy rendering of a name that is not UTF-8 would
+    // name no file, and the secret would be in the diff.
     for path in &withheld {
-        pathspec.push(format!(":(exclude,literal){}", path.text));
+        pathspec.push(magic("exclude,literal", &path.bytes));
     }
     let cap = state.limits().max_output_bytes as usize;
-    let patch = base(repo.git_without_filters())
+    let patch = base(repo.git_without_filters("git-diff")?)
         .args(["--no-ext-diff", "--no-textconv"])
         .arg(format!("--unified={}", p.context.unwrap_or(3)))
         .arg("--")
@@ -105,6 +116,13 @@ pub fn run(state: &Arc<State>, p: DiffParams) -> Result<Diff> {
         omitted_bytes: patch.omitted,
         withheld,
     })
+}
+
+/// A pathspec with magic (`:(literal)name`), the name as its exact bytes.
+fn magic(words: &str, name: &[u8]) -> OsString {
+    let mut spec = format!(":({words})").into_bytes();
+    spec.extend_from_slice(name);
+    OsString::from_vec(spec)
 }
 
 /// `path` relative to `base` (both root-relative; `base` is an ancestor or the paths diverge).

@@ -10,6 +10,7 @@
 
 pub mod branch;
 pub mod command;
+pub mod config_files;
 pub mod diff;
 pub mod log;
 pub mod render;
@@ -108,6 +109,12 @@ impl<'a> Repo<'a> {
             ))
             .with_recovery("pass the repository's folder, or leave `dir` out"));
         }
+        // A FIFO or device among the files git reads would hang the call until its deadline.
+        config_files::check(
+            &resolved.abs,
+            Isolation::User,
+            Instant::now() + READ_DEADLINE,
+        )?;
         Ok(Repo {
             jail,
             dir: resolved,
@@ -126,36 +133,59 @@ impl<'a> Repo<'a> {
     /// `git()` for commands that read work-tree files (status, diff): git may run a repository's
     /// clean/smudge filter programs (`filter.<driver>.*`, chosen by `.gitattributes`) on them.
     /// Every filter driver the config defines is blanked for the call (an empty command is no
-    /// filter), which costs one `git config` listing.
-    pub fn git_without_filters(&self) -> Git {
+    /// filter), which costs one `git config` listing. Driver names are bytes, as git reads them.
+    /// Submodules are never entered (`--ignore-submodules=dirty` by the callers), so their own
+    /// configs, which this listing does not see, are never read.
+    pub fn git_without_filters(&self, method: &str) -> Result<Git> {
+        use std::os::unix::ffi::OsStringExt;
         let mut git = self.git();
-        for driver in self.filter_drivers() {
-            for key in ["clean", "smudge", "process"] {
-                git = git.arg("-c").arg(format!("filter.{driver}.{key}="));
+        for driver in self.filter_drivers(method)? {
+            for (key, value) in [
+                ("clean", ""),
+                ("smudge", ""),
+                ("process", ""),
+                ("required", "false"),
+            ] {
+                let mut setting = b"filter.".to_vec();
+                setting.extend_from_slice(&driver);
+                setting.extend_from_slice(format!(".{key}={value}").as_bytes());
+                git = git.arg("-c").arg(std::ffi::OsString::from_vec(setting));
             }
-            git = git.arg("-c").arg(format!("filter.{driver}.required=false"));
         }
-        git
+        Ok(git)
     }
 
-    /// The names of the filter drivers the config (all levels, includes followed) defines.
-    fn filter_drivers(&self) -> Vec<String> {
+    /// The names of the filter drivers the config (all levels, includes followed) defines. A
+    /// failed listing fails the call: running git without knowing them could run them.
+    fn filter_drivers(&self, method: &str) -> Result<Vec<Vec<u8>>> {
         let listed = self
             .git()
             .args(["config", "-z", "--name-only", "--get-regexp", r"^filter\."])
-            .output();
-        let Ok(listed) = listed else {
-            return Vec::new();
-        };
-        let mut drivers: Vec<String> = command::nul_records(&listed.stdout)
-            .filter_map(|key| {
-                let key = std::str::from_utf8(key).ok()?.strip_prefix("filter.")?;
-                Some(key.rsplit_once('.')?.0.to_string())
-            })
-            .collect();
+            .output()
+            .map_err(|e| self.error(method, e))?;
+        let mut drivers = Vec::new();
+        for key in command::nul_records(&listed.stdout) {
+            let Some(rest) = key.strip_prefix(b"filter.") else {
+                continue;
+            };
+            let Some(dot) = memchr::memrchr(b'.', rest) else {
+                continue;
+            };
+            let driver = &rest[..dot];
+            // `-c` splits at the first `=`: such a name could not be switched off.
+            if driver.contains(&b'=') {
+                return Err(Error::refused(format!(
+                    "{method}: the filter driver {:?} has `=` in its name and cannot be \
+                     switched off; git is not run",
+                    String::from_utf8_lossy(driver)
+                ))
+                .with_recovery("rename the filter driver in the repository's config"));
+            }
+            drivers.push(driver.to_vec());
+        }
         drivers.sort();
         drivers.dedup();
-        drivers
+        Ok(drivers)
     }
 
     /// Whether a path git reported (relative to `dir`) is a secret by the jail's policy.

@@ -87,13 +87,16 @@ pub struct Status {
 /// Runs and parses `git status` in the repository.
 pub fn status(repo: &Repo) -> Result<Status> {
     let output = repo
-        .git_without_filters()
+        .git_without_filters("git-status")?
         .args([
             "status",
             "--porcelain=v2",
             "-z",
             "--branch",
             "--untracked-files=all",
+            // A submodule's new commits are listed; its work tree is not entered (git would run
+            // `git status` inside it, under its own config and filters).
+            "--ignore-submodules=dirty",
             "--",
             ".",
         ])
