@@ -1,8 +1,9 @@
 //! The daemon's connections: how many it keeps, and which one gives way when a new client comes.
 //!
-//! Each connection costs a file descriptor. The daemon keeps at most `max_connections` (by
-//! default the descriptor limit, `RLIMIT_NOFILE`, less `FD_RESERVE` for the files, pipes and
-//! children requests need), so clients alone can never exhaust the descriptors a request needs.
+//! Each connection costs a file descriptor and `CONNECTION_BYTES`. The daemon keeps at most
+//! `max_connections` (by default the descriptor limit, `RLIMIT_NOFILE`, less `FD_RESERVE` for the
+//! files, pipes and children requests need, and at most what an eighth of `max_memory_bytes`
+//! holds), so clients alone can exhaust neither the descriptors a request needs nor the memory.
 //! When a client arrives at the cap, the connection that is doing the least gives way: the one
 //! idle longest (no request running, no frame half-read), else the one whose half-written frame
 //! is oldest. A connection with a request running is never closed for another; only when every
@@ -141,6 +142,13 @@ impl Handle {
         self.0.in_flight() == 0
     }
 
+    /// When the connection will have been idle `idle` long, counting from its last frame or
+    /// answer.
+    pub fn idle_deadline(&self, idle: std::time::Duration) -> Instant {
+        let last = self.0.last_active.load(Ordering::SeqCst);
+        self.0.registry.epoch + std::time::Duration::from_millis(last) + idle
+    }
+
     /// Resolves when the connection was chosen to give way to a new one.
     pub async fn told_to_close(&self) {
         self.0.close.notified().await
@@ -154,20 +162,31 @@ impl Handle {
 
 impl Drop for Handle {
     fn drop(&mut self) {
-        let mut open = self.0.registry.open.lock().unwrap_or_else(|e| e.into_inner());
+        let mut open = self
+            .0
+            .registry
+            .open
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
         open.remove(&self.0.id);
     }
 }
 
-/// The cap in force: the configured one, else the descriptor limit less the reserve. Read at
-/// each new connection, so a limit changed while the daemon runs (`prlimit`) counts at once.
-pub fn cap(configured: Option<usize>) -> usize {
+/// What one connection costs in memory without budget: its read buffer and the part of a frame
+/// it may hold unbudgeted (`server`), 64 KiB each.
+pub const CONNECTION_BYTES: u64 = 128 * 1024;
+
+/// The cap in force: the configured one, else the descriptor limit less the reserve, and no more
+/// connections than an eighth of `max_memory_bytes` holds. Read at each new connection, so a
+/// limit changed while the daemon runs (`prlimit`) counts at once.
+pub fn cap(configured: Option<usize>, max_memory_bytes: u64) -> usize {
     configured.unwrap_or_else(|| {
         let soft = rustix::process::getrlimit(rustix::process::Resource::Nofile)
             .current
             .unwrap_or(u64::MAX);
-        let soft = usize::try_from(soft).unwrap_or(usize::MAX);
-        soft.saturating_sub(FD_RESERVE).clamp(1, 1 << 20)
+        let by_memory = max_memory_bytes / 8 / CONNECTION_BYTES;
+        let cap = soft.saturating_sub(FD_RESERVE as u64).min(by_memory).max(1);
+        usize::try_from(cap).unwrap_or(usize::MAX)
     })
 }
 

@@ -349,7 +349,7 @@ fn info(state: &Arc<State>, _: NoParams) -> Result<Value> {
         },
         "connections": {
             "open": state.connections.count(),
-            "max": crate::connections::cap(limits.max_connections),
+            "max": crate::connections::cap(limits.max_connections, limits.max_memory_bytes),
             "fd_reserve": crate::connections::FD_RESERVE,
         },
         "methods": names(),

@@ -114,7 +114,10 @@ async fn accept_loop(state: &Arc<State>, listener: UnixListener, signals: Signal
         tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => {
-                    let cap = crate::connections::cap(state.limits().max_connections);
+                    let cap = {
+                        let limits = state.limits();
+                        crate::connections::cap(limits.max_connections, limits.max_memory_bytes)
+                    };
                     match state.connections.admit(cap) {
                         Some(conn) => tokio::spawn(serve_connection(state.clone(), stream, conn)),
                         None => tokio::spawn(refuse_connection(stream, cap)),
@@ -386,8 +389,10 @@ async fn next_frame<R: tokio::io::AsyncBufRead + Unpin>(
                 true => return Ok(Frame::Eof),
                 false => break,
             },
-            _ = tokio::time::sleep(bounds.idle) => if conn.is_idle() {
-                return Ok(Frame::Closed);
+            _ = tokio::time::sleep_until(conn.idle_deadline(bounds.idle).into()) => {
+                if conn.is_idle() && Instant::now() >= conn.idle_deadline(bounds.idle) {
+                    return Ok(Frame::Closed);
+                }
             },
             _ = conn.told_to_close() => if conn.is_idle() {
                 return Ok(Frame::Closed);
@@ -419,7 +424,11 @@ async fn next_frame<R: tokio::io::AsyncBufRead + Unpin>(
     }
 }
 
-/// One frame's bytes as they arrive, its buffer grown only with budget.
+/// The part of a frame each connection may buffer without budget: a request for `info` or
+/// `shutdown` is always read, whoever holds the budget. Bounded like the connections themselves.
+const FREE_FRAME_BYTES: usize = 64 * 1024;
+
+/// One frame's bytes as they arrive, its buffer grown (past `FREE_FRAME_BYTES`) only with budget.
 #[derive(Default)]
 struct FrameBuffer {
     line: Vec<u8>,
@@ -444,7 +453,11 @@ impl FrameBuffer {
                 .max(2 * self.line.capacity())
                 .max(64 * 1024)
                 .min(bounds.max);
-            match bounds.budget.try_take(want - self.line.capacity()) {
+            let counted = |capacity: usize| capacity.saturating_sub(FREE_FRAME_BYTES);
+            match bounds
+                .budget
+                .try_take(counted(want) - counted(self.line.capacity()))
+            {
                 Some(more) => {
                     match &mut self.budget {
                         Some(held) => held.merge(more),
@@ -481,7 +494,9 @@ impl FrameBuffer {
                      read ({} bytes in all, a quarter of max_memory_bytes) is in use",
                     bounds.budget.size()
                 ))
-                .with_recovery("retry when fewer large requests are in flight, or send smaller ones"),
+                .with_recovery(
+                    "retry when fewer large requests are in flight, or send smaller ones",
+                ),
             );
         }
         Frame::Line(Received {
@@ -660,7 +675,11 @@ mod tests {
         let input = [&big[..], b"\nsmall\n"].concat();
         let frames = frames(&input, 1 << 20, 128 * 1024).await;
         assert_eq!(frames.len(), 2);
-        assert!(frames[0].contains("memory for requests being read"), "{}", frames[0]);
+        assert!(
+            frames[0].contains("memory for requests being read"),
+            "{}",
+            frames[0]
+        );
         assert_eq!(frames[1], "small");
     }
 }

@@ -3,11 +3,11 @@
 
 use crate::checkpoint::Checkpoints;
 use crate::config::{Config, JailSettings, Limits};
+use crate::connections::Connections;
 use crate::documents::Documents;
 use crate::edit::commit::Journal;
 use crate::edit::locks::Locks;
 use crate::jail::Jail;
-use crate::connections::Connections;
 use crate::memory::{FrameBudget, Gate, Policy};
 use crate::read;
 use crate::todo::Todos;
