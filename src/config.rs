@@ -44,6 +44,14 @@ pub struct Limits {
     pub autodiag: bool,
     /// Language servers: deadlines, settling, reaping, and servers added or chosen (see `lsp`).
     pub lsp: LspConfig,
+    /// A connection with no request running and no frame arriving is closed after this long.
+    pub idle_timeout_secs: u64,
+    /// A request frame must arrive whole (up to its newline) within this long of its first
+    /// byte; a half-written one is dropped and its connection closed.
+    pub frame_timeout_secs: u64,
+    /// Connections kept open at once; unset: the file-descriptor limit less a reserve (see
+    /// `connections`).
+    pub max_connections: Option<usize>,
 }
 
 /// The `lsp:` section of the config.
@@ -111,6 +119,9 @@ impl Default for Limits {
             exec: crate::exec::ExecConfig::default(),
             autodiag: true,
             lsp: LspConfig::default(),
+            idle_timeout_secs: 600,
+            frame_timeout_secs: 30,
+            max_connections: None,
         }
     }
 }
@@ -303,6 +314,12 @@ impl Limits {
             ("lsp.warm_deadline_ms", self.lsp.warm_deadline_ms),
             ("lsp.cold_deadline_ms", self.lsp.cold_deadline_ms),
             ("lsp.idle_secs", self.lsp.idle_secs),
+            ("idle_timeout_secs", self.idle_timeout_secs),
+            ("frame_timeout_secs", self.frame_timeout_secs),
+            (
+                "max_connections",
+                self.max_connections.map_or(1, |n| n as u64),
+            ),
         ];
         if let Some((name, _)) = positive.iter().find(|(_, v)| *v == 0) {
             return Err(Error::bad_input(format!("`{name}` must be greater than 0")));

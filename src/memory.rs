@@ -45,6 +45,8 @@ pub struct Policy {
     pub search_threads: usize,
     /// grep-searcher's `heap_limit` for each search thread: the longest line a search buffers.
     pub search_heap_limit_bytes: u64,
+    /// Request frames being read or handled, on every connection together (`FrameBudget`).
+    pub frame_budget_bytes: u64,
 }
 
 impl Policy {
@@ -75,6 +77,8 @@ impl Policy {
             request_heap_bytes,
             search_threads,
             search_heap_limit_bytes,
+            // A quarter: the rest of the baseline half covers the runtime, caches and answers.
+            frame_budget_bytes: max_memory_bytes / 4,
         }
     }
 }
@@ -140,19 +144,7 @@ impl Gate {
     /// Follows a reload that changed `max_memory_bytes`.
     pub fn resize(self: &Arc<Self>, policy: &Policy) {
         let old = self.size.swap(policy.heavy_slots, Ordering::SeqCst);
-        if policy.heavy_slots > old {
-            self.slots.add_permits(policy.heavy_slots - old);
-        } else if policy.heavy_slots < old {
-            // Take the surplus as it frees up and keep it.
-            let (slots, surplus) = (self.slots.clone(), (old - policy.heavy_slots) as u32);
-            if let Some(runtime) = &self.runtime {
-                runtime.spawn(async move {
-                    if let Ok(permits) = slots.acquire_many_owned(surplus).await {
-                        permits.forget();
-                    }
-                });
-            }
-        }
+        resize(&self.slots, old, policy.heavy_slots, self.runtime.as_ref());
     }
 
     pub fn running(&self) -> usize {
@@ -182,6 +174,75 @@ impl Drop for HeavyPermit {
                 let _ = tokio::task::spawn_blocking(release_free_memory).await;
             }
         });
+    }
+}
+
+/// Grows a semaphore at once, or shrinks it by taking the surplus as it frees up and keeping it.
+fn resize(
+    semaphore: &Arc<Semaphore>,
+    old: usize,
+    new: usize,
+    runtime: Option<&tokio::runtime::Handle>,
+) {
+    if new > old {
+        semaphore.add_permits(new - old);
+    } else if let (true, Some(runtime)) = (new < old, runtime) {
+        let (semaphore, surplus) = (semaphore.clone(), (old - new) as u32);
+        runtime.spawn(async move {
+            if let Ok(permits) = semaphore.acquire_many_owned(surplus).await {
+                permits.forget();
+            }
+        });
+    }
+}
+
+/// The bytes of request frames, daemon-wide: a connection's half-written frame holds its buffer
+/// until its newline arrives, so without a shared budget many slow connections could hold many
+/// frame limits at once. Counted in KiB (a semaphore's permits are `u32`s when taken together).
+pub struct FrameBudget {
+    kib: Arc<Semaphore>,
+    size_kib: AtomicUsize,
+    runtime: Option<tokio::runtime::Handle>,
+}
+
+/// Budget held by one frame's buffer; given back when dropped.
+pub type FrameBytes = OwnedSemaphorePermit;
+
+const KIB: usize = 1024;
+
+impl FrameBudget {
+    pub fn new(policy: &Policy) -> FrameBudget {
+        let size_kib = (policy.frame_budget_bytes / KIB as u64) as usize;
+        FrameBudget {
+            kib: Arc::new(Semaphore::new(size_kib)),
+            size_kib: AtomicUsize::new(size_kib),
+            runtime: tokio::runtime::Handle::try_current().ok(),
+        }
+    }
+
+    /// Budget for `bytes` more, now or never: a frame that cannot have it is refused rather than
+    /// left waiting, since frames waiting on each other's budget would wait forever.
+    pub fn try_take(&self, bytes: usize) -> Option<FrameBytes> {
+        let kib = u32::try_from(bytes.div_ceil(KIB)).ok()?;
+        self.kib.clone().try_acquire_many_owned(kib).ok()
+    }
+
+    /// Follows a reload that changed `max_memory_bytes`.
+    pub fn resize(&self, policy: &Policy) {
+        let new = (policy.frame_budget_bytes / KIB as u64) as usize;
+        let old = self.size_kib.swap(new, Ordering::SeqCst);
+        resize(&self.kib, old, new, self.runtime.as_ref());
+    }
+
+    /// The whole budget, in bytes.
+    pub fn size(&self) -> u64 {
+        (self.size_kib.load(Ordering::SeqCst) * KIB) as u64
+    }
+
+    /// Bytes frames hold now.
+    pub fn in_use(&self) -> u64 {
+        let size = self.size_kib.load(Ordering::SeqCst);
+        (size.saturating_sub(self.kib.available_permits()) * KIB) as u64
     }
 }
 

@@ -349,7 +349,13 @@ fn info(state: &Arc<State>, _: NoParams) -> Result<Value> {
             "policy": state.policy(),
             "heavy_running": state.heavy.running(),
             "heavy_queued": state.heavy.queued(),
+            "frame_bytes_in_use": state.frames.in_use(),
             "allocator": memory::ALLOCATOR,
+        },
+        "connections": {
+            "open": state.connections.count(),
+            "max": crate::connections::cap(limits.max_connections, limits.max_memory_bytes),
+            "fd_reserve": crate::connections::FD_RESERVE,
         },
         "methods": names(),
         "mutating_methods": METHODS.iter().filter(|m| m.mutates).map(|m| m.name).collect::<Vec<_>>(),

@@ -3,8 +3,10 @@
 //! slow one never holds up another, on the same connection or any other.
 
 use crate::config::Config;
+use crate::connections::Handle;
 use crate::error::{Error, Result};
 use crate::jail::Jail;
+use crate::memory::{FrameBudget, FrameBytes};
 use crate::methods;
 use crate::protocol::{self, default_socket_path, FrameError, Outgoing};
 use crate::registry;
@@ -112,7 +114,14 @@ async fn accept_loop(state: &Arc<State>, listener: UnixListener, signals: Signal
         tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => {
-                    tokio::spawn(serve_connection(state.clone(), stream));
+                    let cap = {
+                        let limits = state.limits();
+                        crate::connections::cap(limits.max_connections, limits.max_memory_bytes)
+                    };
+                    match state.connections.admit(cap) {
+                        Some(conn) => tokio::spawn(serve_connection(state.clone(), stream, conn)),
+                        None => tokio::spawn(refuse_connection(stream, cap)),
+                    };
                 }
                 Err(e) => {
                     tracing::warn!("accept failed: {e}");
@@ -256,7 +265,8 @@ fn watch_config(state: &Arc<State>) -> Option<notify::RecommendedWatcher> {
     Some(watcher)
 }
 
-async fn serve_connection(state: Arc<State>, stream: UnixStream) {
+async fn serve_connection(state: Arc<State>, stream: UnixStream, conn: Handle) {
+    let conn = Arc::new(conn);
     let (reader, mut writer) = stream.into_split();
     let (tx, mut rx) = mpsc::channel::<Outgoing>(IN_FLIGHT_PER_CONNECTION);
     let writer_task = tokio::spawn(async move {
@@ -272,81 +282,248 @@ async fn serve_connection(state: Arc<State>, stream: UnixStream) {
     let slots = Arc::new(Semaphore::new(IN_FLIGHT_PER_CONNECTION));
     let turns = crate::memory::Gate::connection_turns(&state.policy());
     loop {
-        let max_frame = protocol::max_frame_bytes(&state.limits());
-        let frame = match next_frame(&mut reader, max_frame).await {
-            Ok(Frame::Line(line)) => line,
-            Ok(Frame::TooLong(len)) => {
-                let error = Error::too_large(format!(
-                    "request of {len}+ bytes is over the {max_frame}-byte frame limit; it was dropped"
-                ))
-                .with_recovery("send smaller requests (e.g. split a batch)");
-                let response = protocol::failure(&Value::Null, -32600, &error);
-                let _ = tx.send(response.into()).await;
+        let limits = state.limits();
+        let bounds = Bounds {
+            max: protocol::max_frame_bytes(&limits),
+            budget: &state.frames,
+            idle: Duration::from_secs(limits.idle_timeout_secs),
+            frame: Duration::from_secs(limits.frame_timeout_secs),
+        };
+        let frame = match next_frame(&mut reader, &bounds, &conn).await {
+            Ok(Frame::Line(frame)) => frame,
+            Ok(Frame::Refused(error)) => {
+                let _ = tx.send(frame_failure(&error)).await;
                 continue;
             }
-            Ok(Frame::Eof) | Err(_) => break,
+            Ok(Frame::Abandoned(error)) => {
+                let _ = tx.send(frame_failure(&error)).await;
+                break;
+            }
+            Ok(Frame::Eof | Frame::Closed) | Err(_) => break,
         };
-        if frame.iter().all(u8::is_ascii_whitespace) {
+        if frame.bytes.iter().all(u8::is_ascii_whitespace) {
+            conn.frame_read(false);
             continue;
         }
+        conn.frame_read(true);
         let Ok(permit) = slots.clone().acquire_owned().await else {
             break;
         };
-        let (state, tx, turns) = (state.clone(), tx.clone(), turns.clone());
+        let (state, tx, turns, conn) = (state.clone(), tx.clone(), turns.clone(), conn.clone());
         tokio::spawn(async move {
-            if let Some(response) = handle_frame(state, &frame, &turns, &tx).await {
+            if let Some(response) = handle_frame(state, &frame.bytes, &turns, &tx).await {
                 let _ = tx.send(response).await;
             }
-            drop(permit);
+            drop((permit, frame));
+            conn.answered();
         });
     }
     drop(tx);
     let _ = writer_task.await;
 }
 
+/// A frame-level error: it has no request id to answer to.
+fn frame_failure(error: &Error) -> Outgoing {
+    protocol::failure(&Value::Null, -32600, error).into()
+}
+
+/// A client over the connection cap, while every connection is serving a request: told why, then
+/// closed.
+async fn refuse_connection(mut stream: UnixStream, cap: usize) {
+    let error = Error::too_large(format!(
+        "too many connections: all {cap} are serving requests; this one was closed"
+    ))
+    .with_data("max_connections", cap)
+    .with_recovery("retry in a moment, or raise `max_connections` (or the file limit, ulimit -n)");
+    let line: Outgoing = frame_failure(&error);
+    let send = async {
+        for piece in line.pieces() {
+            stream.write_all(piece).await?;
+        }
+        stream.shutdown().await
+    };
+    let _ = tokio::time::timeout(Duration::from_secs(1), send).await;
+}
+
+/// What bounds the reading of one frame.
+struct Bounds<'a> {
+    /// The frame limit.
+    max: usize,
+    /// The daemon-wide budget the frame's buffer is counted against.
+    budget: &'a FrameBudget,
+    /// How long a connection may wait between frames with no request running.
+    idle: Duration,
+    /// How long one frame may take to arrive whole.
+    frame: Duration,
+}
+
+/// A frame read whole, and the budget its bytes hold until it is dropped.
+struct Received {
+    bytes: Vec<u8>,
+    _budget: Option<FrameBytes>,
+}
+
 enum Frame {
-    Line(Vec<u8>),
-    TooLong(usize),
+    Line(Received),
+    /// Skipped to its newline and answered with this error; the connection carries on.
+    Refused(Error),
+    /// Dropped half-read; answered with this error and the connection closed.
+    Abandoned(Error),
+    /// Closed between frames: idle too long, or giving way to a new connection.
+    Closed,
     Eof,
 }
 
-/// Reads one newline-terminated frame. A frame over `max` is skipped to its newline without being
-/// held in memory, so one huge line costs the daemon nothing but the time to read past it.
+/// Reads one newline-terminated frame. A frame over the limit, or one whose buffer cannot get
+/// budget, is skipped to its newline without being held in memory. Between frames, a connection
+/// with no request running closes after `bounds.idle`, or when it is told to give way; a frame
+/// must arrive whole within `bounds.frame` of its first byte.
 async fn next_frame<R: tokio::io::AsyncBufRead + Unpin>(
     reader: &mut R,
-    max: usize,
+    bounds: &Bounds<'_>,
+    conn: &Handle,
 ) -> std::io::Result<Frame> {
-    let mut line = Vec::new();
-    let mut seen = 0usize;
     loop {
-        let buf = reader.fill_buf().await?;
+        tokio::select! {
+            buf = reader.fill_buf() => match buf?.is_empty() {
+                true => return Ok(Frame::Eof),
+                false => break,
+            },
+            _ = tokio::time::sleep_until(conn.idle_deadline(bounds.idle).into()) => {
+                if conn.is_idle() && Instant::now() >= conn.idle_deadline(bounds.idle) {
+                    return Ok(Frame::Closed);
+                }
+            },
+            _ = conn.told_to_close() => if conn.is_idle() {
+                return Ok(Frame::Closed);
+            },
+        }
+    }
+    conn.frame_started();
+    let deadline = tokio::time::Instant::now() + bounds.frame;
+    let mut buffer = FrameBuffer::default();
+    loop {
+        let buf = tokio::select! {
+            buf = reader.fill_buf() => buf?,
+            _ = tokio::time::sleep_until(deadline) => return Ok(Frame::Abandoned(stalled(bounds))),
+            _ = conn.told_to_close() => return Ok(Frame::Abandoned(gave_way(buffer.seen))),
+        };
         if buf.is_empty() {
-            return Ok(match (seen, seen > max) {
-                (0, _) => Frame::Eof,
-                (_, true) => Frame::TooLong(seen),
-                _ => Frame::Line(line),
-            });
+            return Ok(buffer.end(bounds));
         }
         let (chunk, done) = match memchr::memchr(b'\n', buf) {
             Some(i) => (&buf[..i], Some(i + 1)),
             None => (buf, None),
         };
-        seen += chunk.len();
-        if seen <= max {
-            line.extend_from_slice(chunk);
-        } else {
-            line = Vec::new();
-        }
+        buffer.push(chunk, bounds);
         let used = done.unwrap_or(buf.len());
         reader.consume(used);
         if done.is_some() {
-            return Ok(if seen > max {
-                Frame::TooLong(seen)
-            } else {
-                Frame::Line(line)
-            });
+            return Ok(buffer.end(bounds));
         }
     }
+}
+
+/// The part of a frame each connection may buffer without budget: a request for `info` or
+/// `shutdown` is always read, whoever holds the budget. Bounded like the connections themselves.
+const FREE_FRAME_BYTES: usize = 64 * 1024;
+
+/// One frame's bytes as they arrive, its buffer grown (past `FREE_FRAME_BYTES`) only with budget.
+#[derive(Default)]
+struct FrameBuffer {
+    line: Vec<u8>,
+    budget: Option<FrameBytes>,
+    seen: usize,
+    /// The budget said no: the rest of the frame is skipped.
+    refused: bool,
+}
+
+impl FrameBuffer {
+    fn push(&mut self, chunk: &[u8], bounds: &Bounds) {
+        self.seen += chunk.len();
+        if self.refused || self.seen > bounds.max {
+            self.line = Vec::new();
+            self.budget = None;
+            return;
+        }
+        if self.seen > self.line.capacity() {
+            // Grown by doubling, the budget taken for the whole new capacity.
+            let want = self
+                .seen
+                .max(2 * self.line.capacity())
+                .max(64 * 1024)
+                .min(bounds.max);
+            let counted = |capacity: usize| capacity.saturating_sub(FREE_FRAME_BYTES);
+            match bounds
+                .budget
+                .try_take(counted(want) - counted(self.line.capacity()))
+            {
+                Some(more) => {
+                    match &mut self.budget {
+                        Some(held) => held.merge(more),
+                        None => self.budget = Some(more),
+                    }
+                    self.line.reserve_exact(want - self.line.len());
+                }
+                None => {
+                    self.refused = true;
+                    self.line = Vec::new();
+                    self.budget = None;
+                    return;
+                }
+            }
+        }
+        self.line.extend_from_slice(chunk);
+    }
+
+    fn end(self, bounds: &Bounds) -> Frame {
+        let seen = self.seen;
+        if seen > bounds.max {
+            return Frame::Refused(
+                Error::too_large(format!(
+                    "request of {seen}+ bytes is over the {}-byte frame limit; it was dropped",
+                    bounds.max
+                ))
+                .with_recovery("send smaller requests (e.g. split a batch)"),
+            );
+        }
+        if self.refused {
+            return Frame::Refused(
+                Error::too_large(format!(
+                    "request of {seen}+ bytes was dropped: the daemon's memory for requests being \
+                     read ({} bytes in all, a quarter of max_memory_bytes) is in use",
+                    bounds.budget.size()
+                ))
+                .with_recovery(
+                    "retry when fewer large requests are in flight, or send smaller ones",
+                ),
+            );
+        }
+        Frame::Line(Received {
+            bytes: self.line,
+            _budget: self.budget,
+        })
+    }
+}
+
+fn stalled(bounds: &Bounds) -> Error {
+    Error::new(
+        crate::error::Code::TimedOut,
+        format!(
+            "request frame not finished {} s after it began (no newline); it was dropped and the \
+             connection closed",
+            bounds.frame.as_secs()
+        ),
+    )
+    .with_recovery("end every request with a newline; raise `frame_timeout_secs` for slow links")
+}
+
+fn gave_way(seen: usize) -> Error {
+    Error::too_large(format!(
+        "the connection was closed for a new client (the connection cap was reached) while its \
+         frame was half-written ({seen} bytes); it was dropped"
+    ))
+    .with_recovery("reconnect and send the request whole")
 }
 
 /// Turns one frame into response bytes; `None` for notifications (requests without an id). A heavy
@@ -455,18 +632,54 @@ mod tests {
         assert_eq!(fine["ok"], true);
     }
 
-    #[tokio::test]
-    async fn frames_over_the_limit_are_skipped_to_their_newline() {
-        let input: &[u8] = b"short\nxxxxxxxxxxxxxxxxxxxx\nafter\nlast-without-newline";
+    /// Reads every frame of `input` under these bounds, as text for the assertions.
+    async fn frames(input: &[u8], max: usize, budget_bytes: u64) -> Vec<String> {
+        let mut policy = crate::memory::Policy::new(crate::memory::MIN_MEMORY_BYTES);
+        policy.frame_budget_bytes = budget_bytes;
+        let budget = FrameBudget::new(&policy);
+        let bounds = Bounds {
+            max,
+            budget: &budget,
+            idle: Duration::from_secs(60),
+            frame: Duration::from_secs(60),
+        };
+        let connections = crate::connections::Connections::default();
+        let conn = connections.admit(1).unwrap();
         let mut reader = tokio::io::BufReader::with_capacity(4, input);
         let mut frames = Vec::new();
         loop {
-            match next_frame(&mut reader, 8).await.unwrap() {
-                Frame::Line(l) => frames.push(String::from_utf8(l).unwrap()),
-                Frame::TooLong(n) => frames.push(format!("too long: {n}")),
+            match next_frame(&mut reader, &bounds, &conn).await.unwrap() {
+                Frame::Line(l) => frames.push(String::from_utf8(l.bytes).unwrap()),
+                Frame::Refused(e) => frames.push(format!("refused: {}", e.message)),
                 Frame::Eof => break,
+                Frame::Abandoned(_) | Frame::Closed => unreachable!(),
             }
         }
-        assert_eq!(frames, ["short", "too long: 20", "after", "too long: 20"]);
+        assert_eq!(budget.in_use(), 0, "every frame gave its budget back");
+        frames
+    }
+
+    #[tokio::test]
+    async fn frames_over_the_limit_are_skipped_to_their_newline() {
+        let input: &[u8] = b"short\nxxxxxxxxxxxxxxxxxxxx\nafter\nlast-without-newline";
+        let frames = frames(input, 8, 1 << 20).await;
+        assert_eq!(frames[0], "short");
+        assert!(frames[1].starts_with("refused: request of 20+ bytes is over"));
+        assert_eq!(frames[2], "after");
+        assert!(frames[3].starts_with("refused: request of 20+ bytes is over"));
+    }
+
+    #[tokio::test]
+    async fn a_frame_without_budget_is_skipped_and_the_next_one_read() {
+        let big = vec![b'x'; 200 * 1024];
+        let input = [&big[..], b"\nsmall\n"].concat();
+        let frames = frames(&input, 1 << 20, 128 * 1024).await;
+        assert_eq!(frames.len(), 2);
+        assert!(
+            frames[0].contains("memory for requests being read"),
+            "{}",
+            frames[0]
+        );
+        assert_eq!(frames[1], "small");
     }
 }

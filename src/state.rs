@@ -3,11 +3,12 @@
 
 use crate::checkpoint::Checkpoints;
 use crate::config::{Config, JailSettings, Limits};
+use crate::connections::Connections;
 use crate::documents::Documents;
 use crate::edit::commit::Journal;
 use crate::edit::locks::Locks;
 use crate::jail::Jail;
-use crate::memory::{Gate, Policy};
+use crate::memory::{FrameBudget, Gate, Policy};
 use crate::read;
 use crate::todo::Todos;
 use std::path::PathBuf;
@@ -36,6 +37,10 @@ pub struct State {
     pub lsp: crate::lsp::Lsp,
     /// The daemon-wide gate for heavy requests (see `memory`).
     pub heavy: Arc<Gate>,
+    /// The daemon-wide budget of request frames being read or handled (see `memory`).
+    pub frames: FrameBudget,
+    /// The open connections and their cap (see `connections`).
+    pub connections: Connections,
     pub started: Instant,
     pub shutdown: Notify,
     pub checkpoints: Checkpoints,
@@ -45,7 +50,9 @@ pub struct State {
 impl State {
     pub fn new(jail: Jail, config: Config, config_path: Option<PathBuf>, socket: PathBuf) -> State {
         let journal = Journal::open(state_dir(&socket).as_deref());
-        let heavy = Arc::new(Gate::new(&Policy::new(config.limits.max_memory_bytes)));
+        let policy = Policy::new(config.limits.max_memory_bytes);
+        let heavy = Arc::new(Gate::new(&policy));
+        let frames = FrameBudget::new(&policy);
         let data = data_dir();
         let roots: Vec<PathBuf> = jail.roots().iter().map(|r| r.path.clone()).collect();
         for root in &roots {
@@ -66,6 +73,8 @@ impl State {
             todos,
             jail,
             heavy,
+            frames,
+            connections: Connections::default(),
             limits: RwLock::new(Arc::new(config.limits)),
             startup_jail: config.jail,
             last_warning: Default::default(),
@@ -140,8 +149,9 @@ impl State {
                     if lsp != (&current.lsp.servers, &current.lsp.languages) {
                         self.lsp.configure(&config.limits.lsp);
                     }
-                    self.heavy
-                        .resize(&Policy::new(config.limits.max_memory_bytes));
+                    let policy = Policy::new(config.limits.max_memory_bytes);
+                    self.heavy.resize(&policy);
+                    self.frames.resize(&policy);
                     *current = Arc::new(config.limits);
                 }
             }

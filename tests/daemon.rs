@@ -877,3 +877,166 @@ fn memory_stays_bounded_under_search_storms() {
         std::thread::sleep(Duration::from_millis(50));
     }
 }
+
+/// Writes `clients` half-written frames of `frame_mib` MiB each (no newline) at once, and
+/// returns the daemon's peak RSS while they arrive (in MiB) and the clients, still connected.
+fn half_written_frames(daemon: &Daemon, clients: usize, frame_mib: usize) -> (u64, Vec<Client>) {
+    let pid = daemon.child.id();
+    let done = Arc::new(AtomicBool::new(false));
+    let peak = {
+        let done = done.clone();
+        std::thread::spawn(move || {
+            let mut peak = 0;
+            while !done.load(Ordering::SeqCst) {
+                peak = peak.max(rss_kb(pid));
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            peak.max(rss_kb(pid)) / 1024
+        })
+    };
+    let frame = Arc::new(vec![b'x'; frame_mib << 20]);
+    let writers: Vec<_> = (0..clients)
+        .map(|_| {
+            let (socket, frame) = (daemon.socket.clone(), frame.clone());
+            std::thread::spawn(move || {
+                let mut client = Client::connect(&socket);
+                client.stream.write_all(&frame).unwrap();
+                client
+            })
+        })
+        .collect();
+    let clients: Vec<Client> = writers.into_iter().map(|w| w.join().unwrap()).collect();
+    // Every byte was taken by the daemon except what the socket buffers hold: wait until it is
+    // read, i.e. until the daemon's reads stop moving its RSS, by asking `info` (answered only
+    // after its frame, which follows nothing) a couple of times.
+    daemon.ok("info", json!({}));
+    done.store(true, Ordering::SeqCst);
+    (peak.join().unwrap(), clients)
+}
+
+/// Half-written frames on many connections share one daemon-wide budget (a quarter of
+/// `max_memory_bytes`): 100 × 8 MiB and 40 × 40 MiB frames without their newline keep the daemon
+/// far under its 512 MiB (they took 855 MiB and 1.65 GiB before). A frame that found no budget is
+/// answered C213 at its newline; the others are read whole; the budget is all given back.
+#[test]
+fn half_written_frames_share_one_memory_budget() {
+    const BUDGET_MIB: u64 = 512;
+    for (count, mib) in [(100, 8), (40, 40)] {
+        let sandbox = Sandbox::empty();
+        let daemon = Daemon::start(&sandbox, &[]);
+        let info = daemon.ok("info", json!({}));
+        assert_eq!(
+            info["memory"]["policy"]["max_memory_bytes"],
+            json!(BUDGET_MIB << 20)
+        );
+        let (peak_mib, mut clients) = half_written_frames(&daemon, count, mib);
+        eprintln!("{count} × {mib} MiB half-written frames: peak RSS {peak_mib} MiB");
+        assert!(
+            peak_mib < BUDGET_MIB / 2,
+            "{count} × {mib} MiB frames: RSS {peak_mib} MiB"
+        );
+        let info = daemon.ok("info", json!({}));
+        let frame_budget = info["memory"]["policy"]["frame_budget_bytes"]
+            .as_u64()
+            .unwrap();
+        let held = info["memory"]["frame_bytes_in_use"].as_u64().unwrap();
+        assert!(held <= frame_budget, "{held} > {frame_budget}");
+        let mut refused = 0;
+        for client in &mut clients {
+            client.stream.write_all(b"\n").unwrap();
+            let answer = client.recv();
+            match code(&answer["error"]) {
+                "C213" => refused += 1,
+                "C210" => {} // read whole: it was never JSON
+                other => panic!("unexpected answer {other}: {answer}"),
+            }
+        }
+        assert!(
+            refused > 0 && refused < count,
+            "{refused} of {count} refused"
+        );
+        let info = daemon.ok("info", json!({}));
+        assert_eq!(info["memory"]["frame_bytes_in_use"], 0, "{info}");
+    }
+}
+
+/// A connection's answer to reading on: the lines it still got, then `None` at end of file.
+fn read_to_close(client: &mut Client) -> Vec<Value> {
+    use std::io::BufRead;
+    let mut reader = std::io::BufReader::new(client.stream.try_clone().unwrap());
+    let mut lines = Vec::new();
+    loop {
+        let mut line = String::new();
+        match reader.read_line(&mut line) {
+            Ok(0) => return lines,
+            Ok(_) => lines.push(serde_json::from_str(&line).unwrap()),
+            Err(e) => panic!("the connection was not closed: {e}"),
+        }
+    }
+}
+
+/// A frame that stops before its newline is dropped after `frame_timeout_secs` with a C218 line,
+/// and its connection closed; an idle connection is closed after `idle_timeout_secs`; one with a
+/// request running is not, however long the request takes.
+#[test]
+fn half_open_frames_and_idle_connections_time_out() {
+    let sandbox = Sandbox::empty();
+    let config = sandbox.dir.path().join("coderd.yaml");
+    std::fs::write(&config, "frame_timeout_secs: 1\nidle_timeout_secs: 2\n").unwrap();
+    let daemon = Daemon::start(&sandbox, &["--config", config.to_str().unwrap()]);
+
+    let mut half_open = daemon.client();
+    half_open
+        .stream
+        .write_all(br#"{"jsonrpc": "2.0", "id": 1, "method": "in"#)
+        .unwrap();
+    let lines = read_to_close(&mut half_open);
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert_eq!(code(&lines[0]["error"]), "C218", "{lines:?}");
+    assert!(lines[0]["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("frame_timeout_secs"));
+
+    let mut idle = daemon.client();
+    assert!(read_to_close(&mut idle).is_empty());
+
+    let mut busy = daemon.client();
+    let slow = busy.call("exec", json!({"command": "sleep 3; echo done"}));
+    assert_eq!(slow["result"]["stdout"], "done\n", "{slow}");
+    // The idle time counts from the answer: the connection still takes a request.
+    assert!(busy.call("info", json!({})).get("result").is_some());
+}
+
+/// Under a file limit of 150 (set on the running daemon with `prlimit`), 200 idle clients never
+/// starve it: the connection cap stays under the limit less a reserve, the longest-idle
+/// connection gives way to each new one, and `info` and `shutdown` answer.
+#[test]
+fn idle_clients_never_exhaust_the_file_limit() {
+    let sandbox = Sandbox::empty();
+    let daemon = Daemon::start(&sandbox, &[]);
+    let pid = daemon.child.id().to_string();
+    let status = Command::new("prlimit")
+        .args(["--pid", &pid, "--nofile=150:150"])
+        .status()
+        .expect("prlimit");
+    assert!(status.success());
+    let mut idle: Vec<Client> = (0..200).map(|_| daemon.client()).collect();
+    let mut answered = daemon.client();
+    answered
+        .stream
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    let info = answered.call("info", json!({}));
+    let max = info["result"]["connections"]["max"].as_u64().unwrap();
+    let reserve = info["result"]["connections"]["fd_reserve"]
+        .as_u64()
+        .unwrap();
+    assert_eq!(max, 150 - reserve);
+    let open = info["result"]["connections"]["open"].as_u64().unwrap();
+    assert!(open <= max + 1, "{open} connections open, cap {max}");
+    // The first clients gave way: the daemon closed them.
+    assert!(read_to_close(&mut idle[0]).is_empty());
+    let bye = daemon.client().call("shutdown", json!({}));
+    assert!(bye.get("result").is_some(), "{bye}");
+}

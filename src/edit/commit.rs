@@ -289,17 +289,23 @@ pub fn stage<'a>(
     Ok(staged)
 }
 
-/// Mode always; owner and extended attributes (ACLs, SELinux labels) as far as we are allowed.
+/// Owner as far as we are allowed, then the mode: the kernel clears setuid/setgid on `fchown`, so
+/// the mode must come second to keep them. When the owner cannot be kept (an unprivileged daemon
+/// may not give a file away), setuid/setgid are dropped: the file now belongs to the daemon's
+/// user, and keeping the bits would make it a set-id program of a user it never was.
 fn keep_metadata(file: &File, like: &Existing, place: &Place) -> Result<()> {
-    rustix::fs::fchmod(file.as_fd(), Mode::from_raw_mode(like.mode))
-        .map_err(|e| Error::from_io(&e.into(), &place.abs))?;
     let owner = (
         rustix::fs::Uid::from_raw(like.uid),
         rustix::fs::Gid::from_raw(like.gid),
     );
-    // Best effort: an unprivileged daemon may not give a file away; the file keeps our owner then.
-    let _ = rustix::fs::fchown(file.as_fd(), Some(owner.0), Some(owner.1));
-    Ok(())
+    let owned = rustix::fs::fchown(file.as_fd(), Some(owner.0), Some(owner.1)).is_ok();
+    let mode = if owned {
+        like.mode
+    } else {
+        like.mode & !0o6000
+    };
+    rustix::fs::fchmod(file.as_fd(), Mode::from_raw_mode(mode))
+        .map_err(|e| Error::from_io(&e.into(), &place.abs))
 }
 
 /// Copies extended attributes from the file being replaced (best effort, like the owner).

@@ -12,7 +12,8 @@
 //! to a CRLF file with `matched_with: "exact"`.
 
 use crate::edit::locate::{
-    closest, lines_within, Level, LineIndex, Located, Reindent, Text, RULE_NAMES,
+    closest, is_anchor, lines_within, stands_in_place, Level, LineIndex, Located, Reindent, Text,
+    RULE_NAMES,
 };
 use crate::edit::splice::Splice;
 use crate::error::{Error, Result};
@@ -108,12 +109,33 @@ fn git_paths(rest: &[u8]) -> (Option<String>, Option<String>) {
     (a, b)
 }
 
-fn hunk_hint(header: &[u8]) -> Option<usize> {
+/// A hunk header's old start line. Lenient about what models write (`@@`, `@@ @@`, numbers
+/// without counts, a missing closing `@@`), but the text after the first `@@` must be numbers or
+/// nothing: `Err` for anything else, which is not a hunk header at all.
+fn hunk_header(header: &[u8]) -> std::result::Result<Option<usize>, ()> {
     let s = String::from_utf8_lossy(header);
     let inner = s.trim_start_matches('@').trim_start();
-    let tok = inner.split_whitespace().next()?;
-    let num = tok.strip_prefix('-')?.split(',').next()?;
-    num.parse::<usize>().ok().filter(|&n| n > 0)
+    if inner.is_empty() || inner.starts_with("@@") {
+        return Ok(None);
+    }
+    let mut tokens = inner.split_whitespace();
+    let range = |tok: Option<&str>, sign: char| -> std::result::Result<usize, ()> {
+        let body = tok.and_then(|t| t.strip_prefix(sign)).ok_or(())?;
+        let (start, count) = body.split_once(',').unwrap_or((body, "0"));
+        count.parse::<usize>().map_err(|_| ())?;
+        start.parse::<usize>().map_err(|_| ())
+    };
+    let old = range(tokens.next(), '-')?;
+    let mut next = tokens.next();
+    if next.is_some_and(|t| t.starts_with('+')) {
+        range(next, '+')?;
+        next = tokens.next();
+    }
+    match next {
+        None => Ok(Some(old).filter(|&n| n > 0)),
+        Some(t) if t.starts_with("@@") => Ok(Some(old).filter(|&n| n > 0)),
+        Some(_) => Err(()),
+    }
 }
 
 /// Parses a unified diff leniently (see the module doc). Hunks before any `---`/`+++` header go
@@ -199,8 +221,19 @@ pub fn parse(diff: &[u8], default_file: Option<&str>) -> Result<Vec<FilePatch>> 
                 });
                 cur_has_paths = true;
             }
+            let Ok(old_start_hint) = hunk_header(line) else {
+                return Err(Error::bad_input(format!(
+                    "diff line {}: {:?} is not a hunk header",
+                    i + 1,
+                    String::from_utf8_lossy(line)
+                ))
+                .with_data("line", i + 1)
+                .with_recovery(
+                    "a hunk starts with `@@ -OLD,COUNT +NEW,COUNT @@`, or a bare `@@`",
+                ));
+            };
             hunk = Some(Hunk {
-                old_start_hint: hunk_hint(line),
+                old_start_hint,
                 lines: Vec::new(),
                 no_newline_old: false,
                 no_newline_new: false,
@@ -442,9 +475,14 @@ fn place(m: &mut Matcher, hunk: &Hunk, h: usize, total: usize, offset: i64) -> R
         let old: Vec<&[u8]> = attempt.iter().filter_map(HunkLine::in_old).collect();
         let new: Vec<&[u8]> = attempt.iter().filter_map(HunkLine::in_new).collect();
         let removes = attempt.iter().any(|l| matches!(l, HunkLine::Removed(_)));
+        let anchored = attempt
+            .iter()
+            .any(|l| matches!(l, HunkLine::Context(t) if is_anchor(t)));
         let already = |m: &mut Matcher| -> Option<Placed> {
             let (level, cands) = m.ladder(&new)?;
-            (cands.len() == 1).then(|| Placed {
+            let found = (cands.first()?.0 + 1, cands.first()?.0 + new.len());
+            let in_place = stands_in_place(text, &joined(&old), anchored, found);
+            (cands.len() == 1 && in_place).then(|| Placed {
                 hunk: h,
                 start: cands[0].0,
                 old_len: new.len(),
@@ -493,11 +531,7 @@ fn place(m: &mut Matcher, hunk: &Hunk, h: usize, total: usize, offset: i64) -> R
                 .with_recovery("include a few unchanged lines around the addition as context"),
         );
     }
-    let mut search = Vec::new();
-    for l in &old {
-        search.extend_from_slice(l);
-        search.push(b'\n');
-    }
+    let search = joined(&old);
     let mut err = hunk_error(h, total, "context and removed lines not found in the file")
         .with_recovery(
             "re-read the region; data.closest shows the nearest lines (- file, + hunk's old side)",
@@ -506,6 +540,16 @@ fn place(m: &mut Matcher, hunk: &Hunk, h: usize, total: usize, offset: i64) -> R
         err = err.with_data("closest", c);
     }
     Err(err)
+}
+
+/// Lines as one text, each ended by a newline.
+fn joined(lines: &[&[u8]]) -> Vec<u8> {
+    let mut text = Vec::new();
+    for l in lines {
+        text.extend_from_slice(l);
+        text.push(b'\n');
+    }
+    text
 }
 
 fn choose(

@@ -704,13 +704,17 @@ pub fn locate_replace(
         None => {
             if !rstrip(replace).trim_ascii().is_empty() && !replay_proves_nothing(search, replace) {
                 if let Some((rule, found)) = ladder(&text, replace, replace) {
-                    if found.len() == 1 {
-                        return Ok(Located {
-                            splices: Vec::new(),
-                            matched_with: RULE_NAMES[rule],
-                            already_applied: true,
-                            lines: vec![text.line_range(&found[0].range)],
-                        });
+                    let lines = found.first().map(|f| text.line_range(&f.range));
+                    let context = keeps_context(search, replace);
+                    if let (1, Some(lines)) = (found.len(), lines) {
+                        if stands_in_place(&text, search, context, lines) {
+                            return Ok(Located {
+                                splices: Vec::new(),
+                                matched_with: RULE_NAMES[rule],
+                                already_applied: true,
+                                lines: vec![lines],
+                            });
+                        }
                     }
                 }
             }
@@ -882,6 +886,27 @@ fn ratio(a: &str, b: &str) -> f32 {
 /// The file window most similar to `search` (as lines), as the `data.closest` object:
 /// `{start_line, end_line, similarity, diff}`.
 pub(crate) fn closest(text: &Text, search: &[u8]) -> Option<Value> {
+    let found = closest_window(text, search)?;
+    let slines = text_lines(search);
+    let diff = visible_diff(text, found.first, found.len, &slines);
+    Some(json!({
+        "start_line": found.first + 1,
+        "end_line": found.first + found.len,
+        "similarity": (found.similarity * 1000.0).round() / 1000.0,
+        "diff": diff,
+    }))
+}
+
+/// The lines of the original most like a text that is not in it.
+pub(crate) struct Window {
+    /// 0-based first line.
+    pub first: usize,
+    pub len: usize,
+    /// Character-level similarity, 0 to 1.
+    pub similarity: f32,
+}
+
+pub(crate) fn closest_window(text: &Text, search: &[u8]) -> Option<Window> {
     let slines = text_lines(search);
     let n = text.lines().len();
     let m = slines.len();
@@ -918,17 +943,59 @@ pub(crate) fn closest(text: &Text, search: &[u8]) -> Option<Value> {
     }
     let (_, i) = best?;
     let stext = String::from_utf8_lossy(search).replace("\r\n", "\n");
-    let sim = ratio(
+    let similarity = ratio(
         &String::from_utf8_lossy(window(i)).replace("\r\n", "\n"),
         stext.trim_end_matches('\n'),
     );
-    let diff = visible_diff(text, i, w, &slines);
-    Some(json!({
-        "start_line": i + 1,
-        "end_line": i + w,
-        "similarity": (sim * 1000.0).round() / 1000.0,
-        "diff": diff,
-    }))
+    Some(Window {
+        first: i,
+        len: w,
+        similarity,
+    })
+}
+
+/// How alike the search text and the lines standing where it would have matched must be before
+/// a replacement found there counts as that edit, already applied.
+const SAME_PLACE_SIMILARITY: f32 = 0.5;
+
+/// Whether the replacement, found once at `found` (1-based inclusive lines) while the search text
+/// is absent, stands where the search would have matched. Finding the replacement somewhere
+/// proves nothing by itself (the same text may stand elsewhere in the file): the place must be
+/// the search's. It is when the edit keeps a line of context with a word in it (the replacement, found
+/// whole, carries that context with it), or else when the lines most like the search text are
+/// the ones the replacement stands on.
+pub(crate) fn stands_in_place(
+    text: &Text,
+    search: &[u8],
+    keeps_context: bool,
+    found: (usize, usize),
+) -> bool {
+    if keeps_context {
+        return true;
+    }
+    closest_window(text, search).is_some_and(|w| {
+        let (first, last) = (w.first + 1, w.first + w.len);
+        w.similarity >= SAME_PLACE_SIMILARITY && first <= found.1 && found.0 <= last
+    })
+}
+
+/// Whether a context line can anchor a place: it has a word in it (a lone `}` stands everywhere).
+pub(crate) fn is_anchor(line: &[u8]) -> bool {
+    line.iter().any(|&b| b.is_ascii_alphanumeric() || b >= 0x80)
+}
+
+/// Whether the search and its replacement begin or end with the same anchoring line.
+fn keeps_context(search: &[u8], replace: &[u8]) -> bool {
+    let lines = |t: &[u8]| -> Vec<Vec<u8>> {
+        text_lines(t)
+            .into_iter()
+            .map(|(c, _)| typo_fold(c.trim_ascii()).into_owned())
+            .collect()
+    };
+    let (s, r) = (lines(search), lines(replace));
+    let same = |a: Option<&Vec<u8>>, b: Option<&Vec<u8>>| matches!((a, b), (Some(a), Some(b)) if a == b && is_anchor(a));
+    // Only whole lines count: a one-line edit has no line of context.
+    (s.len() > 1 || r.len() > 1) && (same(s.first(), r.first()) || same(s.last(), r.last()))
 }
 
 /// Renders a line with visible whitespace: tab →, trailing spaces ·, CR ␍, NBSP ⍽.
@@ -1157,8 +1224,14 @@ mod tests {
 
     #[test]
     fn replay_is_already_applied_and_anchor_append_is_not() {
-        let l = locate_replace(b"a\nB\nc\n", b"b\n", b"B\n", Occurrence::Unique).unwrap();
+        let file = b"a = 1\nlimit = 20\nc = 3\n";
+        let l = locate_replace(file, b"limit = 10\n", b"limit = 20\n", Occurrence::Unique).unwrap();
         assert!(l.already_applied && l.splices.is_empty());
+        assert_eq!(l.lines, vec![(2, 2)]);
+        // The replacement stands elsewhere than where the search would have matched.
+        let file = b"limit = 5\nreturn compute(2)\n";
+        let err = run(file, b"limit = 10", b"return compute(2)").unwrap_err();
+        assert_eq!(err.data["closest"]["start_line"], json!(1));
         // Search is a substring of replace: the search is found first and applied.
         let (out, _) = run(b"anchor\nz\n", b"anchor\n", b"anchor\nadded\n").unwrap();
         assert_eq!(out, b"anchor\nadded\nz\n");

@@ -17,7 +17,8 @@ use std::sync::Arc;
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PatchParams {
-    /// The file (required for search/replace; for a diff, the file when its headers name none).
+    /// The file (required for search/replace). For a diff: the file its hunks apply to, whatever
+    /// its headers name; a diff over several files is then refused.
     #[serde(alias = "path", alias = "filepath")]
     file: Option<String>,
     /// Exact text to replace; it must occur once (see `occurrence`, `replace_all`).
@@ -150,12 +151,17 @@ fn patch_diff(
     }
     let bytes = decode("diff", text, p.diff_encoding)?;
     let patches = diff::parse(&bytes, p.file.as_deref())?;
+    if let (Some(file), true) = (&p.file, patches.len() > 1) {
+        return Err(one_file_only(file, &patches));
+    }
     let mut targets: Vec<Target> = Vec::new();
     let mut plans = Vec::new();
     for (i, fp) in patches.iter().enumerate() {
-        let wire = fp
-            .new_path
+        // With `file` given, the diff is that file's, whatever its headers call it.
+        let wire = p
+            .file
             .as_deref()
+            .or(fp.new_path.as_deref())
             .or(fp.old_path.as_deref())
             .ok_or_else(|| Error::bad_input(format!("file {} of the diff names no path", i + 1)))?;
         let mut t = target(state, &format!("diff (file {} of the diff)", i + 1), wire)?;
@@ -210,6 +216,24 @@ fn patch_diff(
         files,
         already_applied: all_applied,
     })
+}
+
+/// `file` names one file; a diff over several cannot be that file's.
+fn one_file_only(file: &str, patches: &[diff::FilePatch]) -> Error {
+    let named: Vec<&str> = patches
+        .iter()
+        .map(|fp| {
+            let path = fp.new_path.as_deref().or(fp.old_path.as_deref());
+            path.unwrap_or("/dev/null")
+        })
+        .collect();
+    Error::bad_input(format!(
+        "`file` is {file} but the diff patches {} files ({}); nothing was changed",
+        named.len(),
+        named.join(", ")
+    ))
+    .with_data("files", named)
+    .with_recovery("drop `file` to apply the diff by its headers, or send only that file's part")
 }
 
 #[derive(Deserialize, JsonSchema)]
