@@ -136,23 +136,34 @@ fn namespaces_work() -> &'static std::result::Result<(), String> {
 
 /// The sandbox `config` gives on this machine, or why none can be had.
 pub fn in_force(config: &SandboxConfig) -> std::result::Result<Kind, String> {
-    let landlock = || {
-        landlock::kernel_abi()
-            .map(|_| Kind::Landlock)
-            .ok_or_else(|| "this kernel does not offer Landlock".to_string())
-    };
-    match config.mode {
+    let landlock = || landlock::kernel_abi().is_some();
+    choose(config.mode, namespaces_work, landlock)
+}
+
+/// The choice itself: namespaces where they work, else Landlock for `auto`; `off` only when
+/// the config says so. The probes run only when the mode needs them.
+fn choose(
+    mode: Mode,
+    namespaces: impl FnOnce() -> &'static std::result::Result<(), String>,
+    landlock: impl FnOnce() -> bool,
+) -> std::result::Result<Kind, String> {
+    const NO_LANDLOCK: &str = "this kernel does not offer Landlock";
+    match mode {
         Mode::Off => Ok(Kind::Off),
-        Mode::Landlock => landlock(),
-        Mode::Namespaces => namespaces_work()
-            .clone()
-            .map(|()| Kind::Namespaces)
-            .map_err(|e| format!("user namespaces do not work here ({e})")),
-        Mode::Auto => match namespaces_work() {
+        Mode::Landlock => match landlock() {
+            true => Ok(Kind::Landlock),
+            false => Err(NO_LANDLOCK.into()),
+        },
+        Mode::Namespaces => match namespaces() {
             Ok(()) => Ok(Kind::Namespaces),
-            Err(ns) => {
-                landlock().map_err(|ll| format!("user namespaces do not work here ({ns}) and {ll}"))
-            }
+            Err(e) => Err(format!("user namespaces do not work here ({e})")),
+        },
+        Mode::Auto => match (namespaces(), landlock()) {
+            (Ok(()), _) => Ok(Kind::Namespaces),
+            (Err(_), true) => Ok(Kind::Landlock),
+            (Err(e), false) => Err(format!(
+                "user namespaces do not work here ({e}) and {NO_LANDLOCK}"
+            )),
         },
     }
 }
@@ -328,8 +339,17 @@ impl PrivateTemp {
         use std::sync::atomic::{AtomicU64, Ordering};
         static NEXT: AtomicU64 = AtomicU64::new(0);
         let n = NEXT.fetch_add(1, Ordering::Relaxed);
-        let path = std::env::temp_dir().join(format!("coderd-exec-{}-{n}", std::process::id()));
-        std::fs::create_dir_all(&path).map_err(|e| Error::from_io(&e, &path))?;
+        // The time too: a folder left by a killed daemon whose pid is reused is not ours.
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let path =
+            std::env::temp_dir().join(format!("coderd-exec-{}-{n}-{nanos}", std::process::id()));
+        use std::os::unix::fs::DirBuilderExt;
+        std::fs::DirBuilder::new()
+            .mode(0o700)
+            .create(&path)
+            .map_err(|e| Error::from_io(&e, &path))?;
         Ok(PrivateTemp { path })
     }
 }
@@ -337,5 +357,79 @@ impl PrivateTemp {
 impl Drop for PrivateTemp {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parsed(yaml: &str) -> std::result::Result<SandboxConfig, String> {
+        serde_yaml::from_str(yaml).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn the_config_takes_a_mode_alone_or_the_whole_section() {
+        for (yaml, mode) in [
+            ("none", Mode::Off),
+            ("off", Mode::Off),
+            ("landlock", Mode::Landlock),
+            ("auto", Mode::Auto),
+            ("namespaces", Mode::Namespaces),
+        ] {
+            let config = parsed(yaml).unwrap();
+            assert_eq!(config.mode, mode, "{yaml}");
+            assert_eq!(config.writable, SandboxConfig::default().writable, "{yaml}");
+        }
+        let full = parsed("{mode: namespaces, writable: [~/.gradle], network: false}").unwrap();
+        assert_eq!(full.mode, Mode::Namespaces);
+        assert_eq!(full.writable, vec!["~/.gradle".to_string()]);
+        assert!(!full.network);
+        let partial = parsed("{network: false}").unwrap();
+        assert_eq!(partial.mode, Mode::Auto);
+        assert!(parsed("sandboxed").is_err());
+        assert!(parsed("{mode: auto, netwrok: false}").is_err());
+    }
+
+    #[test]
+    fn auto_falls_back_to_landlock_and_nothing_falls_back_to_off() {
+        static WORK: std::result::Result<(), String> = Ok(());
+        static FAIL: std::sync::LazyLock<std::result::Result<(), String>> =
+            std::sync::LazyLock::new(|| Err("EPERM".into()));
+        let works = || &WORK;
+        let fails = || &*FAIL;
+        assert_eq!(choose(Mode::Auto, works, || false), Ok(Kind::Namespaces));
+        assert_eq!(choose(Mode::Auto, fails, || true), Ok(Kind::Landlock));
+        let neither = choose(Mode::Auto, fails, || false).unwrap_err();
+        assert!(
+            neither.contains("EPERM") && neither.contains("Landlock"),
+            "{neither}"
+        );
+        assert!(choose(Mode::Namespaces, fails, || true).is_err());
+        assert!(choose(Mode::Landlock, works, || false).is_err());
+        assert_eq!(choose(Mode::Off, fails, || false), Ok(Kind::Off));
+    }
+
+    #[test]
+    fn writable_entries_expand_home_and_variables_and_skip_unset_ones() {
+        std::env::set_var("CODERD_TEST_CACHE", "/var/cache/t");
+        let config = SandboxConfig {
+            writable: vec![
+                "$CODERD_TEST_CACHE/sub".into(),
+                "$CODERD_TEST_SURELY_UNSET".into(),
+                "relative/path".into(),
+                "/abs".into(),
+            ],
+            ..SandboxConfig::default()
+        };
+        let places = writable_places(&config, &[PathBuf::from("/ws")]);
+        assert_eq!(
+            places,
+            vec![
+                PathBuf::from("/ws"),
+                PathBuf::from("/var/cache/t/sub"),
+                PathBuf::from("/abs")
+            ]
+        );
     }
 }
