@@ -363,7 +363,7 @@ fn info(state: &Arc<State>, _: NoParams) -> Result<Value> {
             "name": l.name, "extensions": l.extensions, "file_names": l.file_names,
         })).collect::<Vec<_>>(),
         "language_servers": state.lsp.info(),
-        "exec": exec::info(&limits.exec),
+        "exec": exec::info(&limits.exec, &state.jail.roots().iter().map(|r| r.path.clone()).collect::<Vec<_>>()),
     }))
 }
 

@@ -181,12 +181,18 @@ pub fn data_dir() -> Option<PathBuf> {
 /// Where a daemon keeps state that outlives it (the temp-file journal): beside its socket, in a
 /// folder named for the socket, so two daemons never share one and a restart finds its own.
 fn state_dir(socket: &std::path::Path) -> Option<PathBuf> {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(socket.as_os_str().as_encoded_bytes());
+    let tag: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
+    Some(state_base()?.join(tag))
+}
+
+/// The folder holding every daemon's `state_dir`: `$XDG_STATE_HOME/coderd`, else
+/// `~/.local/state/coderd`.
+pub fn state_base() -> Option<PathBuf> {
     let base = match std::env::var_os("XDG_STATE_HOME") {
         Some(dir) if !dir.is_empty() => PathBuf::from(dir),
         _ => PathBuf::from(std::env::var_os("HOME")?).join(".local/state"),
     };
-    use sha2::{Digest, Sha256};
-    let digest = Sha256::digest(socket.as_os_str().as_encoded_bytes());
-    let tag: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
-    Some(base.join("coderd").join(tag))
+    Some(base.join("coderd"))
 }

@@ -1,6 +1,7 @@
 //! Process control of `exec`, through a real daemon: timeouts end the whole process group,
 //! background grandchildren never hang a call, nothing leaks, output is capped exactly, secrets
-//! stay out of the child's environment, stdin is at EOF, and the Landlock sandbox holds.
+//! stay out of the child's environment, stdin is at EOF, and the Landlock sandbox holds. The
+//! process-control tests run twice: in the default namespace sandbox and with `sandbox: off`.
 
 mod common;
 
@@ -8,42 +9,55 @@ use common::{Daemon, Sandbox};
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 
-/// The processes whose process group is `pgid`, from `/proc`.
-fn group_members(pgid: i64) -> Vec<i64> {
+/// How each process-control test runs: in the default namespace sandbox, where the shell is
+/// PID 2 of a namespace whose init reports for it, and unsandboxed.
+const MODES: [(&str, &str); 2] = [("namespaces", ""), ("off", "exec:\n  sandbox: off\n")];
+
+fn daemon_in(mode: &str) -> (Sandbox, Daemon) {
+    let sandbox = Sandbox::empty();
+    let config = sandbox.dir.path().join("coderd.yaml");
+    let text = MODES.iter().find(|(m, _)| *m == mode).unwrap().1;
+    std::fs::write(&config, text).unwrap();
+    let daemon = Daemon::start(&sandbox, &["--config", config.to_str().unwrap()]);
+    (sandbox, daemon)
+}
+
+/// A `sleep` duration no other process uses: it names the command's processes in `/proc`,
+/// whatever PID namespace they run in (`$$` inside a sandbox is 2, not their group).
+fn marker(test: u32, mode: &str) -> String {
+    let mode = MODES.iter().position(|(m, _)| *m == mode).unwrap();
+    format!("300.{}{test}{mode}", std::process::id())
+}
+
+/// Live processes (zombies aside) with `marker` among their arguments.
+fn marked(marker: &str) -> Vec<i64> {
     let mut out = Vec::new();
     for entry in std::fs::read_dir("/proc").unwrap().flatten() {
         let Ok(pid) = entry.file_name().to_string_lossy().parse::<i64>() else {
             continue;
         };
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
         let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
             continue;
         };
-        // Fields after the command name (which may hold spaces) start with state, ppid, pgrp.
-        let after = &stat[stat.rfind(')').unwrap() + 2..];
-        let fields: Vec<&str> = after.split(' ').collect();
-        // Zombies are dead: they wait for init to reap them and run nothing.
-        if fields[2].parse::<i64>() == Ok(pgid) && fields[0] != "Z" {
+        let state = stat[stat.rfind(')').unwrap() + 2..].split(' ').next();
+        if state != Some("Z") && cmdline.split(|b| *b == 0).any(|a| a == marker.as_bytes()) {
             out.push(pid);
         }
     }
     out
 }
 
-/// The group id the command printed as `pgid=N` (its shell's pid: it leads its own session).
-fn printed_pgid(result: &Value) -> i64 {
-    let stdout = result["stdout"].as_str().unwrap();
-    let line = stdout.lines().find(|l| l.starts_with("pgid=")).unwrap();
-    line["pgid=".len()..].trim().parse().unwrap()
-}
-
-/// Waits up to a second for a group to empty (the kernel reaps orphans asynchronously).
-fn assert_group_gone(pgid: i64) {
+/// Waits up to a second for the marked processes to be gone (orphans are reaped asynchronously).
+fn assert_gone(marker: &str) {
     let deadline = Instant::now() + Duration::from_secs(1);
-    while !group_members(pgid).is_empty() {
+    while !marked(marker).is_empty() {
         assert!(
             Instant::now() < deadline,
-            "processes of group {pgid} are still alive: {:?}",
-            group_members(pgid)
+            "processes marked {marker} are still alive: {:?}",
+            marked(marker)
         );
         std::thread::sleep(Duration::from_millis(20));
     }
@@ -55,89 +69,95 @@ fn exec(daemon: &Daemon, params: Value) -> Value {
 
 #[test]
 fn a_timeout_ends_the_group_even_when_a_grandchild_holds_stdout() {
-    let sandbox = Sandbox::empty();
-    let daemon = Daemon::start(&sandbox, &[]);
-    let started = Instant::now();
-    let result = exec(
-        &daemon,
-        json!({"cmd": "echo pgid=$$; (sleep 300; echo never) & sleep 300", "timeout": 2}),
-    );
-    let elapsed = started.elapsed();
-    assert!(elapsed < Duration::from_millis(3500), "took {elapsed:?}");
-    assert_eq!(result["timed_out"], json!(true), "{result}");
-    assert_group_gone(printed_pgid(&result));
+    for (mode, _) in MODES {
+        let (_sandbox, daemon) = daemon_in(mode);
+        let mark = marker(1, mode);
+        let started = Instant::now();
+        let result = exec(
+            &daemon,
+            json!({"cmd": format!("(sleep {mark}; echo never) & sleep {mark}"), "timeout": 2}),
+        );
+        let elapsed = started.elapsed();
+        assert!(
+            elapsed < Duration::from_millis(3500),
+            "{mode}: took {elapsed:?}"
+        );
+        assert_eq!(result["timed_out"], json!(true), "{result}");
+        assert_eq!(result["sandbox"], json!(mode), "{result}");
+        assert_gone(&mark);
+    }
 }
 
 /// A daemon killed with SIGKILL takes the commands it was running with it, grandchildren
-/// included: its watchdog ends their group when the daemon's pipe closes.
+/// included: its watchdog ends their group when the daemon's pipe closes (and a sandbox's init
+/// dies with the daemon's thread that started it).
 #[test]
 fn a_killed_daemon_leaves_no_command_running() {
-    let sandbox = Sandbox::empty();
-    let mut daemon = Daemon::start(&sandbox, &[]);
-    let mut client = daemon.client();
-    client.send_line(
-        &json!({"jsonrpc": "2.0", "id": 1, "method": "exec", "params": {
-            "cmd": "(sleep 300) & echo $$ > pgid.txt; sleep 300", "timeout": 600}})
-        .to_string(),
-    );
-    let pgid_file = sandbox.root.join("pgid.txt");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let pgid: i64 = loop {
-        let text = std::fs::read_to_string(&pgid_file).unwrap_or_default();
-        if let Ok(pgid) = text.trim().parse() {
-            break pgid;
+    for (mode, _) in MODES {
+        let (_sandbox, mut daemon) = daemon_in(mode);
+        let mark = marker(2, mode);
+        let mut client = daemon.client();
+        client.send_line(
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "exec", "params": {
+                "cmd": format!("(sleep {mark}) & sleep {mark}"), "timeout": 600}})
+            .to_string(),
+        );
+        // The background sleep and the foreground one.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while marked(&mark).len() < 2 {
+            assert!(Instant::now() < deadline, "{mode}: {:?}", marked(&mark));
+            std::thread::sleep(Duration::from_millis(20));
         }
-        assert!(Instant::now() < deadline, "the command never started");
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    // The background sleep and the shell (or the sleep it became).
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while group_members(pgid).len() < 2 {
-        assert!(Instant::now() < deadline, "{:?}", group_members(pgid));
-        std::thread::sleep(Duration::from_millis(20));
+        daemon.child.kill().unwrap();
+        daemon.child.wait().unwrap();
+        assert_gone(&mark);
     }
-    daemon.child.kill().unwrap();
-    daemon.child.wait().unwrap();
-    assert_group_gone(pgid);
 }
 
 #[test]
 fn processes_that_ignore_sigterm_are_killed_after_the_grace_period() {
-    let sandbox = Sandbox::empty();
-    let daemon = Daemon::start(&sandbox, &[]);
-    let started = Instant::now();
-    let result = exec(
-        &daemon,
-        json!({"cmd": "trap '' TERM; echo pgid=$$; sleep 300 & sleep 300", "timeout": 1}),
-    );
-    let elapsed = started.elapsed();
-    // 1 s timeout + 2 s grace + the SIGKILL round, bounded.
-    assert!(elapsed >= Duration::from_secs(3), "took {elapsed:?}");
-    assert!(elapsed < Duration::from_millis(4500), "took {elapsed:?}");
-    assert_eq!(result["timed_out"], json!(true));
-    assert_eq!(result["signal"], json!(9), "{result}");
-    assert_group_gone(printed_pgid(&result));
+    for (mode, _) in MODES {
+        let (_sandbox, daemon) = daemon_in(mode);
+        let mark = marker(3, mode);
+        let started = Instant::now();
+        let result = exec(
+            &daemon,
+            json!({"cmd": format!("trap '' TERM; sleep {mark} & sleep {mark}"), "timeout": 1}),
+        );
+        let elapsed = started.elapsed();
+        // 1 s timeout + 2 s grace + the SIGKILL round, bounded.
+        assert!(
+            elapsed >= Duration::from_secs(3),
+            "{mode}: took {elapsed:?}"
+        );
+        assert!(
+            elapsed < Duration::from_millis(4500),
+            "{mode}: took {elapsed:?}"
+        );
+        assert_eq!(result["timed_out"], json!(true));
+        assert_eq!(result["signal"], json!(9), "{result}");
+        assert_gone(&mark);
+    }
 }
 
 #[test]
 fn a_background_process_left_holding_the_pipes_does_not_hang_a_finished_command() {
-    let sandbox = Sandbox::empty();
-    let daemon = Daemon::start(&sandbox, &[]);
-    let started = Instant::now();
-    let result = exec(
-        &daemon,
-        json!({"cmd": "echo pgid=$$; sleep 300 & echo done"}),
-    );
-    assert!(
-        started.elapsed() < Duration::from_secs(2),
-        "{:?}",
-        started.elapsed()
-    );
-    assert_eq!(result["exit_code"], json!(0), "{result}");
-    assert_eq!(result["timed_out"], json!(false));
-    assert_eq!(result["background_killed"], json!(true), "{result}");
-    assert!(result["stdout"].as_str().unwrap().contains("done"));
-    assert_group_gone(printed_pgid(&result));
+    for (mode, _) in MODES {
+        let (_sandbox, daemon) = daemon_in(mode);
+        let mark = marker(4, mode);
+        let started = Instant::now();
+        let result = exec(&daemon, json!({"cmd": format!("sleep {mark} & echo done")}));
+        assert!(
+            started.elapsed() < Duration::from_secs(2),
+            "{mode}: {:?}",
+            started.elapsed()
+        );
+        assert_eq!(result["exit_code"], json!(0), "{result}");
+        assert_eq!(result["timed_out"], json!(false));
+        assert_eq!(result["background_killed"], json!(true), "{result}");
+        assert!(result["stdout"].as_str().unwrap().contains("done"));
+        assert_gone(&mark);
+    }
 }
 
 /// Open descriptors and live children of the daemon.
@@ -160,8 +180,13 @@ fn daemon_footprint(pid: u32) -> (usize, usize) {
 
 #[test]
 fn a_hundred_runs_leak_no_process_and_no_descriptor() {
-    let sandbox = Sandbox::empty();
-    let daemon = Daemon::start(&sandbox, &[]);
+    for (mode, _) in MODES {
+        a_hundred_runs_in(mode);
+    }
+}
+
+fn a_hundred_runs_in(mode: &str) {
+    let (_sandbox, daemon) = daemon_in(mode);
     let mut client = daemon.client();
     let mut run = |cmd: &str| {
         let r = client.call("exec", json!({"cmd": cmd}));
@@ -180,7 +205,10 @@ fn a_hundred_runs_leak_no_process_and_no_descriptor() {
         }
     }
     let after = daemon_footprint(daemon.child.id());
-    assert_eq!(before, after, "(descriptors, children) before and after");
+    assert_eq!(
+        before, after,
+        "{mode}: (descriptors, children) before and after"
+    );
 }
 
 #[test]
@@ -244,31 +272,37 @@ fn secrets_in_the_daemon_environment_do_not_reach_commands() {
 
 #[test]
 fn stdin_is_at_eof_at_once_and_there_is_no_terminal() {
-    let sandbox = Sandbox::empty();
-    let daemon = Daemon::start(&sandbox, &[]);
-    let started = Instant::now();
-    let result = exec(
-        &daemon,
-        json!({"cmd": "cat; read -r line; echo read=$?; tty; true", "timeout": 20}),
-    );
-    assert!(started.elapsed() < Duration::from_secs(2));
-    let stdout = result["stdout"].as_str().unwrap();
-    assert!(stdout.contains("read=1"), "{stdout}");
-    assert!(stdout.contains("not a tty"), "{stdout}");
+    for (mode, _) in MODES {
+        let (_sandbox, daemon) = daemon_in(mode);
+        let started = Instant::now();
+        let result = exec(
+            &daemon,
+            json!({"cmd": "cat; read -r line; echo read=$?; tty; true", "timeout": 20}),
+        );
+        assert!(started.elapsed() < Duration::from_secs(2));
+        let stdout = result["stdout"].as_str().unwrap();
+        assert!(stdout.contains("read=1"), "{mode}: {stdout}");
+        assert!(stdout.contains("not a tty"), "{mode}: {stdout}");
+    }
 }
 
 #[test]
 fn exit_codes_signals_dir_and_timeout_bounds_are_reported() {
-    let sandbox = Sandbox::empty();
-    sandbox.write("sub/marker.txt", "x\n");
-    let daemon = Daemon::start(&sandbox, &[]);
-    let failed = exec(&daemon, json!({"cmd": "echo oops >&2; exit 7"}));
+    for (mode, _) in MODES {
+        let (sandbox, daemon) = daemon_in(mode);
+        sandbox.write("sub/marker.txt", "x\n");
+        exit_codes_in(&daemon);
+    }
+}
+
+fn exit_codes_in(daemon: &Daemon) {
+    let failed = exec(daemon, json!({"cmd": "echo oops >&2; exit 7"}));
     assert_eq!(failed["exit_code"], json!(7));
     assert_eq!(failed["stderr"], json!("oops\n"));
-    let killed = exec(&daemon, json!({"cmd": "kill -9 $$"}));
+    let killed = exec(daemon, json!({"cmd": "kill -9 $$"}));
     assert_eq!(killed["signal"], json!(9), "{killed}");
     assert_eq!(killed["exit_code"], Value::Null);
-    let listed = exec(&daemon, json!({"command": "ls", "dir": "sub"}));
+    let listed = exec(daemon, json!({"command": "ls", "dir": "sub"}));
     assert_eq!(listed["stdout"], json!("marker.txt\n"));
     let outside = daemon.err("exec", json!({"cmd": "ls", "dir": "/"}));
     assert_eq!(outside["data"]["code"], "C215", "{outside}");
@@ -288,13 +322,17 @@ fn the_landlock_sandbox_keeps_writes_inside_the_roots_where_the_kernel_supports_
         "touch inside.txt && echo tmp > \"$TMPDIR/t\" && echo ok; touch '{}'",
         outside.display()
     );
-    if info["exec"]["landlock_abi"].is_null() {
-        assert_eq!(info["exec"]["sandbox_enforced"], json!(false), "{info}");
+    if info["exec"]["sandbox"]["landlock_abi"].is_null() {
+        assert_eq!(info["exec"]["sandbox"]["in_force"], Value::Null, "{info}");
         let error = daemon.err("exec", json!({"cmd": cmd}));
         assert_eq!(error["data"]["code"], "C214", "{error}");
         return;
     }
-    assert_eq!(info["exec"]["sandbox_enforced"], json!(true), "{info}");
+    assert_eq!(
+        info["exec"]["sandbox"]["in_force"],
+        json!("landlock"),
+        "{info}"
+    );
     let result = exec(&daemon, json!({"cmd": cmd}));
     assert_eq!(result["sandbox"], json!("landlock"));
     assert!(

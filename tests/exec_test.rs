@@ -1,7 +1,7 @@
 //! `test` through a real daemon on real toolchains: each fixture project under
 //! tests/fixtures/test-projects (listed in its cases.json) has a passing, a failing and a slow
 //! test. A full run reports the failure with its lines, the pattern narrows to the passing test,
-//! and the timeout stops the slow one.
+//! and the timeout stops the slow one, all inside the default namespace sandbox.
 
 mod common;
 
@@ -44,6 +44,8 @@ fn run_case(project: &str) {
     // The first run compiles (cargo, go): a generous timeout.
     let full = daemon.ok("test", json!({"dir": "proj", "timeout": 300}));
     assert_eq!(full["framework"], case["framework"], "{full}");
+    // The toolchains run in the default sandbox, with their caches writable.
+    assert_eq!(full["sandbox"], json!("namespaces"), "{full}");
     assert_ne!(full["exit_code"], json!(0), "{full}");
     let failing = case["failing"].as_str().unwrap();
     if case["summary"] == json!(true) {

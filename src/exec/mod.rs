@@ -17,7 +17,7 @@ pub mod watchdog;
 pub mod wrappers;
 
 use crate::methods::{method, Method};
-pub use policy::{ExecConfig, SandboxMode};
+pub use policy::ExecConfig;
 
 pub fn methods() -> Vec<Method> {
     vec![method(
@@ -40,16 +40,13 @@ pub fn methods() -> Vec<Method> {
     )]
 }
 
-/// What `info` says about running commands: the policy in force and whether the sandbox is
-/// enforced on this kernel.
-pub fn info(config: &ExecConfig) -> serde_json::Value {
-    let abi = sandbox::kernel_abi();
+/// What `info` says about running commands: the policy in force and the sandbox commands get on
+/// this machine (`sandbox.in_force`, or `sandbox.refused` saying why none can be had).
+pub fn info(config: &ExecConfig, roots: &[std::path::PathBuf]) -> serde_json::Value {
     serde_json::json!({
         "enabled": config.enabled,
         "shell": run::shell(),
-        "sandbox": config.sandbox,
-        "landlock_abi": abi,
-        "sandbox_enforced": config.sandbox == SandboxMode::Landlock && abi.is_some(),
+        "sandbox": sandbox::describe(&config.sandbox, roots),
         "deny": config.deny,
         "allow": config.allow,
         "rules": rules::Rule::BUILT_IN.iter().map(|r| r.name()).collect::<Vec<_>>(),

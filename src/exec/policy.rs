@@ -21,21 +21,14 @@ pub struct ExecConfig {
     pub allow: Vec<String>,
     /// Variable names passed to commands even though they look like secrets.
     pub env_passthrough: Vec<String>,
-    /// `none` or `landlock` (children may write only inside the roots and a private temp folder).
-    pub sandbox: SandboxMode,
+    /// Where commands may write and what they see (see `sandbox`).
+    pub sandbox: super::sandbox::SandboxConfig,
     /// Seconds an `exec` may run when the request names no `timeout`.
     pub default_timeout: u64,
     /// The largest `timeout` a request may ask for (`exec` and `test`).
     pub max_timeout: u64,
     /// Seconds a `test` run may take when the request names no `timeout`.
     pub test_timeout: u64,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum SandboxMode {
-    None,
-    Landlock,
 }
 
 impl Default for ExecConfig {
@@ -45,7 +38,7 @@ impl Default for ExecConfig {
             deny: Vec::new(),
             allow: Vec::new(),
             env_passthrough: Vec::new(),
-            sandbox: SandboxMode::None,
+            sandbox: Default::default(),
             default_timeout: 120,
             max_timeout: 3600,
             test_timeout: 30,

@@ -9,12 +9,14 @@
 //! left the group with its own `setsid`) is dropped: the call never waits on it.
 
 use super::output::{Capture, Captured};
+use super::sandbox::namespaces;
 use std::ffi::OsString;
+use std::fs::File;
 use std::io::{ErrorKind, Read};
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
-use std::process::{Child, ChildStderr, ChildStdout, Command, ExitStatus, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 /// Between SIGTERM and SIGKILL.
@@ -35,8 +37,51 @@ pub struct Job<'a> {
     pub timeout: Duration,
     /// Bytes kept per stream (head + tail).
     pub stream_budget: usize,
-    /// A Landlock ruleset the child enforces on itself before `exec` (see `sandbox`).
-    pub landlock: Option<&'a OwnedFd>,
+    pub confinement: Confinement<'a>,
+}
+
+/// What the child is confined by (see `sandbox`).
+pub enum Confinement<'a> {
+    None,
+    /// A Landlock ruleset the child enforces on itself before `exec`.
+    Landlock(&'a OwnedFd),
+    /// Namespaces of its own, with the view the plan describes.
+    Namespaces(&'a namespaces::Plan),
+}
+
+/// The supervised process: the shell itself, or the init of the namespaces it runs in (which
+/// reports the shell's status as its own).
+enum Running {
+    Plain(Child),
+    Jailed(namespaces::Child),
+}
+
+impl Running {
+    fn id(&self) -> u32 {
+        match self {
+            Running::Plain(child) => child.id(),
+            Running::Jailed(child) => child.id(),
+        }
+    }
+
+    fn try_wait(&mut self) -> std::io::Result<Option<ExitStatus>> {
+        match self {
+            Running::Plain(child) => child.try_wait(),
+            Running::Jailed(child) => child.try_wait(),
+        }
+    }
+
+    fn wait(&mut self) -> std::io::Result<ExitStatus> {
+        match self {
+            Running::Plain(child) => child.wait(),
+            Running::Jailed(child) => child.wait(),
+        }
+    }
+
+    /// The namespace ended processes the command left running.
+    fn ended_leftovers(&self) -> bool {
+        matches!(self, Running::Jailed(child) if child.leftovers)
+    }
 }
 
 /// Which pipe a chunk came from.
@@ -72,10 +117,14 @@ impl Outcome {
 /// Runs `job`, calling `on_output` with each chunk read (for streaming), and returns how it ended.
 pub fn run(job: &Job, on_output: &mut dyn FnMut(Stream, &[u8])) -> std::io::Result<Outcome> {
     let started = Instant::now();
-    let child = spawn(job)?;
+    let (child, stdout, stderr) = spawn(job)?;
     let pgid = child.id() as i32;
     super::watchdog::track(pgid);
-    let outcome = supervise(job, started, child, pgid, on_output);
+    let pipes = Pipes::new(stdout, stderr, job.stream_budget).map(|mut pipes| {
+        pipes.exit = pidfd(pgid);
+        pipes
+    });
+    let outcome = pipes.and_then(|pipes| supervise(job, started, child, pipes, pgid, on_output));
     super::watchdog::untrack(pgid);
     outcome
 }
@@ -84,11 +133,11 @@ pub fn run(job: &Job, on_output: &mut dyn FnMut(Stream, &[u8])) -> std::io::Resu
 fn supervise(
     job: &Job,
     started: Instant,
-    mut child: Child,
+    mut child: Running,
+    mut pipes: Pipes,
     pgid: i32,
     on_output: &mut dyn FnMut(Stream, &[u8]),
 ) -> std::io::Result<Outcome> {
-    let mut pipes = Pipes::new(child.stdout.take(), child.stderr.take(), job.stream_budget)?;
     let deadline = started + job.timeout;
     let mut status = None;
     let mut timed_out = false;
@@ -103,6 +152,7 @@ fn supervise(
         pipes.poll_once((deadline - now).min(Duration::from_millis(50)), on_output);
         status = child.try_wait()?;
     }
+    pipes.exit = None;
     if timed_out {
         status = end_group(&mut child, pgid, &mut pipes, on_output)?;
     } else {
@@ -126,7 +176,7 @@ fn supervise(
     Ok(Outcome {
         status,
         timed_out,
-        background_killed,
+        background_killed: background_killed || child.ended_leftovers(),
         drain_truncated,
         duration: started.elapsed(),
         stdout,
@@ -134,7 +184,30 @@ fn supervise(
     })
 }
 
-fn spawn(job: &Job) -> std::io::Result<Child> {
+/// Starts the child and hands back its output pipes.
+fn spawn(job: &Job) -> std::io::Result<(Running, Option<File>, Option<File>)> {
+    if let Confinement::Namespaces(plan) = job.confinement {
+        let exec = namespaces::Exec {
+            program: job.program,
+            args: &job.args,
+            env: &job.env,
+            cwd: job.cwd,
+            linger: LINGER,
+        };
+        let spawned = namespaces::spawn(plan, &exec)?;
+        return Ok((
+            Running::Jailed(spawned.child),
+            Some(spawned.stdout),
+            Some(spawned.stderr),
+        ));
+    }
+    let mut child = spawn_plain(job)?;
+    let stdout = child.stdout.take().map(|p| File::from(OwnedFd::from(p)));
+    let stderr = child.stderr.take().map(|p| File::from(OwnedFd::from(p)));
+    Ok((Running::Plain(child), stdout, stderr))
+}
+
+fn spawn_plain(job: &Job) -> std::io::Result<Child> {
     let mut command = Command::new(job.program);
     command
         .args(&job.args)
@@ -144,7 +217,10 @@ fn spawn(job: &Job) -> std::io::Result<Child> {
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    let landlock: Option<RawFd> = job.landlock.map(|fd| fd.as_raw_fd());
+    let landlock: Option<RawFd> = match job.confinement {
+        Confinement::Landlock(fd) => Some(fd.as_raw_fd()),
+        _ => None,
+    };
     // SAFETY: the closure only makes async-signal-safe system calls (setsid, setrlimit, prctl,
     // landlock_restrict_self) between fork and exec; it allocates nothing.
     unsafe {
@@ -158,7 +234,7 @@ fn spawn(job: &Job) -> std::io::Result<Child> {
             };
             libc::setrlimit(libc::RLIMIT_CORE, &no_core);
             if let Some(fd) = landlock {
-                super::sandbox::enforce_in_child(fd)?;
+                super::sandbox::landlock::enforce_in_child(fd)?;
             }
             Ok(())
         });
@@ -168,7 +244,7 @@ fn spawn(job: &Job) -> std::io::Result<Child> {
 
 /// SIGTERM to the group, a grace period, then SIGKILL until the group is empty. Reaps the shell.
 fn end_group(
-    child: &mut Child,
+    child: &mut Running,
     pgid: i32,
     pipes: &mut Pipes,
     on_output: &mut dyn FnMut(Stream, &[u8]),
@@ -246,19 +322,18 @@ fn live_members(pgid: i32) -> bool {
 
 /// The two output pipes, non-blocking, read by `poll(2)`.
 struct Pipes {
-    stdout: Option<ChildStdout>,
-    stderr: Option<ChildStderr>,
+    stdout: Option<File>,
+    stderr: Option<File>,
     out_capture: Capture,
     err_capture: Capture,
     buffer: Vec<u8>,
+    /// A pidfd of the child while it runs: polled with the pipes, so that its exit ends the wait
+    /// even when its output closed first (a sandbox's init exits just after the command).
+    exit: Option<OwnedFd>,
 }
 
 impl Pipes {
-    fn new(
-        stdout: Option<ChildStdout>,
-        stderr: Option<ChildStderr>,
-        budget: usize,
-    ) -> std::io::Result<Pipes> {
+    fn new(stdout: Option<File>, stderr: Option<File>, budget: usize) -> std::io::Result<Pipes> {
         for fd in [
             stdout.as_ref().map(|p| p.as_raw_fd()),
             stderr.as_ref().map(|p| p.as_raw_fd()),
@@ -274,6 +349,7 @@ impl Pipes {
             out_capture: Capture::new(budget),
             err_capture: Capture::new(budget),
             buffer: vec![0; 64 * 1024],
+            exit: None,
         })
     }
 
@@ -283,7 +359,7 @@ impl Pipes {
 
     /// Waits up to `timeout` for output and reads whatever is there.
     fn poll_once(&mut self, timeout: Duration, on_output: &mut dyn FnMut(Stream, &[u8])) {
-        let mut fds: Vec<libc::pollfd> = Vec::with_capacity(2);
+        let mut fds: Vec<libc::pollfd> = Vec::with_capacity(3);
         let mut which = Vec::with_capacity(2);
         if let Some(p) = &self.stdout {
             fds.push(pollfd(p.as_raw_fd()));
@@ -293,7 +369,9 @@ impl Pipes {
             fds.push(pollfd(p.as_raw_fd()));
             which.push(Stream::Stderr);
         }
-        if fds.is_empty() {
+        if let Some(exit) = &self.exit {
+            fds.push(pollfd(exit.as_raw_fd()));
+        } else if fds.is_empty() {
             std::thread::sleep(timeout);
             return;
         }
@@ -343,6 +421,15 @@ impl Pipes {
     fn finish(self) -> (Captured, Captured) {
         (self.out_capture.finish(), self.err_capture.finish())
     }
+}
+
+/// A descriptor that becomes readable when the process `pid` exits (Linux 5.3); none on older
+/// kernels, where the loop polls its pipes with a timeout as before.
+fn pidfd(pid: i32) -> Option<OwnedFd> {
+    // SAFETY: pidfd_open returns a new descriptor we own, or -1.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) } as RawFd;
+    // SAFETY: a fresh descriptor owned by nobody else.
+    (fd >= 0).then(|| unsafe { std::os::fd::FromRawFd::from_raw_fd(fd) })
 }
 
 fn pollfd(fd: RawFd) -> libc::pollfd {

@@ -1,6 +1,6 @@
 //! The `exec` method: params → decision → (unless `dry_run`) a supervised run.
 
-use super::policy::{self, Decision, SandboxMode};
+use super::policy::{self, Decision};
 use super::rules::Places;
 use super::{environment, process, sandbox};
 use crate::error::{Error, Result};
@@ -32,8 +32,17 @@ pub struct ExecParams {
 #[derive(Serialize)]
 #[serde(untagged)]
 pub enum ExecResult {
-    Decision(Decision),
+    Decision(DryRun),
     Ran(RunReport),
+}
+
+/// A `dry_run` answer: the decision, and the sandbox the command would run in (the mode in
+/// force and where it could write).
+#[derive(Serialize)]
+pub struct DryRun {
+    #[serde(flatten)]
+    pub decision: Decision,
+    pub sandbox: serde_json::Value,
 }
 
 /// How a supervised run ended, as the wire shows it.
@@ -58,9 +67,14 @@ pub struct RunReport {
     /// Output pipes still open after the final bounded read were dropped.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub drain_truncated: bool,
-    /// `landlock` when the run was sandboxed.
+    /// The sandbox that ran it: `namespaces`, `landlock` or `off`.
+    pub sandbox: &'static str,
+    /// Secrets inside the roots (by `non_accessible_globs`) the command saw empty.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub masked: Vec<String>,
+    /// What the sandbox did that the output may show (secrets read as empty files).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub sandbox: Option<&'static str>,
+    pub note: Option<String>,
     /// The output was also sent as `exec/progress` notifications (the CLI then does not repeat it).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub streamed: bool,
@@ -87,25 +101,15 @@ pub fn supervise(
     let limits = state.limits();
     let config = &limits.exec;
     let mut env = environment::scrubbed(std::env::vars_os(), &config.env_passthrough);
-    let private_tmp = match config.sandbox {
-        SandboxMode::Landlock => Some(PrivateTemp::create()?),
-        SandboxMode::None => None,
-    };
-    let ruleset = match &private_tmp {
-        Some(tmp) => {
-            env.retain(|(k, _)| k != "TMPDIR");
-            env.push(("TMPDIR".into(), tmp.path.clone().into()));
-            let mut writable: Vec<PathBuf> =
-                state.jail.roots().iter().map(|r| r.path.clone()).collect();
-            writable.push(tmp.path.clone());
-            Some(sandbox::ruleset(&writable).map_err(|e| {
-                Error::refused(format!(
-                    "`exec.sandbox` is landlock but it cannot be set up: {e}"
-                ))
-                .with_recovery("`info` shows whether Landlock is enforced on this kernel")
-            })?)
-        }
-        None => None,
+    let confined = sandbox::prepare(state, &config.sandbox)?;
+    if let Some(tmp) = confined.temp_dir() {
+        env.retain(|(k, _)| k != "TMPDIR");
+        env.push(("TMPDIR".into(), tmp.into()));
+    }
+    let confinement = match (&confined.landlock, &confined.plan) {
+        (Some(ruleset), _) => process::Confinement::Landlock(ruleset),
+        (None, Some(plan)) => process::Confinement::Namespaces(plan),
+        (None, None) => process::Confinement::None,
     };
     let budget = (limits.max_output_bytes / 2).max(2) as usize;
     let spec = process::Job {
@@ -115,11 +119,29 @@ pub fn supervise(
         env,
         timeout: job.timeout,
         stream_budget: budget,
-        landlock: ruleset.as_ref(),
+        confinement,
     };
-    let outcome = process::run(&spec, on_output)
-        .map_err(|e| Error::io(format!("starting `{}`: {e}", job.program)))?;
-    drop(private_tmp);
+    let outcome = process::run(&spec, on_output).map_err(|e| {
+        match e
+            .get_ref()
+            .and_then(|inner| inner.downcast_ref::<sandbox::namespaces::SetupError>())
+        {
+            Some(setup) => {
+                Error::refused(format!("the namespace sandbox cannot be set up: {setup}"))
+                    .with_recovery(
+                        "`info` shows the sandbox in force; `exec.sandbox: off` runs unsandboxed",
+                    )
+            }
+            None => Error::io(format!("starting `{}`: {e}", job.program)),
+        }
+    })?;
+    let note = (!confined.masked.is_empty()).then(|| {
+        format!(
+            "{} secret path(s) inside the roots were masked (read as empty) for the command \
+             by `non_accessible_globs`",
+            confined.masked.len()
+        )
+    });
     Ok(RunReport {
         exit_code: outcome.exit_code(),
         signal: outcome.signal(),
@@ -132,32 +154,15 @@ pub fn supervise(
         stderr: outcome.stderr.text,
         background_killed: outcome.background_killed,
         drain_truncated: outcome.drain_truncated,
-        sandbox: ruleset.is_some().then_some("landlock"),
+        sandbox: confined.kind.name(),
+        masked: confined.masked.iter().take(MASKED_SHOWN).cloned().collect(),
+        note,
         streamed: false,
     })
 }
 
-/// A temporary folder for one sandboxed run, removed when the run ends.
-struct PrivateTemp {
-    path: PathBuf,
-}
-
-impl PrivateTemp {
-    fn create() -> Result<PrivateTemp> {
-        use std::sync::atomic::{AtomicU64, Ordering};
-        static NEXT: AtomicU64 = AtomicU64::new(0);
-        let n = NEXT.fetch_add(1, Ordering::Relaxed);
-        let path = std::env::temp_dir().join(format!("coderd-exec-{}-{n}", std::process::id()));
-        std::fs::create_dir_all(&path).map_err(|e| Error::from_io(&e, &path))?;
-        Ok(PrivateTemp { path })
-    }
-}
-
-impl Drop for PrivateTemp {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.path);
-    }
-}
+/// Masked secrets named in an answer, at most (the note counts them all).
+const MASKED_SHOWN: usize = 20;
 
 /// The timeout a request may have: its own (at most `exec.max_timeout`) or the default.
 pub fn timeout(requested: Option<u64>, default: u64, max: u64) -> Result<Duration> {
@@ -228,7 +233,11 @@ pub fn run(state: &Arc<State>, params: ExecParams) -> Result<ExecResult> {
     let cwd = working_folder(state, params.dir.as_deref())?;
     let decision = policy::decide(&params.cmd, &places(state, cwd), &limits.exec);
     if params.dry_run {
-        return Ok(ExecResult::Decision(decision));
+        let roots: Vec<PathBuf> = state.jail.roots().iter().map(|r| r.path.clone()).collect();
+        return Ok(ExecResult::Decision(DryRun {
+            decision,
+            sandbox: sandbox::describe(&limits.exec.sandbox, &roots),
+        }));
     }
     if !decision.allowed {
         return Err(refusal(&decision));

@@ -1,7 +1,8 @@
-//! The optional Landlock sandbox (`exec.sandbox: landlock`): the child may read and execute
-//! anything, but write only inside the workspace roots, a private temporary folder and a few
-//! device files (`/dev/null`, `/dev/tty`, ...). The ruleset is built in the daemon (which may
-//! allocate) and only enforced in the child between fork and exec, with two raw system calls.
+//! The Landlock fallback (`exec.sandbox.mode: landlock`, or `auto` where user namespaces do not
+//! work): the child may read and execute anything, but write only beneath the writable places
+//! (roots, private temp folder, tool caches) and a few device files (`/dev/null`, `/dev/tty`, ...).
+//! The ruleset is built in the daemon (which may allocate) and only enforced in the child between
+//! fork and exec, with two raw system calls. It cannot hide files: secrets stay readable.
 
 use landlock::{
     Access, AccessFs, PathBeneath, PathFd, Ruleset, RulesetAttr, RulesetCreatedAttr, ABI,

@@ -1,0 +1,308 @@
+//! The namespace sandbox `exec` and `test` run in by default, through a real daemon: secrets
+//! inside the roots read as empty whatever reads them, writes land only in the roots, the tool
+//! caches and the run's private temp folder (never in `$HOME`, `/tmp`, `/etc`, outside folders or
+//! the daemon's checkpoints), `network: false` cuts the network, `info` and `dry_run` say what
+//! is in force, and without user namespaces `auto` falls back to Landlock while `namespaces`
+//! is refused with C214.
+
+mod common;
+
+use common::{Daemon, Sandbox};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Secret files of the workspace (by the default `non_accessible_globs`) and a word each holds.
+const SECRETS: &[(&str, &str)] = &[
+    (".env", "API_KEY=SECRET-ENV-1111"),
+    ("sub/.env.local", "TOKEN=SECRET-ENVLOCAL-2222"),
+    ("secrets/prod.txt", "SECRET-DIR-3333"),
+    ("config/server.key", "SECRET-KEY-4444"),
+    ("deploy/id_rsa", "SECRET-RSA-5555"),
+];
+
+/// Ways a command reads files; none may print a secret.
+const READERS: &[&str] = &[
+    "cat .env",
+    "cat sub/.env.local secrets/prod.txt config/server.key deploy/id_rsa",
+    "grep -r SECRET . ; true",
+    "tar c . 2>/dev/null | cat",
+    "python3 -c \"print(open('.env').read())\"",
+    "find . -type f -exec cat {} +",
+    "ls -la secrets; cat secrets/*; true",
+];
+
+fn secret_workspace() -> Sandbox {
+    let sandbox = Sandbox::empty();
+    for (path, secret) in SECRETS {
+        sandbox.write(path, &format!("{secret}\n"));
+    }
+    sandbox.write("src/main.rs", "fn main() {}\n");
+    sandbox
+}
+
+#[test]
+fn secrets_inside_the_roots_read_as_empty_whatever_reads_them() {
+    let sandbox = secret_workspace();
+    let daemon = Daemon::start(&sandbox, &[]);
+    for reader in READERS {
+        let result = daemon.ok("exec", json!({"cmd": reader}));
+        assert_eq!(result["sandbox"], json!("namespaces"), "{result}");
+        let output = format!("{}{}", result["stdout"], result["stderr"]);
+        assert!(
+            !output.contains("SECRET-"),
+            "`{reader}` printed a secret: {result}"
+        );
+        assert!(
+            result["note"].as_str().unwrap().contains("masked"),
+            "{result}"
+        );
+        let masked: Vec<&str> = result["masked"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m.as_str().unwrap())
+            .collect();
+        for shown in [".env", "sub/.env.local", "secrets/", "config/server.key"] {
+            assert!(masked.contains(&shown), "{shown} in {masked:?}");
+        }
+    }
+    // The files themselves are untouched by writes through the masks.
+    let wrote = daemon.ok(
+        "exec",
+        json!({"cmd": "echo replaced > .env; rm -f .env; true"}),
+    );
+    assert_eq!(wrote["exit_code"], json!(0), "{wrote}");
+    let env = std::fs::read_to_string(sandbox.root.join(".env")).unwrap();
+    assert_eq!(env, "API_KEY=SECRET-ENV-1111\n");
+    // Ordinary files are read as they are.
+    let plain = daemon.ok("exec", json!({"cmd": "cat src/main.rs"}));
+    assert_eq!(plain["stdout"], json!("fn main() {}\n"), "{plain}");
+}
+
+/// A daemon whose `$HOME` is a folder of the test (so a write that escapes lands there, not in
+/// the real home), with one tool cache in it.
+fn daemon_with_home(sandbox: &Sandbox, extra: &[&str]) -> (Daemon, PathBuf) {
+    let home = sandbox.dir.path().join("home");
+    std::fs::create_dir_all(home.join(".npm")).unwrap();
+    let daemon = Daemon::start_env(sandbox, extra, &[("HOME", home.to_str().unwrap())]);
+    (daemon, home)
+}
+
+/// Every file below `dir`, with its bytes.
+fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(folder) = pending.pop() {
+        for entry in std::fs::read_dir(&folder).into_iter().flatten().flatten() {
+            let path = entry.path();
+            match entry.file_type().unwrap().is_dir() {
+                true => pending.push(path),
+                false => out.push((path.clone(), std::fs::read(&path).unwrap_or_default())),
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn writes_land_only_in_the_roots_the_tool_caches_and_the_private_temp() {
+    let sandbox = secret_workspace();
+    let (daemon, home) = daemon_with_home(&sandbox, &[]);
+    // A checkpoint, so the daemon's data folder holds undo history a command could destroy.
+    daemon.ok("checkpoint", json!({"create": true}));
+    let data = sandbox.dir.path().join("data/coderd");
+    let history = snapshot(&data);
+    assert!(
+        !history.is_empty(),
+        "no checkpoint data in {}",
+        data.display()
+    );
+    let escape = format!("coderd-sandbox-escape-{}", std::process::id());
+    let refused: Vec<PathBuf> = vec![
+        home.join(&escape),
+        Path::new("/tmp").join(&escape),
+        Path::new("/etc").join(&escape),
+        sandbox.outside.join(&escape),
+        data.join(&escape),
+        sandbox.dir.path().join(&escape),
+    ];
+    for target in &refused {
+        let cmd = format!("echo x > '{}'", target.display());
+        let result = daemon.ok("exec", json!({"cmd": cmd}));
+        assert_ne!(result["exit_code"], json!(0), "{cmd}: {result}");
+        assert!(!target.exists(), "{cmd} wrote {}", target.display());
+    }
+    // The checkpoints survive a command that tries to delete them.
+    let cmd = format!("rm -rf '{}'/* ; ls -A '{}'", data.display(), data.display());
+    let result = daemon.ok("exec", json!({"cmd": cmd}));
+    assert_eq!(result["stdout"], json!(""), "hidden, not listed: {result}");
+    assert_eq!(snapshot(&data), history, "the undo history changed");
+    let listed = daemon.ok("checkpoint", json!({"list": true}));
+    assert!(listed.to_string().contains("manual"), "{listed}");
+    // The roots, the caches and the private temp folder take writes.
+    let result = daemon.ok(
+        "exec",
+        json!({"cmd": "echo root > made.txt && echo cache > ~/.npm/made.txt \
+                && echo tmp > \"$TMPDIR/t\" && cat \"$TMPDIR/t\""}),
+    );
+    assert_eq!(result["exit_code"], json!(0), "{result}");
+    assert_eq!(result["stdout"], json!("tmp\n"));
+    assert!(sandbox.root.join("made.txt").exists());
+    assert!(home.join(".npm/made.txt").exists());
+}
+
+#[test]
+fn the_daemon_socket_cannot_be_reached_from_inside() {
+    let sandbox = Sandbox::empty();
+    let daemon = Daemon::start(&sandbox, &[]);
+    let cmd = format!(
+        "python3 -c \"import socket; s = socket.socket(socket.AF_UNIX); s.connect('{}'); print('connected')\"",
+        daemon.socket.display()
+    );
+    let result = daemon.ok("exec", json!({"cmd": cmd}));
+    assert_ne!(result["exit_code"], json!(0), "{result}");
+    assert!(!result["stdout"].as_str().unwrap().contains("connected"));
+}
+
+/// Connects to `port` on the machine's loopback from inside; whether it got through.
+fn reaches(daemon: &Daemon, port: u16) -> bool {
+    let cmd = format!("echo hello > /dev/tcp/127.0.0.1/{port} && echo connected");
+    let result = daemon.ok("exec", json!({"cmd": cmd, "timeout": 10}));
+    result["stdout"].as_str().unwrap().contains("connected")
+}
+
+#[test]
+fn network_false_cuts_the_network_and_keeps_a_loopback_of_its_own() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let sandbox = Sandbox::empty();
+    let on = Daemon::start(&sandbox, &[]);
+    assert!(reaches(&on, port), "network is on by default");
+    drop(on);
+    let config = sandbox.dir.path().join("coderd.yaml");
+    std::fs::write(&config, "exec:\n  sandbox:\n    network: false\n").unwrap();
+    let off = Daemon::start(&sandbox, &["--config", config.to_str().unwrap()]);
+    assert!(
+        !reaches(&off, port),
+        "network: false still reached the machine"
+    );
+    let info = off.ok("info", json!({}));
+    assert_eq!(info["exec"]["sandbox"]["network"], json!(false), "{info}");
+    // Its own loopback is up: a server and a client inside talk.
+    let own = off.ok(
+        "exec",
+        json!({"cmd": "python3 -c \"import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); \
+                s.listen(); c = socket.create_connection(s.getsockname()); print('loopback ok')\""}),
+    );
+    assert_eq!(own["stdout"], json!("loopback ok\n"), "{own}");
+}
+
+#[test]
+fn info_and_dry_run_report_the_sandbox_and_where_a_command_could_write() {
+    let sandbox = Sandbox::empty();
+    let (daemon, home) = daemon_with_home(&sandbox, &[]);
+    let info = daemon.ok("info", json!({}));
+    let reported = &info["exec"]["sandbox"];
+    assert_eq!(reported["mode"], json!("auto"), "{info}");
+    assert_eq!(reported["in_force"], json!("namespaces"), "{info}");
+    assert_eq!(reported["secrets_masked"], json!(true), "{info}");
+    let dry = daemon.ok("exec", json!({"cmd": "touch x", "dry_run": true}));
+    assert_eq!(dry["allowed"], json!(true), "{dry}");
+    assert_eq!(dry["sandbox"]["in_force"], json!("namespaces"), "{dry}");
+    let writable: Vec<&str> = dry["sandbox"]["writable"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w.as_str().unwrap())
+        .collect();
+    assert!(writable.contains(&sandbox.root.to_str().unwrap()), "{dry}");
+    let npm = home.join(".npm");
+    assert!(writable.contains(&npm.to_str().unwrap()), "{dry}");
+    assert!(!sandbox.root.join("x").exists(), "dry_run ran the command");
+}
+
+/// A daemon in a user namespace of its own that may create no further one (a machine where
+/// unprivileged user namespaces are off), with `config`.
+fn daemon_without_namespaces(sandbox: &Sandbox, config: &str) -> Daemon {
+    let config_path = sandbox.dir.path().join("coderd.yaml");
+    std::fs::write(&config_path, config).unwrap();
+    let socket = sandbox.socket();
+    let log = sandbox.dir.path().join("coderd.log");
+    let child = Command::new("unshare")
+        .args(["-Ur", "sh", "-c"])
+        .arg("echo 0 > /proc/sys/user/max_user_namespaces && exec \"$0\" \"$@\"")
+        .arg(env!("CARGO_BIN_EXE_coderd"))
+        .arg("--root")
+        .arg(&sandbox.root)
+        .arg("--config")
+        .arg(&config_path)
+        .arg("--socket")
+        .arg(&socket)
+        .arg("--log-file")
+        .arg(&log)
+        .env("XDG_RUNTIME_DIR", sandbox.dir.path().join("run"))
+        .env("XDG_DATA_HOME", sandbox.dir.path().join("data"))
+        .env("XDG_STATE_HOME", sandbox.dir.path().join("state"))
+        .stdin(Stdio::null())
+        .spawn()
+        .expect("unshare");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while std::os::unix::net::UnixStream::connect(&socket).is_err() {
+        assert!(Instant::now() < deadline, "coderd did not come up");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    Daemon { child, socket, log }
+}
+
+#[test]
+fn without_user_namespaces_auto_falls_back_to_landlock_and_namespaces_is_refused() {
+    let sandbox = secret_workspace();
+    let auto = daemon_without_namespaces(&sandbox, "");
+    let info = auto.ok("info", json!({}));
+    let landlock = !info["exec"]["sandbox"]["landlock_abi"].is_null();
+    if landlock {
+        assert_eq!(
+            info["exec"]["sandbox"]["in_force"],
+            json!("landlock"),
+            "{info}"
+        );
+        let result = auto.ok("exec", json!({"cmd": "touch made.txt"}));
+        assert_eq!(result["sandbox"], json!("landlock"), "{result}");
+        assert!(sandbox.root.join("made.txt").exists());
+    } else {
+        let error = auto.err("exec", json!({"cmd": "true"}));
+        assert_eq!(error["data"]["code"], json!("C214"), "{error}");
+    }
+    drop(auto);
+    let insisting = daemon_without_namespaces(&sandbox, "exec:\n  sandbox: namespaces\n");
+    let error = insisting.err("exec", json!({"cmd": "touch refused.txt"}));
+    assert_eq!(error["data"]["code"], json!("C214"), "{error}");
+    let message = error["message"].as_str().unwrap();
+    assert!(message.contains("user namespaces"), "{error}");
+    assert!(
+        error["data"]["recovery"].as_str().unwrap().contains("off"),
+        "{error}"
+    );
+    assert!(!sandbox.root.join("refused.txt").exists());
+    drop(insisting);
+    let off = daemon_without_namespaces(&sandbox, "exec:\n  sandbox: off\n");
+    let result = off.ok("exec", json!({"cmd": "cat .env"}));
+    assert_eq!(result["sandbox"], json!("off"), "{result}");
+}
+
+#[test]
+fn test_runs_in_the_same_sandbox() {
+    let sandbox = secret_workspace();
+    sandbox.write(
+        "py/test_env.py",
+        "def test_env_is_masked():\n    assert open('../.env').read() == ''\n",
+    );
+    sandbox.write("py/pytest.ini", "[pytest]\n");
+    let daemon = Daemon::start(&sandbox, &[]);
+    let result: Value = daemon.ok("test", json!({"dir": "py", "timeout": 120}));
+    assert_eq!(result["sandbox"], json!("namespaces"), "{result}");
+    assert_eq!(result["exit_code"], json!(0), "{result}");
+}
