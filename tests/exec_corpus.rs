@@ -192,3 +192,64 @@ fn config_deny_and_allow_rules_apply_per_simple_command_and_requests_cannot_loos
         assert_eq!(error["data"]["code"], "C210", "{field}: {error}");
     }
 }
+
+/// `exec` commands nested far deeper than any real one (issue 21): each is refused, deep syntax
+/// as a `parse-error` naming the depth limit, and the daemon still answers afterwards. Before
+/// the walk was bounded, 5,000 nested `${a:-` overflowed the daemon's stack and aborted it.
+#[test]
+fn deeply_nested_commands_are_refused_and_the_daemon_keeps_answering() {
+    let sandbox = Sandbox::empty();
+    let daemon = Daemon::start(&sandbox, &[]);
+    let mut client = daemon.client();
+    let nest = |open: &str, middle: &str, close: &str, n: usize| {
+        format!("{}{middle}{}", open.repeat(n), close.repeat(n))
+    };
+    let syntax = [
+        nest("${a:-", "x", "}", 64),
+        nest("${a:-", "x", "}", 5_000),
+        nest("echo ${a:-", "x", "}", 100_000),
+        nest("echo $(", "ls", ")", 100_000),
+        nest("(", "ls", ")", 100_000),
+        nest("{ ", "ls;", " };", 100_000),
+        nest("echo \"$(echo ", "x", ")\"", 100_000),
+        nest("$((1+", "1", "))", 100_000),
+    ];
+    let short = |v: &dyn std::fmt::Display| v.to_string().chars().take(300).collect::<String>();
+    for command in &syntax {
+        let decision = decide(&mut client, &format!("echo {command}"));
+        let shown = short(&decision);
+        assert_eq!(decision["allowed"], json!(false), "{shown}");
+        assert_eq!(decision["rule"], "parse-error", "{shown}");
+    }
+    let limit = decide(&mut client, &format!("echo {}", syntax[0]));
+    let reasons = limit["refusals"].to_string();
+    assert!(reasons.contains("deeper than 64"), "{}", short(&reasons));
+    // Wrappers, `eval` and shell strings nested without end are refused too, by their own limits.
+    let mut shell_strings = String::from("rm -rf /tmp/x");
+    for _ in 0..12 {
+        shell_strings = format!("bash -c '{}'", shell_strings.replace('\'', r"'\''"));
+    }
+    for command in [
+        format!("{}ls", "sudo ".repeat(100_000)),
+        format!("{}ls", "eval ".repeat(100_000)),
+        shell_strings,
+        vec!["true"; 100_000].join(" && "),
+    ] {
+        let decision = decide(&mut client, &command);
+        assert_eq!(decision["allowed"], json!(false), "{}", short(&decision));
+    }
+    // Real nesting stays well inside the limits.
+    for command in [
+        nest("echo ${a:-", "x", "}", 10),
+        nest("echo $(", "ls", ")", 10),
+        vec!["true"; 40].join(" && "),
+    ] {
+        assert_eq!(
+            decide(&mut client, &command)["allowed"],
+            json!(true),
+            "{command}"
+        );
+    }
+    let info = daemon.ok("info", json!({}));
+    assert!(info["exec"]["rules"].is_array(), "{info}");
+}

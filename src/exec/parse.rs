@@ -91,6 +91,13 @@ impl Redirect {
     }
 }
 
+impl Redirect {
+    /// Whether the redirect empties its target before writing (`>`, `>|`, `&>`, not `>>`).
+    pub fn truncates(&self) -> bool {
+        self.writes() && !self.operator.contains(">>") && !self.operator.starts_with('<')
+    }
+}
+
 fn is_fd_number(text: &str) -> bool {
     text == "-" || (!text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()))
 }
@@ -168,11 +175,14 @@ pub struct Script {
     pub commands: Vec<SimpleCommand>,
     pub functions: Vec<Function>,
     pub problems: Vec<ParseProblem>,
+    /// Endless loops that start a background process on every turn (`while :; do sh & done`).
+    pub spawning_loops: Vec<String>,
 }
 
-/// Nesting deeper than this (substitutions inside `bash -c` strings inside ...) is refused as
-/// unreadable rather than walked without bound.
-pub const MAX_DEPTH: usize = 32;
+/// Nesting deeper than this many syntax levels (`${a:-${a:-...}}`, `$( $( ... ) )`, subshells in
+/// subshells) is refused as a parse error rather than walked without bound: the walk is recursive,
+/// and a request must not be able to exhaust the daemon's stack. Lists (`a && b && ...`) are flat.
+pub const MAX_DEPTH: usize = 64;
 
 /// Parses bash source and collects its simple commands. `first_pipeline` numbers pipelines so
 /// that scripts parsed from strings inside a command keep numbers apart from their parent's.
@@ -186,6 +196,18 @@ pub fn parse(source: &str, first_pipeline: usize) -> Script {
     } else {
         None
     };
+    // A NUL cannot reach bash (argv strings end there): refused rather than guessed at.
+    if let Some(at) = source.find('\0') {
+        let before = &source[..at];
+        return Script {
+            problems: vec![ParseProblem {
+                line: before.matches('\n').count() + 1,
+                column: before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1,
+                near: "a NUL byte".into(),
+            }],
+            ..Script::default()
+        };
+    }
     let Some(tree) = tree else {
         return Script {
             problems: vec![ParseProblem {
@@ -242,26 +264,30 @@ impl<'s> Walker<'s> {
         node.utf8_text(self.source).unwrap_or("")
     }
 
-    fn collect_errors(&mut self, node: Node) {
-        if node.is_error() || node.is_missing() {
-            let at = node.start_position();
-            let near: String = self.text(node).chars().take(40).collect();
-            self.script.problems.push(ParseProblem {
-                line: at.row + 1,
-                column: at.column + 1,
-                near: if node.is_missing() {
-                    format!("missing `{}`", node.kind())
-                } else {
-                    near
-                },
-            });
-            return;
-        }
-        let mut cursor = node.walk();
-        for child in node.children(&mut cursor) {
-            if child.has_error() {
-                self.collect_errors(child);
+    /// Every error or missing node, found with an explicit stack (the tree can be any depth).
+    fn collect_errors(&mut self, root: Node) {
+        let mut stack = vec![root];
+        while let Some(node) = stack.pop() {
+            if node.is_error() || node.is_missing() {
+                let at = node.start_position();
+                let near: String = self.text(node).chars().take(40).collect();
+                self.script.problems.push(ParseProblem {
+                    line: at.row + 1,
+                    column: at.column + 1,
+                    near: if node.is_missing() {
+                        format!("missing `{}`", node.kind())
+                    } else {
+                        near
+                    },
+                });
+                continue;
             }
+            let mut cursor = node.walk();
+            let children: Vec<Node> = node
+                .children(&mut cursor)
+                .filter(|c| c.has_error())
+                .collect();
+            stack.extend(children.into_iter().rev());
         }
     }
 
@@ -274,6 +300,11 @@ impl<'s> Walker<'s> {
         self.depth += 1;
         match node.kind() {
             "command" => self.command(node, ctx),
+            "list" => self.list(node, ctx),
+            "while_statement" | "until_statement" | "c_style_for_statement" => {
+                self.note_spawning_loop(node);
+                self.children(node, ctx)
+            }
             "pipeline" => self.pipeline(node, ctx),
             "redirected_statement" => self.redirected(node, ctx),
             "function_definition" => self.function(node, ctx),
@@ -295,7 +326,62 @@ impl<'s> Walker<'s> {
         }
     }
 
+    /// A loop that never ends and backgrounds a command each turn fills the process table.
+    fn note_spawning_loop(&mut self, node: Node) {
+        let condition = node
+            .child_by_field_name("condition")
+            .map(|c| self.text(c).trim().trim_end_matches(';').trim().to_string());
+        let endless = match (node.kind(), condition.as_deref()) {
+            ("c_style_for_statement", None | Some("1" | "")) => true,
+            ("while_statement", Some(c)) => matches!(
+                c,
+                "true" | ":" | "/bin/true" | "[ 1 ]" | "[[ 1 ]]" | "((1))" | "! false"
+            ),
+            ("until_statement", Some(c)) => matches!(c, "false" | "/bin/false" | "! true" | "! :"),
+            _ => false,
+        };
+        let body = node
+            .child_by_field_name("body")
+            .map(|b| self.text(b))
+            .unwrap_or("");
+        if endless && backgrounds(body) {
+            let shown: String = self.text(node).chars().take(80).collect();
+            self.script.spawning_loops.push(shown);
+        }
+    }
+
+    /// `a && b || c ...`: tree-sitter nests each operator's left side; walked as the flat list it is.
+    fn list(&mut self, node: Node, ctx: &Context) {
+        let mut operands = Vec::new();
+        let mut current = node;
+        loop {
+            let mut cursor = current.walk();
+            let children: Vec<Node> = current.named_children(&mut cursor).collect();
+            match children.split_first() {
+                Some((first, rest)) if first.kind() == "list" => {
+                    operands.extend(rest.iter().rev().copied());
+                    current = *first;
+                }
+                _ => {
+                    operands.extend(children.into_iter().rev());
+                    break;
+                }
+            }
+        }
+        for operand in operands.into_iter().rev() {
+            self.statements(operand, ctx);
+        }
+    }
+
     fn too_deep(&mut self, node: Node) {
+        let reported = self
+            .script
+            .problems
+            .iter()
+            .any(|p| p.near.starts_with("nesting deeper"));
+        if reported {
+            return;
+        }
         let at = node.start_position();
         self.script.problems.push(ParseProblem {
             line: at.row + 1,
@@ -349,12 +435,27 @@ impl<'s> Walker<'s> {
             "heredoc_redirect" => {
                 let mut cursor = node.walk();
                 let children: Vec<Node> = node.named_children(&mut cursor).collect();
+                // `<<'EOF'` (any quoting of the delimiter) passes the body as written.
+                let quoted = children
+                    .iter()
+                    .find(|c| c.kind() == "heredoc_start")
+                    .is_some_and(|c| self.text(*c).contains(['\'', '"', '\\']));
                 for child in children {
                     match child.kind() {
                         "file_redirect" | "heredoc_redirect" | "herestring_redirect" => {
                             self.redirect(child, into, ctx)
                         }
-                        "heredoc_body" | "pipeline" => self.statements(child, ctx),
+                        "heredoc_body" => {
+                            let target = match quoted {
+                                true => Word::literal(self.text(child)),
+                                false => self.word(child),
+                            };
+                            into.push(Redirect {
+                                operator: "<<".into(),
+                                target,
+                            });
+                        }
+                        "pipeline" => self.statements(child, ctx),
                         _ => {}
                     }
                 }
@@ -363,7 +464,11 @@ impl<'s> Walker<'s> {
                 let mut cursor = node.walk();
                 let children: Vec<Node> = node.named_children(&mut cursor).collect();
                 for child in children {
-                    self.word(child);
+                    let target = self.word(child);
+                    into.push(Redirect {
+                        operator: "<<<".into(),
+                        target,
+                    });
                 }
             }
             _ => self.statements(node, ctx),
@@ -488,7 +593,7 @@ impl<'s> Walker<'s> {
         ctx: &Context,
     ) {
         self.script.commands.push(SimpleCommand {
-            argv,
+            argv: argv.into_iter().flat_map(brace_words).collect(),
             assignments,
             redirects,
             pipeline: ctx.pipeline,
@@ -514,13 +619,23 @@ impl<'s> Walker<'s> {
 
     fn pieces(&mut self, node: Node, out: &mut Vec<Piece>) {
         let text = self.text(node);
+        if self.depth > MAX_DEPTH {
+            self.too_deep(node);
+            out.push(Piece::Dynamic(text.to_string()));
+            return;
+        }
+        self.depth += 1;
+        self.pieces_of(node, text, out);
+        self.depth -= 1;
+    }
+
+    fn pieces_of(&mut self, node: Node, text: &'s str, out: &mut Vec<Piece>) {
         match node.kind() {
             "word" | "command_name" if node.named_child_count() == 0 => {
                 let (tilde, rest) = split_tilde(text, out.is_empty());
-                if tilde {
-                    out.push(Piece::Variable("HOME".into()));
-                }
-                if tilde && rest.is_empty() {
+                let tilde_only = tilde.is_some() && rest.is_empty();
+                out.extend(tilde);
+                if tilde_only {
                     return;
                 }
                 out.push(Piece::Literal {
@@ -548,7 +663,11 @@ impl<'s> Walker<'s> {
                 text: unescape_double_quoted(text),
                 glob: false,
             }),
-            "string" | "translated_string" | "concatenation" | "command_name" => {
+            "heredoc_body" if node.named_child_count() == 0 => out.push(Piece::Literal {
+                text: text.to_string(),
+                glob: false,
+            }),
+            "string" | "translated_string" | "concatenation" | "command_name" | "heredoc_body" => {
                 self.string_pieces(node, out)
             }
             "simple_expansion" | "expansion" => out.push(self.expansion(node)),
@@ -605,11 +724,168 @@ impl<'s> Walker<'s> {
     }
 }
 
+/// Whether shell text puts a command in the background (a lone `&`, not `&&`, `>&`, `&>`, `|&`).
+fn backgrounds(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    (0..bytes.len()).any(|i| {
+        let before = i.checked_sub(1).map(|j| bytes[j]);
+        bytes[i] == b'&'
+            && !matches!(before, Some(b'&' | b'>' | b'<' | b'|'))
+            && !matches!(bytes.get(i + 1), Some(b'&' | b'>'))
+    })
+}
+
 /// Whether a command name fetches from the network.
 pub fn is_downloader(name: &str) -> bool {
     matches!(
         name,
         "curl" | "wget" | "fetch" | "aria2c" | "http" | "https" | "lynx" | "links" | "nc" | "ncat"
+    )
+}
+
+/// The most words one brace expansion may make before the word counts as unknown.
+const MAX_BRACE_WORDS: usize = 1024;
+
+/// A word as brace expansion splits it (`{rm,-rf,/}` is three words, `/u{s..s}r` is `/usr`);
+/// braces only expand unquoted. Too many alternatives leave a word only known at run time.
+fn brace_words(word: Word) -> Vec<Word> {
+    let mut text = String::new();
+    for piece in &word.pieces {
+        match piece {
+            Piece::Literal {
+                text: t,
+                glob: true,
+            } => text.push_str(t),
+            Piece::Literal {
+                text: t,
+                glob: false,
+            } if !t.contains(['{', '}', ',']) => text.push_str(t),
+            _ => return vec![word],
+        }
+    }
+    if !text.contains('{') {
+        return vec![word];
+    }
+    let glob = word.pieces.iter().any(
+        |p| matches!(p, Piece::Literal { glob: true, text } if text.contains(['*', '?', '['])),
+    );
+    match expand_braces(&text) {
+        Some(words) if words.len() == 1 => vec![word],
+        Some(words) => words
+            .into_iter()
+            .map(|text| Word {
+                pieces: vec![Piece::Literal { text, glob }],
+                source: word.source.clone(),
+                downloads: word.downloads,
+            })
+            .collect(),
+        None => vec![Word {
+            pieces: vec![Piece::Dynamic(word.source.clone())],
+            ..word
+        }],
+    }
+}
+
+/// Bash brace expansion of every form: `{a,b}`, `{a,{b,c}}`, `{1..9..2}`, `{a..z}`, `x{,}`,
+/// groups in sequence. `None` when it would make more than `MAX_BRACE_WORDS` words.
+pub fn expand_braces(text: &str) -> Option<Vec<String>> {
+    let mut pending = vec![text.to_string()];
+    let mut done = Vec::new();
+    while let Some(current) = pending.pop() {
+        match first_brace_group(&current) {
+            None => done.push(current),
+            Some((open, close, alternatives)) => {
+                if alternatives.len() + pending.len() + done.len() > MAX_BRACE_WORDS {
+                    return None;
+                }
+                let (prefix, suffix) = (&current[..open], &current[close + 1..]);
+                for alternative in alternatives.iter().rev() {
+                    pending.push(format!("{prefix}{alternative}{suffix}"));
+                }
+            }
+        }
+    }
+    Some(done)
+}
+
+/// The first `{...}` bash would expand: its bounds and alternatives.
+fn first_brace_group(text: &str) -> Option<(usize, usize, Vec<String>)> {
+    let bytes = text.as_bytes();
+    for open in (0..bytes.len()).filter(|&i| bytes[i] == b'{') {
+        let mut depth = 0;
+        let mut commas = Vec::new();
+        let mut close = None;
+        for (i, &b) in bytes.iter().enumerate().skip(open) {
+            match b {
+                b'{' => depth += 1,
+                b'}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        close = Some(i);
+                        break;
+                    }
+                }
+                b',' if depth == 1 => commas.push(i),
+                _ => {}
+            }
+        }
+        let Some(close) = close else { return None };
+        let inner = &text[open + 1..close];
+        if !commas.is_empty() {
+            let mut bounds = vec![open];
+            bounds.extend(&commas);
+            bounds.push(close);
+            let alternatives = bounds
+                .windows(2)
+                .map(|w| text[w[0] + 1..w[1]].to_string())
+                .collect();
+            return Some((open, close, alternatives));
+        }
+        if let Some(sequence) = brace_sequence(inner) {
+            return Some((open, close, sequence));
+        }
+    }
+    None
+}
+
+/// `1..5`, `10..1..3`, `a..e`: a bash sequence expression's values (bounded).
+fn brace_sequence(inner: &str) -> Option<Vec<String>> {
+    let parts: Vec<&str> = inner.split("..").collect();
+    if !(2..=3).contains(&parts.len()) {
+        return None;
+    }
+    let step: i64 = match parts.get(2) {
+        Some(s) => s.parse::<i64>().ok()?.checked_abs()?.max(1),
+        None => 1,
+    };
+    let (from, to, letters) = match (parts[0].parse::<i64>(), parts[1].parse::<i64>()) {
+        (Ok(a), Ok(b)) => (a, b, false),
+        _ => {
+            let single = |s: &str| {
+                let mut chars = s.chars();
+                match (chars.next(), chars.next()) {
+                    (Some(c), None) if c.is_ascii_alphabetic() => Some(c as i64),
+                    _ => None,
+                }
+            };
+            (single(parts[0])?, single(parts[1])?, true)
+        }
+    };
+    let count = from.abs_diff(to) / step as u64 + 1;
+    if count > MAX_BRACE_WORDS as u64 {
+        return Some(vec![String::new(); MAX_BRACE_WORDS + 1]);
+    }
+    let direction = if to >= from { step } else { -step };
+    Some(
+        (0..count as i64)
+            .map(|k| from + k * direction)
+            .map(|v| match letters {
+                true => char::from_u32(v as u32)
+                    .map(String::from)
+                    .unwrap_or_default(),
+                false => v.to_string(),
+            })
+            .collect(),
     )
 }
 
@@ -635,15 +911,27 @@ fn merge_literals(pieces: Vec<Piece>) -> Vec<Piece> {
     out
 }
 
-/// `~` or `~/...` at the start of a word is the home folder.
-fn split_tilde(text: &str, at_start: bool) -> (bool, &str) {
-    if !at_start {
-        return (false, text);
-    }
-    match text.strip_prefix('~') {
-        Some(rest) if rest.is_empty() || rest.starts_with('/') => (true, rest),
-        _ => (false, text),
-    }
+/// A tilde prefix at the start of a word, as bash expands it: `~` is the home folder, `~+` the
+/// working folder, `~-` the previous one, `~user` that user's home (only known at run time).
+fn split_tilde(text: &str, at_start: bool) -> (Option<Piece>, &str) {
+    let Some(after) = text.strip_prefix('~').filter(|_| at_start) else {
+        return (None, text);
+    };
+    let end = after.find('/').unwrap_or(after.len());
+    let (prefix, rest) = after.split_at(end);
+    let piece = match prefix {
+        "" => Piece::Variable("HOME".into()),
+        "+" => Piece::Variable("PWD".into()),
+        "-" => Piece::Dynamic("~-".into()),
+        user if user
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')) =>
+        {
+            Piece::Dynamic(format!("~{user}"))
+        }
+        _ => return (None, text),
+    };
+    (Some(piece), rest)
 }
 
 fn strip_quotes(text: &str, n: usize) -> &str {
@@ -747,6 +1035,10 @@ fn decode_ansi_c(text: &str) -> String {
             }
         };
         i += used;
+        // Bash strings end at a NUL byte: `$'/usr\x00junk'` is `/usr`.
+        if value == 0 {
+            break;
+        }
         out.push(char::from_u32(value).unwrap_or('\u{fffd}'));
     }
     out

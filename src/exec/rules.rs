@@ -6,15 +6,18 @@
 //! "could be anything": if it could name a protected path or a disk, the command is refused as
 //! unresolvable, with a hint to write it plainly.
 
-use super::parse::{is_downloader, Piece, SimpleCommand, Word};
-use super::wrappers::{find_start_paths, is_shell, Analysis};
+use super::parse::{expand_braces, is_downloader, Piece, SimpleCommand, Word};
+use super::wrappers::{
+    code_strings, find_start_paths, inline_code, is_interpreter, is_shell,
+    reads_program_from_stdin, Analysis, FIND_EXEC_NARROWED,
+};
 use regex::Regex;
 use serde::Serialize;
 use std::path::{Component, Path, PathBuf};
 use std::sync::LazyLock;
 
 /// A built-in or configured rule, by the name C214 reports.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Rule {
     /// `rm -r`, `find -delete`, `mv` of `/`, `/*`, `~`, a system folder, a root or its ancestor.
@@ -31,6 +34,9 @@ pub enum Rule {
     KillAll,
     /// shutdown, reboot, halt, poweroff, `init 0`, `systemctl reboot`.
     Shutdown,
+    /// Overwriting, truncating or deleting a system file (`> /etc/passwd`, `truncate`,
+    /// `rm -f /bin/*`, `echo ... > /proc/sys/...`), `crontab -r`.
+    SystemFileWrite,
     /// A download piped or substituted into a shell or interpreter.
     DownloadToShell,
     /// A command name, shell string or dangerous argument only known at run time.
@@ -55,6 +61,7 @@ impl Rule {
         Rule::RecursivePermissions,
         Rule::KillAll,
         Rule::Shutdown,
+        Rule::SystemFileWrite,
         Rule::DownloadToShell,
         Rule::Unresolvable,
         Rule::ParseError,
@@ -69,6 +76,7 @@ impl Rule {
             Rule::RecursivePermissions => "recursive-permissions",
             Rule::KillAll => "kill-all",
             Rule::Shutdown => "shutdown",
+            Rule::SystemFileWrite => "system-file-write",
             Rule::DownloadToShell => "download-to-shell",
             Rule::Unresolvable => "unresolvable",
             Rule::ParseError => "parse-error",
@@ -178,6 +186,9 @@ impl Places {
     fn protected(&self) -> Vec<String> {
         let mut out: Vec<String> = SYSTEM_FOLDERS.iter().map(|s| s.to_string()).collect();
         out.push("/".into());
+        // What a pattern or variable under `/proc/PID/` could reach: `/` itself.
+        out.push("/proc/1/root".into());
+        out.push("/proc/1/cwd".into());
         let mut add_with_ancestors = |path: &Path| {
             for ancestor in path.ancestors() {
                 out.push(ancestor.to_string_lossy().into_owned());
@@ -194,12 +205,80 @@ impl Places {
         out
     }
 
+    /// Whether the working folder is known (a `cd "$X"` earlier in the command makes it not).
+    fn cwd_known(&self) -> bool {
+        self.cwd.is_absolute()
+    }
+
     fn absolute(&self, text: &str) -> PathBuf {
         normalize(&self.cwd.join(text))
     }
+
+    /// The same places with another working folder (`None`: only known at run time).
+    fn with_cwd(&self, cwd: Option<&PathBuf>) -> Places {
+        Places {
+            cwd: cwd.cloned().unwrap_or_default(),
+            home: self.home.clone(),
+            roots: self.roots.clone(),
+        }
+    }
 }
 
-/// `..` and `.` applied lexically (rm does not follow symlinks in the paths it is given).
+/// The most working folders a command's `cd`s are followed into before the rest count as unknown.
+const MAX_WORKING_FOLDERS: usize = 16;
+
+/// Every folder a command of the analysis may run in: the request's folder and each `cd`,
+/// `pushd` target reached from any of them. A `cd` may fail or sit in a subshell, a loop or a
+/// branch, so the folders before it stay possible too: `cd /tmp/x; rm -rf *` is checked in both.
+fn working_folders(analysis: &Analysis, places: &Places) -> Vec<Option<PathBuf>> {
+    let mut folders = vec![Some(places.cwd.clone())];
+    for command in &analysis.commands {
+        let Some(name) = command.name() else { continue };
+        if name != "cd" && name != "pushd" {
+            continue;
+        }
+        let operand = command.argv[1..]
+            .iter()
+            .find(|w| w.text().is_none_or(|t| !t.starts_with('-') || t == "-"));
+        let reached: Vec<Option<PathBuf>> = folders
+            .iter()
+            .map(|from| cd_target(operand, from.as_ref(), places))
+            .collect();
+        for folder in reached {
+            if !folders.contains(&folder) {
+                folders.push(folder);
+            }
+        }
+        if folders.len() > MAX_WORKING_FOLDERS {
+            folders.truncate(MAX_WORKING_FOLDERS);
+            folders.push(None);
+            break;
+        }
+    }
+    folders
+}
+
+/// Where `cd OPERAND` leads from `from` (`None`: only known at run time).
+fn cd_target(operand: Option<&Word>, from: Option<&PathBuf>, places: &Places) -> Option<PathBuf> {
+    let Some(operand) = operand else {
+        return places.home.clone();
+    };
+    let here = places.with_cwd(from);
+    let pieces = known_pieces(operand, &here);
+    let text: Option<String> = pieces
+        .iter()
+        .map(|p| p.as_ref().map(|(t, _)| t.as_str()))
+        .collect();
+    let text = text.filter(|t| t != "-" && !has_glob(&pieces))?;
+    match (text.starts_with('/'), from) {
+        (true, _) => Some(normalize(Path::new(&text))),
+        (false, Some(from)) => Some(normalize(&from.join(&text))),
+        (false, None) => None,
+    }
+}
+
+/// `..` and `.` applied lexically (rm does not follow symlinks in the paths it is given), and
+/// `/proc/PID/root` (`/proc/PID/cwd`, `/proc/PID/task/TID/...`) seen as the `/` it reaches.
 fn normalize(path: &Path) -> PathBuf {
     let mut out = PathBuf::from("/");
     for component in path.components() {
@@ -210,8 +289,34 @@ fn normalize(path: &Path) -> PathBuf {
             Component::Normal(name) => out.push(name),
             _ => {}
         }
+        if is_proc_root(&out) {
+            out = PathBuf::from("/");
+        }
     }
     out
+}
+
+/// `/proc/X/root`, `/proc/X/cwd`, `/proc/X/task/Y/root`, `/proc/X/task/Y/cwd`.
+fn is_proc_root(path: &Path) -> bool {
+    let parts: Vec<_> = path.components().skip(1).map(|c| c.as_os_str()).collect();
+    let last = parts.last().map(|p| *p == "root" || *p == "cwd");
+    parts.first().is_some_and(|p| *p == "proc")
+        && last == Some(true)
+        && (parts.len() == 3 || (parts.len() == 5 && parts[2] == "task"))
+}
+
+/// A relative path as bash would pass it with `.` dropped; `None` when it climbs out (`..`)
+/// or names the folder itself, which only a known working folder can resolve.
+fn relative_inside(text: &str) -> Option<String> {
+    let mut parts = Vec::new();
+    for part in text.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => return None,
+            _ => parts.push(part),
+        }
+    }
+    (!parts.is_empty()).then(|| parts.join("/"))
 }
 
 /// What a path word can be.
@@ -234,7 +339,7 @@ fn known_pieces(word: &Word, places: &Places) -> Vec<Option<(String, bool)>> {
                 .home
                 .as_ref()
                 .map(|h| (h.to_string_lossy().into_owned(), false)),
-            Piece::Variable(name) if name == "PWD" => {
+            Piece::Variable(name) if name == "PWD" && places.cwd_known() => {
                 Some((places.cwd.to_string_lossy().into_owned(), false))
             }
             _ => None,
@@ -243,41 +348,73 @@ fn known_pieces(word: &Word, places: &Places) -> Vec<Option<(String, bool)>> {
 }
 
 /// A regex for every value the word can take: unknown pieces match anything, globs match
-/// within a path component. Relative words are anchored at the working folder.
+/// within a path component (`*`, `?`, `[...]` as any one character). Relative words are
+/// anchored at the working folder, or anywhere when it is unknown.
 fn word_regex(pieces: &[Option<(String, bool)>], places: &Places) -> Regex {
     let mut pieces: Vec<Option<(String, bool)>> = pieces
         .iter()
         .filter(|p| !matches!(p, Some((text, _)) if text.is_empty()))
         .cloned()
         .collect();
+    let relative = matches!(pieces.first(), Some(Some((text, _))) if !text.starts_with('/'));
     // A glob with every piece known (`./*`, `../*`) is anchored after `.` and `..` are applied.
-    if pieces.iter().all(Option::is_some) {
+    if pieces.iter().all(Option::is_some) && (!relative || places.cwd_known()) {
         let glob = has_glob(&pieces);
         let text: String = pieces.iter().flatten().map(|(t, _)| t.as_str()).collect();
         let abs = places.absolute(&text).to_string_lossy().into_owned();
         pieces = vec![Some((abs, glob))];
     }
-    let mut pattern = String::from("^");
     let relative = matches!(pieces.first(), Some(Some((text, _))) if !text.starts_with('/'));
-    if relative {
+    let mut pattern = String::from("^");
+    if relative && places.cwd_known() {
         pattern.push_str(&regex::escape(&places.cwd.to_string_lossy()));
         pattern.push('/');
+    } else if relative {
+        pattern.push_str("(?:.*/)?");
     }
     for piece in &pieces {
         match piece {
             None => pattern.push_str(".*"),
-            Some((text, glob)) => {
-                for c in text.chars() {
-                    match c {
-                        '*' | '?' | '[' if *glob => pattern.push_str("[^/]*"),
-                        _ => pattern.push_str(&regex::escape(&c.to_string())),
-                    }
-                }
-            }
+            Some((text, true)) => pattern.push_str(&glob_regex(text)),
+            Some((text, false)) => pattern.push_str(&regex::escape(text)),
         }
     }
     pattern.push_str("/*$");
     Regex::new(&pattern).unwrap_or_else(|_| Regex::new(".*").expect("a valid regex"))
+}
+
+/// An unquoted glob as a regex over one path: `*` any run within a component, `?` and a bracket
+/// expression (`[u]`, `[!a-z]`) any one character (wider than bash, never narrower).
+fn glob_regex(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::new();
+    let mut i = 0;
+    while i < chars.len() {
+        match chars[i] {
+            '*' => out.push_str("[^/]*"),
+            '?' => out.push_str("[^/]"),
+            '[' => {
+                // The closing `]` (a `]` first in the set, after `!` or `^`, is literal).
+                let mut j = i + 1;
+                if matches!(chars.get(j), Some('!' | '^')) {
+                    j += 1;
+                }
+                if chars.get(j) == Some(&']') {
+                    j += 1;
+                }
+                match chars[j.min(chars.len())..].iter().position(|&c| c == ']') {
+                    Some(end) => {
+                        out.push_str("[^/]");
+                        i = j + end;
+                    }
+                    None => out.push_str(&regex::escape("[")),
+                }
+            }
+            c => out.push_str(&regex::escape(&c.to_string())),
+        }
+        i += 1;
+    }
+    out
 }
 
 fn has_glob(pieces: &[Option<(String, bool)>]) -> bool {
@@ -287,21 +424,52 @@ fn has_glob(pieces: &[Option<(String, bool)>]) -> bool {
         .any(|(text, glob)| *glob && text.contains(['*', '?', '[']))
 }
 
+/// The paths a fully known word names (its brace forms expanded), or `None` when it names too
+/// many to list.
+fn known_paths(pieces: &[Option<(String, bool)>]) -> Option<Vec<String>> {
+    let text: String = pieces.iter().flatten().map(|(t, _)| t.as_str()).collect();
+    expand_braces(&text)
+}
+
 /// Whether a word used as a delete (or chmod) target can name a protected path.
 fn classify_path(word: &Word, places: &Places) -> PathWord {
     let protected = places.protected();
     let pieces = known_pieces(word, places);
     let unknown = pieces.iter().any(Option::is_none);
+    let relative = matches!(pieces.first(), Some(Some((t, _))) if !t.starts_with('/'));
     if !unknown && !has_glob(&pieces) {
-        let text: String = pieces.iter().flatten().map(|(t, _)| t.as_str()).collect();
-        for expanded in expand_braces(&text) {
-            let abs = places.absolute(&expanded);
-            let shown = abs.to_string_lossy().into_owned();
+        let Some(paths) = known_paths(&pieces) else {
+            return PathWord::Unknown(format!("{} (too many brace alternatives)", word.source));
+        };
+        for path in paths {
+            if relative && !places.cwd_known() {
+                // Relative to a folder only known at run time: `etc` could be `/etc`.
+                let Some(inside) = relative_inside(&path) else {
+                    return PathWord::Unknown(format!("{path} in a folder only known at run time"));
+                };
+                if let Some(p) = protected
+                    .iter()
+                    .find(|p| p.ends_with(&format!("/{inside}")))
+                {
+                    return PathWord::Unknown(format!("{path} could be {p}"));
+                }
+                continue;
+            }
+            let shown = places.absolute(&path).to_string_lossy().into_owned();
             if protected.contains(&shown) {
                 return PathWord::Protected(shown.clone(), shown);
             }
         }
         return PathWord::Safe;
+    }
+    if relative && !places.cwd_known() {
+        let text: String = pieces.iter().flatten().map(|(t, _)| t.as_str()).collect();
+        if relative_inside(&text).is_none() {
+            return PathWord::Unknown(format!(
+                "{} in a folder only known at run time",
+                word.source
+            ));
+        }
     }
     let regex = word_regex(&pieces, places);
     let hit = protected.iter().find(|p| regex.is_match(p));
@@ -311,6 +479,7 @@ fn classify_path(word: &Word, places: &Places) -> PathWord {
             .iter()
             .find(|p| regex.is_match(&format!("{}/coderd-probe-entry", p.trim_end_matches('/'))))
     };
+    let unknown = unknown || !places.cwd_known() && relative;
     match (hit.or_else(empties), unknown) {
         (Some(p), false) => {
             PathWord::Protected(format!("{} (matches {p})", word.source), p.clone())
@@ -318,42 +487,6 @@ fn classify_path(word: &Word, places: &Places) -> PathWord {
         (Some(p), true) => PathWord::Unknown(format!("{} could be {p}", word.source)),
         (None, _) => PathWord::Safe,
     }
-}
-
-/// `{a,b}` alternatives, expanded as bash would (one level per brace pair, nested handled by
-/// recursion). Text without a comma inside braces is kept as is.
-fn expand_braces(text: &str) -> Vec<String> {
-    let Some(open) = text.find('{') else {
-        return vec![text.to_string()];
-    };
-    let mut depth = 0;
-    let mut close = None;
-    let mut commas = Vec::new();
-    for (i, c) in text[open..].char_indices() {
-        match c {
-            '{' => depth += 1,
-            '}' => {
-                depth -= 1;
-                if depth == 0 {
-                    close = Some(open + i);
-                    break;
-                }
-            }
-            ',' if depth == 1 => commas.push(open + i),
-            _ => {}
-        }
-    }
-    let (Some(close), false) = (close, commas.is_empty()) else {
-        return vec![text.to_string()];
-    };
-    let mut bounds = vec![open];
-    bounds.extend(&commas);
-    bounds.push(close);
-    let (prefix, suffix) = (&text[..open], &text[close + 1..]);
-    bounds
-        .windows(2)
-        .flat_map(|w| expand_braces(&format!("{prefix}{}{suffix}", &text[w[0] + 1..w[1]])))
-        .collect()
 }
 
 /// Whether a word used as a write target can be a block device or kernel interface.
@@ -404,8 +537,18 @@ pub fn check(analysis: &Analysis, places: &Places) -> Vec<Violation> {
             });
         }
     }
+    for shown in &analysis.spawning_loops {
+        out.push(Violation {
+            rule: Rule::ForkBomb,
+            command: shown.clone(),
+            reason: "an endless loop starts a background process on every turn (a fork bomb)"
+                .into(),
+        });
+    }
     for (command, why) in &analysis.unreadable {
-        let rule = match command.argv.iter().any(|w| w.downloads) {
+        let downloads = command.argv.iter().any(|w| w.downloads)
+            || command.redirects.iter().any(|r| r.target.downloads);
+        let rule = match downloads {
             true => Rule::DownloadToShell,
             false => Rule::Unresolvable,
         };
@@ -415,8 +558,22 @@ pub fn check(analysis: &Analysis, places: &Places) -> Vec<Violation> {
             reason: why.clone(),
         });
     }
+    let folders: Vec<Places> = working_folders(analysis, places)
+        .iter()
+        .map(|cwd| places.with_cwd(cwd.as_ref()))
+        .collect();
+    let mut seen = std::collections::HashSet::new();
     for command in &analysis.commands {
-        check_command(command, analysis, places, &mut out);
+        let mut found = Vec::new();
+        for here in &folders {
+            check_command(command, analysis, here, &mut found);
+        }
+        // One refusal per rule and command, whichever folder showed it first.
+        for violation in found {
+            if seen.insert((violation.rule, violation.command.clone())) {
+                out.push(violation);
+            }
+        }
     }
     out
 }
@@ -436,6 +593,16 @@ fn check_command(
     out: &mut Vec<Violation>,
 ) {
     for redirect in command.redirects.iter().filter(|r| r.writes()) {
+        if redirect.truncates() && classify_system_file(&redirect.target, places).is_some() {
+            out.push(violation(
+                Rule::SystemFileWrite,
+                command,
+                format!(
+                    "`{}` truncates the system file {}",
+                    redirect.operator, redirect.target.source
+                ),
+            ));
+        }
         match classify_device(&redirect.target, places) {
             PathWord::Protected(p, _) => out.push(violation(
                 Rule::DeviceWrite,
@@ -465,19 +632,29 @@ fn check_command(
         return;
     };
     let args = &command.argv[1..];
+    // A name-filtered `find -exec` acts on what it finds, not on a workspace root it starts in.
+    let narrowed = command.via.last().map(String::as_str) == Some(FIND_EXEC_NARROWED);
     let found = match name.as_str() {
-        "rm" => rm(args, places),
+        "rm" => rm(args, places, narrowed),
         "find" => find_delete(args, places),
         "mv" => mv(args, places),
         "chmod" | "chown" | "chgrp" => recursive_permissions(args, places),
         "dd" => dd(args, places),
         "tee" | "shred" => device_operands(args, places, &[]),
-        "cp" | "install" | "rsync" | "ln" => destination(args, places),
+        "rsync" => rsync_delete(args, places).or_else(|| destination(args, places)),
+        "cp" | "install" | "ln" => destination(args, places),
         "tar" => tar_file(args, places),
         "kill" => kill(args),
+        "pkill" | "killall" | "pgrep" if name != "pgrep" => kill_by_name(&name, args),
+        "xargs" => xargs_bomb(command, args, analysis),
         _ => named_rules(&name, args, places),
     };
     if let Some((rule, reason)) = found {
+        out.push(violation(rule, command, reason));
+    }
+    let system =
+        system_write(&name, args, places).or_else(|| interpreter_code(&name, args, places));
+    if let Some((rule, reason)) = system {
         out.push(violation(rule, command, reason));
     }
     if let Some(reason) = download_to_shell(command, &name, analysis) {
@@ -579,12 +756,18 @@ fn is_recursive(options: &[String]) -> bool {
     })
 }
 
-fn rm(args: &[Word], places: &Places) -> Found {
+fn rm(args: &[Word], places: &Places, narrowed: bool) -> Found {
     let (options, targets) = split_options(args);
     let recursive = is_recursive(&options);
     for target in targets {
         let is_glob = has_glob(&known_pieces(target, places));
         match classify_path(target, places) {
+            PathWord::Protected(_, matched)
+                if narrowed
+                    && places
+                        .roots
+                        .iter()
+                        .any(|r| r.as_os_str() == matched.as_str()) => {}
             // Without -r only `rm /*` does harm: it takes `/bin`, `/lib` on merged-usr systems.
             PathWord::Protected(p, matched) if recursive || (is_glob && matched == "/") => {
                 return Some((Rule::RecursiveDelete, format!("deletes {p}")))
@@ -599,6 +782,26 @@ fn rm(args: &[Word], places: &Places) -> Found {
         }
     }
     None
+}
+
+/// `rsync --delete SRC DEST` makes DEST a copy of SRC: everything else in DEST is deleted.
+fn rsync_delete(args: &[Word], places: &Places) -> Found {
+    let (options, operands) = split_options(args);
+    let deletes = options.iter().any(|o| {
+        o.starts_with("--delete") || o.starts_with("--del") || o == "--remove-source-files"
+    });
+    let target = operands.last().filter(|_| deletes && operands.len() >= 2)?;
+    match classify_path(target, places) {
+        PathWord::Protected(p, _) => Some((
+            Rule::RecursiveDelete,
+            format!("`rsync --delete` deletes what is in {p} and not in the source"),
+        )),
+        PathWord::Unknown(p) => Some((
+            Rule::Unresolvable,
+            format!("`rsync --delete` into a path only known at run time: {p}"),
+        )),
+        PathWord::Safe => None,
+    }
 }
 
 fn find_delete(args: &[Word], places: &Places) -> Found {
@@ -808,57 +1011,15 @@ fn kill(args: &[Word]) -> Found {
                 format!("`kill {text}` signals every process (or init)"),
             ));
         }
+        if text == "0" || text == "-0" {
+            return Some((
+                Rule::KillAll,
+                "`kill 0` signals every process of the group, the daemon's commands among them"
+                    .into(),
+            ));
+        }
     }
     None
-}
-
-/// Interpreters that read a program from standard input when given none.
-fn is_interpreter(name: &str) -> bool {
-    let base = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
-    matches!(
-        base,
-        "python"
-            | "perl"
-            | "ruby"
-            | "node"
-            | "nodejs"
-            | "php"
-            | "lua"
-            | "tclsh"
-            | "Rscript"
-            | "bun"
-            | "deno"
-    )
-}
-
-/// Whether a shell or interpreter takes its program from standard input.
-fn reads_program_from_stdin(name: &str, args: &[Word]) -> bool {
-    let shell = is_shell(name);
-    if !shell && !is_interpreter(name) {
-        return false;
-    }
-    for word in args {
-        let Some(text) = word.text() else {
-            return false;
-        };
-        if text == "-" || text == "/dev/stdin" {
-            return true;
-        }
-        if shell && text.starts_with('-') && !text.starts_with("--") && text.contains('s') {
-            return true;
-        }
-        if text.starts_with('-') && text.len() > 1 {
-            let runs_inline = ["-c", "-e", "-E", "-r", "-m", "-p"].iter().any(|flag| {
-                text == *flag || (shell && !text.starts_with("--") && text.contains('c'))
-            });
-            if runs_inline {
-                return false;
-            }
-            continue;
-        }
-        return false;
-    }
-    true
 }
 
 fn download_to_shell(command: &SimpleCommand, name: &str, analysis: &Analysis) -> Option<String> {
@@ -907,4 +1068,340 @@ fn inline_fork_bomb(name: &str, args: &[Word]) -> Option<String> {
     .iter()
     .any(|k| code.contains(k));
     loops.then(|| format!("`{name}` runs inline code that forks in a loop"))
+}
+
+/// Files whose loss or overwriting breaks the system: what is directly in `/etc` and its
+/// security folders, programs and libraries, the boot folder, kernel settings, package
+/// databases. (`/usr/local` and `/etc/apt/sources.list.d`-style folders are where installs go.)
+static SYSTEM_FILE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"^/(etc/[^/]+|etc/(pam\.d|sudoers\.d|ssh|security|default|systemd|init\.d|cron[^/]*|ld\.so\.conf\.d|profile\.d|network)/.+",
+        r"|boot/.+|(usr/)?(s?bin|lib|lib32|lib64|libx32|libexec)/.+",
+        r"|proc/sys/.+|sys/.+|var/lib/(dpkg|rpm|apt|pacman)/.+|var/spool/cron/.+|root/.+)$"
+    ))
+    .expect("a valid regex")
+});
+
+/// Examples of system files, tried against a glob (`/bin/*`, `/etc/pass?d`).
+const SYSTEM_FILE_SAMPLES: &[&str] = &[
+    "/etc/passwd",
+    "/etc/shadow",
+    "/etc/sudoers",
+    "/etc/fstab",
+    "/etc/pam.d/common-auth",
+    "/bin/sh",
+    "/usr/bin/env",
+    "/usr/lib/libc.so.6",
+    "/lib/x86_64-linux-gnu/libc.so.6",
+    "/sbin/init",
+    "/boot/vmlinuz",
+    "/proc/sys/kernel/panic",
+    "/sys/kernel/mm/x",
+    "/var/lib/dpkg/status",
+    "/root/.bashrc",
+];
+
+/// The system file a write target names, if any. A target only known at run time is not
+/// assumed to be one (`> "$LOG"` is everyday); a glob that can match one is.
+fn classify_system_file(word: &Word, places: &Places) -> Option<String> {
+    let pieces = known_pieces(word, places);
+    if pieces.iter().any(Option::is_none) {
+        return None;
+    }
+    let relative = matches!(pieces.first(), Some(Some((t, _))) if !t.starts_with('/'));
+    if relative && !places.cwd_known() {
+        return None;
+    }
+    if !has_glob(&pieces) {
+        let paths = known_paths(&pieces)?;
+        return paths.into_iter().find_map(|path| {
+            let abs = places.absolute(&path).to_string_lossy().into_owned();
+            SYSTEM_FILE.is_match(&abs).then_some(abs)
+        });
+    }
+    let regex = word_regex(&pieces, places);
+    SYSTEM_FILE_SAMPLES
+        .iter()
+        .find(|s| regex.is_match(s))
+        .map(|s| format!("{} (matches {s})", word.source))
+}
+
+/// Commands that overwrite, truncate or delete a system file.
+fn system_write(name: &str, args: &[Word], places: &Places) -> Found {
+    let (options, operands) = split_options(args);
+    let has = |short: char, long: &str| {
+        options
+            .iter()
+            .any(|o| o == long || (!o.starts_with("--") && o.contains(short)))
+    };
+    let first_system = |words: &[&Word]| words.iter().find_map(|w| classify_system_file(w, places));
+    let what = match name {
+        "crontab" if has('r', "--remove") => {
+            return Some((
+                Rule::SystemFileWrite,
+                "`crontab -r` deletes the user's crontab".into(),
+            ))
+        }
+        "truncate" => {
+            let values = ["-s", "--size", "-r", "--reference"];
+            let targets: Vec<&Word> = args
+                .iter()
+                .enumerate()
+                .filter(|(i, w)| {
+                    let value = *i > 0
+                        && args[i - 1]
+                            .text()
+                            .is_some_and(|t| values.contains(&t.as_str()));
+                    !value && w.text().is_none_or(|t| !t.starts_with('-'))
+                })
+                .map(|(_, w)| w)
+                .collect();
+            first_system(&targets).map(|p| format!("`truncate` empties {p}"))
+        }
+        "tee" if !has('a', "--append") => {
+            first_system(&operands).map(|p| format!("`tee` overwrites {p}"))
+        }
+        "rm" | "shred" | "unlink" => {
+            first_system(&operands).map(|p| format!("`{name}` deletes {p}"))
+        }
+        "sed" | "perl"
+            if options.iter().any(|o| {
+                o.starts_with("-i")
+                    || o.starts_with("--in-place")
+                    || (name == "perl" && o.starts_with("-p") && o.contains('i'))
+            }) =>
+        {
+            first_system(&operands).map(|p| format!("`{name} -i` rewrites {p}"))
+        }
+        "mv" => first_system(&operands).map(|p| format!("`mv` moves or replaces {p}")),
+        "cp" | "install" | "ln" | "rsync" => {
+            let last = operands.last().filter(|_| operands.len() >= 2).copied();
+            last.and_then(|w| classify_system_file(w, places))
+                .map(|p| format!("`{name}` overwrites {p}"))
+        }
+        "dd" => args.iter().find_map(|w| {
+            let text = w.text()?;
+            let target = text.strip_prefix("of=")?;
+            classify_system_file(&Word::literal(target), places)
+                .map(|p| format!("`dd` overwrites {p}"))
+        }),
+        _ => None,
+    };
+    what.map(|reason| (Rule::SystemFileWrite, reason))
+}
+
+/// Calls in inline interpreter code that delete, or write files.
+const CODE_DELETES: &[&str] = &[
+    "rmtree",
+    "remove_tree",
+    "rm_rf",
+    "rm_r",
+    "rmdir",
+    "unlink",
+    "rmSync",
+    "rmdirSync",
+    "removeSync",
+    "remove_dir_all",
+    "os.remove",
+    "FileUtils.rm",
+    "fs.rm",
+    "File.delete",
+    "Dir.delete",
+    "removedirs",
+    "rimraf",
+    "emptyDir",
+    "delete_tree",
+];
+const CODE_WRITES: &[&str] = &[
+    "open(",
+    "write_text",
+    "write_bytes",
+    "writeFileSync",
+    "File.write",
+    "File.open",
+    "truncate",
+    "IO.write",
+    "writeFile",
+    "copyfile",
+    "shutil.copy",
+    "shutil.move",
+    "rename",
+    "os.replace",
+];
+/// How inline code names the home folder without writing it.
+const CODE_HOME: &[&str] = &[
+    "Path.home()",
+    "os.homedir()",
+    "Dir.home",
+    "ENV['HOME']",
+    "ENV[\"HOME\"]",
+    "$ENV{HOME}",
+    "environ['HOME']",
+    "environ[\"HOME\"]",
+    "getenv('HOME')",
+    "getenv(\"HOME\")",
+    "process.env.HOME",
+    "expanduser(\"~\")",
+    "expanduser('~')",
+];
+
+/// `python -c`, `perl -e`, `ruby -e`, `node -e`: a statement that deletes or writes with a
+/// literal protected path (`shutil.rmtree('/')`, `open('/etc/passwd', 'w')`). Shell calls in
+/// the code are read by the wrappers; anything else runs as the code says (the sandbox's job).
+fn interpreter_code(name: &str, args: &[Word], places: &Places) -> Found {
+    if !is_interpreter(name) {
+        return None;
+    }
+    let code = inline_code(args)?;
+    for statement in code.split([';', '\n']) {
+        let deletes = CODE_DELETES.iter().any(|m| statement.contains(m));
+        let writes = CODE_WRITES.iter().any(|m| statement.contains(m));
+        if !deletes && !writes {
+            continue;
+        }
+        let mut paths: Vec<Word> = code_strings(statement)
+            .iter()
+            .map(|s| path_word(s))
+            .collect();
+        if CODE_HOME.iter().any(|m| statement.contains(m)) {
+            paths.push(path_word("~"));
+        }
+        for path in &paths {
+            if deletes {
+                if let PathWord::Protected(p, _) = classify_path(path, places) {
+                    return Some((Rule::RecursiveDelete, format!("`{name}` code deletes {p}")));
+                }
+            }
+            if let Some(p) = classify_system_file(path, places) {
+                return Some((
+                    Rule::SystemFileWrite,
+                    format!("`{name}` code writes or deletes {p}"),
+                ));
+            }
+            if writes {
+                if let PathWord::Protected(p, _) = classify_device(path, places) {
+                    return Some((Rule::DeviceWrite, format!("`{name}` code writes to {p}")));
+                }
+            }
+        }
+    }
+    None
+}
+
+/// A path written in code as a word bash would see (`~` and `~/x` are the home folder).
+fn path_word(text: &str) -> Word {
+    match text.strip_prefix('~') {
+        Some(rest) if rest.is_empty() || rest.starts_with('/') => Word {
+            pieces: vec![
+                Piece::Variable("HOME".into()),
+                Piece::Literal {
+                    text: rest.to_string(),
+                    glob: false,
+                },
+            ],
+            source: text.to_string(),
+            downloads: false,
+        },
+        _ => Word::literal(text),
+    }
+}
+
+/// Process names a kill-by-pattern must not be able to match all of.
+const PROCESS_SAMPLES: &[&str] = &[
+    "systemd",
+    "init",
+    "sshd",
+    "bash",
+    "dbus-daemon",
+    "cron",
+    "coderd",
+    "Xorg",
+    "kthreadd",
+    "journald",
+];
+
+/// `pkill`/`killall` of everything (`pkill .`, `pkill -v x`, `killall -r .`) or of another
+/// user's processes (`pkill -u root`).
+fn kill_by_name(name: &str, args: &[Word]) -> Found {
+    let kill_all = |what: String| Some((Rule::KillAll, what));
+    let mut regex_names = name == "pkill";
+    let mut pattern = None;
+    let mut i = 0;
+    while i < args.len() {
+        let Some(text) = args[i].text() else {
+            i += 1;
+            continue;
+        };
+        i += 1;
+        let value = |i: usize| args.get(i).and_then(|w| w.text());
+        match text.as_str() {
+            "-v" | "--inverse" => {
+                return kill_all(format!(
+                    "`{name} -v` signals every process but the named ones"
+                ))
+            }
+            "-r" | "--regexp" if name == "killall" => regex_names = true,
+            "-u" | "-U" | "--euid" | "--uid" | "--user" => {
+                // A user only known at run time (`$USER`) is taken as the caller's own.
+                let users = value(i);
+                i += 1;
+                if let Some(users) = users.filter(|u| u.split(',').any(|u| !is_current_user(u))) {
+                    return kill_all(format!(
+                        "`{name} -u {users}` signals another user's processes"
+                    ));
+                }
+            }
+            "-s" | "--signal" | "-t" | "--terminal" | "-g" | "--pgroup" | "-G" | "--group"
+            | "-P" | "--parent" | "-F" | "--pidfile" | "--ns" | "--nslist" | "-o"
+            | "--older-than" | "-y" | "--younger-than" | "-Z" | "--context" => i += 1,
+            t if t.starts_with('-') && t.len() > 1 => {}
+            t => {
+                pattern.get_or_insert(t.to_string());
+            }
+        }
+    }
+    let pattern = pattern?;
+    let matches_all = match regex_names {
+        true => Regex::new(&pattern)
+            .is_ok_and(|re| PROCESS_SAMPLES.iter().filter(|s| re.is_match(s)).count() >= 3),
+        false => pattern.is_empty(),
+    };
+    matches_all.then(|| {
+        (
+            Rule::KillAll,
+            format!("`{name} {pattern}` matches every process"),
+        )
+    })
+}
+
+/// Whether a user name or id is the daemon's own user.
+fn is_current_user(user: &str) -> bool {
+    // SAFETY: getuid has no preconditions and cannot fail.
+    let uid = unsafe { libc::getuid() };
+    if user.parse::<u32>().is_ok_and(|id| id == uid) {
+        return true;
+    }
+    ["USER", "LOGNAME"]
+        .iter()
+        .any(|var| std::env::var(var).is_ok_and(|name| name == user))
+}
+
+/// `yes | xargs -P0 CMD`: endless input run with no limit on parallel processes.
+fn xargs_bomb(command: &SimpleCommand, args: &[Word], analysis: &Analysis) -> Found {
+    let texts: Vec<String> = args.iter().filter_map(|w| w.text()).collect();
+    let unlimited = texts
+        .windows(2)
+        .any(|w| (w[0] == "-P" || w[0] == "--max-procs") && w[1] == "0")
+        || texts.iter().any(|t| t == "-P0" || t == "--max-procs=0");
+    let endless_input = analysis.commands.iter().any(|c| {
+        c.pipeline == command.pipeline
+            && c.stage < command.stage
+            && c.name().is_some_and(|n| n == "yes")
+    });
+    (unlimited && endless_input).then(|| {
+        (
+            Rule::ForkBomb,
+            "`xargs -P0` runs endless input with no limit on processes (a fork bomb)".into(),
+        )
+    })
 }
