@@ -674,3 +674,24 @@ fn unknown_subcommand(name: &str) -> Error {
     }
     Error::bad_input(message).with_recovery(format!("subcommands: {}", names.join(", ")))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_dry_run_in_the_text_makes_no_call_for_the_server_to_gate_or_snapshot() {
+        let raw = |text: &str| inner_call(&json!({ "raw": text })).map(|(m, _)| m.name);
+        assert_eq!(
+            raw("{'cmd': 'write', 'args': {'file': 'a', 'content': 'x'}}"),
+            Some("write")
+        );
+        for text in [
+            "{'cmd': 'write', 'args': {'file': 'a', 'content': 'x'}, 'dry_run': True}",
+            r#"{"cmd": "write", "args": {"file": "a", "content": "x"}, "dryRun": true}"#,
+        ] {
+            assert_eq!(raw(text), None, "{text}");
+        }
+    }
+}
