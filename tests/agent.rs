@@ -474,6 +474,12 @@ fn dry_run_in_a_tool_calls_text_is_honoured_or_refused_in_every_form() {
                     problems.push("a dry run took an automatic checkpoint".into());
                 }
             }
+            "decision" => {
+                let result = &answer["result"];
+                if result["method"] != case["method"] || !result["result"]["allowed"].is_boolean() {
+                    problems.push(format!("not `{}`'s decision: {answer}", case["method"]));
+                }
+            }
             _ => {
                 let says = case["says"].as_str().unwrap();
                 let message = answer["error"]["message"].as_str().unwrap_or("");
