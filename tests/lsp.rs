@@ -574,8 +574,6 @@ fn the_off_switches_work_for_every_mutating_method() {
             "exec",
             json!({"cmd": "printf 'package main\\n\\nvar e int = \\\"x\\\"\\n' > e.go"}),
         ),
-        // `test` runs the project's code (here `go test`, which fails to build: a result all the same).
-        ("test", json!({"timeout": 300})),
         ("checkpoint", json!({"list": true})),
         // `tool` runs the method it names: its switch governs that call's answer too.
         (

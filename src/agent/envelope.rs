@@ -144,13 +144,18 @@ pub fn normalize(p: ToolParams) -> Result<Call> {
         Some(raw) => from_raw(&raw, p.tool.as_deref(), &mut steps, &mut guessed)?,
         None => from_fields(p),
     };
-    let dry_run = take_dry_run(&mut envelope)? || asked_dry_run;
     let tool = envelope
         .get("tool")
         .and_then(Value::as_str)
         .unwrap_or("@coder")
         .trim_start_matches('@')
         .to_string();
+    // An atomic tool's args are flat: a `dry_run` among them is its method's own when it has one
+    // (`@exec` answers with its decision).
+    let dry_run = match tool != "coder" && declares_dry_run(&tool) {
+        true => asked_dry_run,
+        false => take_dry_run(&mut envelope)? || asked_dry_run,
+    };
     let mut call = match tool.as_str() {
         "coder" => coder_call(envelope, &mut steps, &mut guessed)?,
         _ => atomic::call(&tool, envelope, &mut steps)?,
@@ -257,6 +262,11 @@ fn take_dry_run(envelope: &mut Map<String, Value>) -> Result<bool> {
         }
     }
     Ok(dry_run)
+}
+
+fn declares_dry_run(method: &str) -> bool {
+    methods::find(method)
+        .is_some_and(|m| !validate::param_types(&(m.schema)().to_value(), "dry_run").is_empty())
 }
 
 /// Recovers JSON written by a model, turning a failure into C210 that says what was wrong.
@@ -673,4 +683,30 @@ fn unknown_subcommand(name: &str) -> Error {
         message.push_str(&format!(" (did you mean `{best}`?)"));
     }
     Error::bad_input(message).with_recovery(format!("subcommands: {}", names.join(", ")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_dry_run_in_the_text_makes_no_call_for_the_server_to_gate_or_snapshot() {
+        let raw = |text: &str| inner_call(&json!({ "raw": text })).map(|(m, _)| m.name);
+        assert_eq!(
+            raw("{'cmd': 'write', 'args': {'file': 'a', 'content': 'x'}}"),
+            Some("write")
+        );
+        for text in [
+            "{'cmd': 'write', 'args': {'file': 'a', 'content': 'x'}, 'dry_run': True}",
+            r#"{"cmd": "write", "args": {"file": "a", "content": "x"}, "dryRun": true}"#,
+        ] {
+            assert_eq!(raw(text), None, "{text}");
+        }
+        // `@exec`'s flat `dry_run` is exec's own: the call is exec's decision, which runs nothing.
+        let exec = json!({"tool": "@exec", "raw": "{\"cmd\": \"ls\", \"dry_run\": true}"});
+        let (method, params) = inner_call(&exec).unwrap();
+        assert_eq!((method.name, &params["dry_run"]), ("exec", &json!(true)));
+        assert!(method.changes_nothing(&params));
+    }
 }

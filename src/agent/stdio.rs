@@ -66,6 +66,13 @@ where
 
     /// Reads into `self.line` up to its newline (the last line may lack one), never holding more
     /// than `MAX_LINE_BYTES` of it.
+    /// Writes an answer of the transport's own on a task of its own: rmcp may drop `receive` at
+    /// any await, and a line cut half-way would corrupt the stream.
+    fn answer(&self, line: Vec<u8>) {
+        let writer = self.writer.clone();
+        tokio::spawn(async move { write_line(&writer, &line).await });
+    }
+
     async fn next_line(&mut self) -> io::Result<Next> {
         loop {
             if self.skipping {
@@ -182,8 +189,7 @@ where
                         "the line is longer than {MAX_LINE_BYTES} bytes; it was skipped"
                     ))
                     .with_recovery("send smaller arguments");
-                    let line = error_line(&Value::Null, INVALID_REQUEST, &error);
-                    write_line(&self.writer, &line).await.ok()?;
+                    self.answer(error_line(&Value::Null, INVALID_REQUEST, &error));
                     continue;
                 }
                 Ok(Next::End) | Err(_) => return None,
@@ -192,7 +198,7 @@ where
             self.line.clear();
             match outcome {
                 Read::Message(message) => return Some(*message),
-                Read::Answer(line) => write_line(&self.writer, &line).await.ok()?,
+                Read::Answer(line) => self.answer(line),
                 Read::Nothing => {}
             }
         }
