@@ -142,6 +142,11 @@ impl Handle {
         self.0.in_flight() == 0
     }
 
+    /// Chosen to give way but busy again by the time it heard: it counts as staying.
+    pub fn stays(&self) {
+        self.0.closing.store(false, Ordering::SeqCst);
+    }
+
     /// When the connection will have been idle `idle` long, counting from its last frame or
     /// answer.
     pub fn idle_deadline(&self, idle: std::time::Duration) -> Instant {

@@ -394,8 +394,9 @@ async fn next_frame<R: tokio::io::AsyncBufRead + Unpin>(
                     return Ok(Frame::Closed);
                 }
             },
-            _ = conn.told_to_close() => if conn.is_idle() {
-                return Ok(Frame::Closed);
+            _ = conn.told_to_close() => match conn.is_idle() {
+                true => return Ok(Frame::Closed),
+                false => conn.stays(), // a request arrived since it was chosen
             },
         }
     }
