@@ -292,6 +292,7 @@ async fn serve_connection(state: Arc<State>, stream: UnixStream, conn: Handle) {
         let frame = match next_frame(&mut reader, &bounds, &conn).await {
             Ok(Frame::Line(frame)) => frame,
             Ok(Frame::Refused(error)) => {
+                conn.frame_read(false);
                 let _ = tx.send(frame_failure(&error)).await;
                 continue;
             }
