@@ -408,7 +408,13 @@ async fn next_frame<R: tokio::io::AsyncBufRead + Unpin>(
         let buf = tokio::select! {
             buf = reader.fill_buf() => buf?,
             _ = tokio::time::sleep_until(deadline) => return Ok(Frame::Abandoned(stalled(bounds))),
-            _ = conn.told_to_close() => return Ok(Frame::Abandoned(gave_way(buffer.seen))),
+            _ = conn.told_to_close() => match conn.is_idle() {
+                true => return Ok(Frame::Abandoned(gave_way(buffer.seen))),
+                false => {
+                    conn.stays();
+                    continue;
+                }
+            },
         };
         if buf.is_empty() {
             return Ok(buffer.end(bounds));
