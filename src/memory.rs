@@ -9,6 +9,9 @@
 //! - **Per-request heap budget**: half of `max_memory_bytes` is divided among the slots; a search
 //!   divides its share among its walker threads, and that is grep-searcher's `heap_limit`: a file
 //!   with a line longer than that is skipped and reported, never buffered whole.
+//! - **Request frames**: a frame's buffer past its connection's first 64 KiB grows only with
+//!   budget from `FrameBudget` (a quarter of `max_memory_bytes`, shared by every connection), so
+//!   many half-written frames cannot hold many frame limits at once.
 //! - **Giving memory back**: large buffers are allocated with `mmap` (a fixed glibc mmap threshold,
 //!   so they are unmapped the moment they are freed), and once heavy work goes quiet the allocator
 //!   is asked to return its free pages (`malloc_trim`). README, "Memory", has the measurements

@@ -292,6 +292,7 @@ async fn serve_connection(state: Arc<State>, stream: UnixStream, conn: Handle) {
         let frame = match next_frame(&mut reader, &bounds, &conn).await {
             Ok(Frame::Line(frame)) => frame,
             Ok(Frame::Refused(error)) => {
+                conn.frame_read(false);
                 let _ = tx.send(frame_failure(&error)).await;
                 continue;
             }
@@ -394,8 +395,9 @@ async fn next_frame<R: tokio::io::AsyncBufRead + Unpin>(
                     return Ok(Frame::Closed);
                 }
             },
-            _ = conn.told_to_close() => if conn.is_idle() {
-                return Ok(Frame::Closed);
+            _ = conn.told_to_close() => match conn.is_idle() {
+                true => return Ok(Frame::Closed),
+                false => conn.stays(), // a request arrived since it was chosen
             },
         }
     }
@@ -406,7 +408,13 @@ async fn next_frame<R: tokio::io::AsyncBufRead + Unpin>(
         let buf = tokio::select! {
             buf = reader.fill_buf() => buf?,
             _ = tokio::time::sleep_until(deadline) => return Ok(Frame::Abandoned(stalled(bounds))),
-            _ = conn.told_to_close() => return Ok(Frame::Abandoned(gave_way(buffer.seen))),
+            _ = conn.told_to_close() => match conn.is_idle() {
+                true => return Ok(Frame::Abandoned(gave_way(buffer.seen))),
+                false => {
+                    conn.stays();
+                    continue;
+                }
+            },
         };
         if buf.is_empty() {
             return Ok(buffer.end(bounds));
