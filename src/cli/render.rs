@@ -305,6 +305,16 @@ fn render_edit(out: &mut impl Write, r: &Value) -> std::io::Result<()> {
     for path in r["removed"].as_array().into_iter().flatten() {
         writeln!(out, "removed {}", plain(path))?;
     }
+    // `clean` without `force` lists; .bak files coderd did not write are named, never removed.
+    for path in r["would_remove"].as_array().into_iter().flatten() {
+        writeln!(out, "would remove {}", plain(path))?;
+    }
+    for path in r["kept_not_ours"].as_array().into_iter().flatten() {
+        writeln!(out, "kept (not a backup coderd wrote) {}", plain(path))?;
+    }
+    if let Some(note) = r["note"].as_str() {
+        writeln!(out, "{note}")?;
+    }
     Ok(())
 }
 
