@@ -70,6 +70,9 @@ fn check_config(file: &Path, from: Option<&Path>, depth: usize, deadline: Instan
         ))
         .with_recovery("remove the include loop from the repository's config"));
     }
+    if !may_name_files(file) {
+        return Ok(());
+    }
     let folder = file.parent().unwrap_or(Path::new("/"));
     // No repository around: git would read (and could hang on) the config of one it found.
     let listed = Git::new(Path::new("/"), Isolation::Shadow, deadline)
@@ -92,6 +95,22 @@ fn check_config(file: &Path, from: Option<&Path>, depth: usize, deadline: Instan
         }
     }
     Ok(())
+}
+
+/// Whether a config file may set one of `FILE_KEYS`: a key's name cannot be escaped or split, so
+/// a file without these words sets none of them, and git need not be asked (most config files).
+fn may_name_files(file: &Path) -> bool {
+    const LARGE: u64 = 1 << 20;
+    if std::fs::metadata(file).is_ok_and(|m| m.len() > LARGE) {
+        return true;
+    }
+    let Ok(bytes) = std::fs::read(file) else {
+        return true;
+    };
+    let lower = bytes.to_ascii_lowercase();
+    ["include", "excludesfile", "attributesfile"]
+        .iter()
+        .any(|word| memchr::memmem::find(&lower, word.as_bytes()).is_some())
 }
 
 /// A path as git resolves it in a config file: `~/` is the home folder, a relative path is
@@ -175,6 +194,34 @@ fn find_repository(dir: &Path) -> Option<Repository> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn includes_are_followed_relative_to_their_file_and_a_fifo_deep_down_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let top = dir.path().join("config");
+        std::fs::create_dir_all(dir.path().join("sub")).unwrap();
+        std::fs::write(&top, "[user]\n\tname = x\n[Include]\n\tPath = sub/second\n").unwrap();
+        let second = dir.path().join("sub/second");
+        std::fs::write(&second, "[includeIf \"onbranch:never\"]\n\tpath = pipe\n").unwrap();
+        let deadline = Instant::now() + std::time::Duration::from_secs(30);
+        assert!(check_config(&top, None, 0, deadline).is_ok());
+        let fifo = dir.path().join("sub/pipe");
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            &fifo,
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o600),
+            0,
+        )
+        .unwrap();
+        let refused = check_config(&top, None, 0, deadline).unwrap_err();
+        assert_eq!(refused.code, crate::error::Code::Refused);
+        assert!(refused.message.contains("a FIFO"), "{}", refused.message);
+        assert!(refused.message.contains("named by"), "{}", refused.message);
+        std::fs::write(&second, "[core]\n\teditor = vi\n").unwrap();
+        assert!(!may_name_files(&second));
+        assert!(may_name_files(&top));
+    }
 
     #[test]
     fn a_gitdir_file_and_a_commondir_are_followed() {
