@@ -11,7 +11,7 @@
 //! config file, once checked, is read by git itself (`--no-includes`, one file), so its include
 //! targets are the values git's own parser sees, as bytes.
 
-use super::command::{nul_records, Git, Isolation};
+use super::command::{nul_records, Git, GitError, Isolation};
 use crate::error::{Error, Result};
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
@@ -80,8 +80,13 @@ fn check_config(file: &Path, from: Option<&Path>, depth: usize, deadline: Instan
         .args(["config", "-z", "--no-includes", "--file"])
         .arg(file)
         .args(["--get-regexp", FILE_KEYS])
-        .output()
-        .map_err(|e| Error::io(format!("reading {}: {e}", file.display())))?;
+        .output();
+    let listed = match listed {
+        Ok(listed) => listed,
+        // The call itself will say so, with its own error.
+        Err(GitError::NotInstalled) => return Ok(()),
+        Err(e) => return Err(Error::io(format!("reading {}: {e}", file.display()))),
+    };
     for record in nul_records(&listed.stdout) {
         let Some(newline) = memchr::memchr(b'\n', record) else {
             continue;
