@@ -420,11 +420,21 @@ pub struct CleanResult {
     /// Backups removed (0 without `force`).
     count: usize,
     /// `.bak` files under the folder that coderd did not write (or that changed since): kept.
+    /// The first `FOREIGN_SHOWN` of them; `kept_not_ours_total` counts them all.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     kept_not_ours: Vec<PathBuf>,
+    #[serde(skip_serializing_if = "is_zero")]
+    kept_not_ours_total: usize,
     /// What to do next, when nothing was removed.
     #[serde(skip_serializing_if = "Option::is_none")]
     note: Option<String>,
+}
+
+/// How many of the `.bak` files coderd did not write an answer names.
+const FOREIGN_SHOWN: usize = 100;
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// Whether a `clean` call removes nothing (it only lists without `force`): it needs no snapshot.
@@ -464,12 +474,15 @@ pub fn clean(state: &Arc<State>, p: CleanParams) -> Result<CleanResult> {
             ours.push((path.clone(), place));
         }
     }
-    let kept_not_ours = foreign_backups(state, &dir, &ours);
+    let mut kept_not_ours = foreign_backups(state, &dir, &ours);
+    let kept_not_ours_total = kept_not_ours.len();
+    kept_not_ours.truncate(FOREIGN_SHOWN);
     let mut result = CleanResult {
         removed: Vec::new(),
         would_remove: Vec::new(),
         count: 0,
         kept_not_ours,
+        kept_not_ours_total,
         note: None,
     };
     if !p.force {
