@@ -4,7 +4,8 @@
 //! `core.excludesFile`/`core.attributesFile` name and `info/exclude`/`info/attributes` with a
 //! plain blocking `open`. A repository can name a FIFO or a device there, and git then hangs
 //! until the call's deadline (and an automatic checkpoint with it). So every such file is
-//! checked first: one that exists and is not a regular file refuses the call, naming it.
+//! checked first: a FIFO, a device or a socket there refuses the call, naming it (a folder reads
+//! as nothing and is let through).
 //!
 //! The repository is found the way git finds it (`.git` folder or `gitdir:` file, walking up),
 //! without running git, since git reads the repository's config even to say where it is. Each
@@ -128,8 +129,8 @@ fn resolve(folder: &Path, value: &[u8]) -> PathBuf {
     }
 }
 
-/// Whether `file` is there to read: false when it does not exist; an error when it exists and
-/// is not a regular file (a symlink is followed, as git follows it).
+/// Whether `file` is there to read: false when it does not exist (or is a folder); an error when
+/// it is a FIFO, a device or a socket (a symlink is followed, as git follows it).
 fn check_file(file: &Path, from: Option<&Path>) -> Result<bool> {
     let meta = match std::fs::metadata(file) {
         Ok(meta) => meta,
@@ -137,6 +138,10 @@ fn check_file(file: &Path, from: Option<&Path>) -> Result<bool> {
     };
     if meta.is_file() {
         return Ok(true);
+    }
+    // A folder reads as nothing at once; only what can block an `open` or a read is refused.
+    if meta.is_dir() {
+        return Ok(false);
     }
     let named_by = from
         .map(|f| format!(" (named by {})", f.display()))
@@ -158,7 +163,6 @@ fn kind(meta: &std::fs::Metadata) -> &'static str {
         _ if t.is_char_device() => "a character device",
         _ if t.is_block_device() => "a block device",
         _ if t.is_socket() => "a socket",
-        _ if t.is_dir() => "a folder",
         _ => "a special file",
     }
 }
