@@ -95,6 +95,11 @@ pub fn record(state: &State, path: &Path, meta: &std::fs::Metadata) {
     }
 }
 
+/// Whether backups are journaled at all (there is a data folder).
+pub fn journaled(state: &State) -> bool {
+    journal(state).is_some()
+}
+
 /// The backups coderd wrote, newest identity per path.
 pub fn recorded(state: &State) -> BTreeMap<PathBuf, Identity> {
     journal(state).map(|file| read(&file)).unwrap_or_default()

@@ -485,9 +485,16 @@ pub fn clean(state: &Arc<State>, p: CleanParams) -> Result<CleanResult> {
         kept_not_ours_total,
         note: None,
     };
+    if !super::backups::journaled(state) {
+        result.note = Some(
+            "no data folder ($XDG_DATA_HOME or $HOME): coderd keeps no journal of its backups, \
+             so it removes none"
+                .into(),
+        );
+    }
     if !p.force {
         result.would_remove = ours.into_iter().map(|(path, _)| path).collect();
-        if !result.would_remove.is_empty() {
+        if !result.would_remove.is_empty() && result.note.is_none() {
             result.note = Some(
                 "nothing removed yet: pass `force` to remove the backups listed in `would_remove`"
                     .into(),
