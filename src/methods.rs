@@ -105,6 +105,7 @@ impl Method {
         match self.name {
             "exec" => agent::keys::canonical(self, params.clone())
                 .is_ok_and(|p| p.get("dry_run") == Some(&Value::Bool(true))),
+            "clean" => crate::edit::paths::clean_changes_nothing(params),
             "tool" => match agent::envelope::inner_call(params) {
                 Some((inner, p)) => !inner.mutates || inner.changes_nothing(&p),
                 None => true,

@@ -727,3 +727,36 @@ fn a_restore_never_overwrites_what_its_undo_snapshot_does_not_hold() {
         b"precious, made since\n"
     );
 }
+
+/// A snapshot killed after hashing into its index but before its commit leaves the index ahead of
+/// the last snapshot. The next snapshot is what the index holds even though nothing changed since,
+/// so a restore's undo still holds the file's present bytes.
+#[test]
+fn a_snapshot_after_an_index_left_ahead_of_the_last_one_holds_what_the_index_holds() {
+    let sandbox = user_repo();
+    let daemon = Daemon::start(&sandbox, &[]);
+    let root = &sandbox.root;
+    std::fs::write(root.join("a.txt"), "v0\n").unwrap();
+    let v0 = daemon.ok("checkpoint", json!({"create": true}));
+    std::fs::write(root.join("a.txt"), "v1\n").unwrap();
+    daemon.ok("checkpoint", json!({"create": true}));
+    std::fs::write(root.join("a.txt"), "v2\n").unwrap();
+    // What a snapshot killed between `update-index` and `update-ref` leaves behind.
+    let store = daemon.ok("checkpoint", json!({}))["store"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let hashed = Command::new("git")
+        .env("GIT_DIR", &store)
+        .env("GIT_WORK_TREE", root)
+        .env("GIT_INDEX_FILE", format!("{store}/index"))
+        .args(["update-index", "--add", "--", "a.txt"])
+        .current_dir(root)
+        .status()
+        .unwrap();
+    assert!(hashed.success());
+    let restored = daemon.ok("checkpoint", json!({"restore": v0["hash"]}));
+    assert_eq!(std::fs::read(root.join("a.txt")).unwrap(), b"v0\n");
+    daemon.ok("checkpoint", json!({"restore": restored["undo"]}));
+    assert_eq!(std::fs::read(root.join("a.txt")).unwrap(), b"v2\n");
+}

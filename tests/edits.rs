@@ -235,3 +235,57 @@ fn update_file_corpus_over_the_socket() {
 fn patch_cases() {
     run_suite(&suite("patch"), "patch");
 }
+
+/// `clean` removes only the backups coderd wrote, still as it wrote them: it lists them first and
+/// removes them with `force`. An 11 MB `backups/db.bak` coderd never made, and a backup of coderd's
+/// that the user overwrote since, stay, named in `kept_not_ours`.
+#[test]
+fn clean_lists_then_removes_only_the_backups_coderd_wrote() {
+    let sandbox = Sandbox::empty();
+    let root = sandbox.root.clone();
+    std::fs::create_dir_all(root.join("backups")).unwrap();
+    let dump = vec![b'd'; 11 << 20];
+    std::fs::write(root.join("backups/db.bak"), &dump).unwrap();
+    sandbox.write("a.txt", "a1\n");
+    sandbox.write("b.txt", "b1\n");
+    let daemon = Daemon::start(&sandbox, &[]);
+    for (file, content) in [("a.txt", "a2\n"), ("b.txt", "b2\n")] {
+        daemon.ok("write", json!({"file": file, "content": content}));
+    }
+    assert_eq!(std::fs::read(root.join("a.txt.bak")).unwrap(), b"a1\n");
+    // The user writes over coderd's backup of b.txt: it is theirs now.
+    std::fs::write(root.join("b.txt.bak"), "the user's own\n").unwrap();
+
+    let listed = daemon.ok("clean", json!({}));
+    let path = |rel: &str| root.join(rel).to_string_lossy().into_owned();
+    assert_eq!(
+        listed["would_remove"],
+        json!([path("a.txt.bak")]),
+        "{listed}"
+    );
+    assert_eq!(listed["count"], 0);
+    assert_eq!(
+        listed["kept_not_ours"],
+        json!([path("b.txt.bak"), path("backups/db.bak")]),
+        "{listed}"
+    );
+    assert!(root.join("a.txt.bak").exists(), "listing removed a file");
+
+    let cleaned = daemon.ok("clean", json!({"force": true}));
+    assert_eq!(cleaned["removed"], json!([path("a.txt.bak")]), "{cleaned}");
+    assert_eq!(cleaned["count"], 1);
+    assert!(!root.join("a.txt.bak").exists());
+    assert_eq!(std::fs::read(root.join("backups/db.bak")).unwrap(), dump);
+    assert_eq!(
+        std::fs::read(root.join("b.txt.bak")).unwrap(),
+        b"the user's own\n"
+    );
+    // A backup written after a daemon restart is still coderd's (the journal outlives it).
+    drop(daemon);
+    let daemon = Daemon::start(&sandbox, &[]);
+    daemon.ok("write", json!({"file": "a.txt", "content": "a3\n"}));
+    drop(daemon);
+    let daemon = Daemon::start(&sandbox, &[]);
+    let cleaned = daemon.ok("clean", json!({"force": true}));
+    assert_eq!(cleaned["removed"], json!([path("a.txt.bak")]), "{cleaned}");
+}

@@ -147,7 +147,9 @@ fn left_out(
         };
         let position = shadow.trees.iter().position(|t| std::ptr::eq(t, tree));
         let held = position.is_some_and(|i| tracked[i].contains(rel));
-        let present = std::fs::symlink_metadata(&resolved.abs).is_ok_and(|m| !m.is_dir());
+        // Only a file or a symlink has bytes to hold (a folder there is refused by the write).
+        let present =
+            std::fs::symlink_metadata(&resolved.abs).is_ok_and(|m| m.is_file() || m.is_symlink());
         if present && !held {
             out.push(change.path.clone());
         }

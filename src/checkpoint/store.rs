@@ -311,10 +311,11 @@ impl Shadow {
                 cap: caps.max_files,
             });
         }
+        // Even with nothing to hash, the tree is written from the indexes and compared with the
+        // last snapshot's: a snapshot killed after `update-index` left an index ahead of the ref,
+        // and a restore's undo snapshot may hold files the indexes leave out. Either way the
+        // snapshot must be what the indexes hold, since a restore trusts them (`restore`).
         let parent = self.head();
-        if plan.paths.is_empty() && parent.is_some() {
-            return Ok(plan.into_snapshot(parent.unwrap_or_default(), false));
-        }
         let mut at = 0;
         let mut root_trees = Vec::with_capacity(self.trees.len());
         for (tree, count) in self.trees.iter().zip(changed) {

@@ -111,6 +111,12 @@ pub fn render(out: &mut impl Write, method: &str, text: &str) -> std::io::Result
     // After any edit, what the language servers found in the files it changed.
     if crate::methods::find(method).is_some_and(|m| m.mutates) {
         crate::lsp::render::write_block(out, text)?;
+        // The safety net this edit ran without, each time (see `checkpoint::auto`).
+        if text.contains("\"checkpoint_warning\"") {
+            if let Some(warning) = value()["checkpoint_warning"].as_str() {
+                writeln!(out, "[CHECKPOINT] {warning}")?;
+            }
+        }
     }
     Ok(())
 }
@@ -305,6 +311,16 @@ fn render_edit(out: &mut impl Write, r: &Value) -> std::io::Result<()> {
     for path in r["removed"].as_array().into_iter().flatten() {
         writeln!(out, "removed {}", plain(path))?;
     }
+    // `clean` without `force` lists; .bak files coderd did not write are named, never removed.
+    for path in r["would_remove"].as_array().into_iter().flatten() {
+        writeln!(out, "would remove {}", plain(path))?;
+    }
+    for path in r["kept_not_ours"].as_array().into_iter().flatten() {
+        writeln!(out, "kept (not a backup coderd wrote) {}", plain(path))?;
+    }
+    if let Some(note) = r["note"].as_str() {
+        writeln!(out, "{note}")?;
+    }
     Ok(())
 }
 
@@ -371,6 +387,27 @@ fn plain(v: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_edit_without_its_checkpoint_says_so_and_clean_lists_what_it_would_remove() {
+        let mut out = Vec::new();
+        let answer = r#"{"files":[],"checkpoint_warning":"no automatic checkpoint"}"#;
+        render(&mut out, "write", answer).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(
+            text.contains("[CHECKPOINT] no automatic checkpoint"),
+            "{text}"
+        );
+        let mut out = Vec::new();
+        let listing = r#"{"removed":[],"would_remove":["/w/a.bak"],"count":0,
+            "kept_not_ours":["/w/db.bak"],"note":"pass `force`"}"#;
+        render(&mut out, "clean", listing).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert_eq!(
+            text,
+            "would remove /w/a.bak\nkept (not a backup coderd wrote) /w/db.bak\npass `force`\n"
+        );
+    }
 
     #[test]
     fn pretty_printing_matches_serde_json_without_parsing() {

@@ -6,6 +6,7 @@
 //! `commit` (the atomic write protocol) under `locks`. Methods: `write`, `patch`, `update_file`,
 //! `paths` (delete, move, clean).
 
+pub mod backups;
 pub mod commit;
 pub mod content;
 pub mod diff;
@@ -86,7 +87,7 @@ pub fn methods() -> Vec<Method> {
         method(
             "clean",
             &[],
-            "Remove .bak files under a folder.",
+            "The .bak backups coderd wrote under a folder: listed, and removed with --force (never a .bak coderd did not write).",
             true,
             paths::clean,
         ),

@@ -404,28 +404,56 @@ pub struct CleanParams {
     /// Folder to clean (default: the primary root).
     #[serde(alias = "path")]
     dir: Option<String>,
+    /// Remove the backups listed (without it, `clean` only lists them). It confirms the
+    /// listing; it never widens what is removed (only backups coderd wrote).
+    #[serde(default)]
+    force: bool,
 }
 
 #[derive(Serialize)]
 pub struct CleanResult {
+    /// Backups coderd wrote under the folder, removed (`force`).
     removed: Vec<PathBuf>,
+    /// Backups coderd wrote under the folder, removed by `force` (the listing without it).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    would_remove: Vec<PathBuf>,
+    /// Backups removed (0 without `force`).
     count: usize,
+    /// `.bak` files under the folder that coderd did not write (or that changed since): kept.
+    /// The first `FOREIGN_SHOWN` of them; `kept_not_ours_total` counts them all.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    kept_not_ours: Vec<PathBuf>,
+    #[serde(skip_serializing_if = "is_zero")]
+    kept_not_ours_total: usize,
+    /// What to do next, when nothing was removed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    note: Option<String>,
 }
 
-/// Removes `*.bak` regular files under a folder: never a symlink, never a non-accessible path,
-/// never outside the roots (each removal goes through a folder handle beneath the root).
+/// How many of the `.bak` files coderd did not write an answer names.
+const FOREIGN_SHOWN: usize = 100;
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// Whether a `clean` call removes nothing (it only lists without `force`): it needs no snapshot.
+pub fn clean_changes_nothing(params: &serde_json::Value) -> bool {
+    params.get("force").and_then(serde_json::Value::as_bool) != Some(true)
+}
+
+/// The `.bak` files coderd wrote under a folder (its backup journal, `backups`), each still the
+/// file coderd published: listed, then removed with `force`. A `.bak` coderd did not write, or
+/// that changed since, is never removed, only named. Each removal goes through a folder handle
+/// beneath the root; never a symlink, never a non-accessible path.
 pub fn clean(state: &Arc<State>, p: CleanParams) -> Result<CleanResult> {
     let dir = state
         .jail
         .resolve_visible("dir", p.dir.as_deref().unwrap_or("."))?;
-    let mut walker = state.jail.walk_builder(&dir, false, true);
-    let excludes = state.jail.default_excludes();
-    walker.filter_entry(move |e| !crate::globs::hit(&excludes, Path::new(e.file_name())));
-    let mut removed = Vec::new();
-    for item in walker.build().flatten() {
-        let path = item.path();
-        let is_bak = path.extension().is_some_and(|e| e == "bak");
-        if !is_bak || !item.file_type().is_some_and(|t| t.is_file()) {
+    let mut journal = super::backups::recorded(state);
+    let mut ours = Vec::new();
+    for (path, recorded) in &journal {
+        if !path.starts_with(&dir.abs) {
             continue;
         }
         let Some(resolved) = state.jail.locate(path) else {
@@ -434,19 +462,80 @@ pub fn clean(state: &Arc<State>, p: CleanParams) -> Result<CleanResult> {
         if state.jail.is_non_accessible(&resolved.rel) {
             continue;
         }
-        let place = commit::place(&state.jail, &resolved, false)?;
-        // Checked again by handle: only a regular file is removed, whatever the walk saw.
-        if place
-            .stat()?
-            .is_some_and(|st| kind_of(&st) == FileType::RegularFile)
-        {
-            place.unlink(false)?;
-            removed.push(resolved.abs);
+        let Ok(place) = commit::place(&state.jail, &resolved, false) else {
+            continue;
+        };
+        // Checked by handle: only the regular file coderd published there, unchanged.
+        let same = place.stat()?.is_some_and(|st| {
+            kind_of(&st) == FileType::RegularFile
+                && super::backups::Identity::of_stat(&st) == *recorded
+        });
+        if same {
+            ours.push((path.clone(), place));
         }
     }
-    removed.sort();
-    Ok(CleanResult {
-        count: removed.len(),
-        removed,
-    })
+    let mut kept_not_ours = foreign_backups(state, &dir, &ours);
+    let kept_not_ours_total = kept_not_ours.len();
+    kept_not_ours.truncate(FOREIGN_SHOWN);
+    let mut result = CleanResult {
+        removed: Vec::new(),
+        would_remove: Vec::new(),
+        count: 0,
+        kept_not_ours,
+        kept_not_ours_total,
+        note: None,
+    };
+    if !super::backups::journaled(state) {
+        result.note = Some(
+            "no data folder ($XDG_DATA_HOME or $HOME): coderd keeps no journal of its backups, \
+             so it removes none"
+                .into(),
+        );
+    }
+    if !p.force {
+        result.would_remove = ours.into_iter().map(|(path, _)| path).collect();
+        if !result.would_remove.is_empty() && result.note.is_none() {
+            result.note = Some(
+                "nothing removed yet: pass `force` to remove the backups listed in `would_remove`"
+                    .into(),
+            );
+        }
+    } else {
+        for (path, place) in ours {
+            place.unlink(false)?;
+            result.removed.push(path);
+        }
+        result.count = result.removed.len();
+    }
+    // The journal keeps the backups still there as coderd wrote them.
+    journal.retain(|path, recorded| {
+        let now = std::fs::symlink_metadata(path).ok();
+        now.is_some_and(|m| super::backups::Identity::of_metadata(&m) == *recorded)
+    });
+    super::backups::keep_only(state, &journal);
+    Ok(result)
+}
+
+/// The `.bak` regular files under `dir` that are not in `ours`: named, so the answer says why
+/// they stay.
+fn foreign_backups(state: &State, dir: &Resolved, ours: &[(PathBuf, Place)]) -> Vec<PathBuf> {
+    let mut walker = state.jail.walk_builder(dir, false, true);
+    let excludes = state.jail.default_excludes();
+    walker.filter_entry(move |e| !crate::globs::hit(&excludes, Path::new(e.file_name())));
+    let mut found: Vec<PathBuf> = walker
+        .build()
+        .flatten()
+        .filter(|item| item.path().extension().is_some_and(|e| e == "bak"))
+        .filter(|item| item.file_type().is_some_and(|t| t.is_file()))
+        .map(|item| item.into_path())
+        .filter(|path| {
+            let secret = state
+                .jail
+                .locate(path)
+                .is_none_or(|r| state.jail.is_non_accessible(&r.rel));
+            !secret && !ours.iter().any(|(p, _)| p == path)
+        })
+        .collect();
+    found.sort();
+    found
 }

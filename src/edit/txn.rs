@@ -511,7 +511,7 @@ fn publish_changed(
     }
     let journal = &state.journal;
     let mut ready: Vec<Ready> = Vec::new();
-    let mut backups: Vec<Staged> = Vec::new();
+    let mut backups: Vec<(&Path, Staged)> = Vec::new();
     for (
         slot,
         Prepared {
@@ -542,12 +542,14 @@ fn publish_changed(
             }),
         });
         if let (Some(bak), Some(original)) = (backup, &slot.original) {
-            backups.push(commit::stage(bak, original, like_ref, fsync, journal)?);
+            let staged = commit::stage(bak, original, like_ref, fsync, journal)?;
+            backups.push((&bak.abs, staged));
         }
     }
     // Folders are synced once each, after every rename of the call (not once per file).
-    for bak in backups {
-        bak.publish(Publish::Overwrite, None, false)?;
+    for (path, bak) in backups {
+        let published = bak.publish(Publish::Overwrite, None, false)?;
+        super::backups::record(state, path, &published);
     }
     let mut published: Vec<(usize, Option<std::fs::Metadata>)> = Vec::new();
     for (i, item) in ready.into_iter().enumerate() {

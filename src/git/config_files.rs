@@ -4,14 +4,15 @@
 //! `core.excludesFile`/`core.attributesFile` name and `info/exclude`/`info/attributes` with a
 //! plain blocking `open`. A repository can name a FIFO or a device there, and git then hangs
 //! until the call's deadline (and an automatic checkpoint with it). So every such file is
-//! checked first: one that exists and is not a regular file refuses the call, naming it.
+//! checked first: a FIFO, a device or a socket there refuses the call, naming it (a folder reads
+//! as nothing and is let through).
 //!
 //! The repository is found the way git finds it (`.git` folder or `gitdir:` file, walking up),
 //! without running git, since git reads the repository's config even to say where it is. Each
 //! config file, once checked, is read by git itself (`--no-includes`, one file), so its include
 //! targets are the values git's own parser sees, as bytes.
 
-use super::command::{nul_records, Git, Isolation};
+use super::command::{nul_records, Git, GitError, Isolation};
 use crate::error::{Error, Result};
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
@@ -70,6 +71,9 @@ fn check_config(file: &Path, from: Option<&Path>, depth: usize, deadline: Instan
         ))
         .with_recovery("remove the include loop from the repository's config"));
     }
+    if !may_name_files(file) {
+        return Ok(());
+    }
     let folder = file.parent().unwrap_or(Path::new("/"));
     // No repository around: git would read (and could hang on) the config of one it found.
     let listed = Git::new(Path::new("/"), Isolation::Shadow, deadline)
@@ -77,8 +81,13 @@ fn check_config(file: &Path, from: Option<&Path>, depth: usize, deadline: Instan
         .args(["config", "-z", "--no-includes", "--file"])
         .arg(file)
         .args(["--get-regexp", FILE_KEYS])
-        .output()
-        .map_err(|e| Error::io(format!("reading {}: {e}", file.display())))?;
+        .output();
+    let listed = match listed {
+        Ok(listed) => listed,
+        // The call itself will say so, with its own error.
+        Err(GitError::NotInstalled) => return Ok(()),
+        Err(e) => return Err(Error::io(format!("reading {}: {e}", file.display()))),
+    };
     for record in nul_records(&listed.stdout) {
         let Some(newline) = memchr::memchr(b'\n', record) else {
             continue;
@@ -94,6 +103,22 @@ fn check_config(file: &Path, from: Option<&Path>, depth: usize, deadline: Instan
     Ok(())
 }
 
+/// Whether a config file may set one of `FILE_KEYS`: a key's name cannot be escaped or split, so
+/// a file without these words sets none of them, and git need not be asked (most config files).
+fn may_name_files(file: &Path) -> bool {
+    const LARGE: u64 = 1 << 20;
+    if std::fs::metadata(file).is_ok_and(|m| m.len() > LARGE) {
+        return true;
+    }
+    let Ok(bytes) = std::fs::read(file) else {
+        return true;
+    };
+    let lower = bytes.to_ascii_lowercase();
+    ["include", "excludesfile", "attributesfile"]
+        .iter()
+        .any(|word| memchr::memmem::find(&lower, word.as_bytes()).is_some())
+}
+
 /// A path as git resolves it in a config file: `~/` is the home folder, a relative path is
 /// relative to the config file's folder.
 fn resolve(folder: &Path, value: &[u8]) -> PathBuf {
@@ -104,8 +129,8 @@ fn resolve(folder: &Path, value: &[u8]) -> PathBuf {
     }
 }
 
-/// Whether `file` is there to read: false when it does not exist; an error when it exists and
-/// is not a regular file (a symlink is followed, as git follows it).
+/// Whether `file` is there to read: false when it does not exist (or is a folder); an error when
+/// it is a FIFO, a device or a socket (a symlink is followed, as git follows it).
 fn check_file(file: &Path, from: Option<&Path>) -> Result<bool> {
     let meta = match std::fs::metadata(file) {
         Ok(meta) => meta,
@@ -113,6 +138,10 @@ fn check_file(file: &Path, from: Option<&Path>) -> Result<bool> {
     };
     if meta.is_file() {
         return Ok(true);
+    }
+    // A folder reads as nothing at once; only what can block an `open` or a read is refused.
+    if meta.is_dir() {
+        return Ok(false);
     }
     let named_by = from
         .map(|f| format!(" (named by {})", f.display()))
@@ -134,7 +163,6 @@ fn kind(meta: &std::fs::Metadata) -> &'static str {
         _ if t.is_char_device() => "a character device",
         _ if t.is_block_device() => "a block device",
         _ if t.is_socket() => "a socket",
-        _ if t.is_dir() => "a folder",
         _ => "a special file",
     }
 }
@@ -175,6 +203,34 @@ fn find_repository(dir: &Path) -> Option<Repository> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn includes_are_followed_relative_to_their_file_and_a_fifo_deep_down_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let top = dir.path().join("config");
+        std::fs::create_dir_all(dir.path().join("sub")).unwrap();
+        std::fs::write(&top, "[user]\n\tname = x\n[Include]\n\tPath = sub/second\n").unwrap();
+        let second = dir.path().join("sub/second");
+        std::fs::write(&second, "[includeIf \"onbranch:never\"]\n\tpath = pipe\n").unwrap();
+        let deadline = Instant::now() + std::time::Duration::from_secs(30);
+        assert!(check_config(&top, None, 0, deadline).is_ok());
+        let fifo = dir.path().join("sub/pipe");
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            &fifo,
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o600),
+            0,
+        )
+        .unwrap();
+        let refused = check_config(&top, None, 0, deadline).unwrap_err();
+        assert_eq!(refused.code, crate::error::Code::Refused);
+        assert!(refused.message.contains("a FIFO"), "{}", refused.message);
+        assert!(refused.message.contains("named by"), "{}", refused.message);
+        std::fs::write(&second, "[core]\n\teditor = vi\n").unwrap();
+        assert!(!may_name_files(&second));
+        assert!(may_name_files(&top));
+    }
 
     #[test]
     fn a_gitdir_file_and_a_commondir_are_followed() {
