@@ -252,6 +252,12 @@ fn secrets_in_the_daemon_environment_do_not_reach_commands() {
         ("OPENAI_API_KEY", "secret-openai"),
         ("DB_PASSWORD", "secret-db"),
         ("NPM_TOKEN", "passed-npm-token"),
+        ("DATABASE_URL", "postgres://app:secret-db-url@db/prod"),
+        ("GH_HOST", "secret-gh-host"),
+        ("GITLAB_PAT", "secret-pat"),
+        ("SSH_AUTH_SOCK", "/tmp/secret-agent.sock"),
+        ("DOCKER_AUTH_CONFIG", "secret-docker"),
+        ("GIT_AUTHOR_NAME", "kept-author"),
     ] {
         std::env::set_var(name, value);
     }
@@ -260,6 +266,7 @@ fn secrets_in_the_daemon_environment_do_not_reach_commands() {
     let env = result["stdout"].as_str().unwrap();
     assert!(!env.contains("secret-"), "{env}");
     assert!(env.contains("NPM_TOKEN=passed-npm-token"), "{env}");
+    assert!(env.contains("GIT_AUTHOR_NAME=kept-author"), "{env}");
     for fixed in [
         "TERM=dumb",
         "PAGER=cat",

@@ -20,6 +20,11 @@ const SECRETS: &[(&str, &str)] = &[
     ("secrets/prod.txt", "SECRET-DIR-3333"),
     ("config/server.key", "SECRET-KEY-4444"),
     ("deploy/id_rsa", "SECRET-RSA-5555"),
+    ("home/.ssh/id_ed25519", "SECRET-SSH-6666"),
+    ("home/.aws/credentials", "SECRET-AWS-7777"),
+    ("home/.netrc", "SECRET-NETRC-8888"),
+    ("home/.docker/config.json", "SECRET-DOCKER-9999"),
+    ("certs/client.p12", "SECRET-P12-0000"),
 ];
 
 /// Ways a command reads files; none may print a secret.
@@ -39,6 +44,7 @@ fn secret_workspace() -> Sandbox {
         sandbox.write(path, &format!("{secret}\n"));
     }
     sandbox.write("src/main.rs", "fn main() {}\n");
+    sandbox.write("home/.ssh/id_ed25519.pub", "ssh-ed25519 AAAA-public\n");
     sandbox
 }
 
@@ -77,8 +83,15 @@ fn secrets_inside_the_roots_read_as_empty_whatever_reads_them() {
     let env = std::fs::read_to_string(sandbox.root.join(".env")).unwrap();
     assert_eq!(env, "API_KEY=SECRET-ENV-1111\n");
     // Ordinary files are read as they are.
-    let plain = daemon.ok("exec", json!({"cmd": "cat src/main.rs"}));
-    assert_eq!(plain["stdout"], json!("fn main() {}\n"), "{plain}");
+    let plain = daemon.ok(
+        "exec",
+        json!({"cmd": "cat src/main.rs home/.ssh/id_ed25519.pub"}),
+    );
+    assert_eq!(
+        plain["stdout"],
+        json!("fn main() {}\nssh-ed25519 AAAA-public\n"),
+        "{plain}"
+    );
 }
 
 /// A daemon whose `$HOME` is a folder of the test (so a write that escapes lands there, not in
