@@ -74,6 +74,18 @@ fn secrets_inside_the_roots_read_as_empty_whatever_reads_them() {
             assert!(masked.contains(&shown), "{shown} in {masked:?}");
         }
     }
+    // A model's call through `tool` (the agent envelope) runs in the same sandbox.
+    let raw = r#"{"cmd":"exec","args":{"cmd":"cat .env home/.netrc"}}"#;
+    let through_tool = daemon.ok("tool", json!({"raw": raw}));
+    assert_eq!(
+        through_tool["result"]["sandbox"],
+        json!("namespaces"),
+        "{through_tool}"
+    );
+    assert!(
+        !through_tool.to_string().contains("SECRET-"),
+        "{through_tool}"
+    );
     // The files themselves are untouched by writes through the masks.
     let wrote = daemon.ok(
         "exec",
