@@ -106,6 +106,28 @@ fn secrets_inside_the_roots_read_as_empty_whatever_reads_them() {
     );
 }
 
+/// The secret walk remembers each folder by its modification time: a secret created in a folder
+/// the last run saw (and trusted, its time being old) is masked in the next run; so are secrets
+/// inside noise folders like `node_modules`.
+#[test]
+fn a_secret_created_between_runs_is_masked_in_the_next_run() {
+    let sandbox = Sandbox::empty();
+    sandbox.write("app/main.py", "print(1)\n");
+    sandbox.write("node_modules/pkg/.env", "SECRET-NOISE-1212\n");
+    let an_hour_ago = std::time::SystemTime::now() - Duration::from_secs(3600);
+    for folder in ["", "app", "node_modules", "node_modules/pkg"] {
+        let dir = std::fs::File::open(sandbox.root.join(folder)).unwrap();
+        dir.set_modified(an_hour_ago).unwrap();
+    }
+    let daemon = Daemon::start(&sandbox, &[]);
+    let first = daemon.ok("exec", json!({"cmd": "cat node_modules/pkg/.env; ls app"}));
+    assert_eq!(first["stdout"], json!("main.py\n"), "{first}");
+    sandbox.write("app/.env", "SECRET-LATER-3434\n");
+    let next = daemon.ok("exec", json!({"cmd": "cat app/.env"}));
+    assert_eq!(next["stdout"], json!(""), "{next}");
+    assert!(next["masked"].to_string().contains("app/.env"), "{next}");
+}
+
 /// A daemon whose `$HOME` is a folder of the test (so a write that escapes lands there, not in
 /// the real home), with one tool cache in it.
 fn daemon_with_home(sandbox: &Sandbox, extra: &[&str]) -> (Daemon, PathBuf) {
