@@ -214,6 +214,34 @@ fn the_daemon_socket_cannot_be_reached_from_inside() {
     assert!(!result["stdout"].as_str().unwrap().contains("connected"));
 }
 
+/// `/dev` holds only harmless devices (and pseudo-terminals of its own), and `/proc` shows only the
+/// command's own namespace: the namespace's init, the shell and what it started.
+#[test]
+fn dev_is_minimal_and_proc_shows_only_the_commands_namespace() {
+    let sandbox = Sandbox::empty();
+    let daemon = Daemon::start(&sandbox, &[]);
+    let devices = daemon.ok("exec", json!({"cmd": "ls /dev"}));
+    let listed: Vec<&str> = devices["stdout"].as_str().unwrap().lines().collect();
+    assert_eq!(
+        listed,
+        [
+            "fd", "full", "null", "ptmx", "pts", "random", "shm", "stderr", "stdin", "stdout",
+            "tty", "urandom", "zero"
+        ],
+        "{devices}"
+    );
+    let processes = daemon.ok(
+        "exec",
+        json!({"cmd": "ls /proc | grep -cE '^[0-9]+$'; echo $$; \
+                python3 -c 'import os; m, s = os.openpty(); print(os.ttyname(s))'"}),
+    );
+    let lines: Vec<&str> = processes["stdout"].as_str().unwrap().lines().collect();
+    let count: usize = lines[0].parse().unwrap();
+    assert!(count <= 4, "{count} processes visible: {processes}");
+    assert_eq!(lines[1], "2", "the shell is PID 2: {processes}");
+    assert!(lines[2].starts_with("/dev/pts/"), "{processes}");
+}
+
 /// Connects to `port` on the machine's loopback from inside; whether it got through.
 fn reaches(daemon: &Daemon, port: u16) -> bool {
     let cmd = format!("echo hello > /dev/tcp/127.0.0.1/{port} && echo connected");

@@ -687,8 +687,8 @@ unsafe fn set_read_only(path: &CStr, flags: libc::c_uint) -> bool {
     ) == 0
 }
 
-/// A tmpfs on `/dev` holding the harmless devices (bound from the real ones), the usual links and
-/// a writable `/dev/shm`; then read-only.
+/// A tmpfs on `/dev` holding the harmless devices (bound from the real ones), the usual links, a
+/// writable `/dev/shm` and a private `/dev/pts`; then read-only.
 unsafe fn make_dev() -> bool {
     let mut devices = [-1; DEVICES.len()];
     for (slot, device) in devices.iter_mut().zip(DEVICES) {
@@ -724,6 +724,19 @@ unsafe fn make_dev() -> bool {
         return false;
     }
     libc::chmod(c"/dev/shm".as_ptr(), 0o1777);
+    // Pseudo-terminals of its own, for tools that open one (`script`, `pty.openpty`); best
+    // effort: a kernel that refuses leaves them out.
+    libc::mkdir(c"/dev/pts".as_ptr(), 0o755);
+    let pts = libc::mount(
+        c"devpts".as_ptr(),
+        c"/dev/pts".as_ptr(),
+        c"devpts".as_ptr(),
+        libc::MS_NOSUID | libc::MS_NOEXEC,
+        c"newinstance,ptmxmode=0666,mode=0620".as_ptr().cast(),
+    ) == 0;
+    if pts {
+        libc::symlink(c"pts/ptmx".as_ptr(), c"/dev/ptmx".as_ptr());
+    }
     set_read_only(c"/dev", 0)
 }
 
