@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The cost of the exec sandbox: `exec "true"` round trips, medians over N runs, sandboxed
-(`exec.sandbox.mode: namespaces`) against `exec.sandbox: off`, in the same run on the same
-workspace (a few files and one secret, so the secret walk and its mask are part of the cost).
+(`exec.sandbox.mode: namespaces`) against `exec.sandbox: off`: two daemons on the same kind of
+workspace (a few files and one secret, so the secret walk and its mask are part of the cost),
+called alternately so that both see the same load.
 
     scripts/bench-exec-sandbox.py [--runs 200] [--coderd target/release/coderd]
 
@@ -24,23 +25,21 @@ def workspace(ws):
         f.write("API_KEY=not-for-commands\n")
 
 
-def measure(coderd, config, runs):
+def start(coderd, config):
     daemon = Daemon(coderd, "bench-exec-sandbox-", config)
     workspace(daemon.ws)
     daemon.start()
-    try:
-        for _ in range(10):  # the first run starts the watchdog and probes the namespaces
-            reply = daemon.call("exec", {"cmd": "true"})
-            assert "result" in reply, reply
-        walls, inside = [], []
-        for _ in range(runs):
-            started = time.perf_counter()
-            reply = daemon.call("exec", {"cmd": "true"})
-            walls.append((time.perf_counter() - started) * 1000)
-            inside.append(reply["result"]["duration_ms"])
-        return reply["result"]["sandbox"], walls, inside
-    finally:
-        daemon.close()
+    for _ in range(10):  # the first run starts the watchdog and probes the namespaces
+        reply = daemon.call("exec", {"cmd": "true"})
+        assert "result" in reply, reply
+    return daemon
+
+
+def timed(daemon):
+    started = time.perf_counter()
+    reply = daemon.call("exec", {"cmd": "true"})
+    wall = (time.perf_counter() - started) * 1000
+    return reply["result"]["sandbox"], wall, reply["result"]["duration_ms"]
 
 
 def main():
@@ -49,14 +48,26 @@ def main():
     parser.add_argument("--runs", type=int, default=200)
     parser.add_argument("--coderd", default=os.path.join(here, "target/release/coderd"))
     args = parser.parse_args()
+    daemons = {mode: start(args.coderd, config) for mode, config in MODES.items()}
+    walls = {mode: [] for mode in MODES}
+    inside = {mode: [] for mode in MODES}
+    try:
+        # Alternating, so that both modes see the same load on a busy machine.
+        for _ in range(args.runs):
+            for mode, daemon in daemons.items():
+                ran, wall, duration = timed(daemon)
+                assert ran == mode, (ran, mode)
+                walls[mode].append(wall)
+                inside[mode].append(duration)
+    finally:
+        for daemon in daemons.values():
+            daemon.close()
     medians = {}
-    for mode, config in MODES.items():
-        ran, walls, inside = measure(args.coderd, config, args.runs)
-        assert ran == mode, (ran, mode)
-        walls.sort()
-        medians[mode] = statistics.median(walls)
-        print(f"{mode:>10}: median {medians[mode]:6.2f} ms, p90 {walls[len(walls) * 9 // 10]:6.2f} ms,"
-              f" daemon duration_ms median {statistics.median(inside):.0f} ({args.runs} runs)")
+    for mode in MODES:
+        ordered = sorted(walls[mode])
+        medians[mode] = statistics.median(ordered)
+        print(f"{mode:>10}: median {medians[mode]:6.2f} ms, p90 {ordered[len(ordered) * 9 // 10]:6.2f} ms,"
+              f" daemon duration_ms median {statistics.median(inside[mode]):.0f} ({args.runs} runs)")
     print(f"sandbox set-up adds {medians['namespaces'] - medians['off']:.2f} ms at the median")
 
 
