@@ -210,11 +210,14 @@ pub struct Spawned {
     pub stderr: File,
 }
 
-/// The namespace's init, as the daemon sees it.
+/// The namespace's init, as the daemon sees it. The run is over when the init reports the
+/// command's status (or dies without a report: it was killed); the init's own exit, which tears
+/// the namespaces down, is waited for off the request's path (`reap_later`).
 pub struct Child {
     pid: i32,
     status: File,
     done: Option<ExitStatus>,
+    reaped: bool,
     /// Processes were still running when the command exited and were ended with the namespace.
     pub leftovers: bool,
 }
@@ -224,37 +227,15 @@ impl Child {
         self.pid as u32
     }
 
+    /// A descriptor readable once the status is known (the report, or the pipe's end).
+    pub fn status_fd(&self) -> io::Result<OwnedFd> {
+        Ok(self.status.try_clone()?.into())
+    }
+
     pub fn try_wait(&mut self) -> io::Result<Option<ExitStatus>> {
-        self.wait_with(libc::WNOHANG)
-    }
-
-    pub fn wait(&mut self) -> io::Result<ExitStatus> {
-        loop {
-            if let Some(status) = self.wait_with(0)? {
-                return Ok(status);
-            }
-        }
-    }
-
-    fn wait_with(&mut self, flags: i32) -> io::Result<Option<ExitStatus>> {
         if let Some(status) = self.done {
             return Ok(Some(status));
         }
-        let mut raw = 0;
-        // SAFETY: waitpid on our own child with a valid status pointer.
-        let pid = unsafe { libc::waitpid(self.pid, &mut raw, flags) };
-        if pid == 0 {
-            return Ok(None);
-        }
-        if pid < 0 {
-            let error = io::Error::last_os_error();
-            return match error.kind() {
-                io::ErrorKind::Interrupted => Ok(None),
-                _ => Err(error),
-            };
-        }
-        // The init reports the command's own status; without a report (the init was killed),
-        // the init's status is the answer.
         let mut report = [0u8; 5];
         let status = match self.status.read(&mut report) {
             Ok(5) => {
@@ -262,10 +243,85 @@ impl Child {
                 let raw = i32::from_ne_bytes([report[0], report[1], report[2], report[3]]);
                 ExitStatus::from_raw(raw)
             }
-            _ => ExitStatus::from_raw(raw),
+            // The pipe ended without a report: the init was killed; its status is the answer.
+            Ok(_) => self.reap()?,
+            Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted) => {
+                return Ok(None)
+            }
+            Err(e) => return Err(e),
         };
         self.done = Some(status);
         Ok(Some(status))
+    }
+
+    pub fn wait(&mut self) -> io::Result<ExitStatus> {
+        loop {
+            if let Some(status) = self.try_wait()? {
+                return Ok(status);
+            }
+            let mut fd = libc::pollfd {
+                fd: self.status.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            };
+            // SAFETY: one valid pollfd.
+            unsafe { libc::poll(&mut fd, 1, 100) };
+        }
+    }
+
+    fn reap(&mut self) -> io::Result<ExitStatus> {
+        let mut raw = 0;
+        loop {
+            // SAFETY: waitpid on our own child with a valid status pointer.
+            let pid = unsafe { libc::waitpid(self.pid, &mut raw, 0) };
+            if pid == self.pid {
+                self.reaped = true;
+                return Ok(ExitStatus::from_raw(raw));
+            }
+            let error = io::Error::last_os_error();
+            if error.kind() != io::ErrorKind::Interrupted {
+                return Err(error);
+            }
+        }
+    }
+}
+
+impl Drop for Child {
+    fn drop(&mut self) {
+        if !self.reaped {
+            reap_later(self.pid);
+        }
+    }
+}
+
+/// Waits for an init's exit on a thread of its own, so that tearing its namespaces down (a few
+/// ms, more on a busy machine) is not part of the answer's time.
+fn reap_later(pid: i32) {
+    use std::sync::mpsc::{channel, Sender};
+    use std::sync::{Mutex, OnceLock};
+    static REAPER: OnceLock<Option<Mutex<Sender<i32>>>> = OnceLock::new();
+    let reaper = REAPER.get_or_init(|| {
+        let (send, receive) = channel::<i32>();
+        let started = std::thread::Builder::new()
+            .name("sandbox-reaper".into())
+            .spawn(move || {
+                for pid in receive {
+                    let mut raw = 0;
+                    // SAFETY: waitpid on a child of this process.
+                    while unsafe { libc::waitpid(pid, &mut raw, 0) } < 0
+                        && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted
+                    {}
+                }
+            });
+        started.ok().map(|_| Mutex::new(send))
+    });
+    let sent = reaper
+        .as_ref()
+        .is_some_and(|send| send.lock().unwrap_or_else(|e| e.into_inner()).send(pid).is_ok());
+    if !sent {
+        let mut raw = 0;
+        // SAFETY: as above, on this thread when no reaper could start.
+        unsafe { libc::waitpid(pid, &mut raw, 0) };
     }
 }
 
@@ -348,6 +404,7 @@ pub fn spawn(plan: &Plan, exec: &Exec) -> io::Result<Spawned> {
             pid,
             status,
             done: None,
+            reaped: false,
             leftovers: false,
         },
         stdout: File::from(stdout_r),
