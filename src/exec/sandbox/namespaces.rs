@@ -245,7 +245,12 @@ impl Child {
             }
             // The pipe ended without a report: the init was killed; its status is the answer.
             Ok(_) => self.reap()?,
-            Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted) => {
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted
+                ) =>
+            {
                 return Ok(None)
             }
             Err(e) => return Err(e),
@@ -304,24 +309,28 @@ fn reap_later(pid: i32) {
         let (send, receive) = channel::<i32>();
         let started = std::thread::Builder::new()
             .name("sandbox-reaper".into())
-            .spawn(move || {
-                for pid in receive {
-                    let mut raw = 0;
-                    // SAFETY: waitpid on a child of this process.
-                    while unsafe { libc::waitpid(pid, &mut raw, 0) } < 0
-                        && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted
-                    {}
-                }
-            });
+            .spawn(move || receive.into_iter().for_each(wait_for));
         started.ok().map(|_| Mutex::new(send))
     });
-    let sent = reaper
-        .as_ref()
-        .is_some_and(|send| send.lock().unwrap_or_else(|e| e.into_inner()).send(pid).is_ok());
+    let sent = reaper.as_ref().is_some_and(|send| {
+        send.lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .send(pid)
+            .is_ok()
+    });
     if !sent {
-        let mut raw = 0;
-        // SAFETY: as above, on this thread when no reaper could start.
-        unsafe { libc::waitpid(pid, &mut raw, 0) };
+        wait_for(pid);
+    }
+}
+
+/// Blocks until the child `pid` has exited, and reaps it.
+fn wait_for(pid: i32) {
+    let mut raw = 0;
+    // SAFETY: waitpid on a child of this process, with a valid status pointer.
+    while unsafe { libc::waitpid(pid, &mut raw, 0) } < 0
+        && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted
+    {
+        continue;
     }
 }
 
