@@ -112,15 +112,21 @@ pub struct View<'a> {
 }
 
 impl Plan {
-    pub fn new(view: &View) -> io::Result<Plan> {
-        let mut plan = Plan {
+    /// Nothing but the uid and gid maps: this user's ids, the same inside as outside.
+    fn empty(network: bool) -> io::Result<Plan> {
+        let map = |id: u32| CString::new(format!("{id} {id} 1"));
+        Ok(Plan {
             steps: Vec::new(),
             shown: Vec::new(),
             slots: Vec::new(),
-            uid_map: CString::new(format!("{0} {0} 1", rustix::process::geteuid().as_raw()))?,
-            gid_map: CString::new(format!("{0} {0} 1", rustix::process::getegid().as_raw()))?,
-            network: view.network,
-        };
+            uid_map: map(rustix::process::geteuid().as_raw())?,
+            gid_map: map(rustix::process::getegid().as_raw())?,
+            network,
+        })
+    }
+
+    pub fn new(view: &View) -> io::Result<Plan> {
+        let mut plan = Plan::empty(view.network)?;
         plan.push(Step::Private, "private mounts".into());
         for (slot, path) in view.writable.iter().enumerate() {
             plan.slots.push(Cell::new(-1));
@@ -424,20 +430,10 @@ pub fn spawn(plan: &Plan, exec: &Exec) -> io::Result<Spawned> {
 /// Whether this kernel lets this user build the sandbox: a child in new namespaces maps its ids,
 /// makes the mounts read-only and mounts a `/proc`, then exits. The answer is the reason when not.
 pub fn probe() -> Result<(), String> {
-    let plan = Plan {
-        steps: vec![Step::Private, Step::ReadOnly, Step::Proc],
-        shown: vec![
-            "private mounts".into(),
-            "make every mount read-only".into(),
-            "a fresh /proc".into(),
-        ],
-        slots: Vec::new(),
-        uid_map: CString::new(format!("{0} {0} 1", rustix::process::geteuid().as_raw()))
-            .map_err(|e| e.to_string())?,
-        gid_map: CString::new(format!("{0} {0} 1", rustix::process::getegid().as_raw()))
-            .map_err(|e| e.to_string())?,
-        network: true,
-    };
+    let mut plan = Plan::empty(true).map_err(|e| e.to_string())?;
+    plan.push(Step::Private, "private mounts".into());
+    plan.push(Step::ReadOnly, "make every mount read-only".into());
+    plan.push(Step::Proc, "a fresh /proc".into());
     let (ready_r, ready_w) = pipe().map_err(|e| e.to_string())?;
     let ready = ready_w.as_raw_fd();
     let pid = clone_process(libc::CLONE_NEWUSER | libc::CLONE_NEWNS | libc::CLONE_NEWPID);
