@@ -6,8 +6,10 @@ called alternately so that both see the same load.
 
     scripts/bench-exec-sandbox.py [--runs 200] [--coderd target/release/coderd]
 
-Prints the median and p90 wall time per mode (client round trip) and the daemon's own
-`duration_ms` median, and the difference of the medians."""
+Prints the median and p90 wall time per mode (client round trip), the daemon's own `duration_ms`
+median, and the CPU time per run of the daemon and its reaped children (user + system, from
+/proc; on a busy machine this shows the work the sandbox adds, where wall times mostly show the
+wait for a CPU), and the difference of the medians."""
 import argparse, os, statistics, sys, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -35,6 +37,14 @@ def start(coderd, config):
     return daemon
 
 
+def cpu_ms(daemon):
+    """User + system time of the daemon and its reaped children, in ms."""
+    with open(f"/proc/{daemon.proc.pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    ticks = sum(int(fields[i]) for i in (11, 12, 13, 14))  # utime stime cutime cstime
+    return ticks * 1000 / os.sysconf("SC_CLK_TCK")
+
+
 def timed(daemon):
     started = time.perf_counter()
     reply = daemon.call("exec", {"cmd": "true"})
@@ -51,6 +61,7 @@ def main():
     daemons = {mode: start(args.coderd, config) for mode, config in MODES.items()}
     walls = {mode: [] for mode in MODES}
     inside = {mode: [] for mode in MODES}
+    cpu_before = {mode: cpu_ms(daemon) for mode, daemon in daemons.items()}
     try:
         # Alternating, so that both modes see the same load on a busy machine.
         for _ in range(args.runs):
@@ -59,6 +70,8 @@ def main():
                 assert ran == mode, (ran, mode)
                 walls[mode].append(wall)
                 inside[mode].append(duration)
+        time.sleep(0.5)  # the last inits are reaped
+        cpu = {mode: (cpu_ms(d) - cpu_before[mode]) / args.runs for mode, d in daemons.items()}
     finally:
         for daemon in daemons.values():
             daemon.close()
@@ -67,8 +80,10 @@ def main():
         ordered = sorted(walls[mode])
         medians[mode] = statistics.median(ordered)
         print(f"{mode:>10}: median {medians[mode]:6.2f} ms, p90 {ordered[len(ordered) * 9 // 10]:6.2f} ms,"
-              f" daemon duration_ms median {statistics.median(inside[mode]):.0f} ({args.runs} runs)")
-    print(f"sandbox set-up adds {medians['namespaces'] - medians['off']:.2f} ms at the median")
+              f" daemon duration_ms median {statistics.median(inside[mode]):.0f},"
+              f" CPU {cpu[mode]:.2f} ms per run ({args.runs} runs)")
+    print(f"sandbox set-up adds {medians['namespaces'] - medians['off']:.2f} ms at the median,"
+          f" {cpu['namespaces'] - cpu['off']:.2f} ms of CPU per run")
 
 
 if __name__ == "__main__":
