@@ -145,6 +145,9 @@ pub struct JailSettings {
 }
 
 /// Secrets are unreadable unless a config says otherwise (`non_accessible_globs: []` opts out).
+/// Beside `.env` files and keys, the usual credential files: SSH private keys (every
+/// `.ssh/id_*` but a `*.pub`, spelled as four globs since a glob cannot say "not"), cloud, git,
+/// package-registry and Docker credentials, certificate bundles and password databases.
 pub const DEFAULT_NON_ACCESSIBLE: &[&str] = &[
     "**/.env",
     "**/.env.*",
@@ -152,6 +155,19 @@ pub const DEFAULT_NON_ACCESSIBLE: &[&str] = &[
     "**/*.key",
     "**/secrets/**",
     "**/id_rsa*",
+    "**/.ssh/id_*[!b]",
+    "**/.ssh/id_*[!u]b",
+    "**/.ssh/id_*[!p]ub",
+    "**/.ssh/id_*[!.]pub",
+    "**/.aws/credentials",
+    "**/.netrc",
+    "**/.npmrc",
+    "**/.pypirc",
+    "**/.git-credentials",
+    "**/.docker/config.json",
+    "**/*.p12",
+    "**/*.pfx",
+    "**/*.kdbx",
 ];
 
 pub const DEFAULT_EXCLUDES: &[&str] = &[
@@ -449,6 +465,46 @@ mod tests {
         let mut example = Config::load(&path).unwrap();
         example.jail.base_paths.clear();
         assert_eq!(example, Config::default());
+    }
+
+    #[test]
+    fn the_default_secrets_cover_credential_files_but_not_public_keys() {
+        let settings = Config::default().jail;
+        let secrets = crate::globs::compile_policy(
+            "non_accessible_globs",
+            &settings.non_accessible_globs,
+            true,
+        )
+        .unwrap();
+        for secret in [
+            "home/.ssh/id_ed25519",
+            "home/.ssh/id_rsa",
+            "home/.ssh/id_ecdsa_sk",
+            "home/.ssh/id_work",
+            ".aws/credentials",
+            "dev/.netrc",
+            ".npmrc",
+            "pkg/.pypirc",
+            ".git-credentials",
+            ".docker/config.json",
+            "certs/client.p12",
+            "certs/client.PFX",
+            "vault/passwords.kdbx",
+            "tls/server.key",
+        ] {
+            assert!(secrets.is_match(secret), "{secret} should be a secret");
+        }
+        for public in [
+            "home/.ssh/id_ed25519.pub",
+            "home/.ssh/id_work.pub",
+            "home/.ssh/known_hosts",
+            "home/.ssh/config",
+            ".aws/config",
+            ".docker/daemon.json",
+            "src/keys.rs",
+        ] {
+            assert!(!secrets.is_match(public), "{public} should stay readable");
+        }
     }
 
     #[test]

@@ -20,6 +20,11 @@ const SECRETS: &[(&str, &str)] = &[
     ("secrets/prod.txt", "SECRET-DIR-3333"),
     ("config/server.key", "SECRET-KEY-4444"),
     ("deploy/id_rsa", "SECRET-RSA-5555"),
+    ("home/.ssh/id_ed25519", "SECRET-SSH-6666"),
+    ("home/.aws/credentials", "SECRET-AWS-7777"),
+    ("home/.netrc", "SECRET-NETRC-8888"),
+    ("home/.docker/config.json", "SECRET-DOCKER-9999"),
+    ("certs/client.p12", "SECRET-P12-0000"),
 ];
 
 /// Ways a command reads files; none may print a secret.
@@ -39,6 +44,7 @@ fn secret_workspace() -> Sandbox {
         sandbox.write(path, &format!("{secret}\n"));
     }
     sandbox.write("src/main.rs", "fn main() {}\n");
+    sandbox.write("home/.ssh/id_ed25519.pub", "ssh-ed25519 AAAA-public\n");
     sandbox
 }
 
@@ -68,6 +74,18 @@ fn secrets_inside_the_roots_read_as_empty_whatever_reads_them() {
             assert!(masked.contains(&shown), "{shown} in {masked:?}");
         }
     }
+    // A model's call through `tool` (the agent envelope) runs in the same sandbox.
+    let raw = r#"{"cmd":"exec","args":{"cmd":"cat .env home/.netrc"}}"#;
+    let through_tool = daemon.ok("tool", json!({"raw": raw}));
+    assert_eq!(
+        through_tool["result"]["sandbox"],
+        json!("namespaces"),
+        "{through_tool}"
+    );
+    assert!(
+        !through_tool.to_string().contains("SECRET-"),
+        "{through_tool}"
+    );
     // The files themselves are untouched by writes through the masks.
     let wrote = daemon.ok(
         "exec",
@@ -77,8 +95,37 @@ fn secrets_inside_the_roots_read_as_empty_whatever_reads_them() {
     let env = std::fs::read_to_string(sandbox.root.join(".env")).unwrap();
     assert_eq!(env, "API_KEY=SECRET-ENV-1111\n");
     // Ordinary files are read as they are.
-    let plain = daemon.ok("exec", json!({"cmd": "cat src/main.rs"}));
-    assert_eq!(plain["stdout"], json!("fn main() {}\n"), "{plain}");
+    let plain = daemon.ok(
+        "exec",
+        json!({"cmd": "cat src/main.rs home/.ssh/id_ed25519.pub"}),
+    );
+    assert_eq!(
+        plain["stdout"],
+        json!("fn main() {}\nssh-ed25519 AAAA-public\n"),
+        "{plain}"
+    );
+}
+
+/// The secret walk remembers each folder by its modification time: a secret created in a folder
+/// the last run saw (and trusted, its time being old) is masked in the next run; so are secrets
+/// inside noise folders like `node_modules`.
+#[test]
+fn a_secret_created_between_runs_is_masked_in_the_next_run() {
+    let sandbox = Sandbox::empty();
+    sandbox.write("app/main.py", "print(1)\n");
+    sandbox.write("node_modules/pkg/.env", "SECRET-NOISE-1212\n");
+    let an_hour_ago = std::time::SystemTime::now() - Duration::from_secs(3600);
+    for folder in ["", "app", "node_modules", "node_modules/pkg"] {
+        let dir = std::fs::File::open(sandbox.root.join(folder)).unwrap();
+        dir.set_modified(an_hour_ago).unwrap();
+    }
+    let daemon = Daemon::start(&sandbox, &[]);
+    let first = daemon.ok("exec", json!({"cmd": "cat node_modules/pkg/.env; ls app"}));
+    assert_eq!(first["stdout"], json!("main.py\n"), "{first}");
+    sandbox.write("app/.env", "SECRET-LATER-3434\n");
+    let next = daemon.ok("exec", json!({"cmd": "cat app/.env"}));
+    assert_eq!(next["stdout"], json!(""), "{next}");
+    assert!(next["masked"].to_string().contains("app/.env"), "{next}");
 }
 
 /// A daemon whose `$HOME` is a folder of the test (so a write that escapes lands there, not in
@@ -165,6 +212,34 @@ fn the_daemon_socket_cannot_be_reached_from_inside() {
     let result = daemon.ok("exec", json!({"cmd": cmd}));
     assert_ne!(result["exit_code"], json!(0), "{result}");
     assert!(!result["stdout"].as_str().unwrap().contains("connected"));
+}
+
+/// `/dev` holds only harmless devices (and pseudo-terminals of its own), and `/proc` shows only the
+/// command's own namespace: the namespace's init, the shell and what it started.
+#[test]
+fn dev_is_minimal_and_proc_shows_only_the_commands_namespace() {
+    let sandbox = Sandbox::empty();
+    let daemon = Daemon::start(&sandbox, &[]);
+    let devices = daemon.ok("exec", json!({"cmd": "ls /dev"}));
+    let listed: Vec<&str> = devices["stdout"].as_str().unwrap().lines().collect();
+    assert_eq!(
+        listed,
+        [
+            "fd", "full", "null", "ptmx", "pts", "random", "shm", "stderr", "stdin", "stdout",
+            "tty", "urandom", "zero"
+        ],
+        "{devices}"
+    );
+    let processes = daemon.ok(
+        "exec",
+        json!({"cmd": "ls /proc | grep -cE '^[0-9]+$'; echo $$; \
+                python3 -c 'import os; m, s = os.openpty(); print(os.ttyname(s))'"}),
+    );
+    let lines: Vec<&str> = processes["stdout"].as_str().unwrap().lines().collect();
+    let count: usize = lines[0].parse().unwrap();
+    assert!(count <= 4, "{count} processes visible: {processes}");
+    assert_eq!(lines[1], "2", "the shell is PID 2: {processes}");
+    assert!(lines[2].starts_with("/dev/pts/"), "{processes}");
 }
 
 /// Connects to `port` on the machine's loopback from inside; whether it got through.

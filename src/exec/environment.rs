@@ -1,10 +1,16 @@
 //! The environment a command gets: the daemon's own, minus anything that looks like a secret
-//! (names containing KEY, SECRET, TOKEN, PASSWORD, CREDENTIAL, and `AWS_*`) unless the config's
-//! `exec.env_passthrough` names it, minus variables that make bash run code on its own
-//! (`BASH_ENV`, `ENV`) or inject libraries (`LD_PRELOAD`, `LD_LIBRARY_PATH`'s audit cousins), and
-//! with the settings that keep tools from waiting for a terminal that is not there.
+//! unless the config's `exec.env_passthrough` names it, minus variables that make bash run code on
+//! its own (`BASH_ENV`, `ENV`) or inject libraries (`LD_PRELOAD`, `LD_LIBRARY_PATH`'s audit
+//! cousins), and with the settings that keep tools from waiting for a terminal that is not there.
+//!
+//! A secret by name: KEY, SECRET, TOKEN, PASSWORD, PASSWD or CREDENTIAL anywhere in it; `AWS_*`
+//! and `GH_*`; a last word `PAT` (`GITLAB_PAT`); a word starting with AUTH but AUTHOR
+//! (`DOCKER_AUTH_CONFIG`, `SSH_AUTH_SOCK`, `NPM_AUTHORIZATION`, not `GIT_AUTHOR_NAME`). A secret
+//! by value: a URL carrying a user and a password (`postgres://app:hunter2@db/prod`).
 
+use regex::Regex;
 use std::ffi::OsString;
+use std::sync::LazyLock;
 
 /// Parts of a name that mark a variable as a secret (compared upper-cased).
 const SECRET_MARKERS: &[&str] = &["KEY", "SECRET", "TOKEN", "PASSWORD", "PASSWD", "CREDENTIAL"];
@@ -22,10 +28,26 @@ pub const FIXED: &[(&str, &str)] = &[
     ("DEBIAN_FRONTEND", "noninteractive"),
 ];
 
+/// Name prefixes of credential families (cloud keys, the GitHub CLI's tokens).
+const SECRET_PREFIXES: &[&str] = &["AWS_", "GH_"];
+
 /// Whether a variable name looks like it holds a secret.
 pub fn is_secret(name: &str) -> bool {
     let upper = name.to_ascii_uppercase();
-    upper.starts_with("AWS_") || SECRET_MARKERS.iter().any(|m| upper.contains(m))
+    let words: Vec<&str> = upper.split('_').collect();
+    let auth = |w: &&str| w.starts_with("AUTH") && !matches!(*w, "AUTHOR" | "AUTHORS");
+    SECRET_PREFIXES.iter().any(|p| upper.starts_with(p))
+        || SECRET_MARKERS.iter().any(|m| upper.contains(m))
+        || words.last() == Some(&"PAT")
+        || words.iter().any(auth)
+}
+
+/// Whether a value carries a credential: a URL with `user:password@`.
+pub fn carries_credentials(value: &str) -> bool {
+    static USERINFO: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"[A-Za-z][A-Za-z0-9+.-]*://[^/?#@\s:]+:[^/?#@\s]+@").expect("valid regex")
+    });
+    USERINFO.is_match(value)
 }
 
 /// The environment for a child, from `vars` (the daemon's environment).
@@ -34,10 +56,11 @@ pub fn scrubbed(
     passthrough: &[String],
 ) -> Vec<(OsString, OsString)> {
     let mut out: Vec<(OsString, OsString)> = vars
-        .filter(|(name, _)| {
+        .filter(|(name, value)| {
             let name = name.to_string_lossy();
             let excepted = passthrough.iter().any(|p| p == name.as_ref());
-            !NEVER_PASSED.contains(&name.as_ref()) && (excepted || !is_secret(&name))
+            let secret = is_secret(&name) || carries_credentials(&value.to_string_lossy());
+            !NEVER_PASSED.contains(&name.as_ref()) && (excepted || !secret)
         })
         .filter(|(name, _)| !FIXED.iter().any(|(fixed, _)| name == fixed))
         .collect();
@@ -77,11 +100,36 @@ mod tests {
                 ("NPM_TOKEN", "x"),
                 ("BASH_ENV", "x"),
                 ("TERM", "xterm"),
+                ("DATABASE_URL", "postgres://app:hunter2@db.internal/prod"),
+                ("HTTPS_PROXY", "http://me:pa55@proxy:3128"),
+                ("REPO_URL", "https://github.com/org/repo.git"),
+                ("GIT_REMOTE", "ssh://git@github.com/org/repo"),
+                ("GITLAB_PAT", "x"),
+                ("AZURE_DEVOPS_EXT_PAT", "x"),
+                ("PATH_EXTRA", "x"),
+                ("DOCKER_AUTH_CONFIG", "{}"),
+                ("SSH_AUTH_SOCK", "/tmp/ssh-x/agent.1"),
+                ("BASIC_AUTH", "x"),
+                ("NPM_AUTHORIZATION", "x"),
+                ("GIT_AUTHOR_NAME", "Dev"),
+                ("GIT_AUTHOR_EMAIL", "dev@example.com"),
+                ("GH_HOST", "github.example.com"),
+                ("GH_ENTERPRISE_TOKEN", "x"),
+                ("GITHUB_TOKEN", "x"),
             ],
             &["NPM_TOKEN"],
         );
-        assert!(got.contains(&"PATH".to_string()));
-        assert!(got.contains(&"NPM_TOKEN".to_string()));
+        for kept in [
+            "PATH",
+            "NPM_TOKEN",
+            "REPO_URL",
+            "GIT_REMOTE",
+            "PATH_EXTRA",
+            "GIT_AUTHOR_NAME",
+            "GIT_AUTHOR_EMAIL",
+        ] {
+            assert!(got.contains(&kept.to_string()), "{kept} kept");
+        }
         for dropped in [
             "OPENAI_API_KEY",
             "github_token",
@@ -89,6 +137,17 @@ mod tests {
             "DB_PASSWORD",
             "MY_SECRET",
             "BASH_ENV",
+            "DATABASE_URL",
+            "HTTPS_PROXY",
+            "GITLAB_PAT",
+            "AZURE_DEVOPS_EXT_PAT",
+            "DOCKER_AUTH_CONFIG",
+            "SSH_AUTH_SOCK",
+            "BASIC_AUTH",
+            "NPM_AUTHORIZATION",
+            "GH_HOST",
+            "GH_ENTERPRISE_TOKEN",
+            "GITHUB_TOKEN",
         ] {
             assert!(!got.contains(&dropped.to_string()), "{dropped}");
         }

@@ -78,6 +78,15 @@ impl Running {
         }
     }
 
+    /// A descriptor that turns readable when `try_wait` has an answer: a pidfd of the shell, or
+    /// the sandbox's status pipe.
+    fn exit_fd(&self) -> Option<OwnedFd> {
+        match self {
+            Running::Plain(child) => pidfd(child.id() as i32),
+            Running::Jailed(child) => child.status_fd().ok(),
+        }
+    }
+
     /// The namespace ended processes the command left running.
     fn ended_leftovers(&self) -> bool {
         matches!(self, Running::Jailed(child) if child.leftovers)
@@ -121,7 +130,7 @@ pub fn run(job: &Job, on_output: &mut dyn FnMut(Stream, &[u8])) -> std::io::Resu
     let pgid = child.id() as i32;
     super::watchdog::track(pgid);
     let pipes = Pipes::new(stdout, stderr, job.stream_budget).map(|mut pipes| {
-        pipes.exit = pidfd(pgid);
+        pipes.exit = child.exit_fd();
         pipes
     });
     let outcome = pipes.and_then(|pipes| supervise(job, started, child, pipes, pgid, on_output));
@@ -327,8 +336,8 @@ struct Pipes {
     out_capture: Capture,
     err_capture: Capture,
     buffer: Vec<u8>,
-    /// A pidfd of the child while it runs: polled with the pipes, so that its exit ends the wait
-    /// even when its output closed first (a sandbox's init exits just after the command).
+    /// Readable when the child's status is known (`Running::exit_fd`), while it runs: polled with
+    /// the pipes, so that the end is seen at once even when the output closed first.
     exit: Option<OwnedFd>,
 }
 

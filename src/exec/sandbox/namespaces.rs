@@ -112,15 +112,21 @@ pub struct View<'a> {
 }
 
 impl Plan {
-    pub fn new(view: &View) -> io::Result<Plan> {
-        let mut plan = Plan {
+    /// Nothing but the uid and gid maps: this user's ids, the same inside as outside.
+    fn empty(network: bool) -> io::Result<Plan> {
+        let map = |id: u32| CString::new(format!("{id} {id} 1"));
+        Ok(Plan {
             steps: Vec::new(),
             shown: Vec::new(),
             slots: Vec::new(),
-            uid_map: CString::new(format!("{0} {0} 1", rustix::process::geteuid().as_raw()))?,
-            gid_map: CString::new(format!("{0} {0} 1", rustix::process::getegid().as_raw()))?,
-            network: view.network,
-        };
+            uid_map: map(rustix::process::geteuid().as_raw())?,
+            gid_map: map(rustix::process::getegid().as_raw())?,
+            network,
+        })
+    }
+
+    pub fn new(view: &View) -> io::Result<Plan> {
+        let mut plan = Plan::empty(view.network)?;
         plan.push(Step::Private, "private mounts".into());
         for (slot, path) in view.writable.iter().enumerate() {
             plan.slots.push(Cell::new(-1));
@@ -210,11 +216,14 @@ pub struct Spawned {
     pub stderr: File,
 }
 
-/// The namespace's init, as the daemon sees it.
+/// The namespace's init, as the daemon sees it. The run is over when the init reports the
+/// command's status (or dies without a report: it was killed); the init's own exit, which tears
+/// the namespaces down, is waited for off the request's path (`reap_later`).
 pub struct Child {
     pid: i32,
     status: File,
     done: Option<ExitStatus>,
+    reaped: bool,
     /// Processes were still running when the command exited and were ended with the namespace.
     pub leftovers: bool,
 }
@@ -224,37 +233,15 @@ impl Child {
         self.pid as u32
     }
 
+    /// A descriptor readable once the status is known (the report, or the pipe's end).
+    pub fn status_fd(&self) -> io::Result<OwnedFd> {
+        Ok(self.status.try_clone()?.into())
+    }
+
     pub fn try_wait(&mut self) -> io::Result<Option<ExitStatus>> {
-        self.wait_with(libc::WNOHANG)
-    }
-
-    pub fn wait(&mut self) -> io::Result<ExitStatus> {
-        loop {
-            if let Some(status) = self.wait_with(0)? {
-                return Ok(status);
-            }
-        }
-    }
-
-    fn wait_with(&mut self, flags: i32) -> io::Result<Option<ExitStatus>> {
         if let Some(status) = self.done {
             return Ok(Some(status));
         }
-        let mut raw = 0;
-        // SAFETY: waitpid on our own child with a valid status pointer.
-        let pid = unsafe { libc::waitpid(self.pid, &mut raw, flags) };
-        if pid == 0 {
-            return Ok(None);
-        }
-        if pid < 0 {
-            let error = io::Error::last_os_error();
-            return match error.kind() {
-                io::ErrorKind::Interrupted => Ok(None),
-                _ => Err(error),
-            };
-        }
-        // The init reports the command's own status; without a report (the init was killed),
-        // the init's status is the answer.
         let mut report = [0u8; 5];
         let status = match self.status.read(&mut report) {
             Ok(5) => {
@@ -262,10 +249,94 @@ impl Child {
                 let raw = i32::from_ne_bytes([report[0], report[1], report[2], report[3]]);
                 ExitStatus::from_raw(raw)
             }
-            _ => ExitStatus::from_raw(raw),
+            // The pipe ended without a report: the init was killed; its status is the answer.
+            Ok(_) => self.reap()?,
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted
+                ) =>
+            {
+                return Ok(None)
+            }
+            Err(e) => return Err(e),
         };
         self.done = Some(status);
         Ok(Some(status))
+    }
+
+    pub fn wait(&mut self) -> io::Result<ExitStatus> {
+        loop {
+            if let Some(status) = self.try_wait()? {
+                return Ok(status);
+            }
+            let mut fd = libc::pollfd {
+                fd: self.status.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            };
+            // SAFETY: one valid pollfd.
+            unsafe { libc::poll(&mut fd, 1, 100) };
+        }
+    }
+
+    fn reap(&mut self) -> io::Result<ExitStatus> {
+        let mut raw = 0;
+        loop {
+            // SAFETY: waitpid on our own child with a valid status pointer.
+            let pid = unsafe { libc::waitpid(self.pid, &mut raw, 0) };
+            if pid == self.pid {
+                self.reaped = true;
+                return Ok(ExitStatus::from_raw(raw));
+            }
+            let error = io::Error::last_os_error();
+            if error.kind() != io::ErrorKind::Interrupted {
+                return Err(error);
+            }
+        }
+    }
+}
+
+impl Drop for Child {
+    fn drop(&mut self) {
+        if !self.reaped {
+            reap_later(self.pid);
+        }
+    }
+}
+
+/// Waits for an init's exit on a thread of its own, so that tearing its namespaces down (a few
+/// ms, more on a busy machine) is not part of the answer's time.
+fn reap_later(pid: i32) {
+    use std::sync::mpsc::{channel, Sender};
+    use std::sync::{Mutex, OnceLock};
+    static REAPER: OnceLock<Option<Mutex<Sender<i32>>>> = OnceLock::new();
+    let reaper = REAPER.get_or_init(|| {
+        let (send, receive) = channel::<i32>();
+        let started = std::thread::Builder::new()
+            .name("sandbox-reaper".into())
+            .spawn(move || receive.into_iter().for_each(wait_for));
+        started.ok().map(|_| Mutex::new(send))
+    });
+    let sent = reaper.as_ref().is_some_and(|send| {
+        send.lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .send(pid)
+            .is_ok()
+    });
+    if !sent {
+        wait_for(pid);
+    }
+}
+
+/// Blocks until the child `pid` has exited, and reaps it.
+fn wait_for(pid: i32) {
+    let mut raw = 0;
+    // SAFETY: waitpid on a child of this process, with a valid status pointer.
+    while unsafe { libc::waitpid(pid, &mut raw, 0) } < 0
+        && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted
+    {
+        continue;
     }
 }
 
@@ -348,6 +419,7 @@ pub fn spawn(plan: &Plan, exec: &Exec) -> io::Result<Spawned> {
             pid,
             status,
             done: None,
+            reaped: false,
             leftovers: false,
         },
         stdout: File::from(stdout_r),
@@ -358,20 +430,10 @@ pub fn spawn(plan: &Plan, exec: &Exec) -> io::Result<Spawned> {
 /// Whether this kernel lets this user build the sandbox: a child in new namespaces maps its ids,
 /// makes the mounts read-only and mounts a `/proc`, then exits. The answer is the reason when not.
 pub fn probe() -> Result<(), String> {
-    let plan = Plan {
-        steps: vec![Step::Private, Step::ReadOnly, Step::Proc],
-        shown: vec![
-            "private mounts".into(),
-            "make every mount read-only".into(),
-            "a fresh /proc".into(),
-        ],
-        slots: Vec::new(),
-        uid_map: CString::new(format!("{0} {0} 1", rustix::process::geteuid().as_raw()))
-            .map_err(|e| e.to_string())?,
-        gid_map: CString::new(format!("{0} {0} 1", rustix::process::getegid().as_raw()))
-            .map_err(|e| e.to_string())?,
-        network: true,
-    };
+    let mut plan = Plan::empty(true).map_err(|e| e.to_string())?;
+    plan.push(Step::Private, "private mounts".into());
+    plan.push(Step::ReadOnly, "make every mount read-only".into());
+    plan.push(Step::Proc, "a fresh /proc".into());
     let (ready_r, ready_w) = pipe().map_err(|e| e.to_string())?;
     let ready = ready_w.as_raw_fd();
     let pid = clone_process(libc::CLONE_NEWUSER | libc::CLONE_NEWNS | libc::CLONE_NEWPID);
@@ -687,8 +749,8 @@ unsafe fn set_read_only(path: &CStr, flags: libc::c_uint) -> bool {
     ) == 0
 }
 
-/// A tmpfs on `/dev` holding the harmless devices (bound from the real ones), the usual links and
-/// a writable `/dev/shm`; then read-only.
+/// A tmpfs on `/dev` holding the harmless devices (bound from the real ones), the usual links, a
+/// writable `/dev/shm` and a private `/dev/pts`; then read-only.
 unsafe fn make_dev() -> bool {
     let mut devices = [-1; DEVICES.len()];
     for (slot, device) in devices.iter_mut().zip(DEVICES) {
@@ -724,6 +786,19 @@ unsafe fn make_dev() -> bool {
         return false;
     }
     libc::chmod(c"/dev/shm".as_ptr(), 0o1777);
+    // Pseudo-terminals of its own, for tools that open one (`script`, `pty.openpty`); best
+    // effort: a kernel that refuses leaves them out.
+    libc::mkdir(c"/dev/pts".as_ptr(), 0o755);
+    let pts = libc::mount(
+        c"devpts".as_ptr(),
+        c"/dev/pts".as_ptr(),
+        c"devpts".as_ptr(),
+        libc::MS_NOSUID | libc::MS_NOEXEC,
+        c"newinstance,ptmxmode=0666,mode=0620".as_ptr().cast(),
+    ) == 0;
+    if pts {
+        libc::symlink(c"pts/ptmx".as_ptr(), c"/dev/ptmx".as_ptr());
+    }
     set_read_only(c"/dev", 0)
 }
 

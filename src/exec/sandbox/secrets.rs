@@ -3,12 +3,34 @@
 //! so they cover what exists when the run starts). A folder whose every entry is a secret
 //! (`secrets/**`) is masked whole; `.git` folders are not walked (nothing in them is named like a
 //! secret, and they hold thousands of folders).
+//!
+//! A folder's names change only with its modification time, so each folder's findings are kept
+//! with its identity and time, and a later walk lists again only the folders whose time moved: one
+//! `stat` per folder instead of a listing. A folder changed within the last two seconds is listed
+//! again every time, since two changes within one tick of a coarse file-system clock leave the
+//! same time. The noise folders of `default_exclude_globs` (`node_modules`, `target`, `.venv`,
+//! ...), which hold most folders of a big tree and no hand-placed secret, are checked at most every
+//! 30 seconds: what they held at their last check is masked meanwhile.
 
 use crate::jail::Jail;
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
+use std::sync::{LazyLock, Mutex};
+use std::time::{Duration, Instant, SystemTime};
 
 /// A name no real file has: when the globs match it inside a folder, they match every entry.
 const PROBE: &str = ".coderd-mask-probe\u{1}";
+
+/// How recent a folder's change must be for its findings not to be trusted next time.
+const RACY: Duration = Duration::from_secs(2);
+
+/// How long the findings in a noise folder (`node_modules`, `target`) are kept unchecked.
+const NOISE_RECHECK: Duration = Duration::from_secs(30);
+
+/// Findings of folders not walked for this long are forgotten (when the memory has grown).
+const FORGET: Duration = Duration::from_secs(300);
 
 /// What to mask, as absolute paths, and how answers name them (root-relative).
 #[derive(Default, Debug)]
@@ -18,53 +40,176 @@ pub struct Secrets {
     pub shown: Vec<String>,
 }
 
+/// A mask: the root, the root-relative path, and whether it is (or points to) a folder.
+type Mask = (PathBuf, PathBuf, bool);
+
+/// What one folder held when it was last listed.
+struct Folder {
+    /// Device, inode and modification time; `None` when it changed too recently to trust.
+    stamp: Option<(u64, u64, i64, i64)>,
+    /// Entries to walk into.
+    subfolders: Vec<OsString>,
+    /// Entries to mask: name and whether it is (or points to) a folder.
+    secrets: Vec<(OsString, bool)>,
+    /// When a walk last went through it.
+    seen: Instant,
+}
+
+/// What the walks remember, by absolute path.
+#[derive(Default)]
+struct Memory {
+    folders: HashMap<PathBuf, Folder>,
+    /// The masks inside each noise folder, and when they were last checked.
+    noise: HashMap<PathBuf, (Instant, Vec<Mask>)>,
+}
+
+static MEMORY: LazyLock<Mutex<Memory>> = LazyLock::new(Default::default);
+
 /// Walks every root of `jail` for paths its non-accessible globs match.
 pub fn find(jail: &Jail) -> Secrets {
-    let mut found = Secrets::default();
+    let mut memory = MEMORY.lock().unwrap_or_else(|e| e.into_inner());
+    let mut walk = Walk {
+        jail,
+        memory: &mut memory,
+        visited: 0,
+    };
+    let mut masks = Vec::new();
     for root in jail.roots() {
-        walk(jail, &root.path, &mut found);
+        walk.subtree(&root.path, PathBuf::new(), &mut masks);
+    }
+    let visited = walk.visited;
+    if memory.folders.len() > 2 * visited + 1024 {
+        memory.folders.retain(|_, f| f.seen.elapsed() < FORGET);
+        memory
+            .noise
+            .retain(|_, (checked, _)| checked.elapsed() < FORGET);
+    }
+    let mut found = Secrets::default();
+    for (root, rel, is_dir) in masks {
+        let shown = rel.display().to_string();
+        match is_dir {
+            true => {
+                found.dirs.push(root.join(&rel));
+                found.shown.push(format!("{shown}/"));
+            }
+            false => {
+                found.files.push(root.join(&rel));
+                found.shown.push(shown);
+            }
+        }
     }
     found
 }
 
-fn walk(jail: &Jail, root: &Path, found: &mut Secrets) {
-    let mut pending = vec![PathBuf::new()];
-    while let Some(rel) = pending.pop() {
-        let Ok(entries) = std::fs::read_dir(root.join(&rel)) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let Ok(kind) = entry.file_type() else {
-                continue;
-            };
-            let name = entry.file_name();
-            let child = rel.join(&name);
-            let abs = root.join(&child);
-            // A link named like a secret is masked where it points (that is what a reader gets).
-            let is_dir = kind.is_dir() || (kind.is_symlink() && abs.is_dir());
-            if jail.is_non_accessible(&child) {
-                if kind.is_symlink() && !abs.exists() {
-                    continue;
-                }
-                let shown = child.display().to_string();
-                match is_dir {
-                    true => {
-                        found.dirs.push(abs);
-                        found.shown.push(format!("{shown}/"));
-                    }
-                    false => {
-                        found.files.push(abs);
-                        found.shown.push(shown);
-                    }
-                }
-            } else if kind.is_dir() {
-                if jail.is_non_accessible(&child.join(PROBE)) {
-                    found.dirs.push(abs);
-                    found.shown.push(format!("{}/", child.display()));
-                } else if name != ".git" {
-                    pending.push(child);
-                }
+struct Walk<'a> {
+    jail: &'a Jail,
+    memory: &'a mut Memory,
+    visited: usize,
+}
+
+impl Walk<'_> {
+    /// Adds the masks below `root/start` to `masks`.
+    fn subtree(&mut self, root: &Path, start: PathBuf, masks: &mut Vec<Mask>) {
+        let mut pending = vec![start.clone()];
+        while let Some(rel) = pending.pop() {
+            if rel != start && self.jail.is_default_excluded(&rel) {
+                self.noise_folder(root, rel, masks);
+            } else {
+                self.folder(root, rel, &mut pending, masks);
             }
         }
     }
+
+    /// A noise folder: its masks as last checked, or checked now when that is too long ago.
+    fn noise_folder(&mut self, root: &Path, rel: PathBuf, masks: &mut Vec<Mask>) {
+        let abs = root.join(&rel);
+        if let Some((checked, inside)) = self.memory.noise.get(&abs) {
+            if checked.elapsed() < NOISE_RECHECK {
+                masks.extend(inside.iter().cloned());
+                return;
+            }
+        }
+        let mut inside = Vec::new();
+        self.subtree(root, rel, &mut inside);
+        masks.extend(inside.iter().cloned());
+        self.memory.noise.insert(abs, (Instant::now(), inside));
+    }
+
+    /// One folder: its masks into `masks`, its subfolders into `pending`.
+    fn folder(
+        &mut self,
+        root: &Path,
+        rel: PathBuf,
+        pending: &mut Vec<PathBuf>,
+        masks: &mut Vec<Mask>,
+    ) {
+        let abs = root.join(&rel);
+        let Ok(meta) = std::fs::symlink_metadata(&abs) else {
+            return;
+        };
+        self.visited += 1;
+        let stamp = (meta.dev(), meta.ino(), meta.mtime(), meta.mtime_nsec());
+        let known = self.memory.folders.get_mut(&abs);
+        let folder = match known {
+            Some(folder) if folder.stamp == Some(stamp) => folder,
+            _ => {
+                let listed = list(self.jail, root, &rel, stamp, &meta);
+                self.memory.folders.insert(abs.clone(), listed);
+                self.memory.folders.get_mut(&abs).expect("just inserted")
+            }
+        };
+        folder.seen = Instant::now();
+        for (name, is_dir) in &folder.secrets {
+            masks.push((root.to_path_buf(), rel.join(name), *is_dir));
+        }
+        pending.extend(folder.subfolders.iter().map(|name| rel.join(name)));
+    }
+}
+
+/// Lists one folder: its secrets and the folders to walk into.
+fn list(
+    jail: &Jail,
+    root: &Path,
+    rel: &Path,
+    stamp: (u64, u64, i64, i64),
+    meta: &std::fs::Metadata,
+) -> Folder {
+    let settled = meta
+        .modified()
+        .ok()
+        .and_then(|m| SystemTime::now().duration_since(m).ok())
+        .is_some_and(|age| age > RACY);
+    let mut folder = Folder {
+        stamp: settled.then_some(stamp),
+        subfolders: Vec::new(),
+        secrets: Vec::new(),
+        seen: Instant::now(),
+    };
+    let Ok(entries) = std::fs::read_dir(root.join(rel)) else {
+        return folder;
+    };
+    for entry in entries.flatten() {
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        let name = entry.file_name();
+        let child = rel.join(&name);
+        if jail.is_non_accessible(&child) {
+            // A link named like a secret is masked where it points (that is what a reader gets);
+            // a dangling one hides nothing.
+            let abs = root.join(&child);
+            if kind.is_symlink() && !abs.exists() {
+                continue;
+            }
+            let is_dir = kind.is_dir() || (kind.is_symlink() && abs.is_dir());
+            folder.secrets.push((name, is_dir));
+        } else if kind.is_dir() {
+            if jail.is_non_accessible(&child.join(PROBE)) {
+                folder.secrets.push((name, true));
+            } else if name != ".git" {
+                folder.subfolders.push(name);
+            }
+        }
+    }
+    folder
 }
