@@ -301,7 +301,7 @@ impl<'s> Walker<'s> {
         match node.kind() {
             "command" => self.command(node, ctx),
             "list" => self.list(node, ctx),
-            "while_statement" | "until_statement" | "c_style_for_statement" => {
+            "while_statement" | "c_style_for_statement" => {
                 self.note_spawning_loop(node);
                 self.children(node, ctx)
             }
@@ -331,13 +331,17 @@ impl<'s> Walker<'s> {
         let condition = node
             .child_by_field_name("condition")
             .map(|c| self.text(c).trim().trim_end_matches(';').trim().to_string());
+        // tree-sitter parses `until` as a `while_statement` starting with that keyword.
+        let until = node.child(0).is_some_and(|k| self.text(k) == "until");
         let endless = match (node.kind(), condition.as_deref()) {
             ("c_style_for_statement", None | Some("1" | "")) => true,
+            ("while_statement", Some(c)) if until => {
+                matches!(c, "false" | "/bin/false" | "! true" | "! :")
+            }
             ("while_statement", Some(c)) => matches!(
                 c,
                 "true" | ":" | "/bin/true" | "[ 1 ]" | "[[ 1 ]]" | "((1))" | "! false"
             ),
-            ("until_statement", Some(c)) => matches!(c, "false" | "/bin/false" | "! true" | "! :"),
             _ => false,
         };
         let body = node
@@ -404,8 +408,9 @@ impl<'s> Walker<'s> {
     fn redirected(&mut self, node: Node, ctx: &Context) {
         let mut inner = ctx.clone();
         let mut cursor = node.walk();
+        let mut piped = Vec::new();
         for redirect in node.children_by_field_name("redirect", &mut cursor) {
-            self.redirect(redirect, &mut inner.redirects, ctx);
+            piped.extend(self.redirect(redirect, &mut inner.redirects, ctx));
         }
         let mut cursor = node.walk();
         let bodies: Vec<Node> = node
@@ -419,10 +424,40 @@ impl<'s> Walker<'s> {
         for child in bodies {
             self.statements(child, &inner);
         }
+        self.later_stages(piped, ctx);
+    }
+
+    /// `cat <<EOF | sh`: tree-sitter hangs `| sh` under the heredoc; its commands are the later
+    /// stages of the pipeline the redirected command starts.
+    fn later_stages(&mut self, piped: Vec<Node>, ctx: &Context) {
+        let mut stage = ctx.stage;
+        for node in piped {
+            let stages: Vec<Node> = match node.kind() {
+                "pipeline" => {
+                    let mut cursor = node.walk();
+                    node.named_children(&mut cursor).collect()
+                }
+                _ => vec![node],
+            };
+            for child in stages {
+                stage += 1;
+                let mut later = ctx.clone();
+                later.stage = stage;
+                self.statements(child, &later);
+            }
+        }
     }
 
     /// Reads one redirect node into `into`, walking the commands inside its target or heredoc.
-    fn redirect(&mut self, node: Node, into: &mut Vec<Redirect>, ctx: &Context) {
+    /// Returns the pipeline tree-sitter hangs under a heredoc (`cat <<EOF | sh`), to be walked as
+    /// the later stages of the command's pipeline.
+    fn redirect<'t>(
+        &mut self,
+        node: Node<'t>,
+        into: &mut Vec<Redirect>,
+        ctx: &Context,
+    ) -> Vec<Node<'t>> {
+        let mut piped = Vec::new();
         match node.kind() {
             "file_redirect" => {
                 let operator = self.operator(node);
@@ -443,7 +478,7 @@ impl<'s> Walker<'s> {
                 for child in children {
                     match child.kind() {
                         "file_redirect" | "heredoc_redirect" | "herestring_redirect" => {
-                            self.redirect(child, into, ctx)
+                            piped.extend(self.redirect(child, into, ctx))
                         }
                         "heredoc_body" => {
                             let target = match quoted {
@@ -455,7 +490,7 @@ impl<'s> Walker<'s> {
                                 target,
                             });
                         }
-                        "pipeline" => self.statements(child, ctx),
+                        "pipeline" => piped.push(child),
                         _ => {}
                     }
                 }
@@ -473,6 +508,7 @@ impl<'s> Walker<'s> {
             }
             _ => self.statements(node, ctx),
         }
+        piped
     }
 
     /// The operator token of a redirect (`>`, `2>>`'s `>>`, `&>`).
@@ -552,6 +588,7 @@ impl<'s> Walker<'s> {
     }
 
     fn command(&mut self, node: Node, ctx: &Context) {
+        let mut piped = Vec::new();
         let mut argv = Vec::new();
         let mut assignments = Vec::new();
         let mut redirects = ctx.redirects.clone();
@@ -574,15 +611,17 @@ impl<'s> Walker<'s> {
                     };
                     assignments.push((name, value));
                 }
-                kind if kind.ends_with("_redirect") => self.redirect(child, &mut redirects, ctx),
+                kind if kind.ends_with("_redirect") => {
+                    piped.extend(self.redirect(child, &mut redirects, ctx))
+                }
                 "subshell" => self.statements(child, ctx),
                 _ => argv.push(self.word(child)),
             }
         }
-        if argv.is_empty() && assignments.is_empty() {
-            return;
+        if !argv.is_empty() || !assignments.is_empty() {
+            self.push(argv, assignments, redirects, ctx);
         }
-        self.push(argv, assignments, redirects, ctx);
+        self.later_stages(piped, ctx);
     }
 
     fn push(

@@ -329,8 +329,37 @@ enum PathWord {
     Unknown(String),
 }
 
+/// `/proc/PID/root/...` with a PID only known at run time (`/proc/$$/root/usr`) still reaches `/`.
+static PROC_ROOT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^/proc/[^/]+/(?:task/[^/]+/)?(?:root|cwd)(?:/|$)").expect("a valid regex")
+});
+
 /// A word with the variables the daemon knows substituted; `None` pieces are unknown.
 fn known_pieces(word: &Word, places: &Places) -> Vec<Option<(String, bool)>> {
+    let pieces = substituted(word, places);
+    // The shape of the word with one NUL for each unknown piece, to find a `/proc/X/root` prefix.
+    let shape: String = pieces
+        .iter()
+        .map(|p| p.as_ref().map_or("\0", |(t, _)| t.as_str()))
+        .collect();
+    let Some(prefix) = PROC_ROOT.find(&shape) else {
+        return pieces;
+    };
+    let mut cut = prefix.end();
+    let mut out = vec![Some(("/".to_string(), false))];
+    for piece in pieces {
+        let len = piece.as_ref().map_or(1, |(t, _)| t.len());
+        if cut >= len {
+            cut -= len;
+            continue;
+        }
+        out.push(piece.map(|(t, g)| (t[cut..].to_string(), g)));
+        cut = 0;
+    }
+    out
+}
+
+fn substituted(word: &Word, places: &Places) -> Vec<Option<(String, bool)>> {
     word.pieces
         .iter()
         .map(|piece| match piece {
@@ -461,6 +490,18 @@ fn classify_path(word: &Word, places: &Places) -> PathWord {
             }
         }
         return PathWord::Safe;
+    }
+    // `..` after a part only known at run time (`~-/..`, `$D/..`) can climb anywhere.
+    let climbs = unknown
+        && pieces
+            .iter()
+            .flatten()
+            .any(|(t, _)| t.split('/').any(|part| part == ".."));
+    if climbs {
+        return PathWord::Unknown(format!(
+            "{} climbs out of a path only known at run time",
+            word.source
+        ));
     }
     if relative && !places.cwd_known() {
         let text: String = pieces.iter().flatten().map(|(t, _)| t.as_str()).collect();
@@ -1077,7 +1118,7 @@ static SYSTEM_FILE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
         r"^/(etc/[^/]+|etc/(pam\.d|sudoers\.d|ssh|security|default|systemd|init\.d|cron[^/]*|ld\.so\.conf\.d|profile\.d|network)/.+",
         r"|boot/.+|(usr/)?(s?bin|lib|lib32|lib64|libx32|libexec)/.+",
-        r"|proc/sys/.+|sys/.+|var/lib/(dpkg|rpm|apt|pacman)/.+|var/spool/cron/.+|root/.+)$"
+        r"|proc/sys/.+|sys/.+|var/lib/(dpkg|rpm|apt|pacman)/.+|var/spool/cron/.+)$"
     ))
     .expect("a valid regex")
 });
@@ -1098,7 +1139,6 @@ const SYSTEM_FILE_SAMPLES: &[&str] = &[
     "/proc/sys/kernel/panic",
     "/sys/kernel/mm/x",
     "/var/lib/dpkg/status",
-    "/root/.bashrc",
 ];
 
 /// The system file a write target names, if any. A target only known at run time is not
@@ -1231,7 +1271,7 @@ const CODE_WRITES: &[&str] = &[
 /// How inline code names the home folder without writing it.
 const CODE_HOME: &[&str] = &[
     "Path.home()",
-    "os.homedir()",
+    "homedir()",
     "Dir.home",
     "ENV['HOME']",
     "ENV[\"HOME\"]",
@@ -1345,7 +1385,9 @@ fn kill_by_name(name: &str, args: &[Word]) -> Found {
                 // A user only known at run time (`$USER`) is taken as the caller's own.
                 let users = value(i);
                 i += 1;
-                if let Some(users) = users.filter(|u| u.split(',').any(|u| !is_current_user(u))) {
+                // Root's processes are the system's, whoever asks.
+                let others = |u: &str| u == "root" || u == "0" || !is_current_user(u);
+                if let Some(users) = users.filter(|u| u.split(',').any(others)) {
                     return kill_all(format!(
                         "`{name} -u {users}` signals another user's processes"
                     ));

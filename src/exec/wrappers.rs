@@ -268,7 +268,11 @@ fn unwrap(command: &SimpleCommand, siblings: &[SimpleCommand]) -> Unwrapped {
         "ssh" => ssh(args),
         _ if is_awk(&name) => awk(args),
         _ if is_interpreter(&name) => interpreter_shell_calls(&name, args),
-        _ if is_shell(&name) => shell_c(args, &name),
+        _ if is_shell(&name) => match shell_c(args, &name) {
+            Unwrapped::Nothing => script_operand(args, &name),
+            found => found,
+        },
+        "source" | "." => script_operand(args, &name),
         _ => Unwrapped::Nothing,
     }
 }
@@ -681,7 +685,7 @@ static AWK_SYSTEM: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r#"\bsystem\s*\(\s*("(?:[^"\\]|\\.)*")?\s*(\))?"#).expect("a valid regex")
 });
 static AWK_PIPE_TO: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"(?:^|[^|])\|&?\s*("(?:[^"\\]|\\.)*")?"#).expect("a valid regex")
+    Regex::new(r#"(?:^|[^|])\|&?\s*(?:("(?:[^"\\]|\\.)*")|(getline\b))?"#).expect("a valid regex")
 });
 static AWK_PIPE_FROM: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r#"("(?:[^"\\]|\\.)*")\s*\|&?\s*getline"#).expect("a valid regex"));
@@ -717,9 +721,11 @@ fn awk(args: &[Word]) -> Unwrapped {
         }
     }
     for captures in AWK_PIPE_TO.captures_iter(&code) {
-        match captures.get(1) {
-            Some(literal) => sources.push(awk_string(literal.as_str())),
-            None => {
+        match (captures.get(1), captures.get(2)) {
+            (Some(literal), _) => sources.push(awk_string(literal.as_str())),
+            // `"CMD" | getline`: the command is the string before the pipe, read below.
+            (None, Some(_)) => {}
+            (None, None) => {
                 return Unwrapped::Unreadable("awk pipes into a command built at run time".into())
             }
         }
@@ -922,6 +928,17 @@ fn piped_text(
                 let words: Vec<&str> = words.iter().map(|w| w.as_str()).collect();
                 text.push_str(&words.join(" "));
                 text.push('\n');
+            }
+            ("cat", Some(words)) if words.iter().all(|w| w == "-") => {
+                let here = feeder
+                    .redirects
+                    .iter()
+                    .rev()
+                    .find(|r| r.operator == "<<" || r.operator == "<<<");
+                match here.and_then(|r| r.target.text()) {
+                    Some(body) => text.push_str(&body),
+                    None => return Err(format!("the output of `{}`", feeder.shown())),
+                }
             }
             ("printf", Some(words)) if words.first().is_some_and(|f| !f.contains(['%', '\\'])) => {
                 text.push_str(&words[0]);
@@ -1446,11 +1463,29 @@ fn shell_c(args: &[Word], name: &str) -> Unwrapped {
     script_from(args.get(i), &format!("{name} -c"))
 }
 
-/// `su -c CMD`, `runuser -c CMD`, `script -c CMD`.
+/// `bash <(...)`, `source <(...)`: a script file that is the output of commands, known only when
+/// they run. A download there is the `download-to-shell` rule's (it sees the word).
+fn script_operand(args: &[Word], name: &str) -> Unwrapped {
+    let operand = args
+        .iter()
+        .find(|w| w.text().is_none_or(|t| !t.starts_with('-') || t == "-"));
+    match operand {
+        Some(word) if word.source.starts_with("<(") || word.source.starts_with("$(") => {
+            Unwrapped::Unreadable(format!(
+                "`{name}` runs a script made at run time ({})",
+                word.source
+            ))
+        }
+        _ => Unwrapped::Nothing,
+    }
+}
+
+/// `su -c CMD`, `runuser -c CMD`, `script -c CMD` (also in a cluster: `script -qc CMD`).
 fn dash_c_string(args: &[Word], name: &str) -> Unwrapped {
     for (i, word) in args.iter().enumerate() {
         let Some(text) = word.text() else { continue };
-        if text == "-c" || text == "--command" {
+        let cluster = text.starts_with('-') && !text.starts_with("--") && text.ends_with('c');
+        if cluster || text == "--command" {
             return script_from(args.get(i + 1), &format!("{name} -c"));
         }
         if let Some(inline) = text.strip_prefix("--command=") {
