@@ -868,7 +868,7 @@ fn first_brace_group(text: &str) -> Option<(usize, usize, Vec<String>)> {
                 _ => {}
             }
         }
-        let Some(close) = close else { return None };
+        let close = close?;
         let inner = &text[open + 1..close];
         if !commas.is_empty() {
             let mut bounds = vec![open];

@@ -763,6 +763,11 @@ fn named_rules(name: &str, args: &[Word], places: &Places) -> Found {
                 "emergency",
                 "rescue",
                 "soft-reboot",
+                "rescue.target",
+                "emergency.target",
+                "poweroff.target",
+                "reboot.target",
+                "halt.target",
             ]) =>
         {
             Some((
@@ -1214,6 +1219,28 @@ fn system_write(name: &str, args: &[Word], places: &Places) -> Found {
             first_system(&operands).map(|p| format!("`{name} -i` rewrites {p}"))
         }
         "mv" => first_system(&operands).map(|p| format!("`mv` moves or replaces {p}")),
+        // `chmod 000 /etc/passwd`, `chmod -x /bin/chmod`: the file stays, but nothing can use it.
+        "chmod" | "chown" | "chgrp" => {
+            let by_reference = options.iter().any(|o| o.starts_with("--reference"));
+            let targets: Vec<&Word> = operands
+                .iter()
+                .skip(usize::from(!by_reference))
+                .copied()
+                .collect();
+            let mode_as_option = args.iter().any(|w| {
+                w.text().is_some_and(|t| {
+                    t.starts_with('-')
+                        && t.len() > 1
+                        && t[1..].chars().all(|c| "rwxXst".contains(c))
+                })
+            });
+            let targets = if mode_as_option && name == "chmod" {
+                operands.clone()
+            } else {
+                targets
+            };
+            first_system(&targets).map(|p| format!("`{name}` changes who can use {p}"))
+        }
         "cp" | "install" | "ln" | "rsync" => {
             let last = operands.last().filter(|_| operands.len() >= 2).copied();
             last.and_then(|w| classify_system_file(w, places))

@@ -335,6 +335,10 @@ const CODE_RUNS_COMMANDS: &[&str] = &[
     "Command",
 ];
 
+static PERL_QX: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\bqx\s*(?:\(([^)]*)\)|\{([^}]*)\}|\[([^\]]*)\])").expect("a valid regex")
+});
+
 /// `python -c "os.system('rm -rf ~')"`, `ruby -e 'system("rm", "-rf", "/")'`: when the code runs
 /// commands, each literal string in it and all of them joined as one argv are read as bash.
 fn interpreter_shell_calls(name: &str, args: &[Word]) -> Unwrapped {
@@ -345,8 +349,19 @@ fn interpreter_shell_calls(name: &str, args: &[Word]) -> Unwrapped {
         return Unwrapped::Nothing;
     }
     let mut sources = code_strings(&code);
-    let joined: Vec<String> = sources.iter().map(|s| parse::shell_quote(s)).collect();
-    sources.push(joined.join(" "));
+    // `run(["rm", "-rf", "/"])`: the words of an argv list, from wherever the list starts.
+    let words: Vec<String> = sources.iter().map(|s| parse::shell_quote(s)).collect();
+    for start in 0..words.len().min(16) {
+        sources.push(words[start..].join(" "));
+    }
+    // Perl's `qx(...)` holds a command.
+    sources.extend(PERL_QX.captures_iter(&code).filter_map(|c| {
+        c.iter()
+            .skip(1)
+            .flatten()
+            .next()
+            .map(|m| m.as_str().to_string())
+    }));
     // Perl and Ruby backticks hold a command too.
     sources.extend(code.split('`').skip(1).step_by(2).map(String::from));
     Unwrapped::MaybeScripts {
@@ -461,17 +476,11 @@ fn coproc(command: &SimpleCommand, args: &[Word]) -> Unwrapped {
 
 /// `trap 'CMDS' SIGNALS`: the string runs when a signal (or EXIT) comes.
 fn trap(args: &[Word]) -> Unwrapped {
-    let mut i = 0;
-    while let Some(text) = args.get(i).and_then(|w| w.text()) {
-        match text.as_str() {
-            "-p" | "-l" | "-P" => return Unwrapped::Nothing,
-            "--" => {
-                i += 1;
-                break;
-            }
-            _ => break,
-        }
-    }
+    let i = match args.first().and_then(|w| w.text()).as_deref() {
+        Some("-p" | "-l" | "-P") => return Unwrapped::Nothing,
+        Some("--") => 1,
+        _ => 0,
+    };
     // `trap SIGNAL` alone (one operand) resets, as does `trap - SIGNAL`.
     if args.len() < i + 2 || args[i].text().as_deref() == Some("-") {
         return Unwrapped::Nothing;
@@ -868,7 +877,11 @@ fn stdin_program(command: &SimpleCommand, siblings: &[SimpleCommand]) -> Unwrapp
             }
         },
     };
-    match is_shell(&name) || matches!(name.as_str(), "source" | "." | "at" | "batch") {
+    let runs_shell = matches!(
+        name.as_str(),
+        "source" | "." | "at" | "batch" | "su" | "sudo" | "doas"
+    );
+    match is_shell(&name) || runs_shell {
         true => Unwrapped::Script {
             source: text,
             via: format!("{name} <stdin>"),
@@ -1009,6 +1022,27 @@ pub fn reads_program_from_stdin(name: &str, args: &[Word]) -> bool {
                     "/dev/stdin" | "-" | "/dev/fd/0" | "/proc/self/fd/0"
                 )
             })
+        }
+        // `su USER` and `sudo -s` / `sudo -i` without a command run a shell reading stdin.
+        "su" => {
+            return !args.iter().any(|w| {
+                w.text().is_none_or(|t| {
+                    t == "--command"
+                        || (t.starts_with('-') && !t.starts_with("--") && t.contains('c'))
+                })
+            })
+        }
+        "sudo" | "doas" => {
+            let options: Vec<String> = args
+                .iter()
+                .map_while(|w| w.text().filter(|t| t.starts_with('-')))
+                .collect();
+            return options.len() == args.len()
+                && options.iter().any(|o| {
+                    !o.starts_with("--") && (o.contains('s') || o.contains('i'))
+                        || o == "--shell"
+                        || o == "--login"
+                });
         }
         // `at TIME` and `batch` read the commands to run from stdin unless `-f FILE` names them.
         "at" | "batch" => {
