@@ -702,6 +702,11 @@ impl<'s> Walker<'s> {
                 text: unescape_double_quoted(text),
                 glob: false,
             }),
+            // `{1..9}`: left as written for brace expansion to split.
+            "brace_expression" => out.push(Piece::Literal {
+                text: text.to_string(),
+                glob: true,
+            }),
             "heredoc_body" if node.named_child_count() == 0 => out.push(Piece::Literal {
                 text: text.to_string(),
                 glob: false,
@@ -809,7 +814,7 @@ fn brace_words(word: Word) -> Vec<Word> {
         |p| matches!(p, Piece::Literal { glob: true, text } if text.contains(['*', '?', '['])),
     );
     match expand_braces(&text) {
-        Some(words) if words.len() == 1 => vec![word],
+        Some(words) if words.len() == 1 && words[0] == text => vec![word],
         Some(words) => words
             .into_iter()
             .map(|text| Word {
@@ -1173,6 +1178,76 @@ mod tests {
         let script = parse("echo 'unterminated", 0);
         assert!(!script.problems.is_empty());
         assert!(parse("ls -la", 0).problems.is_empty());
+    }
+
+    #[test]
+    fn words_are_expanded_as_bash_expands_them() {
+        assert_eq!(
+            argvs("rm -rf /u{s..s}r x{1..3} {rm,-rf} /e{t,}c \"{a,b}\""),
+            vec![vec![
+                "rm", "-rf", "/usr", "x1", "x2", "x3", "rm", "-rf", "/etc", "/ec", "{a,b}"
+            ]]
+        );
+        assert_eq!(
+            argvs("rm -rf /usr$'\\x00junk'"),
+            vec![vec!["rm", "-rf", "/usr"]]
+        );
+        let script = parse("rm -rf ~+ ~- ~root/x", 0);
+        let argv = &script.commands[0].argv;
+        assert_eq!(argv[2].pieces, vec![Piece::Variable("PWD".into())]);
+        assert_eq!(argv[3].pieces, vec![Piece::Dynamic("~-".into())]);
+        assert_eq!(argv[4].pieces[0], Piece::Dynamic("~root".into()));
+        let many = format!("echo {}", "{a,b}".repeat(11));
+        assert!(matches!(
+            parse(&many, 0).commands[0].argv[1].pieces[0],
+            Piece::Dynamic(_)
+        ));
+        assert!(!parse("ls\0rm -rf /", 0).problems.is_empty());
+    }
+
+    #[test]
+    fn deep_nesting_is_a_problem_but_long_lists_are_not() {
+        let deep = format!("echo {}x{}", "${a:-".repeat(100), "}".repeat(100));
+        let problems = parse(&deep, 0).problems;
+        assert!(problems[0].near.contains("deeper than 64"), "{problems:?}");
+        let chain = vec!["true"; 500].join(" && ");
+        let script = parse(&chain, 0);
+        assert!(script.problems.is_empty());
+        assert_eq!(script.commands.len(), 500);
+    }
+
+    #[test]
+    fn heredocs_and_herestrings_are_redirects_and_a_heredoc_pipe_is_a_later_stage() {
+        let script = parse("cat <<'E' | sh\nrm -rf ~\nE\nbash <<< 'ls'", 0);
+        let c = &script.commands;
+        assert_eq!(c[0].redirects[0].operator, "<<");
+        assert_eq!(
+            c[0].redirects[0].target.text().as_deref(),
+            Some("rm -rf ~\n")
+        );
+        assert_eq!(
+            (c[1].name().as_deref(), c[1].pipeline, c[1].stage),
+            (Some("sh"), c[0].pipeline, 1)
+        );
+        assert_eq!(c[2].redirects[0].operator, "<<<");
+    }
+
+    #[test]
+    fn endless_loops_that_background_are_noted() {
+        for source in [
+            "while true; do bash & done",
+            "until false; do sh & done",
+            "for ((;;)); do x & done",
+        ] {
+            assert_eq!(parse(source, 0).spawning_loops.len(), 1, "{source}");
+        }
+        for source in [
+            "while true; do sleep 1; done",
+            "while read f; do x \"$f\" & done < l",
+            "for f in *; do gzip \"$f\" & done",
+        ] {
+            assert!(parse(source, 0).spawning_loops.is_empty(), "{source}");
+        }
     }
 
     #[test]
