@@ -1161,7 +1161,7 @@ fn classify_system_file(word: &Word, places: &Places) -> Option<String> {
         let paths = known_paths(&pieces)?;
         return paths.into_iter().find_map(|path| {
             let abs = places.absolute(&path).to_string_lossy().into_owned();
-            SYSTEM_FILE.is_match(&abs).then_some(abs)
+            (SYSTEM_FILE.is_match(&abs) || is_login_file(&abs, places)).then_some(abs)
         });
     }
     let regex = word_regex(&pieces, places);
@@ -1169,6 +1169,32 @@ fn classify_system_file(word: &Word, places: &Places) -> Option<String> {
         .iter()
         .find(|s| regex.is_match(s))
         .map(|s| format!("{} (matches {s})", word.source))
+}
+
+/// The files in the home folder a login reads (`~/.bashrc`, `~/.ssh/authorized_keys`, ...).
+fn is_login_file(abs: &str, places: &Places) -> bool {
+    const LOGIN_FILES: &[&str] = &[
+        ".bashrc",
+        ".bash_profile",
+        ".profile",
+        ".zshrc",
+        ".zprofile",
+        ".bash_login",
+        ".ssh/authorized_keys",
+        ".ssh/config",
+        ".ssh/id_rsa",
+        ".ssh/id_ed25519",
+    ];
+    let Some(home) = places
+        .home
+        .as_ref()
+        .map(|h| h.to_string_lossy().into_owned())
+    else {
+        return false;
+    };
+    abs.strip_prefix(home.trim_end_matches('/'))
+        .and_then(|rest| rest.strip_prefix('/'))
+        .is_some_and(|rest| LOGIN_FILES.contains(&rest))
 }
 
 /// Commands that overwrite, truncate or delete a system file.
@@ -1239,7 +1265,10 @@ fn system_write(name: &str, args: &[Word], places: &Places) -> Found {
             } else {
                 targets
             };
-            first_system(&targets).map(|p| format!("`{name}` changes who can use {p}"))
+            // A login file's owner may well tighten its mode (`chmod 600 ~/.ssh/config`).
+            first_system(&targets)
+                .filter(|p| !is_login_file(p, places))
+                .map(|p| format!("`{name}` changes who can use {p}"))
         }
         "cp" | "install" | "ln" | "rsync" => {
             let last = operands.last().filter(|_| operands.len() >= 2).copied();

@@ -575,9 +575,20 @@ fn git_key_runs_command(key: &str, value: &str) -> bool {
         .any(|suffix| key.rsplit('.').next() == Some(suffix))
 }
 
-/// `git -c KEY=VALUE ...` where the key names a command: the value runs as a shell string.
+/// `git -c KEY=VALUE ...` where the key names a command: the value runs as a shell string;
+/// `git config KEY VALUE` stores one for later git commands.
 fn git_config_commands(args: &[Word]) -> Unwrapped {
     let mut sources = Vec::new();
+    let operands: Vec<String> = args
+        .iter()
+        .filter_map(|w| w.text())
+        .filter(|t| !t.starts_with('-'))
+        .collect();
+    if let [config, key, value, ..] = operands.as_slice() {
+        if config == "config" && git_key_runs_command(key, value) {
+            sources.push(value.trim_start_matches('!').to_string());
+        }
+    }
     let mut i = 0;
     while i < args.len() {
         let Some(text) = args[i].text() else { break };
@@ -634,9 +645,7 @@ fn tar_commands(args: &[Word]) -> Unwrapped {
     for (i, word) in args.iter().enumerate() {
         let Some(text) = word.text() else { continue };
         let value = match text.split_once('=') {
-            Some((option, value)) if WITH_COMMAND.contains(&option) => {
-                Some(word_value(word, value))
-            }
+            Some((option, value)) if WITH_COMMAND.contains(&option) => Some(Word::literal(value)),
             _ if WITH_COMMAND.contains(&text.as_str()) => args.get(i + 1).cloned(),
             _ => continue,
         };
@@ -657,10 +666,6 @@ fn tar_commands(args: &[Word]) -> Unwrapped {
             via: "tar".into(),
         },
     }
-}
-
-fn word_value(_word: &Word, value: &str) -> Word {
-    Word::literal(value)
 }
 
 /// `ssh [options] HOST CMD ...`: the remote shell runs the joined words.
@@ -877,6 +882,12 @@ fn stdin_program(command: &SimpleCommand, siblings: &[SimpleCommand]) -> Unwrapp
             }
         },
     };
+    if name == "crontab" {
+        return Unwrapped::Script {
+            source: crontab_commands(&text),
+            via: "crontab".into(),
+        };
+    }
     let runs_shell = matches!(
         name.as_str(),
         "source" | "." | "at" | "batch" | "su" | "sudo" | "doas"
@@ -901,6 +912,24 @@ fn stdin_program(command: &SimpleCommand, siblings: &[SimpleCommand]) -> Unwrapp
             Unwrapped::Commands(vec![inner(command, &format!("{name} <stdin>"), &argv)])
         }
     }
+}
+
+/// The commands of a crontab: each line less its five time fields (or `@reboot`-style one).
+fn crontab_commands(table: &str) -> String {
+    table
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .filter(|l| !l.split_once('=').is_some_and(|(k, _)| !k.contains(' ')))
+        .map(|l| {
+            let fields = if l.starts_with('@') { 1 } else { 5 };
+            l.splitn(fields + 1, char::is_whitespace)
+                .nth(fields)
+                .unwrap_or("")
+                .to_string()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// The text piped into a command when the stage before it is `echo`/`printf` of literal words.
@@ -1023,6 +1052,17 @@ pub fn reads_program_from_stdin(name: &str, args: &[Word]) -> bool {
                 )
             })
         }
+        // `crontab -` (or no file) installs the table it reads from stdin.
+        "crontab" => {
+            let options = ["-l", "-r", "-e", "-i"];
+            let lists = args
+                .iter()
+                .any(|w| w.text().is_some_and(|t| options.contains(&t.as_str())));
+            let file = args
+                .iter()
+                .any(|w| w.text().is_none_or(|t| !t.starts_with('-')));
+            return !lists && (!file || first.as_deref() == Some("-"));
+        }
         // `su USER` and `sudo -s` / `sudo -i` without a command run a shell reading stdin.
         "su" => {
             return !args.iter().any(|w| {
@@ -1046,11 +1086,18 @@ pub fn reads_program_from_stdin(name: &str, args: &[Word]) -> bool {
         }
         // `at TIME` and `batch` read the commands to run from stdin unless `-f FILE` names them.
         "at" | "batch" => {
-            return !args.iter().any(|w| {
-                w.text().is_some_and(|t| {
-                    t.starts_with('-') && t.len() > 1 && t[1..].contains(['f', 'l', 'r', 'd', 'c'])
-                })
-            })
+            let stdin_file = args.windows(2).any(|w| {
+                w[0].text().is_some_and(|t| t == "-f")
+                    && w[1].text().is_some_and(|t| t == "/dev/stdin" || t == "-")
+            });
+            return stdin_file
+                || !args.iter().any(|w| {
+                    w.text().is_some_and(|t| {
+                        t.starts_with('-')
+                            && t.len() > 1
+                            && t[1..].contains(['f', 'l', 'r', 'd', 'c'])
+                    })
+                });
         }
         _ => {}
     }
@@ -1160,7 +1207,7 @@ fn env(command: &SimpleCommand, args: &[Word]) -> Unwrapped {
     if i >= args.len() {
         return Unwrapped::Nothing;
     }
-    Unwrapped::Commands(vec![inner(command, "env", &args[i..])])
+    in_folder(command, "env", &args[..i], &["-C", "--chdir"], &args[i..])
 }
 
 fn sudo(command: &SimpleCommand, name: &str, args: &[Word]) -> Unwrapped {
@@ -1195,7 +1242,32 @@ fn sudo(command: &SimpleCommand, name: &str, args: &[Word]) -> Unwrapped {
     if at >= args.len() {
         return Unwrapped::Nothing;
     }
-    Unwrapped::Commands(vec![inner(command, name, &args[at..])])
+    in_folder(command, name, &args[..at], &["-D", "--chdir"], &args[at..])
+}
+
+/// The inner command of a wrapper that may change folder first (`env -C DIR`, `sudo -D DIR`): a
+/// `cd DIR` is added before it, so the rules follow the folder as they follow any `cd`.
+fn in_folder(
+    command: &SimpleCommand,
+    wrapper: &str,
+    options: &[Word],
+    chdir: &[&str],
+    argv: &[Word],
+) -> Unwrapped {
+    let mut commands = Vec::new();
+    for (i, word) in options.iter().enumerate() {
+        let Some(text) = word.text() else { continue };
+        let folder = match text.split_once('=') {
+            Some((option, value)) if chdir.contains(&option) => Some(Word::literal(value)),
+            _ if chdir.contains(&text.as_str()) => options.get(i + 1).cloned(),
+            _ => None,
+        };
+        if let Some(folder) = folder {
+            commands.push(inner(command, wrapper, &[Word::literal("cd"), folder]));
+        }
+    }
+    commands.push(inner(command, wrapper, argv));
+    Unwrapped::Commands(commands)
 }
 
 fn xargs(command: &SimpleCommand, args: &[Word], siblings: &[SimpleCommand]) -> Unwrapped {
@@ -1248,16 +1320,47 @@ fn xargs(command: &SimpleCommand, args: &[Word], siblings: &[SimpleCommand]) -> 
     };
     let input = xargs_input(command, siblings);
     match replace {
-        Some(marker) => {
+        Some(marker) if !marker.is_empty() => {
             for word in argv.iter_mut().skip(1) {
-                if word.text().is_some_and(|t| t.contains(&marker)) {
-                    *word = input.clone();
-                }
+                *word = replace_marker(word, &marker, &input);
             }
         }
+        Some(_) => {}
         None => argv.push(input),
     }
     Unwrapped::Commands(vec![inner(command, "xargs", &argv)])
+}
+
+/// A word with each `MARKER` in its literal text replaced by xargs' input (`~/%` → home, then
+/// the input).
+fn replace_marker(word: &Word, marker: &str, input: &Word) -> Word {
+    if !word.source.contains(marker) {
+        return word.clone();
+    }
+    if word.text().is_some_and(|t| t == marker) {
+        return input.clone();
+    }
+    let mut pieces = Vec::new();
+    for piece in &word.pieces {
+        let Piece::Literal { text, glob } = piece else {
+            pieces.push(piece.clone());
+            continue;
+        };
+        for (i, part) in text.split(marker).enumerate() {
+            if i > 0 {
+                pieces.extend(input.pieces.iter().cloned());
+            }
+            pieces.push(Piece::Literal {
+                text: part.to_string(),
+                glob: *glob,
+            });
+        }
+    }
+    Word {
+        pieces,
+        source: word.source.clone(),
+        downloads: word.downloads || input.downloads,
+    }
 }
 
 /// What xargs reads: unknown, except that `find START ... | xargs` yields entries under START (so
