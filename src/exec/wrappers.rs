@@ -920,7 +920,8 @@ fn crontab_commands(table: &str) -> String {
         .lines()
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        .filter(|l| !l.split_once('=').is_some_and(|(k, _)| !k.contains(' ')))
+        // `NAME=value` lines set variables, they run nothing.
+        .filter(|l| l.split_once('=').is_none_or(|(k, _)| k.contains(' ')))
         .map(|l| {
             let fields = if l.starts_with('@') { 1 } else { 5 };
             l.splitn(fields + 1, char::is_whitespace)
