@@ -1139,6 +1139,8 @@ const SYSTEM_FILE_SAMPLES: &[&str] = &[
     "/usr/bin/env",
     "/usr/lib/libc.so.6",
     "/lib/x86_64-linux-gnu/libc.so.6",
+    "/usr/lib/x86_64-linux-gnu/libc.so.6",
+    "/usr/lib64/libc.so.6",
     "/sbin/init",
     "/boot/vmlinuz",
     "/proc/sys/kernel/panic",
@@ -1307,6 +1309,10 @@ const CODE_DELETES: &[&str] = &[
     "rimraf",
     "emptyDir",
     "delete_tree",
+    "remove_dir",
+    "remove_entry",
+    ".rm(",
+    ".remove(",
 ];
 const CODE_WRITES: &[&str] = &[
     "open(",
