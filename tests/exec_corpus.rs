@@ -238,6 +238,17 @@ fn deeply_nested_commands_are_refused_and_the_daemon_keeps_answering() {
         let decision = decide(&mut client, &command);
         assert_eq!(decision["allowed"], json!(false), "{}", short(&decision));
     }
+    // Long words and many groups are decided in linear time (each of these took minutes when
+    // paths were normalized and brace groups scanned quadratically): the answer itself is the test.
+    for command in [
+        format!("rm -rf {}", "a/".repeat(100_000)),
+        format!("rm -rf {}", "/*".repeat(50_000)),
+        format!("echo {}x{}", "{".repeat(50_000), "}".repeat(50_000)),
+        format!("cd {} && rm -rf x", "a/".repeat(100_000)),
+    ] {
+        let decision = decide(&mut client, &command);
+        assert!(decision["allowed"].is_boolean(), "{}", short(&decision));
+    }
     // Real nesting stays well inside the limits.
     for command in [
         nest("echo ${a:-", "x", "}", 10),

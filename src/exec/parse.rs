@@ -833,6 +833,11 @@ fn brace_words(word: Word) -> Vec<Word> {
 /// Bash brace expansion of every form: `{a,b}`, `{a,{b,c}}`, `{1..9..2}`, `{a..z}`, `x{,}`,
 /// groups in sequence. `None` when it would make more than `MAX_BRACE_WORDS` words.
 pub fn expand_braces(text: &str) -> Option<Vec<String>> {
+    // Each group is found by a scan from its `{`: a word with more groups than the words it may
+    // make is only known at run time, which also keeps the scans linear.
+    if text.matches('{').count() > MAX_BRACE_WORDS {
+        return None;
+    }
     let mut pending = vec![text.to_string()];
     let mut done = Vec::new();
     while let Some(current) = pending.pop() {

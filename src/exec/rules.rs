@@ -280,29 +280,28 @@ fn cd_target(operand: Option<&Word>, from: Option<&PathBuf>, places: &Places) ->
 /// `..` and `.` applied lexically (rm does not follow symlinks in the paths it is given), and
 /// `/proc/PID/root` (`/proc/PID/cwd`, `/proc/PID/task/TID/...`) seen as the `/` it reaches.
 fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::from("/");
+    let mut parts: Vec<&std::ffi::OsStr> = Vec::new();
     for component in path.components() {
         match component {
             Component::ParentDir => {
-                out.pop();
+                parts.pop();
             }
-            Component::Normal(name) => out.push(name),
+            Component::Normal(name) => parts.push(name),
             _ => {}
         }
-        if is_proc_root(&out) {
-            out = PathBuf::from("/");
+        if is_proc_root(&parts) {
+            parts.clear();
         }
     }
+    let mut out = PathBuf::from("/");
+    out.extend(parts);
     out
 }
 
-/// `/proc/X/root`, `/proc/X/cwd`, `/proc/X/task/Y/root`, `/proc/X/task/Y/cwd`.
-fn is_proc_root(path: &Path) -> bool {
-    let parts: Vec<_> = path.components().skip(1).map(|c| c.as_os_str()).collect();
-    let last = parts.last().map(|p| *p == "root" || *p == "cwd");
-    parts.first().is_some_and(|p| *p == "proc")
-        && last == Some(true)
-        && (parts.len() == 3 || (parts.len() == 5 && parts[2] == "task"))
+/// `proc/X/root`, `proc/X/cwd`, `proc/X/task/Y/root`, `proc/X/task/Y/cwd`.
+fn is_proc_root(parts: &[&std::ffi::OsStr]) -> bool {
+    let last = parts.last().is_some_and(|p| *p == "root" || *p == "cwd");
+    last && parts[0] == "proc" && (parts.len() == 3 || (parts.len() == 5 && parts[2] == "task"))
 }
 
 /// A relative path as bash would pass it with `.` dropped; `None` when it climbs out (`..`)
@@ -460,8 +459,26 @@ fn known_paths(pieces: &[Option<(String, bool)>]) -> Option<Vec<String>> {
     expand_braces(&text)
 }
 
+/// The longest path the kernel takes: a longer word names nothing (ENAMETOOLONG), and the
+/// checks below need not look at it (they are not linear in its length).
+const PATH_MAX: usize = 4096;
+
+fn too_long(word: &Word) -> bool {
+    word.pieces
+        .iter()
+        .map(|p| match p {
+            Piece::Literal { text, .. } => text.len(),
+            _ => 0,
+        })
+        .sum::<usize>()
+        > PATH_MAX
+}
+
 /// Whether a word used as a delete (or chmod) target can name a protected path.
 fn classify_path(word: &Word, places: &Places) -> PathWord {
+    if too_long(word) {
+        return PathWord::Safe;
+    }
     let protected = places.protected();
     let pieces = known_pieces(word, places);
     let unknown = pieces.iter().any(Option::is_none);
@@ -532,6 +549,9 @@ fn classify_path(word: &Word, places: &Places) -> PathWord {
 
 /// Whether a word used as a write target can be a block device or kernel interface.
 fn classify_device(word: &Word, places: &Places) -> PathWord {
+    if too_long(word) {
+        return PathWord::Safe;
+    }
     let pieces = known_pieces(word, places);
     let unknown = pieces.iter().any(Option::is_none);
     if !unknown && !has_glob(&pieces) {
@@ -1151,6 +1171,9 @@ const SYSTEM_FILE_SAMPLES: &[&str] = &[
 /// The system file a write target names, if any. A target only known at run time is not
 /// assumed to be one (`> "$LOG"` is everyday); a glob that can match one is.
 fn classify_system_file(word: &Word, places: &Places) -> Option<String> {
+    if too_long(word) {
+        return None;
+    }
     let pieces = known_pieces(word, places);
     if pieces.iter().any(Option::is_none) {
         return None;
