@@ -69,9 +69,12 @@ fn add_script(
     analysis.problems.extend(script.problems);
     analysis.functions.extend(script.functions);
     analysis.spawning_loops.extend(script.spawning_loops);
+    // Past the limit the command is refused anyway; the rest is not looked at (commands look
+    // through their siblings for the pipeline stages that feed them).
     let siblings: Vec<SimpleCommand> = script
         .commands
         .into_iter()
+        .take(MAX_COMMANDS + 1)
         .map(|mut command| {
             command.via.splice(0..0, outer.via.iter().cloned());
             command.redirects.extend(outer.redirects.iter().cloned());
