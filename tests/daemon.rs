@@ -213,8 +213,17 @@ fn a_100_mb_line_is_dropped_and_the_connection_survives() {
 }
 
 fn rss_kb(pid: u32) -> u64 {
+    status_kb(pid, "VmRSS:")
+}
+
+/// The anonymous part of RSS (heap, stacks): what the daemon holds, without its binary's pages.
+fn anon_kb(pid: u32) -> u64 {
+    status_kb(pid, "RssAnon:")
+}
+
+fn status_kb(pid: u32, key: &str) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    let line = status.lines().find(|l| l.starts_with("VmRSS:")).unwrap();
+    let line = status.lines().find(|l| l.starts_with(key)).unwrap();
     line.split_whitespace().nth(1).unwrap().parse().unwrap()
 }
 
@@ -788,6 +797,7 @@ fn memory_stays_bounded_under_search_storms() {
         .as_u64()
         .expect("info reports the policy");
     assert!(info["rss_bytes"].as_u64().unwrap() > 0, "{info}");
+    let anon_at_start = anon_kb(pid) * 1024;
 
     let done = Arc::new(AtomicBool::new(false));
     let peak = {
@@ -866,12 +876,15 @@ fn memory_stays_bounded_under_search_storms() {
         "read p99 {p99:?} over {} reads during the storm",
         reads.len()
     );
+    // Given back: the heap (anonymous memory) returns near where it began. The rest of RSS is the
+    // binary's own pages, which grow with the code (26 MiB of a debug build's), not memory held.
     let settled = Instant::now();
-    while rss_kb(pid) * 1024 > 32 * MIB {
+    while anon_kb(pid) * 1024 > anon_at_start + 8 * MIB {
         assert!(
             settled.elapsed() < Duration::from_secs(10),
-            "RSS still {} MiB 10 s after the storm (peak {} MiB)",
-            rss_kb(pid) / 1024,
+            "heap still {} MiB 10 s after the storm (at the start {} MiB; peak RSS {} MiB)",
+            anon_kb(pid) / 1024,
+            anon_at_start / MIB,
             peak / MIB
         );
         std::thread::sleep(Duration::from_millis(50));
