@@ -177,10 +177,14 @@ fn writes_land_only_in_the_roots_the_tool_caches_and_the_private_temp() {
         sandbox.dir.path().join(&escape),
     ];
     for target in &refused {
-        let cmd = format!("echo x > '{}'", target.display());
+        // From a script, whose text the rules never see (they refuse `> /etc/…` written plainly):
+        // what a missed rule lets through, the sandbox must stop.
+        let write = format!("echo x > '{}'\n", target.display());
+        std::fs::write(sandbox.root.join("escape.sh"), &write).unwrap();
+        let cmd = "bash escape.sh";
         let result = daemon.ok("exec", json!({"cmd": cmd}));
-        assert_ne!(result["exit_code"], json!(0), "{cmd}: {result}");
-        assert!(!target.exists(), "{cmd} wrote {}", target.display());
+        assert_ne!(result["exit_code"], json!(0), "{write}: {result}");
+        assert!(!target.exists(), "{write} wrote {}", target.display());
     }
     // The checkpoints survive a command that tries to delete them.
     let cmd = format!("rm -rf '{}'/* ; ls -A '{}'", data.display(), data.display());
