@@ -128,6 +128,9 @@ pub fn run(job: &Job, on_output: &mut dyn FnMut(Stream, &[u8])) -> std::io::Resu
     let started = Instant::now();
     let (child, stdout, stderr) = spawn(job)?;
     let pgid = child.id() as i32;
+    // A plain child announced itself before exec (`watchdog::announce`); a sandbox's init dies
+    // with the daemon's thread (`PR_SET_PDEATHSIG`). Told again here all the same: a set ignores
+    // the repeat.
     super::watchdog::track(pgid);
     let pipes = Pipes::new(stdout, stderr, job.stream_budget).map(|mut pipes| {
         pipes.exit = child.exit_fd();
@@ -230,12 +233,16 @@ fn spawn_plain(job: &Job) -> std::io::Result<Child> {
         Confinement::Landlock(fd) => Some(fd.as_raw_fd()),
         _ => None,
     };
-    // SAFETY: the closure only makes async-signal-safe system calls (setsid, setrlimit, prctl,
-    // landlock_restrict_self) between fork and exec; it allocates nothing.
+    let watchdog = super::watchdog::announce_fd();
+    // SAFETY: the closure only makes async-signal-safe system calls (setsid, write, setrlimit,
+    // prctl, landlock_restrict_self) between fork and exec; it allocates nothing.
     unsafe {
         command.pre_exec(move || {
             if libc::setsid() < 0 {
                 return Err(std::io::Error::last_os_error());
+            }
+            if let Some(fd) = watchdog {
+                super::watchdog::announce(fd);
             }
             let no_core = libc::rlimit {
                 rlim_cur: 0,

@@ -9,6 +9,7 @@
 
 use std::collections::BTreeSet;
 use std::io::{BufRead, Write};
+use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::process::CommandExt;
 use std::process::{ChildStdin, Command, Stdio};
 use std::sync::{Mutex, OnceLock};
@@ -45,6 +46,38 @@ fn start() -> Option<Mutex<ChildStdin>> {
             None
         }
     }
+}
+
+/// The watchdog's pipe, for a child to announce itself between fork and exec (`announce`): the
+/// daemon's own `track` comes after the spawn returns, and a daemon killed in between would leave
+/// that group unknown to the watchdog, running on. Starts the watchdog if need be.
+pub fn announce_fd() -> Option<RawFd> {
+    let pipe = pipe()?;
+    Some(pipe.lock().unwrap_or_else(|e| e.into_inner()).as_raw_fd())
+}
+
+/// In the child, after `setsid` and before exec: `+PGID` (its own pid) on the watchdog's pipe.
+/// Async-signal-safe: digits on the stack and one `write(2)`, atomic for a line this short.
+///
+/// # Safety
+/// Only between fork and exec, with `fd` from `announce_fd`.
+pub unsafe fn announce(fd: RawFd) {
+    let mut line = [0u8; 16];
+    let mut end = line.len();
+    end -= 1;
+    line[end] = b'\n';
+    let mut pid = libc::getpid().unsigned_abs();
+    loop {
+        end -= 1;
+        line[end] = b'0' + (pid % 10) as u8;
+        pid /= 10;
+        if pid == 0 {
+            break;
+        }
+    }
+    end -= 1;
+    line[end] = b'+';
+    libc::write(fd, line[end..].as_ptr().cast(), line.len() - end);
 }
 
 /// Tells the watchdog that the group `pgid` started.
