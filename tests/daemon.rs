@@ -830,6 +830,7 @@ fn memory_stays_bounded_under_search_storms() {
             .ends_with("one-line.txt"));
     };
     // One connection pipelining 16 searches.
+    let storm_began = Instant::now();
     let mut client = daemon.client();
     for id in 0..16 {
         client.send_line(
@@ -850,6 +851,7 @@ fn memory_stays_bounded_under_search_storms() {
         check(&t.join().unwrap());
     }
     done.store(true, Ordering::SeqCst);
+    let storm = storm_began.elapsed();
     let peak = peak.join().unwrap();
     let mut reads = reads.join().unwrap();
     reads.sort_unstable();
@@ -859,11 +861,12 @@ fn memory_stays_bounded_under_search_storms() {
         "peak RSS {} MiB over max_memory_bytes (64 MiB)",
         peak / MIB
     );
-    // The debug build on a busy 2-core CI machine: the 50 ms bar is checked by the benchmark script
-    // on a release build; here only that reads are never queued behind the storm.
+    // The 50 ms bar is checked by the benchmark script on a release build; here only that reads
+    // are never queued behind the storm (a queued read would wait for the searches before it:
+    // a good part of the storm), whatever the machine's speed.
     assert!(
-        p99 < Duration::from_millis(250),
-        "read p99 {p99:?} over {} reads during the storm",
+        p99 < storm / 4,
+        "read p99 {p99:?} over {} reads during the {storm:?} storm",
         reads.len()
     );
     let settled = Instant::now();

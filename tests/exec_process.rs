@@ -36,9 +36,9 @@ fn printed_pgid(result: &Value) -> i64 {
     line["pgid=".len()..].trim().parse().unwrap()
 }
 
-/// Waits up to a second for a group to empty (the kernel reaps orphans asynchronously).
+/// Waits for a group to empty (the kernel reaps orphans asynchronously; slowly on a busy machine).
 fn assert_group_gone(pgid: i64) {
-    let deadline = Instant::now() + Duration::from_secs(1);
+    let deadline = Instant::now() + Duration::from_secs(30);
     while !group_members(pgid).is_empty() {
         assert!(
             Instant::now() < deadline,
@@ -63,7 +63,8 @@ fn a_timeout_ends_the_group_even_when_a_grandchild_holds_stdout() {
         json!({"cmd": "echo pgid=$$; (sleep 300; echo never) & sleep 300", "timeout": 2}),
     );
     let elapsed = started.elapsed();
-    assert!(elapsed < Duration::from_millis(3500), "took {elapsed:?}");
+    // The 2 s timeout, not the grandchild's 300 s.
+    assert!(elapsed < Duration::from_secs(60), "took {elapsed:?}");
     assert_eq!(result["timed_out"], json!(true), "{result}");
     assert_group_gone(printed_pgid(&result));
 }
@@ -111,9 +112,9 @@ fn processes_that_ignore_sigterm_are_killed_after_the_grace_period() {
         json!({"cmd": "trap '' TERM; echo pgid=$$; sleep 300 & sleep 300", "timeout": 1}),
     );
     let elapsed = started.elapsed();
-    // 1 s timeout + 2 s grace + the SIGKILL round, bounded.
+    // 1 s timeout + 2 s grace + the SIGKILL round, not the 300 s sleeps.
     assert!(elapsed >= Duration::from_secs(3), "took {elapsed:?}");
-    assert!(elapsed < Duration::from_millis(4500), "took {elapsed:?}");
+    assert!(elapsed < Duration::from_secs(60), "took {elapsed:?}");
     assert_eq!(result["timed_out"], json!(true));
     assert_eq!(result["signal"], json!(9), "{result}");
     assert_group_gone(printed_pgid(&result));
@@ -126,10 +127,11 @@ fn a_background_process_left_holding_the_pipes_does_not_hang_a_finished_command(
     let started = Instant::now();
     let result = exec(
         &daemon,
-        json!({"cmd": "echo pgid=$$; sleep 300 & echo done"}),
+        json!({"cmd": "echo pgid=$$; sleep 300 & echo done", "timeout": 120}),
     );
+    // Neither the background sleep's 300 s nor the 120 s timeout.
     assert!(
-        started.elapsed() < Duration::from_secs(2),
+        started.elapsed() < Duration::from_secs(60),
         "{:?}",
         started.elapsed()
     );
@@ -249,9 +251,11 @@ fn stdin_is_at_eof_at_once_and_there_is_no_terminal() {
     let started = Instant::now();
     let result = exec(
         &daemon,
-        json!({"cmd": "cat; read -r line; echo read=$?; tty; true", "timeout": 20}),
+        json!({"cmd": "cat; read -r line; echo read=$?; tty; true", "timeout": 120}),
     );
-    assert!(started.elapsed() < Duration::from_secs(2));
+    // A stdin left open would hold `cat` until the timeout.
+    assert_eq!(result["timed_out"], json!(false), "{result}");
+    assert!(started.elapsed() < Duration::from_secs(60));
     let stdout = result["stdout"].as_str().unwrap();
     assert!(stdout.contains("read=1"), "{stdout}");
     assert!(stdout.contains("not a tty"), "{stdout}");
