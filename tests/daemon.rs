@@ -853,20 +853,20 @@ fn memory_stays_bounded_under_search_storms() {
     done.store(true, Ordering::SeqCst);
     let storm = storm_began.elapsed();
     let peak = peak.join().unwrap();
-    let mut reads = reads.join().unwrap();
-    reads.sort_unstable();
-    let p99 = reads[(reads.len() * 99).div_ceil(100) - 1];
+    let reads = reads.join().unwrap();
+    let slowest = reads.iter().max().copied().unwrap_or_default();
     assert!(
         peak <= 64 * MIB,
         "peak RSS {} MiB over max_memory_bytes (64 MiB)",
         peak / MIB
     );
-    // The 50 ms bar is checked by the benchmark script on a release build; here only that reads
-    // are never queued behind the storm (a queued read would wait for the searches before it:
-    // a good part of the storm), whatever the machine's speed.
+    // The 50 ms p99 bar is checked by the benchmark script on a release build; here only that no
+    // read is ever queued behind the storm, whatever the machine's speed: a queued read waits for
+    // the searches before it, a good part of the storm. (The reads are one after another, so a
+    // queued one is one slow read among many fast ones: a percentile would not see it.)
     assert!(
-        p99 < storm / 4,
-        "read p99 {p99:?} over {} reads during the {storm:?} storm",
+        slowest < storm / 8,
+        "the slowest of {} reads took {slowest:?} during the {storm:?} storm",
         reads.len()
     );
     let settled = Instant::now();
