@@ -174,19 +174,14 @@ fn starts_a_daemon_when_none_answers() {
             .output()
             .unwrap()
     };
-    // A daemon that cannot start is reported at once, with its log.
-    let started = std::time::Instant::now();
+    // A daemon that cannot start is reported at once, with its log: the client saw it exit
+    // (rather than wait its 10 s for a socket that never answers).
     let out = run(&["--root", "/nonexistent/coderd-cli-test", "info"]);
     assert_eq!(out.status.code(), Some(3));
     assert!(
-        stderr(&out).contains("no usable workspace root"),
+        stderr(&out).contains("coderd exited") && stderr(&out).contains("no usable workspace root"),
         "{}",
         stderr(&out)
-    );
-    assert!(
-        started.elapsed() < std::time::Duration::from_secs(5),
-        "{:?}",
-        started.elapsed()
     );
 
     let out = run(&["--no-start", "info"]);

@@ -840,6 +840,7 @@ fn memory_stays_bounded_under_search_storms() {
             .ends_with("one-line.txt"));
     };
     // One connection pipelining 16 searches.
+    let storm_began = Instant::now();
     let mut client = daemon.client();
     for id in 0..16 {
         client.send_line(
@@ -860,20 +861,22 @@ fn memory_stays_bounded_under_search_storms() {
         check(&t.join().unwrap());
     }
     done.store(true, Ordering::SeqCst);
+    let storm = storm_began.elapsed();
     let peak = peak.join().unwrap();
-    let mut reads = reads.join().unwrap();
-    reads.sort_unstable();
-    let p99 = reads[(reads.len() * 99).div_ceil(100) - 1];
+    let reads = reads.join().unwrap();
+    let slowest = reads.iter().max().copied().unwrap_or_default();
     assert!(
         peak <= 64 * MIB,
         "peak RSS {} MiB over max_memory_bytes (64 MiB)",
         peak / MIB
     );
-    // The debug build on a busy 2-core CI machine: the 50 ms bar is checked by the benchmark script
-    // on a release build; here only that reads are never queued behind the storm.
+    // The 50 ms p99 bar is checked by the benchmark script on a release build; here only that no
+    // read is ever queued behind the storm, whatever the machine's speed: a queued read waits for
+    // the searches before it, a good part of the storm. (The reads are one after another, so a
+    // queued one is one slow read among many fast ones: a percentile would not see it.)
     assert!(
-        p99 < Duration::from_millis(250),
-        "read p99 {p99:?} over {} reads during the storm",
+        slowest < storm / 8,
+        "the slowest of {} reads took {slowest:?} during the {storm:?} storm",
         reads.len()
     );
     // Given back: the heap (anonymous memory) returns near where it began. The rest of RSS is the

@@ -132,9 +132,9 @@ fn held(daemon: &Daemon) -> (u64, u64) {
     )
 }
 
-/// Polls `info` (never touching the file) until `done`, for at most 5 s.
+/// Polls `info` (never touching the file) until `done`, for at most 30 s.
 fn eventually(daemon: &Daemon, what: &str, done: impl Fn((u64, u64)) -> bool) {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
     loop {
         let now = held(daemon);
         if done(now) {

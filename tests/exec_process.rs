@@ -50,9 +50,10 @@ fn marked(marker: &str) -> Vec<i64> {
     out
 }
 
-/// Waits up to a second for the marked processes to be gone (orphans are reaped asynchronously).
+/// Waits for the marked processes to be gone (the kernel reaps orphans asynchronously; slowly on a
+/// busy machine).
 fn assert_gone(marker: &str) {
-    let deadline = Instant::now() + Duration::from_secs(1);
+    let deadline = Instant::now() + Duration::from_secs(30);
     while !marked(marker).is_empty() {
         assert!(
             Instant::now() < deadline,
@@ -78,8 +79,9 @@ fn a_timeout_ends_the_group_even_when_a_grandchild_holds_stdout() {
             json!({"cmd": format!("(sleep {mark}; echo never) & sleep {mark}"), "timeout": 2}),
         );
         let elapsed = started.elapsed();
+        // The 2 s timeout, not the grandchild's 300 s.
         assert!(
-            elapsed < Duration::from_millis(3500),
+            elapsed < Duration::from_secs(60),
             "{mode}: took {elapsed:?}"
         );
         assert_eq!(result["timed_out"], json!(true), "{result}");
@@ -131,7 +133,7 @@ fn processes_that_ignore_sigterm_are_killed_after_the_grace_period() {
             "{mode}: took {elapsed:?}"
         );
         assert!(
-            elapsed < Duration::from_millis(4500),
+            elapsed < Duration::from_secs(60),
             "{mode}: took {elapsed:?}"
         );
         assert_eq!(result["timed_out"], json!(true));
@@ -146,9 +148,13 @@ fn a_background_process_left_holding_the_pipes_does_not_hang_a_finished_command(
         let (_sandbox, daemon) = daemon_in(mode);
         let mark = marker(4, mode);
         let started = Instant::now();
-        let result = exec(&daemon, json!({"cmd": format!("sleep {mark} & echo done")}));
+        // Neither the background sleep's 300 s nor the 120 s timeout.
+        let result = exec(
+            &daemon,
+            json!({"cmd": format!("sleep {mark} & echo done"), "timeout": 120}),
+        );
         assert!(
-            started.elapsed() < Duration::from_secs(2),
+            started.elapsed() < Duration::from_secs(60),
             "{mode}: {:?}",
             started.elapsed()
         );
@@ -305,9 +311,11 @@ fn stdin_is_at_eof_at_once_and_there_is_no_terminal() {
         let started = Instant::now();
         let result = exec(
             &daemon,
-            json!({"cmd": "cat; read -r line; echo read=$?; tty; true", "timeout": 20}),
+            json!({"cmd": "cat; read -r line; echo read=$?; tty; true", "timeout": 120}),
         );
-        assert!(started.elapsed() < Duration::from_secs(2));
+        // A stdin left open would hold `cat` until the timeout.
+        assert_eq!(result["timed_out"], json!(false), "{result}");
+        assert!(started.elapsed() < Duration::from_secs(60));
         let stdout = result["stdout"].as_str().unwrap();
         assert!(stdout.contains("read=1"), "{mode}: {stdout}");
         assert!(stdout.contains("not a tty"), "{mode}: {stdout}");

@@ -89,8 +89,9 @@ fn run_case(project: &str) {
         json!({"dir": "proj", "pattern": case["slow"], "timeout": 5}),
     );
     assert_eq!(slow["timed_out"], json!(true), "{slow}");
+    // The 5 s timeout, not the slow test's 60 s sleep.
     assert!(
-        started.elapsed() < Duration::from_secs(9),
+        started.elapsed() < Duration::from_secs(30),
         "{:?}",
         started.elapsed()
     );

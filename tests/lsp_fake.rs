@@ -91,7 +91,7 @@ impl Fake {
     /// Writes edits from `n` on, 200 ms apart, until one is answered without anything pending
     /// (which must then be current); the number of the next edit.
     fn write_until_current(&self, mut n: usize, what: &str) -> usize {
-        eventually(what, Duration::from_secs(20), || {
+        eventually(what, Duration::from_secs(60), || {
             let result = self.write(&text(n));
             n += 1;
             match self.report(&result).get("pending") {
@@ -103,6 +103,35 @@ impl Fake {
             }
         });
         n
+    }
+
+    /// Writes `text(0)`, `text(1)`, … 200 ms apart until an answer has nothing pending (the state
+    /// a test waits for, such as the end of a first analysis); that answer.
+    fn write_until_settled(&self, what: &str, text: impl Fn(usize) -> String) -> Value {
+        let mut n = 0;
+        eventually(what, Duration::from_secs(60), || {
+            let result = self.write(&text(n));
+            n += 1;
+            match self.report(&result).get("pending") {
+                None => Ok(result),
+                Some(_) => Err(result.to_string()),
+            }
+        })
+    }
+
+    /// Asks `diagnostics` about `app.rb`, 200 ms apart, until it answers with exactly `expected`
+    /// and nothing pending (a check run that ended, say).
+    fn diagnostics_until(&self, what: &str, expected: &[&str]) {
+        eventually(what, Duration::from_secs(60), || {
+            let diagnostics = self
+                .daemon
+                .ok("diagnostics", json!({"files": [self.path()]}));
+            let report = file_report(&json!({ "diagnostics": diagnostics }), &self.path());
+            match report {
+                Some(r) if messages(&r) == expected && r.get("pending").is_none() => Ok(()),
+                _ => Err(diagnostics.to_string()),
+            }
+        })
     }
 
     /// Waits until the fake's instance is in `state`; its `info` entry.
@@ -251,7 +280,8 @@ fn a_server_that_never_answers_is_pending_by_the_deadline_never_stale() {
         let report = fake.report(&result);
         assert_eq!(report["pending"][0]["server"], "fake", "{result}");
         assert!(messages(&report).is_empty(), "{result}");
-        assert!(started.elapsed() < Duration::from_secs(4), "{result}");
+        // By the 1.2 s deadline, not hanging (a hung pull would hold it for good).
+        assert!(started.elapsed() < Duration::from_secs(30), "{result}");
         assert_eq!(
             std::fs::read_to_string(fake.path()).unwrap(),
             text(n),
@@ -290,7 +320,11 @@ fn a_crash_mid_session_restarts_the_server_and_replays_the_document() {
 
 #[test]
 fn a_server_that_cannot_start_fails_after_five_tries_and_edits_still_work() {
-    let fake = Fake::start(&["--exit-at-start"], json!({"cold_deadline_ms": 1000}));
+    // Deadlines far longer than an answer takes: "at once" below is "not the deadline".
+    let fake = Fake::start(
+        &["--exit-at-start"],
+        json!({"cold_deadline_ms": 30000, "warm_deadline_ms": 30000}),
+    );
     let result = fake.write(&text(1));
     assert_eq!(fake.report(&result)["pending"][0]["server"], "fake");
     // Backoffs of 1, 2, 4 and 4 s between the five tries.
@@ -307,7 +341,7 @@ fn a_server_that_cannot_start_fails_after_five_tries_and_edits_still_work() {
     // A failed server answers at once, with its reason, and the edit lands.
     let started = Instant::now();
     let result = fake.write(&text(2));
-    assert!(started.elapsed() < Duration::from_millis(900), "{result}");
+    assert!(started.elapsed() < Duration::from_secs(15), "{result}");
     let pending = &fake.report(&result)["pending"][0];
     assert_eq!(pending["state"], "failed", "{result}");
     assert!(pending["reason"].as_str().unwrap().contains("cannot start"));
@@ -364,14 +398,16 @@ fn a_check_run_adds_its_findings_once_it_ends_and_never_an_older_runs() {
 fn a_project_only_server_leaves_files_outside_its_projects_at_once() {
     // rust-analyzer outside a Cargo project analyses nothing and never checks, so every edit
     // would wait for the deadline; the scripted server stands in for the rule's sake.
+    // Deadlines far longer than an answer takes: "at once" is "not the deadline".
+    let deadlines = json!({"warm_deadline_ms": 30000, "cold_deadline_ms": 30000});
     let mut config: Value =
-        serde_json::from_str(&config(&["--pull", "--check", "300"], json!({}))).unwrap();
+        serde_json::from_str(&config(&["--pull", "--check", "300"], deadlines)).unwrap();
     config["lsp"]["servers"][0]["project_only"] = json!(true);
     config["lsp"]["servers"][0]["root_markers"] = json!(["fake.project"]);
     let fake = Fake::with_config(&config.to_string());
     let started = Instant::now();
     let result = fake.write("BROKEN\n");
-    assert!(started.elapsed() < Duration::from_millis(1000), "{result}");
+    assert!(started.elapsed() < Duration::from_secs(15), "{result}");
     let report = fake.report(&result);
     assert_complete(&report, &[], &result);
     assert_eq!(report["unanalysed"][0]["server"], "fake", "{result}");
@@ -415,15 +451,17 @@ fn a_project_only_server_leaves_files_outside_its_projects_at_once() {
 
 #[test]
 fn a_long_load_holds_only_the_first_edit_for_the_cold_deadline() {
-    // A first analysis of 8 s (rust-analyzer's of a big workspace takes 30 s and more), with
+    // A first analysis of 20 s (rust-analyzer's of a big workspace takes 30 s and more), with
     // progress open meanwhile: the first edit waits the cold deadline, the next ones the warm.
+    // The deadlines are far apart and the analysis outlasts them by far, so a slow machine
+    // cannot blur one into the other.
     let fake = Fake::start(
-        &["--pull", "--analysis", "8000"],
-        json!({"warm_deadline_ms": 700, "cold_deadline_ms": 4000}),
+        &["--pull", "--analysis", "20000"],
+        json!({"warm_deadline_ms": 1000, "cold_deadline_ms": 10000}),
     );
     let started = Instant::now();
     let result = fake.write("BROKEN\n");
-    assert!(started.elapsed() >= Duration::from_millis(3900), "{result}");
+    assert!(started.elapsed() >= Duration::from_millis(9900), "{result}");
     assert_eq!(
         fake.report(&result)["pending"][0]["server"],
         "fake",
@@ -432,7 +470,7 @@ fn a_long_load_holds_only_the_first_edit_for_the_cold_deadline() {
     for n in 2..=3 {
         let edit = Instant::now();
         let result = fake.write(&format!("BROKEN\n{n}\n"));
-        assert!(edit.elapsed() < Duration::from_millis(2500), "{result}");
+        assert!(edit.elapsed() < Duration::from_secs(5), "{result}");
         assert_eq!(
             fake.report(&result)["pending"][0]["server"],
             "fake",
@@ -440,8 +478,7 @@ fn a_long_load_holds_only_the_first_edit_for_the_cold_deadline() {
         );
     }
     // Loaded: answers are current again.
-    std::thread::sleep(Duration::from_millis(8300).saturating_sub(started.elapsed()));
-    let result = fake.write("BROKEN\nBROKEN\n");
+    let result = fake.write_until_settled("never loaded", |n| format!("BROKEN\nBROKEN\n{n}\n"));
     assert_complete(
         &fake.report(&result),
         &["broken at line 1", "broken at line 2"],
@@ -451,18 +488,19 @@ fn a_long_load_holds_only_the_first_edit_for_the_cold_deadline() {
 
 #[test]
 fn a_check_that_ends_before_the_servers_first_analysis_answers_alone() {
-    // The server's first analysis takes 6 s (rust-analyzer's of a project); its check 300 ms.
+    // The server's first analysis takes 20 s (rust-analyzer's of a project); its check 300 ms.
+    // The deadlines are longer than the analysis: an answer that did not come from the check's
+    // end would have both parts.
     let fake = Fake::start(
-        &["--pull", "--check", "300", "--analysis", "6000"],
-        json!({}),
+        &["--pull", "--check", "300", "--analysis", "20000"],
+        json!({"warm_deadline_ms": 30000, "cold_deadline_ms": 30000}),
     );
-    let started = Instant::now();
     // Each edit made during that analysis is answered by its check (not by the warm deadline's
     // end, nor by the analysis').
     for (text, line) in [("BROKEN\nCHECKME\n", 2), ("BROKEN\nx\nCHECKME\n", 3)] {
         let edit = Instant::now();
         let result = fake.write(text);
-        assert!(edit.elapsed() < Duration::from_millis(2500), "{result}");
+        assert!(edit.elapsed() < Duration::from_secs(10), "{result}");
         let report = fake.report(&result);
         assert_eq!(
             messages(&report),
@@ -472,8 +510,9 @@ fn a_check_that_ends_before_the_servers_first_analysis_answers_alone() {
         assert_pending(&report, "fake", "own analysis was still running", &result);
     }
     // Once the analysis is done, both parts are in again.
-    std::thread::sleep(Duration::from_millis(6000).saturating_sub(started.elapsed()));
-    let result = fake.write("BROKEN\nCHECKME\nagain\n");
+    let result = fake.write_until_settled("the analysis never ended", |n| {
+        format!("BROKEN\nCHECKME\nagain {n}\n")
+    });
     assert_complete(
         &fake.report(&result),
         &["broken at line 1", "check found line 2"],
@@ -533,16 +572,23 @@ fn a_run_cancelled_by_another_clients_save_is_waited_past() {
 
 #[test]
 fn a_check_still_running_at_the_deadline_leaves_the_servers_own_findings() {
+    // A check of a minute: an answer that waited for it would take that long, and have its
+    // finding.
     let fake = Fake::start(
-        &["--pull", "--check", "5000"],
-        json!({"warm_deadline_ms": 700, "cold_deadline_ms": 1500}),
+        &["--pull", "--check", "60000"],
+        json!({"warm_deadline_ms": 2000, "cold_deadline_ms": 10000}),
     );
     let started = Instant::now();
     let result = fake.write("BROKEN\nCHECKME\n");
-    assert!(started.elapsed() < Duration::from_secs(4), "{result}");
+    assert!(started.elapsed() < Duration::from_secs(30), "{result}");
     let report = fake.report(&result);
     assert_eq!(messages(&report), ["broken at line 1"], "{result}");
-    assert_eq!(report["pending"][0]["server"], "fake (check)", "{result}");
+    assert_pending(
+        &report,
+        "fake (check)",
+        "had not finished by the deadline",
+        &result,
+    );
 }
 
 #[test]
@@ -632,11 +678,13 @@ fn checks_that_never_begin_are_not_waited_for_again() {
             "--check-late",
             "300",
         ],
-        json!({"warm_deadline_ms": 1000, "cold_deadline_ms": 1000}),
+        // Long enough for any machine to start the server within it, and to tell "waited for
+        // the deadline" from "did not" by the clock.
+        json!({"warm_deadline_ms": 10000, "cold_deadline_ms": 10000}),
     );
     let started = Instant::now();
     let result = fake.write("BROKEN\n");
-    assert!(started.elapsed() >= Duration::from_millis(900), "{result}");
+    assert!(started.elapsed() >= Duration::from_millis(9900), "{result}");
     let report = fake.report(&result);
     assert_eq!(messages(&report), ["broken at line 1"], "{result}");
     let reason = report["pending"][0]["reason"].as_str().unwrap();
@@ -644,17 +692,19 @@ fn checks_that_never_begin_are_not_waited_for_again() {
     for n in 2..=3 {
         let edit = Instant::now();
         let result = fake.write(&format!("BROKEN\n{n}\n"));
-        assert!(edit.elapsed() < Duration::from_millis(600), "{result}");
+        assert!(edit.elapsed() < Duration::from_secs(5), "{result}");
         let report = fake.report(&result);
         assert_eq!(messages(&report), ["broken at line 1"], "{result}");
         assert_pending(&report, "fake (check)", "no check has begun since", &result);
     }
     // The 4th save starts none either; the 5th does, late, so its edit is answered before (the
-    // silence holds until a run begins); from then on checks are waited for.
+    // silence holds until a run begins); from then on checks are waited for: once one has
+    // begun, an answer has the check's finding.
     fake.write("BROKEN\n4\n");
     fake.write("BROKEN\n5\n");
-    std::thread::sleep(Duration::from_millis(600));
-    let result = fake.write("BROKEN\nCHECKME\n");
+    let result = fake.write_until_settled("no check was waited for again", |n| {
+        format!("BROKEN\nCHECKME\n{n}\n")
+    });
     assert_complete(
         &fake.report(&result),
         &["broken at line 1", "check found line 2"],
@@ -664,36 +714,33 @@ fn checks_that_never_begin_are_not_waited_for_again() {
 
 #[test]
 fn a_check_slower_than_the_deadline_is_not_waited_for_again() {
-    // A workspace whose check takes 2.5 s: the first edit waits the 1 s deadline for it; once a
-    // run has shown how long it takes, the next edits answer at once with the server's own
+    // A workspace whose check takes 8 s: the first edit waits the 6 s cold deadline for it; once
+    // a run has shown how long it takes, the next edits answer at once with the server's own
     // findings and say why the check is missing.
     let fake = Fake::start(
-        &["--pull", "--check", "2500"],
-        json!({"warm_deadline_ms": 1000, "cold_deadline_ms": 1000}),
+        &["--pull", "--check", "8000"],
+        json!({"warm_deadline_ms": 1000, "cold_deadline_ms": 6000}),
     );
     let result = fake.write("BROKEN\nCHECKME\n");
     let report = fake.report(&result);
     assert_eq!(messages(&report), ["broken at line 1"], "{result}");
     let reason = report["pending"][0]["reason"].as_str().unwrap();
     assert!(reason.contains("had not finished"), "{result}");
-    std::thread::sleep(Duration::from_millis(2500));
+    fake.diagnostics_until(
+        "the first check never ended",
+        &["broken at line 1", "check found line 2"],
+    );
     let started = Instant::now();
     let result = fake.write("fine\nBROKEN\nCHECKME\n");
-    assert!(started.elapsed() < Duration::from_millis(700), "{result}");
+    assert!(started.elapsed() < Duration::from_secs(4), "{result}");
     let report = fake.report(&result);
     assert_eq!(messages(&report), ["broken at line 2"], "{result}");
-    let reason = assert_pending(&report, "fake (check)", "its last check took 2.", &result);
+    let reason = assert_pending(&report, "fake (check)", "its last check took ", &result);
     // As the reason says, `diagnostics` once that check has ended adds its findings.
     assert!(reason.contains("`diagnostics` on the file"), "{result}");
-    std::thread::sleep(Duration::from_millis(2800));
-    let diagnostics = fake
-        .daemon
-        .ok("diagnostics", json!({"files": [fake.path()]}));
-    let report = file_report(&json!({ "diagnostics": diagnostics }), &fake.path()).unwrap();
-    assert_complete(
-        &report,
+    fake.diagnostics_until(
+        "the second check never ended",
         &["broken at line 2", "check found line 3"],
-        &diagnostics,
     );
 }
 
@@ -710,7 +757,7 @@ fn received(log: &Path) -> Vec<Value> {
 fn wait_for(log: &Path, what: &str, wanted: impl Fn(&Value) -> bool) {
     eventually(
         &format!("never sent {what}"),
-        Duration::from_secs(10),
+        Duration::from_secs(30),
         || {
             let seen = received(log);
             match seen.iter().any(&wanted) {
@@ -758,8 +805,8 @@ fn files_changed_by_others_moved_and_deleted_reach_the_server() {
 fn an_idle_server_is_stopped_and_the_next_edit_starts_it_again() {
     let fake = Fake::start(&[], json!({"idle_secs": 1}));
     assert_current(&fake, &fake.write(&text(1)), 1);
-    // Up to 30 s: servers are looked at every 10 s.
-    let info = fake.wait_for_state("not_started", Duration::from_secs(30));
+    // Servers are looked at every 10 s.
+    let info = fake.wait_for_state("not_started", Duration::from_secs(60));
     assert!(info["instances"][0].get("pid").is_none(), "{info}");
     assert!(fake
         .daemon
@@ -772,7 +819,7 @@ fn an_idle_server_is_stopped_and_the_next_edit_starts_it_again() {
 fn servers_over_the_memory_budget_are_stopped() {
     let fake = Fake::start(&[], json!({"max_servers_rss_bytes": 1}));
     assert_current(&fake, &fake.write(&text(1)), 1);
-    fake.wait_for_state("not_started", Duration::from_secs(30));
+    fake.wait_for_state("not_started", Duration::from_secs(60));
     assert!(fake
         .daemon
         .log_text()
@@ -805,10 +852,11 @@ fn a_bad_server_entry_is_refused_naming_the_key() {
 fn an_outline_starts_the_server_and_an_edit_during_its_first_analysis_waits_the_cold_deadline() {
     let log_dir = tempfile::tempdir().unwrap();
     let log = log_dir.path().join("received.jsonl");
-    // Every answer takes 1.5 s: longer than the warm deadline, shorter than the cold one.
+    // Every answer takes 4 s: longer than the warm deadline, shorter than the cold one, and
+    // longer than a slow machine takes from the warm-up's didOpen to the edit below.
     let fake = Fake::start(
-        &["--delay", "1500", "--log", log.to_str().unwrap()],
-        json!({"warm_deadline_ms": 600, "cold_deadline_ms": 8000}),
+        &["--delay", "4000", "--log", log.to_str().unwrap()],
+        json!({"warm_deadline_ms": 600, "cold_deadline_ms": 20000}),
     );
     std::fs::write(fake.path(), text(0)).unwrap();
     std::fs::write(fake.sandbox.root.join("lib.rb"), "# lib\n").unwrap();
@@ -818,10 +866,10 @@ fn an_outline_starts_the_server_and_an_edit_during_its_first_analysis_waits_the_
         m["method"] == "textDocument/didOpen" && m["uri"] == uri && m["text"] == text(0)
     });
     // Ready, but its first answer (the warm-up's) is not in yet: the edit is still cold.
-    fake.wait_for_state("ready", Duration::from_secs(5));
+    fake.wait_for_state("ready", Duration::from_secs(30));
     let started = Instant::now();
     assert_current(&fake, &fake.write(&text(1)), 1);
-    assert!(started.elapsed() >= Duration::from_millis(1400));
+    assert!(started.elapsed() >= Duration::from_millis(3900));
     // Running now: reading another file opens nothing more.
     fake.daemon
         .ok("read", json!({"file": fake.sandbox.root.join("lib.rb")}));
