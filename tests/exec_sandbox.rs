@@ -158,6 +158,9 @@ fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
 fn writes_land_only_in_the_roots_the_tool_caches_and_the_private_temp() {
     let sandbox = secret_workspace();
     let (daemon, home) = daemon_with_home(&sandbox, &[]);
+    // The writes come from a script, whose text the rules never see (they refuse `> /etc/…`
+    // written plainly): what a missed rule lets through, the sandbox must stop.
+    sandbox.write("escape.sh", "echo x > \"$1\"\n");
     // A checkpoint, so the daemon's data folder holds undo history a command could destroy.
     daemon.ok("checkpoint", json!({"create": true}));
     let data = sandbox.dir.path().join("data/coderd");
@@ -177,12 +180,8 @@ fn writes_land_only_in_the_roots_the_tool_caches_and_the_private_temp() {
         sandbox.dir.path().join(&escape),
     ];
     for target in &refused {
-        // From a script, whose text the rules never see (they refuse `> /etc/…` written plainly):
-        // what a missed rule lets through, the sandbox must stop.
-        let write = format!("echo x > '{}'\n", target.display());
-        std::fs::write(sandbox.root.join("escape.sh"), &write).unwrap();
-        let cmd = "bash escape.sh";
-        let result = daemon.ok("exec", json!({"cmd": cmd}));
+        let write = format!("bash escape.sh '{}'", target.display());
+        let result = daemon.ok("exec", json!({"cmd": write}));
         assert_ne!(result["exit_code"], json!(0), "{write}: {result}");
         assert!(!target.exists(), "{write} wrote {}", target.display());
     }
