@@ -181,6 +181,11 @@ const DEVICE_SAMPLES: &[&str] = &[
 ];
 
 impl Places {
+    /// Whether `path` (as the rules print it) is one of the workspace roots.
+    fn is_root(&self, path: &str) -> bool {
+        self.roots.iter().any(|r| r.as_os_str() == path)
+    }
+
     /// Paths whose deletion (recursive) is catastrophic: `/`, system folders, the home folder
     /// and its ancestors, each workspace root and its ancestors.
     fn protected(&self) -> Vec<String> {
@@ -828,12 +833,7 @@ fn rm(args: &[Word], places: &Places, narrowed: bool) -> Found {
     for target in targets {
         let is_glob = has_glob(&known_pieces(target, places));
         match classify_path(target, places) {
-            PathWord::Protected(_, matched)
-                if narrowed
-                    && places
-                        .roots
-                        .iter()
-                        .any(|r| r.as_os_str() == matched.as_str()) => {}
+            PathWord::Protected(_, matched) if narrowed && places.is_root(&matched) => {}
             // Without -r only `rm /*` does harm: it takes `/bin`, `/lib` on merged-usr systems.
             PathWord::Protected(p, matched) if recursive || (is_glob && matched == "/") => {
                 return Some((Rule::RecursiveDelete, format!("deletes {p}")))
@@ -890,12 +890,7 @@ fn find_delete(args: &[Word], places: &Places) -> Found {
     });
     for start in find_start_paths(args) {
         match classify_path(&start, places) {
-            PathWord::Protected(_, matched)
-                if narrowed
-                    && places
-                        .roots
-                        .iter()
-                        .any(|r| r.as_os_str() == matched.as_str()) => {}
+            PathWord::Protected(_, matched) if narrowed && places.is_root(&matched) => {}
             PathWord::Protected(p, _) => {
                 return Some((Rule::RecursiveDelete, format!("`find -delete` under {p}")))
             }
