@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Tools the `test` method's fixtures run (tests/exec_test.rs): cargo, go, python3 with pytest,
-# node with npm. Go, Node and Python come with the machine; pytest is installed for the user
-# when missing. Idempotent: does nothing when everything is there.
+# node with npm, Maven with a JDK. Go, Node and Python come with the machine; pytest is installed
+# for the user when missing, Maven (Debian's `maven`, which brings a JDK) as root when missing.
+# Idempotent: does nothing when everything is there.
 set -euo pipefail
 for tool in go python3 node npm; do
     command -v "$tool" >/dev/null 2>&1 || {
@@ -13,4 +14,11 @@ if ! python3 -m pytest --version >/dev/null 2>&1; then
     echo "install-test-tools.sh: installing pytest for the user" >&2
     python3 -m pip install --quiet --user pytest >&2 ||
         python3 -m pip install --quiet --user --break-system-packages pytest >&2
+fi
+if ! command -v mvn >/dev/null 2>&1 || ! command -v javac >/dev/null 2>&1; then
+    echo "install-test-tools.sh: installing maven and a JDK (Debian packages)" >&2
+    sudo_or_root=()
+    ((EUID == 0)) || sudo_or_root=(sudo)
+    "${sudo_or_root[@]}" apt-get update -qq >&2
+    "${sudo_or_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq maven default-jdk-headless >&2
 fi

@@ -117,6 +117,13 @@ fn npm_projects_report_failures_filter_and_time_out() {
     run_case("npm");
 }
 
+/// `mvn -q test` in the sandbox: Maven's plugins and JUnit come into `~/.m2`, one of the
+/// sandbox's writable caches (downloaded on a machine's first run).
+#[test]
+fn maven_projects_report_failures_filter_and_time_out() {
+    run_case("maven");
+}
+
 #[test]
 fn a_folder_without_a_test_setup_is_c211_listing_what_was_looked_for() {
     let sandbox = Sandbox::empty();
