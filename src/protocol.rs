@@ -200,6 +200,22 @@ impl Outgoing {
 
 /// A success response: `{"jsonrpc":"2.0","id":ID,"result":RESULT}`, the result embedded as the
 /// method serialized it, not parsed and written again.
+/// Adds `"key": value` (value already JSON text) at the end of an object answer, without parsing
+/// it again; an answer that is not an object comes back as it was. What a call's hooks (its
+/// diagnostics, a missed checkpoint) add to the method's own answer.
+pub fn with_field(result: Box<RawValue>, key: &str, value: &str) -> Result<Box<RawValue>> {
+    let text = result.get();
+    let Some(body) = text.trim_end().strip_suffix('}') else {
+        return Ok(result);
+    };
+    let separator = match body.trim_end().ends_with('{') {
+        true => "",
+        false => ",",
+    };
+    RawValue::from_string(format!("{body}{separator}\"{key}\":{value}}}"))
+        .map_err(|e| Error::io(format!("attaching {key}: {e}")))
+}
+
 pub fn success(id: &Value, result: Box<RawValue>) -> Outgoing {
     let id = serde_json::to_string(id).unwrap_or_else(|_| "null".into());
     let head = format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":").into_bytes();

@@ -190,20 +190,8 @@ pub fn attach(
     result: Box<serde_json::value::RawValue>,
     warning: &str,
 ) -> crate::error::Result<Box<serde_json::value::RawValue>> {
-    use serde_json::value::RawValue;
-    let text = result.get();
-    let Some(body) = text.trim_end().strip_suffix('}') else {
-        return Ok(result);
-    };
-    let separator = match body.trim_end().ends_with('{') {
-        true => "",
-        false => ",",
-    };
     let warning = serde_json::Value::from(warning).to_string();
-    RawValue::from_string(format!(
-        "{body}{separator}\"checkpoint_warning\":{warning}}}"
-    ))
-    .map_err(|e| crate::error::Error::io(format!("attaching checkpoint_warning: {e}")))
+    crate::protocol::with_field(result, "checkpoint_warning", &warning)
 }
 
 #[cfg(test)]

@@ -740,18 +740,9 @@ pub fn switch_schema() -> Value {
 
 /// Appends `"diagnostics": {...}` to a serialized result object.
 pub fn attach(result: Box<RawValue>, report: &Report) -> Result<Box<RawValue>> {
-    let text = result.get();
-    let Some(body) = text.trim_end().strip_suffix('}') else {
-        return Ok(result);
-    };
     let report = serde_json::to_string(report)
         .map_err(|e| Error::io(format!("serializing diagnostics: {e}")))?;
-    let separator = match body.trim_end().ends_with('{') {
-        true => "",
-        false => ",",
-    };
-    RawValue::from_string(format!("{body}{separator}\"diagnostics\":{report}}}"))
-        .map_err(|e| Error::io(format!("attaching diagnostics: {e}")))
+    crate::protocol::with_field(result, "diagnostics", &report)
 }
 
 /// The language servers' entries in the method table.
