@@ -72,27 +72,40 @@ pub fn recover(input: &str) -> Result<Recovered, Failure> {
 /// levels: one pass, so text that deep costs no repair and no parse. Brackets inside single-quoted
 /// strings count too; it takes more than `MAX_DEPTH` unclosed ones there to be refused.
 fn nested_beyond_limit(text: &str) -> Option<usize> {
-    let bytes = text.as_bytes();
     let mut level = 0usize;
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'"' => {
-                i = string_end(text, i)?;
-                continue;
-            }
+    for (i, bracket) in brackets_outside_strings(text) {
+        match bracket {
             b'{' | b'[' => {
                 level += 1;
                 if level > MAX_DEPTH {
                     return Some(i);
                 }
             }
-            b'}' | b']' => level = level.saturating_sub(1),
-            _ => {}
+            _ => level = level.saturating_sub(1),
         }
-        i += 1;
     }
     None
+}
+
+/// The brackets (`{`, `[`, `}`, `]`) of `text` outside double-quoted strings, with their byte
+/// offsets; the scan ends at a string left open.
+fn brackets_outside_strings(text: &str) -> impl Iterator<Item = (usize, u8)> + '_ {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        while i < bytes.len() {
+            let at = i;
+            match bytes[at] {
+                b'"' => i = string_end(text, at).unwrap_or(bytes.len()),
+                bracket @ (b'{' | b'[' | b'}' | b']') => {
+                    i += 1;
+                    return Some((at, bracket));
+                }
+                _ => i += 1,
+            }
+        }
+        None
+    })
 }
 
 /// A parse that stopped at serde_json's own depth limit is final: no repair makes text flatter.
@@ -546,25 +559,17 @@ fn first_value_end(text: &str) -> Option<usize> {
     if !text.starts_with(['{', '[']) {
         return None;
     }
-    let bytes = text.as_bytes();
     let mut depth = 0usize;
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'"' => {
-                i = string_end(text, i)?;
-                continue;
-            }
+    for (i, bracket) in brackets_outside_strings(text) {
+        match bracket {
             b'{' | b'[' => depth += 1,
-            b'}' | b']' => {
+            _ => {
                 depth -= 1;
                 if depth == 0 {
                     return Some(i + 1);
                 }
             }
-            _ => {}
         }
-        i += 1;
     }
     None
 }
