@@ -17,6 +17,7 @@ pub mod jsonw;
 pub mod listing;
 pub mod lsp;
 pub mod map;
+pub mod mcp;
 pub mod memory;
 pub mod methods;
 pub mod progress;

@@ -14,10 +14,8 @@ pub mod atomic;
 pub mod depth;
 pub mod envelope;
 pub mod keys;
-pub mod mcp;
 pub mod quotes;
 pub mod recovery;
-pub mod stdio;
 pub mod validate;
 pub mod words;
 

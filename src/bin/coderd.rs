@@ -56,13 +56,13 @@ fn main() {
         .build()
         .expect("tokio runtime");
     if let Some(Sub::Mcp { no_start, verbose }) = args.command {
-        let options = coderd::agent::mcp::McpOptions {
+        let options = coderd::mcp::McpOptions {
             socket: args.socket,
             roots: args.roots,
             no_start,
             verbose,
         };
-        if let Err(e) = runtime.block_on(coderd::agent::mcp::serve_stdio(options)) {
+        if let Err(e) = runtime.block_on(coderd::mcp::serve_stdio(options)) {
             eprintln!("coderd mcp: {e}");
             std::process::exit(2);
         }

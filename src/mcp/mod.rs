@@ -7,6 +7,8 @@
 //! JSON, with a `[DIAGNOSTICS]` block after edits that report diagnostics) plus the same JSON as
 //! structured content; errors are tool errors carrying the C2xx code and the recovery hint.
 
+pub mod stdio;
+
 use crate::cli::{self, ClientError};
 use crate::methods::{Method, METHODS};
 use rmcp::model::{
@@ -55,7 +57,7 @@ pub async fn serve_stdio(options: McpOptions) -> Result<(), String> {
         .map_err(|e| e.to_string())?
         .map_err(|e| e.0)?;
     let running = server
-        .serve(super::stdio::stdio())
+        .serve(stdio::stdio())
         .await
         .map_err(|e| format!("MCP initialization failed: {e}"))?;
     running.waiting().await.map_err(|e| e.to_string())?;
@@ -124,7 +126,7 @@ fn tool_of(method: &Method) -> Tool {
         _ => Map::new(),
     };
     schema.insert("type".into(), Value::String("object".into()));
-    let hints = super::keys::hints(method);
+    let hints = crate::agent::keys::hints(method);
     let annotations = ToolAnnotations::with_title(method.name)
         .read_only(hints.read_only)
         .destructive(hints.destructive)
