@@ -18,7 +18,7 @@ Everything outside the markers is hand-written prose (wire format, error codes) 
 Both modes then check the links of README.md, SECURITY.md, CONTRIBUTING.md and docs/*.md: every
 relative link must name a file that exists (and a heading that exists, for `#anchor`s), and every
 repository path written in backticks (`src/…`, `tests/…`, `scripts/…`, …) must exist, so a moved
-file cannot leave a document pointing at nothing.
+file cannot leave a document pointing at nothing; and README.md stays within 300 lines.
 """
 
 import difflib
@@ -318,6 +318,10 @@ PATH_IN_CODE = re.compile(
 )
 LINK = re.compile(r"\]\(([^)\s]+)\)")
 
+# The README says what coderd is, the two commands, the tour and where to go next (issue 25);
+# everything else belongs in docs/.
+README_MAX_LINES = 300
+
 # Paths CONTRIBUTING.md names for the layout the renovation of issue 25 is landing in other
 # branches (the tidy test, the client crate); empty this once they are merged.
 PENDING = {"tests/tidy.rs", "crates/coder"}
@@ -327,6 +331,11 @@ def check_links():
     docs = ["README.md", "SECURITY.md", "CONTRIBUTING.md"]
     docs += sorted("docs/" + f for f in os.listdir(os.path.join(REPO, "docs")) if f.endswith(".md"))
     problems = []
+    with open(os.path.join(REPO, "README.md"), encoding="utf-8") as f:
+        readme_lines = sum(1 for _ in f)
+    if readme_lines > README_MAX_LINES:
+        problems.append(f"README.md: {readme_lines} lines; it is a map (at most {README_MAX_LINES}): "
+                        "move the reference into docs/")
     for doc in docs:
         path = os.path.join(REPO, doc)
         if not os.path.exists(path):
