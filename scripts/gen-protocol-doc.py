@@ -103,7 +103,7 @@ def ask_schema():
             try:
                 request(sock, "info")
                 break
-            except (FileNotFoundError, ConnectionRefusedError, json.JSONDecodeError):
+            except (OSError, json.JSONDecodeError):  # no socket yet, or not accepting yet
                 if daemon.poll() is not None or time.monotonic() > deadline:
                     with open(log, errors="replace") as f:
                         fail("coderd did not start; its log:\n" + f.read())
