@@ -20,6 +20,8 @@ install_root=${CODERD_INSTALL_ROOT:-${CARGO_HOME:-$HOME/.cargo}}
 bin=$install_root/bin
 
 echo "run.sh: building and installing coderd and coder into $bin" >&2
+# The grammar crates' sources are downloaded by `cargo fetch`, not by the build (docs/structure.md).
+cargo fetch --locked --manifest-path "$repo/Cargo.toml"
 cargo install --locked --path "$repo" --root "$install_root"
 coder=$bin/coder
 
