@@ -20,7 +20,6 @@ fn main() {
     let out = PathBuf::from(env("OUT_DIR"));
     println!("cargo:rerun-if-changed=queries");
     println!("cargo:rerun-if-changed=grammars/grammars.toml");
-    println!("cargo:rerun-if-changed=Cargo.lock");
     println!("cargo:rerun-if-env-changed={SOURCES_VAR}");
     println!("cargo:rerun-if-env-changed=CARGO_HOME");
     write_query_table(&manifest, &out);
@@ -149,7 +148,14 @@ fn read_grammar_table(path: &Path) -> Vec<Grammar> {
 /// `$CODERD_GRAMMAR_SOURCES`, in the vendor folders that `.cargo/config.toml` files name (what
 /// `cargo vendor` sets up), and in cargo's registry folder.
 fn grammar_sources(manifest: &Path, grammars: &[Grammar]) -> HashMap<String, (PathBuf, String)> {
-    let locked = locked_versions(&manifest.join("Cargo.lock"));
+    // The workspace's lock: in this package's folder, or above it when the package is a member.
+    let lock = manifest
+        .ancestors()
+        .map(|dir| dir.join("Cargo.lock"))
+        .find(|lock| lock.is_file())
+        .expect("a Cargo.lock in the package's folder or above it (build with --locked)");
+    println!("cargo:rerun-if-changed={}", lock.display());
+    let locked = locked_versions(&lock);
     let roots = source_roots(manifest);
     let mut found = HashMap::new();
     for grammar in grammars {
@@ -258,8 +264,14 @@ fn source_roots(manifest: &Path) -> Vec<PathBuf> {
         }
     }
     if let Some(home) = cargo_home {
-        // One folder per registry index: `registry/src/index.crates.io-<hash>/`.
-        roots.extend(sorted_entries(&home.join("registry").join("src")));
+        // One folder per registry index: `registry/src/index.crates.io-<hash>/`. With none, the
+        // pattern stays in the list for the message that nothing was found.
+        let registry = home.join("registry").join("src");
+        let indexes = sorted_entries(&registry);
+        if indexes.is_empty() {
+            roots.push(registry.join("*"));
+        }
+        roots.extend(indexes);
     }
     roots
 }
