@@ -3,7 +3,6 @@
 pub mod agent;
 pub mod checkpoint;
 pub mod children;
-pub mod cli;
 pub mod config;
 pub mod connections;
 pub mod documents;

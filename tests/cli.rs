@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 fn coder(socket: &Path, cwd: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_coder"))
+    Command::new(common::coder_bin())
         .arg("--socket")
         .arg(socket)
         .args(args)
@@ -166,7 +166,7 @@ fn starts_a_daemon_when_none_answers() {
     let sandbox = Sandbox::fixture("basic");
     let runtime = sandbox.dir.path().join("run");
     let run = |args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_coder"))
+        Command::new(common::coder_bin())
             .args(args)
             .current_dir(sandbox.root.join("src"))
             .env("XDG_RUNTIME_DIR", &runtime)
@@ -315,7 +315,7 @@ fn finds_the_daemon_of_a_subfolder_instead_of_starting_another() {
     }
 
     let run = |cwd: &Path, args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_coder"))
+        Command::new(common::coder_bin())
             .args(args)
             .current_dir(cwd)
             .env("XDG_RUNTIME_DIR", &runtime)

@@ -1,7 +1,7 @@
-//! `coder METHOD --flag value ...` for every method: flags become params, typed by the method's
-//! own JSON Schema (asked of the daemon), so the client never lags behind the method table.
+//! `METHOD --flag value ...` for every method: flags become params, typed by the method's own
+//! JSON Schema (asked of the daemon), so a client never lags behind the method table.
 
-use super::ClientError;
+use crate::client::ClientError;
 use serde_json::{json, Map, Value};
 use std::io::Read;
 

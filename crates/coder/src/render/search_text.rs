@@ -200,7 +200,7 @@ impl<'de, W: Write> Visitor<'de> for Lines<'_, '_, '_, W> {
                 self.to.write(&[b"--\n"])?;
             }
             let sep: &[u8] = if line.is_match { b":" } else { b"-" };
-            let number = crate::jsonw::decimal(n, &mut digits);
+            let number = decimal(n, &mut digits);
             self.to
                 .write(&[self.path, sep, number, sep, line.text.as_bytes(), b"\n"])?;
             previous = Some(n);
@@ -387,6 +387,19 @@ fn unescape(bytes: &[u8], out: &mut impl Write) -> std::io::Result<Option<usize>
     let mut utf8 = [0u8; 4];
     out.write_all(c.encode_utf8(&mut utf8).as_bytes())?;
     Ok(Some(used))
+}
+
+/// `n` in decimal ASCII digits, written at the end of `buf` (20 digits hold any `u64`).
+fn decimal(mut n: u64, buf: &mut [u8; 20]) -> &[u8] {
+    let mut at = buf.len();
+    loop {
+        at -= 1;
+        buf[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            return &buf[at..];
+        }
+    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,25 @@
+//! coderd's wire: what the daemon (`coderd`) and its clients (`coder`, the MCP face) share and
+//! nothing else. It depends on no daemon code, so the `coder` binary stays small and starts fast.
+//!
+//! - `paths`: the per-user runtime folder, a workspace's default socket, private folders.
+//! - `registry`: the files through which live daemons announce themselves and clients find them.
+//! - `client`: finding (or starting) a daemon and sending it newline-delimited JSON-RPC frames.
+//! - `argv`: the one parser that turns `--flag value` words into params typed by a method's JSON
+//!   Schema, for `coder METHOD ...` and for the `tool` envelope's CLI-style calls.
+//! - `diagnostics`: the typed view of an edit's `diagnostics` and the `[DIAGNOSTICS]` block.
+#![warn(missing_docs)]
+
+pub mod argv;
+pub mod client;
+pub mod diagnostics;
+pub mod paths;
+pub mod registry;
+
+/// Whether an environment switch's value turns something off (`off`, `0`, `false`, `no`, in any
+/// case, surrounding blanks ignored): `CODER_CHECKPOINTS`, `CODER_AUTODIAG`.
+pub fn is_off(value: &str) -> bool {
+    matches!(
+        value.trim().to_ascii_lowercase().as_str(),
+        "off" | "0" | "false" | "no"
+    )
+}
