@@ -37,6 +37,16 @@ pub enum Command {
     Method(Vec<String>),
 }
 
+const USAGE: &str = "coder: the client of the coderd editing daemon
+
+usage: coder [OPTIONS] METHOD [--flag VALUE | VALUE] ...
+         a method's flags are its params (dashed or snake_case), typed by its schema;
+         a leading value fills its main param (`coder read FILE`, `coder search PATTERN`)
+       coder METHOD --help                    the method's flags
+       coder call METHOD ['{\"param\": ...}']   any request, params as JSON
+
+";
+
 const OPTIONS: &str = "\
 options (before or after the method):
   --socket PATH   the daemon's socket (else $CODERD_SOCKET, else a live daemon from the registry
@@ -123,13 +133,7 @@ pub fn parse(args: Vec<String>) -> Result<Cli, ClientError> {
 /// (from its `schema`). The help never starts a daemon: when none answers it says how to start
 /// one instead of listing methods it cannot know.
 pub fn help(cli: &Cli) -> i32 {
-    let mut text = String::from(
-        "coder: the client of the coderd editing daemon\n\n\
-usage: coder [OPTIONS] METHOD [--flag VALUE | VALUE] ...   flags are the method's params (dashed\n\
-                                                           or snake_case), typed by its schema\n\
-       coder METHOD --help                                 the method's flags\n\
-       coder call METHOD ['{\"param\": ...}']                any request, params as JSON\n\n",
-    );
+    let mut text = String::from(USAGE);
     text.push_str(OPTIONS);
     let target = Options {
         no_start: true,
@@ -163,8 +167,5 @@ method with its summary.\n",
         ),
     }
     print!("{text}");
-    match cli.command {
-        Command::Help => 0,
-        _ => 2,
-    }
+    0
 }

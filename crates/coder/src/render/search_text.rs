@@ -193,10 +193,14 @@ impl<'de, W: Write> Visitor<'de> for Lines<'_, '_, '_, W> {
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         let mut previous: Option<u64> = None;
+        let mut previous_was_context = false;
         let mut digits = [0u8; 20];
         while let Some(line) = seq.next_element::<Line<'de>>()? {
             let n = line.line.unwrap_or(0);
-            if previous.is_some_and(|p| n > p + 1) {
+            // A gap is a group boundary only where context is shown (as `rg` prints it): two
+            // matches with no context between them are not groups.
+            let gap = previous.is_some_and(|p| n > p + 1);
+            if gap && (!line.is_match || previous_was_context) {
                 self.to.write(&[b"--\n"])?;
             }
             let sep: &[u8] = if line.is_match { b":" } else { b"-" };
@@ -204,6 +208,7 @@ impl<'de, W: Write> Visitor<'de> for Lines<'_, '_, '_, W> {
             self.to
                 .write(&[self.path, sep, number, sep, line.text.as_bytes(), b"\n"])?;
             previous = Some(n);
+            previous_was_context = !line.is_match;
         }
         Ok(())
     }
