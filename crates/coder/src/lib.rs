@@ -7,6 +7,7 @@
 //! fast; the renderings of answers (`render`) read their JSON, not daemon types.
 
 mod args;
+mod flags;
 pub mod render;
 
 pub use args::{Cli, Command};
@@ -272,7 +273,7 @@ fn method_request(stream: &UnixStream, args: &[String]) -> Result<Option<Request
         print!("{}", wire::argv::help(&canonical, &described));
         return Ok(None);
     }
-    let mut params = wire::argv::params_from_flags(flags, &described).map_err(|e| (2, e.0))?;
+    let mut params = flags::params_from_flags(flags, &described).map_err(|e| (2, e.0))?;
     absolutize_paths(&mut params);
     let mutates = described["mutates"] == true;
     Ok(Some((canonical, params, mutates)))

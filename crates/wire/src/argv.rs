@@ -1,211 +1,354 @@
-//! `METHOD --flag value ...` for every method: flags become params, typed by the method's own
-//! JSON Schema (asked of the daemon), so a client never lags behind the method table.
+//! The one schema-typed argv parser: `METHOD --flag value ...` words become a method's params,
+//! each value typed by the param's JSON Schema (a `serde_json::Value`, as the daemon's `schema`
+//! answers it). `coder` reads its command line with it, and the daemon's `tool` envelope reads the
+//! CLI-style calls models write (`"read --file main.go --start 10"`), so a flag means the same in
+//! both and neither lags behind the method table.
+//!
+//! What the two readers differ in is said by `Syntax`, in the open: where a bare word goes, what
+//! a flag's name becomes (the envelope's aliases), how a value the schema cannot type is read,
+//! and the command-line conveniences of `coder` (a leading mode word, `--NAME-stdin`, repeated
+//! list flags). Typing, flags and values are the same code for both.
 
-use crate::client::ClientError;
-use serde_json::{json, Map, Value};
-use std::io::Read;
+use serde_json::{Map, Number, Value};
 
-/// Params a positional argument fills, in order of preference, when the method has one of them.
-const POSITIONAL_KEYS: &[&str] = &[
-    "file", "path", "pattern", "query", "cmd", "term", "dir", "label",
-];
-
-/// What a flag's value is parsed as.
-#[derive(Clone, Debug, PartialEq)]
-enum Kind {
-    Text,
-    Integer,
-    Number,
-    Boolean,
-    List(Box<Kind>),
-    /// An object, or a value whose schema allows several shapes: JSON when it parses as an
-    /// object or array, else text.
-    Json,
+/// One word after the method: a flag (`--file`, `-file`, `--file=x`) or a value.
+#[derive(Debug, PartialEq)]
+pub enum Word<'a> {
+    /// A flag, with the value written after `=` if any.
+    Flag {
+        /// The name as written (without dashes).
+        name: &'a str,
+        /// `--name=value`'s value.
+        value: Option<&'a str>,
+    },
+    /// Anything else: a positional value, or a flag's value.
+    Value(&'a str),
 }
 
-/// The params a method's flags spell. `described` is the method's entry from `schema`.
-pub fn params_from_flags(args: &[String], described: &Value) -> Result<Value, ClientError> {
-    let schema = &described["params"];
-    let properties = schema["properties"]
-        .as_object()
-        .cloned()
-        .unwrap_or_default();
-    let kind_of = |key: &str| {
-        properties
-            .get(key)
-            .map(|p| kind(p, schema))
-            .unwrap_or(Kind::Json)
+/// Whether a word is a flag name (`--file`, `--max-bytes=5`, and with `single_dash`, `-cmd`), not
+/// a value such as `---` (a diff header) or `-5`.
+pub fn classify(word: &str, single_dash: bool) -> Word<'_> {
+    let body = word
+        .strip_prefix("--")
+        .or_else(|| word.strip_prefix('-').filter(|_| single_dash))
+        .filter(|b| b.starts_with(|c: char| c.is_ascii_alphabetic()));
+    let Some(body) = body else {
+        return Word::Value(word);
     };
-    let args = with_leading_verb(args, &properties, &kind_of);
+    let (name, value) = match body.split_once('=') {
+        Some((n, v)) => (n, Some(v)),
+        None => (body, None),
+    };
+    let flag_like = name
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    match flag_like {
+        true => Word::Flag { name, value },
+        false => Word::Value(word),
+    }
+}
+
+/// How a reader reads words; see the module doc.
+pub struct Syntax<'a> {
+    /// The params a bare word fills, in order of preference: the first not yet given.
+    pub positional: &'a [&'a str],
+    /// A flag's name as a param key (snake_case, aliases).
+    pub key_of: &'a dyn Fn(&str) -> String,
+    /// `-file` is a flag too (models write it); on a command line `-x` stays a value.
+    pub single_dash: bool,
+    /// A flag the schema does not type is guessed: a number or boolean when it reads as one, and
+    /// `true` when no value follows (a model's `--force`). Else its value is text and required.
+    pub guess_untyped: bool,
+    /// A leading word naming a flag is that flag, the way subcommands are written (`coder todo
+    /// list`, `coder checkpoint restore 1a2b3c`): always for a boolean flag, for another only in a
+    /// method without a free-text param (`coder search start` looks for "start").
+    pub leading_verb: bool,
+    /// `--NAME-stdin` reads NAME's value from stdin.
+    pub stdin_suffix: bool,
+    /// A list flag given twice collects both (`--paths a --paths b`); else the last one wins.
+    pub lists_accumulate: bool,
+}
+
+/// Why words could not be read, for each reader to word in its own voice.
+#[derive(Debug, PartialEq)]
+pub enum Problem<E> {
+    /// A flag that takes a value ends the words.
+    NoValue {
+        /// The flag as written.
+        flag: String,
+        /// Its param.
+        key: String,
+    },
+    /// A bare word with no param left to fill; `at` is its 1-based position.
+    Unexpected {
+        /// The word.
+        word: String,
+        /// Its position among the words (1-based).
+        at: usize,
+    },
+    /// A value the param's types cannot hold.
+    BadValue {
+        /// The param.
+        key: String,
+        /// The value as written.
+        raw: String,
+        /// The JSON types the schema allows (`null` included if it is).
+        types: Vec<String>,
+    },
+    /// The reader's own failure: JSON that does not parse, stdin that cannot be read.
+    Reader(E),
+}
+
+/// What the reader supplies beyond words: how JSON values are parsed (strictly, or with the
+/// envelope's repairs) and how stdin is read.
+pub trait Reader {
+    /// The reader's error.
+    type Error;
+    /// A value that starts with `[` or `{` for a param that takes a list or an object.
+    fn json(&mut self, key: &str, text: &str) -> Result<Value, Self::Error>;
+    /// The text of stdin, for `--NAME-stdin`.
+    fn stdin(&mut self) -> Result<String, Self::Error>;
+}
+
+/// Params that take whatever word the user writes, so a leading word never names a flag there.
+const FREE_TEXT_KEYS: &[&str] = &["file", "path", "pattern", "query", "cmd", "term"];
+
+/// The params that `words` spell for a method whose params schema is `schema` (`Value::Null` when
+/// the method is unknown: nothing is typed then).
+pub fn parse<R: Reader>(
+    words: &[String],
+    schema: &Value,
+    syntax: &Syntax,
+    reader: &mut R,
+) -> Result<Map<String, Value>, Problem<R::Error>> {
+    let leading;
+    let words = match syntax.leading_verb {
+        true => {
+            leading = with_leading_verb(words, schema, syntax);
+            &leading[..]
+        }
+        false => words,
+    };
     let mut params = Map::new();
     let mut i = 0;
-    while i < args.len() {
-        let arg = &args[i];
+    while i < words.len() {
+        let word = &words[i];
         i += 1;
-        let Some(flag) = arg.strip_prefix("--") else {
-            let key = POSITIONAL_KEYS
-                .iter()
-                .find(|k| properties.contains_key(**k) && !params.contains_key(**k))
-                .ok_or_else(|| {
-                    ClientError(format!("unexpected argument `{arg}`: use --NAME VALUE"))
-                })?;
-            params.insert(key.to_string(), value_of(&kind_of(key), key, arg)?);
-            continue;
+        let (name, inline) = match classify(word, syntax.single_dash) {
+            Word::Flag { name, value } => (name, value),
+            Word::Value(v) => {
+                let key = syntax
+                    .positional
+                    .iter()
+                    .find(|k| !params.contains_key(**k))
+                    .ok_or_else(|| Problem::Unexpected {
+                        word: v.to_string(),
+                        at: i,
+                    })?;
+                let types = param_types(schema, key);
+                let value = typed(key, v, &types, syntax, reader)?;
+                params.insert(key.to_string(), value);
+                continue;
+            }
         };
-        let (name, inline) = match flag.split_once('=') {
-            Some((name, value)) => (name, Some(value.to_string())),
-            None => (flag, None),
-        };
-        let mut key = name.replace('-', "_");
+        let mut key = (syntax.key_of)(name);
         let mut from_stdin = false;
-        if !properties.contains_key(&key) {
-            if let Some(field) = key
-                .strip_suffix("_stdin")
-                .filter(|f| properties.contains_key(*f))
-            {
+        if syntax.stdin_suffix && !declares(schema, &key) {
+            if let Some(field) = key.strip_suffix("_stdin").filter(|f| declares(schema, f)) {
                 key = field.to_string();
                 from_stdin = true;
             }
         }
-        let kind = kind_of(&key);
-        let text = if from_stdin {
-            read_stdin()?
-        } else if kind == Kind::Boolean && inline.is_none() {
-            match args.get(i).map(String::as_str) {
-                Some(b @ ("true" | "false")) => {
+        let types = param_types(schema, &key);
+        let boolean = types.iter().any(|t| t == "boolean") && !types.iter().any(|t| t == "string");
+        let next_is_flag = words
+            .get(i)
+            .is_none_or(|w| matches!(classify(w, syntax.single_dash), Word::Flag { .. }));
+        let raw = match inline {
+            _ if from_stdin => syntax_stdin(reader)?,
+            Some(v) => v.to_string(),
+            None if boolean && words.get(i).is_some_and(|w| w == "true" || w == "false") => {
+                i += 1;
+                words[i - 1].clone()
+            }
+            None if boolean || (syntax.guess_untyped && types.is_empty() && next_is_flag) => {
+                "true".into()
+            }
+            None => match words.get(i) {
+                Some(v) => {
                     i += 1;
-                    b.to_string()
+                    v.clone()
                 }
-                _ => "true".to_string(),
-            }
-        } else if let Some(value) = inline {
-            value
-        } else {
-            let value = args
-                .get(i)
-                .ok_or_else(|| ClientError(format!("--{name} needs a value")))?;
-            i += 1;
-            value.clone()
+                None => {
+                    return Err(Problem::NoValue {
+                        flag: name.to_string(),
+                        key,
+                    })
+                }
+            },
         };
-        match kind {
-            Kind::List(item) => {
-                let list = params.entry(key.clone()).or_insert_with(|| json!([]));
-                match serde_json::from_str::<Value>(&text) {
-                    Ok(Value::Array(items)) if text.trim_start().starts_with('[') => {
-                        list.as_array_mut().expect("a list").extend(items)
-                    }
-                    _ => list
-                        .as_array_mut()
-                        .expect("a list")
-                        .push(value_of(&item, &key, &text)?),
+        let value = typed(&key, &raw, &types, syntax, reader)?;
+        if syntax.lists_accumulate && wants(&types, "array") {
+            let list = params
+                .entry(key)
+                .or_insert_with(|| Value::Array(Vec::new()));
+            if let Value::Array(list) = list {
+                match value {
+                    Value::Array(items) => list.extend(items),
+                    item => list.push(item),
                 }
             }
-            kind => {
-                params.insert(key.clone(), value_of(&kind, &key, &text)?);
+            continue;
+        }
+        params.insert(key, value);
+    }
+    Ok(params)
+}
+
+fn syntax_stdin<R: Reader>(reader: &mut R) -> Result<String, Problem<R::Error>> {
+    reader.stdin().map_err(Problem::Reader)
+}
+
+fn wants(types: &[String], t: &str) -> bool {
+    types.iter().any(|x| x == t)
+}
+
+/// A word as the JSON value the param's schema wants.
+fn typed<R: Reader>(
+    key: &str,
+    raw: &str,
+    types: &[String],
+    syntax: &Syntax,
+    reader: &mut R,
+) -> Result<Value, Problem<R::Error>> {
+    let untyped = types.is_empty();
+    let guess = untyped && syntax.guess_untyped;
+    if wants(types, "string") || (untyped && !(guess && looks_typed(raw))) {
+        return Ok(Value::String(raw.to_string()));
+    }
+    if wants(types, "integer") || wants(types, "number") || guess {
+        if let Ok(n) = raw.parse::<i64>() {
+            return Ok(n.into());
+        }
+        if let Ok(n) = raw.parse::<u64>() {
+            return Ok(n.into());
+        }
+        if wants(types, "number") {
+            if let Some(n) = raw.parse::<f64>().ok().and_then(Number::from_f64) {
+                return Ok(Value::Number(n));
             }
         }
     }
-    Ok(Value::Object(params))
-}
-
-/// Params that take whatever word the user writes, so a leading word never names a flag there
-/// (`coder search start` looks for "start").
-const FREE_TEXT_KEYS: &[&str] = &["file", "path", "pattern", "query", "cmd", "term"];
-
-/// Reads a leading word that names one of the method's flags as that flag, the way subcommands
-/// are written: `coder todo list`, `coder checkpoint create`, `coder checkpoint restore 1a2b3c`.
-/// A boolean flag always may lead; another flag only in a method without a free-text param.
-fn with_leading_verb(
-    args: &[String],
-    properties: &Map<String, Value>,
-    kind_of: &impl Fn(&str) -> Kind,
-) -> Vec<String> {
-    let mut args = args.to_vec();
-    let Some(first) = args.first() else {
-        return args;
-    };
-    let key = first.replace('-', "_");
-    let free_text = FREE_TEXT_KEYS.iter().any(|k| properties.contains_key(*k));
-    let is_verb = !first.starts_with("--")
-        && properties.contains_key(&key)
-        && (kind_of(&key) == Kind::Boolean || !free_text);
-    if is_verb {
-        args[0] = format!("--{first}");
+    if wants(types, "boolean") || guess {
+        match raw {
+            "true" => return Ok(Value::Bool(true)),
+            "false" => return Ok(Value::Bool(false)),
+            _ => {}
+        }
     }
-    args
-}
-
-fn value_of(kind: &Kind, key: &str, text: &str) -> Result<Value, ClientError> {
-    let bad = |what: &str| {
-        ClientError(format!(
-            "--{} expects {what}, got `{text}`",
-            key.replace('_', "-")
-        ))
-    };
-    Ok(match kind {
-        Kind::Text => json!(text),
-        Kind::Integer => json!(text.parse::<i64>().map_err(|_| bad("an integer"))?),
-        Kind::Number => json!(text.parse::<f64>().map_err(|_| bad("a number"))?),
-        Kind::Boolean => json!(text.parse::<bool>().map_err(|_| bad("true or false"))?),
-        Kind::List(item) => json!([value_of(item, key, text)?]),
-        Kind::Json => match text.trim_start().chars().next() {
-            Some('{' | '[') => {
-                serde_json::from_str(text).map_err(|e| bad(&format!("JSON ({e})")))?
-            }
-            _ => json!(text),
-        },
+    if wants(types, "array") || wants(types, "object") {
+        let trimmed = raw.trim();
+        if trimmed.starts_with(['[', '{']) {
+            return reader.json(key, trimmed).map_err(Problem::Reader);
+        }
+        if wants(types, "array") {
+            return Ok(Value::Array(vec![Value::String(raw.to_string())]));
+        }
+    }
+    if untyped {
+        return Ok(Value::String(raw.to_string()));
+    }
+    Err(Problem::BadValue {
+        key: key.to_string(),
+        raw: raw.to_string(),
+        types: types.to_vec(),
     })
 }
 
-/// The kind of a property's schema, following `$ref`s into the root's `$defs`.
-fn kind(property: &Value, root: &Value) -> Kind {
-    if let Some(target) = property["$ref"].as_str() {
-        let name = target.rsplit('/').next().unwrap_or_default();
-        return kind(&root["$defs"][name], root);
+/// Whether a word of an untyped flag reads as a number or boolean.
+fn looks_typed(raw: &str) -> bool {
+    raw == "true" || raw == "false" || raw.parse::<i64>().is_ok()
+}
+
+/// Whether the schema declares the param at its top level.
+fn declares(schema: &Value, key: &str) -> bool {
+    schema["properties"].get(key).is_some()
+}
+
+/// The JSON types a param's schema allows (following `$ref`s, `anyOf`/`oneOf`; an `enum` without a
+/// type is a string), `null` included; empty when the schema does not declare the param.
+pub fn param_types(schema: &Value, key: &str) -> Vec<String> {
+    let Some(property) = schema.get("properties").and_then(|p| p.get(key)) else {
+        return Vec::new();
+    };
+    let mut types = Vec::new();
+    collect_types(schema, property, &mut types, 0);
+    types
+}
+
+fn collect_types(root: &Value, schema: &Value, types: &mut Vec<String>, depth: usize) {
+    let schema = resolve(root, schema);
+    if depth > 8 {
+        return;
     }
-    for union in ["anyOf", "oneOf"] {
-        if let Some(variants) = property[union].as_array() {
-            let kinds: Vec<Kind> = variants
-                .iter()
-                .filter(|v| v["type"] != "null")
-                .map(|v| kind(v, root))
-                .collect();
-            // `Option<Enum>` and enums of strings are one kind under several variants.
-            return match kinds.split_first() {
-                Some((first, rest)) if rest.iter().all(|k| k == first) => first.clone(),
-                _ => Kind::Json,
-            };
+    match schema.get("type") {
+        Some(Value::String(t)) => types.push(t.clone()),
+        Some(Value::Array(ts)) => {
+            types.extend(ts.iter().filter_map(Value::as_str).map(str::to_string))
+        }
+        _ => {}
+    }
+    if schema.get("enum").is_some() && schema.get("type").is_none() {
+        types.push("string".into());
+    }
+    for branch in schema
+        .get("anyOf")
+        .or_else(|| schema.get("oneOf"))
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        collect_types(root, branch, types, depth + 1);
+    }
+}
+
+/// A schema with its `$ref`s followed (within the root document).
+fn resolve<'a>(root: &'a Value, schema: &'a Value) -> &'a Value {
+    let mut schema = schema;
+    for _ in 0..16 {
+        let Some(reference) = schema.get("$ref").and_then(Value::as_str) else {
+            return schema;
+        };
+        let target = match reference {
+            "#" => Some(root),
+            r => r.strip_prefix('#').and_then(|p| root.pointer(p)),
+        };
+        match target {
+            Some(t) => schema = t,
+            None => return schema,
         }
     }
-    let types: Vec<&str> = match &property["type"] {
-        Value::String(t) => vec![t.as_str()],
-        Value::Array(ts) => ts
-            .iter()
-            .filter_map(Value::as_str)
-            .filter(|t| *t != "null")
-            .collect(),
-        _ if property.get("enum").is_some() || property.get("const").is_some() => vec!["string"],
-        _ => vec![],
+    schema
+}
+
+/// See `Syntax::leading_verb`.
+fn with_leading_verb(words: &[String], schema: &Value, syntax: &Syntax) -> Vec<String> {
+    let mut words = words.to_vec();
+    let Some(first) = words.first() else {
+        return words;
     };
-    match types.as_slice() {
-        ["string"] => Kind::Text,
-        ["integer"] => Kind::Integer,
-        ["number"] => Kind::Number,
-        ["boolean"] => Kind::Boolean,
-        ["array"] => Kind::List(Box::new(kind(&property["items"], root))),
-        _ => Kind::Json,
+    let key = (syntax.key_of)(first);
+    let free_text = FREE_TEXT_KEYS.iter().any(|k| declares(schema, k));
+    let types = param_types(schema, &key);
+    let boolean = types.iter().any(|t| t == "boolean") && !types.iter().any(|t| t == "string");
+    let is_verb = !first.starts_with('-') && declares(schema, &key) && (boolean || !free_text);
+    if is_verb {
+        words[0] = format!("--{first}");
     }
+    words
 }
 
-fn read_stdin() -> Result<String, ClientError> {
-    let mut text = String::new();
-    std::io::stdin()
-        .read_to_string(&mut text)
-        .map_err(|e| ClientError(format!("reading stdin: {e}")))?;
-    Ok(text)
-}
-
-/// `coder METHOD --help`: the method's flags, from its schema.
+/// `coder METHOD --help`: the method's flags, from its entry in `schema` (`summary`, `params`).
 pub fn help(method: &str, described: &Value) -> String {
     let schema = &described["params"];
     let required: Vec<&str> = schema["required"]
@@ -218,12 +361,18 @@ pub fn help(method: &str, described: &Value) -> String {
     );
     if let Some(properties) = schema["properties"].as_object() {
         for (key, property) in properties {
-            let shape = match kind(property, schema) {
-                Kind::Text => "TEXT".to_string(),
-                Kind::Integer | Kind::Number => "N".to_string(),
-                Kind::Boolean => "[true|false]".to_string(),
-                Kind::List(_) => "VALUE (repeatable, or a JSON list)".to_string(),
-                Kind::Json => "JSON".to_string(),
+            let mut types: Vec<String> = param_types(schema, key)
+                .into_iter()
+                .filter(|t| t != "null")
+                .collect();
+            types.sort();
+            types.dedup();
+            let shape = match types.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+                ["string"] => "TEXT",
+                ["integer"] | ["number"] => "N",
+                ["boolean"] => "[true|false]",
+                ["array"] => "VALUE (repeatable, or a JSON list)",
+                _ => "JSON",
             };
             let must = if required.contains(&key.as_str()) {
                 " (required)"
@@ -241,119 +390,4 @@ pub fn help(method: &str, described: &Value) -> String {
         }
     }
     text
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn described() -> Value {
-        json!({"summary": "s", "params": {
-            "type": "object",
-            "required": ["file"],
-            "properties": {
-                "file": {"type": "string"},
-                "start": {"type": ["integer", "null"]},
-                "numbered": {"type": "boolean"},
-                "paths": {"type": "array", "items": {"type": "string"}},
-                "encoding": {"anyOf": [{"$ref": "#/$defs/Encoding"}, {"type": "null"}]},
-                "edits": {"type": "array", "items": {"$ref": "#/$defs/Edit"}},
-            },
-            "$defs": {
-                "Encoding": {"type": "string", "enum": ["text", "base64"]},
-                "Edit": {"type": "object", "properties": {"file": {"type": "string"}}},
-            }
-        }})
-    }
-
-    fn parse(args: &[&str]) -> Result<Value, String> {
-        let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-        params_from_flags(&args, &described()).map_err(|e| e.0)
-    }
-
-    #[test]
-    fn a_leading_word_may_name_a_flag() {
-        // `numbered` is boolean: it may lead, like a subcommand.
-        assert_eq!(
-            parse(&["numbered", "a.rs"]).unwrap(),
-            json!({"numbered": true, "file": "a.rs"})
-        );
-        // `start` takes a value, and `read` has a free-text param: the word is the file.
-        assert_eq!(parse(&["start"]).unwrap(), json!({"file": "start"}));
-        let checkpoint = json!({"params": {"type": "object", "properties": {
-            "create": {"type": "boolean"},
-            "label": {"type": ["string", "null"]},
-            "restore": {"type": ["string", "null"]},
-        }}});
-        let words = |args: &[&str]| {
-            let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-            params_from_flags(&args, &checkpoint).map_err(|e| e.0)
-        };
-        assert_eq!(
-            words(&["restore", "1a2b3c"]).unwrap(),
-            json!({"restore": "1a2b3c"})
-        );
-        assert_eq!(
-            words(&["create", "before refactor"]).unwrap(),
-            json!({"create": true, "label": "before refactor"})
-        );
-    }
-
-    #[test]
-    fn flags_are_typed_by_the_schema() {
-        assert_eq!(
-            parse(&[
-                "--file",
-                "007",
-                "--start=10",
-                "--numbered",
-                "--encoding",
-                "base64"
-            ])
-            .unwrap(),
-            json!({"file": "007", "start": 10, "numbered": true, "encoding": "base64"})
-        );
-        assert_eq!(
-            parse(&["x.rs", "--numbered", "false"]).unwrap(),
-            json!({"file": "x.rs", "numbered": false})
-        );
-    }
-
-    #[test]
-    fn lists_repeat_or_arrive_as_json() {
-        assert_eq!(
-            parse(&["--paths", "a", "--paths", "b"]).unwrap(),
-            json!({"paths": ["a", "b"]})
-        );
-        assert_eq!(
-            parse(&[
-                "--edits",
-                r#"[{"file": "a"}]"#,
-                "--edits",
-                r#"{"file": "b"}"#
-            ])
-            .unwrap(),
-            json!({"edits": [{"file": "a"}, {"file": "b"}]})
-        );
-    }
-
-    #[test]
-    fn bad_values_name_the_flag() {
-        assert_eq!(
-            parse(&["--start", "ten"]).unwrap_err(),
-            "--start expects an integer, got `ten`"
-        );
-        assert_eq!(parse(&["--file"]).unwrap_err(), "--file needs a value");
-        assert!(parse(&["--edits", "{oops"])
-            .unwrap_err()
-            .starts_with("--edits expects JSON"));
-        assert!(parse(&["a", "b"])
-            .unwrap_err()
-            .contains("unexpected argument `b`"));
-    }
-
-    #[test]
-    fn unknown_flags_go_to_the_daemon_which_names_them() {
-        assert_eq!(parse(&["--nope", "1"]).unwrap(), json!({"nope": "1"}));
-    }
 }
