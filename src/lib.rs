@@ -12,7 +12,6 @@ pub mod exec;
 pub mod git;
 pub mod globs;
 pub mod jail;
-pub mod jsonw;
 pub mod listing;
 pub mod lsp;
 pub mod map;
@@ -28,3 +27,6 @@ pub mod server;
 pub mod state;
 pub mod syntax;
 pub mod todo;
+
+/// JSON text written by hand for big answers: the wire crate's, shared with the client.
+pub use wire::jsonw;

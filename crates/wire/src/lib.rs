@@ -6,12 +6,14 @@
 //! - `client`: finding (or starting) a daemon and sending it newline-delimited JSON-RPC frames.
 //! - `argv`: the one parser that turns `--flag value` words into params typed by a method's JSON
 //!   Schema, for `coder METHOD ...` and for the `tool` envelope's CLI-style calls.
+//! - `jsonw`: JSON text written and read by hand where answers are megabytes (`search`).
 //! - `diagnostics`: the typed view of an edit's `diagnostics` and the `[DIAGNOSTICS]` block.
 #![warn(missing_docs)]
 
 pub mod argv;
 pub mod client;
 pub mod diagnostics;
+pub mod jsonw;
 pub mod paths;
 pub mod registry;
 
