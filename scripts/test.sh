@@ -39,5 +39,7 @@ trap 'rm -f "$log"' EXIT
 cargo test --workspace --locked 2>&1 | tee "$log"
 # The README's tour must be what the commands print today.
 ./scripts/readme-tour.sh --check
+# docs/protocol.md must be what the daemon's `schema` says, and every link in the docs must resolve.
+./scripts/gen-protocol-doc.py --check
 # One closing line over every test binary, so a reader of the log sees the whole count.
 awk '/^test result:/ { passed += $4; failed += $6 } END { printf "total: %d passed, %d failed\n", passed, failed }' "$log"
