@@ -165,7 +165,7 @@ pub fn parse<R: Reader>(
             .get(i)
             .is_none_or(|w| matches!(classify(w, syntax.single_dash), Word::Flag { .. }));
         let raw = match inline {
-            _ if from_stdin => syntax_stdin(reader)?,
+            _ if from_stdin => read_stdin(reader)?,
             Some(v) => v.to_string(),
             None if boolean && words.get(i).is_some_and(|w| w == "true" || w == "false") => {
                 i += 1;
@@ -205,7 +205,7 @@ pub fn parse<R: Reader>(
     Ok(params)
 }
 
-fn syntax_stdin<R: Reader>(reader: &mut R) -> Result<String, Problem<R::Error>> {
+fn read_stdin<R: Reader>(reader: &mut R) -> Result<String, Problem<R::Error>> {
     reader.stdin().map_err(Problem::Reader)
 }
 
