@@ -15,6 +15,7 @@ pub(super) fn object_literal(text: &str) -> Result<Option<(Value, Vec<String>)>,
     let value = literal_object(text.trim(), "", 1, &mut guessed)?;
     Ok(value.map(|v| (v, guessed)))
 }
+
 fn literal_object(
     text: &str,
     at: &str,
@@ -48,6 +49,7 @@ fn literal_object(
     }
     Ok(Some(Value::Object(map)))
 }
+
 fn literal_value(
     raw: &str,
     pointer: &str,
@@ -70,6 +72,7 @@ fn literal_value(
     }
     Ok(literal_scalar(raw, pointer, guessed))
 }
+
 /// A value of an object literal that is neither JSON nor a nested literal.
 fn literal_scalar(raw: &str, pointer: &str, guessed: &mut Vec<String>) -> Option<Value> {
     if raw.len() >= 2 && raw.starts_with('\'') && raw.ends_with('\'') {
@@ -87,6 +90,7 @@ fn literal_scalar(raw: &str, pointer: &str, guessed: &mut Vec<String>) -> Option
     guessed.push(pointer.to_string());
     Some(Value::String(raw.to_string()))
 }
+
 fn unquote(key: &str) -> String {
     let quoted = key.len() >= 2
         && ((key.starts_with('"') && key.ends_with('"'))
@@ -96,6 +100,7 @@ fn unquote(key: &str) -> String {
         false => key.to_string(),
     }
 }
+
 /// Splits on `sep` where it is outside quotes (either kind) and brackets.
 fn split_top_level(text: &str, sep: char) -> Vec<&str> {
     let mut parts = Vec::new();
@@ -107,6 +112,7 @@ fn split_top_level(text: &str, sep: char) -> Vec<&str> {
     parts.push(&text[from..]);
     parts
 }
+
 fn top_level_find(text: &str, sep: char) -> Option<usize> {
     let mut depth = 0i32;
     let mut quote: Option<char> = None;

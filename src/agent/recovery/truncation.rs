@@ -17,6 +17,7 @@ pub fn truncation(text: &str) -> Option<Failure> {
         what,
     })
 }
+
 /// Appends the closers of the open `{`/`[` stack, only when the scan ends between values.
 pub(super) fn close_truncated(text: &str) -> Option<String> {
     let scan = Scan::run(text);
@@ -29,12 +30,14 @@ pub(super) fn close_truncated(text: &str) -> Option<String> {
     }
     Some(out)
 }
+
 /// One open bracket during a scan, with where the scan is inside it (for the pointer).
 struct Frame {
     is_object: bool,
     key: Option<String>,
     index: usize,
 }
+
 /// A string-aware scan of (possibly truncated) JSON: the open brackets at the end and, if the
 /// text stops where more must follow, what was cut.
 struct Scan {
@@ -43,6 +46,7 @@ struct Scan {
     /// Something other than JSON was met (the closing repair does not apply).
     broken: bool,
 }
+
 impl Scan {
     fn run(text: &str) -> Scan {
         let mut scan = Scan {

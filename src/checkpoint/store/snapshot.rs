@@ -246,6 +246,7 @@ impl Shadow {
         Ok(hash)
     }
 }
+
 /// What a snapshot will hand to git, and what it left out.
 #[derive(Default)]
 struct Plan {
@@ -255,6 +256,7 @@ struct Plan {
     skipped_secrets: usize,
     skipped_nested_repos: Vec<String>,
 }
+
 impl Plan {
     /// `size_cap` is set for untracked files (which the cap applies to). Paths stay relative to
     /// their root (the jail's matcher and `update-index` both take them so).
@@ -293,6 +295,7 @@ impl Plan {
         }
     }
 }
+
 /// The entry count in an index file's header (`DIRC`, version, count); 0 when there is none.
 pub(super) fn index_entries(index: &Path) -> u64 {
     use std::io::Read;
@@ -305,6 +308,7 @@ pub(super) fn index_entries(index: &Path) -> u64 {
         _ => 0,
     }
 }
+
 /// `core.excludesFile` as the user's own config for `root` sets it (the shadow repository reads no
 /// user config, so it is passed on explicitly). Git's default (`$XDG_CONFIG_HOME/git/ignore`)
 /// applies without it.
@@ -316,6 +320,7 @@ fn user_excludes_file(root: &Path, deadline: Instant) -> Option<String> {
     let path = String::from_utf8(output.stdout).ok()?.trim().to_string();
     (output.status.success() && !path.is_empty()).then_some(path)
 }
+
 /// Settings for `update-index` when it hashes `paths` files. Many new objects go into one pack
 /// file instead of one loose file each: git streams every blob over `core.bigFileThreshold` into
 /// a single pack per command (its bulk check-in). On a first snapshot that is one file created
@@ -332,6 +337,7 @@ fn bulk_checkin(paths: usize, deadline: Instant) -> &'static [&'static str] {
         &[]
     }
 }
+
 /// Whether the installed git is at least `wanted` (asked once per daemon).
 fn git_at_least(wanted: (u32, u32), deadline: Instant) -> bool {
     static VERSION: std::sync::OnceLock<Option<(u32, u32)>> = std::sync::OnceLock::new();
@@ -344,14 +350,17 @@ fn git_at_least(wanted: (u32, u32), deadline: Instant) -> bool {
     });
     version.is_some_and(|v| v >= wanted)
 }
+
 /// `git version 2.39.5` (also `2.39.5.windows.1`, `2.40.0-rc1`) → (2, 39).
 pub(super) fn parse_version(text: &str) -> Option<(u32, u32)> {
     let number = text.trim().strip_prefix("git version ")?;
     let mut parts = number.split(|c: char| !c.is_ascii_digit());
     Some((parts.next()?.parse().ok()?, parts.next()?.parse().ok()?))
 }
+
 /// From how many paths a snapshot writes its objects into one pack (see `bulk_checkin`).
 const BULK_CHECKIN_MIN: usize = 256;
+
 fn nul_terminated(paths: &[Vec<u8>]) -> Vec<u8> {
     let mut bytes = Vec::with_capacity(paths.iter().map(|p| p.len() + 1).sum());
     for path in paths {

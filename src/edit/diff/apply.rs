@@ -7,10 +7,12 @@ use crate::edit::locate::{
     closest, is_anchor, lines_within, stands_in_place, Level, LineIndex, Located, Reindent, Text,
     RULE_NAMES,
 };
+
 use crate::edit::splice::Splice;
 use crate::error::{Error, Result};
 
 const LEVELS: [Level; 4] = [Level::Exact, Level::TrailingWs, Level::Indent, Level::Typo];
+
 fn level_name(level: Level) -> &'static str {
     match level {
         Level::Exact => RULE_NAMES[0],
@@ -19,6 +21,7 @@ fn level_name(level: Level) -> &'static str {
         Level::Typo => RULE_NAMES[4],
     }
 }
+
 struct Placed {
     hunk: usize,
     start: usize,
@@ -28,11 +31,14 @@ struct Placed {
     reindent: Option<Reindent>,
     already: bool,
 }
+
 type Candidates = Vec<(usize, Option<Reindent>)>;
+
 struct Matcher<'a> {
     text: &'a Text<'a>,
     indexes: Vec<Option<LineIndex<'a>>>,
 }
+
 impl<'a> Matcher<'a> {
     pub(super) fn find(&mut self, li: usize, pat: &[&[u8]]) -> Vec<(usize, Option<Reindent>)> {
         let text = self.text;
@@ -49,9 +55,11 @@ impl<'a> Matcher<'a> {
         })
     }
 }
+
 fn hunk_error(h: usize, total: usize, msg: &str) -> Error {
     Error::bad_input(format!("hunk {h} of {total}: {msg}")).with_data("hunk", h)
 }
+
 /// Plans every hunk of `patch` against `file`, or fails naming the hunk.
 pub fn plan_file(file: &[u8], patch: &FilePatch) -> Result<Located> {
     let text = Text::new(file);
@@ -125,9 +133,11 @@ pub fn plan_file(file: &[u8], patch: &FilePatch) -> Result<Located> {
             .collect(),
     })
 }
+
 fn hunk_of<'p>(patch: &'p FilePatch, p: &Placed) -> &'p Hunk {
     &patch.hunks[p.hunk - 1]
 }
+
 fn place(m: &mut Matcher, hunk: &Hunk, h: usize, total: usize, offset: i64) -> Result<Placed> {
     let text = m.text;
     let lines = hunk.lines.clone();
@@ -226,6 +236,7 @@ fn place(m: &mut Matcher, hunk: &Hunk, h: usize, total: usize, offset: i64) -> R
     }
     Err(err)
 }
+
 /// Lines as one text, each ended by a newline.
 fn joined(lines: &[&[u8]]) -> Vec<u8> {
     let mut text = Vec::new();
@@ -235,6 +246,7 @@ fn joined(lines: &[&[u8]]) -> Vec<u8> {
     }
     text
 }
+
 fn choose(
     text: &Text,
     cands: Vec<(usize, Option<Reindent>)>,
@@ -278,6 +290,7 @@ fn choose(
     .with_data("match_count", starts.len())
     .with_recovery("add context lines until the hunk is unique, or give its @@ -line number"))
 }
+
 /// Splices for one placed hunk: each run of removed/added lines replaces the removed lines.
 fn emit(text: &Text, hunk: &Hunk, p: &Placed, out: &mut Vec<Splice>) {
     let n = text.lines().len();
@@ -309,6 +322,7 @@ fn emit(text: &Text, hunk: &Hunk, p: &Placed, out: &mut Vec<Splice>) {
         ));
     }
 }
+
 fn run_splice(
     text: &Text,
     hunk: &Hunk,

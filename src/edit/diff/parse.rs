@@ -18,6 +18,7 @@ const HEADER_PREFIXES: [&[u8]; 12] = [
     b"copy to",
     b"Binary files",
 ];
+
 fn path_of(field: &[u8]) -> Option<String> {
     let field = field.split(|&b| b == b'\t').next().unwrap_or_default();
     let s = String::from_utf8_lossy(field).trim().to_string();
@@ -35,6 +36,7 @@ fn path_of(field: &[u8]) -> Option<String> {
         .unwrap_or(&s);
     Some(s.to_string())
 }
+
 fn git_paths(rest: &[u8]) -> (Option<String>, Option<String>) {
     let s = String::from_utf8_lossy(rest).to_string();
     if let Some(idx) = s.find(" b/") {
@@ -48,6 +50,7 @@ fn git_paths(rest: &[u8]) -> (Option<String>, Option<String>) {
     let b = parts.next().and_then(|p| path_of(p.as_bytes()));
     (a, b)
 }
+
 /// A hunk header's old start line. Lenient about what models write (`@@`, `@@ @@`, numbers
 /// without counts, a missing closing `@@`), but the text after the first `@@` must be numbers or
 /// nothing: `Err` for anything else, which is not a hunk header at all.
@@ -76,6 +79,7 @@ fn hunk_header(header: &[u8]) -> std::result::Result<Option<usize>, ()> {
         Some(_) => Err(()),
     }
 }
+
 /// Parses a unified diff leniently (see the module doc). Hunks before any `---`/`+++` header go
 /// to `default_file`.
 pub fn parse(diff: &[u8], default_file: Option<&str>) -> Result<Vec<FilePatch>> {
@@ -233,6 +237,7 @@ pub fn parse(diff: &[u8], default_file: Option<&str>) -> Result<Vec<FilePatch>> 
     }
     Ok(files)
 }
+
 /// The content of a file the patch creates (`--- /dev/null`): every context and added line.
 pub fn new_file_bytes(patch: &FilePatch) -> Vec<u8> {
     let mut out = Vec::new();

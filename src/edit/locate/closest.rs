@@ -24,6 +24,7 @@ fn signature(s: &[u8]) -> [u64; 4] {
     }
     sig
 }
+
 fn cheap_sim(a: &[u64; 4], b: &[u64; 4]) -> f32 {
     let (mut inter, mut union) = (0, 0);
     for k in 0..4 {
@@ -35,6 +36,7 @@ fn cheap_sim(a: &[u64; 4], b: &[u64; 4]) -> f32 {
     }
     inter as f32 / union as f32
 }
+
 /// Dice coefficient of the byte-bigram multisets of two texts: deterministic and linear.
 fn dice(a: &[u8], b: &[u8]) -> f32 {
     let grams = |s: &[u8]| {
@@ -63,6 +65,7 @@ fn dice(a: &[u8], b: &[u8]) -> f32 {
     }
     2.0 * common as f32 / (ga.len() + gb.len()) as f32
 }
+
 /// Similarity (0..1) of two texts, by characters, bounded in time.
 fn ratio(a: &str, b: &str) -> f32 {
     let ac: Vec<char> = a.chars().collect();
@@ -74,6 +77,7 @@ fn ratio(a: &str, b: &str) -> f32 {
     let ops = capture_diff_slices_deadline(Algorithm::Myers, &ac, &bc, Some(deadline));
     similar::diff_ratio(&ops, ac.len(), bc.len())
 }
+
 /// The file window most similar to `search` (as lines), as the `data.closest` object:
 /// `{start_line, end_line, similarity, diff}`.
 pub(crate) fn closest(text: &Text, search: &[u8]) -> Option<Value> {
@@ -87,6 +91,7 @@ pub(crate) fn closest(text: &Text, search: &[u8]) -> Option<Value> {
         "diff": diff,
     }))
 }
+
 /// The lines of the original most like a text that is not in it.
 pub(crate) struct Window {
     /// 0-based first line.
@@ -95,6 +100,7 @@ pub(crate) struct Window {
     /// Character-level similarity, 0 to 1.
     pub similarity: f32,
 }
+
 pub(crate) fn closest_window(text: &Text, search: &[u8]) -> Option<Window> {
     let slines = text_lines(search);
     let n = text.lines().len();
@@ -142,9 +148,11 @@ pub(crate) fn closest_window(text: &Text, search: &[u8]) -> Option<Window> {
         similarity,
     })
 }
+
 /// How alike the search text and the lines standing where it would have matched must be before
 /// a replacement found there counts as that edit, already applied.
 const SAME_PLACE_SIMILARITY: f32 = 0.5;
+
 /// Whether the replacement, found once at `found` (1-based inclusive lines) while the search text
 /// is absent, stands where the search would have matched. Finding the replacement somewhere
 /// proves nothing by itself (the same text may stand elsewhere in the file): the place must be
@@ -165,10 +173,12 @@ pub(crate) fn stands_in_place(
         w.similarity >= SAME_PLACE_SIMILARITY && first <= found.1 && found.0 <= last
     })
 }
+
 /// Whether a context line can anchor a place: it has a word in it (a lone `}` stands everywhere).
 pub(crate) fn is_anchor(line: &[u8]) -> bool {
     line.iter().any(|&b| b.is_ascii_alphanumeric() || b >= 0x80)
 }
+
 /// Whether the search and its replacement begin or end with the same anchoring line.
 pub(super) fn keeps_context(search: &[u8], replace: &[u8]) -> bool {
     let lines = |t: &[u8]| -> Vec<Vec<u8>> {
@@ -182,6 +192,7 @@ pub(super) fn keeps_context(search: &[u8], replace: &[u8]) -> bool {
     // Only whole lines count: a one-line edit has no line of context.
     (s.len() > 1 || r.len() > 1) && (same(s.first(), r.first()) || same(s.last(), r.last()))
 }
+
 /// Renders a line with visible whitespace: tab →, trailing spaces ·, CR ␍, NBSP ⍽.
 pub(crate) fn visible(content: &[u8], eol: &[u8]) -> String {
     let s = String::from_utf8_lossy(content);
@@ -203,6 +214,7 @@ pub(crate) fn visible(content: &[u8], eol: &[u8]) -> String {
     }
     out
 }
+
 fn visible_diff(text: &Text, first: usize, w: usize, search: &[(&[u8], &[u8])]) -> String {
     let old: Vec<String> = (first..first + w)
         .map(|i| visible(text.content(i), b""))

@@ -91,12 +91,14 @@ pub(crate) fn adapt_eols(
     }
     out
 }
+
 pub(super) fn owned_lines(text: &[u8]) -> Vec<(Vec<u8>, Vec<u8>)> {
     text_lines(text)
         .into_iter()
         .map(|(c, e)| (c.to_vec(), e.to_vec()))
         .collect()
 }
+
 pub(super) fn eols_mixed(text: &[u8]) -> bool {
     let lines = text_lines(text);
     let crlf = lines.iter().any(|(_, e)| e.len() == 2);

@@ -9,6 +9,7 @@ pub(crate) struct Line {
     pub content_end: usize,
     pub end: usize,
 }
+
 pub(crate) fn split_lines(file: &[u8]) -> Vec<Line> {
     // Sized once: growing by doubling would pass through large fresh allocations (each a new
     // mapping whose pages fault in), a measurable part of an edit of a 10k-line file.
@@ -36,6 +37,7 @@ pub(crate) fn split_lines(file: &[u8]) -> Vec<Line> {
     }
     lines
 }
+
 /// Calls `f` with the offset of each LF, in order. On x86-64 it compares 16 bytes at a time and
 /// walks the bits of the match mask: about three times faster than a `memchr` call per line when
 /// lines are as short as source lines are (10k lines of 52 bytes: 26 µs against 64 µs).
@@ -54,6 +56,7 @@ fn for_each_newline(bytes: &[u8], mut f: impl FnMut(usize)) {
         f(base + nl);
     }
 }
+
 /// Bit i set when byte i of `block` is LF.
 #[cfg(target_arch = "x86_64")]
 fn newline_mask(block: &[u8; 16]) -> u32 {
@@ -65,6 +68,7 @@ fn newline_mask(block: &[u8; 16]) -> u32 {
         _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(b'\n' as i8))) as u32
     }
 }
+
 /// The original's lines with lookups by byte offset. The line table is built on first use: an
 /// exact match in a file without CRs never needs it (see `ladder`), and for a 10k-line file it is
 /// the largest part of locating the match.
@@ -72,6 +76,7 @@ pub(crate) struct Text<'a> {
     pub bytes: &'a [u8],
     pub(super) table: std::cell::OnceCell<Vec<Line>>,
 }
+
 impl<'a> Text<'a> {
     pub fn new(bytes: &'a [u8]) -> Self {
         Text {
@@ -136,6 +141,7 @@ impl<'a> Text<'a> {
         self.lines().iter().any(|l| l.end > l.content_end)
     }
 }
+
 /// Splits text into (content, eol) pairs; a final newline yields no empty last line.
 pub(crate) fn text_lines(text: &[u8]) -> Vec<(&[u8], &[u8])> {
     let t = Text::new(text);
@@ -144,9 +150,11 @@ pub(crate) fn text_lines(text: &[u8]) -> Vec<(&[u8], &[u8])> {
         .map(|l| (&text[l.start..l.content_end], &text[l.content_end..l.end]))
         .collect()
 }
+
 pub(crate) fn is_ws(b: u8) -> bool {
     b == b' ' || b == b'\t'
 }
+
 pub(crate) fn rstrip(s: &[u8]) -> &[u8] {
     let mut end = s.len();
     while end > 0 && (is_ws(s[end - 1]) || s[end - 1] == b'\r') {
@@ -154,6 +162,7 @@ pub(crate) fn rstrip(s: &[u8]) -> &[u8] {
     }
     &s[..end]
 }
+
 pub(crate) fn leading_ws(s: &[u8]) -> &[u8] {
     let n = s.iter().take_while(|&&b| is_ws(b)).count();
     &s[..n]

@@ -15,6 +15,7 @@ pub(super) struct Prepared {
     pub(super) like: Option<(Existing, File)>,
     pub(super) backup: Option<Place>,
 }
+
 /// A file ready to publish: its place, staged content, and how to publish it.
 struct Ready<'a> {
     path: PathBuf,
@@ -24,14 +25,17 @@ struct Ready<'a> {
     /// The file as planned on, for the compare-and-swap (`None` when creating).
     expected: Option<Expected<'a>>,
 }
+
 /// Contents at least this large are hashed on a thread of their own while they are written.
 const HASH_ASIDE_BYTES: usize = 64 * 1024;
+
 /// The content hash of each changed file's new content (for its stamp), computed beside the
 /// writes: for a large file the hash costs about half of what writing it does, and the two overlap.
 pub(super) enum Hashing<'scope> {
     Done([u8; 32]),
     Running(std::thread::ScopedJoinHandle<'scope, [u8; 32]>),
 }
+
 impl<'scope> Hashing<'scope> {
     pub(super) fn start<'env>(
         scope: &'scope std::thread::Scope<'scope, 'env>,
@@ -56,6 +60,7 @@ impl<'scope> Hashing<'scope> {
         }
     }
 }
+
 pub(super) fn commit_all(
     state: &State,
     workspace: &Workspace,
@@ -82,6 +87,7 @@ pub(super) fn commit_all(
         publish_changed(state, workspace, &changed, hashes, opts)
     })
 }
+
 /// Stages, backs up and publishes the changed files of a call (see the module docs).
 fn publish_changed(
     state: &State,
@@ -197,6 +203,7 @@ fn publish_changed(
     );
     Ok(results)
 }
+
 /// Makes the renames of a call durable: one fsync per distinct folder.
 fn sync_folders(places: &[Prepared]) -> Result<()> {
     let mut synced = std::collections::HashSet::new();
@@ -208,6 +215,7 @@ fn sync_folders(places: &[Prepared]) -> Result<()> {
     }
     Ok(())
 }
+
 /// Deletes a file the call planned to delete, if it is still the one planned on.
 fn remove(place: &Place, expected: Option<Expected>) -> Result<()> {
     if let Some(expected) = expected {
@@ -215,6 +223,7 @@ fn remove(place: &Place, expected: Option<Expected>) -> Result<()> {
     }
     place.unlink(false)
 }
+
 /// The metadata a replacement keeps, and the hard-link policy.
 fn existing(state: &State, slot: &Slot, opts: &Options) -> Result<(Existing, File)> {
     let (file, meta) = state.jail.open_file(&slot.target.resolved)?;
@@ -230,6 +239,7 @@ fn existing(state: &State, slot: &Slot, opts: &Options) -> Result<(Existing, Fil
     }
     Ok((existing, file))
 }
+
 /// Where the backup goes. Never resolved through a symlink: a planted `.bak` link is
 /// replaced by the backup, never written through.
 fn backup_place(state: &State, slot: &Slot) -> Result<Place> {
@@ -253,6 +263,7 @@ fn backup_place(state: &State, slot: &Slot) -> Result<Place> {
     }
     Ok(place)
 }
+
 /// Puts back the original bytes of files already published (or removes files just created).
 fn restore(
     state: &State,

@@ -112,6 +112,7 @@ pub(super) fn finish(
     }
     results
 }
+
 /// Tells the documents store a file the call deleted is gone, and reports it.
 pub(super) fn deleted(state: &State, slot: &Slot) -> FileResult {
     let path = slot.target.resolved.abs.clone();
@@ -140,6 +141,7 @@ pub(super) fn deleted(state: &State, slot: &Slot) -> FileResult {
         backup: None,
     }
 }
+
 /// The changed regions, from the splices of a single change, else one region between the common
 /// prefix and suffix of the old and new content.
 pub(super) fn changes(slot: &Slot, old_text: Option<&Text>, new: &[u8]) -> Vec<Change> {
@@ -199,6 +201,7 @@ pub(super) fn changes(slot: &Slot, old_text: Option<&Text>, new: &[u8]) -> Vec<C
         })
         .collect()
 }
+
 /// Lines added and removed, as `git diff --stat` counts them, over the changed regions only.
 fn line_counts(old: &[u8], new: &[u8], changes: &[Change]) -> (usize, usize) {
     let (mut added, mut removed) = (0, 0);
@@ -217,6 +220,7 @@ fn line_counts(old: &[u8], new: &[u8], changes: &[Change]) -> (usize, usize) {
     }
     (added, removed)
 }
+
 /// The region widened to whole lines.
 fn whole_lines(text: &[u8], range: std::ops::Range<usize>) -> &[u8] {
     let start = memchr::memrchr(b'\n', &text[..range.start]).map_or(0, |i| i + 1);

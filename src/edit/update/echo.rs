@@ -23,6 +23,7 @@ fn echo_line(number: usize, line: &[u8]) -> EchoLine {
         clipped,
     }
 }
+
 /// The line numbers an echo of `region` shows, and how many of its window's lines it leaves out,
 /// in a body of `n` lines.
 fn shown_lines(region: &Region, n: usize) -> (Vec<usize>, Option<usize>) {
@@ -51,6 +52,7 @@ fn shown_lines(region: &Region, n: usize) -> (Vec<usize>, Option<usize>) {
         }
     }
 }
+
 /// The text (EOL left out) of lines `wanted` of `body`: 1-based, ascending, no duplicates, each
 /// within the body. One pass over the body up to the last of them, instead of indexing every line
 /// of the file for the few dozen an answer shows.
@@ -73,8 +75,10 @@ pub(super) fn lines_at<'a>(body: &'a [u8], wanted: &[usize]) -> Vec<&'a [u8]> {
     }
     texts
 }
+
 /// Bytes whose newlines are counted in one go when looking for a line far ahead.
 const SKIP_BYTES: usize = 4096;
+
 /// Where the line `ahead` lines after the one starting at `from` starts (the body's end if it
 /// has fewer lines). Whole blocks are skipped by counting their newlines, which is many times
 /// faster than stepping from one newline to the next.
@@ -94,6 +98,7 @@ fn start_ahead(body: &[u8], from: usize, ahead: usize) -> usize {
             .map_or(body.len(), |nl| at + nl + 1);
     }
 }
+
 pub(super) fn build_echoes(regions: &[Region], body: &[u8]) -> (Vec<Echo>, bool) {
     let n = count_newlines(body) + usize::from(!body.is_empty() && !body.ends_with(b"\n"));
     let mut order: Vec<&Region> = regions.iter().collect();

@@ -106,6 +106,7 @@ pub(super) fn plan_line_ops(ops: &[Op], len: usize) -> Result<Vec<Plan<'_>>> {
     }
     Ok(plans)
 }
+
 fn describe(ops: &[Op], index: usize) -> String {
     match &ops[index] {
         Op::Insert { at_line, .. } => format!("ops[{index}] inserts at line {at_line}"),
@@ -118,6 +119,7 @@ fn describe(ops: &[Op], index: usize) -> String {
         Op::Replace { .. } => format!("ops[{index}] replaces"),
     }
 }
+
 pub(super) fn compile_replaces(ops: &[Op]) -> Result<Vec<Option<Regex>>> {
     let mut compiled = Vec::with_capacity(ops.len());
     for (index, op) in ops.iter().enumerate() {
@@ -152,6 +154,7 @@ pub(super) fn compile_replaces(ops: &[Op]) -> Result<Vec<Option<Regex>>> {
     }
     Ok(compiled)
 }
+
 /// A pattern for a message, cut to 60 characters.
 pub(super) fn snippet(pattern: &str) -> String {
     const MAX: usize = 60;
@@ -160,12 +163,14 @@ pub(super) fn snippet(pattern: &str) -> String {
         None => format!("{pattern:?}"),
     }
 }
+
 /// A capture reference in a replacement, as `Captures::expand` reads it.
 #[derive(Debug, PartialEq, Eq)]
 pub(super) enum CapRef<'r> {
     Number(usize),
     Name(&'r str),
 }
+
 /// The capture references of `replacement` with the text each was written as (`$1a`, `${x}`).
 /// The rules are `regex`'s interpolation rules: `$$` is a literal `$`; `${` starts a braced
 /// reference that runs to the next `}` (no `}`: the `$` is literal); otherwise the reference is
@@ -209,12 +214,14 @@ pub(super) fn references(replacement: &str) -> Vec<(&str, CapRef<'_>)> {
     }
     found
 }
+
 fn classify(name: &str) -> CapRef<'_> {
     match name.parse::<usize>() {
         Ok(number) => CapRef::Number(number),
         Err(_) => CapRef::Name(name),
     }
 }
+
 pub(super) fn check_references(
     index: usize,
     re: &Regex,

@@ -21,6 +21,7 @@ pub(super) struct Region {
     /// Replace sites: the op's total number of matches.
     pub(super) replacements: Option<usize>,
 }
+
 /// A stretch of the new body: original lines kept as they are, or one line written anew.
 enum Piece<'a> {
     /// Original lines (0-based), their bytes and EOLs unchanged.
@@ -30,6 +31,7 @@ enum Piece<'a> {
         eol: &'a [u8],
     },
 }
+
 /// The file after the line ops (BOM in front) and the splices of the old file that give it.
 /// Lines no op touches are copied a stretch at a time; only the written lines are assembled.
 pub(super) fn apply_line_ops(
@@ -84,6 +86,7 @@ pub(super) fn apply_line_ops(
         .collect();
     (out, splices)
 }
+
 /// The new body as kept stretches and written lines, in order (the EOL rule applied to written
 /// lines); notes each op's block, in the new numbering, in `regions`.
 fn pieces<'a>(
@@ -133,6 +136,7 @@ fn pieces<'a>(
     }
     pieces
 }
+
 /// The final newline rule, which only concerns the end: a body that did not end with a newline
 /// still does not, and its old last line, when lines now follow it, gains the dominant EOL.
 fn keep_the_end<'a>(
@@ -180,6 +184,7 @@ fn keep_the_end<'a>(
         }
     }
 }
+
 /// One match of a replace op that changed the line structure, in the op's input numbering.
 struct Shift {
     /// Line the match starts on.
@@ -191,11 +196,13 @@ struct Shift {
     /// Net line change of all earlier shifts of the op.
     before: isize,
 }
+
 impl Shift {
     fn delta(&self) -> isize {
         self.newlines as isize - (self.last - self.first) as isize
     }
 }
+
 /// Where input line `line` of a replace op ends up: lines up to a match's first line stay,
 /// lines after its last line move by the net change, lines inside it are clamped into the
 /// replacement's lines.
@@ -211,6 +218,7 @@ fn map_line(line: usize, shifts: &[Shift]) -> usize {
     };
     moved.max(1) as usize
 }
+
 /// One replace op, compiled.
 pub(super) struct Replace<'a> {
     pub(super) index: usize,
@@ -219,6 +227,7 @@ pub(super) struct Replace<'a> {
     pub(super) replacement: &'a str,
     pub(super) expect_matches: Option<usize>,
 }
+
 impl Replace<'_> {
     /// The op's splices of `file` (its body after the BOM's `bom` bytes): none when nothing
     /// matches. Moves the earlier ops' regions to where the splices put them and adds this
@@ -299,6 +308,7 @@ impl Replace<'_> {
         Ok(splices)
     }
 }
+
 fn expect_mismatch(index: usize, pattern: &str, actual: usize, expected: usize) -> Error {
     let times = |n: usize| {
         if n == 1 {

@@ -50,6 +50,7 @@ pub(super) fn spliced_stat(
     }
     (added, removed)
 }
+
 /// Lines added and removed, from a line diff of `old` against `new` (whole lines common to
 /// both ends are skipped before diffing the middle).
 pub(super) fn line_stat(old: &[u8], new: &[u8]) -> (usize, usize) {
@@ -86,8 +87,10 @@ pub(super) fn line_stat(old: &[u8], new: &[u8]) -> (usize, usize) {
         .collect();
     aligned_stat(&old_lines, &new_lines)
 }
+
 /// Lines within which a gap between the two sides looks for the lines where they agree again.
 const SYNC_WINDOW: usize = 48;
+
 /// Line counts of a diff, walking both sides together: equal lines pass, and at each difference
 /// the nearest point where two consecutive lines agree again closes a small gap that is diffed on
 /// its own. Line ops change a few lines among thousands of equal ones; one diff over the whole
@@ -113,6 +116,7 @@ fn aligned_stat(old: &[&[u8]], new: &[&[u8]]) -> (usize, usize) {
     let (rest_added, rest_removed) = myers_stat(&old[i..], &new[j..]);
     (added + rest_added, removed + rest_removed)
 }
+
 /// The nearest offsets `(a, b)` (smallest `a + b`, both within the window) at which two
 /// consecutive lines of `old` after `i` and `new` after `j` are equal (or both sides end).
 fn resync(old: &[&[u8]], new: &[&[u8]], i: usize, j: usize) -> Option<(usize, usize)> {
@@ -130,6 +134,7 @@ fn resync(old: &[&[u8]], new: &[&[u8]], i: usize, j: usize) -> Option<(usize, us
             .find(|&(a, b)| i + a <= old.len() && j + b <= new.len() && agrees(a, b))
     })
 }
+
 /// Line counts of a Myers diff (bounded by a deadline, as big diffs can take long).
 fn myers_stat(old: &[&[u8]], new: &[&[u8]]) -> (usize, usize) {
     if old.is_empty() || new.is_empty() {
@@ -151,6 +156,7 @@ fn myers_stat(old: &[&[u8]], new: &[&[u8]]) -> (usize, usize) {
     }
     (added, removed)
 }
+
 /// How many leading items of `a` and `b` (at most `max`) are equal; `equal(at, n)` compares items
 /// `at..at + n` in one go, so long runs are compared a block at a time.
 fn common_len<'a>(

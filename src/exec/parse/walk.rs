@@ -5,9 +5,11 @@ use super::words::{
     brace_words, decode_ansi_c, merge_literals, split_tilde, strip_quotes, unescape_double_quoted,
     unescape_unquoted,
 };
+
 use super::{
     is_downloader, Function, ParseProblem, Piece, Redirect, Script, SimpleCommand, Word, MAX_DEPTH,
 };
+
 use tree_sitter::Node;
 
 /// Where the walk is: the pipeline stage it is in and the redirects enclosing it.
@@ -17,6 +19,7 @@ pub(super) struct Context {
     pub(super) stage: usize,
     pub(super) redirects: Vec<Redirect>,
 }
+
 impl Context {
     pub(super) fn fresh(next: &mut usize) -> Context {
         *next += 1;
@@ -27,12 +30,14 @@ impl Context {
         }
     }
 }
+
 pub(super) struct Walker<'s> {
     pub(super) source: &'s [u8],
     pub(super) script: Script,
     pub(super) next_pipeline: usize,
     pub(super) depth: usize,
 }
+
 impl<'s> Walker<'s> {
     pub(super) fn text(&self, node: Node) -> &'s str {
         node.utf8_text(self.source).unwrap_or("")
@@ -541,6 +546,7 @@ impl<'s> Walker<'s> {
         Piece::Dynamic(text.to_string())
     }
 }
+
 /// Whether shell text puts a command in the background (a lone `&`, not `&&`, `>&`, `&>`, `|&`).
 fn backgrounds(text: &str) -> bool {
     let bytes = text.as_bytes();

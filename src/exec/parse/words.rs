@@ -5,6 +5,7 @@ use super::{Piece, Word};
 
 /// The most words one brace expansion may make before the word counts as unknown.
 const MAX_BRACE_WORDS: usize = 1024;
+
 /// A word as brace expansion splits it (`{rm,-rf,/}` is three words, `/u{s..s}r` is `/usr`);
 /// braces only expand unquoted. Too many alternatives leave a word only known at run time.
 pub(super) fn brace_words(word: Word) -> Vec<Word> {
@@ -44,6 +45,7 @@ pub(super) fn brace_words(word: Word) -> Vec<Word> {
         }],
     }
 }
+
 /// Bash brace expansion of every form: `{a,b}`, `{a,{b,c}}`, `{1..9..2}`, `{a..z}`, `x{,}`,
 /// groups in sequence. `None` when it would make more than `MAX_BRACE_WORDS` words.
 pub fn expand_braces(text: &str) -> Option<Vec<String>> {
@@ -70,6 +72,7 @@ pub fn expand_braces(text: &str) -> Option<Vec<String>> {
     }
     Some(done)
 }
+
 /// The first `{...}` bash would expand: its bounds and alternatives.
 fn first_brace_group(text: &str) -> Option<(usize, usize, Vec<String>)> {
     let bytes = text.as_bytes();
@@ -109,6 +112,7 @@ fn first_brace_group(text: &str) -> Option<(usize, usize, Vec<String>)> {
     }
     None
 }
+
 /// `1..5`, `10..1..3`, `a..e`: a bash sequence expression's values (bounded).
 fn brace_sequence(inner: &str) -> Option<Vec<String>> {
     let parts: Vec<&str> = inner.split("..").collect();
@@ -149,6 +153,7 @@ fn brace_sequence(inner: &str) -> Option<Vec<String>> {
             .collect(),
     )
 }
+
 pub(super) fn merge_literals(pieces: Vec<Piece>) -> Vec<Piece> {
     let mut out: Vec<Piece> = Vec::with_capacity(pieces.len());
     for piece in pieces {
@@ -170,6 +175,7 @@ pub(super) fn merge_literals(pieces: Vec<Piece>) -> Vec<Piece> {
     }
     out
 }
+
 /// A tilde prefix at the start of a word, as bash expands it: `~` is the home folder, `~+` the
 /// working folder, `~-` the previous one, `~user` that user's home (only known at run time).
 pub(super) fn split_tilde(text: &str, at_start: bool) -> (Option<Piece>, &str) {
@@ -192,6 +198,7 @@ pub(super) fn split_tilde(text: &str, at_start: bool) -> (Option<Piece>, &str) {
     };
     (Some(piece), rest)
 }
+
 pub(super) fn strip_quotes(text: &str, n: usize) -> &str {
     if text.len() >= 2 * n {
         &text[n..text.len() - n]
@@ -199,6 +206,7 @@ pub(super) fn strip_quotes(text: &str, n: usize) -> &str {
         ""
     }
 }
+
 /// An unquoted word: `\x` is `x`, a `\` before a newline joins lines.
 pub(super) fn unescape_unquoted(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -215,6 +223,7 @@ pub(super) fn unescape_unquoted(text: &str) -> String {
     }
     out
 }
+
 /// Inside `"..."` only `\$`, `` \` ``, `\"`, `\\` and `\newline` are escapes.
 pub(super) fn unescape_double_quoted(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -234,6 +243,7 @@ pub(super) fn unescape_double_quoted(text: &str) -> String {
     }
     out
 }
+
 /// `$'...'`: the C escapes bash decodes (`\xHH`, `\NNN`, `\uHHHH`, `\n`, ...).
 pub(super) fn decode_ansi_c(text: &str) -> String {
     let mut out = String::with_capacity(text.len());

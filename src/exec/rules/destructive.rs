@@ -21,6 +21,7 @@ pub(super) fn split_options(args: &[Word]) -> (Vec<String>, Vec<&Word>) {
     }
     (options, operands)
 }
+
 fn is_recursive(options: &[String]) -> bool {
     options.iter().any(|o| {
         o == "--recursive"
@@ -28,6 +29,7 @@ fn is_recursive(options: &[String]) -> bool {
             || (!o.starts_with("--") && (o.contains('r') || o.contains('R')))
     })
 }
+
 pub(super) fn rm(args: &[Word], places: &Places, narrowed: bool) -> Found {
     let (options, targets) = split_options(args);
     let recursive = is_recursive(&options);
@@ -50,6 +52,7 @@ pub(super) fn rm(args: &[Word], places: &Places, narrowed: bool) -> Found {
     }
     None
 }
+
 /// `rsync --delete SRC DEST` makes DEST a copy of SRC: everything else in DEST is deleted.
 pub(super) fn rsync_delete(args: &[Word], places: &Places) -> Found {
     let (options, operands) = split_options(args);
@@ -69,6 +72,7 @@ pub(super) fn rsync_delete(args: &[Word], places: &Places) -> Found {
         PathWord::Safe => None,
     }
 }
+
 pub(super) fn find_delete(args: &[Word], places: &Places) -> Found {
     let deletes = args
         .iter()
@@ -104,6 +108,7 @@ pub(super) fn find_delete(args: &[Word], places: &Places) -> Found {
     }
     None
 }
+
 /// Moving a protected folder away is deleting it from where everything expects it.
 pub(super) fn mv(args: &[Word], places: &Places) -> Found {
     let (options, operands) = split_options(args);
@@ -121,6 +126,7 @@ pub(super) fn mv(args: &[Word], places: &Places) -> Found {
     }
     destination(args, places)
 }
+
 pub(super) fn recursive_permissions(args: &[Word], places: &Places) -> Found {
     let (options, operands) = split_options(args);
     if !is_recursive(&options) {
@@ -149,6 +155,7 @@ pub(super) fn recursive_permissions(args: &[Word], places: &Places) -> Found {
     }
     None
 }
+
 fn device_finding(word: &Word, places: &Places) -> Found {
     match classify_device(word, places) {
         PathWord::Protected(p, _) => Some((Rule::DeviceWrite, format!("writes to {p}"))),
@@ -159,6 +166,7 @@ fn device_finding(word: &Word, places: &Places) -> Found {
         PathWord::Safe => None,
     }
 }
+
 pub(super) fn dd(args: &[Word], places: &Places) -> Found {
     args.iter().find_map(|word| {
         let first = match word.pieces.first() {
@@ -174,11 +182,13 @@ pub(super) fn dd(args: &[Word], places: &Places) -> Found {
         device_finding(&target, places)
     })
 }
+
 /// Any operand naming a device (`tee /dev/sda`, `shred /dev/nvme0n1`).
 pub(super) fn device_operands(args: &[Word], places: &Places, _skip: &[&str]) -> Found {
     let (_, operands) = split_options(args);
     operands.into_iter().find_map(|w| device_finding(w, places))
 }
+
 /// The destination of `cp`/`install`/`rsync`/`ln`: `-t DIR` or the last operand.
 pub(super) fn destination(args: &[Word], places: &Places) -> Found {
     if let Some(i) = args.iter().position(|w| {
@@ -193,6 +203,7 @@ pub(super) fn destination(args: &[Word], places: &Places) -> Found {
     }
     device_finding(operands[operands.len() - 1], places)
 }
+
 pub(super) fn tar_file(args: &[Word], places: &Places) -> Found {
     let texts: Vec<Option<String>> = args.iter().map(|w| w.text()).collect();
     let creates = texts.iter().flatten().any(|t| {

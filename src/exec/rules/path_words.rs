@@ -19,6 +19,7 @@ fn relative_inside(text: &str) -> Option<String> {
     }
     (!parts.is_empty()).then(|| parts.join("/"))
 }
+
 /// What a path word can be.
 pub(super) enum PathWord {
     /// Every value it can take is harmless.
@@ -28,10 +29,12 @@ pub(super) enum PathWord {
     /// It is only known at run time and could name a protected path.
     Unknown(String),
 }
+
 /// `/proc/PID/root/...` with a PID only known at run time (`/proc/$$/root/usr`) still reaches `/`.
 static PROC_ROOT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^/proc/[^/]+/(?:task/[^/]+/)?(?:root|cwd)(?:/|$)").expect("a valid regex")
 });
+
 /// A word with the variables the daemon knows substituted; `None` pieces are unknown.
 pub(super) fn known_pieces(word: &Word, places: &Places) -> Vec<Option<(String, bool)>> {
     let pieces = substituted(word, places);
@@ -56,6 +59,7 @@ pub(super) fn known_pieces(word: &Word, places: &Places) -> Vec<Option<(String, 
     }
     out
 }
+
 fn substituted(word: &Word, places: &Places) -> Vec<Option<(String, bool)>> {
     word.pieces
         .iter()
@@ -72,6 +76,7 @@ fn substituted(word: &Word, places: &Places) -> Vec<Option<(String, bool)>> {
         })
         .collect()
 }
+
 /// A regex for every value the word can take: unknown pieces match anything, globs match
 /// within a path component (`*`, `?`, `[...]` as any one character). Relative words are
 /// anchored at the working folder, or anywhere when it is unknown.
@@ -107,6 +112,7 @@ pub(super) fn word_regex(pieces: &[Option<(String, bool)>], places: &Places) -> 
     pattern.push_str("/*$");
     Regex::new(&pattern).unwrap_or_else(|_| Regex::new(".*").expect("a valid regex"))
 }
+
 /// An unquoted glob as a regex over one path: `*` any run within a component, `?` and a bracket
 /// expression (`[u]`, `[!a-z]`) any one character (wider than bash, never narrower).
 fn glob_regex(text: &str) -> String {
@@ -140,21 +146,25 @@ fn glob_regex(text: &str) -> String {
     }
     out
 }
+
 pub(super) fn has_glob(pieces: &[Option<(String, bool)>]) -> bool {
     pieces
         .iter()
         .flatten()
         .any(|(text, glob)| *glob && text.contains(['*', '?', '[']))
 }
+
 /// The paths a fully known word names (its brace forms expanded), or `None` when it names too
 /// many to list.
 pub(super) fn known_paths(pieces: &[Option<(String, bool)>]) -> Option<Vec<String>> {
     let text: String = pieces.iter().flatten().map(|(t, _)| t.as_str()).collect();
     expand_braces(&text)
 }
+
 /// The longest path the kernel takes: a longer word names nothing (ENAMETOOLONG), and the
 /// checks below need not look at it (they are not linear in its length).
 const PATH_MAX: usize = 4096;
+
 pub(super) fn too_long(word: &Word) -> bool {
     word.pieces
         .iter()
@@ -165,6 +175,7 @@ pub(super) fn too_long(word: &Word) -> bool {
         .sum::<usize>()
         > PATH_MAX
 }
+
 /// Whether a word used as a delete (or chmod) target can name a protected path.
 pub(super) fn classify_path(word: &Word, places: &Places) -> PathWord {
     if too_long(word) {
@@ -237,6 +248,7 @@ pub(super) fn classify_path(word: &Word, places: &Places) -> PathWord {
         (None, _) => PathWord::Safe,
     }
 }
+
 /// Whether a word used as a write target can be a block device or kernel interface.
 pub(super) fn classify_device(word: &Word, places: &Places) -> PathWord {
     if too_long(word) {

@@ -14,6 +14,7 @@ pub struct Places {
     pub home: Option<PathBuf>,
     pub roots: Vec<PathBuf>,
 }
+
 /// Top-level folders whose recursive deletion breaks the machine.
 const SYSTEM_FOLDERS: &[&str] = &[
     "/bin",
@@ -49,6 +50,7 @@ const SYSTEM_FOLDERS: &[&str] = &[
     "/var/lib",
     "/var/log",
 ];
+
 /// Block devices and kernel interfaces that must never be written.
 pub(super) static DEVICE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
@@ -56,6 +58,7 @@ pub(super) static DEVICE: LazyLock<Regex> = LazyLock::new(|| {
     )
     .expect("a valid regex")
 });
+
 /// Examples of device paths, tried against a pattern for a word only known at run time.
 pub(super) const DEVICE_SAMPLES: &[&str] = &[
     "/dev/sda",
@@ -66,6 +69,7 @@ pub(super) const DEVICE_SAMPLES: &[&str] = &[
     "/dev/mapper/root",
     "/proc/sysrq-trigger",
 ];
+
 impl Places {
     /// Whether `path` (as the rules print it) is one of the workspace roots.
     pub(super) fn is_root(&self, path: &str) -> bool {
@@ -114,8 +118,10 @@ impl Places {
         }
     }
 }
+
 /// The most working folders a command's `cd`s are followed into before the rest count as unknown.
 const MAX_WORKING_FOLDERS: usize = 16;
+
 /// Every folder a command of the analysis may run in: the request's folder and each `cd`,
 /// `pushd` target reached from any of them. A `cd` may fail or sit in a subshell, a loop or a
 /// branch, so the folders before it stay possible too: `cd /tmp/x; rm -rf *` is checked in both.
@@ -146,6 +152,7 @@ pub(super) fn working_folders(analysis: &Analysis, places: &Places) -> Vec<Optio
     }
     folders
 }
+
 /// Where `cd OPERAND` leads from `from` (`None`: only known at run time).
 fn cd_target(operand: Option<&Word>, from: Option<&PathBuf>, places: &Places) -> Option<PathBuf> {
     let Some(operand) = operand else {
@@ -164,6 +171,7 @@ fn cd_target(operand: Option<&Word>, from: Option<&PathBuf>, places: &Places) ->
         (false, None) => None,
     }
 }
+
 /// `..` and `.` applied lexically (rm does not follow symlinks in the paths it is given), and
 /// `/proc/PID/root` (`/proc/PID/cwd`, `/proc/PID/task/TID/...`) seen as the `/` it reaches.
 fn normalize(path: &Path) -> PathBuf {
@@ -184,6 +192,7 @@ fn normalize(path: &Path) -> PathBuf {
     out.extend(parts);
     out
 }
+
 /// `proc/X/root`, `proc/X/cwd`, `proc/X/task/Y/root`, `proc/X/task/Y/cwd`.
 fn is_proc_root(parts: &[&std::ffi::OsStr]) -> bool {
     let last = parts.last().is_some_and(|p| *p == "root" || *p == "cwd");

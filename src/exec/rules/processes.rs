@@ -63,6 +63,7 @@ pub(super) fn kill(args: &[Word]) -> Found {
     }
     None
 }
+
 pub(super) fn download_to_shell(
     command: &SimpleCommand,
     name: &str,
@@ -90,6 +91,7 @@ pub(super) fn download_to_shell(
     });
     fed_by_download.then(|| format!("a download is piped into `{name}`"))
 }
+
 /// `perl -e 'fork while fork'`, `python -c 'while 1: os.fork()'` and the like.
 pub(super) fn inline_fork_bomb(name: &str, args: &[Word]) -> Option<String> {
     if !is_interpreter(name) {
@@ -113,6 +115,7 @@ pub(super) fn inline_fork_bomb(name: &str, args: &[Word]) -> Option<String> {
     .any(|k| code.contains(k));
     loops.then(|| format!("`{name}` runs inline code that forks in a loop"))
 }
+
 /// Process names a kill-by-pattern must not be able to match all of.
 const PROCESS_SAMPLES: &[&str] = &[
     "systemd",
@@ -126,6 +129,7 @@ const PROCESS_SAMPLES: &[&str] = &[
     "kthreadd",
     "journald",
 ];
+
 /// `pkill`/`killall` of everything (`pkill .`, `pkill -v x`, `killall -r .`) or of another
 /// user's processes (`pkill -u root`).
 pub(super) fn kill_by_name(name: &str, args: &[Word]) -> Found {
@@ -181,6 +185,7 @@ pub(super) fn kill_by_name(name: &str, args: &[Word]) -> Found {
         )
     })
 }
+
 /// Whether a user name or id is the daemon's own user.
 fn is_current_user(user: &str) -> bool {
     // SAFETY: getuid has no preconditions and cannot fail.
@@ -192,6 +197,7 @@ fn is_current_user(user: &str) -> bool {
         .iter()
         .any(|var| std::env::var(var).is_ok_and(|name| name == user))
 }
+
 /// `yes | xargs -P0 CMD`: endless input run with no limit on parallel processes.
 pub(super) fn xargs_bomb(command: &SimpleCommand, args: &[Word], analysis: &Analysis) -> Found {
     let texts: Vec<String> = args.iter().filter_map(|w| w.text()).collect();

@@ -6,6 +6,7 @@ use super::path_words::{
     classify_device, classify_path, has_glob, known_paths, known_pieces, too_long, word_regex,
     PathWord,
 };
+
 use super::places::Places;
 use super::{Found, Rule};
 use crate::exec::parse::{Piece, Word};
@@ -24,6 +25,7 @@ static SYSTEM_FILE: LazyLock<Regex> = LazyLock::new(|| {
     ))
     .expect("a valid regex")
 });
+
 /// Examples of system files, tried against a glob (`/bin/*`, `/etc/pass?d`).
 const SYSTEM_FILE_SAMPLES: &[&str] = &[
     "/etc/passwd",
@@ -43,6 +45,7 @@ const SYSTEM_FILE_SAMPLES: &[&str] = &[
     "/sys/kernel/mm/x",
     "/var/lib/dpkg/status",
 ];
+
 /// The system file a write target names, if any. A target only known at run time is not
 /// assumed to be one (`> "$LOG"` is everyday); a glob that can match one is.
 pub(super) fn classify_system_file(word: &Word, places: &Places) -> Option<String> {
@@ -70,6 +73,7 @@ pub(super) fn classify_system_file(word: &Word, places: &Places) -> Option<Strin
         .find(|s| regex.is_match(s))
         .map(|s| format!("{} (matches {s})", word.source))
 }
+
 /// The files in the home folder a login reads (`~/.bashrc`, `~/.ssh/authorized_keys`, ...).
 fn is_login_file(abs: &str, places: &Places) -> bool {
     const LOGIN_FILES: &[&str] = &[
@@ -95,6 +99,7 @@ fn is_login_file(abs: &str, places: &Places) -> bool {
         .and_then(|rest| rest.strip_prefix('/'))
         .is_some_and(|rest| LOGIN_FILES.contains(&rest))
 }
+
 /// Commands that overwrite, truncate or delete a system file.
 pub(super) fn system_write(name: &str, args: &[Word], places: &Places) -> Found {
     let (options, operands) = split_options(args);
@@ -183,6 +188,7 @@ pub(super) fn system_write(name: &str, args: &[Word], places: &Places) -> Found 
     };
     what.map(|reason| (Rule::SystemFileWrite, reason))
 }
+
 /// Calls in inline interpreter code that delete, or write files.
 const CODE_DELETES: &[&str] = &[
     "rmtree",
@@ -209,6 +215,7 @@ const CODE_DELETES: &[&str] = &[
     ".rm(",
     ".remove(",
 ];
+
 const CODE_WRITES: &[&str] = &[
     "open(",
     "write_text",
@@ -225,6 +232,7 @@ const CODE_WRITES: &[&str] = &[
     "rename",
     "os.replace",
 ];
+
 /// How inline code names the home folder without writing it.
 const CODE_HOME: &[&str] = &[
     "Path.home()",
@@ -241,6 +249,7 @@ const CODE_HOME: &[&str] = &[
     "expanduser(\"~\")",
     "expanduser('~')",
 ];
+
 /// `python -c`, `perl -e`, `ruby -e`, `node -e`: a statement that deletes or writes with a
 /// literal protected path (`shutil.rmtree('/')`, `open('/etc/passwd', 'w')`). Shell calls in
 /// the code are read by the wrappers; anything else runs as the code says (the sandbox's job).
@@ -283,6 +292,7 @@ pub(super) fn interpreter_code(name: &str, args: &[Word], places: &Places) -> Fo
     }
     None
 }
+
 /// A path written in code as a word bash would see (`~` and `~/x` are the home folder).
 fn path_word(text: &str) -> Word {
     match text.strip_prefix('~') {

@@ -10,6 +10,7 @@ use std::sync::LazyLock;
 static CODE_STRING: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r#"'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)""#).expect("a valid regex")
 });
+
 /// The string literals in a piece of inline code, with `\x` escapes reduced to `x`.
 pub fn code_strings(code: &str) -> Vec<String> {
     CODE_STRING
@@ -28,6 +29,7 @@ pub fn code_strings(code: &str) -> Vec<String> {
         })
         .collect()
 }
+
 /// The program text of an interpreter's `-c`/`-e` option (`-ne`, `-pe` and the like too).
 pub fn inline_code(args: &[Word]) -> Option<String> {
     let at = args.iter().position(|w| {
@@ -42,6 +44,7 @@ pub fn inline_code(args: &[Word]) -> Option<String> {
     })?;
     args.get(at + 1)?.text()
 }
+
 /// Calls in inline interpreter code that hand a string or a list of words to a shell or exec.
 const CODE_RUNS_COMMANDS: &[&str] = &[
     "system",
@@ -61,9 +64,11 @@ const CODE_RUNS_COMMANDS: &[&str] = &[
     "Process",
     "Command",
 ];
+
 static PERL_QX: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"\bqx\s*(?:\(([^)]*)\)|\{([^}]*)\}|\[([^\]]*)\])").expect("a valid regex")
 });
+
 /// `python -c "os.system('rm -rf ~')"`, `ruby -e 'system("rm", "-rf", "/")'`: when the code runs
 /// commands, each literal string in it and all of them joined as one argv are read as bash.
 pub(super) fn interpreter_shell_calls(name: &str, args: &[Word]) -> Unwrapped {
@@ -94,15 +99,19 @@ pub(super) fn interpreter_shell_calls(name: &str, args: &[Word]) -> Unwrapped {
         via: format!("{name} code"),
     }
 }
+
 pub(super) fn is_awk(name: &str) -> bool {
     matches!(name, "awk" | "gawk" | "mawk" | "nawk" | "busybox-awk")
 }
+
 static AWK_SYSTEM: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r#"\bsystem\s*\(\s*("(?:[^"\\]|\\.)*")?\s*(\))?"#).expect("a valid regex")
 });
+
 static AWK_PIPE_TO: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r#"(?:^|[^|])\|&?\s*(?:("(?:[^"\\]|\\.)*")|(getline\b))?"#).expect("a valid regex")
 });
+
 static AWK_PIPE_FROM: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r#"("(?:[^"\\]|\\.)*")\s*\|&?\s*getline"#).expect("a valid regex"));
 /// `awk 'BEGIN{system("CMD")}'`, `print | "CMD"`, `"CMD" | getline`: awk runs CMD with `sh -c`.
@@ -156,11 +165,13 @@ pub(super) fn awk(args: &[Word]) -> Unwrapped {
         },
     }
 }
+
 /// An awk string literal's value (`\"` and `\\` unescaped).
 fn awk_string(literal: &str) -> String {
     let inner = &literal[1..literal.len() - 1];
     inner.replace("\\\"", "\"").replace("\\\\", "\\")
 }
+
 /// A shell, interpreter or `at` reading its program from stdin: from a here-string or here-doc,
 /// or from the stage before it in a pipeline. Literal text (`echo 'CMDS' | sh`) is read as the
 /// program; anything else (`base64 -d | sh`, `cat /dev/tcp/... | sh`) is unreadable. Downloads
@@ -242,6 +253,7 @@ pub(super) fn stdin_program(command: &SimpleCommand, siblings: &[SimpleCommand])
         }
     }
 }
+
 /// The text piped into a command when the stage before it is `echo`/`printf` of literal words.
 /// `Ok(None)`: a download feeds it (another rule's case). `Err`: text only known at run time.
 fn piped_text(
@@ -304,6 +316,7 @@ fn piped_text(
         false => Ok(Some(text)),
     }
 }
+
 /// Whether a shell, interpreter or scheduler takes its program from standard input.
 pub fn reads_program_from_stdin(name: &str, args: &[Word]) -> bool {
     let first = args.first().and_then(|w| w.text());

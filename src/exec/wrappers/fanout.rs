@@ -68,6 +68,7 @@ pub(super) fn xargs(
     }
     Unwrapped::Commands(vec![inner(command, "xargs", &argv)])
 }
+
 /// A word with each `MARKER` in its literal text replaced by xargs' input (`~/%` → home, then
 /// the input).
 fn replace_marker(word: &Word, marker: &str, input: &Word) -> Word {
@@ -99,6 +100,7 @@ fn replace_marker(word: &Word, marker: &str, input: &Word) -> Word {
         downloads: word.downloads || input.downloads,
     }
 }
+
 /// What xargs reads: unknown, except that `find START ... | xargs` yields entries under START (so
 /// `find / | xargs rm -f` is `rm -f /*`); a name test (`-name x`) narrows it to entries so named.
 fn xargs_input(command: &SimpleCommand, siblings: &[SimpleCommand]) -> Word {
@@ -148,6 +150,7 @@ fn xargs_input(command: &SimpleCommand, siblings: &[SimpleCommand]) -> Word {
         },
     }
 }
+
 /// The pattern of a `find` name test that narrows what it finds (`-name '*.pyc'`; not `-name '*'`).
 pub fn find_name_filter(args: &[Word]) -> Option<String> {
     args.windows(2).find_map(|pair| {
@@ -160,6 +163,7 @@ pub fn find_name_filter(args: &[Word]) -> Option<String> {
         narrows.then_some(pattern)
     })
 }
+
 /// `parallel CMD ARGS ::: INPUTS`: the command runs with each input appended.
 pub(super) fn parallel(command: &SimpleCommand, args: &[Word]) -> Unwrapped {
     let Some(at) = skip_options(args, &["-j", "--jobs", "-S", "--sshlogin"]) else {
@@ -186,6 +190,7 @@ pub(super) fn parallel(command: &SimpleCommand, args: &[Word]) -> Unwrapped {
         .collect();
     Unwrapped::Commands(commands)
 }
+
 /// The start paths of a `find` command: the operands before its first expression word.
 pub fn find_start_paths(args: &[Word]) -> Vec<Word> {
     let mut i = 0;
@@ -212,8 +217,10 @@ pub fn find_start_paths(args: &[Word]) -> Vec<Word> {
         starts
     }
 }
+
 /// How a command run by `find -exec` is marked when a name test narrows what find yields.
 pub const FIND_EXEC_NARROWED: &str = "find -name … -exec";
+
 /// `find ... -exec CMD {} ;` runs CMD once per found path, the start paths among them.
 pub(super) fn find_exec(command: &SimpleCommand, args: &[Word]) -> Unwrapped {
     let starts = find_start_paths(args);
@@ -254,6 +261,7 @@ pub(super) fn find_exec(command: &SimpleCommand, args: &[Word]) -> Unwrapped {
         Unwrapped::Commands(commands)
     }
 }
+
 /// `{}` in a `find -exec` word stands for the found path.
 fn substitute_braces(word: &Word, path: &Word) -> Word {
     match (word.text(), path.text()) {

@@ -35,6 +35,7 @@ pub(super) const SYSTEMD_RUN_VALUES: &[&str] = &[
     "--service-type",
     "--expand-environment",
 ];
+
 pub(super) const SETPRIV_VALUES: &[&str] = &[
     "--reuid",
     "--regid",
@@ -53,6 +54,7 @@ pub(super) const SETPRIV_VALUES: &[&str] = &[
     "--landlock-access",
     "--landlock-rule",
 ];
+
 /// `runuser -u USER [--] CMD ARGS` runs CMD; `runuser [-] USER -c CMD` runs a shell string.
 pub(super) fn runuser(command: &SimpleCommand, args: &[Word]) -> Unwrapped {
     let has = |flags: &[&str]| {
@@ -93,6 +95,7 @@ pub(super) fn runuser(command: &SimpleCommand, args: &[Word]) -> Unwrapped {
         _ => Unwrapped::Nothing,
     }
 }
+
 /// `coproc CMD ARGS`, `coproc NAME { CMDS; }`: bash runs the command in the background.
 pub(super) fn coproc(command: &SimpleCommand, args: &[Word]) -> Unwrapped {
     let texts: Vec<Option<String>> = args.iter().take(2).map(|w| w.text()).collect();
@@ -106,6 +109,7 @@ pub(super) fn coproc(command: &SimpleCommand, args: &[Word]) -> Unwrapped {
         false => Unwrapped::Nothing,
     }
 }
+
 /// `trap 'CMDS' SIGNALS`: the string runs when a signal (or EXIT) comes.
 pub(super) fn trap(args: &[Word]) -> Unwrapped {
     let i = match args.first().and_then(|w| w.text()).as_deref() {
@@ -119,6 +123,7 @@ pub(super) fn trap(args: &[Word]) -> Unwrapped {
     }
     script_from(args.get(i), "trap")
 }
+
 /// `alias NAME='CMDS'`: with `expand_aliases` on (or in an interactive shell) NAME runs CMDS, so
 /// every alias value is read as the script it may become.
 pub(super) fn alias(args: &[Word]) -> Unwrapped {
@@ -145,6 +150,7 @@ pub(super) fn alias(args: &[Word]) -> Unwrapped {
         },
     }
 }
+
 /// `NAME=value` in one word: the name and the value as a word of its own.
 pub(super) fn split_assignment(word: &Word) -> Option<(String, Word)> {
     let Some(Piece::Literal { text, glob }) = word.pieces.first() else {
@@ -171,6 +177,7 @@ pub(super) fn split_assignment(word: &Word) -> Option<(String, Word)> {
     };
     Some((name.to_string(), value))
 }
+
 /// `ssh [options] HOST CMD ...`: the remote shell runs the joined words.
 pub(super) fn ssh(args: &[Word]) -> Unwrapped {
     const WITH_VALUE: &[&str] = &[
@@ -193,6 +200,7 @@ pub(super) fn ssh(args: &[Word]) -> Unwrapped {
         None => Unwrapped::Unreadable("`ssh` runs a remote command built at run time".into()),
     }
 }
+
 pub(super) fn env(command: &SimpleCommand, args: &[Word]) -> Unwrapped {
     let mut i = 0;
     while i < args.len() {
@@ -239,6 +247,7 @@ pub(super) fn env(command: &SimpleCommand, args: &[Word]) -> Unwrapped {
     }
     in_folder(command, "env", &args[..i], &["-C", "--chdir"], &args[i..])
 }
+
 pub(super) fn sudo(command: &SimpleCommand, name: &str, args: &[Word]) -> Unwrapped {
     const WITH_VALUE: &[&str] = &[
         "-u",
@@ -273,6 +282,7 @@ pub(super) fn sudo(command: &SimpleCommand, name: &str, args: &[Word]) -> Unwrap
     }
     in_folder(command, name, &args[..at], &["-D", "--chdir"], &args[at..])
 }
+
 /// The inner command of a wrapper that may change folder first (`env -C DIR`, `sudo -D DIR`): a
 /// `cd DIR` is added before it, so the rules follow the folder as they follow any `cd`.
 fn in_folder(
@@ -297,6 +307,7 @@ fn in_folder(
     commands.push(inner(command, wrapper, argv));
     Unwrapped::Commands(commands)
 }
+
 /// `flock [options] FILE CMD ARGS` or `flock [options] FILE -c CMD`.
 pub(super) fn flock(command: &SimpleCommand, args: &[Word]) -> Unwrapped {
     if let Some(i) = args
@@ -314,6 +325,7 @@ pub(super) fn flock(command: &SimpleCommand, args: &[Word]) -> Unwrapped {
     }
     Unwrapped::Commands(vec![inner(command, "flock", &args[file_at + 1..])])
 }
+
 /// `watch [options] CMD ARGS`: the words are joined and run by `sh -c`.
 pub(super) fn watch(args: &[Word]) -> Unwrapped {
     let Some(at) = skip_options(args, &["-n", "--interval", "-d", "-q", "--equexit"]) else {

@@ -19,6 +19,7 @@ pub(super) fn script_from(word: Option<&Word>, via: &str) -> Unwrapped {
         )),
     }
 }
+
 pub(super) fn eval(args: &[Word]) -> Unwrapped {
     if args.is_empty() {
         return Unwrapped::Nothing;
@@ -38,6 +39,7 @@ pub(super) fn eval(args: &[Word]) -> Unwrapped {
         )),
     }
 }
+
 /// `sh -c SCRIPT`, `bash -ec SCRIPT`, `zsh -lc SCRIPT`: the script is parsed as bash.
 pub(super) fn shell_c(args: &[Word], name: &str) -> Unwrapped {
     let mut has_c = false;
@@ -66,6 +68,7 @@ pub(super) fn shell_c(args: &[Word], name: &str) -> Unwrapped {
     }
     script_from(args.get(i), &format!("{name} -c"))
 }
+
 /// `bash <(...)`, `source <(...)`: a script file that is the output of commands, known only when
 /// they run. A download there is the `download-to-shell` rule's (it sees the word).
 pub(super) fn script_operand(args: &[Word], name: &str) -> Unwrapped {
@@ -82,6 +85,7 @@ pub(super) fn script_operand(args: &[Word], name: &str) -> Unwrapped {
         _ => Unwrapped::Nothing,
     }
 }
+
 /// `su -c CMD`, `runuser -c CMD`, `script -c CMD` (also in a cluster: `script -qc CMD`).
 pub(super) fn dash_c_string(args: &[Word], name: &str) -> Unwrapped {
     for (i, word) in args.iter().enumerate() {

@@ -37,6 +37,7 @@ fn git_key_runs_command(key: &str, value: &str) -> bool {
         .iter()
         .any(|suffix| key.rsplit('.').next() == Some(suffix))
 }
+
 /// `git -c KEY=VALUE ...` where the key names a command: the value runs as a shell string;
 /// `git config KEY VALUE` stores one for later git commands.
 pub(super) fn git_config_commands(args: &[Word]) -> Unwrapped {
@@ -92,6 +93,7 @@ pub(super) fn git_config_commands(args: &[Word]) -> Unwrapped {
         },
     }
 }
+
 /// `tar --to-command=CMD`, `-I CMD`, `--use-compress-program=CMD`, `--checkpoint-action=exec=CMD`,
 /// `--rsh-command=CMD`: commands tar runs through a shell.
 pub(super) fn tar_commands(args: &[Word]) -> Unwrapped {
@@ -128,6 +130,7 @@ pub(super) fn tar_commands(args: &[Word]) -> Unwrapped {
         },
     }
 }
+
 /// Variables whose value is a shell command some program runs, or the file of one.
 pub(super) fn environment_scripts(command: &SimpleCommand) -> Vec<Unwrapped> {
     let declares = command.name().is_some_and(|n| {
@@ -145,6 +148,7 @@ pub(super) fn environment_scripts(command: &SimpleCommand) -> Vec<Unwrapped> {
         .filter_map(|(name, value)| environment_script(&name, &value))
         .collect()
 }
+
 fn environment_script(name: &str, value: &Word) -> Option<Unwrapped> {
     const COMMANDS: &[&str] = &[
         "PROMPT_COMMAND",
@@ -196,6 +200,7 @@ fn environment_script(name: &str, value: &Word) -> Option<Unwrapped> {
         )),
     })
 }
+
 /// The commands of a crontab: each line less its five time fields (or `@reboot`-style one).
 pub(super) fn crontab_commands(table: &str) -> String {
     table

@@ -6,14 +6,19 @@ use super::{
     clone_process, Plan, Step, FAILED_CHDIR, FAILED_EXEC, FAILED_FORK, FAILED_MAPS, READY_FD,
     STATUS_FD,
 };
+
 use std::ffi::CStr;
 use std::os::fd::RawFd;
 
 // The new mount API (Linux 5.2, `mount_setattr` 5.12); stable kernel ABI, spelled out here.
 const OPEN_TREE_CLONE: libc::c_uint = 1;
+
 const AT_RECURSIVE: libc::c_uint = 0x8000;
+
 const MOVE_MOUNT_F_EMPTY_PATH: libc::c_uint = 4;
+
 const MOUNT_ATTR_RDONLY: u64 = 1;
+
 #[repr(C)]
 struct MountAttr {
     attr_set: u64,
@@ -21,6 +26,7 @@ struct MountAttr {
     propagation: u64,
     userns_fd: u64,
 }
+
 /// Device files bound into the fresh `/dev`.
 const DEVICES: [&CStr; 6] = [
     c"/dev/null",
@@ -30,12 +36,14 @@ const DEVICES: [&CStr; 6] = [
     c"/dev/urandom",
     c"/dev/tty",
 ];
+
 const DEV_LINKS: [(&CStr, &CStr); 4] = [
     (c"/proc/self/fd", c"/dev/fd"),
     (c"/proc/self/fd/0", c"/dev/stdin"),
     (c"/proc/self/fd/1", c"/dev/stdout"),
     (c"/proc/self/fd/2", c"/dev/stderr"),
 ];
+
 /// What the child reads: prepared entirely in the daemon.
 pub(super) struct Context<'a> {
     pub(super) plan: &'a Plan,
@@ -47,6 +55,7 @@ pub(super) struct Context<'a> {
     pub(super) cwd: &'a CStr,
     pub(super) linger_ms: i64,
 }
+
 /// The namespace's init. Never returns.
 ///
 /// # Safety
@@ -99,6 +108,7 @@ pub(super) unsafe fn init(context: &Context) -> ! {
     libc::write(STATUS_FD, report.as_ptr().cast(), report.len());
     libc::_exit(0)
 }
+
 /// Maps the ids and runs the plan's steps; the number of the failed step, or `u32::MAX`.
 pub(super) unsafe fn enter(plan: &Plan) -> u32 {
     if !write_file(c"/proc/self/setgroups", c"deny")
@@ -116,6 +126,7 @@ pub(super) unsafe fn enter(plan: &Plan) -> u32 {
     }
     u32::MAX
 }
+
 /// Writes `step` and errno to the ready pipe and exits.
 pub(super) unsafe fn report_failure(ready: RawFd, step: u32) -> ! {
     let errno = *libc::__errno_location();
@@ -125,6 +136,7 @@ pub(super) unsafe fn report_failure(ready: RawFd, step: u32) -> ! {
     libc::write(ready, report.as_ptr().cast(), report.len());
     libc::_exit(125)
 }
+
 unsafe fn reset_signals() {
     for signal in 1..=64 {
         if signal != libc::SIGKILL && signal != libc::SIGSTOP {
@@ -135,6 +147,7 @@ unsafe fn reset_signals() {
     libc::sigemptyset(&mut none);
     libc::sigprocmask(libc::SIG_SETMASK, &none, std::ptr::null_mut());
 }
+
 unsafe fn write_file(path: &CStr, text: &CStr) -> bool {
     let fd = libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
     if fd < 0 {
@@ -145,6 +158,7 @@ unsafe fn write_file(path: &CStr, text: &CStr) -> bool {
     libc::close(fd);
     written == bytes.len() as isize
 }
+
 unsafe fn run_step(plan: &Plan, step: &Step) -> bool {
     match step {
         Step::Private => {
@@ -188,6 +202,7 @@ unsafe fn run_step(plan: &Plan, step: &Step) -> bool {
         Step::LoopbackUp => loopback_up(),
     }
 }
+
 unsafe fn bind_file(source: &CStr, target: &CStr) -> bool {
     let done = libc::mount(
         source.as_ptr(),
@@ -199,6 +214,7 @@ unsafe fn bind_file(source: &CStr, target: &CStr) -> bool {
     // A file deleted since the daemon looked needs no mask.
     done || *libc::__errno_location() == libc::ENOENT
 }
+
 unsafe fn empty_tmpfs(path: &CStr, flags: libc::c_ulong) -> bool {
     libc::mount(
         c"tmpfs".as_ptr(),
@@ -208,6 +224,7 @@ unsafe fn empty_tmpfs(path: &CStr, flags: libc::c_ulong) -> bool {
         c"mode=0755,size=1m".as_ptr().cast(),
     ) == 0
 }
+
 unsafe fn open_tree(dirfd: RawFd, path: &CStr, flags: libc::c_uint) -> RawFd {
     libc::syscall(
         libc::SYS_open_tree,
@@ -216,6 +233,7 @@ unsafe fn open_tree(dirfd: RawFd, path: &CStr, flags: libc::c_uint) -> RawFd {
         flags | libc::O_CLOEXEC as libc::c_uint,
     ) as RawFd
 }
+
 unsafe fn move_mount(fd: RawFd, target: &CStr) -> bool {
     libc::syscall(
         libc::SYS_move_mount,
@@ -226,6 +244,7 @@ unsafe fn move_mount(fd: RawFd, target: &CStr) -> bool {
         MOVE_MOUNT_F_EMPTY_PATH,
     ) == 0
 }
+
 unsafe fn set_read_only(path: &CStr, flags: libc::c_uint) -> bool {
     let attr = MountAttr {
         attr_set: MOUNT_ATTR_RDONLY,
@@ -242,6 +261,7 @@ unsafe fn set_read_only(path: &CStr, flags: libc::c_uint) -> bool {
         std::mem::size_of::<MountAttr>(),
     ) == 0
 }
+
 /// A tmpfs on `/dev` holding the harmless devices (bound from the real ones), the usual links, a
 /// writable `/dev/shm` and a private `/dev/pts`; then read-only.
 unsafe fn make_dev() -> bool {
@@ -294,6 +314,7 @@ unsafe fn make_dev() -> bool {
     }
     set_read_only(c"/dev", 0)
 }
+
 /// The new network namespace's loopback, up: tools that talk to themselves over 127.0.0.1 work.
 unsafe fn loopback_up() -> bool {
     let socket = libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0);
@@ -311,6 +332,7 @@ unsafe fn loopback_up() -> bool {
     libc::close(socket);
     ok
 }
+
 /// PID 2: no capabilities, no way to gain any, then the program.
 unsafe fn run_command(context: &Context) -> ! {
     for capability in 0..64 {
@@ -333,11 +355,13 @@ unsafe fn run_command(context: &Context) -> ! {
     libc::execve(context.program.as_ptr(), context.argv, context.envp);
     report_failure(READY_FD, FAILED_EXEC)
 }
+
 #[repr(C)]
 struct CapHeader {
     version: u32,
     pid: i32,
 }
+
 #[repr(C)]
 #[derive(Clone, Copy, Default)]
 struct CapData {
@@ -345,6 +369,7 @@ struct CapData {
     permitted: u32,
     inheritable: u32,
 }
+
 /// Waits for the command, then at most `linger_ms` for the rest; the command's wait status and
 /// whether anything was still running.
 pub(super) unsafe fn reap(command: i32, linger_ms: i64) -> (i32, bool) {
@@ -380,6 +405,7 @@ pub(super) unsafe fn reap(command: i32, linger_ms: i64) -> (i32, bool) {
         libc::nanosleep(&pause, std::ptr::null_mut());
     }
 }
+
 unsafe fn now_ms() -> i64 {
     let mut now: libc::timespec = std::mem::zeroed();
     libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut now);
