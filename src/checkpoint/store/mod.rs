@@ -162,14 +162,7 @@ impl Shadow {
     /// created until the first snapshot. It is named by a hash of the roots in order (for one
     /// root, of that root), so another set of roots gets a store of its own.
     pub fn new(data_dir: &Path, roots: &[PathBuf]) -> Shadow {
-        use sha2::{Digest, Sha256};
-        let joined = roots
-            .iter()
-            .map(|r| r.as_os_str().as_bytes())
-            .collect::<Vec<_>>()
-            .join(&0u8);
-        let digest = Sha256::digest(&joined);
-        let tag: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
+        let tag = crate::tag::of_paths(roots);
         let git_dir = data_dir.join("checkpoints").join(tag);
         Shadow {
             trees: Tree::all(&git_dir, roots),
