@@ -32,3 +32,4 @@ pub mod switches;
 pub mod syntax;
 pub mod tag;
 pub mod todo;
+pub mod typography;

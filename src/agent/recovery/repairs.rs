@@ -1,6 +1,7 @@
 //! The named repairs, each one linear pass that leaves well-formed strings alone.
 
 use super::{brackets_outside_strings, char_at, copy_char, map_outside_strings, string_end};
+use crate::typography::straight_quote;
 use serde_json::Value;
 
 /// `&quot;` and friends: args that went through an HTML attribute. Only when a quote entity is
@@ -22,6 +23,7 @@ pub(super) fn html_entities(text: &str) -> Option<String> {
             .replace("&amp;", "&"),
     )
 }
+
 /// A markdown code fence around the args (```json ... ```).
 pub(super) fn code_fence(text: &str) -> Option<String> {
     let rest = text.strip_prefix("```")?;
@@ -30,11 +32,12 @@ pub(super) fn code_fence(text: &str) -> Option<String> {
     let body = body.strip_suffix("```").unwrap_or(body);
     Some(body.trim().to_string())
 }
+
 /// Curly quotes used as JSON delimiters: “key”: “value”. Outside ASCII strings, `“`/`”`/`„` open and
 /// close a string (written with `"`; an ASCII `"` inside is escaped), and `‘`/`’` become `'` for the
 /// single-quote repair. Curly quotes inside ASCII strings are content and stay.
 pub(super) fn smart_quotes(text: &str) -> Option<String> {
-    if !text.contains(['“', '”', '„', '‘', '’']) {
+    if !text.contains(|c| straight_quote(c).is_some()) {
         return None;
     }
     let mut in_smart = false;
@@ -44,7 +47,8 @@ pub(super) fn smart_quotes(text: &str) -> Option<String> {
         let c = char_at(text, i);
         if in_smart {
             match c {
-                '”' | '“' => {
+                // `„` only ever opens a quotation (`„so“`), so it is content here.
+                c if c != '„' && straight_quote(c) == Some('"') => {
                     out.push('"');
                     in_smart = false;
                 }
@@ -68,17 +72,18 @@ pub(super) fn smart_quotes(text: &str) -> Option<String> {
                 i = end;
                 continue;
             }
-            '“' | '”' | '„' => {
+            c if straight_quote(c) == Some('"') => {
                 out.push('"');
                 in_smart = true;
             }
-            '‘' | '’' => out.push('\''),
+            c if straight_quote(c) == Some('\'') => out.push('\''),
             _ => out.push(c),
         }
         i += c.len_utf8();
     }
     Some(out)
 }
+
 /// Python's `True`, `False`, `None` as bare tokens outside strings.
 pub(super) fn python_literals(text: &str) -> Option<String> {
     if !["True", "False", "None"].iter().any(|w| text.contains(w)) {
@@ -97,9 +102,11 @@ pub(super) fn python_literals(text: &str) -> Option<String> {
         copy_char(out, text, i)
     }))
 }
+
 fn is_word_char(c: char) -> bool {
     c.is_alphanumeric() || c == '_'
 }
+
 /// Raw newlines, tabs and other control characters inside a string: JSON wants them escaped.
 /// Unambiguous, so safe.
 pub(super) fn raw_control_chars(text: &str) -> Option<String> {
@@ -133,6 +140,7 @@ pub(super) fn raw_control_chars(text: &str) -> Option<String> {
     }
     Some(out)
 }
+
 /// Windows paths: a string literal holding an escape JSON rejects (`"C:\Users\me"`) has every
 /// backslash doubled except those before `"` and `\`; all or nothing per literal, and literals
 /// whose escapes are all valid stay as they are.
@@ -159,6 +167,7 @@ pub(super) fn windows_paths(text: &str) -> Option<String> {
     }
     Some(out)
 }
+
 fn has_invalid_escape(literal: &str) -> bool {
     let bytes = literal.as_bytes();
     let mut i = 1;
@@ -182,6 +191,7 @@ fn has_invalid_escape(literal: &str) -> bool {
     }
     false
 }
+
 fn double_backslashes(literal: &str) -> String {
     let mut out = String::with_capacity(literal.len() + 8);
     let mut chars = literal.chars().peekable();
@@ -200,6 +210,7 @@ fn double_backslashes(literal: &str) -> String {
     }
     out
 }
+
 /// Single-quoted strings become double-quoted ones: `\'` inside is `'`, a `"` inside is escaped.
 /// A `'` closes the string only when the next non-space char could follow a JSON string
 /// (`,` `:` `}` `]` or the end), so an apostrophe inside a word (`it's`) stays content.
@@ -218,6 +229,7 @@ pub(super) fn single_quotes(text: &str) -> Option<String> {
         len
     }))
 }
+
 /// The content of the single-quoted string at the start of `s` and its length in bytes.
 fn single_quoted(s: &str) -> Option<(String, usize)> {
     let mut content = String::new();
@@ -245,6 +257,7 @@ fn single_quoted(s: &str) -> Option<(String, usize)> {
     }
     None
 }
+
 /// Backslash escapes inside a single-quoted string mean what they mean in JSON (`\n`, `\"`).
 fn unescape_single(raw: &str) -> String {
     if !raw.contains('\\') {
@@ -253,6 +266,7 @@ fn unescape_single(raw: &str) -> String {
     let escaped = raw.replace('"', "\\\"").replace("\\\\\"", "\\\"");
     serde_json::from_str::<String>(&format!("\"{escaped}\"")).unwrap_or_else(|_| raw.to_string())
 }
+
 /// `{file: "a"}`: an identifier (letters, digits, `_`, `-`) right after `{` or `,` and before `:`
 /// is quoted.
 pub(super) fn unquoted_keys(text: &str) -> Option<String> {
@@ -286,6 +300,7 @@ pub(super) fn unquoted_keys(text: &str) -> Option<String> {
         copy_char(out, text, i)
     }))
 }
+
 /// A `,` right before `}` or `]` (whitespace between allowed), outside strings.
 pub(super) fn trailing_commas(text: &str) -> Option<String> {
     if !text.contains(',') {
@@ -298,6 +313,7 @@ pub(super) fn trailing_commas(text: &str) -> Option<String> {
         copy_char(out, text, i)
     }))
 }
+
 /// The byte after the first complete JSON value at the start of `text` (an object or array whose
 /// brackets balance outside strings), if there is one.
 fn first_value_end(text: &str) -> Option<usize> {
@@ -318,6 +334,7 @@ fn first_value_end(text: &str) -> Option<usize> {
     }
     None
 }
+
 /// Whether a second, different JSON value follows the first one (a duplicated envelope that is
 /// not an exact repeat): which one was meant cannot be known.
 pub(super) fn has_second_value(text: &str) -> bool {
@@ -335,6 +352,7 @@ pub(super) fn has_second_value(text: &str) -> bool {
         _ => true,
     }
 }
+
 /// Prose (or an exact repeat of the call) after a complete JSON value is dropped.
 pub(super) fn trailing_prose(text: &str) -> Option<String> {
     let end = first_value_end(text)?;

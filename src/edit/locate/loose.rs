@@ -2,22 +2,23 @@
 //! (rules 2-4) shared with the diff applier.
 
 use super::lines::{is_ws, leading_ws, rstrip, Text};
+use crate::typography;
 use memchr::memmem;
 
 /// Curly quotes to straight ones and NBSP to space, on valid UTF-8 sequences only (a Latin-1 0xA0
 /// byte is left alone).
 fn typo_char(s: &[u8]) -> Option<(u8, usize)> {
-    match s {
-        [0xC2, 0xA0, ..] => Some((b' ', 2)),
-        [0xE2, 0x80, c, ..] => match c {
-            0x98..=0x9B => Some((b'\'', 3)),
-            0x9C..=0x9F => Some((b'"', 3)),
-            0xAF => Some((b' ', 3)),
-            _ => None,
-        },
-        _ => None,
-    }
+    // Every character of the table is U+00A0 or in U+2000..U+2FFF: two bytes led by 0xC2 or
+    // three led by 0xE2, so other bytes are not decoded at all.
+    let len = match s.first()? {
+        0xC2 => 2,
+        0xE2 => 3,
+        _ => return None,
+    };
+    let c = std::str::from_utf8(s.get(..len)?).ok()?.chars().next()?;
+    Some((typography::ascii_of(c)? as u8, len))
 }
+
 /// A normalized copy of `text` and, for each of its bytes (plus one past the end), the offset in
 /// `text` it came from. CRLF becomes LF; with `typo`, quotes and NBSP are folded.
 pub(super) fn view(text: &[u8], typo: bool) -> (Vec<u8>, Vec<usize>) {
@@ -46,15 +47,18 @@ pub(super) fn view(text: &[u8], typo: bool) -> (Vec<u8>, Vec<usize>) {
     map.push(text.len());
     (out, map)
 }
+
 pub(crate) fn typo_fold(s: &[u8]) -> std::borrow::Cow<'_, [u8]> {
     if !s.iter().any(|&b| b == 0xC2 || b == 0xE2) {
         return std::borrow::Cow::Borrowed(s);
     }
     std::borrow::Cow::Owned(view(s, true).0)
 }
+
 pub(super) fn has_typo(s: &[u8]) -> bool {
     memchr::memchr2_iter(0xC2, 0xE2, s).any(|i| typo_char(&s[i..]).is_some())
 }
+
 /// Every start of `needle` in `hay`, overlapping ones included.
 pub(super) fn find_all(hay: &[u8], needle: &[u8]) -> Vec<usize> {
     let finder = memmem::Finder::new(needle);
@@ -71,6 +75,7 @@ pub(super) fn find_all(hay: &[u8], needle: &[u8]) -> Vec<usize> {
     }
     out
 }
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum Level {
     Exact,
@@ -78,12 +83,14 @@ pub(crate) enum Level {
     Indent,
     Typo,
 }
+
 /// How to re-indent replacement lines: the search's common indent `from` sits at `to` in the file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Reindent {
     pub from: Vec<u8>,
     pub to: Vec<u8>,
 }
+
 impl Reindent {
     pub fn apply(&self, line: &[u8]) -> Vec<u8> {
         if rstrip(line).is_empty() || self.from == self.to {
@@ -105,12 +112,14 @@ impl Reindent {
         line.to_vec()
     }
 }
+
 /// File lines normalized for one level, computed once per level.
 pub(crate) struct LineIndex<'a> {
     pub(super) text: &'a Text<'a>,
     pub(super) norm: Vec<std::borrow::Cow<'a, [u8]>>,
     pub(super) level: Level,
 }
+
 impl<'a> LineIndex<'a> {
     pub fn new(text: &'a Text<'a>, level: Level) -> Self {
         let norm = (0..text.lines().len())
@@ -208,6 +217,7 @@ impl<'a> LineIndex<'a> {
         out
     }
 }
+
 fn norm_line(s: &[u8], level: Level) -> std::borrow::Cow<'_, [u8]> {
     match level {
         Level::Exact => std::borrow::Cow::Borrowed(s),
