@@ -5,6 +5,7 @@ use super::publish::{Hashing, Prepared};
 use super::{FileResult, Options, Slot, Workspace};
 use crate::documents::{Change, Document, Event, EventKind, Stamp, Text};
 use crate::edit::splice::Splice;
+use crate::edit::stat::myers_counts;
 use crate::state::State;
 use std::sync::Arc;
 
@@ -210,13 +211,9 @@ fn line_counts(old: &[u8], new: &[u8], changes: &[Change]) -> (usize, usize) {
         let new_region = whole_lines(new, change.new_bytes.clone());
         let old_lines: Vec<&[u8]> = old_region.split_inclusive(|b| *b == b'\n').collect();
         let new_lines: Vec<&[u8]> = new_region.split_inclusive(|b| *b == b'\n').collect();
-        for op in similar::capture_diff_slices(similar::Algorithm::Myers, &old_lines, &new_lines) {
-            let (tag, old_range, new_range) = op.as_tag_tuple();
-            if tag != similar::DiffTag::Equal {
-                removed += old_range.len();
-                added += new_range.len();
-            }
-        }
+        let (region_added, region_removed) = myers_counts(&old_lines, &new_lines, None);
+        added += region_added;
+        removed += region_removed;
     }
     (added, removed)
 }

@@ -72,7 +72,6 @@
 
 use std::borrow::Cow;
 use std::ops::Range;
-use std::time::Duration;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -84,12 +83,11 @@ use crate::error::{Error, Result};
 mod echo;
 mod plan;
 mod rewrite;
-mod stat;
 
+use super::stat::spliced_stat;
 use echo::build_echoes;
 use plan::{compile_replaces, plan_line_ops};
 use rewrite::{apply_line_ops, Region, Replace};
-use stat::spliced_stat;
 
 /// Context lines each side of a line op's echo.
 const CONTEXT: usize = 2;
@@ -104,8 +102,6 @@ const ECHO_OVERHEAD: usize = 64;
 const MAX_SITES: usize = 5;
 /// Bytes of one echoed line shown before it is clipped.
 const ECHO_LINE_MAX: usize = 1024;
-/// How long the line diff behind `lines_added`/`lines_removed` may search for a minimal diff.
-const DIFF_DEADLINE: Duration = Duration::from_millis(200);
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 const LF: &[u8] = b"\n";
 const CRLF: &[u8] = b"\r\n";

@@ -2,8 +2,8 @@
 
 use super::echo::lines_at;
 use super::plan::{check_references, references};
-use super::stat::line_stat;
 use super::*;
+use crate::edit::stat::line_stat;
 use regex::bytes::Regex;
 use serde_json::{json, Value};
 

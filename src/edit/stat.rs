@@ -1,9 +1,13 @@
-//! Lines added and removed, as `git diff --numstat` counts them, computed over the changed
-//! stretches only so a small edit to a big file stays cheap.
+//! Lines added and removed, as `git diff --numstat` counts them: `update`'s computed over the
+//! changed stretches only so a small edit to a big file stays cheap, and the Myers count every
+//! edit's result reports (`txn` counts its changed regions with it).
 
-use super::DIFF_DEADLINE;
 use crate::edit::splice::Splice;
-use std::time::Instant;
+use std::time::{Duration, Instant};
+
+/// How long the line diff behind `update`'s `lines_added`/`lines_removed` may search for a
+/// minimal diff.
+const DIFF_DEADLINE: Duration = Duration::from_millis(200);
 
 /// `line_stat` of the whole files, computed over the changed stretches only: each run of splices
 /// widened to whole lines on both sides (the lines between two runs are equal by construction).
@@ -140,12 +144,17 @@ fn myers_stat(old: &[&[u8]], new: &[&[u8]]) -> (usize, usize) {
     if old.is_empty() || new.is_empty() {
         return (new.len(), old.len());
     }
-    let ops = similar::capture_diff_slices_deadline(
-        similar::Algorithm::Myers,
-        old,
-        new,
-        Some(Instant::now() + DIFF_DEADLINE),
-    );
+    myers_counts(old, new, Some(Instant::now() + DIFF_DEADLINE))
+}
+
+/// Lines added and removed by a Myers diff of `old` against `new`, bounded by `deadline` when
+/// there is one.
+pub(super) fn myers_counts(
+    old: &[&[u8]],
+    new: &[&[u8]],
+    deadline: Option<Instant>,
+) -> (usize, usize) {
+    let ops = similar::capture_diff_slices_deadline(similar::Algorithm::Myers, old, new, deadline);
     let (mut added, mut removed) = (0, 0);
     for op in ops {
         let (tag, old_range, new_range) = op.as_tag_tuple();
