@@ -2,7 +2,7 @@
 //! `setpriv`, `systemd-run`, `ssh`), `env`, `flock`, `watch`, `coproc`, and the deferred
 //! commands of `trap` and `alias`.
 
-use super::scripts::{dash_c_string, script_from};
+use super::scripts::{dash_c_string, joined_script, script_from};
 use super::{inner, is_assignment, skip_options, Unwrapped};
 use crate::exec::parse::{Piece, SimpleCommand, Word};
 
@@ -191,14 +191,9 @@ pub(super) fn ssh(args: &[Word]) -> Unwrapped {
     if rest.is_empty() {
         return Unwrapped::Nothing;
     }
-    let texts: Option<Vec<String>> = rest.iter().map(|w| w.text()).collect();
-    match texts {
-        Some(texts) => Unwrapped::Script {
-            source: texts.join(" "),
-            via: "ssh".into(),
-        },
-        None => Unwrapped::Unreadable("`ssh` runs a remote command built at run time".into()),
-    }
+    joined_script(rest, "ssh", || {
+        "`ssh` runs a remote command built at run time".into()
+    })
 }
 
 pub(super) fn env(command: &SimpleCommand, args: &[Word]) -> Unwrapped {

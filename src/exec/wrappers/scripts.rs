@@ -24,19 +24,31 @@ pub(super) fn eval(args: &[Word]) -> Unwrapped {
     if args.is_empty() {
         return Unwrapped::Nothing;
     }
-    let texts: Option<Vec<String>> = args.iter().map(|w| w.text()).collect();
-    match texts {
-        Some(texts) => Unwrapped::Script {
-            source: texts.join(" "),
-            via: "eval".into(),
-        },
-        None => Unwrapped::Unreadable(format!(
+    joined_script(args, "eval", || {
+        format!(
             "`eval` runs text built at run time ({})",
             args.iter()
                 .map(|w| w.source.as_str())
                 .collect::<Vec<_>>()
                 .join(" ")
-        )),
+        )
+    })
+}
+
+/// The words joined by spaces, as the script `via` runs (`eval`, `ssh`'s remote shell); with
+/// `unreadable`'s message when a word is only known at run time.
+pub(super) fn joined_script(
+    words: &[Word],
+    via: &str,
+    unreadable: impl FnOnce() -> String,
+) -> Unwrapped {
+    let texts: Option<Vec<String>> = words.iter().map(|w| w.text()).collect();
+    match texts {
+        Some(texts) => Unwrapped::Script {
+            source: texts.join(" "),
+            via: via.into(),
+        },
+        None => Unwrapped::Unreadable(unreadable()),
     }
 }
 
