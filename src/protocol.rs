@@ -249,13 +249,11 @@ pub fn rpc_code_for(error: &Error, unknown_method: bool) -> i64 {
 }
 
 /// The socket a workspace's daemon listens on when none is named: in the runtime folder
-/// (`$XDG_RUNTIME_DIR/coderd`, else a per-user directory in /tmp; see `registry::runtime_dir`). The name hashes the canonical primary root, so every client that
+/// (`$XDG_RUNTIME_DIR/coderd`, else a per-user directory in /tmp; see `paths::runtime_dir`). The name hashes the canonical primary root, so every client that
 /// agrees on the workspace agrees on the socket, and the path stays short (sun_path is 108 bytes).
 pub fn default_socket_path(primary_root: &Path) -> PathBuf {
-    use sha2::{Digest, Sha256};
-    let digest = Sha256::digest(primary_root.as_os_str().as_encoded_bytes());
-    let tag: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
-    crate::registry::runtime_dir().join(format!("{tag}.sock"))
+    let tag = crate::tag::of_paths(&[primary_root]);
+    crate::paths::runtime_dir().join(format!("{tag}.sock"))
 }
 
 /// Creates the socket's folder (and parents) readable by this user only.

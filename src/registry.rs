@@ -18,21 +18,9 @@ pub struct Entry {
     pub version: String,
 }
 
-/// The per-user runtime folder: `$XDG_RUNTIME_DIR/coderd`, else `/tmp/coderd-<uid>`. Default
-/// sockets, their logs and the registry live here.
-pub fn runtime_dir() -> PathBuf {
-    match std::env::var_os("XDG_RUNTIME_DIR") {
-        Some(dir) if !dir.is_empty() => PathBuf::from(dir).join("coderd"),
-        _ => PathBuf::from(format!(
-            "/tmp/coderd-{}",
-            rustix::process::getuid().as_raw()
-        )),
-    }
-}
-
 /// The folder holding one `<pid>.json` per live daemon.
 pub fn registry_dir() -> PathBuf {
-    runtime_dir().join("daemons")
+    crate::paths::runtime_dir().join("daemons")
 }
 
 /// A daemon's own entry; removed from the registry when dropped (a clean stop).

@@ -15,12 +15,7 @@ pub const MAX_CHARS: usize = 3_000;
 /// Sets `diagnostics: false` on a mutating request when the environment says
 /// `CODER_AUTODIAG=off` (or `0`, `false`, `no`), unless the request already says.
 pub fn apply_env_switch(mutates: bool, params: &mut Value) {
-    let off = std::env::var("CODER_AUTODIAG").is_ok_and(|v| {
-        matches!(
-            v.to_ascii_lowercase().as_str(),
-            "off" | "0" | "false" | "no"
-        )
-    });
+    let off = crate::switches::var_is_off("CODER_AUTODIAG");
     if !(mutates && off) {
         return;
     }
