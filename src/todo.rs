@@ -130,10 +130,8 @@ pub struct Todos {
 impl Todos {
     /// Loads the saved plans of the workspace `root` from the data folder (none: memory only).
     pub fn open(data_dir: Option<&Path>, root: &Path) -> Todos {
-        use sha2::{Digest, Sha256};
         let file = data_dir.map(|dir| {
-            let digest = Sha256::digest(root.as_os_str().as_encoded_bytes());
-            let tag: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
+            let tag = crate::tag::of_paths(&[root]);
             dir.join("todos").join(format!("{tag}.json"))
         });
         let plans = file

@@ -158,7 +158,7 @@ fn call_params(text: Option<&str>) -> Result<Value, ClientError> {
 /// Whether `CODER_AUTODIAG` turns off the diagnostics of edits (`call` then asks whether its
 /// method edits; other methods know from their schema).
 fn autodiag_off() -> bool {
-    std::env::var("CODER_AUTODIAG").is_ok_and(|v| wire::is_off(&v))
+    wire::switches::var_is_off("CODER_AUTODIAG")
 }
 
 /// A method's entry in the daemon's `schema` (summary, aliases, mutates, params), or the

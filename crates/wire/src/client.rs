@@ -292,7 +292,7 @@ fn apply_client_env(method: &str, params: &mut Value, request: &mut Value) {
             params["session"] = json!(session);
         }
     }
-    if std::env::var("CODER_CHECKPOINTS").is_ok_and(|v| crate::is_off(&v)) {
+    if crate::switches::var_is_off("CODER_CHECKPOINTS") {
         request["checkpoints"] = json!(false);
     }
 }

@@ -1,7 +1,9 @@
 //! coderd's wire: what the daemon (`coderd`) and its clients (`coder`, the MCP face) share and
 //! nothing else. It depends on no daemon code, so the `coder` binary stays small and starts fast.
 //!
-//! - `paths`: the per-user runtime folder, a workspace's default socket, private folders.
+//! - `paths`: the per-user folders (runtime, data, state, cache), a workspace's default socket,
+//!   private folders; `tag`: the 16-hex name a list of paths gets; `switches`: what an
+//!   environment switch that says off looks like.
 //! - `registry`: the files through which live daemons announce themselves and clients find them.
 //! - `client`: finding (or starting) a daemon and sending it newline-delimited JSON-RPC frames.
 //! - `argv`: the one parser that turns `--flag value` words into params typed by a method's JSON
@@ -16,12 +18,5 @@ pub mod diagnostics;
 pub mod jsonw;
 pub mod paths;
 pub mod registry;
-
-/// Whether an environment switch's value turns something off (`off`, `0`, `false`, `no`, in any
-/// case, surrounding blanks ignored): `CODER_CHECKPOINTS`, `CODER_AUTODIAG`.
-pub fn is_off(value: &str) -> bool {
-    matches!(
-        value.trim().to_ascii_lowercase().as_str(),
-        "off" | "0" | "false" | "no"
-    )
-}
+pub mod switches;
+pub mod tag;

@@ -10,7 +10,7 @@ use wire::diagnostics::{block, Report};
 /// Sets `diagnostics: false` on a mutating request when the environment says
 /// `CODER_AUTODIAG=off` (or `0`, `false`, `no`), unless the request already says.
 pub fn apply_env_switch(mutates: bool, params: &mut Value) {
-    let off = std::env::var("CODER_AUTODIAG").is_ok_and(|v| wire::is_off(&v));
+    let off = wire::switches::var_is_off("CODER_AUTODIAG");
     if !(mutates && off) {
         return;
     }

@@ -1,159 +1,13 @@
-//! One server for one root, across its process's restarts: its state (not started, starting,
-//! ready, crashed, failed), the documents it has open and at which version, the restart policy,
-//! and the settling rule that decides when a document's diagnostics are current.
-//!
-//! Versions are daemon-owned: one counter for all documents, so every `didOpen`/`didChange`
-//! carries a number higher than any before it, across restarts too.
+//! The settling rule: when a document's diagnostics are current. Waits for the server's own
+//! findings of the version sent, and for its first check run that began after the save.
 
-use super::client::{Client, Findings};
-use super::servers::ServerDef;
-use super::uri;
-use crate::config::LspConfig;
-use crate::documents::Document;
+use super::{wait, Deadlines, Instance, Status};
+use crate::lsp::client::{Client, Findings};
 use lsp_types::Diagnostic;
-use serde::Serialize;
-use serde_json::json;
-use std::collections::{BTreeMap, VecDeque};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicI32, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::watch;
-
-static NEXT_VERSION: AtomicI32 = AtomicI32::new(1);
-
-/// Restarts allowed within `CRASH_WINDOW` before the server is marked failed.
-const MAX_CRASHES: usize = 5;
-const CRASH_WINDOW: Duration = Duration::from_secs(180);
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Status {
-    NotStarted,
-    Starting,
-    Ready,
-    Crashed,
-    Failed,
-}
-
-impl Status {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Status::NotStarted => "not_started",
-            Status::Starting => "starting",
-            Status::Ready => "ready",
-            Status::Crashed => "crashed",
-            Status::Failed => "failed",
-        }
-    }
-}
-
-/// A document the server has open (or will be given once it is ready).
-struct OpenDoc {
-    document: Arc<Document>,
-    language_id: String,
-    version: i32,
-    /// The client's publish counter when this version was sent: a publish without a version
-    /// after it is about this version.
-    sent_seq: u64,
-    /// Whether the current process has it open (false until replayed after a (re)start).
-    opened: bool,
-    /// The client's count of check runs begun when this version was saved to the server: the
-    /// next run to begin checks it (see `ServerDef::check_progress`).
-    check_mark: u64,
-    /// The content hash of recent versions: findings for an older version of the same text are
-    /// findings for this one (clangd does not publish again when nothing changed).
-    history: VecDeque<(i32, [u8; 32])>,
-    /// The version the server's latest findings are stamped with, and that version's text, kept
-    /// after it leaves `history`: clangd publishes nothing when a burst ends on the text it last
-    /// built, so its findings can stay stamped with a version far older than `HISTORY`.
-    pinned: Option<(i32, [u8; 32])>,
-}
-
-/// Versions remembered per document for `history`.
-const HISTORY: usize = 32;
-
-impl OpenDoc {
-    fn new_version(&mut self) {
-        self.version = NEXT_VERSION.fetch_add(1, Ordering::Relaxed);
-        self.history
-            .push_back((self.version, self.document.stamp.hash));
-        if self.history.len() > HISTORY {
-            self.history.pop_front();
-        }
-    }
-
-    /// Whether findings stamped `found` describe the current text.
-    fn same_text_as(&self, found: i32) -> bool {
-        let current = self.document.stamp.hash;
-        self.history
-            .iter()
-            .chain(&self.pinned)
-            .any(|(version, sha)| *version == found && *sha == current)
-    }
-
-    /// Remembers the text of the version the server's latest findings are for, while `history`
-    /// still knows it.
-    fn pin(&mut self, found: Option<i32>) {
-        let Some(found) = found else { return };
-        if self.pinned.is_some_and(|(v, _)| v == found) {
-            return;
-        }
-        if let Some(entry) = self.history.iter().find(|(v, _)| *v == found) {
-            self.pinned = Some(*entry);
-        }
-    }
-}
-
-struct Inner {
-    status: Status,
-    client: Option<Arc<Client>>,
-    docs: BTreeMap<PathBuf, OpenDoc>,
-    crashes: VecDeque<Instant>,
-    last_error: Option<String>,
-    last_used: Instant,
-    /// Whether a settle on the running process has ended, current or by its deadline. Until one
-    /// has, the server is cold whatever it reports: rust-analyzer says it is quiescent seconds
-    /// before its first analysis of a project is done (an edit made while a read's warm-up
-    /// waits for that analysis gets the cold deadline too).
-    settled_once: bool,
-    /// Whether a settle has run out the cold deadline on this process since the server last
-    /// answered one in time. Later settles then wait only the warm deadline: rust-analyzer loads
-    /// a big workspace for 30 s and more, and each edit meanwhile would otherwise be held for
-    /// the whole cold deadline to end `pending` all the same.
-    cold_spent: bool,
-    /// The count of check runs begun when a save's run had not begun by its deadline, with the
-    /// server idle: while no run begins after it, saves are not waited for (a server given
-    /// `check_progress` whose checks are off would hold every edit to the deadline).
-    checks_silent_at: Option<u64>,
-}
-
-pub struct Instance {
-    pub def: Arc<ServerDef>,
-    pub root: PathBuf,
-    executable: PathBuf,
-    inner: Mutex<Inner>,
-    /// Bumped on every change a waiter may care about (findings, progress, state).
-    tick: watch::Sender<u64>,
-}
-
-/// How long settling waits: the deadlines and the quiet period of the config's `lsp` section.
-#[derive(Clone, Copy, Debug)]
-pub struct Deadlines {
-    warm: Duration,
-    cold: Duration,
-    quiet: Duration,
-}
-
-impl Deadlines {
-    pub fn of(config: &LspConfig) -> Deadlines {
-        Deadlines {
-            warm: Duration::from_millis(config.warm_deadline_ms),
-            cold: Duration::from_millis(config.cold_deadline_ms),
-            quiet: Duration::from_millis(config.settle_ms),
-        }
-    }
-}
 
 /// What settling found for one document on one server.
 #[derive(Debug)]
@@ -167,14 +21,12 @@ pub enum Outcome {
     /// Not current by the deadline (or the server cannot answer): nothing is shown for it.
     Pending { state: Status, reason: String },
 }
-
 /// A part of a check server's answer that is not in it.
 #[derive(Debug)]
 pub struct Missing {
     pub part: Part,
     pub reason: String,
 }
-
 /// The two parts of a check server's answer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Part {
@@ -183,7 +35,6 @@ pub enum Part {
     /// What its check of saved files finds (rust-analyzer's `cargo check`).
     Check,
 }
-
 /// How a wait for a version's check run ended.
 enum CheckWait {
     /// With the publish count at the run's begin: what was published after it is the run's.
@@ -197,264 +48,13 @@ enum CheckWait {
     /// Whether the save's run had begun.
     Deadline { began: bool },
 }
-
 /// How a pull of the server's own findings ended.
 enum Own {
     Items(Vec<Diagnostic>),
     Again,
     Answer(Outcome),
 }
-
-/// What `info` shows of an instance.
-#[derive(Serialize)]
-pub struct InstanceInfo {
-    pub root: PathBuf,
-    pub state: Status,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub pid: Option<u32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub rss_bytes: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub uptime_ms: Option<u64>,
-    pub open_documents: usize,
-    pub restarts_recent: usize,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub last_error: Option<String>,
-    pub idle_ms: u64,
-}
-
 impl Instance {
-    pub fn new(def: Arc<ServerDef>, root: PathBuf, executable: PathBuf) -> Arc<Instance> {
-        Arc::new(Instance {
-            def,
-            root,
-            executable,
-            inner: Mutex::new(Inner {
-                status: Status::NotStarted,
-                client: None,
-                docs: BTreeMap::new(),
-                crashes: VecDeque::new(),
-                last_error: None,
-                last_used: Instant::now(),
-                settled_once: false,
-                cold_spent: false,
-                checks_silent_at: None,
-            }),
-            tick: watch::channel(0).0,
-        })
-    }
-
-    pub fn status(&self) -> Status {
-        self.lock().status
-    }
-
-    pub fn client(&self) -> Option<Arc<Client>> {
-        self.lock().client.clone()
-    }
-
-    pub fn last_used(&self) -> Instant {
-        self.lock().last_used
-    }
-
-    /// Starts the server process unless it is running, starting, or has failed.
-    pub fn ensure_started(self: &Arc<Self>) {
-        let mut inner = self.lock();
-        inner.last_used = Instant::now();
-        if inner.status != Status::NotStarted {
-            return;
-        }
-        inner.status = Status::Starting;
-        drop(inner);
-        tokio::spawn(self.clone().run());
-    }
-
-    /// Starts the process, keeps it, and restarts it after a crash with 1/2/4 s backoff, until
-    /// it is stopped on purpose or fails `MAX_CRASHES` times within `CRASH_WINDOW`.
-    async fn run(self: Arc<Self>) {
-        loop {
-            let outcome = Client::start(
-                self.def.clone(),
-                &self.executable,
-                &self.root,
-                self.tick.clone(),
-            )
-            .await;
-            let reason = match outcome {
-                Ok((client, exited)) => {
-                    if !self.became_ready(&client) {
-                        client.stop().await;
-                        return;
-                    }
-                    let reason = exited.await.unwrap_or_else(|_| "lost".into());
-                    let tail = client.stderr_tail();
-                    let still_ours = self
-                        .lock()
-                        .client
-                        .as_ref()
-                        .is_some_and(|c| Arc::ptr_eq(c, &client));
-                    if !still_ours {
-                        return; // Stopped on purpose.
-                    }
-                    match tail.is_empty() {
-                        true => reason,
-                        false => format!("{reason}; stderr: {tail}"),
-                    }
-                }
-                Err(reason) => reason,
-            };
-            let Some(backoff) = self.crashed(reason) else {
-                return;
-            };
-            tokio::time::sleep(backoff).await;
-            let mut inner = self.lock();
-            if inner.status != Status::Crashed {
-                return;
-            }
-            inner.status = Status::Starting;
-            drop(inner);
-            self.changed();
-        }
-    }
-
-    /// Installs a freshly initialized client and replays the open documents into it. False when
-    /// the instance was stopped while the process started.
-    fn became_ready(&self, client: &Arc<Client>) -> bool {
-        let mut inner = self.lock();
-        if inner.status != Status::Starting {
-            return false;
-        }
-        inner.status = Status::Ready;
-        inner.client = Some(client.clone());
-        inner.settled_once = false;
-        inner.cold_spent = false;
-        inner.checks_silent_at = None;
-        for (path, doc) in inner.docs.iter_mut() {
-            did_open(client, path, doc);
-        }
-        drop(inner);
-        self.changed();
-        true
-    }
-
-    /// Records a crash: its diagnostics are gone with the process. Returns the backoff before the
-    /// next start, or `None` when the server is now `failed`.
-    fn crashed(&self, reason: String) -> Option<Duration> {
-        tracing::warn!(server = self.def.name, root = %self.root.display(), "language server {reason}");
-        let mut inner = self.lock();
-        inner.client = None;
-        for doc in inner.docs.values_mut() {
-            doc.opened = false;
-        }
-        let now = Instant::now();
-        inner.crashes.push_back(now);
-        while inner
-            .crashes
-            .front()
-            .is_some_and(|t| now.duration_since(*t) > CRASH_WINDOW)
-        {
-            inner.crashes.pop_front();
-        }
-        let n = inner.crashes.len();
-        inner.last_error = Some(reason);
-        inner.status = match n >= MAX_CRASHES {
-            true => Status::Failed,
-            false => Status::Crashed,
-        };
-        let failed = inner.status == Status::Failed;
-        drop(inner);
-        self.changed();
-        (!failed).then(|| Duration::from_secs(1 << (n - 1).min(2)))
-    }
-
-    /// Stops the process (`shutdown`, `exit`, kill) and forgets its documents; the next file of
-    /// its language starts it again.
-    pub async fn stop(&self) {
-        let client = {
-            let mut inner = self.lock();
-            inner.docs.clear();
-            if inner.status != Status::Failed {
-                inner.status = Status::NotStarted;
-            }
-            inner.client.take()
-        };
-        self.changed();
-        if let Some(client) = client {
-            client.stop().await;
-        }
-    }
-
-    /// Brings the server's copy of a document up to date: `didOpen` the first time, then a
-    /// full-text `didChange` and a `didSave` when its content differs. Returns the version.
-    pub fn sync(&self, document: &Arc<Document>, language_id: &str) -> i32 {
-        let mut inner = self.lock();
-        inner.last_used = Instant::now();
-        let client = inner.client.clone();
-        let path = document.path.clone();
-        if let Some(doc) = inner.docs.get_mut(&path) {
-            if doc.document.stamp.hash == document.stamp.hash {
-                return doc.version;
-            }
-            doc.pin(
-                client
-                    .as_ref()
-                    .and_then(|c| c.findings(&path))
-                    .and_then(|f| f.version),
-            );
-            doc.document = document.clone();
-            doc.new_version();
-            if let Some(client) = client.as_ref().filter(|_| doc.opened) {
-                did_change(client, &path, doc);
-            } else if let Some(client) = &client {
-                did_open(client, &path, doc);
-            }
-            let version = doc.version;
-            drop(inner);
-            // Waiters for an older version now wait for this one.
-            self.changed();
-            return version;
-        }
-        let mut doc = OpenDoc {
-            document: document.clone(),
-            language_id: language_id.to_string(),
-            version: 0,
-            sent_seq: 0,
-            opened: false,
-            check_mark: 0,
-            history: VecDeque::new(),
-            pinned: None,
-        };
-        doc.new_version();
-        if let Some(client) = &client {
-            did_open(client, &path, &mut doc);
-        }
-        let version = doc.version;
-        inner.docs.insert(path, doc);
-        version
-    }
-
-    /// Closes a document (deleted, moved away).
-    pub fn close(&self, path: &Path) {
-        let mut inner = self.lock();
-        let Some(doc) = inner.docs.remove(path) else {
-            return;
-        };
-        if let (Some(client), true) = (&inner.client, doc.opened) {
-            client.notify(
-                "textDocument/didClose",
-                json!({ "textDocument": { "uri": uri::from_path(path) } }),
-            );
-        }
-    }
-
-    pub fn has_open(&self, path: &Path) -> bool {
-        self.lock().docs.contains_key(path)
-    }
-
-    /// The paths of the open documents.
-    pub fn open_paths(&self) -> Vec<PathBuf> {
-        self.lock().docs.keys().cloned().collect()
-    }
-
     /// Waits until the server's diagnostics for `path` are current (see the README's settling
     /// rule), or the deadline passes: warm when the server is ready, has settled once and reports
     /// no work in progress, cold otherwise, once per load.
@@ -635,7 +235,7 @@ impl Instance {
                 }
                 Own::Items(items)
             }
-            Some(Err(super::transport::TransportError::Closed)) => {
+            Some(Err(crate::lsp::transport::TransportError::Closed)) => {
                 if wait(ticks, deadline, None).await.is_err() {
                     return Own::Answer(self.pending(self.status()));
                 }
@@ -643,7 +243,7 @@ impl Instance {
             }
             // ContentModified / ServerCancelled (rust-analyzer, when a newer change arrives
             // mid-pull): ask again, for whatever version is current then.
-            Some(Err(super::transport::TransportError::Rpc {
+            Some(Err(crate::lsp::transport::TransportError::Rpc {
                 code: -32801 | -32802,
                 ..
             })) => {
@@ -815,32 +415,7 @@ impl Instance {
     fn version_of(&self, path: &Path) -> Option<i32> {
         self.lock().docs.get(path).map(|d| d.version)
     }
-
-    pub fn info(&self) -> InstanceInfo {
-        let inner = self.lock();
-        let client = inner.client.as_ref();
-        InstanceInfo {
-            root: self.root.clone(),
-            state: inner.status,
-            pid: client.map(|c| c.pid),
-            rss_bytes: client.and_then(|c| c.rss_bytes()),
-            uptime_ms: client.map(|c| c.started.elapsed().as_millis() as u64),
-            open_documents: inner.docs.len(),
-            restarts_recent: inner.crashes.len(),
-            last_error: inner.last_error.clone(),
-            idle_ms: inner.last_used.elapsed().as_millis() as u64,
-        }
-    }
-
-    fn changed(&self) {
-        self.tick.send_modify(|n| *n += 1);
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
-        self.inner.lock().unwrap_or_else(|e| e.into_inner())
-    }
 }
-
 /// Whether findings describe `version`: stamped with it (or later), or, from a server that sends
 /// no version, published after the change was sent.
 fn is_about(found: &Findings, version: i32, sent_seq: u64) -> bool {
@@ -849,66 +424,6 @@ fn is_about(found: &Findings, version: i32, sent_seq: u64) -> bool {
         None => found.seq > sent_seq,
     }
 }
-
-/// Waits for a tick, or until `wake`, or fails at the deadline.
-async fn wait(
-    ticks: &mut watch::Receiver<u64>,
-    deadline: Instant,
-    wake: Option<Instant>,
-) -> Result<(), ()> {
-    let until = wake.map_or(deadline, |w| w.min(deadline));
-    let timed_out = tokio::time::timeout_at(until.into(), ticks.changed())
-        .await
-        .is_err();
-    if timed_out && until >= deadline {
-        return Err(());
-    }
-    Ok(())
-}
-
-fn did_open(client: &Client, path: &Path, doc: &mut OpenDoc) {
-    doc.sent_seq = client.publish_seq();
-    doc.check_mark = client.checks().begun;
-    client.notify(
-        "textDocument/didOpen",
-        json!({ "textDocument": {
-            "uri": uri::from_path(path),
-            "languageId": doc.language_id,
-            "version": doc.version,
-            "text": text_of(&doc.document),
-        }}),
-    );
-    doc.opened = true;
-    // A server that checks saved files checks on `didSave` only: the file on disk is this text.
-    if client.def.check_progress.is_some() {
-        client.notify(
-            "textDocument/didSave",
-            json!({ "textDocument": { "uri": uri::from_path(path) } }),
-        );
-    }
-}
-
-fn did_change(client: &Client, path: &Path, doc: &mut OpenDoc) {
-    doc.sent_seq = client.publish_seq();
-    doc.check_mark = client.checks().begun;
-    let uri = uri::from_path(path);
-    client.notify(
-        "textDocument/didChange",
-        json!({
-            "textDocument": { "uri": uri, "version": doc.version },
-            "contentChanges": [{ "text": text_of(&doc.document) }],
-        }),
-    );
-    client.notify(
-        "textDocument/didSave",
-        json!({ "textDocument": { "uri": uri } }),
-    );
-}
-
-fn text_of(document: &Document) -> String {
-    String::from_utf8_lossy(&document.bytes()).into_owned()
-}
-
 /// What the server published about a document after a check run began (publish count
 /// `began_at_seq`): that run's findings; anything older is dropped.
 fn check_findings(client: &Client, path: &Path, began_at_seq: u64) -> Option<Findings> {
