@@ -1,61 +1,98 @@
-//! The client's side: the `[DIAGNOSTICS]` block `coder` prints after an edit's output, and the
-//! `CODER_AUTODIAG=off` switch. The block shows errors first, then warnings, marks new ones, and
-//! stays within 5 files and 3,000 characters, counting what it left out. Clean files, servers
-//! that are unavailable, and answers without diagnostics print nothing.
+//! The `diagnostics` an edit's answer (and the `diagnostics` method) carries, as the clients
+//! read it, and the `[DIAGNOSTICS]` block `coder` prints after an edit and the MCP face appends to
+//! a tool's text. The block shows errors first, then warnings, marks new ones, and stays within 5
+//! files and 3,000 characters, counting what it left out. Clean files print nothing.
+//!
+//! The daemon builds these answers with its own types (`lsp::report`); these are the views of
+//! their JSON, so a client needs no daemon code.
+#![allow(missing_docs)]
 
-use super::report::{FileReport, Report, Severity};
-use serde::Deserialize;
-use serde_json::Value;
+use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
-use std::io::Write;
+use std::path::PathBuf;
 
+/// Files shown in a block; the others are counted.
 pub const MAX_FILES: usize = 5;
+/// Characters a block may take.
 pub const MAX_CHARS: usize = 3_000;
 
-/// Sets `diagnostics: false` on a mutating request when the environment says
-/// `CODER_AUTODIAG=off` (or `0`, `false`, `no`), unless the request already says.
-pub fn apply_env_switch(mutates: bool, params: &mut Value) {
-    let off = crate::switches::var_is_off("CODER_AUTODIAG");
-    if !(mutates && off) {
-        return;
-    }
-    if let Value::Object(map) = params {
-        map.entry("diagnostics").or_insert(Value::Bool(false));
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    Error,
+    Warning,
+    Information,
+    Hint,
+}
+
+/// One finding.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Item {
+    pub severity: Severity,
+    pub line: u32,
+    pub column: u32,
+    #[serde(default)]
+    pub code: Option<String>,
+    pub message: String,
+    pub server: String,
+    pub new: bool,
+}
+
+/// A server that has not settled on a file yet.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Pending {
+    pub server: String,
+    pub state: String,
+    pub reason: String,
+}
+
+/// One file's findings.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct FileReport {
+    pub path: PathBuf,
+    pub edited: bool,
+    #[serde(default)]
+    pub items: Vec<Item>,
+    #[serde(default)]
+    pub pending: Vec<Pending>,
+    #[serde(default)]
+    pub unanalysed: Vec<Unanalysed>,
+    #[serde(default)]
+    pub omitted: usize,
+}
+
+impl FileReport {
+    /// A file with no findings yet.
+    pub fn new(path: PathBuf, edited: bool) -> FileReport {
+        FileReport {
+            path,
+            edited,
+            ..FileReport::default()
+        }
     }
 }
 
-/// Writes the block for a result that carries `diagnostics`; nothing otherwise.
-pub fn write_block(out: &mut impl Write, result: &str) -> std::io::Result<()> {
-    #[derive(Deserialize)]
-    struct WithDiagnostics {
-        diagnostics: Option<Report>,
-    }
-    let Ok(WithDiagnostics {
-        diagnostics: Some(report),
-    }) = serde_json::from_str(result)
-    else {
-        return Ok(());
-    };
-    out.write_all(block(&report).as_bytes())
+/// A server that cannot look at a file (and why).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Unanalysed {
+    pub server: String,
+    pub reason: String,
 }
 
-/// The `diagnostics` method's text: the block, or a line saying the files are clean, and the
-/// servers that could not look (asked for explicitly, silence would read as "clean").
-pub fn write_report(out: &mut impl Write, result: &str) -> std::io::Result<()> {
-    let report: Report = serde_json::from_str(result)?;
-    let text = block(&report);
-    if text.is_empty() {
-        writeln!(out, "no diagnostics in {} file(s)", report.files.len())?;
-    }
-    out.write_all(text.as_bytes())?;
-    for missing in &report.unavailable {
-        writeln!(
-            out,
-            "{} ({}) is not installed here: {}",
-            missing.server, missing.language, missing.install
-        )?;
-    }
-    Ok(())
+/// A server the file's language has but this machine lacks.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Unavailable {
+    pub server: String,
+    pub language: String,
+    pub install: String,
+}
+
+/// The `diagnostics` of an answer.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Report {
+    pub files: Vec<FileReport>,
+    #[serde(default)]
+    pub unavailable: Vec<Unavailable>,
 }
 
 /// The block's text ("" when there is nothing to say).
@@ -197,7 +234,6 @@ fn shown_path(path: &std::path::Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lsp::report::{Item, Pending, Unanalysed};
 
     fn item(severity: Severity, line: u32, new: bool) -> Item {
         Item {

@@ -1,8 +1,9 @@
-//! Finding the daemon: `--socket`, `$CODERD_SOCKET`, the registry of live daemons, the workspace's
-//! default socket; starting one when none answers; sending one request.
+//! The client side of the socket: finding the daemon (`--socket`, `$CODERD_SOCKET`, the registry
+//! of live daemons, the workspace's default socket), starting one when none answers, and sending
+//! one request as a newline-delimited JSON-RPC frame, reading its one-line answer (after any
+//! progress notifications). Used by `coder` and by the daemon's MCP face.
 
-use super::{Cli, ClientError};
-use crate::protocol::default_socket_path;
+use crate::paths::default_socket_path;
 use crate::registry;
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Write};
@@ -10,11 +11,29 @@ use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+/// How a client finds its daemon: the choices of `coder`'s global flags.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// A socket named by the user (`--socket`).
+    pub socket: Option<PathBuf>,
+    /// Workspace root(s) for a daemon this client starts (`--root`).
+    pub roots: Vec<PathBuf>,
+    /// Fail instead of starting a daemon when none answers.
+    pub no_start: bool,
+    /// Say on stderr which daemon was used and why.
+    pub verbose: bool,
+}
+
+/// A failure of the client itself (no daemon, a broken answer, bad arguments), as opposed to a
+/// C2xx from the daemon.
+#[derive(Debug)]
+pub struct ClientError(pub String);
+
 /// How long `coder` waits for a daemon it started to answer.
 const START_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The workspace a started daemon serves: `--root`, else the enclosing git top level, else the cwd.
-fn workspace_roots(cli: &Cli) -> Vec<PathBuf> {
+fn workspace_roots(cli: &Options) -> Vec<PathBuf> {
     if !cli.roots.is_empty() {
         return cli
             .roots
@@ -32,7 +51,7 @@ fn workspace_roots(cli: &Cli) -> Vec<PathBuf> {
 }
 
 /// `--socket`, else `$CODERD_SOCKET`, with where it came from.
-fn named_socket(cli: &Cli) -> Option<(PathBuf, &'static str)> {
+fn named_socket(cli: &Options) -> Option<(PathBuf, &'static str)> {
     if let Some(socket) = &cli.socket {
         return Some((socket.clone(), "--socket"));
     }
@@ -45,7 +64,7 @@ fn named_socket(cli: &Cli) -> Option<(PathBuf, &'static str)> {
 /// a live daemon in the registry whose roots hold the current folder (the deepest such root wins;
 /// with `--root`, one whose primary root is that root); the workspace's default socket. When none
 /// answers, starts `coderd` for the workspace on the chosen socket (unless `--no-start`).
-pub fn connect(cli: &Cli) -> Result<UnixStream, ClientError> {
+pub fn connect(cli: &Options) -> Result<UnixStream, ClientError> {
     let say = |msg: String| {
         if cli.verbose {
             eprintln!("coder: {msg}");
@@ -122,7 +141,11 @@ pub fn connect(cli: &Cli) -> Result<UnixStream, ClientError> {
 
 /// A live daemon from the registry for this folder (or, with `--root`, for that primary root).
 /// Stale entries met on the way are removed (and mentioned with `--verbose`).
-fn connect_registered(cli: &Cli, roots: &[PathBuf], say: &impl Fn(String)) -> Option<UnixStream> {
+fn connect_registered(
+    cli: &Options,
+    roots: &[PathBuf],
+    say: &impl Fn(String),
+) -> Option<UnixStream> {
     let (dir, lookup) = if cli.roots.is_empty() {
         let cwd = std::env::current_dir().ok()?;
         let cwd = std::fs::canonicalize(&cwd).unwrap_or(cwd);
@@ -187,7 +210,7 @@ fn start_daemon(roots: &[PathBuf], socket: &Path) -> Result<std::process::Child,
         .filter(|p| p.exists())
         .unwrap_or_else(|| PathBuf::from("coderd"));
     if let Some(dir) = socket.parent() {
-        let _ = crate::protocol::create_private_dir(dir);
+        let _ = crate::paths::create_private_dir(dir);
     }
     let log = std::fs::OpenOptions::new()
         .create(true)
@@ -221,20 +244,9 @@ pub fn send(stream: &UnixStream, method: &str, params: Value) -> Result<Vec<u8>,
     })
 }
 
-/// `send` for a search asked for as text: its lines go to `out` as they arrive, and the answer
-/// returned has its `text` emptied (see `search_text::stream_reply`).
-pub fn send_printing_text(
-    stream: &UnixStream,
-    params: Value,
-    out: &mut impl Write,
-) -> Result<Vec<u8>, ClientError> {
-    send_with(stream, "search", params, |reader, reply| {
-        *reply = super::search_text::stream_reply(reader, out)?;
-        Ok(())
-    })
-}
-
-fn send_with(
+/// `send` with the reading of each line left to `read_line` (a search's text printed as it
+/// arrives, for one).
+pub fn send_with(
     stream: &UnixStream,
     method: &str,
     mut params: Value,
@@ -256,7 +268,7 @@ fn send_with(
         read_line(&mut reader, &mut reply)
             .map_err(|e| ClientError(format!("reading the response: {e}")))?;
         // Notifications (`exec/progress` with `stream: true`) come before the response.
-        if !crate::exec::run::show_progress(&reply) {
+        if !show_progress(&reply) {
             break;
         }
     }
@@ -280,7 +292,25 @@ fn apply_client_env(method: &str, params: &mut Value, request: &mut Value) {
             params["session"] = json!(session);
         }
     }
-    if std::env::var("CODER_CHECKPOINTS").is_ok_and(|v| crate::checkpoint::auto::is_off(&v)) {
+    if crate::switches::var_is_off("CODER_CHECKPOINTS") {
         request["checkpoints"] = json!(false);
     }
+}
+
+/// If `line` is an `exec/progress` notification, writes its text to stdout or stderr as it
+/// arrives and returns true; any other line (the response) returns false.
+pub fn show_progress(line: &[u8]) -> bool {
+    if !line.starts_with(br#"{"jsonrpc":"2.0","method":"#) {
+        return false;
+    }
+    let Ok(note) = serde_json::from_slice::<Value>(line) else {
+        return false;
+    };
+    let text = note["params"]["text"].as_str().unwrap_or_default();
+    let _ = match note["params"]["stream"].as_str() {
+        Some("stderr") => std::io::stderr().write_all(text.as_bytes()),
+        _ => std::io::stdout().write_all(text.as_bytes()),
+    };
+    let _ = std::io::stdout().flush();
+    true
 }

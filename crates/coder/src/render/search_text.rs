@@ -193,17 +193,22 @@ impl<'de, W: Write> Visitor<'de> for Lines<'_, '_, '_, W> {
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         let mut previous: Option<u64> = None;
+        let mut previous_was_context = false;
         let mut digits = [0u8; 20];
         while let Some(line) = seq.next_element::<Line<'de>>()? {
             let n = line.line.unwrap_or(0);
-            if previous.is_some_and(|p| n > p + 1) {
+            // A gap is a group boundary only where context is shown (as `rg` prints it): two
+            // matches with no context between them are not groups.
+            let gap = previous.is_some_and(|p| n > p + 1);
+            if gap && (!line.is_match || previous_was_context) {
                 self.to.write(&[b"--\n"])?;
             }
             let sep: &[u8] = if line.is_match { b":" } else { b"-" };
-            let number = crate::jsonw::decimal(n, &mut digits);
+            let number = wire::jsonw::decimal(n, &mut digits);
             self.to
                 .write(&[self.path, sep, number, sep, line.text.as_bytes(), b"\n"])?;
             previous = Some(n);
+            previous_was_context = !line.is_match;
         }
         Ok(())
     }
@@ -239,7 +244,7 @@ pub fn stream_reply(input: &mut impl BufRead, out: &mut impl Write) -> std::io::
                 prefix: &rest,
                 inner: input,
             };
-            copy_unescaped(&mut input, out)?;
+            wire::jsonw::copy_unescaped(&mut input, out)?;
             reply.push(b'"');
             input.read_until(b'\n', &mut reply)?;
             return Ok(reply);
@@ -282,111 +287,6 @@ impl<R: BufRead> BufRead for Prefixed<'_, R> {
             self.prefix = &self.prefix[n.min(self.prefix.len())..];
         }
     }
-}
-
-/// Copies a JSON string's contents from `input` (positioned just after its opening quote) to
-/// `out`, unescaped, and consumes the closing quote. Escapes split across reads are carried over.
-fn copy_unescaped(input: &mut impl BufRead, out: &mut impl Write) -> std::io::Result<()> {
-    let invalid = |what: &str| std::io::Error::new(std::io::ErrorKind::InvalidData, what);
-    // An escape begun at the end of one read (at most `\uXXXX\uXXXX`, 12 bytes).
-    let mut carry: Vec<u8> = Vec::new();
-    loop {
-        let buf = input.fill_buf()?;
-        if buf.is_empty() {
-            return Err(invalid("the answer ended inside its text"));
-        }
-        if !carry.is_empty() {
-            let had = carry.len();
-            let take = (12 - had).min(buf.len());
-            carry.extend_from_slice(&buf[..take]);
-            match unescape(&carry, &mut *out)? {
-                Some(used) => {
-                    input.consume(used.saturating_sub(had));
-                    carry.clear();
-                }
-                None => input.consume(take),
-            }
-            continue;
-        }
-        match memchr::memchr2(b'\\', b'"', buf) {
-            None => {
-                out.write_all(buf)?;
-                let n = buf.len();
-                input.consume(n);
-            }
-            Some(i) if buf[i] == b'"' => {
-                out.write_all(&buf[..i])?;
-                input.consume(i + 1);
-                return Ok(());
-            }
-            Some(i) => {
-                out.write_all(&buf[..i])?;
-                match unescape(&buf[i..], &mut *out)? {
-                    Some(used) => input.consume(i + used),
-                    None => {
-                        carry.extend_from_slice(&buf[i..]);
-                        let n = buf.len();
-                        input.consume(n);
-                    }
-                }
-            }
-        }
-    }
-}
-
-/// Writes the escape at the start of `bytes` (which starts with a backslash) unescaped and
-/// returns how many bytes it took, or `None` when `bytes` ends before the escape does.
-fn unescape(bytes: &[u8], out: &mut impl Write) -> std::io::Result<Option<usize>> {
-    let invalid = || std::io::Error::new(std::io::ErrorKind::InvalidData, "a bad escape");
-    let Some(&kind) = bytes.get(1) else {
-        return Ok(None);
-    };
-    let simple = match kind {
-        b'n' => b'\n',
-        b't' => b'\t',
-        b'r' => b'\r',
-        b'"' => b'"',
-        b'\\' => b'\\',
-        b'/' => b'/',
-        b'b' => 0x08,
-        b'f' => 0x0c,
-        b'u' => 0,
-        _ => return Err(invalid()),
-    };
-    if kind != b'u' {
-        out.write_all(&[simple])?;
-        return Ok(Some(2));
-    }
-    let hex = |at: usize| -> Option<Result<u32, std::io::Error>> {
-        let digits = bytes.get(at..at + 4)?;
-        let text = std::str::from_utf8(digits).ok();
-        Some(
-            text.and_then(|t| u32::from_str_radix(t, 16).ok())
-                .ok_or_else(invalid),
-        )
-    };
-    let Some(first) = hex(2) else {
-        return Ok(None);
-    };
-    let first = first?;
-    let (code, used) = if (0xd800..0xdc00).contains(&first) {
-        // A high surrogate: a low one must follow as `\uXXXX`, else it stands alone.
-        match (bytes.get(6..8), hex(8)) {
-            (None, _) => return Ok(None),
-            (Some(b"\\u"), None) => return Ok(None),
-            (Some(b"\\u"), Some(low)) => match low? {
-                low @ 0xdc00..0xe000 => (0x10000 + ((first - 0xd800) << 10) + (low - 0xdc00), 12),
-                _ => (0xfffd, 6),
-            },
-            _ => (0xfffd, 6),
-        }
-    } else {
-        (first, 6)
-    };
-    let c = char::from_u32(code).unwrap_or('\u{fffd}');
-    let mut utf8 = [0u8; 4];
-    out.write_all(c.encode_utf8(&mut utf8).as_bytes())?;
-    Ok(Some(used))
 }
 
 #[cfg(test)]

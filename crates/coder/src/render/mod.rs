@@ -1,4 +1,15 @@
-//! Human renderings of results (`coder` without `--json`).
+//! Human renderings of results (`coder` without `--json`), one module per area whose answers need
+//! more than the generic ones here. Each reads the answer's JSON (borrowed views where answers are
+//! big), never the daemon's types.
+
+mod checkpoint;
+pub mod diagnostics;
+mod exec;
+mod git;
+mod map;
+mod outline;
+pub mod search_text;
+mod todo;
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -70,15 +81,22 @@ pub fn write_pretty(out: &mut impl Write, json: &[u8]) -> std::io::Result<()> {
     out.write_all(b"\n")
 }
 
-/// Human rendering of a result. Search, plain reads and trees are rendered from borrowed views of
-/// the reply's bytes; the small answers (stat, batch, list-folder) go through `Value`.
-pub fn render(out: &mut impl Write, method: &str, text: &str) -> std::io::Result<()> {
+/// Human rendering of a result of `method` (`mutates`: whether the method edits, so its answer may
+/// carry diagnostics and a checkpoint warning). Search, plain reads and trees are rendered from
+/// borrowed views of the reply's bytes; the small answers (stat, batch, list-folder) go through
+/// `Value`.
+pub fn render(
+    out: &mut impl Write,
+    method: &str,
+    mutates: bool,
+    text: &str,
+) -> std::io::Result<()> {
     let value = || serde_json::from_str::<Value>(text).unwrap_or_default();
     match method {
-        "search" => match super::search_text::render(out, text) {
+        "search" => match search_text::render(out, text) {
             Ok(()) => Ok(()),
-            Err(super::search_text::Failure::Io(e)) => Err(e),
-            Err(super::search_text::Failure::NotSearch) => write_pretty(out, text.as_bytes()),
+            Err(search_text::Failure::Io(e)) => Err(e),
+            Err(search_text::Failure::NotSearch) => write_pretty(out, text.as_bytes()),
         },
         "tree" => match serde_json::from_str::<TreeView>(text) {
             Ok(view) => render_tree(out, &view.tree, "", true, true),
@@ -96,21 +114,21 @@ pub fn render(out: &mut impl Write, method: &str, text: &str) -> std::io::Result
             }
         },
         "list-folder" => render_list(out, &value()),
-        "outline" => crate::syntax::outline::render(out, text),
-        "map" => crate::map::render(out, text),
-        "symbols" => crate::map::symbols::render(out, text),
-        "diagnostics" => crate::lsp::render::write_report(out, text),
-        m if m.starts_with("git-") => crate::git::render(out, m, &value()),
-        "checkpoint" => crate::checkpoint::render(out, &value()),
-        "todo" => crate::todo::render(out, &value()),
-        "exec" | "command" | "test" => crate::exec::run::render(out, &value()),
+        "outline" => outline::render(out, text),
+        "map" => map::render(out, text),
+        "symbols" => map::symbols(out, text),
+        "diagnostics" => diagnostics::write_report(out, text),
+        m if m.starts_with("git-") => git::render(out, m, &value()),
+        "checkpoint" => checkpoint::render(out, &value()),
+        "todo" => todo::render(out, &value()),
+        "exec" | "command" | "test" => exec::render(out, &value()),
         "write" | "patch" | "multipatch" | "update-file" | "create-file" | "rollback"
         | "delete-file" | "move" | "clean" => render_edit(out, &value()),
         _ => write_pretty(out, text.as_bytes()),
     }?;
     // After any edit, what the language servers found in the files it changed.
-    if crate::methods::find(method).is_some_and(|m| m.mutates) {
-        crate::lsp::render::write_block(out, text)?;
+    if mutates {
+        diagnostics::write_block(out, text)?;
         // The safety net this edit ran without, each time (see `checkpoint::auto`).
         if text.contains("\"checkpoint_warning\"") {
             if let Some(warning) = value()["checkpoint_warning"].as_str() {
@@ -392,7 +410,7 @@ mod tests {
     fn an_edit_without_its_checkpoint_says_so_and_clean_lists_what_it_would_remove() {
         let mut out = Vec::new();
         let answer = r#"{"files":[],"checkpoint_warning":"no automatic checkpoint"}"#;
-        render(&mut out, "write", answer).unwrap();
+        render(&mut out, "write", true, answer).unwrap();
         let text = String::from_utf8(out).unwrap();
         assert!(
             text.contains("[CHECKPOINT] no automatic checkpoint"),
@@ -401,7 +419,7 @@ mod tests {
         let mut out = Vec::new();
         let listing = r#"{"removed":[],"would_remove":["/w/a.bak"],"count":0,
             "kept_not_ours":["/w/db.bak"],"note":"pass `force`"}"#;
-        render(&mut out, "clean", listing).unwrap();
+        render(&mut out, "clean", true, listing).unwrap();
         let text = String::from_utf8(out).unwrap();
         assert_eq!(
             text,

@@ -1,6 +1,5 @@
 //! On/off switches read from the environment (`CODER_CHECKPOINTS`, `CODER_AUTODIAG`): one rule for
-//! what counts as "off", so every switch reads the same. Depends on std only, so the client's
-//! wire crate can take it as it is.
+//! what counts as "off", so every switch reads the same. Shared by the daemon and its clients.
 
 /// Whether a switch's value says off: `off`, `0`, `false` or `no`, in any case, spaces around
 /// ignored.

@@ -4,9 +4,10 @@
 //! cache. Each is `$XDG_<KIND>_HOME/coderd` (or `$XDG_RUNTIME_DIR/coderd`), an empty variable
 //! counting as unset, else the spec's fallback under `$HOME`.
 //!
-//! Depends on std and rustix only, so the client's wire crate can take it as it is.
+//! Also where daemons and clients meet: the default socket of a workspace, and folders only this
+//! user may enter. Depends on std, rustix and `tag` only: the daemon and its clients share it.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// The per-user runtime folder: `$XDG_RUNTIME_DIR/coderd`, else `/tmp/coderd-<uid>`. Default
 /// sockets, their logs and the registry live here.
@@ -18,6 +19,23 @@ pub fn runtime_dir() -> PathBuf {
             rustix::process::getuid().as_raw()
         )),
     }
+}
+
+/// The socket a workspace's daemon listens on when none is named: in the runtime folder
+/// (`runtime_dir`). The name hashes the canonical primary root, so every client that agrees on
+/// the workspace agrees on the socket, and the path stays short (sun_path is 108 bytes).
+pub fn default_socket_path(primary_root: &Path) -> PathBuf {
+    let tag = crate::tag::of_paths(&[primary_root]);
+    runtime_dir().join(format!("{tag}.sock"))
+}
+
+/// Creates a folder (and parents) readable by this user only.
+pub fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
 }
 
 /// The daemon's data folder, for what is worth keeping across restarts and machines' reboots
