@@ -34,11 +34,14 @@ cargo fmt --all -- --check
 # (which a build does not download) from Cargo.lock where `cargo fetch` unpacked them. This check
 # build is the first, so it runs build.rs; clippy and the tests then reuse its dependencies.
 cargo fetch --locked
-cargo check --offline --locked --all-targets
-cargo clippy --locked --all-targets -- -D warnings
+cargo check --workspace --offline --locked --all-targets
+cargo clippy --workspace --locked --all-targets -- -D warnings
+# The daemon's tests run the `coder` binary of another package of the workspace (crates/coder),
+# which `cargo test` does not build for them: build the whole workspace first.
+cargo build --workspace --locked
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-cargo test --locked 2>&1 | tee "$log"
+cargo test --workspace --locked 2>&1 | tee "$log"
 # The README's tour must be what the commands print today.
 ./scripts/readme-tour.sh --check
 # docs/protocol.md must be what the daemon's `schema` says, and every link in the docs must resolve.

@@ -53,7 +53,7 @@ impl State {
         let policy = Policy::new(config.limits.max_memory_bytes);
         let heavy = Arc::new(Gate::new(&policy));
         let frames = FrameBudget::new(&policy);
-        let data = data_dir();
+        let data = crate::paths::data_dir();
         let roots: Vec<PathBuf> = jail.roots().iter().map(|r| r.path.clone()).collect();
         for root in &roots {
             if !crate::documents::timestamps::probe(root) {
@@ -168,31 +168,8 @@ impl State {
     }
 }
 
-/// The daemon's data folder, for what is worth keeping across restarts and machines' reboots
-/// (checkpoints, todo lists): `$XDG_DATA_HOME/coderd`, else `~/.local/share/coderd`.
-pub fn data_dir() -> Option<PathBuf> {
-    let base = match std::env::var_os("XDG_DATA_HOME") {
-        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
-        _ => PathBuf::from(std::env::var_os("HOME")?).join(".local/share"),
-    };
-    Some(base.join("coderd"))
-}
-
 /// Where a daemon keeps state that outlives it (the temp-file journal): beside its socket, in a
 /// folder named for the socket, so two daemons never share one and a restart finds its own.
 fn state_dir(socket: &std::path::Path) -> Option<PathBuf> {
-    use sha2::{Digest, Sha256};
-    let digest = Sha256::digest(socket.as_os_str().as_encoded_bytes());
-    let tag: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
-    Some(state_base()?.join(tag))
-}
-
-/// The folder holding every daemon's `state_dir`: `$XDG_STATE_HOME/coderd`, else
-/// `~/.local/state/coderd`.
-pub fn state_base() -> Option<PathBuf> {
-    let base = match std::env::var_os("XDG_STATE_HOME") {
-        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
-        _ => PathBuf::from(std::env::var_os("HOME")?).join(".local/state"),
-    };
-    Some(base.join("coderd"))
+    Some(crate::paths::state_dir()?.join(crate::tag::of_paths(&[socket])))
 }

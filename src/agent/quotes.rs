@@ -7,11 +7,10 @@
 use crate::error::Result;
 use crate::state::State;
 use crate::syntax::languages;
+use crate::typography::straight_quote;
 use serde_json::{Map, Value};
 use std::io::Read;
 use std::path::Path;
-
-const CURLY: &[(char, char)] = &[('“', '"'), ('”', '"'), ('‘', '\''), ('’', '\'')];
 
 /// Straightens curly quotes in the model text of a write/patch/multipatch call; returns how many
 /// were replaced.
@@ -57,7 +56,7 @@ fn in_field(state: &State, params: &mut Map<String, Value>, field: &str) -> usiz
 }
 
 fn has_curly(text: &str) -> bool {
-    text.contains(|c| CURLY.iter().any(|(curly, _)| *curly == c))
+    text.contains(|c| straight_quote(c).is_some())
 }
 
 /// Code: a file of a language the registry knows, except markdown.
@@ -86,10 +85,10 @@ pub fn straighten_text(text: &str) -> (String, usize) {
     let mut count = 0;
     let out = text
         .chars()
-        .map(|c| match CURLY.iter().find(|(curly, _)| *curly == c) {
-            Some((_, straight)) => {
+        .map(|c| match straight_quote(c) {
+            Some(straight) => {
                 count += 1;
-                *straight
+                straight
             }
             None => c,
         })

@@ -18,6 +18,7 @@ pub mod paths;
 mod perturb;
 mod regex_cache;
 pub mod splice;
+mod stat;
 pub mod txn;
 pub mod update;
 pub mod update_file;

@@ -15,7 +15,6 @@
 
 pub mod client;
 pub mod instance;
-pub mod render;
 pub mod report;
 pub mod servers;
 pub mod spawn;

@@ -95,20 +95,14 @@ fn cache_folder() -> Result<&'static Path, String> {
         .map_err(Clone::clone)
 }
 
-/// `$CODERD_GRAMMAR_CACHE`, else `$XDG_CACHE_HOME/coderd/grammars`, else
-/// `~/.cache/coderd/grammars`.
+/// `$CODERD_GRAMMAR_CACHE`, else `grammars` in coderd's cache folder
+/// (`$XDG_CACHE_HOME/coderd/grammars`, else `~/.cache/coderd/grammars`).
 fn default_cache_folder() -> Result<PathBuf, String> {
-    let var = |name: &str| {
-        std::env::var_os(name)
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-    };
-    if let Some(dir) = var(CACHE_VAR) {
-        return Ok(dir);
+    if let Some(dir) = std::env::var_os(CACHE_VAR).filter(|v| !v.is_empty()) {
+        return Ok(PathBuf::from(dir));
     }
-    var("XDG_CACHE_HOME")
-        .or_else(|| var("HOME").map(|home| home.join(".cache")))
-        .map(|cache| cache.join("coderd").join("grammars"))
+    crate::paths::cache_dir()
+        .map(|cache| cache.join("grammars"))
         .ok_or_else(|| {
             format!("no folder for the grammar cache: set {CACHE_VAR}, XDG_CACHE_HOME or HOME")
         })

@@ -214,9 +214,9 @@ fn expand(entry: &str) -> Option<PathBuf> {
 /// daemons) and its socket: hidden from commands, so none can reach the undo history.
 fn daemon_places(state: &State) -> (Vec<PathBuf>, Vec<PathBuf>) {
     let folders = [
-        crate::state::data_dir(),
-        crate::state::state_base(),
-        Some(crate::registry::runtime_dir()),
+        crate::paths::data_dir(),
+        crate::paths::state_dir(),
+        Some(crate::paths::runtime_dir()),
     ];
     let roots: Vec<&Path> = state
         .jail
