@@ -175,7 +175,38 @@ fn cached_file(dir: &Path, packed: &Packed) -> Result<PathBuf, String> {
         return Err("the built-in grammar does not match its hash".to_owned());
     }
     write_atomically(&path, &image)?;
+    prune(dir, std::time::SystemTime::now());
     Ok(path)
+}
+
+/// Removes, after a write (so rarely), what no daemon of this build needs: partial files a crash
+/// left (an hour old) and other builds' grammars unchanged for 30 days. Removing a file another
+/// daemon has loaded is harmless (its mapping keeps the content), and a build that still wants
+/// one writes it again.
+fn prune(dir: &Path, now: std::time::SystemTime) {
+    const HOUR: std::time::Duration = std::time::Duration::from_secs(3600);
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        let keep_for = if name.ends_with(".partial") {
+            HOUR
+        } else if let Some(hash) = name.strip_suffix(".so") {
+            if GRAMMAR_PACK.iter().any(|g| g.hash == hash) {
+                continue;
+            }
+            30 * 24 * HOUR
+        } else {
+            continue;
+        };
+        let modified = entry.metadata().and_then(|m| m.modified());
+        let old = modified.is_ok_and(|m| now.duration_since(m).is_ok_and(|age| age > keep_for));
+        if old {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
 }
 
 /// Writes a file under a name of its own, then renames it over `path`: a daemon loading the
@@ -306,6 +337,37 @@ mod tests {
         assert_eq!(names.len(), 1, "no partial file is left: {names:?}");
         let library = open_library(&path).expect("loads by path");
         assert!(!library_symbol(library, json().symbol).unwrap().is_null());
+    }
+
+    /// Another build's grammar unchanged for a month, and a partial file a crash left, go; this
+    /// build's grammars and recent files stay.
+    #[test]
+    fn a_write_prunes_what_no_build_needs() {
+        let temp = tempfile::tempdir().unwrap();
+        let dir = temp.path();
+        let ours = cached_file(dir, json()).unwrap();
+        let day = std::time::Duration::from_secs(24 * 3600);
+        let aged = |name: &str, age: std::time::Duration| {
+            let path = dir.join(name);
+            let file = std::fs::File::create(&path).unwrap();
+            file.set_modified(std::time::SystemTime::now() - age)
+                .unwrap();
+            path
+        };
+        let other_old = aged(&format!("{}.so", "a".repeat(64)), 31 * day);
+        let other_recent = aged(&format!("{}.so", "b".repeat(64)), 29 * day);
+        let partial_old = aged("x.so.1.0.partial", day);
+        let partial_new = aged("y.so.1.0.partial", std::time::Duration::ZERO);
+        std::fs::File::open(&ours)
+            .unwrap()
+            .set_modified(std::time::SystemTime::now() - 400 * day)
+            .unwrap();
+        prune(dir, std::time::SystemTime::now());
+        assert!(ours.exists(), "this build's grammar stays");
+        assert!(!other_old.exists());
+        assert!(other_recent.exists());
+        assert!(!partial_old.exists());
+        assert!(partial_new.exists());
     }
 
     #[test]
