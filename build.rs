@@ -2,13 +2,16 @@
 //! - the query files under `queries/<language>/<kind>.scm` (`OUT_DIR/queries.rs`);
 //! - the grammars of `grammars/grammars.toml` (`OUT_DIR/grammars.rs`): each is compiled from its
 //!   crate's generated C sources into a shared object and deflated. Their parse tables are mostly
-//!   zeros, so 23 MB of grammars take 2.2 MB of the binary; `src/syntax/grammars.rs` inflates
-//!   and loads one the first time a file needs it.
+//!   zeros, so 23 MB of grammars take 2.2 MB of the binary; `src/syntax/grammars.rs` writes one
+//!   to a cache file named by its hash the first time a file needs it, and loads it from there.
+//!
+//! The grammar crates' sources are found without asking cargo (no nested `cargo` call, which
+//! could reach the network): Cargo.lock pins each crate's version, and `cargo fetch` (or
+//! `cargo vendor`) has put its sources where cargo always puts them.
 
 use std::collections::HashMap;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
@@ -17,10 +20,16 @@ fn main() {
     let out = PathBuf::from(env("OUT_DIR"));
     println!("cargo:rerun-if-changed=queries");
     println!("cargo:rerun-if-changed=grammars/grammars.toml");
-    println!("cargo:rerun-if-changed=Cargo.lock");
+    println!("cargo:rerun-if-env-changed={SOURCES_VAR}");
+    println!("cargo:rerun-if-env-changed=CARGO_HOME");
     write_query_table(&manifest, &out);
     write_grammar_pack(&manifest, &out);
 }
+
+/// A folder holding the grammar crates' sources (`<name>-<version>/` or `<name>/`), looked in
+/// first: for a build whose sources are neither in cargo's registry folder nor in a vendor
+/// folder that a `.cargo/config.toml` names.
+const SOURCES_VAR: &str = "CODERD_GRAMMAR_SOURCES";
 
 fn env(name: &str) -> String {
     std::env::var(name).unwrap_or_else(|_| panic!("cargo sets {name} for build scripts"))
@@ -74,12 +83,14 @@ struct Grammar {
 struct Built {
     sources: String,
     size: usize,
+    /// The BLAKE3 hash of the shared object, hex: the name of its cache file.
+    hash: String,
     deflated: PathBuf,
 }
 
 fn write_grammar_pack(manifest: &Path, out: &Path) {
     let grammars = read_grammar_table(&manifest.join("grammars/grammars.toml"));
-    let packages = dependency_dirs(manifest);
+    let packages = grammar_sources(manifest, &grammars);
     let pack_dir = out.join("grammars");
     std::fs::create_dir_all(&pack_dir).expect("creating OUT_DIR/grammars");
     let built = build_all(&grammars, &packages, &pack_dir);
@@ -90,11 +101,12 @@ fn write_grammar_pack(manifest: &Path, out: &Path) {
     for (grammar, built) in grammars.iter().zip(built) {
         writeln!(
             table,
-            "    Packed {{ id: {:?}, symbol: {:?}, sources: {:?}, size: {}, deflated: include_bytes!({:?}) }},",
+            "    Packed {{ id: {:?}, symbol: {:?}, sources: {:?}, size: {}, hash: {:?}, deflated: include_bytes!({:?}) }},",
             grammar.id,
             grammar.symbol,
             built.sources,
             built.size,
+            built.hash,
             built.deflated.display()
         )
         .expect("writing to a String");
@@ -130,63 +142,157 @@ fn read_grammar_table(path: &Path) -> Vec<Grammar> {
         .collect()
 }
 
-/// The folder and version of each of this package's dependencies, from `cargo metadata`: the
-/// one source of truth for where cargo keeps a crate (registry, vendor folder or git checkout).
-/// The grammar crates are optional dependencies no feature enables, so `--all-features` is what
-/// makes cargo fetch them.
-fn dependency_dirs(manifest: &Path) -> HashMap<String, (PathBuf, String)> {
-    let output = Command::new(env("CARGO"))
-        .args([
-            "metadata",
-            "--format-version",
-            "1",
-            "--all-features",
-            "--locked",
-        ])
-        .arg("--manifest-path")
-        .arg(manifest.join("Cargo.toml"))
-        .output()
-        .expect("running `cargo metadata`");
-    assert!(
-        output.status.success(),
-        "`cargo metadata` failed; it fetches the grammar crates' sources the first time, so it \
-         needs the crate registry (or a vendored copy):\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let metadata: serde_json::Value =
-        serde_json::from_slice(&output.stdout).expect("`cargo metadata` prints JSON");
-    let root = metadata["resolve"]["root"]
-        .as_str()
-        .expect("a root package");
-    let nodes = metadata["resolve"]["nodes"]
-        .as_array()
-        .expect("resolve nodes");
-    let root_node = nodes
-        .iter()
-        .find(|n| n["id"] == root)
-        .expect("the root in the resolve");
-    let dependency_ids: Vec<&str> = root_node["deps"]
-        .as_array()
-        .expect("deps")
-        .iter()
-        .filter_map(|d| d["pkg"].as_str())
+/// The folder and version of each grammar crate. Cargo.lock pins the version (the crates are
+/// dependencies of a target no platform matches, so that the lock holds them and `cargo fetch`
+/// downloads them while no build compiles them); the sources are then looked for in
+/// `$CODERD_GRAMMAR_SOURCES`, in the vendor folders that `.cargo/config.toml` files name (what
+/// `cargo vendor` sets up), and in cargo's registry folder.
+fn grammar_sources(manifest: &Path, grammars: &[Grammar]) -> HashMap<String, (PathBuf, String)> {
+    // The workspace's lock: in this package's folder, or above it when the package is a member.
+    let lock = manifest
+        .ancestors()
+        .map(|dir| dir.join("Cargo.lock"))
+        .find(|lock| lock.is_file())
+        .expect("a Cargo.lock in the package's folder or above it (build with --locked)");
+    println!("cargo:rerun-if-changed={}", lock.display());
+    let locked = locked_versions(&lock);
+    let roots = source_roots(manifest);
+    let mut found = HashMap::new();
+    for grammar in grammars {
+        if found.contains_key(&grammar.package) {
+            continue;
+        }
+        let version = locked.get(&grammar.package).unwrap_or_else(|| {
+            panic!(
+                "grammar `{}`: crate `{}` is not in Cargo.lock; list it under \
+                 [target.'cfg(any())'.dependencies] in Cargo.toml",
+                grammar.id, grammar.package
+            )
+        });
+        let dir = roots
+            .iter()
+            .find_map(|root| crate_dir(root, &grammar.package, version))
+            .unwrap_or_else(|| {
+                let looked: Vec<String> = roots.iter().map(|r| r.display().to_string()).collect();
+                panic!(
+                    "grammar `{}`: the sources of {} {version} are not on this machine; run \
+                     `cargo fetch --locked` (it downloads the grammar crates, which a build does \
+                     not), or `cargo vendor`. Looked in: {}",
+                    grammar.id,
+                    grammar.package,
+                    looked.join(", ")
+                )
+            });
+        found.insert(grammar.package.clone(), (dir, version.clone()));
+    }
+    found
+}
+
+/// Each registry package's version in Cargo.lock, by name (a name locked at two versions is
+/// refused: the grammar table names crates, not versions).
+fn locked_versions(lock: &Path) -> HashMap<String, String> {
+    let text =
+        std::fs::read_to_string(lock).unwrap_or_else(|e| panic!("reading {}: {e}", lock.display()));
+    let table: toml::Table = text
+        .parse()
+        .unwrap_or_else(|e| panic!("{}: {e}", lock.display()));
+    let mut versions: HashMap<String, String> = HashMap::new();
+    let mut twice = Vec::new();
+    for package in table
+        .get("package")
+        .and_then(toml::Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let field = |key: &str| package.get(key).and_then(toml::Value::as_str);
+        let (Some(name), Some(version), Some(source)) =
+            (field("name"), field("version"), field("source"))
+        else {
+            continue;
+        };
+        if !source.starts_with("registry+") && !source.starts_with("sparse+") {
+            continue;
+        }
+        if versions
+            .insert(name.to_owned(), version.to_owned())
+            .is_some()
+        {
+            twice.push(name.to_owned());
+        }
+    }
+    for name in twice {
+        versions.remove(&name);
+    }
+    versions
+}
+
+/// The folders that may hold a crate's sources, in the order they are tried.
+fn source_roots(manifest: &Path) -> Vec<PathBuf> {
+    let mut roots = Vec::new();
+    if let Some(dir) = std::env::var_os(SOURCES_VAR).filter(|v| !v.is_empty()) {
+        roots.push(PathBuf::from(dir));
+    }
+    let cargo_home = std::env::var_os("CARGO_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")));
+    // Cargo reads .cargo/config.toml in the package's folder and every folder above it, then in
+    // CARGO_HOME; a `directory` source (`cargo vendor`) is relative to the folder holding .cargo.
+    let mut configs: Vec<(PathBuf, PathBuf)> = manifest
+        .ancestors()
+        .map(|dir| (dir.join(".cargo"), dir.to_path_buf()))
         .collect();
-    metadata["packages"]
-        .as_array()
-        .expect("packages")
-        .iter()
-        .filter(|p| {
-            p["id"]
-                .as_str()
-                .is_some_and(|id| dependency_ids.contains(&id))
-        })
-        .map(|p| {
-            let manifest_path = PathBuf::from(p["manifest_path"].as_str().expect("manifest_path"));
-            let dir = manifest_path.parent().expect("a folder").to_path_buf();
-            let version = p["version"].as_str().expect("version").to_owned();
-            (p["name"].as_str().expect("name").to_owned(), (dir, version))
-        })
-        .collect()
+    if let Some(home) = &cargo_home {
+        configs.push((home.clone(), home.parent().unwrap_or(home).to_path_buf()));
+    }
+    for (dot_cargo, base) in configs {
+        for name in ["config.toml", "config"] {
+            let file = dot_cargo.join(name);
+            println!("cargo:rerun-if-changed={}", file.display());
+            let Ok(text) = std::fs::read_to_string(&file) else {
+                continue;
+            };
+            let Ok(table) = text.parse::<toml::Table>() else {
+                continue;
+            };
+            let sources = table.get("source").and_then(toml::Value::as_table);
+            for source in sources.into_iter().flat_map(|s| s.values()) {
+                if let Some(dir) = source.get("directory").and_then(toml::Value::as_str) {
+                    roots.push(base.join(dir));
+                }
+            }
+        }
+    }
+    if let Some(home) = cargo_home {
+        // One folder per registry index: `registry/src/index.crates.io-<hash>/`. With none, the
+        // pattern stays in the list for the message that nothing was found.
+        let registry = home.join("registry").join("src");
+        let indexes = sorted_entries(&registry);
+        if indexes.is_empty() {
+            roots.push(registry.join("*"));
+        }
+        roots.extend(indexes);
+    }
+    roots
+}
+
+/// `<root>/<name>-<version>` when cargo finished unpacking it there (its `.cargo-ok` marker), or
+/// a vendored `<root>/<name>-<version>` or `<root>/<name>` whose Cargo.toml has this version.
+fn crate_dir(root: &Path, name: &str, version: &str) -> Option<PathBuf> {
+    let versioned = root.join(format!("{name}-{version}"));
+    if versioned.join(".cargo-ok").is_file() {
+        return Some(versioned);
+    }
+    [versioned, root.join(name)]
+        .into_iter()
+        .find(|dir| manifest_version(dir).as_deref() == Some(version))
+}
+
+fn manifest_version(dir: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(dir.join("Cargo.toml")).ok()?;
+    let table: toml::Table = text.parse().ok()?;
+    let version = table.get("package")?.get("version")?.as_str()?;
+    Some(version.to_owned())
 }
 
 /// Builds every grammar, as many at once as cargo gives this build jobs.
@@ -245,23 +351,35 @@ fn build_one(
     );
     let deflated = pack_dir.join(format!("{stem}.so.deflate"));
     let shared = pack_dir.join(format!("{stem}.so"));
-    // Both are renamed into place when complete, the deflated copy last.
-    if !deflated.exists() {
+    let hash_file = pack_dir.join(format!("{stem}.so.blake3"));
+    // All three are renamed into place when complete, the hash last.
+    if !hash_file.exists() {
         compile(grammar, &package_dir.join(&grammar.dir), opt_level, &shared);
         let image = std::fs::read(&shared).expect("reading the compiled grammar");
         let packed = miniz_oxide::deflate::compress_to_vec(&image, 9);
-        let partial = deflated.with_extension("partial");
-        std::fs::write(&partial, packed).expect("writing the deflated grammar");
-        std::fs::rename(&partial, &deflated).expect("renaming the deflated grammar");
+        write_atomically(&deflated, &packed);
+        write_atomically(&hash_file, blake3::hash(&image).to_hex().as_bytes());
     }
     let size = std::fs::metadata(&shared)
         .expect("the compiled grammar")
         .len() as usize;
+    let hash = std::fs::read_to_string(&hash_file).expect("reading the grammar's hash");
     Built {
         sources: format!("{} {version}", grammar.package),
         size,
+        hash,
         deflated,
     }
+}
+
+fn write_atomically(path: &Path, bytes: &[u8]) {
+    let mut partial = path.as_os_str().to_owned();
+    partial.push(".partial");
+    let partial = PathBuf::from(partial);
+    std::fs::write(&partial, bytes)
+        .unwrap_or_else(|e| panic!("writing {}: {e}", partial.display()));
+    std::fs::rename(&partial, path)
+        .unwrap_or_else(|e| panic!("renaming {}: {e}", partial.display()));
 }
 
 fn compile(grammar: &Grammar, source_dir: &Path, opt_level: &str, shared: &Path) {

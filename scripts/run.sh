@@ -22,6 +22,8 @@ bin=$install_root/bin
 
 echo "run.sh: building and installing coderd and coder into $bin" >&2
 # Two packages of one workspace: the daemon (the root package) and the client (crates/coder).
+# The grammar crates' sources are downloaded by `cargo fetch`, not by the build (docs/structure.md).
+cargo fetch --locked --manifest-path "$repo/Cargo.toml"
 cargo install --locked --path "$repo" --root "$install_root"
 cargo install --locked --path "$repo/crates/coder" --root "$install_root"
 coder=$bin/coder

@@ -30,6 +30,11 @@ ensure_components
 ./scripts/install-language-servers.sh
 
 cargo fmt --all -- --check
+# The build needs no network once `cargo fetch` has run: build.rs finds the grammar crates' sources
+# (which a build does not download) from Cargo.lock where `cargo fetch` unpacked them. This check
+# build is the first, so it runs build.rs; clippy and the tests then reuse its dependencies.
+cargo fetch --locked
+cargo check --workspace --offline --locked --all-targets
 cargo clippy --workspace --locked --all-targets -- -D warnings
 # The daemon's tests run the `coder` binary of another package of the workspace (crates/coder),
 # which `cargo test` does not build for them: build the whole workspace first.

@@ -292,7 +292,7 @@ fn parse(text: &str, is_toml: bool) -> std::result::Result<serde_json::Value, St
     if text.trim().is_empty() {
         return Ok(serde_json::Value::Object(Default::default()));
     }
-    serde_yaml::from_str(text).map_err(|e| e.to_string())
+    serde_norway::from_str(text).map_err(|e| e.to_string())
 }
 
 fn typed<T: serde::de::DeserializeOwned>(value: serde_json::Value) -> Result<T> {

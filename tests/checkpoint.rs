@@ -113,7 +113,11 @@ fn tree_digest(dir: &Path) -> String {
         }
     }
     hasher.update(format!("{seen:?}"));
-    format!("{:x}", hasher.finalize())
+    hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 fn write_file(root: &Path, rel: &str, bytes: &[u8], mode: u32) {

@@ -310,15 +310,45 @@ fn keep_metadata(file: &File, like: &Existing, place: &Place) -> Result<()> {
 
 /// Copies extended attributes from the file being replaced (best effort, like the owner).
 fn copy_xattrs(from: &File, to: &File) {
-    use xattr::FileExt;
-    let Ok(names) = from.list_xattr() else {
+    let names = xattr_read(
+        || rustix::fs::flistxattr_query(from),
+        |buf| rustix::fs::flistxattr(from, buf),
+    );
+    let Some(names) = names else {
         return;
     };
-    for name in names {
-        if let Ok(Some(value)) = from.get_xattr(&name) {
-            let _ = to.set_xattr(&name, &value);
+    // The list is the names, each ending in a NUL byte.
+    for name in names.split(|&b| b == 0).filter(|n| !n.is_empty()) {
+        let name = OsStr::from_bytes(name);
+        let value = xattr_read(
+            || rustix::fs::fgetxattr_query(from, name),
+            |buf| rustix::fs::fgetxattr(from, name, buf),
+        );
+        if let Some(value) = value {
+            let _ = rustix::fs::fsetxattr(to, name, &value, rustix::fs::XattrFlags::empty());
         }
     }
+}
+
+/// Reads a list or a value of extended attributes: `size` asks the kernel how large it is, then
+/// `read` reads it. If it grew in between (`ERANGE`), both are asked again, a few times at most.
+fn xattr_read(
+    size: impl Fn() -> rustix::io::Result<usize>,
+    read: impl Fn(&mut [u8]) -> rustix::io::Result<usize>,
+) -> Option<Vec<u8>> {
+    for _ in 0..4 {
+        let size = size().ok()?;
+        let mut buffer = vec![0; size];
+        match read(&mut buffer) {
+            Ok(length) => {
+                buffer.truncate(length);
+                return Some(buffer);
+            }
+            Err(Errno::RANGE) => continue,
+            Err(_) => return None,
+        }
+    }
+    None
 }
 
 impl Staged<'_> {
@@ -661,5 +691,31 @@ mod tests {
             std::fs::read_to_string(dir.path().join("a.txt")).unwrap(),
             "foreign\n"
         );
+    }
+
+    /// Extended attributes follow the content to the replacing file, values of any size.
+    #[test]
+    fn extended_attributes_are_copied() {
+        let dir = tempfile::tempdir().unwrap();
+        let from = File::create(dir.path().join("from")).unwrap();
+        let to = File::create(dir.path().join("to")).unwrap();
+        let long = vec![b'v'; 3000];
+        let flags = rustix::fs::XattrFlags::empty();
+        match rustix::fs::fsetxattr(&from, "user.coderd.a", b"1", flags) {
+            Ok(()) => {}
+            // A file system without user attributes has nothing to copy.
+            Err(Errno::NOTSUP) => return,
+            Err(e) => panic!("setting an attribute: {e}"),
+        }
+        rustix::fs::fsetxattr(&from, "user.coderd.long", &long, flags).unwrap();
+        copy_xattrs(&from, &to);
+        let value = |name: &str| {
+            xattr_read(
+                || rustix::fs::fgetxattr_query(&to, name),
+                |buf| rustix::fs::fgetxattr(&to, name, buf),
+            )
+        };
+        assert_eq!(value("user.coderd.a").as_deref(), Some(&b"1"[..]));
+        assert_eq!(value("user.coderd.long"), Some(long));
     }
 }

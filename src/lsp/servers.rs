@@ -346,7 +346,7 @@ mod tests {
     }
 
     fn config(yaml: &str) -> LspConfig {
-        serde_yaml::from_str(yaml).unwrap()
+        serde_norway::from_str(yaml).unwrap()
     }
 
     fn names(registry: &Registry, language: &str) -> Vec<String> {

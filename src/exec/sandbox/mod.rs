@@ -365,7 +365,7 @@ mod tests {
     use super::*;
 
     fn parsed(yaml: &str) -> std::result::Result<SandboxConfig, String> {
-        serde_yaml::from_str(yaml).map_err(|e| e.to_string())
+        serde_norway::from_str(yaml).map_err(|e| e.to_string())
     }
 
     #[test]
