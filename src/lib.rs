@@ -20,6 +20,7 @@ pub mod map;
 pub mod mcp;
 pub mod memory;
 pub mod methods;
+pub mod private_dir;
 pub mod progress;
 pub mod protocol;
 pub mod read;

@@ -258,11 +258,4 @@ pub fn default_socket_path(primary_root: &Path) -> PathBuf {
     crate::registry::runtime_dir().join(format!("{tag}.sock"))
 }
 
-/// Creates the socket's folder (and parents) readable by this user only.
-pub fn create_private_dir(dir: &Path) -> std::io::Result<()> {
-    use std::os::unix::fs::DirBuilderExt;
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)
-}
+pub use crate::private_dir::create_private_dir;
