@@ -33,7 +33,7 @@ pub struct ServeOptions {
 /// Builds the jail from options and config, binds the socket, and serves until shut down.
 pub async fn serve(opts: ServeOptions) -> Result<()> {
     let config = match &opts.config {
-        Some(path) => Config::load(path)?,
+        Some(path) => crate::state::load_config(path)?,
         None => Config::default(),
     };
     let roots = if opts.roots.is_empty() {

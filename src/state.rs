@@ -124,7 +124,7 @@ impl State {
         let Some(path) = &self.config_path else {
             return;
         };
-        match Config::load(path) {
+        match load_config(path) {
             Err(e) => self.warn_once(format!(
                 "config reload rejected, keeping the previous settings: {e}"
             )),
@@ -166,6 +166,18 @@ impl State {
             *last = text;
         }
     }
+}
+
+/// Reads a config file, validating the sections the subsystems own as well as the budgets.
+pub fn load_config(path: &std::path::Path) -> crate::error::Result<Config> {
+    Config::load(path, check_sections)
+}
+
+/// The checks of the `exec` and `lsp` sections, which only those subsystems can make.
+pub fn check_sections(limits: &Limits) -> std::result::Result<(), String> {
+    limits.exec.validate()?;
+    crate::lsp::servers::Registry::new(&limits.lsp)?;
+    Ok(())
 }
 
 /// The daemon's data folder, for what is worth keeping across restarts and machines' reboots

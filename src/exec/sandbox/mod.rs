@@ -13,101 +13,13 @@ pub mod landlock;
 pub mod namespaces;
 pub mod secrets;
 
+pub use crate::config::exec::{Mode, SandboxConfig, DEFAULT_WRITABLE};
 use crate::error::{Error, Result};
 use crate::state::State;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
-
-/// The `exec.sandbox` section. The scalar forms of earlier configs still parse: `none` is `off`.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct SandboxConfig {
-    pub mode: Mode,
-    /// Places writable besides the roots and the private temp folder: `~/` is the daemon's home,
-    /// a leading `$VAR` a variable of its environment (the entry is skipped when it is unset).
-    /// A place missing when a command starts is created first.
-    pub writable: Vec<String>,
-    /// `false` runs commands in a network namespace of their own (loopback only).
-    pub network: bool,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Mode {
-    Auto,
-    Namespaces,
-    Landlock,
-    #[serde(alias = "none")]
-    Off,
-}
-
-/// The tool caches a build writes (toolchains themselves, `~/.cargo/bin` and `~/.rustup`, stay
-/// read-only).
-pub const DEFAULT_WRITABLE: &[&str] = &[
-    "~/.cargo/registry",
-    "~/.cargo/git",
-    "$CARGO_TARGET_DIR",
-    "~/go/pkg/mod",
-    "$GOMODCACHE",
-    "~/.cache/go-build",
-    "$GOCACHE",
-    "~/.npm",
-    "~/.cache/pip",
-    "~/.m2",
-];
-
-impl Default for SandboxConfig {
-    fn default() -> Self {
-        SandboxConfig {
-            mode: Mode::Auto,
-            writable: DEFAULT_WRITABLE.iter().map(|s| s.to_string()).collect(),
-            network: true,
-        }
-    }
-}
-
-impl<'de> Deserialize<'de> for SandboxConfig {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(default, deny_unknown_fields)]
-        struct Full {
-            mode: Mode,
-            writable: Vec<String>,
-            network: bool,
-        }
-        impl Default for Full {
-            fn default() -> Self {
-                let d = SandboxConfig::default();
-                Full {
-                    mode: d.mode,
-                    writable: d.writable,
-                    network: d.network,
-                }
-            }
-        }
-        #[derive(Deserialize)]
-        #[serde(
-            untagged,
-            expecting = "a mode (auto, namespaces, landlock, off) or {mode, writable, network}"
-        )]
-        enum Form {
-            Mode(Mode),
-            Full(Full),
-        }
-        Ok(match Form::deserialize(d)? {
-            Form::Mode(mode) => SandboxConfig {
-                mode,
-                ..SandboxConfig::default()
-            },
-            Form::Full(full) => SandboxConfig {
-                mode: full.mode,
-                writable: full.writable,
-                network: full.network,
-            },
-        })
-    }
-}
 
 /// The sandbox a run actually gets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
