@@ -30,3 +30,4 @@ pub mod server;
 pub mod state;
 pub mod syntax;
 pub mod todo;
+pub mod workspace;

@@ -61,7 +61,7 @@ pub async fn serve(opts: ServeOptions) -> Result<()> {
     crate::memory::configure_allocator();
     let state = Arc::new(State::new(jail, config, config_path, socket.clone()));
     let _watcher = watch_config(&state);
-    crate::documents::watch::start(&state);
+    crate::documents::watch::start(&state.workspace);
     crate::lsp::watch(&state);
     // Lets `coder` find this daemon from any folder under its roots; removed at a clean stop.
     let roots: Vec<PathBuf> = state.jail.roots().iter().map(|r| r.path.clone()).collect();

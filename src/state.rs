@@ -5,20 +5,21 @@ use crate::checkpoint::Checkpoints;
 use crate::config::{Config, JailSettings, Limits};
 use crate::connections::Connections;
 use crate::documents::Documents;
-use crate::edit::commit::Journal;
-use crate::edit::locks::Locks;
+use crate::documents::commit::Journal;
 use crate::jail::Jail;
 use crate::memory::{FrameBudget, Gate, Policy};
 use crate::read;
 use crate::todo::Todos;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, RwLock};
+use crate::workspace::Workspace;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::sync::Notify;
 
 pub struct State {
-    pub jail: Jail,
-    limits: RwLock<Arc<Limits>>,
+    /// The jail, budgets, documents, locks and journal: what the subsystems work in. `State`
+    /// derefs to it, so `state.jail` reads as before.
+    pub workspace: Arc<Workspace>,
     /// The jail fields as the config file had them at startup; reloads that change them are refused.
     startup_jail: JailSettings,
     /// The last reload warning logged, so a repeat of it is not logged again.
@@ -26,13 +27,10 @@ pub struct State {
     pub config_path: Option<PathBuf>,
     pub socket: PathBuf,
     pub line_counts: read::LineCounts,
-    pub documents: Documents,
     /// Syntax trees and outlines per document version (see `syntax::cache`).
     pub syntax: crate::syntax::Cache,
     /// The map's tag index and last ranking (see `map`).
     pub map: crate::map::MapCache,
-    pub locks: Locks,
-    pub journal: Journal,
     /// The language servers (see `lsp`).
     pub lsp: crate::lsp::Lsp,
     /// The daemon-wide gate for heavy requests (see `memory`).
@@ -68,24 +66,21 @@ impl State {
         let documents = Documents::default();
         let syntax = crate::syntax::Cache::new(documents.subscribe());
         let lsp = crate::lsp::Lsp::new(&config.limits.lsp);
+        let workspace = Arc::new(Workspace::new(jail, config.limits, documents, journal));
         let state = State {
             checkpoints,
             todos,
-            jail,
+            workspace,
             heavy,
             frames,
             connections: Connections::default(),
-            limits: RwLock::new(Arc::new(config.limits)),
             startup_jail: config.jail,
             last_warning: Default::default(),
             config_path,
             socket,
             line_counts: read::LineCounts::default(),
-            documents,
             syntax,
             map: Default::default(),
-            locks: Locks::default(),
-            journal,
             lsp,
             started: Instant::now(),
             shutdown: Notify::new(),
@@ -95,19 +90,6 @@ impl State {
             tracing::info!("removed {swept} temporary file(s) left by an interrupted edit");
         }
         state
-    }
-
-    /// The budgets in force now; a reload swaps them, a request keeps the snapshot it took.
-    pub fn limits(&self) -> Arc<Limits> {
-        self.limits
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
-    }
-
-    /// The memory policy in force now (derived from the live `max_memory_bytes`).
-    pub fn policy(&self) -> Policy {
-        Policy::new(self.limits().max_memory_bytes)
     }
 
     /// Stops the daemon shortly, after the current response had time to reach its client.
@@ -142,18 +124,16 @@ impl State {
                         .unwrap_or_else(|e| e.into_inner())
                         .clear();
                 }
-                let mut current = self.limits.write().unwrap_or_else(|e| e.into_inner());
-                if **current != config.limits {
+                self.workspace.set_limits(config.limits, |current, new| {
                     tracing::info!("config reloaded: budgets updated");
-                    let lsp = (&config.limits.lsp.servers, &config.limits.lsp.languages);
+                    let lsp = (&new.lsp.servers, &new.lsp.languages);
                     if lsp != (&current.lsp.servers, &current.lsp.languages) {
-                        self.lsp.configure(&config.limits.lsp);
+                        self.lsp.configure(&new.lsp);
                     }
-                    let policy = Policy::new(config.limits.max_memory_bytes);
+                    let policy = Policy::new(new.max_memory_bytes);
                     self.heavy.resize(&policy);
                     self.frames.resize(&policy);
-                    *current = Arc::new(config.limits);
-                }
+                });
             }
         }
     }
@@ -165,6 +145,14 @@ impl State {
             tracing::warn!("{text}");
             *last = text;
         }
+    }
+}
+
+impl std::ops::Deref for State {
+    type Target = Workspace;
+
+    fn deref(&self) -> &Workspace {
+        &self.workspace
     }
 }
 

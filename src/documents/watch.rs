@@ -7,7 +7,7 @@
 //! which would end a watch on the file itself.
 
 use crate::documents::{Event, EventKind};
-use crate::state::State;
+use crate::workspace::Workspace;
 use notify::{RecursiveMode, Watcher};
 use std::collections::{BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
@@ -52,8 +52,8 @@ impl Watch {
 }
 
 /// Starts watching for the daemon: a `notify` watcher feeding a refresher thread that lives as
-/// long as the state. Without inotify (or over its limits) documents refresh at their next use.
-pub fn start(state: &Arc<State>) {
+/// long as the workspace. Without inotify (or over its limits) documents refresh at their next use.
+pub fn start(workspace: &Arc<Workspace>) {
     let (tx, rx) = mpsc::channel::<PathBuf>();
     let watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
         let Ok(event) = event else { return };
@@ -71,17 +71,17 @@ pub fn start(state: &Arc<State>) {
             return;
         }
     };
-    state
+    workspace
         .documents
         .watch
         .inner
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .watcher = Some(watcher);
-    for path in state.documents.paths() {
-        state.documents.watch.folder_of(&path);
+    for path in workspace.documents.paths() {
+        workspace.documents.watch.folder_of(&path);
     }
-    let weak = Arc::downgrade(state);
+    let weak = Arc::downgrade(workspace);
     let spawned = std::thread::Builder::new()
         .name("documents-watch".into())
         .spawn(move || refresher(&weak, &rx));
@@ -90,32 +90,32 @@ pub fn start(state: &Arc<State>) {
     }
 }
 
-/// Refreshes the held documents named by watcher events until the daemon's state is gone.
-fn refresher(state: &Weak<State>, rx: &mpsc::Receiver<PathBuf>) {
+/// Refreshes the held documents named by watcher events until the workspace is gone.
+fn refresher(workspace: &Weak<Workspace>, rx: &mpsc::Receiver<PathBuf>) {
     while let Ok(first) = rx.recv() {
         let mut paths = BTreeSet::from([first]);
         while let Ok(path) = rx.recv_timeout(SETTLE) {
             paths.insert(path);
         }
-        let Some(state) = state.upgrade() else { return };
+        let Some(workspace) = workspace.upgrade() else { return };
         for path in paths {
-            refresh(&state, &path);
+            refresh(&workspace, &path);
         }
     }
 }
 
 /// Re-reads one held document (its stamp check decides whether it changed), or forgets it when
 /// it is gone.
-fn refresh(state: &State, path: &Path) {
-    if state.documents.revision(path) == 0 {
+fn refresh(workspace: &Workspace, path: &Path) {
+    if workspace.documents.revision(path) == 0 {
         return; // not held: another file in a watched folder, or one of our temp files
     }
-    let Some(resolved) = state.jail.locate(path) else {
+    let Some(resolved) = workspace.jail.locate(path) else {
         return;
     };
-    let limits = state.limits();
-    let loaded = state.documents.load(
-        &state.jail,
+    let limits = workspace.limits();
+    let loaded = workspace.documents.load(
+        &workspace.jail,
         &resolved,
         limits.max_write_bytes,
         limits.documents_max_bytes,
@@ -123,8 +123,8 @@ fn refresh(state: &State, path: &Path) {
     match loaded {
         Ok(_) => {}
         Err(e) if e.code == crate::error::Code::NotFound => {
-            let revision = state.documents.revision(path);
-            state.documents.removed(
+            let revision = workspace.documents.revision(path);
+            workspace.documents.removed(
                 path,
                 Event {
                     path: path.to_path_buf(),
