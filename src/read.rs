@@ -12,7 +12,7 @@ use crate::config::Limits;
 use crate::documents::Documents;
 use crate::error::{Error, Result};
 use crate::jail::{Jail, Resolved};
-use crate::state::State;
+use crate::workspace::Workspace;
 use base64::Engine;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -310,12 +310,12 @@ impl ReadResult {
     }
 }
 
-pub fn handle(state: &State, p: ReadParams) -> Result<ReadResult> {
+pub fn handle(state: &Workspace, line_counts: &LineCounts, p: ReadParams) -> Result<ReadResult> {
     let limits = state.limits();
     let ctx = Ctx {
         jail: &state.jail,
         limits: &limits,
-        counts: &state.line_counts,
+        counts: line_counts,
         documents: &state.documents,
     };
     match (&p.file, &p.paths) {

@@ -58,7 +58,7 @@ pub fn register(socket: &Path, roots: &[PathBuf]) -> std::io::Result<Registratio
     use std::io::Write;
     use std::os::unix::fs::OpenOptionsExt;
     let dir = registry_dir();
-    crate::private_dir::create_private_dir(&dir)?;
+    crate::dirs::create_private_dir(&dir)?;
     let pid = std::process::id();
     let entry = Entry {
         pid,

@@ -8,9 +8,9 @@ use crate::error::{Error, Result};
 use crate::jail::Jail;
 use crate::memory::{FrameBudget, FrameBytes};
 use crate::methods;
+use crate::methods::state::State;
 use crate::protocol::{self, default_socket_path, FrameError, Outgoing};
 use crate::registry;
-use crate::state::State;
 use serde_json::Value;
 use std::os::fd::OwnedFd;
 use std::panic::AssertUnwindSafe;
@@ -33,7 +33,7 @@ pub struct ServeOptions {
 /// Builds the jail from options and config, binds the socket, and serves until shut down.
 pub async fn serve(opts: ServeOptions) -> Result<()> {
     let config = match &opts.config {
-        Some(path) => crate::state::load_config(path)?,
+        Some(path) => crate::methods::state::load_config(path)?,
         None => Config::default(),
     };
     let roots = if opts.roots.is_empty() {
@@ -61,8 +61,8 @@ pub async fn serve(opts: ServeOptions) -> Result<()> {
     crate::memory::configure_allocator();
     let state = Arc::new(State::new(jail, config, config_path, socket.clone()));
     let _watcher = watch_config(&state);
-    crate::documents::watch::start(&state.workspace);
-    crate::lsp::watch(&state);
+    crate::workspace::watch::start(&state.workspace);
+    crate::lsp::watch(&state.lsp, &state.workspace);
     // Lets `coder` find this daemon from any folder under its roots; removed at a clean stop.
     let roots: Vec<PathBuf> = state.jail.roots().iter().map(|r| r.path.clone()).collect();
     let _registration = registry::register(&socket, &roots)

@@ -22,7 +22,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         &[
             "error",
             "paths",
-            "private_dir",
+            "dirs",
             "globs",
             "jail",
             "config",

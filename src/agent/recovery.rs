@@ -10,7 +10,7 @@
 //! or a literal is refused with the JSON Pointer of the place it was cut, so a truncated payload is
 //! never taken as whole.
 
-use super::depth::{self, MAX_DEPTH};
+use crate::protocol::depth::{self, MAX_DEPTH};
 use serde_json::{Map, Value};
 
 /// How many times a JSON string holding JSON is decoded again (`"{\"cmd\":...}"`).
@@ -791,7 +791,7 @@ fn literal_object(
         if key.is_empty() {
             return Ok(None);
         }
-        let pointer = format!("{at}/{}", super::keys::pointer_escape(&key));
+        let pointer = format!("{at}/{}", crate::protocol::keys::pointer_escape(&key));
         match literal_value(part[colon + 1..].trim(), &pointer, level, guessed)? {
             Some(value) => map.insert(key, value),
             None => return Ok(None),

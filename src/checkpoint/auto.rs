@@ -18,7 +18,7 @@
 use super::store::SnapshotError;
 use super::{caps, Checkpoints};
 use crate::git::command::GitError;
-use crate::state::State;
+use crate::workspace::Workspace;
 use serde::Serialize;
 use std::time::{Duration, Instant};
 
@@ -80,7 +80,7 @@ pub fn is_off(value: &str) -> bool {
 impl Checkpoints {
     /// Called by the server before a mutating method runs. `requested` is false when the request
     /// asked for no snapshot.
-    pub fn before_mutation(&self, state: &State, method: &str, requested: bool) {
+    pub fn before_mutation(&self, state: &Workspace, method: &str, requested: bool) {
         if !requested || SELF_SNAPSHOTTING.contains(&method) || !state.limits().checkpoints {
             return;
         }
@@ -124,7 +124,7 @@ impl Checkpoints {
         }
     }
 
-    pub fn auto_report(&self, state: &State) -> Report {
+    pub fn auto_report(&self, state: &Workspace) -> Report {
         let auto = self.auto.lock().unwrap_or_else(|e| e.into_inner());
         let reason = if !state.limits().checkpoints {
             Some("config `checkpoints: false`".to_string())

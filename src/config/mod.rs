@@ -377,20 +377,21 @@ mod tests {
     #[test]
     fn both_base_path_forms_conflict() {
         let value = parse("base_path: a\nbase_paths: [b]", false).unwrap();
-        let err =
-            Config::from_value(value, Path::new("/"), crate::state::check_sections).unwrap_err();
+        let err = Config::from_value(value, Path::new("/"), crate::methods::state::check_sections)
+            .unwrap_err();
         assert!(err.message.contains("base_path"));
     }
 
     #[test]
     fn budgets_parse_from_yaml_and_toml() {
         let y = parse("max_output_bytes: 7\nbase_paths: [w]", false).unwrap();
-        let c = Config::from_value(y, Path::new("/etc"), crate::state::check_sections).unwrap();
+        let c = Config::from_value(y, Path::new("/etc"), crate::methods::state::check_sections)
+            .unwrap();
         assert_eq!(c.limits.max_output_bytes, 7);
         assert_eq!(c.jail.base_paths, vec![PathBuf::from("/etc/w")]);
         let t = parse("tree_default_depth = 3", true).unwrap();
         assert_eq!(
-            Config::from_value(t, Path::new("/"), crate::state::check_sections)
+            Config::from_value(t, Path::new("/"), crate::methods::state::check_sections)
                 .unwrap()
                 .limits
                 .tree_default_depth,
@@ -403,7 +404,7 @@ mod tests {
         let none = Config::from_value(
             parse("", false).unwrap(),
             Path::new("/"),
-            crate::state::check_sections,
+            crate::methods::state::check_sections,
         )
         .unwrap();
         assert!(none.jail.non_accessible_case_insensitive);
@@ -413,7 +414,8 @@ mod tests {
             false,
         )
         .unwrap();
-        let off = Config::from_value(off, Path::new("/"), crate::state::check_sections).unwrap();
+        let off =
+            Config::from_value(off, Path::new("/"), crate::methods::state::check_sections).unwrap();
         assert!(!off.jail.non_accessible_case_insensitive);
         assert!(off.jail.refuse_hardlinked_reads);
         assert_eq!(off.limits, Limits::default());
@@ -426,7 +428,7 @@ mod tests {
             std::env::var("HOME").unwrap_or_else(|_| "/home/x".into()),
         );
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("coderd.example.yaml");
-        let mut example = Config::load(&path, crate::state::check_sections).unwrap();
+        let mut example = Config::load(&path, crate::methods::state::check_sections).unwrap();
         example.jail.base_paths.clear();
         assert_eq!(example, Config::default());
     }
@@ -475,21 +477,23 @@ mod tests {
     fn errors_name_the_key() {
         let bad = parse("max_output_bytes: lots", false).unwrap();
         assert!(
-            Config::from_value(bad, Path::new("/"), crate::state::check_sections)
+            Config::from_value(bad, Path::new("/"), crate::methods::state::check_sections)
                 .unwrap_err()
                 .message
                 .contains("`max_output_bytes`")
         );
         let unknown = parse("max_outptu_bytes: 1", false).unwrap();
-        assert!(
-            Config::from_value(unknown, Path::new("/"), crate::state::check_sections)
-                .unwrap_err()
-                .message
-                .contains("max_outptu_bytes")
-        );
+        assert!(Config::from_value(
+            unknown,
+            Path::new("/"),
+            crate::methods::state::check_sections
+        )
+        .unwrap_err()
+        .message
+        .contains("max_outptu_bytes"));
         let zero = parse("list_max_page_size: 0", false).unwrap();
         assert!(
-            Config::from_value(zero, Path::new("/"), crate::state::check_sections)
+            Config::from_value(zero, Path::new("/"), crate::methods::state::check_sections)
                 .unwrap_err()
                 .message
                 .contains("list_max_page_size")

@@ -10,7 +10,6 @@ use super::splice::{self, Splice};
 use crate::documents::{Change, Document, Event, EventKind, Stamp, Text};
 use crate::error::{Code, Error, Result};
 use crate::jail::Resolved;
-use crate::state::State;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -231,7 +230,7 @@ impl Workspace {
 
 /// Runs one edit call: locks its files, plans with `plan`, commits. See the module docs.
 pub fn run<F>(
-    state: &State,
+    state: &crate::workspace::Workspace,
     targets: Vec<Target>,
     opts: &Options,
     mut plan: F,
@@ -255,7 +254,11 @@ where
     }
 }
 
-fn load(state: &State, targets: &[Target], opts: &Options) -> Result<Workspace> {
+fn load(
+    state: &crate::workspace::Workspace,
+    targets: &[Target],
+    opts: &Options,
+) -> Result<Workspace> {
     let limits = state.limits();
     let mut slots = BTreeMap::new();
     for target in targets {
@@ -314,7 +317,11 @@ fn named(e: Error, field: &str) -> Error {
     }
 }
 
-fn check_version(state: &State, target: &Target, doc: &Document) -> Result<()> {
+fn check_version(
+    state: &crate::workspace::Workspace,
+    target: &Target,
+    doc: &Document,
+) -> Result<()> {
     let Some(expected) = &target.expect_version else {
         return Ok(());
     };
@@ -340,7 +347,7 @@ fn check_version(state: &State, target: &Target, doc: &Document) -> Result<()> {
 }
 
 fn check_session(
-    state: &State,
+    state: &crate::workspace::Workspace,
     target: &Target,
     doc: &Document,
     opts: &Options,
@@ -445,7 +452,11 @@ impl<'scope> Hashing<'scope> {
     }
 }
 
-fn commit_all(state: &State, workspace: &Workspace, opts: &Options) -> Result<Vec<FileResult>> {
+fn commit_all(
+    state: &crate::workspace::Workspace,
+    workspace: &Workspace,
+    opts: &Options,
+) -> Result<Vec<FileResult>> {
     let changed: Vec<&Slot> = workspace
         .slots
         .values()
@@ -470,7 +481,7 @@ fn commit_all(state: &State, workspace: &Workspace, opts: &Options) -> Result<Ve
 
 /// Stages, backs up and publishes the changed files of a call (see the module docs).
 fn publish_changed(
-    state: &State,
+    state: &crate::workspace::Workspace,
     workspace: &Workspace,
     changed: &[&Slot],
     hashes: Vec<Option<Hashing>>,
@@ -605,7 +616,11 @@ fn remove(place: &Place, expected: Option<Expected>) -> Result<()> {
 }
 
 /// The metadata a replacement keeps, and the hard-link policy.
-fn existing(state: &State, slot: &Slot, opts: &Options) -> Result<(Existing, File)> {
+fn existing(
+    state: &crate::workspace::Workspace,
+    slot: &Slot,
+    opts: &Options,
+) -> Result<(Existing, File)> {
     let (file, meta) = state.jail.open_file(&slot.target.resolved)?;
     let existing = Existing::of(&meta);
     if existing.nlink > 1 && !opts.split_hardlinks {
@@ -633,7 +648,7 @@ pub fn backup_of(file: &Resolved) -> Resolved {
 
 /// Where the backup goes. Never resolved through a symlink: a planted `.bak` link is
 /// replaced by the backup, never written through.
-fn backup_place(state: &State, slot: &Slot) -> Result<Place> {
+fn backup_place(state: &crate::workspace::Workspace, slot: &Slot) -> Result<Place> {
     let bak = backup_of(&slot.target.resolved);
     if state.jail.is_non_accessible(&bak.rel) {
         return Err(Error::not_found(format!(
@@ -657,7 +672,7 @@ fn backup_place(state: &State, slot: &Slot) -> Result<Place> {
 
 /// Puts back the original bytes of files already published (or removes files just created).
 fn restore(
-    state: &State,
+    state: &crate::workspace::Workspace,
     changed: &[&Slot],
     places: &[Prepared],
     published: &[(usize, Option<std::fs::Metadata>)],
@@ -692,7 +707,7 @@ fn restore(
 
 /// Installs the new documents, publishes their events, and builds the answer.
 fn finish(
-    state: &State,
+    state: &crate::workspace::Workspace,
     workspace: &Workspace,
     changed: &[&Slot],
     published: Vec<(usize, Option<std::fs::Metadata>)>,
@@ -796,7 +811,7 @@ fn finish(
 }
 
 /// Tells the documents store a file the call deleted is gone, and reports it.
-fn deleted(state: &State, slot: &Slot) -> FileResult {
+fn deleted(state: &crate::workspace::Workspace, slot: &Slot) -> FileResult {
     let path = slot.target.resolved.abs.clone();
     let old_revision = slot.doc.as_ref().map(|d| d.revision);
     state.documents.removed(

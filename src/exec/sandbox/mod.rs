@@ -15,7 +15,7 @@ pub mod secrets;
 
 pub use crate::config::exec::{Mode, SandboxConfig, DEFAULT_WRITABLE};
 use crate::error::{Error, Result};
-use crate::state::State;
+use crate::workspace::Workspace;
 use serde::Serialize;
 use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
@@ -124,10 +124,10 @@ fn expand(entry: &str) -> Option<PathBuf> {
 
 /// The daemon's own folders (checkpoints, todo lists, the edit journal, the registry of live
 /// daemons) and its socket: hidden from commands, so none can reach the undo history.
-fn daemon_places(state: &State) -> (Vec<PathBuf>, Vec<PathBuf>) {
+fn daemon_places(state: &Workspace, socket: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
     let folders = [
-        crate::state::data_dir(),
-        crate::state::state_base(),
+        crate::dirs::data_dir(),
+        crate::dirs::state_base(),
         Some(crate::registry::runtime_dir()),
     ];
     let roots: Vec<&Path> = state
@@ -143,7 +143,7 @@ fn daemon_places(state: &State) -> (Vec<PathBuf>, Vec<PathBuf>) {
         .filter_map(|dir| dir.canonicalize().ok())
         .filter(|dir| !roots.iter().any(|root| root.starts_with(dir)))
         .collect();
-    let files = std::fs::canonicalize(&state.socket).into_iter().collect();
+    let files = std::fs::canonicalize(socket).into_iter().collect();
     (dirs, files)
 }
 
@@ -165,7 +165,7 @@ impl Prepared {
 }
 
 /// Decides and builds the confinement of one run under `config`.
-pub fn prepare(state: &State, config: &SandboxConfig) -> Result<Prepared> {
+pub fn prepare(state: &Workspace, socket: &Path, config: &SandboxConfig) -> Result<Prepared> {
     let kind = in_force(config).map_err(|why| refusal(config, why))?;
     let mut prepared = Prepared {
         kind,
@@ -195,7 +195,7 @@ pub fn prepare(state: &State, config: &SandboxConfig) -> Result<Prepared> {
         Kind::Landlock => prepared.landlock = Some(landlock::ruleset(&writable).map_err(failed)?),
         Kind::Namespaces => {
             let secrets = secrets::find(&state.jail);
-            let (hidden_dirs, hidden_files) = daemon_places(state);
+            let (hidden_dirs, hidden_files) = daemon_places(state, socket);
             let masked_files: Vec<PathBuf> =
                 secrets.files.iter().chain(&hidden_files).cloned().collect();
             let masked_dirs: Vec<PathBuf> =

@@ -4,14 +4,15 @@
 use crate::checkpoint::Checkpoints;
 use crate::config::{Config, JailSettings, Limits};
 use crate::connections::Connections;
-use crate::documents::Documents;
+pub use crate::dirs::{data_dir, state_base};
 use crate::documents::commit::Journal;
+use crate::documents::Documents;
 use crate::jail::Jail;
 use crate::memory::{FrameBudget, Gate, Policy};
 use crate::read;
 use crate::todo::Todos;
-use std::path::PathBuf;
 use crate::workspace::Workspace;
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::sync::Notify;
@@ -32,7 +33,7 @@ pub struct State {
     /// The map's tag index and last ranking (see `map`).
     pub map: crate::map::MapCache,
     /// The language servers (see `lsp`).
-    pub lsp: crate::lsp::Lsp,
+    pub lsp: Arc<crate::lsp::Lsp>,
     /// The daemon-wide gate for heavy requests (see `memory`).
     pub heavy: Arc<Gate>,
     /// The daemon-wide budget of request frames being read or handled (see `memory`).
@@ -65,7 +66,7 @@ impl State {
         let todos = Todos::open(data.as_deref(), jail.primary());
         let documents = Documents::default();
         let syntax = crate::syntax::Cache::new(documents.subscribe());
-        let lsp = crate::lsp::Lsp::new(&config.limits.lsp);
+        let lsp = Arc::new(crate::lsp::Lsp::new(&config.limits.lsp));
         let workspace = Arc::new(Workspace::new(jail, config.limits, documents, journal));
         let state = State {
             checkpoints,
@@ -168,16 +169,6 @@ pub fn check_sections(limits: &Limits) -> std::result::Result<(), String> {
     Ok(())
 }
 
-/// The daemon's data folder, for what is worth keeping across restarts and machines' reboots
-/// (checkpoints, todo lists): `$XDG_DATA_HOME/coderd`, else `~/.local/share/coderd`.
-pub fn data_dir() -> Option<PathBuf> {
-    let base = match std::env::var_os("XDG_DATA_HOME") {
-        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
-        _ => PathBuf::from(std::env::var_os("HOME")?).join(".local/share"),
-    };
-    Some(base.join("coderd"))
-}
-
 /// Where a daemon keeps state that outlives it (the temp-file journal): beside its socket, in a
 /// folder named for the socket, so two daemons never share one and a restart finds its own.
 fn state_dir(socket: &std::path::Path) -> Option<PathBuf> {
@@ -185,14 +176,4 @@ fn state_dir(socket: &std::path::Path) -> Option<PathBuf> {
     let digest = Sha256::digest(socket.as_os_str().as_encoded_bytes());
     let tag: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
     Some(state_base()?.join(tag))
-}
-
-/// The folder holding every daemon's `state_dir`: `$XDG_STATE_HOME/coderd`, else
-/// `~/.local/state/coderd`.
-pub fn state_base() -> Option<PathBuf> {
-    let base = match std::env::var_os("XDG_STATE_HOME") {
-        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
-        _ => PathBuf::from(std::env::var_os("HOME")?).join(".local/state"),
-    };
-    Some(base.join("coderd"))
 }

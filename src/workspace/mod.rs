@@ -3,6 +3,8 @@
 //! `&Workspace` (or only the parts they need), never the daemon's `State`, so they know nothing
 //! of the method table, the language servers they do not own, or the socket.
 
+pub mod watch;
+
 use crate::config::Limits;
 use crate::documents::commit::Journal;
 use crate::documents::locks::Locks;

@@ -3,17 +3,26 @@
 //! `info` and `schema` list methods from here; the dispatcher finds handlers here; nothing else
 //! needs to know a method exists.
 
+pub mod agent;
+mod checkpoint;
+mod edit;
+mod exec;
+mod git;
+mod lsp;
+mod map;
+pub mod state;
+mod syntax;
+mod todo;
+
 use crate::error::{Error, Result};
 use crate::protocol::{self, parse_params};
-use crate::state::State;
-use crate::{
-    agent, checkpoint, edit, exec, git, listing, lsp, map, memory, read, search, syntax, todo,
-};
+use crate::{listing, memory, read, search};
 use schemars::{JsonSchema, Schema};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
+use state::State;
 use std::sync::{Arc, LazyLock};
 
 type Handler = Box<dyn Fn(&Arc<State>, Value) -> Result<Box<RawValue>> + Send + Sync>;
@@ -38,7 +47,7 @@ pub struct Method {
 
 impl Method {
     /// Decodes `params` (keys made canonical first: dashed and camelCased keys as snake_case, the
-    /// method's agent aliases as the names it declares, see `agent::keys`), runs the handler, and
+    /// method's agent aliases as the names it declares, see `protocol::keys`), runs the handler, and
     /// serializes its result once, straight to the bytes that go into the response.
     ///
     /// A mutating method also takes `diagnostics` (see `lsp`): it is taken out of the params here,
@@ -50,11 +59,11 @@ impl Method {
             let result = self.call(state, params)?;
             return crate::checkpoint::auto::attach(result, &warning);
         }
-        let mut params = agent::keys::canonical(self, params)?;
+        let mut params = protocol::keys::canonical(self, params)?;
         if !self.mutates {
             return (self.call)(state, params);
         }
-        let switch = lsp::take_switch(&mut params).map_err(|e| {
+        let switch = crate::lsp::take_switch(&mut params).map_err(|e| {
             let schema = (self.schema)().to_value();
             crate::protocol::schema_error(self.name, &schema, &params).unwrap_or(e)
         })?;
@@ -79,7 +88,7 @@ impl Method {
         let (result, events) = crate::documents::events::recorded(|| (self.call)(state, params));
         let result = result?;
         match state.lsp.after_edit(state, &events) {
-            Some(report) => lsp::attach(result, &report),
+            Some(report) => crate::lsp::attach(result, &report),
             None => Ok(result),
         }
     }
@@ -103,7 +112,7 @@ impl Method {
     /// use up the throttle window, for a call that writes nothing).
     pub fn changes_nothing(&self, params: &Value) -> bool {
         match self.name {
-            "exec" => agent::keys::canonical(self, params.clone())
+            "exec" => protocol::keys::canonical(self, params.clone())
                 .is_ok_and(|p| p.get("dry_run") == Some(&Value::Bool(true))),
             "clean" => crate::edit::paths::clean_changes_nothing(params),
             "tool" => match agent::envelope::inner_call(params) {
@@ -112,6 +121,20 @@ impl Method {
             },
             _ => false,
         }
+    }
+}
+
+impl protocol::keys::Named for Method {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn mutates(&self) -> bool {
+        self.mutates
+    }
+
+    fn schema(&self) -> Schema {
+        (self.schema)()
     }
 }
 
@@ -179,13 +202,13 @@ fn schema_with_switch<P: JsonSchema>() -> Schema {
         .or_insert_with(|| json!({}))
         .as_object_mut()
     {
-        properties.insert("diagnostics".into(), lsp::switch_schema());
+        properties.insert("diagnostics".into(), crate::lsp::switch_schema());
     }
     schema
 }
 
-/// Every method the daemon answers, in the order `info` lists them. Each subsystem lists its own
-/// methods (`edit::methods`, ...); this is the one place they are joined.
+/// Every method the daemon answers, in the order `info` lists them. Each area lists its own
+/// entries (`methods/edit.rs`, ...); this is the one place they are joined.
 pub static METHODS: LazyLock<Vec<Method>> = LazyLock::new(|| {
     [
         core_methods(),
@@ -228,9 +251,9 @@ fn core_methods() -> Vec<Method> {
             false,
             |s, p: read::ReadParams| {
                 let file = p.file.clone();
-                let result = read::handle(s, p)?;
+                let result = read::handle(s, &s.line_counts, p)?;
                 if let Some(file) = file {
-                    s.lsp.warm(s, &file);
+                    s.lsp.warm(&s.workspace, &file);
                 }
                 Ok(result)
             },
@@ -364,7 +387,7 @@ fn info(state: &Arc<State>, _: NoParams) -> Result<Value> {
             "name": l.name, "extensions": l.extensions, "file_names": l.file_names,
         })).collect::<Vec<_>>(),
         "language_servers": state.lsp.info(),
-        "exec": exec::info(&limits.exec, &state.jail.roots().iter().map(|r| r.path.clone()).collect::<Vec<_>>()),
+        "exec": crate::exec::info(&limits.exec, &state.jail.roots().iter().map(|r| r.path.clone()).collect::<Vec<_>>()),
     }))
 }
 
