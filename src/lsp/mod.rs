@@ -14,6 +14,7 @@
 //! listed as `pending` instead.
 
 pub mod client;
+mod diagnostics;
 pub mod instance;
 pub mod render;
 pub mod report;
@@ -23,6 +24,8 @@ pub mod transport;
 pub mod tsserver;
 pub mod uri;
 
+pub use diagnostics::{diagnostics, DiagnosticsParams};
+
 use crate::config::LspConfig;
 use crate::documents::{Document, Event, EventKind};
 use crate::error::{Error, Result};
@@ -30,8 +33,6 @@ use crate::syntax::languages::{self, Language};
 use crate::workspace::Workspace;
 use instance::{Deadlines, Instance, Missing, Outcome, Part, Status};
 use report::{FileReport, Report, Unanalysed, Unavailable};
-use schemars::JsonSchema;
-use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use servers::{Registry, ServerDef};
@@ -40,8 +41,6 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock, RwLock, Weak};
 use std::time::Duration;
 
-/// Files the `diagnostics` method checks at most for one `dir`.
-const MAX_DIR_FILES: usize = 200;
 /// How often idle servers and the memory budget are looked at.
 const REAP_EVERY: Duration = Duration::from_secs(10);
 
@@ -747,58 +746,4 @@ pub fn attach(result: Box<RawValue>, report: &Report) -> Result<Box<RawValue>> {
     let report = serde_json::to_string(report)
         .map_err(|e| Error::io(format!("serializing diagnostics: {e}")))?;
     crate::protocol::with_field(result, "diagnostics", &report)
-}
-
-#[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct DiagnosticsParams {
-    /// Files to check.
-    #[serde(default)]
-    files: Vec<String>,
-    /// A folder: its files of languages with servers are checked (at most 200).
-    dir: Option<String>,
-}
-
-pub fn diagnostics(lsp: &Lsp, state: &Workspace, p: DiagnosticsParams) -> Result<Report> {
-    if p.files.is_empty() && p.dir.is_none() {
-        return Err(Error::bad_input("`files` or `dir` is required")
-            .with_recovery("pass `files: [\"src/main.go\"]` or `dir: \"src\"`"));
-    }
-    let mut paths = Vec::new();
-    for (i, wire) in p.files.iter().enumerate() {
-        let field = format!("files[{i}]");
-        let resolved = state.jail.resolve(&field, wire)?;
-        state
-            .jail
-            .metadata(&resolved)
-            .map_err(|e| e.with_prefix(format_args!("`{field}`: ")))?;
-        paths.push(resolved.abs);
-    }
-    if let Some(dir) = &p.dir {
-        let resolved = state.jail.resolve("dir", dir)?;
-        paths.extend(files_with_servers(lsp, state, &resolved));
-    }
-    Ok(lsp.check(state, &paths))
-}
-
-/// The files under a folder whose language has servers, by the jail's walking policy.
-fn files_with_servers(lsp: &Lsp, state: &Workspace, dir: &crate::jail::Resolved) -> Vec<PathBuf> {
-    let registry = lsp.registry();
-    state
-        .jail
-        .walk_builder(dir, true, false)
-        .build()
-        .filter_map(|entry| entry.ok())
-        .filter(|entry| entry.file_type().is_some_and(|t| t.is_file()))
-        .map(|entry| entry.into_path())
-        .filter(|path| {
-            state.jail.locate(path).is_some_and(|r| {
-                !state.jail.is_non_accessible(&r.rel) && !state.jail.is_default_excluded(&r.rel)
-            }) && state.jail.holds_entry(path)
-        })
-        .filter(|path| {
-            languages::for_path(path, None).is_some_and(|l| !registry.for_language(l).is_empty())
-        })
-        .take(MAX_DIR_FILES)
-        .collect()
 }
