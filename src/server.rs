@@ -564,7 +564,7 @@ async fn handle_frame(
             let progress = request
                 .id
                 .clone()
-                .map(|id| crate::progress::Progress::new(tx.clone(), id));
+                .map(|id| crate::request::Progress::new(tx.clone(), id));
             let outcome = run_blocking(method.name, move || {
                 // The one hook point of automatic checkpoints: before any mutating method runs.
                 if method.mutates && !method.changes_nothing(&params) {
@@ -572,7 +572,7 @@ async fn handle_frame(
                         .checkpoints
                         .before_mutation(&state, method.name, checkpoints);
                 }
-                crate::progress::with(progress, || method.call(&state, params))
+                crate::request::with(progress, || method.call(&state, params))
             })
             .await;
             drop(permit);

@@ -33,8 +33,8 @@ const LAYERS: &[(&str, &[&str])] = &[
             "workspace",
         ],
     ),
-    // The wire: frames, params decoding and validation, progress notifications.
-    ("protocol", &["protocol", "progress", "registry"]),
+    // The wire: frames, params decoding and validation; the request context (progress notifications).
+    ("protocol", &["protocol", "request", "registry"]),
     // The subsystems: plain functions over the workspace (or the parts they need).
     (
         "subsystems",

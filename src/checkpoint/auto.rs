@@ -171,18 +171,9 @@ impl Auto {
     }
 }
 
-thread_local! {
-    /// The warning for the call about to run on this thread (set just before it runs).
-    static WARNING: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
-}
-
+/// Leaves the warning for the call about to run on this thread, in its request context.
 fn warn(warning: String) {
-    WARNING.with(|w| *w.borrow_mut() = Some(warning));
-}
-
-/// The warning `before_mutation` left for the call running on this thread, taken once.
-pub fn take_warning() -> Option<String> {
-    WARNING.with(|w| w.borrow_mut().take())
+    crate::request::set_checkpoint_warning(warning);
 }
 
 /// Adds `checkpoint_warning` to an object answer.

@@ -269,7 +269,7 @@ pub fn run(state: &Workspace, socket: &std::path::Path, params: ExecParams) -> R
 /// at most ten a second, and no more bytes in total than `max_output_bytes` (the rest is in the
 /// result's head and tail). Best-effort: a client that does not read fast enough misses some.
 pub struct ProgressStream {
-    progress: Option<crate::progress::Progress>,
+    progress: Option<crate::request::Progress>,
     pending: Vec<(process::Stream, Vec<u8>)>,
     pending_bytes: usize,
     sent_bytes: u64,
@@ -283,7 +283,7 @@ const PROGRESS_INTERVAL: Duration = Duration::from_millis(100);
 impl ProgressStream {
     pub fn new(enabled: bool, limits: &crate::config::Limits) -> ProgressStream {
         ProgressStream {
-            progress: enabled.then(crate::progress::current).flatten(),
+            progress: enabled.then(crate::request::current).flatten(),
             pending: Vec::new(),
             pending_bytes: 0,
             sent_bytes: 0,

@@ -27,12 +27,6 @@ use std::sync::{Arc, LazyLock};
 
 type Handler = Box<dyn Fn(&Arc<State>, Value) -> Result<Box<RawValue>> + Send + Sync>;
 
-thread_local! {
-    /// Whether the mutating call running on this thread attaches diagnostics (`None`: no call is
-    /// running). A nested call's events go to its own answer, so only the switch is inherited.
-    static DIAGNOSTICS: std::cell::Cell<Option<bool>> = const { std::cell::Cell::new(None) };
-}
-
 pub struct Method {
     pub name: &'static str,
     /// Other names the same method answers to.
@@ -55,7 +49,7 @@ impl Method {
     /// edit method needs to know about them.
     pub fn call(&self, state: &Arc<State>, params: Value) -> Result<Box<RawValue>> {
         // Left by the automatic checkpoint that should have preceded this call.
-        if let Some(warning) = crate::checkpoint::auto::take_warning() {
+        if let Some(warning) = crate::request::take_checkpoint_warning() {
             let result = self.call(state, params)?;
             return crate::checkpoint::auto::attach(result, &warning);
         }
@@ -68,11 +62,11 @@ impl Method {
             crate::protocol::schema_error(self.name, &schema, &params).unwrap_or(e)
         })?;
         // A call made by another call (`tool` runs the method it names) is off when that one is.
-        let outer = DIAGNOSTICS.get();
+        let outer = crate::request::diagnostics();
         let diagnostics = switch && outer != Some(false);
-        DIAGNOSTICS.set(Some(diagnostics));
+        crate::request::set_diagnostics(Some(diagnostics));
         let outcome = self.run_with(state, params, diagnostics);
-        DIAGNOSTICS.set(outer);
+        crate::request::set_diagnostics(outer);
         outcome
     }
 
