@@ -566,13 +566,9 @@ async fn handle_frame(
                 .clone()
                 .map(|id| crate::request::Progress::new(tx.clone(), id));
             let outcome = run_blocking(method.name, move || {
-                // The one hook point of automatic checkpoints: before any mutating method runs.
-                if method.mutates && !method.changes_nothing(&params) {
-                    state
-                        .checkpoints
-                        .before_mutation(&state, method.name, checkpoints);
-                }
-                crate::request::with(progress, || method.call(&state, params))
+                // The entry's properties (the automatic checkpoint before a mutating call, ...)
+                // are applied by `Method::serve`.
+                crate::request::with(progress, || method.serve(&state, params, checkpoints))
             })
             .await;
             drop(permit);

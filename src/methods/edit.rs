@@ -68,6 +68,8 @@ pub fn methods() -> Vec<Method> {
             "The .bak backups coderd wrote under a folder: listed, and removed with --force (never a .bak coderd did not write).",
             true,
             |s, p| paths::clean(s, p),
-        ),
+        )
+        // Without `force` it only lists.
+        .changes_nothing_when(|_, params| paths::clean_changes_nothing(params)),
     ]
 }

@@ -11,7 +11,12 @@ pub fn methods() -> Vec<Method> {
              `dry_run` shows the decision without running).",
             true,
             |s, p| crate::exec::run::run(s, &s.socket, p),
-        ),
+        )
+        // `dry_run` only reports the decision.
+        .changes_nothing_when(|exec, params| {
+            crate::protocol::keys::canonical(exec, params.clone())
+                .is_ok_and(|p| p.get("dry_run") == Some(&serde_json::Value::Bool(true)))
+        }),
         method(
             "test",
             &[],

@@ -36,10 +36,61 @@ pub struct Method {
     pub mutates: bool,
     /// The JSON Schema (draft 2020-12) of the params.
     pub schema: fn() -> Schema,
+    /// Whether a call waits for a daemon-wide heavy slot (see `is_heavy`); never, unless the
+    /// entry declares it with `heavy`.
+    heavy: fn(&Method, &Value) -> bool,
+    /// Whether a call of a mutating method changes nothing (see `changes_nothing`); never,
+    /// unless the entry declares it with `changes_nothing`.
+    changes_nothing: fn(&Method, &Value) -> bool,
+    /// Snapshot the workspace before a call that changes something (`checkpoint::auto`): every
+    /// mutating method.
+    checkpoint_before: bool,
+    /// Attach the language servers' diagnostics of the files a call changed (`lsp`), under the
+    /// `diagnostics` switch its schema gains: every mutating method.
+    diagnostics_after: bool,
     call: Handler,
 }
 
+/// A property that holds for no call.
+fn never(_: &Method, _: &Value) -> bool {
+    false
+}
+
+/// A property that holds for every call.
+fn always(_: &Method, _: &Value) -> bool {
+    true
+}
+
 impl Method {
+    /// Declares when a call is heavy.
+    fn heavy(mut self, heavy: fn(&Method, &Value) -> bool) -> Method {
+        self.heavy = heavy;
+        self
+    }
+
+    /// Declares when a call of this mutating method changes nothing.
+    fn changes_nothing_when(mut self, still: fn(&Method, &Value) -> bool) -> Method {
+        self.changes_nothing = still;
+        self
+    }
+
+    /// Runs a request's call with what the entry declares around it: the automatic checkpoint
+    /// before (unless the request said `"checkpoints": false` or the call changes nothing), then
+    /// `call` (diagnostics after). The one place the server applies an entry's properties.
+    pub fn serve(
+        &self,
+        state: &Arc<State>,
+        params: Value,
+        checkpoints: bool,
+    ) -> Result<Box<RawValue>> {
+        if self.checkpoint_before && !self.changes_nothing(&params) {
+            state
+                .checkpoints
+                .before_mutation(state, self.name, checkpoints);
+        }
+        self.call(state, params)
+    }
+
     /// Decodes `params` (keys made canonical first: dashed and camelCased keys as snake_case, the
     /// method's agent aliases as the names it declares, see `protocol::keys`), runs the handler, and
     /// serializes its result once, straight to the bytes that go into the response.
@@ -54,7 +105,7 @@ impl Method {
             return crate::checkpoint::auto::attach(result, &warning);
         }
         let mut params = protocol::keys::canonical(self, params)?;
-        if !self.mutates {
+        if !self.diagnostics_after {
             return (self.call)(state, params);
         }
         let switch = crate::lsp::take_switch(&mut params).map_err(|e| {
@@ -91,13 +142,7 @@ impl Method {
     /// daemon-wide heavy slots (`memory::Gate`): search, tree, batch reads, stat hashing, and
     /// reads that may return or count more than a small window.
     pub fn is_heavy(&self, params: &Value) -> bool {
-        match self.name {
-            "search" | "tree" | "map" | "symbols" => true,
-            "read" => read::is_heavy(params),
-            // A tool call waits like the method it names: the envelope is no way around the gate.
-            "tool" => agent::envelope::inner_call(params).is_some_and(|(m, p)| m.is_heavy(&p)),
-            _ => false,
-        }
+        (self.heavy)(self, params)
     }
 
     /// Whether this call of a mutating method changes nothing: `exec` with `dry_run` only reports
@@ -105,16 +150,7 @@ impl Method {
     /// that reads. The automatic checkpoint is skipped for it (a snapshot would be work, and would
     /// use up the throttle window, for a call that writes nothing).
     pub fn changes_nothing(&self, params: &Value) -> bool {
-        match self.name {
-            "exec" => protocol::keys::canonical(self, params.clone())
-                .is_ok_and(|p| p.get("dry_run") == Some(&Value::Bool(true))),
-            "clean" => crate::edit::paths::clean_changes_nothing(params),
-            "tool" => match agent::envelope::inner_call(params) {
-                Some((inner, p)) => !inner.mutates || inner.changes_nothing(&p),
-                None => true,
-            },
-            _ => false,
-        }
+        (self.changes_nothing)(self, params)
     }
 }
 
@@ -153,6 +189,10 @@ where
             true => schema_with_switch::<P>,
             false => schema_of::<P>,
         },
+        heavy: never,
+        changes_nothing: never,
+        checkpoint_before: mutates,
+        diagnostics_after: mutates,
         call: Box::new(move |state, params| {
             let params: P = parse_params(name, params)?;
             let result = handler(state, params)?;
@@ -179,6 +219,10 @@ where
         summary,
         mutates: false,
         schema: schema_of::<P>,
+        heavy: never,
+        changes_nothing: never,
+        checkpoint_before: false,
+        diagnostics_after: false,
         call: Box::new(move |state, params| handler(state, parse_params(name, params)?)),
     }
 }
@@ -243,6 +287,7 @@ fn core_methods() -> Vec<Method> {
             &["coder::read-file"],
             "Read a file: a line window, head/tail, base64, a stat probe, or a batch.",
             false,
+            // Warms the file's language servers: an agent reads before it edits.
             |s, p: read::ReadParams| {
                 let file = p.file.clone();
                 let result = read::handle(s, &s.line_counts, p)?;
@@ -251,14 +296,16 @@ fn core_methods() -> Vec<Method> {
                 }
                 Ok(result)
             },
-        ),
+        )
+        .heavy(|_, params| read::is_heavy(params)),
         method(
             "tree",
             &["coder::tree"],
             "A nested, bounded view of a folder.",
             false,
             |s, p| listing::tree(&s.jail, &s.limits(), p),
-        ),
+        )
+        .heavy(always),
         method(
             "list-folder",
             &["coder::list-folder"],
@@ -271,7 +318,8 @@ fn core_methods() -> Vec<Method> {
             &["coder::search"],
             "Search file contents (or paths) for a literal or a regex.",
             |s, p| search::handle(&s.jail, &s.limits(), &s.policy(), p)?.into_json(),
-        ),
+        )
+        .heavy(always),
         method("shutdown", &[], "Stop the daemon.", false, shutdown),
     ]
 }

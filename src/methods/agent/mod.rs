@@ -16,5 +16,12 @@ pub fn methods() -> Vec<Method> {
         "A ChatCLI-style tool call ({\"cmd\", \"args\"}, CLI-style, or the raw text a model wrote), recovered, validated and run as the method it names.",
         true,
         envelope::run,
-    )]
+    )
+    // A tool call waits like the method it names: the envelope is no way around the gate.
+    .heavy(|_, params| envelope::inner_call(params).is_some_and(|(m, p)| m.is_heavy(&p)))
+    // It changes nothing when it is a dry run or names a method that reads.
+    .changes_nothing_when(|_, params| match envelope::inner_call(params) {
+        Some((inner, p)) => !inner.mutates || inner.changes_nothing(&p),
+        None => true,
+    })]
 }
