@@ -12,8 +12,6 @@ pub mod diff;
 pub mod locate;
 pub mod patch;
 pub mod paths;
-#[cfg(test)]
-mod perturb;
 mod regex_cache;
 pub mod txn;
 pub mod update;
