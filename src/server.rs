@@ -60,8 +60,7 @@ pub async fn serve(opts: ServeOptions) -> Result<()> {
         .map(|p| std::path::absolute(p).unwrap_or(p.clone()));
     crate::memory::configure_allocator();
     let state = Arc::new(State::new(jail, config, config_path, socket.clone()));
-    let _watcher = watch_config(&state);
-    crate::workspace::watch::start(&state.workspace);
+    crate::workspace::watch::start(&state.workspace, config_watch(&state));
     crate::lsp::watch(&state.lsp, &state.workspace);
     // Lets `coder` find this daemon from any folder under its roots; removed at a clean stop.
     let roots: Vec<PathBuf> = state.jail.roots().iter().map(|r| r.path.clone()).collect();
@@ -242,27 +241,19 @@ fn lock_path(socket: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
-fn watch_config(state: &Arc<State>) -> Option<notify::RecommendedWatcher> {
-    use notify::{RecursiveMode, Watcher};
-    let path = state.config_path.clone()?;
-    let dir = path.parent()?.to_path_buf();
+/// Config hot reload: the config file, watched by the workspace's watcher (`workspace::watch`).
+fn config_watch(state: &Arc<State>) -> Option<crate::workspace::watch::Also> {
+    let file = state.config_path.clone()?;
+    file.parent()?;
     let weak = Arc::downgrade(state);
-    let target = path.clone();
-    let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
-        let touches =
-            event.is_ok_and(|e| e.paths.iter().any(|p| p == &target) && !e.kind.is_access());
-        if let (true, Some(state)) = (touches, weak.upgrade()) {
-            state.reload_config();
-        }
+    Some(crate::workspace::watch::Also {
+        file,
+        on_change: Box::new(move || {
+            if let Some(state) = weak.upgrade() {
+                state.reload_config();
+            }
+        }),
     })
-    .map_err(|e| tracing::warn!("config hot reload disabled: {e}"))
-    .ok()?;
-    // Watch the folder, not the file: editors save by renaming a new file over the old one.
-    watcher
-        .watch(&dir, RecursiveMode::NonRecursive)
-        .map_err(|e| tracing::warn!("config hot reload disabled: {e}"))
-        .ok()?;
-    Some(watcher)
 }
 
 async fn serve_connection(state: Arc<State>, stream: UnixStream, conn: Handle) {

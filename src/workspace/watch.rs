@@ -16,26 +16,53 @@ use std::time::Duration;
 /// Changes arriving within this delay are refreshed together (an editor's save is several events).
 const SETTLE: Duration = Duration::from_millis(20);
 
+/// One more file to watch with the same watcher (the daemon's config file), and what to do
+/// when it changes: the daemon has one `notify` watcher, not one per concern.
+pub struct Also {
+    pub file: PathBuf,
+    /// Called on the watcher's thread for every event that touches `file`.
+    pub on_change: Box<dyn Fn() + Send + Sync>,
+}
+
 /// Starts watching for the daemon: a `notify` watcher feeding a refresher thread that lives as
-/// long as the workspace. Without inotify (or over its limits) documents refresh at their next use.
-pub fn start(workspace: &Arc<Workspace>) {
+/// long as the workspace, and calling `also`'s hook. Without inotify (or over its limits)
+/// documents refresh at their next use (and the config is not reloaded).
+pub fn start(workspace: &Arc<Workspace>, also: Option<Also>) {
     let (tx, rx) = mpsc::channel::<PathBuf>();
+    let also_folder = also
+        .as_ref()
+        .and_then(|a| Some(a.file.parent()?.to_path_buf()));
     let watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
         let Ok(event) = event else { return };
         if event.kind.is_access() {
             return;
         }
+        if let Some(also) = &also {
+            if event.paths.iter().any(|p| p == &also.file) {
+                (also.on_change)();
+            }
+        }
         for path in event.paths {
             let _ = tx.send(path);
         }
     });
-    let watcher = match watcher {
+    let mut watcher = match watcher {
         Ok(w) => w,
         Err(e) => {
+            if also_folder.is_some() {
+                tracing::warn!("config hot reload disabled: {e}");
+            }
             tracing::warn!("documents refresh at their next use only: {e}");
             return;
         }
     };
+    if let Some(folder) = also_folder {
+        use notify::{RecursiveMode, Watcher};
+        // Watch the folder, not the file: editors save by renaming a new file over the old one.
+        if let Err(e) = watcher.watch(&folder, RecursiveMode::NonRecursive) {
+            tracing::warn!("config hot reload disabled: {e}");
+        }
+    }
     let held = workspace.documents.paths();
     workspace.documents.watch.install(watcher, &held);
     let weak = Arc::downgrade(workspace);
