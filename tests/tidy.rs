@@ -70,10 +70,9 @@ const ALLOWED: &[(&str, &str, &str)] = &[
 ];
 
 /// Files over the line limit while they are being split (the split is its own change). To be
-/// emptied: the first eleven are being split by concept; `read.rs` and `search.rs` (whose answer
-/// writing moves with the JSON-writing rework) come next.
+/// emptied: the first eleven are being split by concept; `search.rs` (whose answer writing moves
+/// with the JSON-writing rework) comes next.
 const TOO_LONG_FOR_NOW: &[&str] = &[
-    "src/read.rs",
     "src/search.rs",
     "src/edit/update.rs",
     "src/exec/wrappers.rs",
