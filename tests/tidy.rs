@@ -69,11 +69,9 @@ const ALLOWED: &[(&str, &str, &str)] = &[
     ),
 ];
 
-/// Files over the line limit while they are being split (the split is its own change). To be
-/// emptied: the first eleven are being split by concept; `search.rs` (whose answer writing moves
-/// with the JSON-writing rework) comes next.
+/// Files over the line limit while they are being split by concept (the split is its own
+/// change). To be emptied.
 const TOO_LONG_FOR_NOW: &[&str] = &[
-    "src/search.rs",
     "src/edit/update.rs",
     "src/exec/wrappers.rs",
     "src/exec/rules.rs",
