@@ -1,7 +1,11 @@
 //! The one method table. Each entry names a method, its aliases, its params type (decoded with
-//! unknown fields refused, described by a JSON Schema), whether it changes files, and its handler.
-//! `info` and `schema` list methods from here; the dispatcher finds handlers here; nothing else
-//! needs to know a method exists.
+//! unknown fields refused, described by a JSON Schema), whether it changes files, what it needs
+//! around a call (heavy slot, checkpoint before, diagnostics after, when it changes nothing), and
+//! its handler. `info` and `schema` list methods from here; the dispatcher finds handlers here.
+//!
+//! The entries live in one file per area (`edit.rs`, `exec.rs`, ..., `agent/` for `tool`), as
+//! thin handlers over the subsystems' plain functions: this module and its files are the only
+//! code that sees `State` (`state.rs`); the subsystems take the `Workspace` or the parts they need.
 
 pub mod agent;
 mod checkpoint;

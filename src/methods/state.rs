@@ -1,5 +1,6 @@
-//! What the daemon holds while it runs: the jail, the live budgets (hot-reloadable), caches, and the
-//! shutdown signal. Every method handler receives a `&State`.
+//! What the daemon holds while it runs: the workspace (jail, live budgets, documents, locks,
+//! journal), every subsystem's state (caches, language servers, checkpoints, todo lists), and the
+//! shutdown signal. Every method handler receives a `&State`; nothing below the method table does.
 
 use crate::checkpoint::Checkpoints;
 use crate::config::{Config, JailSettings, Limits};
