@@ -52,6 +52,9 @@ pub struct Method {
     /// Attach the language servers' diagnostics of the files a call changed (`lsp`), under the
     /// `diagnostics` switch its schema gains: every mutating method.
     diagnostics_after: bool,
+    /// After a call that succeeded, start the language servers of the file its `file` param
+    /// names, in the background (`lsp::Lsp::warm`): an agent reads (or outlines) before it edits.
+    warm_after: bool,
     call: Handler,
 }
 
@@ -69,6 +72,12 @@ impl Method {
     /// Declares when a call is heavy.
     fn heavy(mut self, heavy: fn(&Method, &Value) -> bool) -> Method {
         self.heavy = heavy;
+        self
+    }
+
+    /// Declares that a call warms the language servers of the file it names.
+    fn warms_servers(mut self) -> Method {
+        self.warm_after = true;
         self
     }
 
@@ -108,10 +117,31 @@ impl Method {
             let result = self.call(state, params)?;
             return crate::checkpoint::auto::attach(result, &warning);
         }
-        let mut params = protocol::keys::canonical(self, params)?;
-        if !self.diagnostics_after {
-            return (self.call)(state, params);
+        let params = protocol::keys::canonical(self, params)?;
+        // Read once the keys are canonical: agents' `path` and `filepath` are `file` by now.
+        let warm = match self.warm_after {
+            true => params
+                .get("file")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+            false => None,
+        };
+        let result = match self.diagnostics_after {
+            true => self.call_with_diagnostics(state, params)?,
+            false => (self.call)(state, params)?,
+        };
+        if let Some(file) = warm {
+            state.lsp.warm(&state.workspace, &file);
         }
+        Ok(result)
+    }
+
+    /// A mutating call: takes its `diagnostics` switch and attaches the report after it.
+    fn call_with_diagnostics(
+        &self,
+        state: &Arc<State>,
+        mut params: Value,
+    ) -> Result<Box<RawValue>> {
         let switch = crate::lsp::take_switch(&mut params).map_err(|e| {
             let schema = (self.schema)().to_value();
             crate::protocol::schema_error(self.name, &schema, &params).unwrap_or(e)
@@ -197,6 +227,7 @@ where
         changes_nothing: never,
         checkpoint_before: mutates,
         diagnostics_after: mutates,
+        warm_after: false,
         call: Box::new(move |state, params| {
             let params: P = parse_params(name, params)?;
             let result = handler(state, params)?;
@@ -227,6 +258,7 @@ where
         changes_nothing: never,
         checkpoint_before: false,
         diagnostics_after: false,
+        warm_after: false,
         call: Box::new(move |state, params| handler(state, parse_params(name, params)?)),
     }
 }
@@ -291,17 +323,10 @@ fn core_methods() -> Vec<Method> {
             &["coder::read-file"],
             "Read a file: a line window, head/tail, base64, a stat probe, or a batch.",
             false,
-            // Warms the file's language servers: an agent reads before it edits.
-            |s, p: read::ReadParams| {
-                let file = p.file.clone();
-                let result = read::handle(s, &s.line_counts, p)?;
-                if let Some(file) = file {
-                    s.lsp.warm(&s.workspace, &file);
-                }
-                Ok(result)
-            },
+            |s, p| read::handle(s, &s.line_counts, p),
         )
-        .heavy(|_, params| read::is_heavy(params)),
+        .heavy(|_, params| read::is_heavy(params))
+        .warms_servers(),
         method(
             "tree",
             &["coder::tree"],

@@ -8,11 +8,7 @@ pub fn methods() -> Vec<Method> {
         &[],
         "A file's skeleton: its definitions with kind, signature, lines, nesting and doc line.",
         false,
-        |s, p: crate::syntax::outline::OutlineParams| {
-            let file = p.file.clone();
-            let result = crate::syntax::outline::run(s, &s.syntax, p)?;
-            s.lsp.warm(&s.workspace, &file);
-            Ok(result)
-        },
-    )]
+        |s, p| crate::syntax::outline::run(s, &s.syntax, p),
+    )
+    .warms_servers()]
 }
