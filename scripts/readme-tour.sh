@@ -50,7 +50,7 @@ trap cleanup EXIT
 
 # This checkout's binaries, copied at once: a target folder shared with other checkouts
 # (CARGO_TARGET_DIR) may get their coder/coderd at any moment after the build.
-cargo build --locked --quiet --bins
+cargo build --locked --quiet --workspace --bins
 target=$(cargo metadata --locked --format-version 1 --no-deps |
     sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p')
 bin=$tmp/bin

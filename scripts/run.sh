@@ -4,7 +4,8 @@
 #
 #   scripts/run.sh [DIR]     DIR: the workspace root (default: the current folder)
 #
-# The binaries are built in release mode by `cargo install --path . --locked` and land in
+# The binaries are built in release mode by `cargo install --locked --path .` (the daemon) and
+# `--path crates/coder` (the client), and land in
 # $CODERD_INSTALL_ROOT/bin, by default $CARGO_HOME/bin (~/.cargo/bin), which rustup puts on PATH.
 # Running it again rebuilds, reinstalls, and restarts a daemon for DIR that still runs the
 # replaced binary.
@@ -20,7 +21,9 @@ install_root=${CODERD_INSTALL_ROOT:-${CARGO_HOME:-$HOME/.cargo}}
 bin=$install_root/bin
 
 echo "run.sh: building and installing coderd and coder into $bin" >&2
+# Two packages of one workspace: the daemon (the root package) and the client (crates/coder).
 cargo install --locked --path "$repo" --root "$install_root"
+cargo install --locked --path "$repo/crates/coder" --root "$install_root"
 coder=$bin/coder
 
 # `coder --root DIR` reaches the daemon whose primary root is DIR (from the registry of live

@@ -30,11 +30,16 @@ ensure_components
 ./scripts/install-language-servers.sh
 
 cargo fmt --all -- --check
-cargo clippy --locked --all-targets -- -D warnings
+cargo clippy --workspace --locked --all-targets -- -D warnings
+# The daemon's tests run the `coder` binary of another package of the workspace (crates/coder),
+# which `cargo test` does not build for them: build the whole workspace first.
+cargo build --workspace --locked
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-cargo test --locked 2>&1 | tee "$log"
+cargo test --workspace --locked 2>&1 | tee "$log"
 # The README's tour must be what the commands print today.
 ./scripts/readme-tour.sh --check
+# docs/protocol.md must be what the daemon's `schema` says, and every link in the docs must resolve.
+./scripts/gen-protocol-doc.py --check
 # One closing line over every test binary, so a reader of the log sees the whole count.
 awk '/^test result:/ { passed += $4; failed += $6 } END { printf "total: %d passed, %d failed\n", passed, failed }' "$log"

@@ -3,10 +3,8 @@
 pub mod agent;
 pub mod checkpoint;
 pub mod children;
-pub mod cli;
 pub mod config;
 pub mod connections;
-pub mod dirs;
 pub mod documents;
 pub mod edit;
 pub mod error;
@@ -14,7 +12,6 @@ pub mod exec;
 pub mod git;
 pub mod globs;
 pub mod jail;
-pub mod jsonw;
 pub mod listing;
 pub mod lsp;
 pub mod map;
@@ -29,4 +26,16 @@ pub mod search;
 pub mod server;
 pub mod syntax;
 pub mod todo;
+pub mod typography;
 pub mod workspace;
+
+// What the daemon shares with its clients lives in the wire crate; these are its modules under
+// the names the daemon's code uses.
+/// JSON text written by hand for big answers.
+pub use wire::jsonw;
+/// The per-user folders, the default socket, private folders.
+pub use wire::paths;
+/// What an environment switch that says off looks like.
+pub use wire::switches;
+/// The 16-hex name a list of paths gets.
+pub use wire::tag;

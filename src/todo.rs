@@ -7,7 +7,6 @@ use crate::error::{Error, Result};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -42,15 +41,6 @@ impl Status {
                 .with_recovery(format!("use one of {}", Status::NAMES)))
             }
         })
-    }
-
-    fn mark(self) -> &'static str {
-        match self {
-            Status::Pending => "[ ]",
-            Status::InProgress => "[~]",
-            Status::Completed => "[✓]",
-            Status::Failed => "[✗]",
-        }
     }
 }
 
@@ -127,10 +117,8 @@ pub struct Todos {
 impl Todos {
     /// Loads the saved plans of the workspace `root` from the data folder (none: memory only).
     pub fn open(data_dir: Option<&Path>, root: &Path) -> Todos {
-        use sha2::{Digest, Sha256};
         let file = data_dir.map(|dir| {
-            let digest = Sha256::digest(root.as_os_str().as_encoded_bytes());
-            let tag: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
+            let tag = crate::tag::of_paths(&[root]);
             dir.join("todos").join(format!("{tag}.json"))
         });
         let plans = file
@@ -260,39 +248,6 @@ fn plan<'a>(session: &'a str, items: &'a [Item]) -> Plan<'a> {
     }
 }
 
-/// The text `coder todo` prints: one line per item with its mark, then the progress.
-pub fn render(out: &mut impl Write, r: &serde_json::Value) -> io::Result<()> {
-    let todos = r["todos"].as_array().cloned().unwrap_or_default();
-    if todos.is_empty() {
-        return writeln!(
-            out,
-            "no todos in session {}",
-            r["session"].as_str().unwrap_or("?")
-        );
-    }
-    for todo in &todos {
-        let status: Status =
-            serde_json::from_value(todo["status"].clone()).unwrap_or(Status::Pending);
-        write!(
-            out,
-            "{} {}. {}",
-            status.mark(),
-            todo["id"],
-            todo["description"].as_str().unwrap_or("")
-        )?;
-        match todo["error"].as_str() {
-            Some(error) => writeln!(out, " ({error})")?,
-            None => writeln!(out)?,
-        }
-    }
-    let s = &r["summary"];
-    writeln!(
-        out,
-        "{}/{} completed, {} in progress, {} failed",
-        s["completed"], s["total"], s["in_progress"], s["failed"]
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -341,23 +296,5 @@ mod tests {
         ]))
         .unwrap_err();
         assert!(e.message.contains("`todos[1].status`"), "{}", e.message);
-    }
-
-    #[test]
-    fn the_rendering_marks_each_status() {
-        let mut plan_items = items(4);
-        plan_items[1].status = Status::InProgress;
-        plan_items[2].status = Status::Completed;
-        plan_items[3].status = Status::Failed;
-        plan_items[3].error = Some("boom".into());
-        let value = serde_json::to_value(plan("s", &plan_items)).unwrap();
-        let mut out = Vec::new();
-        render(&mut out, &value).unwrap();
-        let text = String::from_utf8(out).unwrap();
-        assert_eq!(
-            text,
-            "[ ] 1. task 0\n[~] 2. task 1\n[✓] 3. task 2\n[✗] 4. task 3 (boom)\n\
-             1/4 completed, 1 in progress, 1 failed\n"
-        );
     }
 }

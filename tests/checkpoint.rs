@@ -518,7 +518,7 @@ fn each_off_switch_stops_automatic_snapshots() {
     assert!(auto_labels(&daemon).is_empty());
     // The client's environment, through `coder`.
     let coder = |off: bool| {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_coder"));
+        let mut command = Command::new(common::coder_bin());
         command.arg("--socket").arg(&daemon.socket).args([
             "call",
             "write",

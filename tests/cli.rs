@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 fn coder(socket: &Path, cwd: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_coder"))
+    Command::new(common::coder_bin())
         .arg("--socket")
         .arg(socket)
         .args(args)
@@ -166,7 +166,7 @@ fn starts_a_daemon_when_none_answers() {
     let sandbox = Sandbox::fixture("basic");
     let runtime = sandbox.dir.path().join("run");
     let run = |args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_coder"))
+        Command::new(common::coder_bin())
             .args(args)
             .current_dir(sandbox.root.join("src"))
             .env("XDG_RUNTIME_DIR", &runtime)
@@ -315,7 +315,7 @@ fn finds_the_daemon_of_a_subfolder_instead_of_starting_another() {
     }
 
     let run = |cwd: &Path, args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_coder"))
+        Command::new(common::coder_bin())
             .args(args)
             .current_dir(cwd)
             .env("XDG_RUNTIME_DIR", &runtime)
@@ -497,4 +497,69 @@ fn every_method_is_a_subcommand_with_flags_typed_by_its_schema() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("unknown method `frobnicate`"));
     assert!(stderr(&out).contains("multipatch"));
+}
+
+#[test]
+fn search_text_is_what_rg_prints_for_every_context() {
+    let sandbox = Sandbox::fixture("basic");
+    let daemon = Daemon::start(&sandbox, &[]);
+    // Matches on neighbouring lines, far apart, at the first and last line, in two files.
+    let dir = sandbox.root.join("rg-case");
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::write(
+        dir.join("a.txt"),
+        "needle one\nplain\nplain\nneedle two\nneedle three\nplain\nplain\nplain\nplain\nneedle four\nplain\nneedle five\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("b.txt"), "plain\nneedle six\nplain\n").unwrap();
+    let dir_arg = dir.to_str().unwrap();
+    for n in 0..=3 {
+        let context = n.to_string();
+        let rg = Command::new("rg")
+            .args(["-n", "--sort", "path", "-C", &context, "needle", dir_arg])
+            .output()
+            .expect("`rg` runs (scripts/install-test-tools.sh installs Debian's ripgrep)");
+        assert!(rg.status.success(), "rg: {}", stderr(&rg));
+        let out = coder(
+            &daemon.socket,
+            &sandbox.root,
+            &["search", "needle", "--dir", dir_arg, "--context", &context],
+        );
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert_eq!(stdout(&out), stdout(&rg), "--context {n}");
+    }
+}
+
+#[test]
+fn help_lists_every_method_with_its_summary() {
+    let sandbox = Sandbox::fixture("basic");
+    let daemon = Daemon::start(&sandbox, &[]);
+    let out = coder(&daemon.socket, &sandbox.root, &["--help"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let help = stdout(&out);
+    let info = daemon.ok("info", serde_json::json!({}));
+    let methods = info["methods"].as_array().unwrap();
+    assert!(methods.len() > 7, "{info}");
+    for method in methods {
+        let name = method.as_str().unwrap();
+        assert!(
+            help.lines()
+                .any(|l| l.trim_start().starts_with(&format!("{name} "))),
+            "{name} in {help}"
+        );
+    }
+    assert!(help.contains("--socket PATH"), "{help}");
+
+    // With no daemon to ask, the help says how to get one instead of listing methods.
+    let out = coder(
+        &sandbox.dir.path().join("none.sock"),
+        &sandbox.root,
+        &["--help"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("no coderd answers"),
+        "{}",
+        stdout(&out)
+    );
 }

@@ -345,7 +345,7 @@ fn a_socket_path_that_is_not_a_socket_is_never_touched() {
         );
     }
     // $CODERD_SOCKET naming the file: the client starts a daemon on it, which refuses.
-    let out = Command::new(env!("CARGO_BIN_EXE_coder"))
+    let out = Command::new(common::coder_bin())
         .env("CODERD_SOCKET", &file)
         .args(["--root", sandbox.root.to_str().unwrap(), "info"])
         .output()

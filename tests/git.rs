@@ -32,7 +32,7 @@ fn odd_repo() -> (Sandbox, Daemon) {
 
 fn rendered(method: &str, result: &Value) -> String {
     let mut out = Vec::new();
-    coderd::git::render(&mut out, method, result).unwrap();
+    coder::render(&mut out, method, false, &result.to_string()).unwrap();
     String::from_utf8(out).unwrap()
 }
 

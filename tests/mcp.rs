@@ -30,7 +30,7 @@ fn the_python_mcp_sdk_lists_and_calls_coderd_tools() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     // The daemon `coderd mcp` started for the workspace is stopped with the sandbox's socket.
-    let _ = Command::new(env!("CARGO_BIN_EXE_coder"))
+    let _ = Command::new(common::coder_bin())
         .args(["--no-start", "--socket"])
         .arg(&socket)
         .arg("shutdown")

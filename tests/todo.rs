@@ -76,7 +76,7 @@ fn coder_takes_the_session_from_its_environment_and_renders_marks() {
     let sandbox = Sandbox::empty();
     let daemon = Daemon::start(&sandbox, &[]);
     let coder = |params: &str| {
-        let out = Command::new(env!("CARGO_BIN_EXE_coder"))
+        let out = Command::new(common::coder_bin())
             .arg("--socket")
             .arg(&daemon.socket)
             .args(["call", "todo", params])
@@ -93,7 +93,7 @@ fn coder_takes_the_session_from_its_environment_and_renders_marks() {
     let result = daemon.ok("todo", json!({"session": "agent-7"}));
     assert_eq!(result["summary"]["completed"], 1);
     let mut text = Vec::new();
-    coderd::todo::render(&mut text, &result).unwrap();
+    coder::render(&mut text, "todo", false, &result.to_string()).unwrap();
     assert_eq!(
         String::from_utf8(text).unwrap(),
         "[✓] 1. Investigate bug\n[~] 2. Apply fix\n[ ] 3. Add tests\n1/3 completed, 1 in progress, 0 failed\n"

@@ -37,7 +37,7 @@ pub fn find_bin(name: &str, env_var: &str, built_with_bench: Option<&str>) -> Pa
         .cloned()
         .unwrap_or_else(|| {
             fail(&format!(
-                "no `{name}` binary found (tried {candidates:?}); run `cargo build --release` or set {env_var}"
+                "no `{name}` binary found (tried {candidates:?}); run `cargo build --release --workspace` or set {env_var}"
             ))
         })
 }

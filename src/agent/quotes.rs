@@ -6,12 +6,11 @@
 
 use crate::error::Result;
 use crate::syntax::languages;
+use crate::typography::straight_quote;
 use crate::workspace::Workspace;
 use serde_json::{Map, Value};
 use std::io::Read;
 use std::path::Path;
-
-const CURLY: &[(char, char)] = &[('“', '"'), ('”', '"'), ('‘', '\''), ('’', '\'')];
 
 /// Straightens curly quotes in the model text of a write/patch/multipatch call; returns how many
 /// were replaced.
@@ -61,7 +60,7 @@ fn in_field(state: &Workspace, params: &mut Map<String, Value>, field: &str) -> 
 }
 
 fn has_curly(text: &str) -> bool {
-    text.contains(|c| CURLY.iter().any(|(curly, _)| *curly == c))
+    text.contains(|c| straight_quote(c).is_some())
 }
 
 /// Code: a file of a language the registry knows, except markdown.
@@ -90,10 +89,10 @@ pub fn straighten_text(text: &str) -> (String, usize) {
     let mut count = 0;
     let out = text
         .chars()
-        .map(|c| match CURLY.iter().find(|(curly, _)| *curly == c) {
-            Some((_, straight)) => {
+        .map(|c| match straight_quote(c) {
+            Some(straight) => {
                 count += 1;
-                *straight
+                straight
             }
             None => c,
         })

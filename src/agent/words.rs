@@ -9,6 +9,7 @@
 //! a command is safe to run; it only reads flags.
 
 use crate::error::{Error, Result};
+pub use wire::argv::Word;
 
 /// Splits CLI-style text into words.
 pub fn split(text: &str) -> Result<Vec<String>> {
@@ -83,37 +84,10 @@ fn unbalanced(quote: char, at: usize) -> Error {
     .with_recovery(r#"close the quote, or send JSON args ({"cmd": ..., "args": {...}})"#)
 }
 
-/// One word after the subcommand: a flag (`--file`, `-file`, `--file=x`) or a positional value.
-#[derive(Debug, PartialEq)]
-pub enum Word<'a> {
-    Flag {
-        name: &'a str,
-        value: Option<&'a str>,
-    },
-    Value(&'a str),
-}
-
-/// Whether a word is a flag name (`--file`, `-cmd`, `--max-bytes=5`), not a value such as `---`
-/// (a diff header) or `-5`.
+/// A word after the subcommand, read as `coder` reads its command line (`wire::argv`), with
+/// single-dash flags (`-cmd`) allowed, as models write them.
 pub fn classify(word: &str) -> Word<'_> {
-    let body = word
-        .strip_prefix("--")
-        .or_else(|| word.strip_prefix('-'))
-        .filter(|b| b.starts_with(|c: char| c.is_ascii_alphabetic()));
-    let Some(body) = body else {
-        return Word::Value(word);
-    };
-    let (name, value) = match body.split_once('=') {
-        Some((n, v)) => (n, Some(v)),
-        None => (body, None),
-    };
-    let flag_like = name
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
-    match flag_like {
-        true => Word::Flag { name, value },
-        false => Word::Value(word),
-    }
+    wire::argv::classify(word, true)
 }
 
 /// Whether a plain string is CLI-style args rather than a bare value: a flag after the first

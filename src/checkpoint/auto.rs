@@ -69,13 +69,8 @@ impl Auto {
     }
 }
 
-/// The values of `CODER_CHECKPOINTS` that switch snapshots off.
-pub fn is_off(value: &str) -> bool {
-    matches!(
-        value.trim().to_ascii_lowercase().as_str(),
-        "off" | "0" | "false" | "no"
-    )
-}
+/// The values of `CODER_CHECKPOINTS` that switch snapshots off (the rule every switch shares).
+pub use crate::switches::is_off;
 
 impl Checkpoints {
     /// Called by the server before a mutating method runs. `requested` is false when the request

@@ -61,17 +61,15 @@ impl Identity {
 
 /// The journal file of this workspace; none without a data folder.
 fn journal(state: &Workspace) -> Option<PathBuf> {
-    use sha2::{Digest, Sha256};
-    let roots: Vec<&[u8]> = state
+    let roots: Vec<&Path> = state
         .jail
         .roots()
         .iter()
-        .map(|r| r.path.as_os_str().as_bytes())
+        .map(|r| r.path.as_path())
         .collect();
-    let digest = Sha256::digest(roots.join(&0u8));
-    let tag: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
+    let tag = crate::tag::of_paths(&roots);
     Some(
-        crate::dirs::data_dir()?
+        crate::paths::data_dir()?
             .join("backups")
             .join(format!("{tag}.journal")),
     )

@@ -13,6 +13,7 @@ pub mod locate;
 pub mod patch;
 pub mod paths;
 mod regex_cache;
+mod stat;
 pub mod txn;
 pub mod update;
 pub mod update_file;

@@ -50,10 +50,7 @@ pub fn check(dir: &Path, isolation: Isolation, deadline: Instant) -> Result<()> 
 /// The user's global config files, as git looks for them (`GIT_CONFIG_GLOBAL` is never passed).
 fn global_configs() -> Vec<PathBuf> {
     let home = std::env::var_os("HOME").map(PathBuf::from);
-    let xdg = match std::env::var_os("XDG_CONFIG_HOME") {
-        Some(dir) if !dir.is_empty() => Some(PathBuf::from(dir)),
-        _ => home.as_ref().map(|h| h.join(".config")),
-    };
+    let xdg = crate::paths::config_home();
     let mut files: Vec<PathBuf> = xdg.map(|x| x.join("git/config")).into_iter().collect();
     files.extend(home.map(|h| h.join(".gitconfig")));
     files

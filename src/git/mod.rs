@@ -13,7 +13,6 @@ pub mod command;
 pub mod config_files;
 pub mod diff;
 pub mod log;
-pub mod render;
 pub mod status;
 
 use crate::error::{Code, Error, Result};
@@ -27,8 +26,6 @@ use std::time::{Duration, Instant};
 
 /// How long one git read may run before its process group is killed.
 const READ_DEADLINE: Duration = Duration::from_secs(60);
-
-pub use render::render;
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

@@ -16,7 +16,6 @@
 pub mod client;
 mod diagnostics;
 pub mod instance;
-pub mod render;
 pub mod report;
 pub mod servers;
 pub mod spawn;

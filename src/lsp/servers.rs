@@ -176,11 +176,7 @@ pub fn install_dir() -> Option<PathBuf> {
     if let Some(dir) = std::env::var_os("CODERD_SERVERS_DIR").filter(|d| !d.is_empty()) {
         return Some(PathBuf::from(dir));
     }
-    let data = match std::env::var_os("XDG_DATA_HOME").filter(|d| !d.is_empty()) {
-        Some(dir) => PathBuf::from(dir),
-        None => PathBuf::from(std::env::var_os("HOME")?).join(".local/share"),
-    };
-    Some(data.join("coderd/servers"))
+    Some(crate::paths::data_dir()?.join("servers"))
 }
 
 impl ServerDef {

@@ -17,7 +17,6 @@ use rank::{Ranked, Steering};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::hash::{Hash, Hasher};
-use std::io::{self, Write};
 use std::sync::{Arc, Mutex};
 
 pub const DEFAULT_BUDGET: usize = 8000;
@@ -147,17 +146,5 @@ impl MapCache {
         let ranked = Arc::new(compute());
         *last = Some((key, ranked.clone()));
         ranked
-    }
-}
-
-/// The CLI's rendering: the map text as it is.
-pub fn render(out: &mut impl Write, result: &str) -> io::Result<()> {
-    #[derive(Deserialize)]
-    struct View {
-        map: String,
-    }
-    match serde_json::from_str::<View>(result) {
-        Ok(view) => out.write_all(view.map.as_bytes()),
-        Err(_) => out.write_all(result.as_bytes()),
     }
 }

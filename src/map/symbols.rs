@@ -127,34 +127,3 @@ pub fn run(state: &Workspace, cache: &super::MapCache, p: SymbolsParams) -> Resu
         results,
     })
 }
-
-/// The CLI's text: a line a symbol, `path:line: kind signature`, like a grep hit an editor can jump
-/// to; then how many more there are.
-pub fn render(out: &mut impl std::io::Write, result: &str) -> std::io::Result<()> {
-    #[derive(Deserialize)]
-    struct View {
-        total: usize,
-        results: Vec<Hit>,
-    }
-    #[derive(Deserialize)]
-    struct Hit {
-        path: String,
-        line: usize,
-        kind: String,
-        name: String,
-        signature: Option<String>,
-    }
-    let view: View = serde_json::from_str(result)?;
-    for hit in &view.results {
-        let text = hit.signature.as_deref().unwrap_or(&hit.name);
-        writeln!(out, "{}:{}: {} {}", hit.path, hit.line, hit.kind, text)?;
-    }
-    let more = view.total.saturating_sub(view.results.len());
-    if more > 0 {
-        writeln!(
-            out,
-            "… {more} more (raise --limit, or narrow --dir or --kind)"
-        )?;
-    }
-    Ok(())
-}

@@ -1,6 +1,6 @@
 //! `coderd mcp`: coderd as an MCP server on stdio, for clients that spawn their servers (Claude
 //! Code, Codex, Cursor, Zed, ...). It is a thin face over the workspace's daemon: it finds (or
-//! starts) the daemon the way `coder` does (`cli::connect`), lists the method table as MCP tools
+//! starts) the daemon the way `coder` does (`wire::client::connect`), lists the method table as MCP tools
 //! (`tools/list`: name, summary, the params' JSON Schema, and the annotations `keys::hints` gives:
 //! read-only, destructive, idempotent, open world), and sends each `tools/call` to the daemon as the JSON-RPC request of that method, so
 //! every call runs the same handler as a socket request. Results are text content (the result's
@@ -9,7 +9,6 @@
 
 pub mod stdio;
 
-use crate::cli::{self, ClientError};
 use crate::methods::{Method, METHODS};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
@@ -22,6 +21,7 @@ use serde_json::{Map, Value};
 use std::os::unix::net::UnixStream;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
+use wire::client::{self, ClientError};
 
 /// Methods not offered as tools: stopping the daemon is not an agent's decision, and the `tool`
 /// envelope is for text-protocol backends (an MCP client calls the methods directly).
@@ -64,7 +64,7 @@ pub async fn serve_stdio(options: McpOptions) -> Result<(), String> {
     Ok(())
 }
 
-/// The daemon connection, made on first use (`cli::connect`: socket flag, registry, default
+/// The daemon connection, made on first use (`wire::client::connect`: socket flag, registry, default
 /// socket, or a daemon started for the workspace).
 fn connected(
     options: &McpOptions,
@@ -74,19 +74,17 @@ fn connected(
     if let Some(stream) = slot.as_ref().and_then(|s| s.try_clone().ok()) {
         return Ok(stream);
     }
-    let stream = cli::connect::connect(&client_flags(options))?;
+    let stream = client::connect(&client_options(options))?;
     *slot = stream.try_clone().ok();
     Ok(stream)
 }
 
-fn client_flags(options: &McpOptions) -> cli::Cli {
-    cli::Cli {
+fn client_options(options: &McpOptions) -> client::Options {
+    client::Options {
         socket: options.socket.clone(),
-        json: true,
         roots: options.roots.clone(),
         no_start: options.no_start,
         verbose: options.verbose,
-        command: cli::Command::Info,
     }
 }
 
@@ -99,7 +97,7 @@ fn call_daemon(
 ) -> Result<Value, ClientError> {
     for attempt in 0..2 {
         let stream = connected(options, daemon)?;
-        match cli::connect::send(&stream, method, params.clone()) {
+        match client::send(&stream, method, params.clone()) {
             Ok(reply) => {
                 return serde_json::from_slice(&reply)
                     .map_err(|e| ClientError(format!("the daemon's answer is not JSON: {e}")))
@@ -162,8 +160,8 @@ fn diagnostics_block(result: &Value) -> Option<String> {
     let report = result
         .get("diagnostics")
         .or_else(|| result.get("result")?.get("diagnostics"))?;
-    let report: crate::lsp::report::Report = serde_json::from_value(report.clone()).ok()?;
-    let block = crate::lsp::render::block(&report);
+    let report: wire::diagnostics::Report = serde_json::from_value(report.clone()).ok()?;
+    let block = wire::diagnostics::block(&report);
     (!block.is_empty()).then_some(block)
 }
 
@@ -256,7 +254,8 @@ mod tests {
                 panic!()
             };
             let block = &text.text[text.text.find("[DIAGNOSTICS]").expect("a block")..];
-            assert_eq!(block, crate::lsp::render::block(&report), "{}", text.text);
+            let view = serde_json::from_value(json!(report)).unwrap();
+            assert_eq!(block, wire::diagnostics::block(&view), "{}", text.text);
             assert!(block.contains("mismatched types"), "{block}");
         }
         // Clean files: no block.

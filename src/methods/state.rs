@@ -5,7 +5,6 @@
 use crate::checkpoint::Checkpoints;
 use crate::config::{Config, JailSettings, Limits};
 use crate::connections::Connections;
-pub use crate::dirs::{data_dir, state_base};
 use crate::documents::commit::Journal;
 use crate::documents::Documents;
 use crate::jail::Jail;
@@ -53,7 +52,7 @@ impl State {
         let policy = Policy::new(config.limits.max_memory_bytes);
         let heavy = Arc::new(Gate::new(&policy));
         let frames = FrameBudget::new(&policy);
-        let data = data_dir();
+        let data = crate::paths::data_dir();
         let roots: Vec<PathBuf> = jail.roots().iter().map(|r| r.path.clone()).collect();
         for root in &roots {
             if !crate::documents::timestamps::probe(root) {
@@ -173,8 +172,5 @@ pub fn check_sections(limits: &Limits) -> std::result::Result<(), String> {
 /// Where a daemon keeps state that outlives it (the temp-file journal): beside its socket, in a
 /// folder named for the socket, so two daemons never share one and a restart finds its own.
 fn state_dir(socket: &std::path::Path) -> Option<PathBuf> {
-    use sha2::{Digest, Sha256};
-    let digest = Sha256::digest(socket.as_os_str().as_encoded_bytes());
-    let tag: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
-    Some(state_base()?.join(tag))
+    Some(crate::paths::state_dir()?.join(crate::tag::of_paths(&[socket])))
 }

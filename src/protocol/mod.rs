@@ -11,7 +11,6 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
 
 /// JSON-RPC's own codes, used alongside the C2xx code in `error.data.code`.
 const PARSE_ERROR: i64 = -32700;
@@ -252,14 +251,5 @@ pub fn rpc_code_for(error: &Error, unknown_method: bool) -> i64 {
     }
 }
 
-/// The socket a workspace's daemon listens on when none is named: in the runtime folder
-/// (`$XDG_RUNTIME_DIR/coderd`, else a per-user directory in /tmp; see `registry::runtime_dir`). The name hashes the canonical primary root, so every client that
-/// agrees on the workspace agrees on the socket, and the path stays short (sun_path is 108 bytes).
-pub fn default_socket_path(primary_root: &Path) -> PathBuf {
-    use sha2::{Digest, Sha256};
-    let digest = Sha256::digest(primary_root.as_os_str().as_encoded_bytes());
-    let tag: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
-    crate::registry::runtime_dir().join(format!("{tag}.sock"))
-}
-
-pub use crate::dirs::create_private_dir;
+/// The default socket path and private folders are the wire crate's, shared with the clients.
+pub use wire::paths::{create_private_dir, default_socket_path};

@@ -487,42 +487,8 @@ fn list(options: &[Value]) -> String {
 /// What kind of value a top-level param takes, for typing CLI-style words (`--start 10` is an
 /// integer): the JSON types its schema allows, through `$ref`, `anyOf` and `oneOf`.
 pub fn param_types(schema: &Value, key: &str) -> Vec<String> {
-    let checker = Checker {
-        root: schema,
-        aliases: &[],
-    };
-    let Some(property) = schema.pointer(&format!("/properties/{}", pointer_escape(key))) else {
-        return Vec::new();
-    };
-    let mut types = Vec::new();
-    collect_types(&checker, property, &mut types, 0);
-    types
-}
-
-fn collect_types(checker: &Checker<'_>, schema: &Value, types: &mut Vec<String>, depth: usize) {
-    let schema = checker.resolve(schema);
-    if depth > 8 {
-        return;
-    }
-    match schema.get("type") {
-        Some(Value::String(t)) => types.push(t.clone()),
-        Some(Value::Array(ts)) => {
-            types.extend(ts.iter().filter_map(Value::as_str).map(str::to_string))
-        }
-        _ => {}
-    }
-    if schema.get("enum").is_some() && schema.get("type").is_none() {
-        types.push("string".into());
-    }
-    for branch in schema
-        .get("anyOf")
-        .or_else(|| schema.get("oneOf"))
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        collect_types(checker, branch, types, depth + 1);
-    }
+    // One reading of a param's types, shared with the CLI-style parser (`wire::argv`).
+    wire::argv::param_types(schema, key)
 }
 
 #[cfg(test)]

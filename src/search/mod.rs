@@ -601,7 +601,10 @@ impl Collector<'_> {
                     jsonw::string_contents(&mut escaped, &self.path.to_string_lossy());
                     escaped
                 });
-                let gap = self.previous.is_some_and(|p| number.unwrap_or(0) > p + 1);
+                // rg separates groups only when it shows context: with none, every match is
+                // its own line and `--` would stand between each of them.
+                let context = self.q.before + self.q.after > 0;
+                let gap = context && self.previous.is_some_and(|p| number.unwrap_or(0) > p + 1);
                 self.previous = number;
                 write_text_line(self.out, path, gap, number, is_match, kept, cut)
             }

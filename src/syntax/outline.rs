@@ -7,7 +7,6 @@ use crate::error::{Error, Result};
 use crate::workspace::Workspace;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use std::io::{self, Write};
 use std::sync::Arc;
 
 #[derive(Deserialize, JsonSchema)]
@@ -30,21 +29,6 @@ pub struct OutlineResult {
 }
 
 /// The parts of an outline result the CLI renders, as they arrive on the wire.
-#[derive(Deserialize)]
-struct OutlineView {
-    path: String,
-    language: String,
-    parse_errors: usize,
-    items: Vec<ItemView>,
-}
-
-#[derive(Deserialize)]
-struct ItemView {
-    signature: String,
-    line: usize,
-    parent: Option<usize>,
-}
-
 pub fn run(state: &Workspace, syntax: &super::Cache, p: OutlineParams) -> Result<OutlineResult> {
     let (parsed, mode) = parse_file(state, syntax, "file", &p.file)?;
     Ok(OutlineResult {
@@ -102,37 +86,4 @@ fn unknown_language(field: &str, wire: &str) -> Error {
         "outline a file with one of these extensions: {}; or read it",
         known.join(" ")
     ))
-}
-
-/// The CLI's rendering: the path, then one line per item, indented by nesting.
-pub fn render(out: &mut impl Write, result: &str) -> io::Result<()> {
-    let Ok(r) = serde_json::from_str::<OutlineView>(result) else {
-        return out.write_all(result.as_bytes());
-    };
-    let errors = match r.parse_errors {
-        0 => String::new(),
-        n => format!(", {n} parse errors"),
-    };
-    writeln!(out, "{} ({}{errors})", r.path, r.language)?;
-    let items = &r.items;
-    let mut children: Vec<Vec<usize>> = vec![Vec::new(); items.len()];
-    let mut stack = Vec::new();
-    for (i, item) in items.iter().enumerate().rev() {
-        match item.parent.filter(|&p| p < items.len()) {
-            Some(p) => children[p].insert(0, i),
-            None => stack.push((i, 0)),
-        }
-    }
-    while let Some((i, depth)) = stack.pop() {
-        let item = &items[i];
-        writeln!(
-            out,
-            "{:>6}  {}{}",
-            item.line,
-            "  ".repeat(depth),
-            item.signature
-        )?;
-        stack.extend(children[i].iter().rev().map(|&c| (c, depth + 1)));
-    }
-    Ok(())
 }

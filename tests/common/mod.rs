@@ -18,6 +18,20 @@ pub struct Sandbox {
     pub outside: PathBuf,
 }
 
+/// The `coder` client binary. It belongs to another package of the workspace (crates/coder), so
+/// Cargo gives this test no `CARGO_BIN_EXE_coder`: it is found beside `coderd`, in the same
+/// target folder and profile, where `cargo build --workspace` (scripts/test.sh) puts it.
+pub fn coder_bin() -> PathBuf {
+    let coder = Path::new(env!("CARGO_BIN_EXE_coderd")).with_file_name("coder");
+    assert!(
+        coder.exists(),
+        "no `coder` binary at {}: build the workspace first (`cargo build --workspace`, as \
+         scripts/test.sh does; add `--release` for release tests)",
+        coder.display()
+    );
+    coder
+}
+
 pub const OUTSIDE_SECRET: &str = "OUTSIDE-SECRET-7f3a";
 
 impl Sandbox {

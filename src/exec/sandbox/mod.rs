@@ -126,9 +126,9 @@ fn expand(entry: &str) -> Option<PathBuf> {
 /// daemons) and its socket: hidden from commands, so none can reach the undo history.
 fn daemon_places(state: &Workspace, socket: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
     let folders = [
-        crate::dirs::data_dir(),
-        crate::dirs::state_base(),
-        Some(crate::registry::runtime_dir()),
+        crate::paths::data_dir(),
+        crate::paths::state_dir(),
+        Some(crate::paths::runtime_dir()),
     ];
     let roots: Vec<&Path> = state
         .jail

@@ -20,6 +20,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::sync::Arc;
+use wire::argv;
 
 /// Keys of the envelope itself; any other top-level key is an arg the model flattened.
 const ENVELOPE_KEYS: &[&str] = &[
@@ -489,9 +490,10 @@ fn merge(into: &mut Map<String, Value>, from: Map<String, Value>) {
     }
 }
 
-/// `--file main.go --start 10 --append`: flags typed by the method's schema. A flag whose param
-/// is a boolean takes no value (unless `true`/`false` follows); any other flag takes the next
-/// word, even one starting with `-`. A bare word fills the default field once.
+/// `--file main.go --start 10 --append`: flags typed by the method's schema, through the parser
+/// `coder` uses too (`wire::argv`). A flag whose param is a boolean takes no value (unless
+/// `true`/`false` follows); any other flag takes the next word, even one starting with `-`; a flag
+/// the schema does not type is guessed. A bare word fills the default field once.
 fn flags_from_words(
     subcommand: &str,
     schema: Option<&Value>,
@@ -499,67 +501,61 @@ fn flags_from_words(
     steps: &mut Vec<&'static str>,
     guessed: &mut Vec<String>,
 ) -> Result<Map<String, Value>> {
-    let mut params = Map::new();
-    let mut i = 0;
-    while i < words.len() {
-        let word = &words[i];
-        i += 1;
-        let (name, inline) = match words::classify(word) {
-            words::Word::Flag { name, value } => (name, value),
-            words::Word::Value(v) => {
-                positional(subcommand, &mut params, v, i)?;
-                continue;
+    let default_field = keys::of(subcommand).default_field.as_deref();
+    let syntax = argv::Syntax {
+        positional: &default_field.into_iter().collect::<Vec<_>>(),
+        key_of: &|name| canonical_key(subcommand, name),
+        single_dash: true,
+        guess_untyped: true,
+        leading_verb: false,
+        stdin_suffix: false,
+        lists_accumulate: false,
+    };
+    let mut reader = Recovering { steps, guessed };
+    argv::parse(words, schema.unwrap_or(&Value::Null), &syntax, &mut reader).map_err(|problem| {
+        match problem {
+            argv::Problem::NoValue { flag, key } => {
+                Error::bad_input(format!("flag `--{flag}` has no value"))
+                    .with_data("pointer", format!("/{key}"))
+                    .with_recovery(format!("send `--{flag} VALUE`"))
             }
-        };
-        let key = canonical_key(subcommand, name);
-        let types = schema
-            .map(|s| validate::param_types(s, &key))
-            .unwrap_or_default();
-        let boolean = types.iter().any(|t| t == "boolean") && !types.iter().any(|t| t == "string");
-        let next_is_flag = words
-            .get(i)
-            .is_none_or(|w| matches!(words::classify(w), words::Word::Flag { .. }));
-        let raw = match inline {
-            Some(v) => v.to_string(),
-            None if boolean && words.get(i).is_some_and(|w| w == "true" || w == "false") => {
-                i += 1;
-                words[i - 1].clone()
+            argv::Problem::Unexpected { word, at } => Error::bad_input(format!(
+                "unexpected word `{word}` (word {at} of the CLI-style args) is not a flag's value"
+            ))
+            .with_recovery("name it with a flag (`--file x`), and quote values that hold spaces"),
+            argv::Problem::BadValue { key, raw, types } => {
+                let what = types
+                    .iter()
+                    .filter(|t| *t != "null")
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(" or ");
+                let what = format!("a value of type {what}");
+                Error::bad_input(format!("`--{key}` expects {what}, got `{raw}`"))
+                    .with_data("pointer", format!("/{key}"))
+                    .with_recovery(format!("send `--{key}` with {what}"))
             }
-            None if boolean || (types.is_empty() && next_is_flag) => "true".into(),
-            None => match words.get(i) {
-                Some(v) => {
-                    i += 1;
-                    v.clone()
-                }
-                None => {
-                    return Err(Error::bad_input(format!("flag `--{name}` has no value"))
-                        .with_data("pointer", format!("/{key}"))
-                        .with_recovery(format!("send `--{name} VALUE`")))
-                }
-            },
-        };
-        let value = typed(&key, &raw, &types, steps, guessed)?;
-        params.insert(key, value);
-    }
-    Ok(params)
+            argv::Problem::Reader(error) => error,
+        }
+    })
 }
 
-fn positional(
-    subcommand: &str,
-    params: &mut Map<String, Value>,
-    value: &str,
-    at: usize,
-) -> Result<()> {
-    let field = keys::of(subcommand).default_field.clone();
-    match field {
-        Some(f) if !params.contains_key(&f) => {
-            params.insert(f, Value::String(value.to_string()));
-            Ok(())
-        }
-        _ => Err(Error::bad_input(format!(
-            "unexpected word `{value}` (word {at} of the CLI-style args) is not a flag's value"
-        ))
-        .with_recovery("name it with a flag (`--file x`), and quote values that hold spaces")),
+/// The envelope's reader of CLI-style words: JSON values are recovered as model-written JSON is
+/// (the repairs recorded in `steps`); there is no stdin.
+struct Recovering<'a> {
+    steps: &'a mut Vec<&'static str>,
+    guessed: &'a mut Vec<String>,
+}
+
+impl argv::Reader for Recovering<'_> {
+    type Error = Error;
+
+    fn json(&mut self, key: &str, text: &str) -> Result<Value> {
+        recover_text(text, &format!("`--{key}`"), self.steps, self.guessed)
+    }
+
+    fn stdin(&mut self) -> Result<String> {
+        Err(Error::bad_input("a tool call has no stdin"))
     }
 }
 
@@ -571,73 +567,6 @@ fn canonical_key(subcommand: &str, flag: &str) -> String {
         .get(&snake)
         .cloned()
         .unwrap_or(snake)
-}
-
-/// A CLI word as the JSON value the param's schema wants.
-fn typed(
-    key: &str,
-    raw: &str,
-    types: &[String],
-    steps: &mut Vec<&'static str>,
-    guessed: &mut Vec<String>,
-) -> Result<Value> {
-    let wants = |t: &str| types.iter().any(|x| x == t);
-    let bad = |what: &str| {
-        Error::bad_input(format!("`--{key}` expects {what}, got `{raw}`"))
-            .with_data("pointer", format!("/{key}"))
-            .with_recovery(format!("send `--{key}` with {what}"))
-    };
-    if wants("string") || (types.is_empty() && !looks_typed(raw)) {
-        return Ok(Value::String(raw.to_string()));
-    }
-    if wants("integer") || wants("number") || types.is_empty() {
-        if let Ok(n) = raw.parse::<i64>() {
-            return Ok(n.into());
-        }
-        if let Ok(n) = raw.parse::<u64>() {
-            return Ok(n.into());
-        }
-        if wants("number") {
-            if let Some(n) = raw
-                .parse::<f64>()
-                .ok()
-                .and_then(serde_json::Number::from_f64)
-            {
-                return Ok(Value::Number(n));
-            }
-        }
-    }
-    if wants("boolean") || types.is_empty() {
-        match raw {
-            "true" => return Ok(Value::Bool(true)),
-            "false" => return Ok(Value::Bool(false)),
-            _ => {}
-        }
-    }
-    if wants("array") || wants("object") {
-        let trimmed = raw.trim();
-        if trimmed.starts_with(['[', '{']) {
-            return recover_text(trimmed, &format!("`--{key}`"), steps, guessed);
-        }
-        if wants("array") {
-            return Ok(Value::Array(vec![Value::String(raw.to_string())]));
-        }
-    }
-    if types.is_empty() {
-        return Ok(Value::String(raw.to_string()));
-    }
-    let what = types
-        .iter()
-        .filter(|t| *t != "null")
-        .cloned()
-        .collect::<Vec<_>>()
-        .join(" or ");
-    Err(bad(&format!("a value of type {what}")))
-}
-
-/// Whether a word of an unknown method's flag reads as a number or boolean.
-fn looks_typed(raw: &str) -> bool {
-    raw == "true" || raw == "false" || raw.parse::<i64>().is_ok()
 }
 
 /// A unified diff sent on one line with literal `\n`s (as the CLI-style examples write it) cannot
@@ -710,5 +639,22 @@ mod tests {
         let (method, params) = inner_call(&exec).unwrap();
         assert_eq!((method.name, &params["dry_run"]), ("exec", &json!(true)));
         assert!(method.changes_nothing(&params));
+    }
+
+    #[test]
+    fn every_default_field_takes_text_so_a_bare_word_stays_a_string() {
+        // The shared parser types a bare word by its param's schema; the envelope has always
+        // sent it as a string, which is the same as long as every default field takes text.
+        for method in methods::METHODS.iter() {
+            let Some(field) = &keys::of(method.name).default_field else {
+                continue;
+            };
+            let types = argv::param_types(&(method.schema)().to_value(), field);
+            assert!(
+                types.iter().any(|t| t == "string"),
+                "{}: {field} is {types:?}",
+                method.name
+            );
+        }
     }
 }

@@ -1,0 +1,439 @@
+//! Human renderings of results (`coder` without `--json`), one module per area whose answers need
+//! more than the generic ones here. Each reads the answer's JSON (borrowed views where answers are
+//! big), never the daemon's types.
+
+mod checkpoint;
+pub mod diagnostics;
+mod exec;
+mod git;
+mod map;
+mod outline;
+pub mod search_text;
+mod todo;
+
+use serde::Deserialize;
+use serde_json::Value;
+use std::borrow::Cow;
+use std::io::Write;
+
+/// Pretty-prints JSON text as it streams by (two-space indent, `"key": value`, the layout of
+/// `serde_json::to_string_pretty`), without parsing it into values: keys stay in the daemon's order.
+pub fn write_pretty(out: &mut impl Write, json: &[u8]) -> std::io::Result<()> {
+    let mut depth = 0usize;
+    let (mut in_string, mut escaped) = (false, false);
+    let mut start = 0;
+    let newline = |out: &mut dyn Write, depth: usize| -> std::io::Result<()> {
+        out.write_all(b"\n")?;
+        for _ in 0..depth {
+            out.write_all(b"  ")?;
+        }
+        Ok(())
+    };
+    let mut i = 0;
+    while i < json.len() {
+        let b = json[i];
+        if in_string {
+            match (escaped, b) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+            i += 1;
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'{' | b'[' => {
+                out.write_all(&json[start..=i])?;
+                let close = if b == b'{' { b'}' } else { b']' };
+                if json.get(i + 1) == Some(&close) {
+                    out.write_all(&[close])?;
+                    i += 1;
+                } else {
+                    depth += 1;
+                    newline(out, depth)?;
+                }
+                start = i + 1;
+            }
+            b'}' | b']' => {
+                out.write_all(&json[start..i])?;
+                depth = depth.saturating_sub(1);
+                newline(out, depth)?;
+                out.write_all(&[b])?;
+                start = i + 1;
+            }
+            b',' => {
+                out.write_all(&json[start..=i])?;
+                newline(out, depth)?;
+                start = i + 1;
+            }
+            b':' => {
+                out.write_all(&json[start..i])?;
+                out.write_all(b": ")?;
+                start = i + 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    out.write_all(&json[start..])?;
+    out.write_all(b"\n")
+}
+
+/// Human rendering of a result of `method` (`mutates`: whether the method edits, so its answer may
+/// carry diagnostics and a checkpoint warning). Search, plain reads and trees are rendered from
+/// borrowed views of the reply's bytes; the small answers (stat, batch, list-folder) go through
+/// `Value`.
+pub fn render(
+    out: &mut impl Write,
+    method: &str,
+    mutates: bool,
+    text: &str,
+) -> std::io::Result<()> {
+    let value = || serde_json::from_str::<Value>(text).unwrap_or_default();
+    match method {
+        "search" => match search_text::render(out, text) {
+            Ok(()) => Ok(()),
+            Err(search_text::Failure::Io(e)) => Err(e),
+            Err(search_text::Failure::NotSearch) => write_pretty(out, text.as_bytes()),
+        },
+        "tree" => match serde_json::from_str::<TreeView>(text) {
+            Ok(view) => render_tree(out, &view.tree, "", true, true),
+            Err(_) => write_pretty(out, text.as_bytes()),
+        },
+        "read" => match serde_json::from_str::<TextView>(text) {
+            Ok(view) => render_text(out, &view),
+            Err(_) => {
+                let result = value();
+                if result.get("results").is_some() {
+                    render_batch(out, &result)
+                } else {
+                    render_read(out, &result)
+                }
+            }
+        },
+        "list-folder" => render_list(out, &value()),
+        "outline" => outline::render(out, text),
+        "map" => map::render(out, text),
+        "symbols" => map::symbols(out, text),
+        "diagnostics" => diagnostics::write_report(out, text),
+        m if m.starts_with("git-") => git::render(out, m, &value()),
+        "checkpoint" => checkpoint::render(out, &value()),
+        "todo" => todo::render(out, &value()),
+        "exec" | "command" | "test" => exec::render(out, &value()),
+        "write" | "patch" | "multipatch" | "update-file" | "create-file" | "rollback"
+        | "delete-file" | "move" | "clean" => render_edit(out, &value()),
+        _ => write_pretty(out, text.as_bytes()),
+    }?;
+    // After any edit, what the language servers found in the files it changed.
+    if mutates {
+        diagnostics::write_block(out, text)?;
+        // The safety net this edit ran without, each time (see `checkpoint::auto`).
+        if text.contains("\"checkpoint_warning\"") {
+            if let Some(warning) = value()["checkpoint_warning"].as_str() {
+                writeln!(out, "[CHECKPOINT] {warning}")?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A text read, borrowed from the reply (`content` is copied only when it holds escapes). Stat,
+/// base64 and batch answers lack `start`, so they do not decode as this.
+#[derive(Deserialize)]
+struct TextView<'a> {
+    #[serde(borrow)]
+    content: Cow<'a, str>,
+    truncated: bool,
+    truncated_reason: Option<&'a str>,
+    start: u64,
+    end: u64,
+    total_lines: Option<u64>,
+    next_start: Option<u64>,
+}
+
+fn render_text(out: &mut impl Write, r: &TextView) -> std::io::Result<()> {
+    out.write_all(r.content.as_bytes())?;
+    if r.truncated {
+        out.flush()?;
+        let or_unknown = |n: Option<u64>| n.map_or("?".to_string(), |n| n.to_string());
+        eprintln!(
+            "\n[truncated ({}): lines {}-{} of {}; continue with --start {}]",
+            r.truncated_reason.unwrap_or("?"),
+            r.start,
+            r.end,
+            or_unknown(r.total_lines),
+            or_unknown(r.next_start),
+        );
+    }
+    Ok(())
+}
+
+fn render_read(out: &mut impl Write, r: &Value) -> std::io::Result<()> {
+    if r.get("sha256").is_some() {
+        for key in [
+            "path",
+            "size",
+            "total_lines",
+            "line_ending",
+            "binary",
+            "mtime_ms",
+            "sha256",
+        ] {
+            writeln!(out, "{key}: {}", plain(&r[key]))?;
+        }
+        return Ok(());
+    }
+    write!(out, "{}", r["content"].as_str().unwrap_or(""))?;
+    if r["truncated"] == true {
+        let next = if r["encoding"] == "base64" {
+            format!("--offset {}", plain(&r["next_offset"]))
+        } else {
+            format!("--start {}", plain(&r["next_start"]))
+        };
+        eprintln!(
+            "\n[truncated ({}): lines {}-{} of {}; continue with {next}]",
+            plain(&r["truncated_reason"]),
+            plain(&r["start"]),
+            plain(&r["end"]),
+            plain(&r["total_lines"])
+        );
+    }
+    Ok(())
+}
+
+fn render_batch(out: &mut impl Write, r: &Value) -> std::io::Result<()> {
+    for item in r["results"].as_array().into_iter().flatten() {
+        let name = item
+            .get("path")
+            .or(item.get("file"))
+            .map(plain)
+            .unwrap_or_default();
+        writeln!(out, "==> {name} <==")?;
+        if let Some(e) = item.get("error") {
+            writeln!(out, "error {}: {}", plain(&e["code"]), plain(&e["message"]))?;
+        } else if item["skipped"] == true {
+            writeln!(out, "(skipped: {})", plain(&item["reason"]))?;
+        } else {
+            render_read(out, item)?;
+        }
+    }
+    Ok(())
+}
+
+#[derive(Deserialize)]
+struct TreeView<'a> {
+    #[serde(borrow)]
+    tree: NodeView<'a>,
+}
+
+#[derive(Deserialize)]
+struct NodeView<'a> {
+    #[serde(borrow)]
+    name: Cow<'a, str>,
+    kind: &'a str,
+    #[serde(default)]
+    non_accessible: bool,
+    reason: Option<&'a str>,
+    omitted: Option<u64>,
+    #[serde(borrow, default)]
+    children: Vec<NodeView<'a>>,
+}
+
+fn render_tree(
+    out: &mut impl Write,
+    node: &NodeView,
+    prefix: &str,
+    last: bool,
+    top: bool,
+) -> std::io::Result<()> {
+    let (branch, child_prefix) = match (top, last) {
+        (true, _) => ("", String::new()),
+        (false, true) => ("└── ", format!("{prefix}    ")),
+        (false, false) => ("├── ", format!("{prefix}│   ")),
+    };
+    write!(out, "{prefix}{branch}{}", node.name)?;
+    match node.kind {
+        "dir" => write!(out, "/")?,
+        "symlink" => write!(out, "@")?,
+        _ => {}
+    }
+    if node.non_accessible {
+        write!(out, "  [non-accessible]")?;
+    }
+    if let Some(reason) = node.reason {
+        write!(out, "  [{reason}]")?;
+    }
+    if let Some(n) = node.omitted {
+        write!(out, "  (+{n} more)")?;
+    }
+    writeln!(out)?;
+    for (i, child) in node.children.iter().enumerate() {
+        render_tree(
+            out,
+            child,
+            &child_prefix,
+            i + 1 == node.children.len(),
+            false,
+        )?;
+    }
+    Ok(())
+}
+
+fn render_list(out: &mut impl Write, r: &Value) -> std::io::Result<()> {
+    for e in r["entries"].as_array().into_iter().flatten() {
+        let flag = if e["non_accessible"] == true {
+            "  [non-accessible]"
+        } else {
+            ""
+        };
+        let size = e.get("size").map(plain).unwrap_or_default();
+        writeln!(
+            out,
+            "{:<8}{:>12}  {}{flag}",
+            plain(&e["kind"]),
+            size,
+            plain(&e["name"])
+        )?;
+    }
+    if let Some(cursor) = r["next_cursor"].as_str() {
+        eprintln!("[more: --cursor {cursor:?}]");
+    }
+    Ok(())
+}
+
+/// An edit's answer: a line per file (what happened, lines added and removed, the new version),
+/// the windows `update-file` echoes, and what was moved, deleted or cleaned.
+fn render_edit(out: &mut impl Write, r: &Value) -> std::io::Result<()> {
+    let files = match r.get("files").and_then(Value::as_array) {
+        Some(files) => files.iter().collect(),
+        None if r.get("path").is_some() => vec![r],
+        None => vec![],
+    };
+    for file in files {
+        render_file_change(out, file)?;
+    }
+    for m in r["moved"].as_array().into_iter().flatten() {
+        writeln!(
+            out,
+            "moved {} → {} ({})",
+            plain(&m["from"]),
+            plain(&m["to"]),
+            plain(&m["how"])
+        )?;
+    }
+    for d in r["deleted"].as_array().into_iter().flatten() {
+        writeln!(out, "deleted {} ({})", plain(&d["path"]), plain(&d["kind"]))?;
+    }
+    for path in r["removed"].as_array().into_iter().flatten() {
+        writeln!(out, "removed {}", plain(path))?;
+    }
+    // `clean` without `force` lists; .bak files coderd did not write are named, never removed.
+    for path in r["would_remove"].as_array().into_iter().flatten() {
+        writeln!(out, "would remove {}", plain(path))?;
+    }
+    for path in r["kept_not_ours"].as_array().into_iter().flatten() {
+        writeln!(out, "kept (not a backup coderd wrote) {}", plain(path))?;
+    }
+    if let Some(note) = r["note"].as_str() {
+        writeln!(out, "{note}")?;
+    }
+    Ok(())
+}
+
+fn render_file_change(out: &mut impl Write, f: &Value) -> std::io::Result<()> {
+    let what = if f["deleted"] == true {
+        "deleted"
+    } else if f["created"] == true {
+        "created"
+    } else if f["unchanged"] == true || f["already_applied"] == true {
+        "unchanged"
+    } else {
+        "updated"
+    };
+    write!(
+        out,
+        "{} {what}: +{} -{}, {} bytes, version {}",
+        plain(&f["path"]),
+        f["lines_added"].as_u64().unwrap_or(0),
+        f["lines_removed"].as_u64().unwrap_or(0),
+        f["bytes"].as_u64().unwrap_or(0),
+        plain(&f["version"]),
+    )?;
+    if f["already_applied"] == true {
+        write!(out, " (already applied)")?;
+    }
+    if let Some(rule) = f["matched_with"].as_str().filter(|m| *m != "exact") {
+        write!(out, " (matched with {rule})")?;
+    }
+    if let Some(backup) = f["backup"].as_str() {
+        write!(out, " (backup {backup})")?;
+    }
+    writeln!(out)?;
+    for echo in f["echoes"].as_array().into_iter().flatten() {
+        let lines = echo["lines"]
+            .as_array()
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        // A replace site echoes its first and last line; the lines between are counted.
+        let elided = echo["elided"].as_u64().filter(|n| *n > 0);
+        for (i, line) in lines.iter().enumerate() {
+            if let (Some(n), 1) = (elided, i) {
+                writeln!(out, "      ⋮ {n} lines")?;
+            }
+            writeln!(
+                out,
+                "{:>6}│{}",
+                line["line"].as_u64().unwrap_or(0),
+                plain(&line["text"])
+            )?;
+        }
+        writeln!(out, "      ─")?;
+    }
+    Ok(())
+}
+
+fn plain(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Null => "?".into(),
+        other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_edit_without_its_checkpoint_says_so_and_clean_lists_what_it_would_remove() {
+        let mut out = Vec::new();
+        let answer = r#"{"files":[],"checkpoint_warning":"no automatic checkpoint"}"#;
+        render(&mut out, "write", true, answer).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(
+            text.contains("[CHECKPOINT] no automatic checkpoint"),
+            "{text}"
+        );
+        let mut out = Vec::new();
+        let listing = r#"{"removed":[],"would_remove":["/w/a.bak"],"count":0,
+            "kept_not_ours":["/w/db.bak"],"note":"pass `force`"}"#;
+        render(&mut out, "clean", true, listing).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert_eq!(
+            text,
+            "would remove /w/a.bak\nkept (not a backup coderd wrote) /w/db.bak\npass `force`\n"
+        );
+    }
+
+    #[test]
+    fn pretty_printing_matches_serde_json_without_parsing() {
+        let raw = r#"{"a":[1,{"b":"x,{y}:\"z\\"}],"c":{},"d":[],"e":null}"#;
+        let mut out = Vec::new();
+        write_pretty(&mut out, raw.as_bytes()).unwrap();
+        let value: Value = serde_json::from_str(raw).unwrap();
+        let expected = serde_json::to_string_pretty(&value).unwrap() + "\n";
+        assert_eq!(String::from_utf8(out).unwrap(), expected);
+    }
+}

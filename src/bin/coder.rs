@@ -1,6 +1,0 @@
-use clap::Parser;
-
-fn main() {
-    let cli = coderd::cli::Cli::parse();
-    std::process::exit(coderd::cli::run(cli));
-}
