@@ -10,7 +10,6 @@
 //!    directory handle, with `RESOLVE_NO_SYMLINKS`. The canonical path has no symlinks, so if one
 //!    appears between the check and the open (a swap race), the open fails instead of following it.
 
-use crate::config::JailSettings;
 use crate::error::{Error, Result};
 use crate::globs;
 use globset::GlobSet;
@@ -22,6 +21,24 @@ use std::io;
 use std::os::fd::OwnedFd;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
+
+/// The fields that shape the jail. They are read once at startup; a reload that changes them is refused.
+#[derive(Clone, Debug, PartialEq)]
+pub struct JailSettings {
+    pub base_paths: Vec<PathBuf>,
+    pub non_accessible_globs: Vec<String>,
+    /// Match `non_accessible_globs` ignoring case (`.ENV`, `Server.KEY`), as case-insensitive file
+    /// systems and tools that read either spelling would.
+    pub non_accessible_case_insensitive: bool,
+    pub default_exclude_globs: Vec<String>,
+    /// Refuse reads of regular files with more than one hard link. A jail setting, not a budget:
+    /// like `non_accessible_globs` it decides *what* may be read (a hard link is another name for a
+    /// file that may live outside the roots or be a secret, which no path rule can see), it is
+    /// enforced where the jail opens files (`Jail::open_file`, for reads and search alike), and a
+    /// security posture should not be relaxed by a live edit of the file: a reload that changes it
+    /// is refused until restart. `Limits` are sizes and counts that can change safely at any time.
+    pub refuse_hardlinked_reads: bool,
+}
 
 /// Longest wire path accepted (Linux PATH_MAX).
 const MAX_PATH_BYTES: usize = 4096;

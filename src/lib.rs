@@ -18,16 +18,16 @@ pub mod map;
 pub mod mcp;
 pub mod memory;
 pub mod methods;
-pub mod progress;
 pub mod protocol;
 pub mod read;
 pub mod registry;
+pub mod request;
 pub mod search;
 pub mod server;
-pub mod state;
 pub mod syntax;
 pub mod todo;
 pub mod typography;
+pub mod workspace;
 
 // What the daemon shares with its clients lives in the wire crate; these are its modules under
 // the names the daemon's code uses.

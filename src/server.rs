@@ -8,9 +8,9 @@ use crate::error::{Error, Result};
 use crate::jail::Jail;
 use crate::memory::{FrameBudget, FrameBytes};
 use crate::methods;
+use crate::methods::state::State;
 use crate::protocol::{self, default_socket_path, FrameError, Outgoing};
 use crate::registry;
-use crate::state::State;
 use serde_json::Value;
 use std::os::fd::OwnedFd;
 use std::panic::AssertUnwindSafe;
@@ -33,7 +33,7 @@ pub struct ServeOptions {
 /// Builds the jail from options and config, binds the socket, and serves until shut down.
 pub async fn serve(opts: ServeOptions) -> Result<()> {
     let config = match &opts.config {
-        Some(path) => Config::load(path)?,
+        Some(path) => crate::methods::state::load_config(path)?,
         None => Config::default(),
     };
     let roots = if opts.roots.is_empty() {
@@ -60,9 +60,8 @@ pub async fn serve(opts: ServeOptions) -> Result<()> {
         .map(|p| std::path::absolute(p).unwrap_or(p.clone()));
     crate::memory::configure_allocator();
     let state = Arc::new(State::new(jail, config, config_path, socket.clone()));
-    let _watcher = watch_config(&state);
-    crate::documents::watch::start(&state);
-    crate::lsp::watch(&state);
+    crate::workspace::watch::start(&state.workspace, config_watch(&state));
+    crate::lsp::watch(&state.lsp, &state.workspace);
     // Lets `coder` find this daemon from any folder under its roots; removed at a clean stop.
     let roots: Vec<PathBuf> = state.jail.roots().iter().map(|r| r.path.clone()).collect();
     let _registration = registry::register(&socket, &roots)
@@ -242,27 +241,19 @@ fn lock_path(socket: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
-fn watch_config(state: &Arc<State>) -> Option<notify::RecommendedWatcher> {
-    use notify::{RecursiveMode, Watcher};
-    let path = state.config_path.clone()?;
-    let dir = path.parent()?.to_path_buf();
+/// Config hot reload: the config file, watched by the workspace's watcher (`workspace::watch`).
+fn config_watch(state: &Arc<State>) -> Option<crate::workspace::watch::Also> {
+    let file = state.config_path.clone()?;
+    file.parent()?;
     let weak = Arc::downgrade(state);
-    let target = path.clone();
-    let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
-        let touches =
-            event.is_ok_and(|e| e.paths.iter().any(|p| p == &target) && !e.kind.is_access());
-        if let (true, Some(state)) = (touches, weak.upgrade()) {
-            state.reload_config();
-        }
+    Some(crate::workspace::watch::Also {
+        file,
+        on_change: Box::new(move || {
+            if let Some(state) = weak.upgrade() {
+                state.reload_config();
+            }
+        }),
     })
-    .map_err(|e| tracing::warn!("config hot reload disabled: {e}"))
-    .ok()?;
-    // Watch the folder, not the file: editors save by renaming a new file over the old one.
-    watcher
-        .watch(&dir, RecursiveMode::NonRecursive)
-        .map_err(|e| tracing::warn!("config hot reload disabled: {e}"))
-        .ok()?;
-    Some(watcher)
 }
 
 async fn serve_connection(state: Arc<State>, stream: UnixStream, conn: Handle) {
@@ -564,15 +555,11 @@ async fn handle_frame(
             let progress = request
                 .id
                 .clone()
-                .map(|id| crate::progress::Progress::new(tx.clone(), id));
+                .map(|id| crate::request::Progress::new(tx.clone(), id));
             let outcome = run_blocking(method.name, move || {
-                // The one hook point of automatic checkpoints: before any mutating method runs.
-                if method.mutates && !method.changes_nothing(&params) {
-                    state
-                        .checkpoints
-                        .before_mutation(&state, method.name, checkpoints);
-                }
-                crate::progress::with(progress, || method.call(&state, params))
+                // The entry's properties (the automatic checkpoint before a mutating call, ...)
+                // are applied by `Method::serve`.
+                crate::request::with(progress, || method.serve(&state, params, checkpoints))
             })
             .await;
             drop(permit);

@@ -4,27 +4,14 @@
 //! its 1-based id, `list` (the default) shows it with a summary.
 
 use crate::error::{Error, Result};
-use crate::methods::{method, Method};
-use crate::state::State;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 const DEFAULT_SESSION: &str = "default";
 const MAX_SESSION_BYTES: usize = 128;
-
-pub fn methods() -> Vec<Method> {
-    vec![method(
-        "todo",
-        &[],
-        "The task plan of a session: --write with todos (replaces it), --mark --id N --status S, \
-         --list (default).",
-        false,
-        run,
-    )]
-}
 
 #[derive(Serialize, Deserialize, Clone, Copy, PartialEq, Eq, Debug, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -161,14 +148,13 @@ impl Todos {
     }
 }
 
-fn run(state: &Arc<State>, p: TodoParams) -> Result<serde_json::Value> {
+pub fn run(todos: &Todos, p: TodoParams) -> Result<serde_json::Value> {
     let session = p.session.clone().unwrap_or_else(|| DEFAULT_SESSION.into());
     if session.is_empty() || session.len() > MAX_SESSION_BYTES {
         return Err(Error::bad_input(format!(
             "`session` must be 1 to {MAX_SESSION_BYTES} bytes"
         )));
     }
-    let todos = &state.todos;
     let mut plans = todos.plans.lock().unwrap_or_else(|e| e.into_inner());
     let chosen = [p.write, p.list, p.mark].iter().filter(|b| **b).count();
     if chosen > 1 {

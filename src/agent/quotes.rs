@@ -5,16 +5,20 @@
 //! The rest of the file is never touched, and prose files (markdown, unknown types) never are.
 
 use crate::error::Result;
-use crate::state::State;
 use crate::syntax::languages;
 use crate::typography::straight_quote;
+use crate::workspace::Workspace;
 use serde_json::{Map, Value};
 use std::io::Read;
 use std::path::Path;
 
 /// Straightens curly quotes in the model text of a write/patch/multipatch call; returns how many
 /// were replaced.
-pub fn straighten(state: &State, method: &str, params: &mut Map<String, Value>) -> Result<usize> {
+pub fn straighten(
+    state: &Workspace,
+    method: &str,
+    params: &mut Map<String, Value>,
+) -> Result<usize> {
     if params.get("encoding").is_some_and(|e| e == "base64") {
         return Ok(0);
     }
@@ -36,7 +40,7 @@ pub fn straighten(state: &State, method: &str, params: &mut Map<String, Value>) 
     }
 }
 
-fn in_field(state: &State, params: &mut Map<String, Value>, field: &str) -> usize {
+fn in_field(state: &Workspace, params: &mut Map<String, Value>, field: &str) -> usize {
     let Some(file) = params
         .get("file")
         .and_then(Value::as_str)
@@ -66,7 +70,7 @@ fn is_code(path: &Path) -> bool {
 
 /// Whether the target file already holds curly quotes. A file that cannot be read (new, or not
 /// readable) holds none; the method itself reports what is wrong with the path.
-fn file_has_curly(state: &State, wire: &str) -> bool {
+fn file_has_curly(state: &Workspace, wire: &str) -> bool {
     let Ok(resolved) = state.jail.resolve("file", wire) else {
         return false;
     };

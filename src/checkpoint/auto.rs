@@ -18,7 +18,7 @@
 use super::store::SnapshotError;
 use super::{caps, Checkpoints};
 use crate::git::command::GitError;
-use crate::state::State;
+use crate::workspace::Workspace;
 use serde::Serialize;
 use std::time::{Duration, Instant};
 
@@ -75,7 +75,7 @@ pub use crate::switches::is_off;
 impl Checkpoints {
     /// Called by the server before a mutating method runs. `requested` is false when the request
     /// asked for no snapshot.
-    pub fn before_mutation(&self, state: &State, method: &str, requested: bool) {
+    pub fn before_mutation(&self, state: &Workspace, method: &str, requested: bool) {
         if !requested || SELF_SNAPSHOTTING.contains(&method) || !state.limits().checkpoints {
             return;
         }
@@ -119,7 +119,7 @@ impl Checkpoints {
         }
     }
 
-    pub fn auto_report(&self, state: &State) -> Report {
+    pub fn auto_report(&self, state: &Workspace) -> Report {
         let auto = self.auto.lock().unwrap_or_else(|e| e.into_inner());
         let reason = if !state.limits().checkpoints {
             Some("config `checkpoints: false`".to_string())
@@ -166,18 +166,9 @@ impl Auto {
     }
 }
 
-thread_local! {
-    /// The warning for the call about to run on this thread (set just before it runs).
-    static WARNING: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
-}
-
+/// Leaves the warning for the call about to run on this thread, in its request context.
 fn warn(warning: String) {
-    WARNING.with(|w| *w.borrow_mut() = Some(warning));
-}
-
-/// The warning `before_mutation` left for the call running on this thread, taken once.
-pub fn take_warning() -> Option<String> {
-    WARNING.with(|w| w.borrow_mut().take())
+    crate::request::set_checkpoint_warning(warning);
 }
 
 /// Adds `checkpoint_warning` to an object answer.

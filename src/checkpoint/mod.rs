@@ -11,29 +11,17 @@ pub mod roots;
 pub mod store;
 
 use crate::error::{Error, Result};
-use crate::methods::{method, Method};
-use crate::state::State;
+use crate::workspace::Workspace;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use store::{Caps, Shadow};
 
 /// How long an explicit `create` or `restore` may take.
 const EXPLICIT_DEADLINE: Duration = Duration::from_secs(60);
 const DEFAULT_LIST_LIMIT: usize = 30;
-
-pub fn methods() -> Vec<Method> {
-    vec![method(
-        "checkpoint",
-        &[],
-        "Workspace snapshots in a shadow git repository: --list (default), --create [--label], \
-         --restore HASH (snapshots first; never deletes newer files).",
-        true,
-        run,
-    )]
-}
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -153,7 +141,7 @@ pub fn too_broad(root: &Path, home: Option<&Path>) -> Option<String> {
 }
 
 /// The caps in force (from the live config).
-fn caps(state: &State) -> Caps {
+fn caps(state: &Workspace) -> Caps {
     let limits = state.limits();
     Caps {
         max_file_bytes: limits.checkpoint_max_file_bytes,
@@ -161,8 +149,7 @@ fn caps(state: &State) -> Caps {
     }
 }
 
-fn run(state: &Arc<State>, p: CheckpointParams) -> Result<Outcome> {
-    let checkpoints = &state.checkpoints;
+pub fn run(state: &Workspace, checkpoints: &Checkpoints, p: CheckpointParams) -> Result<Outcome> {
     match p.action()? {
         Action::List { limit } => {
             let deadline = Instant::now() + EXPLICIT_DEADLINE;

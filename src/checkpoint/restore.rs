@@ -15,7 +15,7 @@ use super::store::{Change, Locked, Shadow};
 use crate::edit::commit::{self, Existing, Publish};
 use crate::error::{Error, Result};
 use crate::jail::{Jail, Resolved};
-use crate::state::State;
+use crate::workspace::Workspace;
 use serde::Serialize;
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
@@ -53,7 +53,7 @@ pub struct Failure {
 
 /// Writes back every path where the present snapshot `now` differs from `target`.
 pub fn restore(
-    state: &State,
+    state: &Workspace,
     shadow: &Shadow,
     locked: &Locked,
     target: &str,
@@ -206,7 +206,7 @@ fn beneath_parent(jail: &Jail, root: &Path, rel: &[u8]) -> Result<Resolved> {
 }
 
 fn write_back(
-    state: &State,
+    state: &Workspace,
     target: &Resolved,
     mode: u32,
     bytes: &[u8],

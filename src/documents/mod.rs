@@ -7,8 +7,11 @@
 //! Every committed change publishes an `Event` (see `events`) for the structure and language-server
 //! subsystems.
 
+pub mod commit;
 pub mod events;
+pub mod locks;
 mod sessions;
+pub mod splice;
 pub mod stamp;
 mod text;
 pub mod timestamps;

@@ -57,7 +57,7 @@ impl Text {
 
     /// The text after splicing, reusing the rope's untouched nodes when both sides are UTF-8
     /// and every splice falls on character boundaries; rebuilt from `new_bytes` otherwise.
-    pub fn spliced(&self, splices: &[crate::edit::splice::Splice], new_bytes: &[u8]) -> Text {
+    pub fn spliced(&self, splices: &[crate::documents::splice::Splice], new_bytes: &[u8]) -> Text {
         let Text::Rope(rope) = self else {
             return Text::from_bytes(new_bytes.to_vec());
         };
@@ -155,7 +155,7 @@ pub fn reads_as<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::edit::splice::{apply, Splice};
+    use crate::documents::splice::{apply, Splice};
 
     #[test]
     fn lines_are_lf_and_crlf_only_like_cat_n() {

@@ -1,23 +1,17 @@
-//! Eager refresh: the folder of every held document is watched (inotify through `notify`), and a
-//! document another program changed or removed is re-read at once, publishing its `External`
-//! event then rather than at its next use. The stamp check before every use stays the guarantee;
-//! the watcher only makes the store and its subscribers current sooner.
+//! Eager refresh, the store's side: the folder of every held document is watched (inotify
+//! through `notify`); the watcher and the refresher that re-reads a changed document are the
+//! workspace's (`workspace::watch`), since a refresh goes through the jail and the budgets.
 //!
 //! The folder is watched, not the file: editors save by renaming a new file over the old one,
 //! which would end a watch on the file itself.
 
-use crate::documents::{Event, EventKind};
-use crate::state::State;
 use notify::{RecursiveMode, Watcher};
-use std::collections::{BTreeSet, HashSet};
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::sync::{mpsc, Arc, Mutex, Weak};
-use std::time::Duration;
+use std::sync::Mutex;
 
 /// Folders watched at most; beyond this, documents still refresh at their next use.
 const MAX_FOLDERS: usize = 4096;
-/// Changes arriving within this delay are refreshed together (an editor's save is several events).
-const SETTLE: Duration = Duration::from_millis(20);
 
 /// The watched folders, and the watcher once the daemon started it.
 #[derive(Default)]
@@ -32,6 +26,15 @@ struct Inner {
 }
 
 impl Watch {
+    /// Hands the store the watcher that feeds the refresher (`workspace::watch`), and watches
+    /// the folders of the documents held already.
+    pub fn install(&self, watcher: notify::RecommendedWatcher, held: &[PathBuf]) {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner()).watcher = Some(watcher);
+        for path in held {
+            self.folder_of(path);
+        }
+    }
+
     /// Watches the folder holding `path`, if it is not watched yet.
     pub fn folder_of(&self, path: &Path) {
         let Some(folder) = path.parent() else { return };
@@ -48,94 +51,5 @@ impl Watch {
             }
             Err(e) => tracing::debug!("not watching {}: {e}", folder.display()),
         }
-    }
-}
-
-/// Starts watching for the daemon: a `notify` watcher feeding a refresher thread that lives as
-/// long as the state. Without inotify (or over its limits) documents refresh at their next use.
-pub fn start(state: &Arc<State>) {
-    let (tx, rx) = mpsc::channel::<PathBuf>();
-    let watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
-        let Ok(event) = event else { return };
-        if event.kind.is_access() {
-            return;
-        }
-        for path in event.paths {
-            let _ = tx.send(path);
-        }
-    });
-    let watcher = match watcher {
-        Ok(w) => w,
-        Err(e) => {
-            tracing::warn!("documents refresh at their next use only: {e}");
-            return;
-        }
-    };
-    state
-        .documents
-        .watch
-        .inner
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .watcher = Some(watcher);
-    for path in state.documents.paths() {
-        state.documents.watch.folder_of(&path);
-    }
-    let weak = Arc::downgrade(state);
-    let spawned = std::thread::Builder::new()
-        .name("documents-watch".into())
-        .spawn(move || refresher(&weak, &rx));
-    if let Err(e) = spawned {
-        tracing::warn!("documents refresh at their next use only: {e}");
-    }
-}
-
-/// Refreshes the held documents named by watcher events until the daemon's state is gone.
-fn refresher(state: &Weak<State>, rx: &mpsc::Receiver<PathBuf>) {
-    while let Ok(first) = rx.recv() {
-        let mut paths = BTreeSet::from([first]);
-        while let Ok(path) = rx.recv_timeout(SETTLE) {
-            paths.insert(path);
-        }
-        let Some(state) = state.upgrade() else { return };
-        for path in paths {
-            refresh(&state, &path);
-        }
-    }
-}
-
-/// Re-reads one held document (its stamp check decides whether it changed), or forgets it when
-/// it is gone.
-fn refresh(state: &State, path: &Path) {
-    if state.documents.revision(path) == 0 {
-        return; // not held: another file in a watched folder, or one of our temp files
-    }
-    let Some(resolved) = state.jail.locate(path) else {
-        return;
-    };
-    let limits = state.limits();
-    let loaded = state.documents.load(
-        &state.jail,
-        &resolved,
-        limits.max_write_bytes,
-        limits.documents_max_bytes,
-    );
-    match loaded {
-        Ok(_) => {}
-        Err(e) if e.code == crate::error::Code::NotFound => {
-            let revision = state.documents.revision(path);
-            state.documents.removed(
-                path,
-                Event {
-                    path: path.to_path_buf(),
-                    old_revision: Some(revision),
-                    new_revision: None,
-                    kind: EventKind::External,
-                    changes: Vec::new(),
-                },
-            );
-        }
-        // Too large now, a folder now, non-accessible: the next use reports it.
-        Err(e) => tracing::debug!("refreshing {}: {e}", path.display()),
     }
 }

@@ -11,7 +11,7 @@
 //! compacted (the newest line per path whose file still matches) when `clean` runs and when it
 //! outgrows `COMPACT_AT`. A line lost to a concurrent compaction only means a backup is kept.
 
-use crate::state::State;
+use crate::workspace::Workspace;
 use base64::Engine;
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
@@ -60,7 +60,7 @@ impl Identity {
 }
 
 /// The journal file of this workspace; none without a data folder.
-fn journal(state: &State) -> Option<PathBuf> {
+fn journal(state: &Workspace) -> Option<PathBuf> {
     let roots: Vec<&Path> = state
         .jail
         .roots()
@@ -77,7 +77,7 @@ fn journal(state: &State) -> Option<PathBuf> {
 
 /// Records a backup just published at `path`. Best effort: a backup left out of the journal is
 /// only kept by `clean`, so a failure here is logged and the edit goes on.
-pub fn record(state: &State, path: &Path, meta: &std::fs::Metadata) {
+pub fn record(state: &Workspace, path: &Path, meta: &std::fs::Metadata) {
     let Some(file) = journal(state) else {
         return;
     };
@@ -94,17 +94,17 @@ pub fn record(state: &State, path: &Path, meta: &std::fs::Metadata) {
 }
 
 /// Whether backups are journaled at all (there is a data folder).
-pub fn journaled(state: &State) -> bool {
+pub fn journaled(state: &Workspace) -> bool {
     journal(state).is_some()
 }
 
 /// The backups coderd wrote, newest identity per path.
-pub fn recorded(state: &State) -> BTreeMap<PathBuf, Identity> {
+pub fn recorded(state: &Workspace) -> BTreeMap<PathBuf, Identity> {
     journal(state).map(|file| read(&file)).unwrap_or_default()
 }
 
 /// Rewrites the journal with `kept` only (after `clean` removed or dropped the others).
-pub fn keep_only(state: &State, kept: &BTreeMap<PathBuf, Identity>) {
+pub fn keep_only(state: &Workspace, kept: &BTreeMap<PathBuf, Identity>) {
     let Some(file) = journal(state) else {
         return;
     };

@@ -7,12 +7,11 @@ use super::locate::{locate_replace, Occurrence};
 use super::txn::{self, FileResult, Options, Target};
 use super::write::target;
 use crate::error::{Error, Result};
-use crate::state::State;
+use crate::workspace::Workspace;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::Arc;
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -65,7 +64,7 @@ pub enum PatchResult {
     },
 }
 
-pub fn patch(state: &Arc<State>, p: PatchParams) -> Result<PatchResult> {
+pub fn patch(state: &Workspace, p: PatchParams) -> Result<PatchResult> {
     let opts = Options {
         must_exist: true,
         ..Options::backed_up(p.session.clone(), p.hardlinks, p.backup)
@@ -96,7 +95,7 @@ fn occurrence(field: &str, nth: Option<usize>, all: bool) -> Result<Occurrence> 
 }
 
 fn patch_replace(
-    state: &Arc<State>,
+    state: &Workspace,
     p: &PatchParams,
     search: &str,
     opts: Options,
@@ -139,7 +138,7 @@ fn in_file(e: Error, path: &std::path::Path) -> Error {
 }
 
 fn patch_diff(
-    state: &Arc<State>,
+    state: &Workspace,
     p: &PatchParams,
     text: &str,
     opts: Options,
@@ -278,7 +277,7 @@ struct EditOutcome {
 
 /// All edits or none. N identical edits to one file whose search text occurs exactly N times
 /// replace all N (the reference tool's way to replace several occurrences).
-pub fn multipatch(state: &Arc<State>, p: MultipatchParams) -> Result<MultipatchResult> {
+pub fn multipatch(state: &Workspace, p: MultipatchParams) -> Result<MultipatchResult> {
     if p.edits.is_empty() {
         return Err(Error::bad_input("`edits` is empty"));
     }

@@ -6,7 +6,7 @@ use super::commit::{self, Place, Publish};
 use crate::documents::{Event, EventKind};
 use crate::error::{Code, Error, Result};
 use crate::jail::Resolved;
-use crate::state::State;
+use crate::workspace::Workspace;
 use rustix::fs::{AtFlags, FileType};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -15,11 +15,10 @@ use std::io::Read;
 use std::os::fd::OwnedFd;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
-use std::sync::Arc;
 
 /// Resolves the entry a wire path names: its folder through the jail (symlinks there are
 /// followed and must stay inside), its last component as written (a symlink stays itself).
-pub fn entry(state: &State, field: &str, wire: &str) -> Result<Resolved> {
+pub fn entry(state: &Workspace, field: &str, wire: &str) -> Result<Resolved> {
     let trimmed = wire.trim_end_matches('/');
     let path = Path::new(trimmed);
     let name = match path.components().next_back() {
@@ -85,7 +84,7 @@ fn children(dir: &OwnedFd, shown: &Path) -> Result<Vec<(std::ffi::OsString, File
 
 /// The first non-accessible entry under a folder, walking by handles (no symlink is followed).
 fn find_non_accessible(
-    state: &State,
+    state: &Workspace,
     dir: &OwnedFd,
     rel: &Path,
     shown: &Path,
@@ -145,7 +144,7 @@ pub struct DeleteResult {
 
 /// Every path is checked (exists, allowed, `recursive` where needed, no secret inside) before
 /// the first one is removed.
-pub fn delete_file(state: &Arc<State>, p: DeleteParams) -> Result<DeleteResult> {
+pub fn delete_file(state: &Workspace, p: DeleteParams) -> Result<DeleteResult> {
     if p.paths.is_empty() {
         return Err(Error::bad_input("`paths` is empty"));
     }
@@ -216,7 +215,7 @@ pub fn delete_file(state: &Arc<State>, p: DeleteParams) -> Result<DeleteResult> 
 }
 
 /// Tells the documents store a path is gone (deleted, or moved to `to`).
-fn forget(state: &State, path: &Path, kind: EventKind, to: Option<&Path>) {
+fn forget(state: &Workspace, path: &Path, kind: EventKind, to: Option<&Path>) {
     let old_revision = Some(state.documents.revision(path)).filter(|r| *r > 0);
     let event = Event {
         path: to.unwrap_or(path).to_path_buf(),
@@ -265,7 +264,7 @@ pub struct MoveResult {
 /// Moves entries. Same root: one `renameat` (`RENAME_NOREPLACE` unless `overwrite`). Across
 /// roots (files only): copy into a temp file, fsync, publish, then delete the source; if that
 /// delete fails the copy is removed again.
-pub fn move_entries(state: &Arc<State>, p: MoveParams) -> Result<MoveResult> {
+pub fn move_entries(state: &Workspace, p: MoveParams) -> Result<MoveResult> {
     if p.moves.is_empty() {
         return Err(Error::bad_input("`moves` is empty"));
     }
@@ -313,7 +312,7 @@ pub fn move_entries(state: &Arc<State>, p: MoveParams) -> Result<MoveResult> {
 }
 
 fn move_one(
-    state: &State,
+    state: &Workspace,
     i: usize,
     from: &Resolved,
     to: &Resolved,
@@ -446,7 +445,7 @@ pub fn clean_changes_nothing(params: &serde_json::Value) -> bool {
 /// file coderd published: listed, then removed with `force`. A `.bak` coderd did not write, or
 /// that changed since, is never removed, only named. Each removal goes through a folder handle
 /// beneath the root; never a symlink, never a non-accessible path.
-pub fn clean(state: &Arc<State>, p: CleanParams) -> Result<CleanResult> {
+pub fn clean(state: &Workspace, p: CleanParams) -> Result<CleanResult> {
     let dir = state
         .jail
         .resolve_visible("dir", p.dir.as_deref().unwrap_or("."))?;
@@ -518,7 +517,7 @@ pub fn clean(state: &Arc<State>, p: CleanParams) -> Result<CleanResult> {
 
 /// The `.bak` regular files under `dir` that are not in `ours`: named, so the answer says why
 /// they stay.
-fn foreign_backups(state: &State, dir: &Resolved, ours: &[(PathBuf, Place)]) -> Vec<PathBuf> {
+fn foreign_backups(state: &Workspace, dir: &Resolved, ours: &[(PathBuf, Place)]) -> Vec<PathBuf> {
     let mut walker = state.jail.walk_builder(dir, false, true);
     let excludes = state.jail.default_excludes();
     walker.filter_entry(move |e| !crate::globs::hit(&excludes, Path::new(e.file_name())));

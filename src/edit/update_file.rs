@@ -5,12 +5,11 @@ use super::txn::{self, FileResult, Options};
 use super::update::{self, Echo, Op};
 use super::write::target;
 use crate::error::{Error, Result};
-use crate::state::State;
+use crate::workspace::Workspace;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::Arc;
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -43,7 +42,7 @@ pub struct UpdateResult {
     files: Vec<UpdatedFile>,
 }
 
-pub fn update_file(state: &Arc<State>, p: UpdateParams) -> Result<UpdateResult> {
+pub fn update_file(state: &Workspace, p: UpdateParams) -> Result<UpdateResult> {
     if p.files.is_empty() {
         return Err(Error::bad_input("`files` is empty").with_recovery(
             r#"{"files": [{"path": "notes.md", "ops": [{"op": "insert", "at_line": 1, "content": "x"}]}]}"#,

@@ -3,11 +3,10 @@
 use super::content::{decode, Encoding, Hardlinks};
 use super::txn::{self, FileResult, Options, Target};
 use crate::error::{Error, Result};
-use crate::state::State;
+use crate::workspace::Workspace;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::io::Read;
-use std::sync::Arc;
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -29,7 +28,7 @@ pub struct WriteParams {
     hardlinks: Option<Hardlinks>,
 }
 
-pub fn write(state: &Arc<State>, p: WriteParams) -> Result<FileResult> {
+pub fn write(state: &Workspace, p: WriteParams) -> Result<FileResult> {
     let bytes = decode("content", &p.content, p.encoding)?;
     let mut target = target(state, "file", &p.file)?;
     target.expect_version = p.expect_version;
@@ -51,7 +50,7 @@ pub fn write(state: &Arc<State>, p: WriteParams) -> Result<FileResult> {
 }
 
 /// Resolves a path an edit writes: inside the jail and not non-accessible.
-pub fn target(state: &State, field: &str, wire: &str) -> Result<Target> {
+pub fn target(state: &Workspace, field: &str, wire: &str) -> Result<Target> {
     Ok(Target::new(field, state.jail.resolve(field, wire)?))
 }
 
@@ -86,7 +85,7 @@ pub struct FilesResult {
 
 /// Creates files: all of them or none. Without `overwrite`, an existing path is C217, decided by
 /// the kernel at the rename (`RENAME_NOREPLACE`), so a racing creator cannot be overwritten.
-pub fn create_file(state: &Arc<State>, p: CreateParams) -> Result<FilesResult> {
+pub fn create_file(state: &Workspace, p: CreateParams) -> Result<FilesResult> {
     if p.files.is_empty() {
         return Err(Error::bad_input("`files` is empty")
             .with_recovery(r##"{"files": [{"path": "notes.md", "content": "# notes\n"}]}"##));
@@ -147,7 +146,7 @@ pub struct RollbackParams {
 
 /// Restores a file from its `.bak`. The `.bak` is opened beneath the root without following
 /// symlinks, so a planted `.bak` link is refused, never read through.
-pub fn rollback(state: &Arc<State>, p: RollbackParams) -> Result<FileResult> {
+pub fn rollback(state: &Workspace, p: RollbackParams) -> Result<FileResult> {
     let target = target(state, "file", &p.file)?;
     let bak = txn::backup_of(&target.resolved);
     let limits = state.limits();

@@ -16,29 +16,7 @@ pub mod test;
 pub mod watchdog;
 pub mod wrappers;
 
-use crate::methods::{method, Method};
 pub use policy::ExecConfig;
-
-pub fn methods() -> Vec<Method> {
-    vec![method(
-        "exec",
-        &[],
-        "Run a bash command in a folder of the workspace (parsed and checked per simple command; \
-         `dry_run` shows the decision without running).",
-        true,
-        run::run,
-    ),
-    method(
-        "test",
-        &[],
-        "Run the project's tests (framework detected from `dir` upward), with a parsed summary \
-         for cargo, go and pytest.",
-        // Tests are project code: they may change or delete files, so the automatic checkpoint
-        // runs first, as for `exec`.
-        true,
-        test::run,
-    )]
-}
 
 /// What `info` says about running commands: the policy in force and the sandbox commands get on
 /// this machine (`sandbox.in_force`, or `sandbox.refused` saying why none can be had).

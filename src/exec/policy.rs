@@ -7,44 +7,8 @@
 use super::parse::SimpleCommand;
 use super::rules::{self, Places, Rule, Violation};
 use super::wrappers::analyze;
-use serde::{Deserialize, Serialize};
-
-/// The `exec` section of the daemon config.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct ExecConfig {
-    /// `exec` and `test` run commands at all.
-    pub enabled: bool,
-    /// Argv rules (`git push *`) that refuse any simple command they match.
-    pub deny: Vec<String>,
-    /// When not empty, every simple command must match one of these argv rules.
-    pub allow: Vec<String>,
-    /// Variable names passed to commands even though they look like secrets.
-    pub env_passthrough: Vec<String>,
-    /// Where commands may write and what they see (see `sandbox`).
-    pub sandbox: super::sandbox::SandboxConfig,
-    /// Seconds an `exec` may run when the request names no `timeout`.
-    pub default_timeout: u64,
-    /// The largest `timeout` a request may ask for (`exec` and `test`).
-    pub max_timeout: u64,
-    /// Seconds a `test` run may take when the request names no `timeout`.
-    pub test_timeout: u64,
-}
-
-impl Default for ExecConfig {
-    fn default() -> Self {
-        ExecConfig {
-            enabled: true,
-            deny: Vec::new(),
-            allow: Vec::new(),
-            env_passthrough: Vec::new(),
-            sandbox: Default::default(),
-            default_timeout: 120,
-            max_timeout: 3600,
-            test_timeout: 30,
-        }
-    }
-}
+pub use crate::config::exec::ExecConfig;
+use serde::Serialize;
 
 impl ExecConfig {
     /// Checks the rules compile, naming the bad one.

@@ -4,11 +4,10 @@ use super::policy::{self, Decision};
 use super::rules::Places;
 use super::{environment, process, sandbox};
 use crate::error::{Error, Result};
-use crate::state::State;
+use crate::workspace::Workspace;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::Duration;
 
 #[derive(Deserialize, JsonSchema)]
@@ -94,14 +93,15 @@ pub struct Supervised<'a> {
 
 /// Runs a program with the daemon's process control, environment scrub, output caps and sandbox.
 pub fn supervise(
-    state: &State,
+    state: &Workspace,
+    socket: &std::path::Path,
     job: Supervised,
     on_output: &mut dyn FnMut(process::Stream, &[u8]),
 ) -> Result<RunReport> {
     let limits = state.limits();
     let config = &limits.exec;
     let mut env = environment::scrubbed(std::env::vars_os(), &config.env_passthrough);
-    let confined = sandbox::prepare(state, &config.sandbox)?;
+    let confined = sandbox::prepare(state, socket, &config.sandbox)?;
     if let Some(tmp) = confined.temp_dir() {
         env.retain(|(k, _)| k != "TMPDIR");
         env.push(("TMPDIR".into(), tmp.into()));
@@ -186,7 +186,7 @@ pub fn shell() -> &'static str {
 }
 
 /// The folder a command runs in, checked through the jail (a directory inside a root).
-pub fn working_folder(state: &State, dir: Option<&str>) -> Result<PathBuf> {
+pub fn working_folder(state: &Workspace, dir: Option<&str>) -> Result<PathBuf> {
     let wire = dir.unwrap_or(".");
     let resolved = state.jail.resolve("dir", wire)?;
     let meta = state.jail.metadata(&resolved)?;
@@ -198,7 +198,7 @@ pub fn working_folder(state: &State, dir: Option<&str>) -> Result<PathBuf> {
 }
 
 /// The folders a decision needs.
-pub fn places(state: &State, cwd: PathBuf) -> Places {
+pub fn places(state: &Workspace, cwd: PathBuf) -> Places {
     Places {
         cwd,
         home: std::env::var_os("HOME").map(PathBuf::from),
@@ -225,7 +225,7 @@ pub fn refusal(decision: &Decision) -> Error {
     error
 }
 
-pub fn run(state: &Arc<State>, params: ExecParams) -> Result<ExecResult> {
+pub fn run(state: &Workspace, socket: &std::path::Path, params: ExecParams) -> Result<ExecResult> {
     if params.cmd.trim().is_empty() {
         return Err(Error::bad_input("`cmd` is empty").with_recovery("pass the command to run"));
     }
@@ -255,7 +255,9 @@ pub fn run(state: &Arc<State>, params: ExecParams) -> Result<ExecResult> {
         timeout,
     };
     let mut stream = ProgressStream::new(params.stream, &limits);
-    let report = supervise(state, job, &mut |which, bytes| stream.push(which, bytes));
+    let report = supervise(state, socket, job, &mut |which, bytes| {
+        stream.push(which, bytes)
+    });
     stream.flush();
     report.map(|mut report| {
         report.streamed = stream.active();
@@ -267,7 +269,7 @@ pub fn run(state: &Arc<State>, params: ExecParams) -> Result<ExecResult> {
 /// at most ten a second, and no more bytes in total than `max_output_bytes` (the rest is in the
 /// result's head and tail). Best-effort: a client that does not read fast enough misses some.
 pub struct ProgressStream {
-    progress: Option<crate::progress::Progress>,
+    progress: Option<crate::request::Progress>,
     pending: Vec<(process::Stream, Vec<u8>)>,
     pending_bytes: usize,
     sent_bytes: u64,
@@ -281,7 +283,7 @@ const PROGRESS_INTERVAL: Duration = Duration::from_millis(100);
 impl ProgressStream {
     pub fn new(enabled: bool, limits: &crate::config::Limits) -> ProgressStream {
         ProgressStream {
-            progress: enabled.then(crate::progress::current).flatten(),
+            progress: enabled.then(crate::request::current).flatten(),
             pending: Vec::new(),
             pending_bytes: 0,
             sent_bytes: 0,

@@ -3,10 +3,9 @@
 
 use super::Repo;
 use crate::error::Result;
-use crate::state::State;
+use crate::workspace::Workspace;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use std::sync::Arc;
 
 const FORMAT: &str = "--format=%(HEAD)%00%(refname)%00%(refname:short)%00%(objectname:short)%00\
 %(upstream:short)%00%(upstream:track,nobracket)%00%(symref)%00%(contents:subject)";
@@ -51,7 +50,7 @@ pub struct Branches {
     pub branches: Vec<BranchEntry>,
 }
 
-pub fn run(state: &Arc<State>, p: BranchParams) -> Result<Branches> {
+pub fn run(state: &Workspace, p: BranchParams) -> Result<Branches> {
     let repo = Repo::open(state, p.dir.as_deref())?;
     let mut git = repo.git().args(["for-each-ref", FORMAT, "refs/heads"]);
     if p.all {

@@ -5,12 +5,11 @@
 use super::command::nul_records;
 use super::{Repo, WirePath};
 use crate::error::Result;
-use crate::state::State;
+use crate::workspace::Workspace;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::ffi::OsString;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
-use std::sync::Arc;
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -59,7 +58,7 @@ fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 
-pub fn run(state: &Arc<State>, p: DiffParams) -> Result<Diff> {
+pub fn run(state: &Workspace, p: DiffParams) -> Result<Diff> {
     let repo = Repo::open(state, p.dir.as_deref())?;
     let mut pathspec: Vec<OsString> = Vec::new();
     if let Some(file) = &p.file {

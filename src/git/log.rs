@@ -4,10 +4,9 @@
 use super::command::nul_records;
 use super::Repo;
 use crate::error::{Error, Result};
-use crate::state::State;
+use crate::workspace::Workspace;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use std::sync::Arc;
 
 const DEFAULT_LIMIT: usize = 10;
 const MAX_LIMIT: usize = 10_000;
@@ -46,7 +45,7 @@ pub struct Log {
     pub commits: Vec<Commit>,
 }
 
-pub fn run(state: &Arc<State>, p: LogParams) -> Result<Log> {
+pub fn run(state: &Workspace, p: LogParams) -> Result<Log> {
     let limit = p.limit.unwrap_or(DEFAULT_LIMIT);
     if limit == 0 || limit > MAX_LIMIT {
         return Err(Error::bad_input(format!(

@@ -17,58 +17,15 @@ pub mod status;
 
 use crate::error::{Code, Error, Result};
 use crate::jail::{lexical_normalize, Jail, Resolved};
-use crate::methods::{method, Method};
-use crate::state::State;
+use crate::workspace::Workspace;
 use command::{Git, GitError, Isolation};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize, Serializer};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// How long one git read may run before its process group is killed.
 const READ_DEADLINE: Duration = Duration::from_secs(60);
-
-/// The git entries in the method table.
-pub fn methods() -> Vec<Method> {
-    vec![
-        method(
-            "git-status",
-            &[],
-            "Branch, upstream and every changed path with its index and work-tree state.",
-            false,
-            |s, p: DirParams| status::status(&Repo::open(s, p.dir.as_deref())?),
-        ),
-        method(
-            "git-diff",
-            &[],
-            "The unified diff of pending changes (work tree, or --staged), bounded by max_output_bytes.",
-            false,
-            diff::run,
-        ),
-        method(
-            "git-log",
-            &[],
-            "Recent commits: hash, author, date, subject.",
-            false,
-            log::run,
-        ),
-        method(
-            "git-changed",
-            &[],
-            "The changed files, each once (renames with their origin); --staged for the index only.",
-            false,
-            |s, p: ChangedParams| status::changed(&Repo::open(s, p.dir.as_deref())?, p.staged),
-        ),
-        method(
-            "git-branch",
-            &[],
-            "Local branches (--all: and remote ones), the current one, upstreams and tracking.",
-            false,
-            branch::run,
-        ),
-    ]
-}
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -95,7 +52,7 @@ pub struct Repo<'a> {
 
 impl<'a> Repo<'a> {
     /// Resolves `dir` through the jail (default: the primary root).
-    pub fn open(state: &'a Arc<State>, dir: Option<&str>) -> Result<Repo<'a>> {
+    pub fn open(state: &'a Workspace, dir: Option<&str>) -> Result<Repo<'a>> {
         let jail = &state.jail;
         let wire = dir.unwrap_or_else(|| jail.primary().to_str().unwrap_or("."));
         let resolved = jail.resolve("dir", wire)?;

@@ -14,6 +14,7 @@
 //! listed as `pending` instead.
 
 pub mod client;
+mod diagnostics;
 pub mod instance;
 pub mod report;
 pub mod servers;
@@ -22,16 +23,15 @@ pub mod transport;
 pub mod tsserver;
 pub mod uri;
 
+pub use diagnostics::{diagnostics, DiagnosticsParams};
+
 use crate::config::LspConfig;
 use crate::documents::{Document, Event, EventKind};
 use crate::error::{Error, Result};
-use crate::methods::{method, Method};
-use crate::state::State;
 use crate::syntax::languages::{self, Language};
+use crate::workspace::Workspace;
 use instance::{Deadlines, Instance, Missing, Outcome, Part, Status};
 use report::{FileReport, Report, Unanalysed, Unavailable};
-use schemars::JsonSchema;
-use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use servers::{Registry, ServerDef};
@@ -40,8 +40,6 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock, RwLock, Weak};
 use std::time::Duration;
 
-/// Files the `diagnostics` method checks at most for one `dir`.
-const MAX_DIR_FILES: usize = 200;
 /// How often idle servers and the memory budget are looked at.
 const REAP_EVERY: Duration = Duration::from_secs(10);
 
@@ -148,7 +146,7 @@ impl Lsp {
 
     /// The diagnostics for an edit's answer: `None` when none of the files it changed has a
     /// language with servers, or autodiag is off. Runs on the request's (blocking) thread.
-    pub fn after_edit(&self, state: &State, events: &[Event]) -> Option<Report> {
+    pub fn after_edit(&self, state: &Workspace, events: &[Event]) -> Option<Report> {
         let limits = state.limits();
         if !limits.autodiag {
             return None;
@@ -173,7 +171,7 @@ impl Lsp {
     }
 
     /// The `diagnostics` method: sync the files, settle, report (nothing is edited).
-    fn check(&self, state: &State, paths: &[PathBuf]) -> Report {
+    pub fn check(&self, state: &Workspace, paths: &[PathBuf]) -> Report {
         let mut plan = Plan::default();
         for path in paths {
             self.plan_file(state, path, &mut plan);
@@ -186,7 +184,7 @@ impl Lsp {
 
     /// Adds one file to a plan: each server of its language is started if needed and given the
     /// file's current content.
-    fn plan_file(&self, state: &State, path: &Path, plan: &mut Plan) {
+    fn plan_file(&self, state: &Workspace, path: &Path, plan: &mut Plan) {
         let _in_order = self.syncing.lock().unwrap_or_else(|e| e.into_inner());
         let Some((document, language)) = self.document_with_servers(state, path) else {
             return;
@@ -232,7 +230,7 @@ impl Lsp {
     /// analysis included) then pass while the agent thinks, not while its first edit waits. The
     /// file is opened in them and settled in the background, as an edit's would be; files read
     /// later, or while they run, change nothing.
-    pub fn warm(&self, state: &Arc<State>, file: &str) {
+    pub fn warm(self: &Arc<Self>, state: &Arc<Workspace>, file: &str) {
         let limits = state.limits();
         if !limits.autodiag || !limits.lsp.warm_on_read {
             return;
@@ -259,9 +257,10 @@ impl Lsp {
         }
         // The rest (loading the document, spawning the processes) after the read has answered.
         let state = state.clone();
+        let lsp = self.clone();
         let deadlines = Deadlines::of(&limits.lsp);
         runtime.clone().spawn_blocking(move || {
-            let _in_order = state.lsp.syncing.lock().unwrap_or_else(|e| e.into_inner());
+            let _in_order = lsp.syncing.lock().unwrap_or_else(|e| e.into_inner());
             let Some(document) = current_document(&state, &path) else {
                 return;
             };
@@ -279,7 +278,7 @@ impl Lsp {
     /// A file's current document and its language, when the language has servers.
     fn document_with_servers(
         &self,
-        state: &State,
+        state: &Workspace,
         path: &Path,
     ) -> Option<(Arc<Document>, &'static Language)> {
         let document = current_document(state, path)?;
@@ -292,7 +291,7 @@ impl Lsp {
     /// language does not look at it.
     fn instances_for(
         &self,
-        state: &State,
+        state: &Workspace,
         path: &Path,
         language: &Language,
     ) -> Vec<std::result::Result<Arc<Instance>, NotServed>> {
@@ -337,7 +336,7 @@ impl Lsp {
 
     /// Follows a documents-store event in the background: files servers have open are re-synced
     /// (edits made with diagnostics off, writes by other programs); deleted ones closed.
-    fn on_event(&self, state: &State, event: &Event) {
+    fn on_event(&self, state: &Workspace, event: &Event) {
         match &event.kind {
             EventKind::Deleted => return self.close_everywhere(&event.path),
             EventKind::Moved { from } => self.close_everywhere(from),
@@ -346,7 +345,7 @@ impl Lsp {
         self.resync(state, &event.path);
     }
 
-    fn resync(&self, state: &State, path: &Path) {
+    fn resync(&self, state: &Workspace, path: &Path) {
         let holders: Vec<Arc<Instance>> = self
             .all()
             .into_iter()
@@ -368,7 +367,7 @@ impl Lsp {
     }
 
     /// Every open document of every server, re-synced (after the event stream lagged).
-    fn resync_all(&self, state: &State) {
+    fn resync_all(&self, state: &Workspace) {
         for instance in self.all() {
             for path in instance.open_paths() {
                 self.resync(state, &path);
@@ -469,23 +468,25 @@ impl Lsp {
 }
 
 /// Starts the background tasks: following document events, and reaping idle servers.
-pub fn watch(state: &Arc<State>) {
-    let _ = state.lsp.runtime.set(tokio::runtime::Handle::current());
+pub fn watch(lsp: &Arc<Lsp>, state: &Arc<Workspace>) {
+    let _ = lsp.runtime.set(tokio::runtime::Handle::current());
     let mut events = state.documents.subscribe();
-    let weak: Weak<State> = Arc::downgrade(state);
+    let weak: (Weak<Lsp>, Weak<Workspace>) = (Arc::downgrade(lsp), Arc::downgrade(state));
     tokio::spawn(async move {
         use tokio::sync::broadcast::error::RecvError;
         loop {
             let received = events.recv().await;
-            let Some(state) = weak.upgrade() else { return };
+            let (Some(lsp), Some(state)) = (weak.0.upgrade(), weak.1.upgrade()) else {
+                return;
+            };
             // Reading a file the store dropped is synchronous I/O: off the async workers.
             let go_on = tokio::task::block_in_place(|| match received {
                 Ok(event) => {
-                    state.lsp.on_event(&state, &event);
+                    lsp.on_event(&state, &event);
                     true
                 }
                 Err(RecvError::Lagged(_)) => {
-                    state.lsp.resync_all(&state);
+                    lsp.resync_all(&state);
                     true
                 }
                 Err(RecvError::Closed) => false,
@@ -495,13 +496,15 @@ pub fn watch(state: &Arc<State>) {
             }
         }
     });
-    let weak: Weak<State> = Arc::downgrade(state);
+    let weak: (Weak<Lsp>, Weak<Workspace>) = (Arc::downgrade(lsp), Arc::downgrade(state));
     tokio::spawn(async move {
         loop {
             tokio::time::sleep(REAP_EVERY).await;
-            let Some(state) = weak.upgrade() else { return };
+            let (Some(lsp), Some(state)) = (weak.0.upgrade(), weak.1.upgrade()) else {
+                return;
+            };
             let limits = state.limits();
-            state.lsp.reap(&limits.lsp).await;
+            lsp.reap(&limits.lsp).await;
         }
     });
 }
@@ -612,7 +615,7 @@ fn add_reported_elsewhere(
 }
 
 /// The document as the daemon holds it, else read through the jail.
-fn current_document(state: &State, path: &Path) -> Option<Arc<Document>> {
+fn current_document(state: &Workspace, path: &Path) -> Option<Arc<Document>> {
     if let Some(document) = state.documents.current(path) {
         return Some(document);
     }
@@ -638,7 +641,7 @@ fn language_of(document: &Document) -> Option<&'static Language> {
 
 /// The nearest folder above the file (within its workspace root) holding one of the server's
 /// root markers, else one of the language's, else the workspace root.
-fn root_for(state: &State, def: &ServerDef, language: &Language, path: &Path) -> PathBuf {
+fn root_for(state: &Workspace, def: &ServerDef, language: &Language, path: &Path) -> PathBuf {
     marker_root(state, &def.root_markers, path)
         .or_else(|| marker_root(state, &language.root_markers, path))
         .or_else(|| workspace_root(state, path))
@@ -646,13 +649,13 @@ fn root_for(state: &State, def: &ServerDef, language: &Language, path: &Path) ->
 }
 
 /// The workspace root (`--root`) the file lies in.
-fn workspace_root(state: &State, path: &Path) -> Option<PathBuf> {
+fn workspace_root(state: &Workspace, path: &Path) -> Option<PathBuf> {
     let resolved = state.jail.locate(path)?;
     Some(state.jail.roots()[resolved.root].path.clone())
 }
 
 /// The nearest folder holding one of `markers`, from the file's folder up to its workspace root.
-fn marker_root(state: &State, markers: &[String], path: &Path) -> Option<PathBuf> {
+fn marker_root(state: &Workspace, markers: &[String], path: &Path) -> Option<PathBuf> {
     let root = workspace_root(state, path)?;
     let mut dir = path.parent();
     while let Some(folder) = dir.filter(|d| d.starts_with(&root)) {
@@ -674,7 +677,7 @@ fn marker_root(state: &State, markers: &[String], path: &Path) -> Option<PathBuf
 /// markers within the workspace root, or the workspace root itself when a marker lies above it (a
 /// workspace rooted at a crate's `src/`: rust-analyzer looks for `Cargo.toml` in the parents of
 /// its root); `None` outside any project.
-fn project_root(state: &State, def: &ServerDef, path: &Path) -> Option<PathBuf> {
+fn project_root(state: &Workspace, def: &ServerDef, path: &Path) -> Option<PathBuf> {
     marker_root(state, &def.root_markers, path).or_else(|| {
         let root = workspace_root(state, path)?;
         // Outside the jail, but only whether a marker file exists, and only for the server,
@@ -742,69 +745,4 @@ pub fn attach(result: Box<RawValue>, report: &Report) -> Result<Box<RawValue>> {
     let report = serde_json::to_string(report)
         .map_err(|e| Error::io(format!("serializing diagnostics: {e}")))?;
     crate::protocol::with_field(result, "diagnostics", &report)
-}
-
-/// The language servers' entries in the method table.
-pub fn methods() -> Vec<Method> {
-    vec![method(
-        "diagnostics",
-        &[],
-        "The current, settled language-server diagnostics of files (or a folder's files), without editing.",
-        false,
-        diagnostics,
-    )]
-}
-
-#[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct DiagnosticsParams {
-    /// Files to check.
-    #[serde(default)]
-    files: Vec<String>,
-    /// A folder: its files of languages with servers are checked (at most 200).
-    dir: Option<String>,
-}
-
-fn diagnostics(state: &Arc<State>, p: DiagnosticsParams) -> Result<Report> {
-    if p.files.is_empty() && p.dir.is_none() {
-        return Err(Error::bad_input("`files` or `dir` is required")
-            .with_recovery("pass `files: [\"src/main.go\"]` or `dir: \"src\"`"));
-    }
-    let mut paths = Vec::new();
-    for (i, wire) in p.files.iter().enumerate() {
-        let field = format!("files[{i}]");
-        let resolved = state.jail.resolve(&field, wire)?;
-        state
-            .jail
-            .metadata(&resolved)
-            .map_err(|e| e.with_prefix(format_args!("`{field}`: ")))?;
-        paths.push(resolved.abs);
-    }
-    if let Some(dir) = &p.dir {
-        let resolved = state.jail.resolve("dir", dir)?;
-        paths.extend(files_with_servers(state, &resolved));
-    }
-    Ok(state.lsp.check(state, &paths))
-}
-
-/// The files under a folder whose language has servers, by the jail's walking policy.
-fn files_with_servers(state: &State, dir: &crate::jail::Resolved) -> Vec<PathBuf> {
-    let registry = state.lsp.registry();
-    state
-        .jail
-        .walk_builder(dir, true, false)
-        .build()
-        .filter_map(|entry| entry.ok())
-        .filter(|entry| entry.file_type().is_some_and(|t| t.is_file()))
-        .map(|entry| entry.into_path())
-        .filter(|path| {
-            state.jail.locate(path).is_some_and(|r| {
-                !state.jail.is_non_accessible(&r.rel) && !state.jail.is_default_excluded(&r.rel)
-            }) && state.jail.holds_entry(path)
-        })
-        .filter(|path| {
-            languages::for_path(path, None).is_some_and(|l| !registry.for_language(l).is_empty())
-        })
-        .take(MAX_DIR_FILES)
-        .collect()
 }

@@ -3,68 +3,14 @@
 //! `lsp.languages` are applied, and where a server's command is found (PATH, then the folder the
 //! install script fills).
 
+pub use crate::config::lsp::{PullVia, ServerDef};
 use crate::config::LspConfig;
 use crate::syntax::languages::{self, Language};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, LazyLock};
-
-/// One `[[server]]` of `grammars/servers.toml`, or one entry of the config's `lsp.servers`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ServerDef {
-    pub name: String,
-    pub command: String,
-    #[serde(default)]
-    pub args: Vec<String>,
-    pub languages: Vec<String>,
-    #[serde(default)]
-    pub root_markers: Vec<String>,
-    /// The server analyses only the files of a project, one of its `root_markers` in their
-    /// folder or above, the workspace root's parents included (rust-analyzer: a Cargo project). For other files it is not started:
-    /// it would answer nothing, and a check that never runs would hold every edit to the deadline.
-    #[serde(default)]
-    pub project_only: bool,
-    #[serde(default)]
-    pub initialization_options: Option<Value>,
-    /// What `workspace/configuration` is answered with.
-    #[serde(default)]
-    pub settings: Option<Value>,
-    /// How to install it, shown when it is unavailable.
-    #[serde(default)]
-    pub install: String,
-    /// How to get a document's current diagnostics besides the LSP ways (see `tsserver`).
-    #[serde(default)]
-    pub pull: Option<PullVia>,
-    /// The server reports whether it has loaded its workspace (`experimental/serverStatus`,
-    /// `quiescent`): it counts as busy from its start until it says so, since its first answers
-    /// can come before any loading progress opens and would read as "clean".
-    #[serde(default)]
-    pub quiescent_status: bool,
-    /// A publish stamped with a document's version is the whole set for that version (clangd
-    /// publishes once per build): it is current at once, without the quiet period that guards
-    /// servers publishing a version in several steps.
-    #[serde(default)]
-    pub final_publish: bool,
-    /// The server checks the saved files with another tool (rust-analyzer's `cargo check`),
-    /// inside work-done progress whose token starts with this, and publishes what it finds. An
-    /// edit's answer adds those findings from the first run that began after the edit's save,
-    /// once it has ended; findings of earlier runs are never shown. Used with servers that
-    /// answer pulls for their own findings; a server that only publishes is settled by the
-    /// publish rule, which waits for its open progress, the check's too.
-    #[serde(default)]
-    pub check_progress: Option<String>,
-}
-
-/// A server-specific way to ask for a document's current diagnostics.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum PullVia {
-    /// typescript-language-server's `typescript.tsserverRequest` command.
-    TsserverRequest,
-}
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -11,8 +11,7 @@ pub mod render;
 pub mod symbols;
 
 use crate::error::{Error, Result};
-use crate::methods::{method, Method};
-use crate::state::State;
+use crate::workspace::Workspace;
 use index::Index;
 use rank::{Ranked, Steering};
 use schemars::JsonSchema;
@@ -23,25 +22,6 @@ use std::sync::{Arc, Mutex};
 pub const DEFAULT_BUDGET: usize = 8000;
 /// The largest budget a map may ask for (a map is a summary; beyond this read outlines).
 pub const MAX_BUDGET: usize = 1_000_000;
-
-pub fn methods() -> Vec<Method> {
-    vec![
-        method(
-            "map",
-            &[],
-            "The most important definitions under a folder, ranked by the reference graph, within a character budget.",
-            false,
-            run,
-        ),
-        method(
-            "symbols",
-            &[],
-            "Where is X defined? Definitions across the tree by name: exact, prefix, then fuzzy.",
-            false,
-            symbols::run,
-        ),
-    ]
-}
 
 /// The map's state in the daemon: the tag index and the last ranking.
 #[derive(Default)]
@@ -86,7 +66,7 @@ pub struct MapResult {
     pub map: String,
 }
 
-pub fn run(state: &Arc<State>, p: MapParams) -> Result<MapResult> {
+pub fn run(state: &Workspace, cache: &MapCache, p: MapParams) -> Result<MapResult> {
     let budget = p.budget.unwrap_or(DEFAULT_BUDGET);
     if budget == 0 || budget > MAX_BUDGET {
         return Err(Error::bad_input(format!(
@@ -98,10 +78,7 @@ pub fn run(state: &Arc<State>, p: MapParams) -> Result<MapResult> {
     }
     let dir = state.jail.resolve("dir", p.dir.as_deref().unwrap_or("."))?;
     let started = std::time::Instant::now();
-    let snapshot = state
-        .map
-        .index
-        .snapshot(&state.jail, &dir, p.include_tests)?;
+    let snapshot = cache.index.snapshot(&state.jail, &dir, p.include_tests)?;
     let mut focus = Vec::new();
     for wire in &p.focus {
         let resolved = state.jail.resolve("focus", wire)?;
@@ -121,11 +98,9 @@ pub fn run(state: &Arc<State>, p: MapParams) -> Result<MapResult> {
         include_tests: p.include_tests,
     };
     let listed = started.elapsed();
-    let ranked = state
-        .map
-        .ranked(&dir.abs, &steering, snapshot.fingerprint, || {
-            rank::rank(&snapshot.files, &steering)
-        });
+    let ranked = cache.ranked(&dir.abs, &steering, snapshot.fingerprint, || {
+        rank::rank(&snapshot.files, &steering)
+    });
     let ranked_at = started.elapsed();
     let rendered = render::render(&snapshot.files, &ranked, budget);
     // Where a map's time goes, for `CODERD_LOG=coderd=debug` (the bench's edit rows).

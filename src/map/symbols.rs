@@ -3,11 +3,10 @@
 //! shorter names and shallower items first, then by path and line.
 
 use crate::error::{Error, Result};
-use crate::state::State;
 use crate::syntax::Kind;
+use crate::workspace::Workspace;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use std::sync::Arc;
 
 pub const DEFAULT_LIMIT: usize = 50;
 
@@ -77,17 +76,14 @@ fn is_subsequence(haystack: &str, needle: &str) -> bool {
     needle.chars().all(|c| chars.any(|h| h == c))
 }
 
-pub fn run(state: &Arc<State>, p: SymbolsParams) -> Result<SymbolsResult> {
+pub fn run(state: &Workspace, cache: &super::MapCache, p: SymbolsParams) -> Result<SymbolsResult> {
     let query = p.query.trim().to_owned();
     if query.is_empty() {
         return Err(Error::bad_input("`query` is empty")
             .with_recovery("give a name or part of one, e.g. {\"query\": \"Server\"}"));
     }
     let dir = state.jail.resolve("dir", p.dir.as_deref().unwrap_or("."))?;
-    let snapshot = state
-        .map
-        .index
-        .snapshot(&state.jail, &dir, p.include_tests)?;
+    let snapshot = cache.index.snapshot(&state.jail, &dir, p.include_tests)?;
     let query_lower = query.to_lowercase();
     let mut found = Vec::new();
     for (f, file) in snapshot.files.iter().enumerate() {

@@ -124,7 +124,7 @@ fn tool_of(method: &Method) -> Tool {
         _ => Map::new(),
     };
     schema.insert("type".into(), Value::String("object".into()));
-    let hints = crate::agent::keys::hints(method);
+    let hints = crate::protocol::keys::hints(method);
     let annotations = ToolAnnotations::with_title(method.name)
         .read_only(hints.read_only)
         .destructive(hints.destructive)

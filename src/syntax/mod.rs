@@ -14,7 +14,6 @@ pub mod queries;
 pub mod symbol;
 pub mod tags;
 
-use crate::methods::Method;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
@@ -74,16 +73,6 @@ impl Kind {
             Kind::Class | Kind::Struct | Kind::Enum | Kind::Interface | Kind::Trait | Kind::Impl
         )
     }
-}
-
-pub fn methods() -> Vec<Method> {
-    vec![crate::methods::method(
-        "outline",
-        &[],
-        "A file's skeleton: its definitions with kind, signature, lines, nesting and doc line.",
-        false,
-        outline::run,
-    )]
 }
 
 thread_local! {

@@ -4,7 +4,7 @@
 use super::cache::ParseMode;
 use super::{languages, Item};
 use crate::error::{Error, Result};
-use crate::state::State;
+use crate::workspace::Workspace;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -29,9 +29,8 @@ pub struct OutlineResult {
 }
 
 /// The parts of an outline result the CLI renders, as they arrive on the wire.
-pub fn run(state: &Arc<State>, p: OutlineParams) -> Result<OutlineResult> {
-    let (parsed, mode) = parse_file(state, "file", &p.file)?;
-    state.lsp.warm(state, &p.file);
+pub fn run(state: &Workspace, syntax: &super::Cache, p: OutlineParams) -> Result<OutlineResult> {
+    let (parsed, mode) = parse_file(state, syntax, "file", &p.file)?;
     Ok(OutlineResult {
         path: parsed.0.display().to_string(),
         language: parsed.1.language.name.clone(),
@@ -44,7 +43,8 @@ pub fn run(state: &Arc<State>, p: OutlineParams) -> Result<OutlineResult> {
 
 /// Loads a file through the jail and the documents store and returns its (cached) parse.
 pub fn parse_file(
-    state: &State,
+    state: &Workspace,
+    syntax: &super::Cache,
     field: &str,
     wire: &str,
 ) -> Result<((std::path::PathBuf, Arc<super::cache::Parsed>), ParseMode)> {
@@ -62,7 +62,7 @@ pub fn parse_file(
         Some(&first_line[..first_line.len().min(256)]),
     )
     .ok_or_else(|| unknown_language(field, wire))?;
-    let (parsed, mode) = state.syntax.get(&doc, language).ok_or_else(|| {
+    let (parsed, mode) = syntax.get(&doc, language).ok_or_else(|| {
         // A language the registry knows whose grammar or queries failed (a grammar that could
         // not be loaded, say) is named with the reason, not listed as unknown.
         match super::queries::of(language) {

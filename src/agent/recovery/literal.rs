@@ -2,7 +2,7 @@
 //! guesses named.
 
 use super::{too_deep, Failure};
-use crate::agent::depth::MAX_DEPTH;
+use crate::protocol::depth::MAX_DEPTH;
 use serde_json::{Map, Value};
 
 /// The last resort, for JS-style object literals (`{file: main.go, start: 10}`): split the inside
@@ -41,7 +41,7 @@ fn literal_object(
         if key.is_empty() {
             return Ok(None);
         }
-        let pointer = format!("{at}/{}", crate::agent::keys::pointer_escape(&key));
+        let pointer = format!("{at}/{}", crate::protocol::keys::pointer_escape(&key));
         match literal_value(part[colon + 1..].trim(), &pointer, level, guessed)? {
             Some(value) => map.insert(key, value),
             None => return Ok(None),

@@ -10,7 +10,7 @@
 //! or a literal is refused with the JSON Pointer of the place it was cut, so a truncated payload is
 //! never taken as whole.
 
-use super::depth::{self, MAX_DEPTH};
+use crate::protocol::depth::{self, MAX_DEPTH};
 use serde_json::{Map, Value};
 
 mod literal;

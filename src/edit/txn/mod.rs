@@ -9,7 +9,6 @@ use super::splice::{self, Splice};
 use crate::documents::Document;
 use crate::error::{Code, Error, Result};
 use crate::jail::Resolved;
-use crate::state::State;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -234,7 +233,7 @@ impl Workspace {
 
 /// Runs one edit call: locks its files, plans with `plan`, commits. See the module docs.
 pub fn run<F>(
-    state: &State,
+    state: &crate::workspace::Workspace,
     targets: Vec<Target>,
     opts: &Options,
     mut plan: F,
@@ -258,7 +257,11 @@ where
     }
 }
 
-fn load(state: &State, targets: &[Target], opts: &Options) -> Result<Workspace> {
+fn load(
+    state: &crate::workspace::Workspace,
+    targets: &[Target],
+    opts: &Options,
+) -> Result<Workspace> {
     let limits = state.limits();
     let mut slots = BTreeMap::new();
     for target in targets {
@@ -317,7 +320,11 @@ fn named(e: Error, field: &str) -> Error {
     }
 }
 
-fn check_version(state: &State, target: &Target, doc: &Document) -> Result<()> {
+fn check_version(
+    state: &crate::workspace::Workspace,
+    target: &Target,
+    doc: &Document,
+) -> Result<()> {
     let Some(expected) = &target.expect_version else {
         return Ok(());
     };
@@ -343,7 +350,7 @@ fn check_version(state: &State, target: &Target, doc: &Document) -> Result<()> {
 }
 
 fn check_session(
-    state: &State,
+    state: &crate::workspace::Workspace,
     target: &Target,
     doc: &Document,
     opts: &Options,

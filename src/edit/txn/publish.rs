@@ -5,7 +5,6 @@ use super::report::finish;
 use super::{backup_of, named, FileResult, Options, Slot, Workspace};
 use crate::edit::commit::{self, Existing, Expected, Place, Publish, Staged};
 use crate::error::{Code, Error, Result};
-use crate::state::State;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
@@ -62,7 +61,7 @@ impl<'scope> Hashing<'scope> {
 }
 
 pub(super) fn commit_all(
-    state: &State,
+    state: &crate::workspace::Workspace,
     workspace: &Workspace,
     opts: &Options,
 ) -> Result<Vec<FileResult>> {
@@ -90,7 +89,7 @@ pub(super) fn commit_all(
 
 /// Stages, backs up and publishes the changed files of a call (see the module docs).
 fn publish_changed(
-    state: &State,
+    state: &crate::workspace::Workspace,
     workspace: &Workspace,
     changed: &[&Slot],
     hashes: Vec<Option<Hashing>>,
@@ -225,7 +224,11 @@ fn remove(place: &Place, expected: Option<Expected>) -> Result<()> {
 }
 
 /// The metadata a replacement keeps, and the hard-link policy.
-fn existing(state: &State, slot: &Slot, opts: &Options) -> Result<(Existing, File)> {
+fn existing(
+    state: &crate::workspace::Workspace,
+    slot: &Slot,
+    opts: &Options,
+) -> Result<(Existing, File)> {
     let (file, meta) = state.jail.open_file(&slot.target.resolved)?;
     let existing = Existing::of(&meta);
     if existing.nlink > 1 && !opts.split_hardlinks {
@@ -242,7 +245,7 @@ fn existing(state: &State, slot: &Slot, opts: &Options) -> Result<(Existing, Fil
 
 /// Where the backup goes. Never resolved through a symlink: a planted `.bak` link is
 /// replaced by the backup, never written through.
-fn backup_place(state: &State, slot: &Slot) -> Result<Place> {
+fn backup_place(state: &crate::workspace::Workspace, slot: &Slot) -> Result<Place> {
     let bak = backup_of(&slot.target.resolved);
     if state.jail.is_non_accessible(&bak.rel) {
         return Err(Error::not_found(format!(
@@ -266,7 +269,7 @@ fn backup_place(state: &State, slot: &Slot) -> Result<Place> {
 
 /// Puts back the original bytes of files already published (or removes files just created).
 fn restore(
-    state: &State,
+    state: &crate::workspace::Workspace,
     changed: &[&Slot],
     places: &[Prepared],
     published: &[(usize, Option<std::fs::Metadata>)],

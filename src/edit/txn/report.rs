@@ -6,12 +6,11 @@ use super::{FileResult, Options, Slot, Workspace};
 use crate::documents::{Change, Document, Event, EventKind, Stamp, Text};
 use crate::edit::splice::Splice;
 use crate::edit::stat::myers_counts;
-use crate::state::State;
 use std::sync::Arc;
 
 /// Installs the new documents, publishes their events, and builds the answer.
 pub(super) fn finish(
-    state: &State,
+    state: &crate::workspace::Workspace,
     workspace: &Workspace,
     changed: &[&Slot],
     published: Vec<(usize, Option<std::fs::Metadata>)>,
@@ -115,7 +114,7 @@ pub(super) fn finish(
 }
 
 /// Tells the documents store a file the call deleted is gone, and reports it.
-pub(super) fn deleted(state: &State, slot: &Slot) -> FileResult {
+pub(super) fn deleted(state: &crate::workspace::Workspace, slot: &Slot) -> FileResult {
     let path = slot.target.resolved.abs.clone();
     let old_revision = slot.doc.as_ref().map(|d| d.revision);
     state.documents.removed(

@@ -13,101 +13,13 @@ pub mod landlock;
 pub mod namespaces;
 pub mod secrets;
 
+pub use crate::config::exec::{Mode, SandboxConfig, DEFAULT_WRITABLE};
 use crate::error::{Error, Result};
-use crate::state::State;
-use serde::{Deserialize, Serialize};
+use crate::workspace::Workspace;
+use serde::Serialize;
 use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
-
-/// The `exec.sandbox` section. The scalar forms of earlier configs still parse: `none` is `off`.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct SandboxConfig {
-    pub mode: Mode,
-    /// Places writable besides the roots and the private temp folder: `~/` is the daemon's home,
-    /// a leading `$VAR` a variable of its environment (the entry is skipped when it is unset).
-    /// A place missing when a command starts is created first.
-    pub writable: Vec<String>,
-    /// `false` runs commands in a network namespace of their own (loopback only).
-    pub network: bool,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Mode {
-    Auto,
-    Namespaces,
-    Landlock,
-    #[serde(alias = "none")]
-    Off,
-}
-
-/// The tool caches a build writes (toolchains themselves, `~/.cargo/bin` and `~/.rustup`, stay
-/// read-only).
-pub const DEFAULT_WRITABLE: &[&str] = &[
-    "~/.cargo/registry",
-    "~/.cargo/git",
-    "$CARGO_TARGET_DIR",
-    "~/go/pkg/mod",
-    "$GOMODCACHE",
-    "~/.cache/go-build",
-    "$GOCACHE",
-    "~/.npm",
-    "~/.cache/pip",
-    "~/.m2",
-];
-
-impl Default for SandboxConfig {
-    fn default() -> Self {
-        SandboxConfig {
-            mode: Mode::Auto,
-            writable: DEFAULT_WRITABLE.iter().map(|s| s.to_string()).collect(),
-            network: true,
-        }
-    }
-}
-
-impl<'de> Deserialize<'de> for SandboxConfig {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(default, deny_unknown_fields)]
-        struct Full {
-            mode: Mode,
-            writable: Vec<String>,
-            network: bool,
-        }
-        impl Default for Full {
-            fn default() -> Self {
-                let d = SandboxConfig::default();
-                Full {
-                    mode: d.mode,
-                    writable: d.writable,
-                    network: d.network,
-                }
-            }
-        }
-        #[derive(Deserialize)]
-        #[serde(
-            untagged,
-            expecting = "a mode (auto, namespaces, landlock, off) or {mode, writable, network}"
-        )]
-        enum Form {
-            Mode(Mode),
-            Full(Full),
-        }
-        Ok(match Form::deserialize(d)? {
-            Form::Mode(mode) => SandboxConfig {
-                mode,
-                ..SandboxConfig::default()
-            },
-            Form::Full(full) => SandboxConfig {
-                mode: full.mode,
-                writable: full.writable,
-                network: full.network,
-            },
-        })
-    }
-}
 
 /// The sandbox a run actually gets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -212,7 +124,7 @@ fn expand(entry: &str) -> Option<PathBuf> {
 
 /// The daemon's own folders (checkpoints, todo lists, the edit journal, the registry of live
 /// daemons) and its socket: hidden from commands, so none can reach the undo history.
-fn daemon_places(state: &State) -> (Vec<PathBuf>, Vec<PathBuf>) {
+fn daemon_places(state: &Workspace, socket: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
     let folders = [
         crate::paths::data_dir(),
         crate::paths::state_dir(),
@@ -231,7 +143,7 @@ fn daemon_places(state: &State) -> (Vec<PathBuf>, Vec<PathBuf>) {
         .filter_map(|dir| dir.canonicalize().ok())
         .filter(|dir| !roots.iter().any(|root| root.starts_with(dir)))
         .collect();
-    let files = std::fs::canonicalize(&state.socket).into_iter().collect();
+    let files = std::fs::canonicalize(socket).into_iter().collect();
     (dirs, files)
 }
 
@@ -253,7 +165,7 @@ impl Prepared {
 }
 
 /// Decides and builds the confinement of one run under `config`.
-pub fn prepare(state: &State, config: &SandboxConfig) -> Result<Prepared> {
+pub fn prepare(state: &Workspace, socket: &Path, config: &SandboxConfig) -> Result<Prepared> {
     let kind = in_force(config).map_err(|why| refusal(config, why))?;
     let mut prepared = Prepared {
         kind,
@@ -283,7 +195,7 @@ pub fn prepare(state: &State, config: &SandboxConfig) -> Result<Prepared> {
         Kind::Landlock => prepared.landlock = Some(landlock::ruleset(&writable).map_err(failed)?),
         Kind::Namespaces => {
             let secrets = secrets::find(&state.jail);
-            let (hidden_dirs, hidden_files) = daemon_places(state);
+            let (hidden_dirs, hidden_files) = daemon_places(state, socket);
             let masked_files: Vec<PathBuf> =
                 secrets.files.iter().chain(&hidden_files).cloned().collect();
             let masked_dirs: Vec<PathBuf> =

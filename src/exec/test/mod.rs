@@ -9,11 +9,10 @@ use super::parse::shell_quote;
 use super::policy;
 use super::run::{self, RunReport, Supervised};
 use crate::error::{Error, Result};
-use crate::state::State;
+use crate::workspace::Workspace;
 use detect::Framework;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use std::sync::Arc;
 use summary::Summary;
 
 #[derive(Deserialize, JsonSchema)]
@@ -45,7 +44,7 @@ pub struct TestResult {
     pub summary: Option<Summary>,
 }
 
-pub fn run(state: &Arc<State>, params: TestParams) -> Result<TestResult> {
+pub fn run(state: &Workspace, socket: &std::path::Path, params: TestParams) -> Result<TestResult> {
     let limits = state.limits();
     let start = run::working_folder(state, params.dir.as_deref())?;
     let root = state
@@ -90,7 +89,7 @@ pub fn run(state: &Arc<State>, params: TestParams) -> Result<TestResult> {
         cwd: &detected.folder,
         timeout,
     };
-    let report = run::supervise(state, job, &mut |which, bytes| {
+    let report = run::supervise(state, socket, job, &mut |which, bytes| {
         if let Some(parser) = parser.as_mut() {
             parser.feed(bytes);
         }

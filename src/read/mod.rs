@@ -8,22 +8,23 @@
 //! the file was counted (or `stat` hashed it); a window of a file too large to count describes the
 //! lines it read through and says so with `line_ending_scope: "window"`.
 
+mod lines;
+
 use crate::config::Limits;
 use crate::documents::Documents;
 use crate::error::{Error, Result};
 use crate::jail::{Jail, Resolved};
-use crate::state::State;
+use crate::workspace::Workspace;
 use base64::Engine;
+pub use lines::LineCounts;
+use lines::*;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
-use std::collections::HashMap;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
-use std::os::unix::fs::{FileExt, MetadataExt};
+use std::io::{self, Read, Seek, SeekFrom};
 use std::path::PathBuf;
-use std::sync::Mutex;
 
 /// A read without a range returns at most this many lines, with a `next_start` to continue.
 pub const UNRANGED_LINE_CAP: u64 = 2000;
@@ -79,103 +80,6 @@ pub enum Encoding {
 pub enum BatchItem {
     Path(String),
     Spec(Box<ReadParams>),
-}
-
-/// Line counts of files already seen. A daemon reads the same files again and again, and counting
-/// the lines of a 30 MB file costs milliseconds; a count is reused while the file's identity, size,
-/// mtime and ctime are unchanged.
-#[derive(Default)]
-pub struct LineCounts {
-    seen: Mutex<HashMap<(u64, u64), (FileVersion, Counted)>>,
-}
-
-/// What one pass over a whole file learned: its line count and how its lines end.
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct Counted {
-    lines: u64,
-    line_ending: LineEnding,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum LineEnding {
-    None,
-    Lf,
-    Crlf,
-    Mixed,
-}
-
-impl LineEnding {
-    fn of(newlines: u64, crlf: u64) -> LineEnding {
-        match (newlines, crlf) {
-            (0, _) => LineEnding::None,
-            (_, 0) => LineEnding::Lf,
-            (n, c) if n == c => LineEnding::Crlf,
-            _ => LineEnding::Mixed,
-        }
-    }
-
-    fn as_str(self) -> &'static str {
-        match self {
-            LineEnding::None => "none",
-            LineEnding::Lf => "lf",
-            LineEnding::Crlf => "crlf",
-            LineEnding::Mixed => "mixed",
-        }
-    }
-}
-
-type FileVersion = (u64, i64, i64, i64, i64);
-/// Entries kept before the cache starts over (each is a few dozen bytes).
-const LINE_COUNT_ENTRIES: usize = 4096;
-
-impl LineCounts {
-    /// The file's line count and line ending, from the cache or by counting (and caching) them.
-    fn total(&self, file: &File, meta: &std::fs::Metadata) -> io::Result<Counted> {
-        if let Some(count) = self.cached(meta) {
-            return Ok(count);
-        }
-        let count = count_lines(file)?;
-        self.remember(meta, count);
-        Ok(count)
-    }
-
-    /// Records a count taken elsewhere (a `stat` counts while it hashes).
-    fn remember(&self, meta: &std::fs::Metadata, count: Counted) {
-        let mut seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
-        if seen.len() >= LINE_COUNT_ENTRIES {
-            seen.clear();
-        }
-        seen.insert(identity(meta), (version(meta), count));
-    }
-
-    /// The count when it is cached or cheap to take (files up to `COUNT_LIMIT`).
-    fn total_if_cheap(&self, file: &File, meta: &std::fs::Metadata) -> io::Result<Option<Counted>> {
-        if meta.len() <= COUNT_LIMIT {
-            return self.total(file, meta).map(Some);
-        }
-        Ok(self.cached(meta))
-    }
-
-    fn cached(&self, meta: &std::fs::Metadata) -> Option<Counted> {
-        let seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
-        seen.get(&identity(meta))
-            .filter(|(v, _)| *v == version(meta))
-            .map(|(_, count)| *count)
-    }
-}
-
-fn identity(meta: &std::fs::Metadata) -> (u64, u64) {
-    (meta.dev(), meta.ino())
-}
-
-fn version(meta: &std::fs::Metadata) -> FileVersion {
-    (
-        meta.size(),
-        meta.mtime(),
-        meta.mtime_nsec(),
-        meta.ctime(),
-        meta.ctime_nsec(),
-    )
 }
 
 /// Whether a read (params as sent, dashed keys or not) is heavy for the memory policy: a batch, a
@@ -310,12 +214,12 @@ impl ReadResult {
     }
 }
 
-pub fn handle(state: &State, p: ReadParams) -> Result<ReadResult> {
+pub fn handle(state: &Workspace, line_counts: &LineCounts, p: ReadParams) -> Result<ReadResult> {
     let limits = state.limits();
     let ctx = Ctx {
         jail: &state.jail,
         limits: &limits,
-        counts: &state.line_counts,
+        counts: line_counts,
         documents: &state.documents,
     };
     match (&p.file, &p.paths) {
@@ -604,232 +508,6 @@ fn past_end_error(file: &str, start: u64, lines: u64) -> Error {
     .with_data("total_lines", lines)
 }
 
-/// What the first bytes of a file say about it.
-struct Sniff {
-    binary: bool,
-}
-
-impl Sniff {
-    fn of(handle: &File) -> io::Result<Sniff> {
-        let mut buf = vec![0u8; SNIFF_BYTES];
-        let mut filled = 0;
-        while filled < buf.len() {
-            let n = handle.read_at(&mut buf[filled..], filled as u64)?;
-            if n == 0 {
-                break;
-            }
-            filled += n;
-        }
-        Ok(Sniff::of_bytes(&buf[..filled]))
-    }
-
-    fn of_bytes(bytes: &[u8]) -> Sniff {
-        Sniff {
-            binary: memchr::memchr(0, bytes).is_some(),
-        }
-    }
-}
-
-/// Lines pulled from a file, with where they started and stopped.
-struct Window {
-    text: Vec<u8>,
-    first: u64,
-    /// Last line included; `first - 1` when none was.
-    last: u64,
-    /// The first line not returned because the byte cap was hit.
-    cut_before: Option<u64>,
-    /// The last line returned was itself cut at the byte cap.
-    line_cut: bool,
-    /// Lines that exist past `last` (only known when the window reached the end or counting was on).
-    total: Option<u64>,
-    /// Lines read through, for the past-the-end message.
-    lines_seen: u64,
-    /// How the lines read through end, and whether they were the whole file.
-    line_ending: LineEnding,
-    saw_end: bool,
-}
-
-impl Window {
-    fn past_end(&self, start: u64) -> bool {
-        start > 1 && self.last < start && self.total.is_some_and(|t| t < start)
-    }
-
-    fn into_result(
-        self,
-        path: PathBuf,
-        size: u64,
-        range: &LineRange,
-        line_ending: &'static str,
-        scope: &'static str,
-    ) -> TextRead {
-        let (content, lossy) = decode_text(self.text, self.line_cut);
-        let more_after_cap = range.capped && self.total.is_none_or(|t| t > self.last);
-        let (truncated, reason, next) = if let Some(next) = self.cut_before {
-            (true, Some("max_bytes"), Some(next))
-        } else if more_after_cap && self.last == range.end.unwrap_or(u64::MAX) {
-            (true, Some("line_cap"), Some(self.last + 1))
-        } else {
-            (false, None, None)
-        };
-        TextRead {
-            path,
-            start: self.first,
-            end: self.last,
-            total_lines: self.total,
-            size,
-            encoding: "text",
-            line_ending,
-            line_ending_scope: scope,
-            truncated,
-            next_start: next,
-            truncated_reason: reason,
-            version: None,
-            lossy_utf8: lossy,
-            line_cut: self.line_cut,
-            content,
-        }
-    }
-}
-
-/// Text for the wire: invalid UTF-8 replaced (and flagged), a code point split by a cut dropped.
-/// Valid text is not copied.
-fn decode_text(mut bytes: Vec<u8>, cut: bool) -> (String, bool) {
-    if cut {
-        if let Err(e) = std::str::from_utf8(&bytes) {
-            if e.error_len().is_none() {
-                bytes.truncate(e.valid_up_to());
-            }
-        }
-    }
-    match String::from_utf8(bytes) {
-        Ok(text) => (text, false),
-        Err(e) => (String::from_utf8_lossy(e.as_bytes()).into_owned(), true),
-    }
-}
-
-/// Reads lines one at a time from a buffered reader, never holding more than the caller keeps.
-struct Lines<'f> {
-    reader: BufReader<&'f File>,
-    /// Number of the next line to be read.
-    next: u64,
-    /// Lines read so far that ended in `\n`, and those of them that ended in `\r\n`.
-    newlines: u64,
-    crlf: u64,
-}
-
-impl<'f> Lines<'f> {
-    fn new(file: &'f File) -> io::Result<Self> {
-        let mut reader = BufReader::with_capacity(READ_BUFFER, file);
-        reader.seek(SeekFrom::Start(0))?;
-        Ok(Lines {
-            reader,
-            next: 1,
-            newlines: 0,
-            crlf: 0,
-        })
-    }
-
-    fn line_ending(&self) -> LineEnding {
-        LineEnding::of(self.newlines, self.crlf)
-    }
-
-    /// Reads the next line (with its newline), appending at most `keep` bytes of it to `out`.
-    /// Returns the line's full length, or `None` at end of file.
-    fn next_line(&mut self, out: &mut Vec<u8>, keep: usize) -> io::Result<Option<usize>> {
-        let mut len = 0;
-        // The byte before the newline, which may sit in the previous buffer.
-        let mut before = None;
-        loop {
-            let buf = self.reader.fill_buf()?;
-            if buf.is_empty() {
-                break;
-            }
-            let (chunk, done) = match memchr::memchr(b'\n', buf) {
-                Some(i) => (&buf[..=i], true),
-                None => (buf, false),
-            };
-            if done {
-                self.newlines += 1;
-                let cr = match chunk.len() {
-                    1 => before == Some(b'\r'),
-                    n => chunk[n - 2] == b'\r',
-                };
-                self.crlf += u64::from(cr);
-            }
-            before = chunk.last().copied();
-            let room = keep.saturating_sub(len);
-            out.extend_from_slice(&chunk[..chunk.len().min(room)]);
-            len += chunk.len();
-            let used = chunk.len();
-            self.reader.consume(used);
-            if done {
-                break;
-            }
-        }
-        if len == 0 {
-            return Ok(None);
-        }
-        self.next += 1;
-        Ok(Some(len))
-    }
-}
-
-/// Counts lines as the window reader sees them (every newline, plus an unterminated last line) and
-/// how they end, in one look at each chunk. A `\r` is rare outside CRLF files, so finding them costs
-/// next to nothing on the usual LF text.
-#[derive(Default)]
-struct LineTally {
-    newlines: u64,
-    crlf: u64,
-    ends_open: bool,
-    /// The previous chunk ended in `\r`: a `\n` starting this one closes a CRLF.
-    open_cr: bool,
-}
-
-impl LineTally {
-    fn feed(&mut self, chunk: &[u8]) {
-        let Some(&last) = chunk.last() else {
-            return;
-        };
-        self.newlines += memchr::memchr_iter(b'\n', chunk).count() as u64;
-        let split_crlf = self.open_cr && chunk[0] == b'\n';
-        let crlf = memchr::memchr_iter(b'\r', chunk)
-            .filter(|&i| chunk.get(i + 1) == Some(&b'\n'))
-            .count();
-        self.crlf += crlf as u64 + u64::from(split_crlf);
-        self.ends_open = last != b'\n';
-        self.open_cr = last == b'\r';
-    }
-
-    fn counted(&self) -> Counted {
-        Counted {
-            lines: self.newlines + u64::from(self.ends_open),
-            line_ending: LineEnding::of(self.newlines, self.crlf),
-        }
-    }
-}
-
-/// Streams the whole file through `on_chunk`, from the start, without holding more than a buffer.
-fn scan(file: &File, mut on_chunk: impl FnMut(&[u8])) -> io::Result<()> {
-    let mut reader = BufReader::with_capacity(READ_BUFFER, file);
-    reader.seek(SeekFrom::Start(0))?;
-    loop {
-        let buf = reader.fill_buf()?;
-        if buf.is_empty() {
-            return Ok(());
-        }
-        on_chunk(buf);
-        let used = buf.len();
-        reader.consume(used);
-    }
-}
-
-fn count_lines(file: &File) -> io::Result<Counted> {
-    let mut tally = LineTally::default();
-    scan(file, |chunk| tally.feed(chunk))?;
-    Ok(tally.counted())
-}
-
 fn read_window(
     file: &File,
     range: &LineRange,
@@ -1072,61 +750,4 @@ fn merge(shared: &ReadParams, item: &BatchItem) -> ReadParams {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn tally(chunks: &[&[u8]]) -> (u64, &'static str) {
-        let mut tally = LineTally::default();
-        chunks.iter().for_each(|c| tally.feed(c));
-        let counted = tally.counted();
-        (counted.lines, counted.line_ending.as_str())
-    }
-
-    #[test]
-    fn one_pass_counts_lines_and_tells_line_endings() {
-        assert_eq!(tally(&[b"a\r\nb\r\n"]), (2, "crlf"));
-        assert_eq!(tally(&[b"a\nb\r\n"]), (2, "mixed"));
-        assert_eq!(tally(&[b"a\nb"]), (2, "lf"));
-        assert_eq!(tally(&[b"ab"]), (1, "none"));
-        assert_eq!(tally(&[b"a\rb\n"]), (1, "lf"));
-        // A CRLF split across two buffers, and a lone CR at a buffer's end.
-        assert_eq!(tally(&[b"a\r", b"\nb\r\n"]), (2, "crlf"));
-        assert_eq!(tally(&[b"a\r", b"b\n"]), (1, "lf"));
-        assert_eq!(tally(&[b"a\n", b"", b"b\r\n"]), (2, "mixed"));
-        assert!(Sniff::of_bytes(b"a\0b").binary);
-    }
-
-    #[test]
-    fn a_window_tells_the_line_ending_of_what_it_read_through() {
-        let mut file = tempfile::tempfile().unwrap();
-        std::io::Write::write_all(&mut file, "a\n".repeat(10).as_bytes()).unwrap();
-        std::io::Write::write_all(&mut file, b"b\r\n").unwrap();
-        let range = |start, end| LineRange {
-            start,
-            end,
-            capped: false,
-        };
-        let early = read_window(&file, &range(1, Some(2)), 1000, None, false).unwrap();
-        assert_eq!((early.line_ending, early.saw_end), (LineEnding::Lf, false));
-        let whole = read_window(&file, &range(3, None), 1000, None, false).unwrap();
-        assert_eq!(
-            (whole.line_ending, whole.saw_end),
-            (LineEnding::Mixed, true)
-        );
-        let past = read_window(&file, &range(50, None), 1000, None, false).unwrap();
-        assert_eq!((past.line_ending, past.saw_end), (LineEnding::Mixed, true));
-    }
-
-    #[test]
-    fn decode_drops_a_code_point_split_by_a_cut() {
-        let bytes = "héllo".as_bytes();
-        assert_eq!(
-            decode_text(bytes[..2].to_vec(), true),
-            ("h".to_string(), false)
-        );
-        assert_eq!(
-            decode_text(b"a\xffb".to_vec(), false),
-            ("a\u{fffd}b".to_string(), true)
-        );
-    }
-}
+mod tests;

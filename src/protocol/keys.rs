@@ -6,7 +6,6 @@
 //! the schema validator so an alias is never reported as an unknown key.
 
 use crate::error::{Error, Result};
-use crate::methods::Method;
 use schemars::Schema;
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -42,9 +41,19 @@ pub struct Hints {
     pub open_world: bool,
 }
 
-pub fn hints(method: &Method) -> Hints {
-    let names = of(method.name);
-    let read_only = !method.mutates && names.read_only.unwrap_or(true);
+/// What this module needs to know of a method of the table (`methods::Method` is one): the
+/// protocol layer names no method itself.
+pub trait Named {
+    fn name(&self) -> &'static str;
+    /// Whether the method changes files.
+    fn mutates(&self) -> bool;
+    /// The JSON Schema of its params.
+    fn schema(&self) -> Schema;
+}
+
+pub fn hints(method: &impl Named) -> Hints {
+    let names = of(method.name());
+    let read_only = !method.mutates() && names.read_only.unwrap_or(true);
     Hints {
         read_only,
         destructive: !read_only && names.destructive.unwrap_or(true),
@@ -123,19 +132,19 @@ fn collect_names(value: &Value, names: &mut Vec<String>) {
 type DeclaredCache = RwLock<HashMap<&'static str, Arc<Vec<String>>>>;
 static DECLARED: LazyLock<DeclaredCache> = LazyLock::new(Default::default);
 
-fn declared_of(method: &Method) -> Arc<Vec<String>> {
+fn declared_of(method: &impl Named) -> Arc<Vec<String>> {
     if let Some(found) = DECLARED
         .read()
         .unwrap_or_else(|e| e.into_inner())
-        .get(method.name)
+        .get(method.name())
     {
         return found.clone();
     }
-    let names = Arc::new(declared_names(&(method.schema)()));
+    let names = Arc::new(declared_names(&method.schema()));
     DECLARED
         .write()
         .unwrap_or_else(|e| e.into_inner())
-        .insert(method.name, names.clone());
+        .insert(method.name(), names.clone());
     names
 }
 
@@ -143,14 +152,14 @@ fn declared_of(method: &Method) -> Arc<Vec<String>> {
 /// Two keys that land on the same name (`file` and its alias `path`) are C210. As the first walk of
 /// every call, it first holds the params to `depth::MAX_DEPTH` (C210), so neither this walk nor the
 /// ones after it (validation, decoding) can recurse without bound.
-pub fn canonical(method: &Method, params: Value) -> Result<Value> {
+pub fn canonical(method: &impl Named, params: Value) -> Result<Value> {
     if let Some(at) = super::depth::beyond_limit(&params) {
         return Err(super::depth::error(
-            &format!("the params of `{}`", method.name),
+            &format!("the params of `{}`", method.name()),
             &at,
         ));
     }
-    let names = of(method.name);
+    let names = of(method.name());
     let declared = if names.aliases.is_empty() {
         Arc::new(Vec::new())
     } else {

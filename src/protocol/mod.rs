@@ -1,6 +1,10 @@
 //! The wire: newline-delimited JSON-RPC 2.0. One request per line, one response per line.
 //! `method` is the subcommand name and `params` its flags without dashes.
 
+pub mod depth;
+pub mod keys;
+pub mod validate;
+
 use crate::config::Limits;
 use crate::error::{Code, Error, Result};
 use schemars::JsonSchema;
@@ -103,9 +107,9 @@ pub fn parse_request(frame: &[u8]) -> Result<Request, FrameError> {
 
 /// The C210 for a line that is not JSON; one nested past the parser's limit says so.
 pub fn not_json(e: &serde_json::Error) -> Error {
-    if crate::agent::depth::is_parser_limit(e) {
+    if depth::is_parser_limit(e) {
         let at = format!("line {} column {}", e.line(), e.column());
-        return crate::agent::depth::error("the request", &at);
+        return depth::error("the request", &at);
     }
     Error::bad_input(format!("the request is not valid JSON: {e}"))
         .with_recovery("send one JSON-RPC 2.0 object per line")
@@ -145,9 +149,9 @@ fn recovery_for(method: &str) -> String {
 /// The C210 that lists every violation of `params` against a method's params `schema` (JSON
 /// Pointer, what was expected), or `None` when the schema finds nothing wrong.
 pub fn schema_error(method: &str, schema: &Value, params: &Value) -> Option<Error> {
-    let aliases = &crate::agent::keys::of(method).aliases;
+    let aliases = &keys::of(method).aliases;
     let alias_names: Vec<&str> = aliases.keys().map(String::as_str).collect();
-    let violations = crate::agent::validate::violations_of(schema, params, &alias_names);
+    let violations = validate::violations_of(schema, params, &alias_names);
     if violations.is_empty() {
         return None;
     }

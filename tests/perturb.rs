@@ -1,4 +1,4 @@
-//! Seeded perturbation corpus for `locate` and `diff` (tests only).
+//! Seeded perturbation corpus for `locate` and `diff` (an integration test: it needs only the public API of `edit`).
 //!
 //! Clean (file, edit) pairs come from three small realistic sources in six byte variants (LF, CRLF,
 //! mixed EOL, BOM, Latin-1, no final newline). Each pair is perturbed the ways LLMs get edits
@@ -6,9 +6,9 @@
 //! "refuse". The test asserts that nothing is ever applied at a wrong place, that line endings of
 //! the file survive, and that whitespace-only perturbations are recovered.
 
-use crate::edit::diff::{parse, plan_file};
-use crate::edit::locate::{locate_replace, Occurrence, Text};
-use crate::edit::splice::apply;
+use coderd::edit::diff::{parse, plan_file};
+use coderd::edit::locate::{locate_replace, Occurrence};
+use coderd::edit::splice::apply;
 
 const RUST: &str = r#"use std::collections::HashMap;
 use std::fmt;
@@ -239,12 +239,28 @@ fn variants(src: &str) -> Vec<(&'static str, Vec<u8>)> {
     ]
 }
 
-/// Lines as (content, eol) byte vectors.
+/// Lines as (content, eol) byte vectors, split as `locate`'s line table splits them: only LF and
+/// CRLF end lines, and an unterminated last line has an empty EOL.
 fn lines_of(file: &[u8]) -> Vec<(Vec<u8>, Vec<u8>)> {
-    let t = Text::new(file);
-    (0..t.lines().len())
-        .map(|i| (t.content(i).to_vec(), t.eol(i).to_vec()))
-        .collect()
+    let mut lines = Vec::new();
+    let mut rest = file;
+    while !rest.is_empty() {
+        let Some(nl) = rest.iter().position(|&b| b == b'\n') else {
+            lines.push((rest.to_vec(), Vec::new()));
+            break;
+        };
+        let content_end = if nl > 0 && rest[nl - 1] == b'\r' {
+            nl - 1
+        } else {
+            nl
+        };
+        lines.push((
+            rest[..content_end].to_vec(),
+            rest[content_end..=nl].to_vec(),
+        ));
+        rest = &rest[nl + 1..];
+    }
+    lines
 }
 
 fn join(lines: &[(Vec<u8>, Vec<u8>)]) -> Vec<u8> {

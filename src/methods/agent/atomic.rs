@@ -5,8 +5,8 @@
 
 use super::envelope::{self, Call};
 use crate::error::{Error, Result};
+use crate::methods::state::State;
 use crate::methods::{self, Method};
-use crate::state::State;
 use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 use std::sync::Arc;
@@ -71,9 +71,9 @@ fn subcommand_as_flag(method: Option<&Method>, params: &mut Map<String, Value>) 
         return;
     };
     let schema = (method.schema)().to_value();
-    let types = super::validate::param_types(&schema, sub);
+    let types = crate::protocol::validate::param_types(&schema, sub);
     if types.iter().any(|t| t == "boolean")
-        && super::validate::param_types(&schema, "cmd").is_empty()
+        && crate::protocol::validate::param_types(&schema, "cmd").is_empty()
     {
         let sub = sub.clone();
         params.remove("cmd");

@@ -1,28 +1,35 @@
 //! The one method table. Each entry names a method, its aliases, its params type (decoded with
-//! unknown fields refused, described by a JSON Schema), whether it changes files, and its handler.
-//! `info` and `schema` list methods from here; the dispatcher finds handlers here; nothing else
-//! needs to know a method exists.
+//! unknown fields refused, described by a JSON Schema), whether it changes files, what it needs
+//! around a call (heavy slot, checkpoint before, diagnostics after, when it changes nothing), and
+//! its handler. `info` and `schema` list methods from here; the dispatcher finds handlers here.
+//!
+//! The entries live in one file per area (`edit.rs`, `exec.rs`, ..., `agent/` for `tool`), as
+//! thin handlers over the subsystems' plain functions: this module and its files are the only
+//! code that sees `State` (`state.rs`); the subsystems take the `Workspace` or the parts they need.
+
+pub mod agent;
+mod checkpoint;
+mod edit;
+mod exec;
+mod git;
+mod lsp;
+mod map;
+pub mod state;
+mod syntax;
+mod todo;
 
 use crate::error::{Error, Result};
 use crate::protocol::{self, parse_params};
-use crate::state::State;
-use crate::{
-    agent, checkpoint, edit, exec, git, listing, lsp, map, memory, read, search, syntax, todo,
-};
+use crate::{listing, memory, read, search};
 use schemars::{JsonSchema, Schema};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
+use state::State;
 use std::sync::{Arc, LazyLock};
 
 type Handler = Box<dyn Fn(&Arc<State>, Value) -> Result<Box<RawValue>> + Send + Sync>;
-
-thread_local! {
-    /// Whether the mutating call running on this thread attaches diagnostics (`None`: no call is
-    /// running). A nested call's events go to its own answer, so only the switch is inherited.
-    static DIAGNOSTICS: std::cell::Cell<Option<bool>> = const { std::cell::Cell::new(None) };
-}
 
 pub struct Method {
     pub name: &'static str,
@@ -33,12 +40,72 @@ pub struct Method {
     pub mutates: bool,
     /// The JSON Schema (draft 2020-12) of the params.
     pub schema: fn() -> Schema,
+    /// Whether a call waits for a daemon-wide heavy slot (see `is_heavy`); never, unless the
+    /// entry declares it with `heavy`.
+    heavy: fn(&Method, &Value) -> bool,
+    /// Whether a call of a mutating method changes nothing (see `changes_nothing`); never,
+    /// unless the entry declares it with `changes_nothing`.
+    changes_nothing: fn(&Method, &Value) -> bool,
+    /// Snapshot the workspace before a call that changes something (`checkpoint::auto`): every
+    /// mutating method.
+    checkpoint_before: bool,
+    /// Attach the language servers' diagnostics of the files a call changed (`lsp`), under the
+    /// `diagnostics` switch its schema gains: every mutating method.
+    diagnostics_after: bool,
+    /// After a call that succeeded, start the language servers of the file its `file` param
+    /// names, in the background (`lsp::Lsp::warm`): an agent reads (or outlines) before it edits.
+    warm_after: bool,
     call: Handler,
 }
 
+/// A property that holds for no call.
+fn never(_: &Method, _: &Value) -> bool {
+    false
+}
+
+/// A property that holds for every call.
+fn always(_: &Method, _: &Value) -> bool {
+    true
+}
+
 impl Method {
+    /// Declares when a call is heavy.
+    fn heavy(mut self, heavy: fn(&Method, &Value) -> bool) -> Method {
+        self.heavy = heavy;
+        self
+    }
+
+    /// Declares that a call warms the language servers of the file it names.
+    fn warms_servers(mut self) -> Method {
+        self.warm_after = true;
+        self
+    }
+
+    /// Declares when a call of this mutating method changes nothing.
+    fn changes_nothing_when(mut self, still: fn(&Method, &Value) -> bool) -> Method {
+        self.changes_nothing = still;
+        self
+    }
+
+    /// Runs a request's call with what the entry declares around it: the automatic checkpoint
+    /// before (unless the request said `"checkpoints": false` or the call changes nothing), then
+    /// `call` (diagnostics after). The one place the server applies an entry's properties.
+    pub fn serve(
+        &self,
+        state: &Arc<State>,
+        params: Value,
+        checkpoints: bool,
+    ) -> Result<Box<RawValue>> {
+        if self.checkpoint_before && !self.changes_nothing(&params) {
+            state
+                .checkpoints
+                .before_mutation(state, self.name, checkpoints);
+        }
+        self.call(state, params)
+    }
+
     /// Decodes `params` (keys made canonical first: dashed and camelCased keys as snake_case, the
-    /// method's agent aliases as the names it declares, see `agent::keys`), runs the handler, and
+    /// method's agent aliases as the names it declares, see `protocol::keys`), runs the handler, and
     /// serializes its result once, straight to the bytes that go into the response.
     ///
     /// A mutating method also takes `diagnostics` (see `lsp`): it is taken out of the params here,
@@ -46,24 +113,45 @@ impl Method {
     /// edit method needs to know about them.
     pub fn call(&self, state: &Arc<State>, params: Value) -> Result<Box<RawValue>> {
         // Left by the automatic checkpoint that should have preceded this call.
-        if let Some(warning) = crate::checkpoint::auto::take_warning() {
+        if let Some(warning) = crate::request::take_checkpoint_warning() {
             let result = self.call(state, params)?;
             return crate::checkpoint::auto::attach(result, &warning);
         }
-        let mut params = agent::keys::canonical(self, params)?;
-        if !self.mutates {
-            return (self.call)(state, params);
+        let params = protocol::keys::canonical(self, params)?;
+        // Read once the keys are canonical: agents' `path` and `filepath` are `file` by now.
+        let warm = match self.warm_after {
+            true => params
+                .get("file")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+            false => None,
+        };
+        let result = match self.diagnostics_after {
+            true => self.call_with_diagnostics(state, params)?,
+            false => (self.call)(state, params)?,
+        };
+        if let Some(file) = warm {
+            state.lsp.warm(&state.workspace, &file);
         }
-        let switch = lsp::take_switch(&mut params).map_err(|e| {
+        Ok(result)
+    }
+
+    /// A mutating call: takes its `diagnostics` switch and attaches the report after it.
+    fn call_with_diagnostics(
+        &self,
+        state: &Arc<State>,
+        mut params: Value,
+    ) -> Result<Box<RawValue>> {
+        let switch = crate::lsp::take_switch(&mut params).map_err(|e| {
             let schema = (self.schema)().to_value();
             crate::protocol::schema_error(self.name, &schema, &params).unwrap_or(e)
         })?;
         // A call made by another call (`tool` runs the method it names) is off when that one is.
-        let outer = DIAGNOSTICS.get();
+        let outer = crate::request::diagnostics();
         let diagnostics = switch && outer != Some(false);
-        DIAGNOSTICS.set(Some(diagnostics));
+        crate::request::set_diagnostics(Some(diagnostics));
         let outcome = self.run_with(state, params, diagnostics);
-        DIAGNOSTICS.set(outer);
+        crate::request::set_diagnostics(outer);
         outcome
     }
 
@@ -79,7 +167,7 @@ impl Method {
         let (result, events) = crate::documents::events::recorded(|| (self.call)(state, params));
         let result = result?;
         match state.lsp.after_edit(state, &events) {
-            Some(report) => lsp::attach(result, &report),
+            Some(report) => crate::lsp::attach(result, &report),
             None => Ok(result),
         }
     }
@@ -88,13 +176,7 @@ impl Method {
     /// daemon-wide heavy slots (`memory::Gate`): search, tree, batch reads, stat hashing, and
     /// reads that may return or count more than a small window.
     pub fn is_heavy(&self, params: &Value) -> bool {
-        match self.name {
-            "search" | "tree" | "map" | "symbols" => true,
-            "read" => read::is_heavy(params),
-            // A tool call waits like the method it names: the envelope is no way around the gate.
-            "tool" => agent::envelope::inner_call(params).is_some_and(|(m, p)| m.is_heavy(&p)),
-            _ => false,
-        }
+        (self.heavy)(self, params)
     }
 
     /// Whether this call of a mutating method changes nothing: `exec` with `dry_run` only reports
@@ -102,16 +184,21 @@ impl Method {
     /// that reads. The automatic checkpoint is skipped for it (a snapshot would be work, and would
     /// use up the throttle window, for a call that writes nothing).
     pub fn changes_nothing(&self, params: &Value) -> bool {
-        match self.name {
-            "exec" => agent::keys::canonical(self, params.clone())
-                .is_ok_and(|p| p.get("dry_run") == Some(&Value::Bool(true))),
-            "clean" => crate::edit::paths::clean_changes_nothing(params),
-            "tool" => match agent::envelope::inner_call(params) {
-                Some((inner, p)) => !inner.mutates || inner.changes_nothing(&p),
-                None => true,
-            },
-            _ => false,
-        }
+        (self.changes_nothing)(self, params)
+    }
+}
+
+impl protocol::keys::Named for Method {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn mutates(&self) -> bool {
+        self.mutates
+    }
+
+    fn schema(&self) -> Schema {
+        (self.schema)()
     }
 }
 
@@ -136,6 +223,11 @@ where
             true => schema_with_switch::<P>,
             false => schema_of::<P>,
         },
+        heavy: never,
+        changes_nothing: never,
+        checkpoint_before: mutates,
+        diagnostics_after: mutates,
+        warm_after: false,
         call: Box::new(move |state, params| {
             let params: P = parse_params(name, params)?;
             let result = handler(state, params)?;
@@ -162,6 +254,11 @@ where
         summary,
         mutates: false,
         schema: schema_of::<P>,
+        heavy: never,
+        changes_nothing: never,
+        checkpoint_before: false,
+        diagnostics_after: false,
+        warm_after: false,
         call: Box::new(move |state, params| handler(state, parse_params(name, params)?)),
     }
 }
@@ -179,13 +276,13 @@ fn schema_with_switch<P: JsonSchema>() -> Schema {
         .or_insert_with(|| json!({}))
         .as_object_mut()
     {
-        properties.insert("diagnostics".into(), lsp::switch_schema());
+        properties.insert("diagnostics".into(), crate::lsp::switch_schema());
     }
     schema
 }
 
-/// Every method the daemon answers, in the order `info` lists them. Each subsystem lists its own
-/// methods (`edit::methods`, ...); this is the one place they are joined.
+/// Every method the daemon answers, in the order `info` lists them. Each area lists its own
+/// entries (`methods/edit.rs`, ...); this is the one place they are joined.
 pub static METHODS: LazyLock<Vec<Method>> = LazyLock::new(|| {
     [
         core_methods(),
@@ -226,22 +323,18 @@ fn core_methods() -> Vec<Method> {
             &["coder::read-file"],
             "Read a file: a line window, head/tail, base64, a stat probe, or a batch.",
             false,
-            |s, p: read::ReadParams| {
-                let file = p.file.clone();
-                let result = read::handle(s, p)?;
-                if let Some(file) = file {
-                    s.lsp.warm(s, &file);
-                }
-                Ok(result)
-            },
-        ),
+            |s, p| read::handle(s, &s.line_counts, p),
+        )
+        .heavy(|_, params| read::is_heavy(params))
+        .warms_servers(),
         method(
             "tree",
             &["coder::tree"],
             "A nested, bounded view of a folder.",
             false,
             |s, p| listing::tree(&s.jail, &s.limits(), p),
-        ),
+        )
+        .heavy(always),
         method(
             "list-folder",
             &["coder::list-folder"],
@@ -254,7 +347,8 @@ fn core_methods() -> Vec<Method> {
             &["coder::search"],
             "Search file contents (or paths) for a literal or a regex.",
             |s, p| search::handle(&s.jail, &s.limits(), &s.policy(), p)?.into_json(),
-        ),
+        )
+        .heavy(always),
         method("shutdown", &[], "Stop the daemon.", false, shutdown),
     ]
 }
@@ -364,7 +458,7 @@ fn info(state: &Arc<State>, _: NoParams) -> Result<Value> {
             "name": l.name, "extensions": l.extensions, "file_names": l.file_names,
         })).collect::<Vec<_>>(),
         "language_servers": state.lsp.info(),
-        "exec": exec::info(&limits.exec, &state.jail.roots().iter().map(|r| r.path.clone()).collect::<Vec<_>>()),
+        "exec": crate::exec::info(&limits.exec, &state.jail.roots().iter().map(|r| r.path.clone()).collect::<Vec<_>>()),
     }))
 }
 

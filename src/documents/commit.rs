@@ -572,7 +572,7 @@ impl Journal {
             };
         };
         let path = dir.join("temp-files.journal");
-        let file = crate::protocol::create_private_dir(dir)
+        let file = crate::paths::create_private_dir(dir)
             .and_then(|_| {
                 std::fs::OpenOptions::new()
                     .create(true)

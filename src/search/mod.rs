@@ -4,6 +4,8 @@
 //! Output is bounded twice: by a match count and by a byte budget for the whole response. Hitting
 //! either stops the walk and sets `truncated`; it is never an error.
 
+mod query;
+
 use crate::config::Limits;
 use crate::error::{Error, Result};
 use crate::globs::Globs;
@@ -11,9 +13,10 @@ use crate::jail::{Jail, Resolved};
 use crate::jsonw;
 use crate::memory::Policy;
 use grep_matcher::Matcher;
-use grep_regex::{RegexMatcher, RegexMatcherBuilder};
+use grep_regex::RegexMatcher;
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
 use ignore::WalkState;
+use query::*;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -62,131 +65,6 @@ pub struct SearchParams {
     /// prints them (`path:line:text` for a match, `path-line-text` for context, `--` between
     /// groups and files), which is what `coder search` shows, a fifth smaller than `json`.
     format: Option<Format>,
-}
-
-#[derive(Deserialize, JsonSchema, Debug, Clone, Copy, PartialEq, Default)]
-#[serde(rename_all = "lowercase")]
-enum Format {
-    #[default]
-    Json,
-    Text,
-}
-
-#[derive(Deserialize, JsonSchema, Debug)]
-#[serde(untagged)]
-enum RegexField {
-    Flag(bool),
-    Pattern(String),
-}
-
-#[derive(Deserialize, JsonSchema, Debug, Clone, Copy, PartialEq)]
-#[serde(rename_all = "lowercase")]
-enum Case {
-    Sensitive,
-    Insensitive,
-    Smart,
-}
-
-#[derive(Deserialize, JsonSchema, Debug, Clone, Copy, PartialEq, Default)]
-#[serde(rename_all = "lowercase")]
-enum Target {
-    #[default]
-    Content,
-    Paths,
-}
-
-/// A request, validated.
-struct Query {
-    pattern: String,
-    regex: bool,
-    case: Case,
-    word: bool,
-    max_results: usize,
-    before: usize,
-    after: usize,
-    paths_only: bool,
-    target: Target,
-    format: Format,
-    max_line_bytes: usize,
-    budget: usize,
-    /// grep-searcher's heap limit: a file with a longer line is skipped (memory policy).
-    heap_limit: usize,
-    threads: usize,
-}
-
-impl Query {
-    fn from_params(p: &SearchParams, limits: &Limits, policy: &Policy) -> Result<Query> {
-        let (pattern, regex) = match (&p.pattern, &p.regex) {
-            (Some(_), Some(RegexField::Pattern(_))) => {
-                return Err(Error::bad_input(
-                    "give the pattern once: `pattern` or `regex`, not both",
-                ))
-            }
-            (None, Some(RegexField::Pattern(r))) => (r.clone(), true),
-            (Some(pat), flag) => (pat.clone(), matches!(flag, Some(RegexField::Flag(true)))),
-            (None, _) => {
-                return Err(Error::bad_input(
-                    "missing field `pattern` (or `term`, `query`, `regex`)",
-                )
-                .with_recovery(r#"{"pattern": "fn main", "dir": "src"}"#))
-            }
-        };
-        if pattern.is_empty() {
-            return Err(Error::bad_input("`pattern` is empty"));
-        }
-        if regex && p.literal == Some(true) {
-            return Err(Error::bad_input("`literal: true` contradicts regex mode"));
-        }
-        let context = p.context.unwrap_or(DEFAULT_CONTEXT);
-        let (before, after) = (p.before.unwrap_or(context), p.after.unwrap_or(context));
-        if before.max(after) > MAX_CONTEXT {
-            return Err(Error::bad_input(format!(
-                "context is at most {MAX_CONTEXT} lines each side"
-            )));
-        }
-        let case = match (p.case, p.ignore_case) {
-            (Some(c), _) => c,
-            (None, Some(true)) => Case::Insensitive,
-            (None, _) => Case::Sensitive,
-        };
-        let max_results = p.max_results.unwrap_or(DEFAULT_MAX_RESULTS);
-        if max_results == 0 {
-            return Err(Error::bad_input("`max_results` must be at least 1"));
-        }
-        Ok(Query {
-            pattern,
-            regex,
-            case,
-            word: p.word.unwrap_or(false),
-            max_results: max_results.min(limits.search_default_max_matches),
-            before,
-            after,
-            paths_only: p.paths_only.unwrap_or(false),
-            target: p.target.unwrap_or_default(),
-            format: p.format.unwrap_or_default(),
-            max_line_bytes: p
-                .max_line_bytes
-                .unwrap_or(limits.search_default_max_line_bytes)
-                .max(16),
-            budget: limits.search_response_budget_bytes,
-            heap_limit: policy.search_heap_limit_bytes as usize,
-            threads: policy.search_threads,
-        })
-    }
-
-    fn matcher(&self) -> Result<RegexMatcher> {
-        RegexMatcherBuilder::new()
-            .fixed_strings(!self.regex)
-            .case_insensitive(self.case == Case::Insensitive)
-            .case_smart(self.case == Case::Smart)
-            .word(self.word)
-            .line_terminator(Some(b'\n'))
-            .build(&self.pattern)
-            .map_err(|e| {
-                Error::bad_input(format!("`pattern` is not a valid regex: {e}"))
-                    .with_recovery("escape the metacharacters, or search literally (drop `regex`)")
-            })
-    }
 }
 
 pub fn handle(
@@ -806,32 +684,4 @@ fn clip(line: &[u8], focus: usize, max: usize) -> (&[u8], bool) {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn clip_keeps_the_match_in_view_and_respects_char_boundaries() {
-        let line = format!("{}NEEDLE{}", "a".repeat(100), "é".repeat(50));
-        let (kept, cut) = clip(line.as_bytes(), 100, 40);
-        let text = std::str::from_utf8(kept).unwrap();
-        assert!(cut && text.contains("NEEDLE") && text.len() <= 40, "{text}");
-        let (kept, cut) = clip(line.as_bytes(), 140, 41);
-        let text = std::str::from_utf8(kept).expect("cut on a character boundary");
-        assert!(cut && text.len() <= 41, "{text}");
-        assert_eq!(clip(b"short", 0, 40), (&b"short"[..], false));
-    }
-
-    #[test]
-    fn a_line_object_is_what_serde_json_writes() {
-        let mut out = String::new();
-        let escaped = write_line(&mut out, Some(12), true, Some(3), b"a \"q\"\tb", true);
-        let expected = serde_json::json!({"line": 12, "match": true, "column": 3,
-            "text": "a \"q\"\tb", "line_truncated": true});
-        let parsed: serde_json::Value = serde_json::from_str(&out).unwrap();
-        assert_eq!(parsed, expected);
-        assert_eq!(escaped, serde_json::to_string("a \"q\"\tb").unwrap().len());
-        let mut out = String::new();
-        write_line(&mut out, None, false, None, b"ctx", false);
-        assert_eq!(out, r#"{"line":null,"match":false,"text":"ctx"}"#);
-    }
-}
+mod tests;

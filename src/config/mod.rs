@@ -1,6 +1,12 @@
 //! Configuration: the file format (YAML, or TOML by extension), `${VAR}` expansion, defaults, and the
 //! split between the jail fields (fixed for the daemon's life) and the budgets (swapped in live).
 
+pub mod exec;
+pub mod lsp;
+
+pub use crate::jail::JailSettings;
+pub use lsp::LspConfig;
+
 use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -38,7 +44,7 @@ pub struct Limits {
     /// A workspace with more files than this is not snapshotted.
     pub checkpoint_max_files: u64,
     /// Running commands (`exec`, `test`): the policy and process limits (see README, "exec").
-    pub exec: crate::exec::ExecConfig,
+    pub exec: exec::ExecConfig,
     /// Attach language-server diagnostics to edit answers (`diagnostics: false` turns it off per
     /// request, `CODER_AUTODIAG=off` per client).
     pub autodiag: bool,
@@ -52,45 +58,6 @@ pub struct Limits {
     /// Connections kept open at once; unset: the file-descriptor limit less a reserve (see
     /// `connections`).
     pub max_connections: Option<usize>,
-}
-
-/// The `lsp:` section of the config.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct LspConfig {
-    /// How long an edit waits for a ready server's diagnostics before answering `pending`.
-    pub warm_deadline_ms: u64,
-    /// The same, when the server is still starting (first file of a language).
-    pub cold_deadline_ms: u64,
-    /// Quiet time after the matching publish before a set counts as settled.
-    pub settle_ms: u64,
-    /// A server unused this long is stopped.
-    pub idle_secs: u64,
-    /// When the servers together use more memory than this, the least recently used is stopped.
-    pub max_servers_rss_bytes: u64,
-    /// Start a language's servers when an agent first reads or outlines one of its files, so
-    /// that its first edit finds them loaded (rust-analyzer needs seconds to load a project).
-    pub warm_on_read: bool,
-    /// Servers beside the built-in ones (`grammars/servers.toml`), in the same form; one with a
-    /// built-in's name replaces it.
-    pub servers: Vec<crate::lsp::servers::ServerDef>,
-    /// The servers a language runs, by name, instead of the registry's (`[]`: none).
-    pub languages: std::collections::BTreeMap<String, Vec<String>>,
-}
-
-impl Default for LspConfig {
-    fn default() -> Self {
-        LspConfig {
-            warm_deadline_ms: 2_000,
-            cold_deadline_ms: 10_000,
-            settle_ms: 150,
-            idle_secs: 600,
-            max_servers_rss_bytes: 4 * 1024 * 1024 * 1024,
-            warm_on_read: true,
-            servers: Vec::new(),
-            languages: Default::default(),
-        }
-    }
 }
 
 impl Default for Limits {
@@ -116,7 +83,7 @@ impl Default for Limits {
             checkpoint_interval_ms: 15_000,
             checkpoint_max_file_bytes: 10 * MIB,
             checkpoint_max_files: 50_000,
-            exec: crate::exec::ExecConfig::default(),
+            exec: exec::ExecConfig::default(),
             autodiag: true,
             lsp: LspConfig::default(),
             idle_timeout_secs: 600,
@@ -124,24 +91,6 @@ impl Default for Limits {
             max_connections: None,
         }
     }
-}
-
-/// The fields that shape the jail. They are read once at startup; a reload that changes them is refused.
-#[derive(Clone, Debug, PartialEq)]
-pub struct JailSettings {
-    pub base_paths: Vec<PathBuf>,
-    pub non_accessible_globs: Vec<String>,
-    /// Match `non_accessible_globs` ignoring case (`.ENV`, `Server.KEY`), as case-insensitive file
-    /// systems and tools that read either spelling would.
-    pub non_accessible_case_insensitive: bool,
-    pub default_exclude_globs: Vec<String>,
-    /// Refuse reads of regular files with more than one hard link. A jail setting, not a budget:
-    /// like `non_accessible_globs` it decides *what* may be read (a hard link is another name for a
-    /// file that may live outside the roots or be a secret, which no path rule can see), it is
-    /// enforced where the jail opens files (`Jail::open_file`, for reads and search alike), and a
-    /// security posture should not be relaxed by a live edit of the file: a reload that changes it
-    /// is refused until restart. `Limits` are sizes and counts that can change safely at any time.
-    pub refuse_hardlinked_reads: bool,
 }
 
 /// Secrets are unreadable unless a config says otherwise (`non_accessible_globs: []` opts out).
@@ -178,6 +127,9 @@ pub const DEFAULT_EXCLUDES: &[&str] = &[
     ".venv",
     "__pycache__",
 ];
+
+/// Validates the config sections the subsystems own (see `Config::load`); the error names the key.
+pub type SectionCheck = fn(&Limits) -> std::result::Result<(), String>;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Config {
@@ -225,7 +177,10 @@ pub const JAIL_KEYS: &[&str] = &[
 
 impl Config {
     /// Reads and validates a config file. Relative `base_paths` resolve against the file's folder.
-    pub fn load(path: &Path) -> Result<Config> {
+    ///
+    /// `check` validates the sections subsystems own (`exec` rules, `lsp` servers), at the point
+    /// of the budget checks where they always ran: the layer above the subsystems passes it.
+    pub fn load(path: &Path, check: SectionCheck) -> Result<Config> {
         let raw = std::fs::read_to_string(path).map_err(|e| Error::from_io(&e, path))?;
         let fail = |msg: String| {
             Error::bad_input(format!("config {}: {msg}", path.display()))
@@ -235,11 +190,15 @@ impl Config {
         // Expanded in string values only, after parsing, so a `${...}` in a comment is just text.
         expand_strings(&mut value).map_err(fail)?;
         let base_dir = path.parent().unwrap_or(Path::new("."));
-        Config::from_value(value, base_dir).map_err(|e| fail(e.message))
+        Config::from_value(value, base_dir, check).map_err(|e| fail(e.message))
     }
 
     /// Splits the document into the jail keys and the budgets, naming the key on any type error.
-    fn from_value(value: serde_json::Value, base_dir: &Path) -> Result<Config> {
+    fn from_value(
+        value: serde_json::Value,
+        base_dir: &Path,
+        check: SectionCheck,
+    ) -> Result<Config> {
         let serde_json::Value::Object(mut map) = value else {
             return Err(Error::bad_input("the top level must be a mapping of keys"));
         };
@@ -279,7 +238,7 @@ impl Config {
             },
             limits,
         };
-        config.limits.validate()?;
+        config.limits.validate(check)?;
         Ok(config)
     }
 }
@@ -303,7 +262,7 @@ fn typed<T: serde::de::DeserializeOwned>(value: serde_json::Value) -> Result<T> 
 }
 
 impl Limits {
-    fn validate(&self) -> Result<()> {
+    fn validate(&self, check: SectionCheck) -> Result<()> {
         let positive = [
             ("max_read_bytes", self.max_read_bytes),
             ("max_write_bytes", self.max_write_bytes),
@@ -351,8 +310,7 @@ impl Limits {
                 crate::memory::MIN_MEMORY_BYTES
             )));
         }
-        self.exec.validate().map_err(Error::bad_input)?;
-        crate::lsp::servers::Registry::new(&self.lsp).map_err(Error::bad_input)?;
+        check(self).map_err(Error::bad_input)?;
         if self.list_default_page_size > self.list_max_page_size {
             return Err(Error::bad_input(
                 "`list_default_page_size` exceeds `list_max_page_size`",
@@ -419,19 +377,21 @@ mod tests {
     #[test]
     fn both_base_path_forms_conflict() {
         let value = parse("base_path: a\nbase_paths: [b]", false).unwrap();
-        let err = Config::from_value(value, Path::new("/")).unwrap_err();
+        let err = Config::from_value(value, Path::new("/"), crate::methods::state::check_sections)
+            .unwrap_err();
         assert!(err.message.contains("base_path"));
     }
 
     #[test]
     fn budgets_parse_from_yaml_and_toml() {
         let y = parse("max_output_bytes: 7\nbase_paths: [w]", false).unwrap();
-        let c = Config::from_value(y, Path::new("/etc")).unwrap();
+        let c = Config::from_value(y, Path::new("/etc"), crate::methods::state::check_sections)
+            .unwrap();
         assert_eq!(c.limits.max_output_bytes, 7);
         assert_eq!(c.jail.base_paths, vec![PathBuf::from("/etc/w")]);
         let t = parse("tree_default_depth = 3", true).unwrap();
         assert_eq!(
-            Config::from_value(t, Path::new("/"))
+            Config::from_value(t, Path::new("/"), crate::methods::state::check_sections)
                 .unwrap()
                 .limits
                 .tree_default_depth,
@@ -441,7 +401,12 @@ mod tests {
 
     #[test]
     fn jail_switches_parse_and_default() {
-        let none = Config::from_value(parse("", false).unwrap(), Path::new("/")).unwrap();
+        let none = Config::from_value(
+            parse("", false).unwrap(),
+            Path::new("/"),
+            crate::methods::state::check_sections,
+        )
+        .unwrap();
         assert!(none.jail.non_accessible_case_insensitive);
         assert!(!none.jail.refuse_hardlinked_reads);
         let off = parse(
@@ -449,7 +414,8 @@ mod tests {
             false,
         )
         .unwrap();
-        let off = Config::from_value(off, Path::new("/")).unwrap();
+        let off =
+            Config::from_value(off, Path::new("/"), crate::methods::state::check_sections).unwrap();
         assert!(!off.jail.non_accessible_case_insensitive);
         assert!(off.jail.refuse_hardlinked_reads);
         assert_eq!(off.limits, Limits::default());
@@ -462,7 +428,7 @@ mod tests {
             std::env::var("HOME").unwrap_or_else(|_| "/home/x".into()),
         );
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("coderd.example.yaml");
-        let mut example = Config::load(&path).unwrap();
+        let mut example = Config::load(&path, crate::methods::state::check_sections).unwrap();
         example.jail.base_paths.clear();
         assert_eq!(example, Config::default());
     }
@@ -510,19 +476,27 @@ mod tests {
     #[test]
     fn errors_name_the_key() {
         let bad = parse("max_output_bytes: lots", false).unwrap();
-        assert!(Config::from_value(bad, Path::new("/"))
-            .unwrap_err()
-            .message
-            .contains("`max_output_bytes`"));
+        assert!(
+            Config::from_value(bad, Path::new("/"), crate::methods::state::check_sections)
+                .unwrap_err()
+                .message
+                .contains("`max_output_bytes`")
+        );
         let unknown = parse("max_outptu_bytes: 1", false).unwrap();
-        assert!(Config::from_value(unknown, Path::new("/"))
-            .unwrap_err()
-            .message
-            .contains("max_outptu_bytes"));
+        assert!(Config::from_value(
+            unknown,
+            Path::new("/"),
+            crate::methods::state::check_sections
+        )
+        .unwrap_err()
+        .message
+        .contains("max_outptu_bytes"));
         let zero = parse("list_max_page_size: 0", false).unwrap();
-        assert!(Config::from_value(zero, Path::new("/"))
-            .unwrap_err()
-            .message
-            .contains("list_max_page_size"));
+        assert!(
+            Config::from_value(zero, Path::new("/"), crate::methods::state::check_sections)
+                .unwrap_err()
+                .message
+                .contains("list_max_page_size")
+        );
     }
 }

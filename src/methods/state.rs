@@ -1,24 +1,26 @@
-//! What the daemon holds while it runs: the jail, the live budgets (hot-reloadable), caches, and the
-//! shutdown signal. Every method handler receives a `&State`.
+//! What the daemon holds while it runs: the workspace (jail, live budgets, documents, locks,
+//! journal), every subsystem's state (caches, language servers, checkpoints, todo lists), and the
+//! shutdown signal. Every method handler receives a `&State`; nothing below the method table does.
 
 use crate::checkpoint::Checkpoints;
 use crate::config::{Config, JailSettings, Limits};
 use crate::connections::Connections;
+use crate::documents::commit::Journal;
 use crate::documents::Documents;
-use crate::edit::commit::Journal;
-use crate::edit::locks::Locks;
 use crate::jail::Jail;
 use crate::memory::{FrameBudget, Gate, Policy};
 use crate::read;
 use crate::todo::Todos;
+use crate::workspace::Workspace;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::sync::Notify;
 
 pub struct State {
-    pub jail: Jail,
-    limits: RwLock<Arc<Limits>>,
+    /// The jail, budgets, documents, locks and journal: what the subsystems work in. `State`
+    /// derefs to it, so `state.jail` reads as before.
+    pub workspace: Arc<Workspace>,
     /// The jail fields as the config file had them at startup; reloads that change them are refused.
     startup_jail: JailSettings,
     /// The last reload warning logged, so a repeat of it is not logged again.
@@ -26,15 +28,12 @@ pub struct State {
     pub config_path: Option<PathBuf>,
     pub socket: PathBuf,
     pub line_counts: read::LineCounts,
-    pub documents: Documents,
     /// Syntax trees and outlines per document version (see `syntax::cache`).
     pub syntax: crate::syntax::Cache,
     /// The map's tag index and last ranking (see `map`).
     pub map: crate::map::MapCache,
-    pub locks: Locks,
-    pub journal: Journal,
     /// The language servers (see `lsp`).
-    pub lsp: crate::lsp::Lsp,
+    pub lsp: Arc<crate::lsp::Lsp>,
     /// The daemon-wide gate for heavy requests (see `memory`).
     pub heavy: Arc<Gate>,
     /// The daemon-wide budget of request frames being read or handled (see `memory`).
@@ -67,25 +66,22 @@ impl State {
         let todos = Todos::open(data.as_deref(), jail.primary());
         let documents = Documents::default();
         let syntax = crate::syntax::Cache::new(documents.subscribe());
-        let lsp = crate::lsp::Lsp::new(&config.limits.lsp);
+        let lsp = Arc::new(crate::lsp::Lsp::new(&config.limits.lsp));
+        let workspace = Arc::new(Workspace::new(jail, config.limits, documents, journal));
         let state = State {
             checkpoints,
             todos,
-            jail,
+            workspace,
             heavy,
             frames,
             connections: Connections::default(),
-            limits: RwLock::new(Arc::new(config.limits)),
             startup_jail: config.jail,
             last_warning: Default::default(),
             config_path,
             socket,
             line_counts: read::LineCounts::default(),
-            documents,
             syntax,
             map: Default::default(),
-            locks: Locks::default(),
-            journal,
             lsp,
             started: Instant::now(),
             shutdown: Notify::new(),
@@ -95,19 +91,6 @@ impl State {
             tracing::info!("removed {swept} temporary file(s) left by an interrupted edit");
         }
         state
-    }
-
-    /// The budgets in force now; a reload swaps them, a request keeps the snapshot it took.
-    pub fn limits(&self) -> Arc<Limits> {
-        self.limits
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
-    }
-
-    /// The memory policy in force now (derived from the live `max_memory_bytes`).
-    pub fn policy(&self) -> Policy {
-        Policy::new(self.limits().max_memory_bytes)
     }
 
     /// Stops the daemon shortly, after the current response had time to reach its client.
@@ -124,7 +107,7 @@ impl State {
         let Some(path) = &self.config_path else {
             return;
         };
-        match Config::load(path) {
+        match load_config(path) {
             Err(e) => self.warn_once(format!(
                 "config reload rejected, keeping the previous settings: {e}"
             )),
@@ -142,18 +125,16 @@ impl State {
                         .unwrap_or_else(|e| e.into_inner())
                         .clear();
                 }
-                let mut current = self.limits.write().unwrap_or_else(|e| e.into_inner());
-                if **current != config.limits {
+                self.workspace.set_limits(config.limits, |current, new| {
                     tracing::info!("config reloaded: budgets updated");
-                    let lsp = (&config.limits.lsp.servers, &config.limits.lsp.languages);
+                    let lsp = (&new.lsp.servers, &new.lsp.languages);
                     if lsp != (&current.lsp.servers, &current.lsp.languages) {
-                        self.lsp.configure(&config.limits.lsp);
+                        self.lsp.configure(&new.lsp);
                     }
-                    let policy = Policy::new(config.limits.max_memory_bytes);
+                    let policy = Policy::new(new.max_memory_bytes);
                     self.heavy.resize(&policy);
                     self.frames.resize(&policy);
-                    *current = Arc::new(config.limits);
-                }
+                });
             }
         }
     }
@@ -166,6 +147,26 @@ impl State {
             *last = text;
         }
     }
+}
+
+impl std::ops::Deref for State {
+    type Target = Workspace;
+
+    fn deref(&self) -> &Workspace {
+        &self.workspace
+    }
+}
+
+/// Reads a config file, validating the sections the subsystems own as well as the budgets.
+pub fn load_config(path: &std::path::Path) -> crate::error::Result<Config> {
+    Config::load(path, check_sections)
+}
+
+/// The checks of the `exec` and `lsp` sections, which only those subsystems can make.
+pub fn check_sections(limits: &Limits) -> std::result::Result<(), String> {
+    limits.exec.validate()?;
+    crate::lsp::servers::Registry::new(&limits.lsp)?;
+    Ok(())
 }
 
 /// Where a daemon keeps state that outlives it (the temp-file journal): beside its socket, in a

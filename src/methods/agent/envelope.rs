@@ -8,11 +8,13 @@
 //! schema. Running is the method's own handler, found by name in the table, so a subcommand that
 //! another subsystem adds works here the day it is registered.
 
-use super::recovery::{self, Failure, Recovered};
-use super::{atomic, keys, quotes, validate, words};
+use super::atomic;
+use crate::agent::recovery::{self, Failure, Recovered};
+use crate::agent::{quotes, words};
 use crate::error::{Error, Result};
+use crate::methods::state::State;
 use crate::methods::{self, Method};
-use crate::state::State;
+use crate::protocol::{keys, validate};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -301,7 +303,7 @@ pub fn recover_text(
             "{what} is not JSON and no repair made it JSON: {why}"
         ))
         .with_recovery(r#"send {"cmd": "read", "args": {"file": "main.go"}} or CLI style "read --file main.go""#)),
-        Err(Failure::TooDeep { at }) => Err(super::depth::error(what, &at)),
+        Err(Failure::TooDeep { at }) => Err(crate::protocol::depth::error(what, &at)),
     }
 }
 

@@ -1,0 +1,75 @@
+//! The write side's entries: `write`, `create-file`, `rollback`, `patch`, `multipatch`,
+//! `update-file`, `delete-file`, `move`, `clean` (see `edit`).
+
+use super::{method, Method};
+use crate::edit::{patch, paths, update_file, write};
+
+pub fn methods() -> Vec<Method> {
+    vec![
+        method(
+            "write",
+            &[],
+            "Write a file (text or base64), keeping the previous content as <file>.bak.",
+            true,
+            |s, p| write::write(s, p),
+        ),
+        method(
+            "create-file",
+            &["coder::create-file"],
+            "Create files (all or none); an existing path is C217 unless overwrite.",
+            true,
+            |s, p| write::create_file(s, p),
+        ),
+        method(
+            "rollback",
+            &[],
+            "Restore a file from its .bak.",
+            true,
+            |s, p| write::rollback(s, p),
+        ),
+        method(
+            "patch",
+            &[],
+            "Replace a unique search text, or apply a unified diff (multi-file; all hunks or none).",
+            true,
+            |s, p| patch::patch(s, p),
+        ),
+        method(
+            "multipatch",
+            &[],
+            "Several search/replace edits over several files: all applied, or none.",
+            true,
+            |s, p| patch::multipatch(s, p),
+        ),
+        method(
+            "update-file",
+            &["coder::update-file"],
+            "Line ops (insert, remove, update_lines) and regex replaces over files, with echoes.",
+            true,
+            |s, p| update_file::update_file(s, p),
+        ),
+        method(
+            "delete-file",
+            &["coder::delete-file"],
+            "Delete files, symlinks or folders (recursive for non-empty ones).",
+            true,
+            |s, p| paths::delete_file(s, p),
+        ),
+        method(
+            "move",
+            &["coder::move"],
+            "Move or rename entries; across roots files are copied then deleted.",
+            true,
+            |s, p| paths::move_entries(s, p),
+        ),
+        method(
+            "clean",
+            &[],
+            "The .bak backups coderd wrote under a folder: listed, and removed with --force (never a .bak coderd did not write).",
+            true,
+            |s, p| paths::clean(s, p),
+        )
+        // Without `force` it only lists.
+        .changes_nothing_when(|_, params| paths::clean_changes_nothing(params)),
+    ]
+}

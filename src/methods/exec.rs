@@ -1,0 +1,31 @@
+//! Running things: `exec` and `test` (see `exec`).
+
+use super::{method, Method};
+
+pub fn methods() -> Vec<Method> {
+    vec![
+        method(
+            "exec",
+            &[],
+            "Run a bash command in a folder of the workspace (parsed and checked per simple command; \
+             `dry_run` shows the decision without running).",
+            true,
+            |s, p| crate::exec::run::run(s, &s.socket, p),
+        )
+        // `dry_run` only reports the decision.
+        .changes_nothing_when(|exec, params| {
+            crate::protocol::keys::canonical(exec, params.clone())
+                .is_ok_and(|p| p.get("dry_run") == Some(&serde_json::Value::Bool(true)))
+        }),
+        method(
+            "test",
+            &[],
+            "Run the project's tests (framework detected from `dir` upward), with a parsed summary \
+             for cargo, go and pytest.",
+            // Tests are project code: they may change or delete files, so the automatic checkpoint
+            // runs first, as for `exec`.
+            true,
+            |s, p| crate::exec::test::run(s, &s.socket, p),
+        ),
+    ]
+}

@@ -1,0 +1,24 @@
+//! The structure of a tree: `map` and `symbols` (see `map`).
+
+use super::{method, Method};
+
+pub fn methods() -> Vec<Method> {
+    vec![
+        method(
+            "map",
+            &[],
+            "The most important definitions under a folder, ranked by the reference graph, within a character budget.",
+            false,
+            |s, p| crate::map::run(s, &s.map, p),
+        )
+        .heavy(super::always),
+        method(
+            "symbols",
+            &[],
+            "Where is X defined? Definitions across the tree by name: exact, prefix, then fuzzy.",
+            false,
+            |s, p| crate::map::symbols::run(s, &s.map, p),
+        )
+        .heavy(super::always),
+    ]
+}

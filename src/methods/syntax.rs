@@ -1,0 +1,14 @@
+//! The structure of one file: `outline` (see `syntax`).
+
+use super::{method, Method};
+
+pub fn methods() -> Vec<Method> {
+    vec![method(
+        "outline",
+        &[],
+        "A file's skeleton: its definitions with kind, signature, lines, nesting and doc line.",
+        false,
+        |s, p| crate::syntax::outline::run(s, &s.syntax, p),
+    )
+    .warms_servers()]
+}

@@ -1,0 +1,422 @@
+//! Tidy checks on the source tree (as rust-analyzer's `xtask/src/tidy.rs`): the top-level modules
+//! of `src/` import one another only downwards through the layers below, and never in a cycle;
+//! every module has its row in ARCHITECTURE.md's code map; no non-test file grows past 800 lines.
+//!
+//! The import graph is read from the syntax tree (syn), so comments and strings never count, and
+//! items under `#[cfg(test)]` are left out: a unit test may reach anything. To print the graph:
+//!
+//!     CODERD_PRINT_GRAPH=1 cargo test --test tidy -- --nocapture the_import_graph
+
+use proc_macro2::{TokenStream, TokenTree};
+use quote::ToTokens;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// The layers, lowest first. A module may import its own layer and the layers below it; the
+/// graph as a whole must also stay acyclic (checked apart, so siblings cannot import each other
+/// in a ring either).
+const LAYERS: &[(&str, &[&str])] = &[
+    // What every other layer stands on; knows no subsystem, no method, no face.
+    (
+        "core",
+        &[
+            "error",
+            "paths",
+            "typography",
+            "globs",
+            "jail",
+            "config",
+            "documents",
+            "memory",
+            "children",
+            "workspace",
+        ],
+    ),
+    // The wire: frames, params decoding and validation; the request context (progress notifications).
+    ("protocol", &["protocol", "request", "registry"]),
+    // The subsystems: plain functions over the workspace (or the parts they need).
+    (
+        "subsystems",
+        &[
+            "read",
+            "listing",
+            "search",
+            "edit",
+            "syntax",
+            "map",
+            "lsp",
+            "exec",
+            "git",
+            "checkpoint",
+            "todo",
+            "agent",
+        ],
+    ),
+    // The method table and the daemon's state: the only code that sees `State`.
+    ("methods", &["methods"]),
+    // The ways in: the socket server and its connections, the client, MCP.
+    ("faces", &["server", "connections", "mcp"]),
+];
+
+/// Imports allowed against the layers, each with its reason. Keep this short.
+const ALLOWED: &[(&str, &str, &str)] = &[
+    // The socket server admits connections; `info` (a method) reports their count and cap.
+    (
+        "methods",
+        "connections",
+        "`info` reports the open connections and their cap",
+    ),
+];
+
+/// Files over the line limit while they are being split by concept (the split is its own
+/// change); empty when none is.
+const TOO_LONG_FOR_NOW: &[&str] = &[];
+
+const MAX_LINES: usize = 800;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Every `.rs` file under `dir`, sorted.
+fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+/// The top-level module a file of `src/` belongs to (`src/edit/txn.rs` → `edit`); `None` for the
+/// crate root and the binaries.
+fn module_of(file: &Path) -> Option<String> {
+    let rel = file.strip_prefix(root().join("src")).unwrap();
+    let first = rel.components().next()?.as_os_str().to_str()?.to_string();
+    if first == "bin" || first == "lib.rs" {
+        return None;
+    }
+    Some(first.trim_end_matches(".rs").to_string())
+}
+
+fn is_cfg_test(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|a| {
+        a.path().is_ident("cfg") && {
+            let text = a.meta.to_token_stream().to_string();
+            text.contains("test") && !text.contains("not")
+        }
+    })
+}
+
+/// The top-level modules named by `crate::x` paths in `tokens` (`crate::{a, b::c}` names both).
+fn crate_paths(tokens: TokenStream, out: &mut BTreeSet<String>) {
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    let mut i = 0;
+    while i < trees.len() {
+        if let TokenTree::Group(g) = &trees[i] {
+            crate_paths(g.stream(), out);
+        }
+        let is_crate = matches!(&trees[i], TokenTree::Ident(id) if id == "crate");
+        let colons = matches!(
+            (trees.get(i + 1), trees.get(i + 2)),
+            (Some(TokenTree::Punct(a)), Some(TokenTree::Punct(b))) if a.as_char() == ':' && b.as_char() == ':'
+        );
+        if is_crate && colons {
+            match trees.get(i + 3) {
+                Some(TokenTree::Ident(name)) => {
+                    out.insert(name.to_string());
+                }
+                Some(TokenTree::Group(g)) => {
+                    // `crate::{a, b::c}`: the first ident of each comma-separated piece.
+                    let mut first = true;
+                    for tree in g.stream() {
+                        match tree {
+                            TokenTree::Ident(name) if first => {
+                                out.insert(name.to_string());
+                                first = false;
+                            }
+                            TokenTree::Punct(p) if p.as_char() == ',' => first = true,
+                            _ => {}
+                        }
+                    }
+                }
+                _ => {}
+            }
+            i += 3;
+            continue;
+        }
+        i += 1;
+    }
+}
+
+/// The top-level modules a file's non-test items import.
+fn imports_of(file: &Path, in_test_module: bool) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    if in_test_module {
+        return out;
+    }
+    let text = std::fs::read_to_string(file).unwrap();
+    let syntax = syn::parse_file(&text).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    for item in syntax.items {
+        if item_is_test(&item) {
+            continue;
+        }
+        crate_paths(item.to_token_stream(), &mut out);
+    }
+    out
+}
+
+fn item_is_test(item: &syn::Item) -> bool {
+    match item {
+        syn::Item::Mod(m) => is_cfg_test(&m.attrs),
+        syn::Item::Fn(f) => is_cfg_test(&f.attrs),
+        syn::Item::Use(u) => is_cfg_test(&u.attrs),
+        syn::Item::Impl(i) => is_cfg_test(&i.attrs),
+        syn::Item::Struct(s) => is_cfg_test(&s.attrs),
+        syn::Item::Const(c) => is_cfg_test(&c.attrs),
+        syn::Item::Static(s) => is_cfg_test(&s.attrs),
+        _ => false,
+    }
+}
+
+/// Files that are test code as a whole: modules declared under `#[cfg(test)]` in their parent.
+fn test_files(files: &[PathBuf]) -> BTreeSet<PathBuf> {
+    let mut tests = BTreeSet::new();
+    for file in files {
+        let text = std::fs::read_to_string(file).unwrap();
+        let Ok(syntax) = syn::parse_file(&text) else {
+            continue;
+        };
+        let dir = match file.file_name().unwrap().to_str().unwrap() {
+            "mod.rs" | "lib.rs" => file.parent().unwrap().to_path_buf(),
+            name => file.parent().unwrap().join(name.trim_end_matches(".rs")),
+        };
+        for item in syntax.items {
+            if let syn::Item::Mod(m) = item {
+                if m.content.is_none() && is_cfg_test(&m.attrs) {
+                    let name = m.ident.to_string();
+                    tests.insert(dir.join(format!("{name}.rs")));
+                    tests.insert(dir.join(name).join("mod.rs"));
+                }
+            }
+        }
+    }
+    tests
+}
+
+/// The graph of top-level modules: module → the modules its non-test code imports.
+fn graph() -> BTreeMap<String, BTreeSet<String>> {
+    let files = rust_files(&root().join("src"));
+    let tests = test_files(&files);
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for file in &files {
+        let Some(module) = module_of(file) else {
+            continue;
+        };
+        let mut imports = imports_of(file, tests.contains(file));
+        imports.remove(&module);
+        graph.entry(module).or_default().extend(imports);
+    }
+    let modules: BTreeSet<String> = graph.keys().cloned().collect();
+    for imports in graph.values_mut() {
+        imports.retain(|m| modules.contains(m));
+    }
+    graph
+}
+
+/// The strongly connected components with more than one module (Tarjan).
+fn cycles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
+    struct Walk<'a> {
+        graph: &'a BTreeMap<String, BTreeSet<String>>,
+        index: BTreeMap<&'a str, usize>,
+        low: BTreeMap<&'a str, usize>,
+        stack: Vec<&'a str>,
+        on_stack: BTreeSet<&'a str>,
+        found: Vec<Vec<String>>,
+    }
+    fn visit<'a>(w: &mut Walk<'a>, v: &'a str) {
+        let n = w.index.len();
+        w.index.insert(v, n);
+        w.low.insert(v, n);
+        w.stack.push(v);
+        w.on_stack.insert(v);
+        for next in &w.graph[v] {
+            let next = next.as_str();
+            if !w.index.contains_key(next) {
+                visit(w, next);
+                let low = w.low[v].min(w.low[next]);
+                w.low.insert(v, low);
+            } else if w.on_stack.contains(next) {
+                let low = w.low[v].min(w.index[next]);
+                w.low.insert(v, low);
+            }
+        }
+        if w.low[v] == w.index[v] {
+            let mut component = Vec::new();
+            loop {
+                let top = w.stack.pop().unwrap();
+                w.on_stack.remove(top);
+                component.push(top.to_string());
+                if top == v {
+                    break;
+                }
+            }
+            if component.len() > 1 {
+                component.sort();
+                w.found.push(component);
+            }
+        }
+    }
+    let mut walk = Walk {
+        graph,
+        index: BTreeMap::new(),
+        low: BTreeMap::new(),
+        stack: Vec::new(),
+        on_stack: BTreeSet::new(),
+        found: Vec::new(),
+    };
+    for v in graph.keys() {
+        if !walk.index.contains_key(v.as_str()) {
+            visit(&mut walk, v);
+        }
+    }
+    walk.found
+}
+
+fn layer_of(module: &str) -> Option<usize> {
+    LAYERS
+        .iter()
+        .position(|(_, modules)| modules.contains(&module))
+}
+
+fn render(graph: &BTreeMap<String, BTreeSet<String>>) -> String {
+    let mut text = String::new();
+    for (module, imports) in graph {
+        let layer = layer_of(module).map_or("?", |i| LAYERS[i].0);
+        let imports: Vec<&str> = imports.iter().map(String::as_str).collect();
+        text.push_str(&format!("{module} [{layer}] -> {}\n", imports.join(", ")));
+    }
+    text
+}
+
+#[test]
+fn the_import_graph_has_no_cycle() {
+    let graph = graph();
+    if std::env::var_os("CODERD_PRINT_GRAPH").is_some() {
+        println!("{}", render(&graph));
+        for cycle in cycles(&graph) {
+            println!("cycle of {}: {}", cycle.len(), cycle.join(", "));
+        }
+    }
+    let found = cycles(&graph);
+    let described: Vec<String> = found
+        .iter()
+        .map(|c| format!("{} modules: {}", c.len(), c.join(", ")))
+        .collect();
+    assert!(
+        found.is_empty(),
+        "import cycles among the top-level modules of src/:\n{}\n\nthe graph:\n{}",
+        described.join("\n"),
+        render(&graph)
+    );
+}
+
+#[test]
+fn imports_run_down_the_layers() {
+    let graph = graph();
+    let mut wrong = Vec::new();
+    for (module, imports) in &graph {
+        let Some(from) = layer_of(module) else {
+            wrong.push(format!(
+                "`{module}` is in no layer (add it to LAYERS in tests/tidy.rs)"
+            ));
+            continue;
+        };
+        for import in imports {
+            let Some(to) = layer_of(import) else {
+                continue; // reported as a module above
+            };
+            let allowed = ALLOWED.iter().any(|(a, b, _)| a == module && b == import);
+            if to > from && !allowed {
+                wrong.push(format!(
+                    "`{module}` ({}) imports `{import}` ({})",
+                    LAYERS[from].0, LAYERS[to].0
+                ));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "imports against the layers:\n{}\n\nthe graph:\n{}",
+        wrong.join("\n"),
+        render(&graph)
+    );
+}
+
+#[test]
+fn every_module_has_a_row_in_the_code_map() {
+    let map = std::fs::read_to_string(root().join("ARCHITECTURE.md")).unwrap();
+    let mut missing = Vec::new();
+    for module in graph().keys() {
+        let file = format!("`src/{module}.rs`");
+        let folder = format!("`src/{module}/`");
+        if !map.contains(&file) && !map.contains(&folder) {
+            missing.push(module.clone());
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "modules of src/ missing from ARCHITECTURE.md's code map (a row naming `src/x.rs` or `src/x/`): {}",
+        missing.join(", ")
+    );
+}
+
+#[test]
+fn no_file_is_too_long() {
+    let files = rust_files(&root().join("src"));
+    let tests = test_files(&files);
+    let mut long = Vec::new();
+    for file in &files {
+        let rel = file
+            .strip_prefix(root())
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .to_string();
+        if tests.contains(file) || TOO_LONG_FOR_NOW.contains(&rel.as_str()) {
+            continue;
+        }
+        let lines = std::fs::read_to_string(file).unwrap().lines().count();
+        if lines > MAX_LINES {
+            long.push(format!("{rel}: {lines} lines"));
+        }
+    }
+    assert!(
+        long.is_empty(),
+        "files over {MAX_LINES} lines (split them by concept):\n{}",
+        long.join("\n")
+    );
+}
+
+#[test]
+fn the_import_graph() {
+    // Prints the graph with CODERD_PRINT_GRAPH set; always checks that it could be built.
+    let graph = graph();
+    if std::env::var_os("CODERD_PRINT_GRAPH").is_some() {
+        println!("{}", render(&graph));
+        let found = cycles(&graph);
+        println!("{} cycle(s)", found.len());
+        for cycle in found {
+            println!("cycle of {}: {}", cycle.len(), cycle.join(", "));
+        }
+    }
+    assert!(graph.contains_key("error"));
+}
