@@ -617,7 +617,8 @@ fn search_as_text_is_the_json_answer_printed_as_rg_does() {
             let mut previous: Option<u64> = None;
             for line in lines {
                 let n = line["line"].as_u64().unwrap();
-                if previous.is_some_and(|p| n > p + 1) {
+                // As rg: groups are separated only when context lines are shown.
+                if context && previous.is_some_and(|p| n > p + 1) {
                     expected.push_str("--\n");
                 }
                 let sep = if line["match"] == true { ':' } else { '-' };
