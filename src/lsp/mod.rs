@@ -45,6 +45,18 @@ const REAP_EVERY: Duration = Duration::from_secs(10);
 
 type Instances = HashMap<(String, PathBuf), Arc<Instance>>;
 
+/// One server's published findings per file.
+type Findings = Arc<HashMap<PathBuf, Vec<lsp_types::Diagnostic>>>;
+
+/// What each running server (by name and root) had published when a mutating call began: what
+/// the call's findings in files it did not edit are new against. It is taken before the call
+/// writes anything because the call's own edit, followed in the background (`on_event`), can
+/// reach a server before `after_edit` plans it, and a check run that begins by clearing every
+/// file (rust-analyzer's) would then make a snapshot taken at planning time empty, and every
+/// old finding elsewhere new.
+#[derive(Default)]
+pub struct PublishedAtStart(HashMap<(String, PathBuf), Findings>);
+
 /// The servers in force, and their running (and stopped) instances by server name and root.
 pub struct Lsp {
     registry: RwLock<Arc<Registry>>,
@@ -64,13 +76,15 @@ struct Wanted {
     instance: Arc<Instance>,
     path: PathBuf,
     seq_before: u64,
-    published_before: Arc<HashMap<PathBuf, Vec<lsp_types::Diagnostic>>>,
+    published_before: Findings,
 }
 
 /// The files a call touched, the servers to ask, the servers that could not run, and those that
 /// do not look at a file.
 #[derive(Default)]
 struct Plan {
+    /// What the servers had published when the call began (empty for `diagnostics`).
+    at_start: PublishedAtStart,
     files: Vec<PathBuf>,
     wanted: Vec<Wanted>,
     unavailable: Vec<Unavailable>,
@@ -146,13 +160,21 @@ impl Lsp {
 
     /// The diagnostics for an edit's answer: `None` when none of the files it changed has a
     /// language with servers, or autodiag is off. Runs on the request's (blocking) thread.
-    pub fn after_edit(&self, state: &Workspace, events: &[Event]) -> Option<Report> {
+    pub fn after_edit(
+        &self,
+        state: &Workspace,
+        events: &[Event],
+        at_start: PublishedAtStart,
+    ) -> Option<Report> {
         let limits = state.limits();
         if !limits.autodiag {
             return None;
         }
         let runtime = tokio::runtime::Handle::try_current().ok()?;
-        let mut plan = Plan::default();
+        let mut plan = Plan {
+            at_start,
+            ..Plan::default()
+        };
         for event in events {
             match &event.kind {
                 EventKind::Deleted => {
@@ -168,6 +190,20 @@ impl Lsp {
             return None;
         }
         Some(runtime.block_on(collect(plan, Deadlines::of(&limits.lsp))))
+    }
+
+    /// What every running server has published now; see `PublishedAtStart`. Nothing when
+    /// diagnostics after edits are off.
+    pub fn published_at_start(&self, state: &Workspace) -> PublishedAtStart {
+        if !state.limits().autodiag {
+            return PublishedAtStart::default();
+        }
+        let running = self.all().into_iter().filter_map(|instance| {
+            let published = instance.client()?.published();
+            let key = (instance.def.name.clone(), instance.root.clone());
+            Some((key, Arc::new(published)))
+        });
+        PublishedAtStart(running.collect())
     }
 
     /// The `diagnostics` method: sync the files, settle, report (nothing is edited).
@@ -207,13 +243,16 @@ impl Lsp {
             instance.ensure_started();
             let client = instance.client();
             let seq_before = client.as_ref().map_or(0, |c| c.publish_seq());
-            // Taken once per server and call (a multipatch plans several files): what it had
-            // published when the call began.
-            let published_before = plan
-                .wanted
-                .iter()
-                .find(|w| Arc::ptr_eq(&w.instance, &instance))
-                .map(|w| w.published_before.clone())
+            // What it had published when the call began (`PublishedAtStart`); for a server that
+            // was not running then, or the `diagnostics` method, what it has published now,
+            // taken once per server and call (a multipatch plans several files).
+            let key = (instance.def.name.clone(), instance.root.clone());
+            let published_before = (plan.at_start.0.get(&key).cloned())
+                .or_else(|| {
+                    let planned = plan.wanted.iter();
+                    let mut same = planned.filter(|w| Arc::ptr_eq(&w.instance, &instance));
+                    same.next().map(|w| w.published_before.clone())
+                })
                 .unwrap_or_else(|| Arc::new(client.map(|c| c.published()).unwrap_or_default()));
             instance.sync(&document, &language_id(language, path));
             plan.wanted.push(Wanted {

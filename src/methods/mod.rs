@@ -164,9 +164,10 @@ impl Method {
         if !diagnostics {
             return (self.call)(state, params);
         }
+        let at_start = state.lsp.published_at_start(state);
         let (result, events) = crate::documents::events::recorded(|| (self.call)(state, params));
         let result = result?;
-        match state.lsp.after_edit(state, &events) {
+        match state.lsp.after_edit(state, &events, at_start) {
             Some(report) => crate::lsp::attach(result, &report),
             None => Ok(result),
         }
