@@ -28,7 +28,7 @@ BIG = "\n".join(LINES) + "\n"
 
 class Daemon(coderd_bench.Daemon):
     def __init__(self, fsync):
-        # Language-server diagnostics off: they are measured on their own (see the README), and
+        # Language-server diagnostics off: they are measured on their own (see docs/benchmarks.md), and
         # with a server installed for .rs every edit here would also wait on rust-analyzer.
         super().__init__(coderd, "bench-edit-",
                          f"fsync: {'true' if fsync else 'false'}\nautodiag: false\n")

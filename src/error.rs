@@ -6,7 +6,7 @@ use std::fmt;
 use std::io;
 use std::path::Path;
 
-/// The error codes fixed by the wire convention (see README, "Errors").
+/// The error codes fixed by the wire convention (see docs/protocol.md, "Errors").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Code {
     /// Bad input: malformed request, wrong type, missing or conflicting fields.

@@ -14,7 +14,7 @@
 //!   many half-written frames cannot hold many frame limits at once.
 //! - **Giving memory back**: large buffers are allocated with `mmap` (a fixed glibc mmap threshold,
 //!   so they are unmapped the moment they are freed), and once heavy work goes quiet the allocator
-//!   is asked to return its free pages (`malloc_trim`). README, "Memory", has the measurements
+//!   is asked to return its free pages (`malloc_trim`). docs/daemon.md, "Memory", has the measurements
 //!   behind that choice.
 
 use serde::Serialize;

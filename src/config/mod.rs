@@ -43,7 +43,7 @@ pub struct Limits {
     pub checkpoint_max_file_bytes: u64,
     /// A workspace with more files than this is not snapshotted.
     pub checkpoint_max_files: u64,
-    /// Running commands (`exec`, `test`): the policy and process limits (see README, "exec").
+    /// Running commands (`exec`, `test`): the policy and process limits (see docs/exec-safety.md).
     pub exec: exec::ExecConfig,
     /// Attach language-server diagnostics to edit answers (`diagnostics: false` turns it off per
     /// request, `CODER_AUTODIAG=off` per client).
@@ -184,7 +184,7 @@ impl Config {
         let raw = std::fs::read_to_string(path).map_err(|e| Error::from_io(&e, path))?;
         let fail = |msg: String| {
             Error::bad_input(format!("config {}: {msg}", path.display()))
-                .with_recovery("fix the file; see the README config reference")
+                .with_recovery("fix the file; see docs/configuration.md")
         };
         let mut value = parse(&raw, path.extension().is_some_and(|e| e == "toml")).map_err(fail)?;
         // Expanded in string values only, after parsing, so a `${...}` in a comment is just text.

@@ -3,7 +3,7 @@
 //! They run the git CLI (`command`), hardened against repository-controlled execution, and parse
 //! its `-z` output into typed results; `render` turns those into the familiar text for `coder`.
 //! The CLI rather than `gix`: status on a 10k-file tree is git's own fast path (untracked cache,
-//! preloaded index), and the measurement in README shows the daemon's call within the bar of
+//! preloaded index), and the measurement in docs/benchmarks.md shows the daemon's call within the bar of
 //! `git status --porcelain` run as a process. Paths in results are relative to `dir` (default:
 //! the primary root), and only the part of the repository under `dir` is reported, so a workspace
 //! inside a larger repository lists nothing outside its roots.

@@ -55,7 +55,7 @@ enum Own {
     Answer(Outcome),
 }
 impl Instance {
-    /// Waits until the server's diagnostics for `path` are current (see the README's settling
+    /// Waits until the server's diagnostics for `path` are current (see docs/lsp.md, the settling
     /// rule), or the deadline passes: warm when the server is ready, has settled once and reports
     /// no work in progress, cold otherwise, once per load.
     pub async fn settle(self: Arc<Self>, path: PathBuf, deadlines: Deadlines) -> Outcome {
