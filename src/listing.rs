@@ -19,14 +19,22 @@ const TREE_MAX_DEPTH: usize = 20;
 #[derive(Deserialize, JsonSchema, Debug)]
 #[serde(deny_unknown_fields)]
 pub struct TreeParams {
+    /// The folder to show (default: the primary root).
     #[serde(alias = "path")]
     dir: Option<String>,
+    /// Keep only files matching these globs, and the folders that lead to them.
     glob: Option<Globs>,
+    /// Entries shown in all before the tree is cut (default 2000).
     max_entries: Option<usize>,
+    /// Levels shown below `dir` (1 to 20; default: the config's `tree_default_depth`).
     depth: Option<usize>,
+    /// Leave out paths matching these globs.
     exclude: Option<Globs>,
+    /// Show noise folders (`node_modules`, `target`, …) as childless stubs (default true).
     use_default_excludes: Option<bool>,
+    /// Honour `.gitignore`, `.ignore` and `.git/info/exclude` (default true).
     gitignore: Option<bool>,
+    /// Include hidden files and folders (default true).
     hidden: Option<bool>,
     /// Children shown per folder before it is cut (default: the config's `tree_per_folder_limit`),
     /// as iii's `coder::tree` takes it.
@@ -393,9 +401,13 @@ fn prune_empty_dirs(arena: &mut [Node], id: usize) -> bool {
 #[derive(Deserialize, JsonSchema, Debug)]
 #[serde(deny_unknown_fields)]
 pub struct ListParams {
+    /// The folder to list.
     #[serde(alias = "path", alias = "folder")]
     dir: Option<String>,
+    /// Entries per page (at most the config's `list_max_page_size`).
     page_size: Option<usize>,
+    /// The `next_cursor` of the previous page (the last name returned): pages stay stable when
+    /// entries are added or removed.
     cursor: Option<String>,
 }
 

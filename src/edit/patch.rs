@@ -22,12 +22,14 @@ pub struct PatchParams {
     file: Option<String>,
     /// Exact text to replace; it must occur once (see `occurrence`, `replace_all`).
     search: Option<String>,
+    /// The text that takes the search text's place.
     replace: Option<String>,
     /// Encoding of `search` and `replace`.
     #[serde(default)]
     encoding: Encoding,
     /// A unified diff (multi-file; `--- /dev/null` creates, `+++ /dev/null` deletes).
     diff: Option<String>,
+    /// Encoding of `diff`: `text` (default) or `base64`.
     #[serde(default)]
     diff_encoding: Encoding,
     /// Replace the Nth match (1-based) when the search text occurs several times.
@@ -37,8 +39,13 @@ pub struct PatchParams {
     replace_all: bool,
     /// Keep the previous content as `<file>.bak` (default true).
     backup: Option<bool>,
+    /// Refuse (C212) unless the file is still at this version (the `version` of a `read`).
     expect_version: Option<String>,
+    /// The client's session: the daemon remembers which version of each file it read, and a
+    /// line-number edit based on an outdated read is refused (C212).
     session: Option<String>,
+    /// A file with several hard links: `refuse` (default, C214) or `split` (the edited name gets
+    /// its own inode; the other names keep the old content).
     hardlinks: Option<Hardlinks>,
 }
 
@@ -240,7 +247,11 @@ fn one_file_only(file: &str, patches: &[diff::FilePatch]) -> Error {
 pub struct MultipatchParams {
     /// Applied in order, each against the result of the earlier edits to the same file.
     edits: Vec<Edit>,
+    /// The client's session: the daemon remembers which version of each file it read, and a
+    /// line-number edit based on an outdated read is refused (C212).
     session: Option<String>,
+    /// A file with several hard links: `refuse` (default, C214) or `split` (the edited name gets
+    /// its own inode; the other names keep the old content).
     hardlinks: Option<Hardlinks>,
     /// Keep each file's previous content as `<file>.bak` (default true).
     backup: Option<bool>,
@@ -249,9 +260,12 @@ pub struct MultipatchParams {
 #[derive(Deserialize, JsonSchema, Clone, PartialEq)]
 #[serde(deny_unknown_fields)]
 struct Edit {
+    /// The file this edit changes.
     #[serde(alias = "path", alias = "filepath")]
     file: String,
+    /// Exact text to replace; it must occur once.
     search: String,
+    /// The text that takes its place.
     replace: String,
     #[serde(default)]
     encoding: Encoding,

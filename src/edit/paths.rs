@@ -230,14 +230,17 @@ fn forget(state: &Workspace, path: &Path, kind: EventKind, to: Option<&Path>) {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MoveParams {
+    /// The moves to make, all or none.
     moves: Vec<MoveItem>,
 }
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct MoveItem {
+    /// The file or folder to move.
     #[serde(alias = "src", alias = "source")]
     from: String,
+    /// Where it goes.
     #[serde(alias = "dst", alias = "dest", alias = "destination")]
     to: String,
     /// Replace an existing destination (default false: C217).

@@ -14,16 +14,23 @@ use std::path::PathBuf;
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UpdateParams {
+    /// Each file with its line operations, all applied or none.
     files: Vec<FileOps>,
+    /// The client's session: the daemon remembers which version of each file it read, and a
+    /// line-number edit based on an outdated read is refused (C212).
     session: Option<String>,
 }
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct FileOps {
+    /// The file to change.
     #[serde(alias = "file")]
     path: String,
+    /// Line ops (`insert`, `remove`, `update_lines`), all numbered as the file was before the
+    /// call (overlapping ones are C210), then regex `replace` ops.
     ops: Vec<Op>,
+    /// Refuse (C212) unless the file is still at this version (the `version` of a `read`).
     expect_version: Option<String>,
 }
 

@@ -14,7 +14,9 @@ pub struct WriteParams {
     /// The file to write (created with its folders when missing).
     #[serde(alias = "path", alias = "filepath")]
     file: String,
+    /// The new content (all of it, or what `append` adds).
     content: String,
+    /// Encoding of `content`: `text` (default) or `base64`.
     #[serde(default)]
     encoding: Encoding,
     /// Add to the end of the file instead of replacing it.
@@ -24,7 +26,11 @@ pub struct WriteParams {
     backup: Option<bool>,
     /// Refuse (C212) unless the file is still at this version (from `read`).
     expect_version: Option<String>,
+    /// The client's session: the daemon remembers which version of each file it read, and a
+    /// line-number edit based on an outdated read is refused (C212).
     session: Option<String>,
+    /// A file with several hard links: `refuse` (default, C214) or `split` (the edited name gets
+    /// its own inode; the other names keep the old content).
     hardlinks: Option<Hardlinks>,
 }
 
@@ -57,17 +63,23 @@ pub fn target(state: &Workspace, field: &str, wire: &str) -> Result<Target> {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateParams {
+    /// The files to create, all or none.
     files: Vec<NewFile>,
+    /// The client's session: the daemon remembers which version of each file it read, and a
+    /// line-number edit based on an outdated read is refused (C212).
     session: Option<String>,
 }
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct NewFile {
+    /// The file to create.
     #[serde(alias = "file")]
     path: String,
+    /// Its content (default empty).
     #[serde(default)]
     content: String,
+    /// Encoding of `content`: `text` (default) or `base64`.
     #[serde(default)]
     encoding: Encoding,
     /// Replace an existing file (default false: an existing path is C217).
@@ -139,8 +151,11 @@ pub fn exists(field: &str, path: &std::path::Path) -> Error {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RollbackParams {
+    /// The file to restore from its `.bak`.
     #[serde(alias = "path", alias = "filepath")]
     file: String,
+    /// The client's session: the daemon remembers which version of each file it read, and a
+    /// line-number edit based on an outdated read is refused (C212).
     session: Option<String>,
 }
 

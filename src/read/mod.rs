@@ -39,24 +39,38 @@ const READ_BUFFER: usize = 64 * 1024;
 #[derive(Deserialize, JsonSchema, Default, Clone, Debug)]
 #[serde(deny_unknown_fields)]
 pub struct ReadParams {
+    /// The file to read (relative paths resolve against the primary root).
     #[serde(alias = "path", alias = "filepath")]
     pub file: Option<String>,
+    /// First line of the window (1-based, inclusive).
     #[serde(alias = "from_line")]
     pub start: Option<u64>,
+    /// Last line of the window (1-based, inclusive).
     #[serde(alias = "to_line")]
     pub end: Option<u64>,
+    /// The first N lines.
     pub head: Option<u64>,
+    /// The last N lines (counts every line of the file).
     pub tail: Option<u64>,
+    /// Cap on the content returned (default 200000, never above `max_read_bytes`); a cut stops at a
+    /// line boundary with `truncated: true` and `next_start`.
     pub max_bytes: Option<u64>,
     /// This call's budget for a whole-file read (default: the config's `max_output_bytes`;
     /// clamped to `max_read_bytes`), as iii's `coder::read-file` takes it.
     pub max_output_bytes: Option<u64>,
+    /// `text` (default) or `base64` (byte windows through `offset`/`length`).
     pub encoding: Option<Encoding>,
+    /// Prefix each line with its number, as `cat -n` does.
     pub numbered: Option<bool>,
+    /// Answer the file's facts instead of its content: size, lines, line ending, mtime, sha256,
+    /// version.
     pub stat: Option<bool>,
     /// Byte window for `encoding: base64`.
     pub offset: Option<u64>,
+    /// Bytes in the window for `encoding: base64`.
     pub length: Option<u64>,
+    /// A batch: paths, or objects with their own options; the other params are defaults for each
+    /// item, and all content shares `batch_read_budget_bytes`.
     pub paths: Option<Vec<BatchItem>>,
     /// An item of the file's outline by name (dotted for nesting: `Server.handle`, `impl Foo.bar`):
     /// reads exactly its lines, with its doc comment and decorators.

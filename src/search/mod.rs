@@ -37,33 +37,56 @@ const SLURP_LIMIT: u64 = 4 * 1024 * 1024;
 #[derive(Deserialize, JsonSchema, Debug, Default)]
 #[serde(deny_unknown_fields)]
 pub struct SearchParams {
+    /// What to look for: literal text unless `regex` is set.
     #[serde(alias = "term", alias = "query")]
     pattern: Option<String>,
     /// `true` for regex mode, or the pattern itself (the flat atomic form `{"regex": "fo+"}`).
     regex: Option<RegexField>,
+    /// Match `pattern` as literal text (the default).
     literal: Option<bool>,
+    /// A folder to walk, or one file (default: the primary root).
     #[serde(alias = "path")]
     dir: Option<String>,
+    /// Search only files matching these globs (ripgrep's glob rules).
     #[serde(alias = "include")]
     glob: Option<Globs>,
+    /// Skip files matching these globs.
     exclude: Option<Globs>,
+    /// `sensitive` (default), `insensitive`, or `smart` (insensitive unless the pattern has a
+    /// capital).
     case: Option<Case>,
+    /// Same as `case: insensitive`.
     ignore_case: Option<bool>,
+    /// Match whole words only.
     word: Option<bool>,
+    /// Matches returned before the walk stops with `truncated: true` (default 100, capped by
+    /// `search_default_max_matches`).
     #[serde(alias = "max_matches")]
     max_results: Option<usize>,
+    /// Lines of context around each match (default 2, at most 10).
     context: Option<usize>,
+    /// Lines of context before each match (overrides `context`).
     before: Option<usize>,
+    /// Lines of context after each match (overrides `context`).
     after: Option<usize>,
+    /// Answer the matching files' paths, without lines.
     paths_only: Option<bool>,
+    /// `content` (default) searches inside files; `paths` matches the pattern against relative
+    /// paths.
     target: Option<Target>,
+    /// Longer lines are clipped around the match (default: the config's
+    /// `search_default_max_line_bytes`).
     max_line_bytes: Option<usize>,
+    /// Honour `.gitignore`, `.ignore` and `.git/info/exclude` (default true).
     gitignore: Option<bool>,
+    /// Search hidden files (default true).
     hidden: Option<bool>,
+    /// Skip the default-excluded folders (`node_modules`, `target`, …; default true).
     use_default_excludes: Option<bool>,
     /// `json` (default): `files`, each with its line objects. `text`: `text`, the hits as `rg -n`
     /// prints them (`path:line:text` for a match, `path-line-text` for context, `--` between
-    /// groups and files), which is what `coder search` shows, a fifth smaller than `json`.
+    /// groups and files when context is shown), which is what `coder search` shows, a fifth
+    /// smaller than `json`.
     format: Option<Format>,
 }
 
