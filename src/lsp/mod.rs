@@ -31,7 +31,7 @@ use crate::error::{Error, Result};
 use crate::syntax::languages::{self, Language};
 use crate::workspace::Workspace;
 use instance::{Deadlines, Instance, Missing, Outcome, Part, Status};
-use report::{FileReport, Report, Unanalysed, Unavailable};
+use report::{FileReport, FileReportExt, Report, Unanalysed, Unavailable};
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use servers::{Registry, ServerDef};

@@ -1,104 +1,29 @@
-//! The structured `diagnostics` an edit's answer (and the `diagnostics` method) carries: per file,
-//! the settled findings of every server of its language, merged, de-duplicated, labelled by
-//! server, errors first, each marked `new` when the version before did not have it. The client
-//! reads the same types to render the `[DIAGNOSTICS]` block.
+//! The daemon's half of the structured `diagnostics` an edit's answer (and the `diagnostics`
+//! method) carries: turning servers' `lsp_types` findings into the shared report types of
+//! `wire::diagnostics`, which need no `lsp_types` so the client can read them too.
 
 use super::instance::Status;
 use lsp_types::{Diagnostic, DiagnosticSeverity, NumberOrString};
-use serde::{Deserialize, Serialize};
-use std::path::PathBuf;
+pub use wire::diagnostics::{FileReport, Item, Pending, Report, Severity, Unanalysed, Unavailable};
 
 /// Findings kept per file in an answer; the rest are counted in `omitted`.
 pub const MAX_ITEMS_PER_FILE: usize = 50;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Severity {
-    Error,
-    Warning,
-    Information,
-    Hint,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Item {
-    pub severity: Severity,
-    /// 1-based.
-    pub line: u32,
-    /// 1-based, in UTF-16 code units as servers count them (bytes, for ASCII lines).
-    pub column: u32,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub code: Option<String>,
-    pub message: String,
-    /// The server that reported it.
-    pub server: String,
-    /// Not in the file's findings before this change.
-    pub new: bool,
-}
-
-/// A server whose findings for the file were not current by the deadline: none are shown.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Pending {
-    pub server: String,
-    pub state: String,
-    pub reason: String,
-}
-
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-pub struct FileReport {
-    pub path: PathBuf,
-    /// The call changed this file (false: a server reported it on its own, e.g. a broken caller).
-    pub edited: bool,
-    #[serde(default)]
-    pub items: Vec<Item>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub pending: Vec<Pending>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub unanalysed: Vec<Unanalysed>,
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub omitted: usize,
-}
-
-/// A server of the file's language that does not look at this file, and why (rust-analyzer, for
-/// a file outside any Cargo project).
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Unanalysed {
-    pub server: String,
-    pub reason: String,
-}
-
-/// A server the language of an edited file lists but that cannot run here.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Unavailable {
-    pub server: String,
-    pub language: String,
-    pub install: String,
-}
-
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-pub struct Report {
-    pub files: Vec<FileReport>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub unavailable: Vec<Unavailable>,
-}
-
-fn is_zero(n: &usize) -> bool {
-    *n == 0
-}
-
-impl FileReport {
-    pub fn new(path: PathBuf, edited: bool) -> FileReport {
-        FileReport {
-            path,
-            edited,
-            ..FileReport::default()
-        }
-    }
-
+/// Filling a `FileReport` from servers' findings. A trait, because the type lives in the wire
+/// crate, which knows neither `lsp_types` nor a server's `Status`.
+pub trait FileReportExt {
     /// Adds one server's current findings; ones already reported (by another server, or by the
     /// same one's own check) at the same place with the same message, or with the same code and
     /// severity, are dropped: rust-analyzer's E0308 and `cargo check`'s E0308 are one finding.
-    pub fn add(&mut self, server: &str, items: &[Diagnostic], before: &[Diagnostic]) {
+    fn add(&mut self, server: &str, items: &[Diagnostic], before: &[Diagnostic]);
+    /// Notes a server whose findings were not current by the deadline.
+    fn add_pending(&mut self, server: &str, state: Status, reason: String);
+    /// Errors first, then by position; capped at `MAX_ITEMS_PER_FILE`.
+    fn finish(&mut self);
+}
+
+impl FileReportExt for FileReport {
+    fn add(&mut self, server: &str, items: &[Diagnostic], before: &[Diagnostic]) {
         for diagnostic in items {
             let item = Item {
                 severity: severity(diagnostic.severity),
@@ -124,7 +49,7 @@ impl FileReport {
         }
     }
 
-    pub fn add_pending(&mut self, server: &str, state: Status, reason: String) {
+    fn add_pending(&mut self, server: &str, state: Status, reason: String) {
         self.pending.push(Pending {
             server: server.to_string(),
             state: state.as_str().to_string(),
@@ -132,8 +57,7 @@ impl FileReport {
         });
     }
 
-    /// Errors first, then by position; capped at `MAX_ITEMS_PER_FILE`.
-    pub fn finish(&mut self) {
+    fn finish(&mut self) {
         self.items.sort_by_key(|i| (i.severity, i.line, i.column));
         if self.items.len() > MAX_ITEMS_PER_FILE {
             self.omitted = self.items.len() - MAX_ITEMS_PER_FILE;

@@ -1,10 +1,13 @@
-//! The `diagnostics` an edit's answer (and the `diagnostics` method) carries, as the clients
-//! read it, and the `[DIAGNOSTICS]` block `coder` prints after an edit and the MCP face appends to
-//! a tool's text. The block shows errors first, then warnings, marks new ones, and stays within 5
-//! files and 3,000 characters, counting what it left out. Clean files print nothing.
+//! The `diagnostics` an edit's answer (and the `diagnostics` method) carries: per file, the
+//! settled findings of every server of its language, merged, de-duplicated, labelled by server,
+//! errors first, each marked `new` when the version before did not have it. Also the
+//! `[DIAGNOSTICS]` block `coder` prints after an edit and the MCP face appends to a tool's text.
+//! The block shows errors first, then warnings, marks new ones, and stays within 5 files and
+//! 3,000 characters, counting what it left out. Clean files print nothing.
 //!
-//! The daemon builds these answers with its own types (`lsp::report`); these are the views of
-//! their JSON, so a client needs no daemon code.
+//! One set of types for both sides: the daemon serializes them (building them from `lsp_types`
+//! in its `lsp::report`, which a client does not need) and the clients deserialize the same
+//! JSON, so the two cannot drift apart.
 #![allow(missing_docs)]
 
 use serde::{Deserialize, Serialize};
@@ -16,6 +19,7 @@ pub const MAX_FILES: usize = 5;
 /// Characters a block may take.
 pub const MAX_CHARS: usize = 3_000;
 
+/// How bad a finding is; the order is the block's (errors first).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Severity {
@@ -29,16 +33,20 @@ pub enum Severity {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Item {
     pub severity: Severity,
+    /// 1-based.
     pub line: u32,
+    /// 1-based, in UTF-16 code units as servers count them (bytes, for ASCII lines).
     pub column: u32,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub code: Option<String>,
     pub message: String,
+    /// The server that reported it.
     pub server: String,
+    /// Not in the file's findings before this change.
     pub new: bool,
 }
 
-/// A server that has not settled on a file yet.
+/// A server whose findings for the file were not current by the deadline: none are shown.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Pending {
     pub server: String,
@@ -46,18 +54,20 @@ pub struct Pending {
     pub reason: String,
 }
 
-/// One file's findings.
+/// One file's findings. The daemon leaves out empty lists and a zero `omitted`, so a client
+/// reads them with `default`.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct FileReport {
     pub path: PathBuf,
+    /// The call changed this file (false: a server reported it on its own, e.g. a broken caller).
     pub edited: bool,
     #[serde(default)]
     pub items: Vec<Item>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pending: Vec<Pending>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unanalysed: Vec<Unanalysed>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub omitted: usize,
 }
 
@@ -72,14 +82,15 @@ impl FileReport {
     }
 }
 
-/// A server that cannot look at a file (and why).
+/// A server of the file's language that does not look at this file, and why (rust-analyzer, for
+/// a file outside any Cargo project).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Unanalysed {
     pub server: String,
     pub reason: String,
 }
 
-/// A server the file's language has but this machine lacks.
+/// A server the language of an edited file lists but that cannot run here.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Unavailable {
     pub server: String,
@@ -91,8 +102,12 @@ pub struct Unavailable {
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Report {
     pub files: Vec<FileReport>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unavailable: Vec<Unavailable>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// The block's text ("" when there is nothing to say).
