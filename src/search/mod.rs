@@ -246,8 +246,7 @@ impl FoundFile {
     }
 }
 
-/// The `search` result. Written by hand into one buffer of the exact size (`into_json`): the
-/// files are already JSON, and a 20 MB answer must not be copied through a serializer again.
+/// The `search` result, as the walk left it; `into_json` writes the answer.
 pub struct SearchResult {
     path: PathBuf,
     pattern: String,
@@ -262,56 +261,76 @@ pub struct SearchResult {
     skipped: Vec<Skipped>,
 }
 
+/// The answer's JSON, its fields in the order clients have always seen. serde writes it once into
+/// a buffer sized for it; the files' parts, already JSON, go in as `RawValue`s, copied as they are
+/// and never parsed (a 20 MB answer must not go through a serializer again).
+#[derive(Serialize)]
+struct Envelope<'a> {
+    path: &'a str,
+    pattern: &'a str,
+    mode: &'static str,
+    target: &'static str,
+    /// JSON format: the files' objects.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    files: Option<Files<'a>>,
+    /// Text format: one JSON string, the files' escaped text joined.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    text: Option<&'a RawValue>,
+    files_matched: usize,
+    match_count: usize,
+    files_searched: usize,
+    truncated: bool,
+    truncated_reason: Option<&'static str>,
+    #[serde(skip_serializing_if = "<[Skipped]>::is_empty")]
+    skipped: &'a [Skipped],
+}
+
+/// The files' JSON objects as a JSON array, each written as the walker thread built it.
+struct Files<'a>(&'a [FoundFile]);
+
+impl Serialize for Files<'_> {
+    fn serialize<S: serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> std::result::Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter().map(|file| jsonw::raw_ref(&file.body)))
+    }
+}
+
 impl SearchResult {
-    /// The answer's JSON, its fields in the order clients have always seen: `path, pattern,
-    /// mode, target, files` (or `text`), `files_matched, match_count, files_searched, truncated,
-    /// truncated_reason`, and `skipped` when any file was.
     pub fn into_json(self) -> Result<Box<RawValue>> {
         let files_len: usize = self.files.iter().map(|f| f.body.len() + 3).sum();
-        let mut out = String::with_capacity(files_len + self.pattern.len() + 512);
-        out.push_str("{\"path\":");
-        jsonw::string(&mut out, &self.path.to_string_lossy());
-        out.push_str(",\"pattern\":");
-        jsonw::string(&mut out, &self.pattern);
-        out.push_str(",\"mode\":");
-        jsonw::string(&mut out, self.mode);
-        out.push_str(",\"target\":");
-        jsonw::string(&mut out, self.target);
-        // The files' bodies, joined: JSON objects in `files`, or text (a `--` line between files
-        // when there is context) in `text`.
-        let (open, separator, close) = match self.text {
-            Some(separator) => (",\"text\":\"", separator, "\""),
-            None => (",\"files\":[", ",", "]"),
-        };
-        out.push_str(open);
-        for (i, file) in self.files.iter().enumerate() {
-            if i > 0 {
-                out.push_str(separator);
+        // Text format: the bodies are pieces of one string, so they are joined into it first (a
+        // `RawValue` is one whole JSON value); a `--` line between files when there is context.
+        let text = self.text.map(|separator| {
+            let mut text = String::with_capacity(files_len + 2);
+            text.push('"');
+            for (i, file) in self.files.iter().enumerate() {
+                if i > 0 {
+                    text.push_str(separator);
+                }
+                text.push_str(&file.body);
             }
-            out.push_str(&file.body);
-        }
-        out.push_str(close);
-        out.push_str(",\"files_matched\":");
-        jsonw::number(&mut out, self.files.len() as u64);
-        out.push_str(",\"match_count\":");
-        jsonw::number(&mut out, self.match_count as u64);
-        out.push_str(",\"files_searched\":");
-        jsonw::number(&mut out, self.files_searched as u64);
-        out.push_str(",\"truncated\":");
-        jsonw::boolean(&mut out, self.truncated_reason.is_some());
-        out.push_str(",\"truncated_reason\":");
-        match self.truncated_reason {
-            Some(reason) => jsonw::string(&mut out, reason),
-            None => out.push_str("null"),
-        }
-        if !self.skipped.is_empty() {
-            out.push_str(",\"skipped\":");
-            let skipped = serde_json::to_string(&self.skipped)
-                .map_err(|e| Error::io(format!("serializing `skipped`: {e}")))?;
-            out.push_str(&skipped);
-        }
-        out.push('}');
-        Ok(jsonw::raw(out))
+            text.push('"');
+            text
+        });
+        let path = self.path.to_string_lossy();
+        let envelope = Envelope {
+            path: &path,
+            pattern: &self.pattern,
+            mode: self.mode,
+            target: self.target,
+            files: text.is_none().then_some(Files(&self.files)),
+            text: text.as_deref().map(jsonw::raw_ref),
+            files_matched: self.files.len(),
+            match_count: self.match_count,
+            files_searched: self.files_searched,
+            truncated: self.truncated_reason.is_some(),
+            truncated_reason: self.truncated_reason,
+            skipped: &self.skipped,
+        };
+        jsonw::to_raw(&envelope, files_len + self.pattern.len() + path.len() + 512)
+            .map_err(|e| Error::io(format!("serializing the answer: {e}")))
     }
 }
 

@@ -2,7 +2,8 @@
 //! writes straight into a `String` (no `Value` tree, no `Serializer` state machine per line, a
 //! fast path for strings that need no escaping, as plain code almost always is), and `coder`
 //! copies a text answer's string out of the socket unescaped as it arrives (`copy_unescaped`),
-//! never holding it whole. Everything else on the wire is serde's.
+//! never holding it whole. Everything else on the wire is serde's, the envelope around the hits
+//! included: `raw_ref` and `to_raw` hand it the hand-written parts as they are.
 //!
 //! The output is byte-for-byte what `serde_json` writes for the same strings and numbers, and the
 //! reading undoes it (tests hold the three side by side), so no side can tell which wrote it.
@@ -138,6 +139,29 @@ pub fn raw(json: String) -> Box<RawValue> {
     // converts `Box<str>` to `Box<RawValue>` this same way in `RawValue::from_owned`); the
     // transmute is between two fat pointers of identical layout and keeps the allocation.
     unsafe { std::mem::transmute::<Box<str>, Box<RawValue>>(json.into_boxed_str()) }
+}
+
+/// `json`, JSON text this module wrote, as a borrowed `RawValue`, without parsing it again (see
+/// `raw`): for a serde-derived struct that holds parts already written, which serde then copies
+/// into its output as they are.
+pub fn raw_ref(json: &str) -> &RawValue {
+    // SAFETY: as in `raw`: `RawValue` is `#[repr(transparent)]` over `str`, so the two references
+    // have the same layout; the lifetime is carried over unchanged.
+    unsafe { &*(json as *const str as *const RawValue) }
+}
+
+/// Serializes `value` with serde into a buffer of `capacity` bytes and takes the text as a
+/// `RawValue` without checking or parsing it again: `serde_json::to_string` would start at 128
+/// bytes and regrow (copying) up to a 20 MB search answer, and `RawValue::from_string` reparses.
+pub fn to_raw<T: serde::Serialize + ?Sized>(
+    value: &T,
+    capacity: usize,
+) -> serde_json::Result<Box<RawValue>> {
+    let mut out = Vec::with_capacity(capacity);
+    serde_json::to_writer(&mut out, value)?;
+    // SAFETY: serde_json writes only UTF-8 (`RawValue` parts included, being `str`);
+    // `serde_json::to_string` takes its own buffer with `from_utf8_unchecked` the same way.
+    Ok(raw(unsafe { String::from_utf8_unchecked(out) }))
 }
 
 /// Copies a JSON string's contents from `input` (positioned just after its opening quote) to
