@@ -392,6 +392,9 @@ static DESCRIBED: LazyLock<Map<String, Value>> = LazyLock::new(|| {
             "aliases": m.aliases,
             "mutates": m.mutates,
             "params": (m.schema)(),
+            // The names agents give the params (`term` for `pattern`), so that a client types
+            // `--term x` as the envelope does: `coder` is ChatCLI's plugin too (docs/chatcli.md).
+            "param_aliases": crate::protocol::keys::of(m.name).aliases,
         })
     };
     METHODS

@@ -81,31 +81,7 @@ pub fn of(method: &str) -> &'static MethodNames {
     TABLE.get(method).unwrap_or(&NONE)
 }
 
-/// `maxBytes` and `max-bytes` are `max_bytes`. Keys already in snake_case come back borrowed.
-pub fn snake_case(key: &str) -> std::borrow::Cow<'_, str> {
-    let needs = key.contains('-') || key.chars().any(|c| c.is_ascii_uppercase());
-    if !needs {
-        return key.into();
-    }
-    let mut out = String::with_capacity(key.len() + 4);
-    for (i, c) in key.char_indices() {
-        if c == '-' {
-            out.push('_');
-        } else if c.is_ascii_uppercase() {
-            let prev_lower = key[..i]
-                .chars()
-                .next_back()
-                .is_some_and(|p| p.is_ascii_lowercase() || p.is_ascii_digit());
-            if prev_lower {
-                out.push('_');
-            }
-            out.push(c.to_ascii_lowercase());
-        } else {
-            out.push(c);
-        }
-    }
-    out.into()
-}
+pub use wire::argv::snake_case;
 
 /// The property names a schema declares anywhere (top level and `$defs`), to decide which aliases
 /// apply: an alias is renamed only when its target is declared and the alias itself is not.

@@ -20,9 +20,10 @@ pub fn params_from_flags(args: &[String], described: &Value) -> Result<Value, Cl
         .copied()
         .filter(|k| schema["properties"].get(*k).is_some())
         .collect();
+    let aliases = &described["param_aliases"];
     let syntax = Syntax {
         positional: &declared,
-        key_of: &|name| name.replace('-', "_"),
+        key_of: &|name| key_of(name, aliases),
         single_dash: false,
         guess_untyped: false,
         leading_verb: true,
@@ -32,6 +33,16 @@ pub fn params_from_flags(args: &[String], described: &Value) -> Result<Value, Cl
     match argv::parse(args, schema, &syntax, &mut CommandLine) {
         Ok(params) => Ok(Value::Object(params)),
         Err(problem) => Err(ClientError(message(problem))),
+    }
+}
+
+/// A flag's param: snake_case, then the method's agent aliases as the daemon's `schema` lists them
+/// (`--term` is `pattern`, `--from_line` is `start`), the names ChatCLI's flags use.
+fn key_of(flag: &str, aliases: &Value) -> String {
+    let snake = argv::snake_case(flag);
+    match aliases.get(snake.as_ref()).and_then(Value::as_str) {
+        Some(canonical) => canonical.to_string(),
+        None => snake.into_owned(),
     }
 }
 

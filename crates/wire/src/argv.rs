@@ -160,10 +160,22 @@ pub fn parse<R: Reader>(
             }
         }
         let types = param_types(schema, &key);
-        let boolean = types.iter().any(|t| t == "boolean") && !types.iter().any(|t| t == "string");
+        let takes_bool = wants(&types, "boolean");
+        let boolean = takes_bool && !wants(&types, "string");
         let next_is_flag = words
             .get(i)
             .is_none_or(|w| matches!(classify(w, syntax.single_dash), Word::Flag { .. }));
+        // A flag with nothing after it (the end, or another flag) is a bare boolean when its param
+        // takes one, even one that takes text too (`search --regex --term x`, as ChatCLI writes
+        // `"regex": true`), and when the schema does not type it and the reader guesses.
+        let bare = inline.is_none()
+            && !from_stdin
+            && next_is_flag
+            && (takes_bool || (syntax.guess_untyped && types.is_empty()));
+        if bare {
+            put(&mut params, key, Value::Bool(true), &types, syntax);
+            continue;
+        }
         let raw = match inline {
             _ if from_stdin => read_stdin(reader)?,
             Some(v) => v.to_string(),
@@ -171,9 +183,7 @@ pub fn parse<R: Reader>(
                 i += 1;
                 words[i - 1].clone()
             }
-            None if boolean || (syntax.guess_untyped && types.is_empty() && next_is_flag) => {
-                "true".into()
-            }
+            None if boolean => "true".into(),
             None => match words.get(i) {
                 Some(v) => {
                     i += 1;
@@ -188,21 +198,34 @@ pub fn parse<R: Reader>(
             },
         };
         let value = typed(&key, &raw, &types, syntax, reader)?;
-        if syntax.lists_accumulate && wants(&types, "array") {
-            let list = params
-                .entry(key)
-                .or_insert_with(|| Value::Array(Vec::new()));
-            if let Value::Array(list) = list {
-                match value {
-                    Value::Array(items) => list.extend(items),
-                    item => list.push(item),
-                }
-            }
-            continue;
-        }
-        params.insert(key, value);
+        put(&mut params, key, value, &types, syntax);
     }
     Ok(params)
+}
+
+/// A flag's value into the params: a list flag given again adds to its list (`--edits '{…}'
+/// --edits '{…}'`, the way ChatCLI flattens an array) when the reader collects lists; else the
+/// last one wins.
+fn put(
+    params: &mut Map<String, Value>,
+    key: String,
+    value: Value,
+    types: &[String],
+    syntax: &Syntax,
+) {
+    if syntax.lists_accumulate && wants(types, "array") {
+        let list = params
+            .entry(key)
+            .or_insert_with(|| Value::Array(Vec::new()));
+        if let Value::Array(list) = list {
+            match value {
+                Value::Array(items) => list.extend(items),
+                item => list.push(item),
+            }
+        }
+        return;
+    }
+    params.insert(key, value);
 }
 
 fn read_stdin<R: Reader>(reader: &mut R) -> Result<String, Problem<R::Error>> {
@@ -238,6 +261,9 @@ fn typed<R: Reader>(
                 return Ok(Value::Number(n));
             }
         }
+        if let Some(n) = whole_number(raw).filter(|_| wants(types, "integer")) {
+            return Ok(n.into());
+        }
     }
     if wants(types, "boolean") || guess {
         match raw {
@@ -263,6 +289,41 @@ fn typed<R: Reader>(
         raw: raw.to_string(),
         types: types.to_vec(),
     })
+}
+
+/// A whole number written as a float (`1e+06`, `60.0`): how Go's `fmt.Sprint` writes a JSON
+/// number, so how ChatCLI flattens `"max_bytes": 1000000` into `--max_bytes 1e+06`.
+fn whole_number(raw: &str) -> Option<i64> {
+    let f = raw.parse::<f64>().ok()?;
+    let whole = f.is_finite() && f.fract() == 0.0 && f.abs() < 9.0e15;
+    whole.then_some(f as i64)
+}
+
+/// `maxBytes` and `max-bytes` are `max_bytes`: how every reader names a param from a flag or key.
+/// Keys already in snake_case come back borrowed.
+pub fn snake_case(key: &str) -> std::borrow::Cow<'_, str> {
+    let needs = key.contains('-') || key.chars().any(|c| c.is_ascii_uppercase());
+    if !needs {
+        return key.into();
+    }
+    let mut out = String::with_capacity(key.len() + 4);
+    for (i, c) in key.char_indices() {
+        if c == '-' {
+            out.push('_');
+        } else if c.is_ascii_uppercase() {
+            let prev_lower = key[..i]
+                .chars()
+                .next_back()
+                .is_some_and(|p| p.is_ascii_lowercase() || p.is_ascii_digit());
+            if prev_lower {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out.into()
 }
 
 /// Whether a word of an untyped flag reads as a number or boolean.

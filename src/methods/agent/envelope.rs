@@ -509,7 +509,7 @@ fn flags_from_words(
         guess_untyped: true,
         leading_verb: false,
         stdin_suffix: false,
-        lists_accumulate: false,
+        lists_accumulate: true,
     };
     let mut reader = Recovering { steps, guessed };
     argv::parse(words, schema.unwrap_or(&Value::Null), &syntax, &mut reader).map_err(|problem| {
