@@ -26,6 +26,12 @@ pub enum Command {
     Help,
     /// `coder --version`.
     Version,
+    /// `coder --metadata`: ChatCLI's plugin probe (`chatcli.rs`).
+    Metadata,
+    /// `coder --schema`: ChatCLI's plugin schema, from the daemon's.
+    Schema,
+    /// `coder chatcli install ...`.
+    Chatcli(Vec<String>),
     /// `coder call METHOD [PARAMS]`: any request, params as JSON.
     Call {
         /// The method.
@@ -58,6 +64,8 @@ options (before or after the method):
   -v, --verbose   say on stderr which daemon (socket) was used and why
   -h, --help      this help; `coder METHOD --help` lists a method's flags
   -V, --version   the client's version
+  --metadata      ChatCLI's plugin probe (name, description, usage, version); --schema its schema
+                  (`coder chatcli install` makes coder ChatCLI's @coder: docs/chatcli.md)
 ";
 
 /// Reads the command line (without the program name).
@@ -92,6 +100,14 @@ pub fn parse(args: Vec<String>) -> Result<Cli, ClientError> {
                 cli.command = Command::Version;
                 return Ok(cli);
             }
+            "--metadata" if before_method => {
+                cli.command = Command::Metadata;
+                return Ok(cli);
+            }
+            "--schema" if before_method => {
+                cli.command = Command::Schema;
+                return Ok(cli);
+            }
             flag if before_method && flag.starts_with('-') => {
                 return Err(ClientError(format!(
                     "unknown option `{flag}` (the method's flags follow its name)\n\n{OPTIONS}"
@@ -108,6 +124,7 @@ pub fn parse(args: Vec<String>) -> Result<Cli, ClientError> {
         }
         Some("help") if words.len() == 1 => Command::Help,
         Some("help") => Command::Method(vec![words[1].clone(), "--help".into()]),
+        Some("chatcli") => Command::Chatcli(words[1..].to_vec()),
         Some("call") => {
             let mut words = words.into_iter().skip(1);
             let method = words.next().ok_or_else(|| {

@@ -7,6 +7,7 @@
 //! fast; the renderings of answers (`render`) read their JSON, not daemon types.
 
 mod args;
+pub mod chatcli;
 mod flags;
 pub mod render;
 
@@ -21,9 +22,28 @@ use std::os::unix::net::UnixStream;
 use std::path::Path;
 use wire::client::{self, ClientError};
 
+/// Runs the client as `program` (its name says which ChatCLI tool it is: `coder` is `@coder`,
+/// `coder-read` is `@read`, see `chatcli`), on its arguments without the program name.
+pub fn run_as(program: &str, mut args: Vec<String>) -> i32 {
+    let Some(tool) = chatcli::atomic_of(program) else {
+        return run(args);
+    };
+    match args.first().map(String::as_str) {
+        Some("--metadata") | Some("--schema") => {}
+        // The tool's words follow its name, as if it were a method: `@read {"file": "x"}`.
+        _ => args.insert(0, format!("@{tool}")),
+    }
+    run_for(Some(tool), args)
+}
+
 /// Runs the client on its arguments (without the program name); returns the process exit code:
-/// 0 done, 1 the daemon answered with an error, 2 bad arguments, 3 no daemon or a broken answer.
+/// 0 done, 1 the call failed (the daemon answered with an error, or an `exec`/`test` whose
+/// command failed, its output printed), 2 bad arguments, 3 no daemon or a broken answer.
 pub fn run(args: Vec<String>) -> i32 {
+    run_for(None, args)
+}
+
+fn run_for(atomic: Option<&str>, args: Vec<String>) -> i32 {
     let cli = match args::parse(args) {
         Ok(cli) => cli,
         Err(ClientError(msg)) => {
@@ -37,6 +57,11 @@ pub fn run(args: Vec<String>) -> i32 {
             return 0;
         }
         Command::Help => return args::help(&cli),
+        Command::Metadata => {
+            println!("{}", chatcli::metadata(atomic));
+            return 0;
+        }
+        Command::Chatcli(words) => return chatcli::install(words),
         _ => {}
     }
     // `call`'s params are checked before any daemon is found or started.
@@ -57,6 +82,9 @@ pub fn run(args: Vec<String>) -> i32 {
             return 3;
         }
     };
+    if matches!(cli.command, Command::Schema) {
+        return plugin_schema(&stream, atomic);
+    }
     let (method, mut params, mutates) = match (called, &cli.command) {
         (Some((method, params)), _) => {
             let mutates =
@@ -74,7 +102,9 @@ pub fn run(args: Vec<String>) -> i32 {
         (None, _) => unreachable!("help and version return before connecting"),
     };
     ask_for_text(&cli, &method, &mut params);
-    render::diagnostics::apply_env_switch(mutates, &mut params);
+    if method != "tool" {
+        render::diagnostics::apply_env_switch(mutates, &mut params);
+    }
     let mut out = BufWriter::with_capacity(64 * 1024, std::io::stdout().lock());
     let sent = if method == "search" && !cli.json && params["format"] == "text" {
         client::send_with(&stream, "search", params, |reader, reply| {
@@ -107,7 +137,7 @@ pub fn run(args: Vec<String>) -> i32 {
         if method == "shutdown" {
             wait_until_stopped(&stream);
         }
-        return 0;
+        return exit_code_of(&method, result);
     }
     let response: Reply = match serde_json::from_slice(&reply) {
         Ok(r) => r,
@@ -143,7 +173,43 @@ pub fn run(args: Vec<String>) -> i32 {
     if method == "shutdown" {
         wait_until_stopped(&stream);
     }
-    0
+    exit_code_of(&method, result.get())
+}
+
+/// 1 when the answer reports a failed command (`chatcli::command_failed`), else 0.
+fn exit_code_of(method: &str, result: &str) -> i32 {
+    if !matches!(method, "exec" | "test" | "tool") {
+        return 0;
+    }
+    let result: Value = serde_json::from_str(result).unwrap_or_default();
+    match chatcli::command_failed(method, &result) {
+        true => {
+            eprintln!("coder: the command failed (see its exit code above)");
+            1
+        }
+        false => 0,
+    }
+}
+
+/// `coder --schema`: ChatCLI's plugin schema from the daemon's.
+fn plugin_schema(stream: &UnixStream, atomic: Option<&str>) -> i32 {
+    let methods = client::send(stream, "schema", json!({}))
+        .ok()
+        .and_then(|reply| serde_json::from_slice::<Value>(&reply).ok())
+        .and_then(|mut reply| match reply["result"]["methods"].take() {
+            Value::Object(methods) => Some(methods),
+            _ => None,
+        });
+    match methods {
+        Some(methods) => {
+            println!("{}", chatcli::schema(atomic, &methods));
+            0
+        }
+        None => {
+            eprintln!("coder: the daemon did not answer `schema`");
+            3
+        }
+    }
 }
 
 /// `coder call METHOD [PARAMS]`: the params as a JSON object (default `{}`).
@@ -229,6 +295,13 @@ fn show(
     let raw = matches!(cli.command, Command::Call { .. }) || method == "info";
     if cli.json || raw {
         write_pretty(out, result.as_bytes())
+    } else if method == "tool" {
+        // The envelope's answer is shown as the call it made.
+        let answer: Value = serde_json::from_str(result).unwrap_or_default();
+        match (answer["method"].as_str(), answer.get("result")) {
+            (Some(inner), Some(r)) => render(out, inner, mutates, &r.to_string()),
+            _ => write_pretty(out, result.as_bytes()),
+        }
     } else {
         render(out, method, mutates, result)
     }
@@ -267,6 +340,14 @@ type Request = (String, Value, bool);
 /// is asked of the daemon on the same connection. `Ok(None)`: help was printed.
 fn method_request(stream: &UnixStream, args: &[String]) -> Result<Option<Request>, (i32, String)> {
     let (method, flags) = args.split_first().expect("a method is named");
+    if let Some(tool) = method.strip_prefix('@') {
+        let envelope = atomic_envelope(stream, tool, flags)?;
+        return Ok(Some(tool_request(stream, envelope)));
+    }
+    // ChatCLI passes `{"cmd": "read --file x"}` as the one word `read --file x`.
+    if flags.is_empty() && method.contains(char::is_whitespace) {
+        return Ok(Some(tool_request(stream, json!({"cmd": method}))));
+    }
     let described = described(stream, method)?;
     let canonical = described["method"].as_str().unwrap_or(method).to_string();
     if flags.iter().any(|f| f == "--help" || f == "-h") {
@@ -274,9 +355,61 @@ fn method_request(stream: &UnixStream, args: &[String]) -> Result<Option<Request
         return Ok(None);
     }
     let mut params = flags::params_from_flags(flags, &described).map_err(|e| (2, e.0))?;
+    if canonical == "tool" {
+        return Ok(Some(tool_request(stream, params)));
+    }
     absolutize_paths(&mut params);
     let mutates = described["mutates"] == true;
     Ok(Some((canonical, params, mutates)))
+}
+
+/// An atomic tool's words (`coder-read`): one JSON object, as ChatCLI passes flat args, or
+/// `--flag value` words typed by the tool's method.
+fn atomic_envelope(stream: &UnixStream, tool: &str, words: &[String]) -> Result<Value, (i32, String)> {
+    let name = format!("@{tool}");
+    match words {
+        [] => Ok(json!({"tool": name})),
+        [text] if text.trim_start().starts_with('{') => Ok(json!({"tool": name, "raw": text})),
+        _ => {
+            let described = described(stream, tool)?;
+            let params = flags::params_from_flags(words, &described).map_err(|e| (2, e.0))?;
+            Ok(json!({"tool": name, "args": params}))
+        }
+    }
+}
+
+/// A `tool` envelope whose relative paths resolve from the current folder, as every `coder`
+/// call's do: the daemon's dry run names the call and its canonical params, whose paths are then
+/// made absolute, and the call is sent as that. An envelope the dry run refuses is sent as it
+/// is, to be refused again and reported the usual way.
+fn tool_request(stream: &UnixStream, envelope: Value) -> Request {
+    // A dry run asked for (in any spelling, anywhere in the envelope) is sent untouched: its
+    // answer is the call, which must not be run here.
+    let text = envelope.to_string().to_ascii_lowercase();
+    if ["dry_run", "dryrun", "dry-run"].iter().any(|k| text.contains(k)) {
+        return ("tool".into(), envelope, false);
+    }
+    let mut dry = envelope.clone();
+    dry["dry_run"] = json!(true);
+    let call = client::send(stream, "tool", dry)
+        .ok()
+        .and_then(|reply| serde_json::from_slice::<Value>(&reply).ok())
+        .map(|mut reply| reply["result"].take())
+        .filter(|call| call["method"].is_string() && call["params"].is_object());
+    let Some(mut call) = call else {
+        return ("tool".into(), envelope, false);
+    };
+    let mutates = call["read_only"] == false;
+    let mut params = call["params"].take();
+    absolutize_paths(&mut params);
+    let atomic = envelope["tool"]
+        .as_str()
+        .filter(|t| t.trim_start_matches('@') != "coder");
+    let resolved = match atomic {
+        Some(tool) => json!({"tool": tool, "args": params}),
+        None => json!({"cmd": call["method"], "args": params}),
+    };
+    ("tool".into(), resolved, mutates)
 }
 
 /// Paths typed in a shell are relative to the shell's folder, not to the workspace root: the path

@@ -1,6 +1,7 @@
 //! `coder`: see the library (`coder::run`).
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    std::process::exit(coder::run(args));
+    let mut args = std::env::args();
+    let program = args.next().unwrap_or_default();
+    std::process::exit(coder::run_as(&program, args.collect()));
 }
