@@ -146,7 +146,8 @@ pub fn install(args: &[String]) -> i32 {
     }
 }
 
-const INSTALL_USAGE: &str = "usage: coder chatcli install [--dir DIR]   (default DIR: $HOME/.chatcli/plugins)";
+const INSTALL_USAGE: &str =
+    "usage: coder chatcli install [--dir DIR]   (default DIR: $HOME/.chatcli/plugins)";
 
 fn install_in(args: &[String]) -> Result<String, String> {
     let mut dir: Option<PathBuf> = None;
@@ -197,10 +198,7 @@ fn link(binary: &Path, at: &Path) -> Result<(), String> {
 
 fn instructions(dir: &Path, binary: &Path, names: &[String]) -> String {
     let d = dir.display();
-    let mut text = format!(
-        "installed in {d} (symlinks to {}):\n",
-        binary.display()
-    );
+    let mut text = format!("installed in {d} (symlinks to {}):\n", binary.display());
     for name in names {
         let tool = atomic_of(name).map_or("@coder".to_string(), |t| format!("@{t}"));
         text.push_str(&format!("  {name:<14} {tool}\n"));
@@ -232,7 +230,10 @@ mod tests {
 
     #[test]
     fn the_program_name_says_which_tool() {
-        assert_eq!(atomic_of("/home/u/.chatcli/plugins/coder-read"), Some("read"));
+        assert_eq!(
+            atomic_of("/home/u/.chatcli/plugins/coder-read"),
+            Some("read")
+        );
         assert_eq!(atomic_of("coder-todo"), Some("todo"));
         assert_eq!(atomic_of("coder"), None);
         assert_eq!(atomic_of("coder-write"), None);
@@ -241,9 +242,18 @@ mod tests {
     #[test]
     fn a_failed_command_is_a_failed_call_even_inside_tool() {
         assert!(command_failed("exec", &json!({"exit_code": 3})));
-        assert!(command_failed("test", &json!({"exit_code": null, "signal": 9})));
-        assert!(command_failed("exec", &json!({"exit_code": 0, "timed_out": true})));
-        assert!(!command_failed("exec", &json!({"exit_code": 0, "signal": null})));
+        assert!(command_failed(
+            "test",
+            &json!({"exit_code": null, "signal": 9})
+        ));
+        assert!(command_failed(
+            "exec",
+            &json!({"exit_code": 0, "timed_out": true})
+        ));
+        assert!(!command_failed(
+            "exec",
+            &json!({"exit_code": 0, "signal": null})
+        ));
         assert!(!command_failed("exec", &json!({"decision": "allow"})));
         let inner = json!({"method": "exec", "result": {"exit_code": 1}});
         assert!(command_failed("tool", &inner));

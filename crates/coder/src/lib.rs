@@ -365,7 +365,11 @@ fn method_request(stream: &UnixStream, args: &[String]) -> Result<Option<Request
 
 /// An atomic tool's words (`coder-read`): one JSON object, as ChatCLI passes flat args, or
 /// `--flag value` words typed by the tool's method.
-fn atomic_envelope(stream: &UnixStream, tool: &str, words: &[String]) -> Result<Value, (i32, String)> {
+fn atomic_envelope(
+    stream: &UnixStream,
+    tool: &str,
+    words: &[String],
+) -> Result<Value, (i32, String)> {
     let name = format!("@{tool}");
     match words {
         [] => Ok(json!({"tool": name})),
@@ -386,7 +390,10 @@ fn tool_request(stream: &UnixStream, envelope: Value) -> Request {
     // A dry run asked for (in any spelling, anywhere in the envelope) is sent untouched: its
     // answer is the call, which must not be run here.
     let text = envelope.to_string().to_ascii_lowercase();
-    if ["dry_run", "dryrun", "dry-run"].iter().any(|k| text.contains(k)) {
+    if ["dry_run", "dryrun", "dry-run"]
+        .iter()
+        .any(|k| text.contains(k))
+    {
         return ("tool".into(), envelope, false);
     }
     let mut dry = envelope.clone();
