@@ -424,7 +424,16 @@ fn the_documents_examples_answer_the_same_through_the_plugin_and_tool() {
         } else if got.get("method").is_some() && got.get("read_only").is_some() {
             got = got["result"].take(); // the whole call as one word went through `tool`
         }
-        let got = normalize(&got, &via_plugin.root);
+        let mut got = normalize(&got, &via_plugin.root);
+        let mut expected = expected;
+        if raw.contains("ps aux") {
+            // The process table of the moment: which processes, in which state.
+            for answer in [&mut got, &mut expected] {
+                if answer.get("stdout").is_some() {
+                    answer["stdout"] = json!("-");
+                }
+            }
+        }
         let failed = expected.get("error").is_some()
             || (["exec", "test"].contains(&example_method(&argv[1..]).as_str())
                 && expected["exit_code"] != json!(0));

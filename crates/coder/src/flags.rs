@@ -205,6 +205,34 @@ mod tests {
     }
 
     #[test]
+    fn chatclis_flattened_argv_is_read_as_the_envelope_meant() {
+        // Keys sorted: a bare boolean before the term; a single object for a list; whole numbers
+        // as Go prints them; a repeated list flag collected; the first of a text-or-list stays text.
+        let mut described = described();
+        described["params"]["properties"]["regex"] =
+            json!({"anyOf": [{"type": "boolean"}, {"type": "string"}]});
+        described["params"]["properties"]["glob"] =
+            json!({"anyOf": [{"type": "string"}, {"type": "array"}]});
+        described["param_aliases"] = json!({"from_line": "start", "term": "file"});
+        let parse = |args: &[&str]| {
+            let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+            params_from_flags(&args, &described).map_err(|e| e.0)
+        };
+        assert_eq!(
+            parse(&["--regex", "--term", "(", "--from_line", "1e+06"]).unwrap(),
+            json!({"regex": true, "file": "(", "start": 1_000_000})
+        );
+        assert_eq!(
+            parse(&["--edits", r#"{"file": "a"}"#, "--glob", "*.go"]).unwrap(),
+            json!({"edits": [{"file": "a"}], "glob": "*.go"})
+        );
+        assert_eq!(
+            parse(&["--glob", "*.go", "--glob", "*.rs"]).unwrap(),
+            json!({"glob": ["*.go", "*.rs"]})
+        );
+    }
+
+    #[test]
     fn unknown_flags_go_to_the_daemon_which_names_them() {
         assert_eq!(parse(&["--nope", "1"]).unwrap(), json!({"nope": "1"}));
     }

@@ -213,19 +213,25 @@ fn put(
     types: &[String],
     syntax: &Syntax,
 ) {
-    if syntax.lists_accumulate && wants(types, "array") {
-        let list = params
-            .entry(key)
-            .or_insert_with(|| Value::Array(Vec::new()));
-        if let Value::Array(list) = list {
-            match value {
-                Value::Array(items) => list.extend(items),
-                item => list.push(item),
-            }
-        }
+    let repeated = params.contains_key(&key);
+    if !(syntax.lists_accumulate && wants(types, "array") && repeated) {
+        params.insert(key, value);
         return;
     }
-    params.insert(key, value);
+    // The first value stays as typed (`--glob '*.go'` is the string a glob may be); a second one
+    // makes the list.
+    let Some(first) = params.get_mut(&key) else {
+        return;
+    };
+    let mut list = match first.take() {
+        Value::Array(items) => items,
+        single => vec![single],
+    };
+    match value {
+        Value::Array(items) => list.extend(items),
+        item => list.push(item),
+    }
+    *first = Value::Array(list);
 }
 
 fn read_stdin<R: Reader>(reader: &mut R) -> Result<String, Problem<R::Error>> {
@@ -275,7 +281,12 @@ fn typed<R: Reader>(
     if wants(types, "array") || wants(types, "object") {
         let trimmed = raw.trim();
         if trimmed.starts_with(['[', '{']) {
-            return reader.json(key, trimmed).map_err(Problem::Reader);
+            let value = reader.json(key, trimmed).map_err(Problem::Reader)?;
+            // One object for a list of them: the first of a repeated flag, or a list of one.
+            return Ok(match value {
+                Value::Object(_) if !wants(types, "object") => Value::Array(vec![value]),
+                value => value,
+            });
         }
         if wants(types, "array") {
             return Ok(Value::Array(vec![Value::String(raw.to_string())]));
