@@ -50,6 +50,85 @@ fn install(home: &Path) -> PathBuf {
     home.join(".chatcli/plugins")
 }
 
+/// The signing recipe `install` prints, run as printed (HOME overridden), gives every entry point a
+/// `.sig` that ChatCLI's `VerifyPlugin` accepts: the first line is the base64 Ed25519 signature of
+/// the SHA-256 of the file's bytes, by the key whose PKIX PEM is in `trusted-keys/*.pub`.
+#[test]
+fn the_printed_signing_recipe_signs_as_chatcli_verifies() {
+    let home = tempfile::tempdir().unwrap();
+    let out = Command::new(common::coder_bin())
+        .args(["chatcli", "install"])
+        .env("HOME", home.path())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let recipe: String = text
+        .lines()
+        .skip_while(|l| !l.contains("mkdir -p ~/.chatcli/trusted-keys"))
+        .take_while(|l| !l.starts_with("Sign again"))
+        .map(|l| format!("{}\n", l.trim_start()))
+        .collect();
+    assert!(recipe.contains("openssl pkeyutl -sign"), "{text}");
+    let recipe = recipe.replace(
+        "/tmp/coder.sha256",
+        &home.path().join("h").to_string_lossy(),
+    );
+    let ran = Command::new("bash")
+        .args(["-euo", "pipefail", "-c", &recipe])
+        .env("HOME", home.path())
+        .output()
+        .expect("bash");
+    assert!(
+        ran.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ran.stderr)
+    );
+    let plugins = home.path().join(".chatcli/plugins");
+    let public = home.path().join(".chatcli/trusted-keys/coder.pub");
+    for entry in [
+        "coder",
+        "coder-read",
+        "coder-search",
+        "coder-tree",
+        "coder-todo",
+    ] {
+        let sig = std::fs::read_to_string(plugins.join(format!("{entry}.sig"))).unwrap();
+        let sig = sig.lines().next().unwrap().trim().to_string();
+        let digest = home.path().join("digest");
+        let bytes = std::fs::read(plugins.join(entry)).unwrap();
+        let hashed = Command::new("openssl")
+            .args(["dgst", "-sha256", "-binary", "-out"])
+            .arg(&digest)
+            .arg(plugins.join(entry))
+            .status()
+            .unwrap();
+        assert!(hashed.success() && !bytes.is_empty());
+        let raw_sig = home.path().join("sig.bin");
+        let decoded = Command::new("bash")
+            .args([
+                "-c",
+                &format!("echo '{sig}' | base64 -d > '{}'", raw_sig.display()),
+            ])
+            .status()
+            .unwrap();
+        assert!(decoded.success());
+        let verified = Command::new("openssl")
+            .args(["pkeyutl", "-verify", "-rawin", "-pubin", "-inkey"])
+            .arg(&public)
+            .arg("-in")
+            .arg(&digest)
+            .arg("-sigfile")
+            .arg(&raw_sig)
+            .output()
+            .unwrap();
+        assert!(
+            verified.status.success(),
+            "{entry}: {}",
+            String::from_utf8_lossy(&verified.stdout)
+        );
+    }
+}
+
 /// ChatCLI's flattening of a JSON tool call into argv (`buildArgvFromJSONMap`): the subcommand
 /// from `cmd` (or `argv`), then every arg — keys outside the envelope, then `args`, then `flags`,
 /// `command` read as `cmd` — in sorted key order: `true` as the bare flag, `false` and null
@@ -292,6 +371,17 @@ fn chatcli_loads_and_runs_the_plugins() {
         &[format!("read --file {first} --head 1")],
     );
     assert!(r.ok && !r.stdout.is_empty(), "{}", r.stderr);
+
+    // Text that looks like JSON, or like a flag, stays the text the schema says it is.
+    for content in [r#"{"a": 1}"#, "[1, 2]", "--not-a-flag", "true", "1e+06"] {
+        let r = call(
+            &coder,
+            &sub,
+            json!({"cmd": "write", "args": {"file": "t.txt", "content": content}}),
+        );
+        assert!(r.ok, "{content}: {}", r.stderr);
+        assert_eq!(std::fs::read_to_string(sub.join("t.txt")).unwrap(), content);
+    }
 
     // A failed command is a failed call, its output still printed.
     let r = call(

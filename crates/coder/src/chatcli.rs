@@ -7,6 +7,7 @@
 //! call.
 
 use serde_json::{json, Map, Value};
+use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 
 /// The atomic tools: ChatCLI's narrow plugins, each one method of the daemon.
@@ -171,7 +172,12 @@ fn install_in(args: &[String]) -> Result<String, String> {
     let binary = std::env::current_exe()
         .and_then(|p| p.canonicalize())
         .map_err(|e| format!("cannot find this binary: {e}"))?;
-    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    // Private, as ChatCLI makes it: whatever lands here runs with the user's rights.
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(&dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?;
     let names: Vec<String> = std::iter::once("coder".to_string())
         .chain(ATOMIC.iter().map(|t| format!("{PREFIX}{t}")))
         .collect();
