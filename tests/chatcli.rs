@@ -482,6 +482,48 @@ fn chatcli_loads_and_runs_the_plugins() {
     );
 }
 
+/// Every flag of ChatCLI's `@coder` schema (tests/chatcli/schema_flags.json) reaches the method
+/// it names (whatever the call then answers), except the few refused on purpose, which the daemon
+/// refuses as unknown keys, naming them (listed with the reason in docs/chatcli.md).
+#[test]
+fn every_flag_of_chatclis_schema_is_understood_or_refused_on_purpose() {
+    let flags = data("chatcli/schema_flags.json");
+    let sandbox = Sandbox::fixture("chatcli");
+    let daemon = Daemon::start(&sandbox, &[]);
+    let coder = install(sandbox.dir.path()).join("coder");
+    let words = |argv: &Value| -> Vec<String> {
+        argv.as_array()
+            .unwrap()
+            .iter()
+            .map(|w| w.as_str().unwrap().into())
+            .collect()
+    };
+    let misread = ["invalid params", "expects", "needs a value", "unexpected"];
+    let mut problems = Vec::new();
+    for argv in flags["accepted"].as_array().unwrap() {
+        let r = run(&coder, &daemon.socket, &sandbox.root, &words(argv));
+        if misread.iter().any(|m| r.stderr.contains(m)) {
+            problems.push(format!("{argv}: {}", r.stderr));
+        }
+    }
+    for refused in flags["refused"].as_array().unwrap() {
+        let r = run(
+            &coder,
+            &daemon.socket,
+            &sandbox.root,
+            &words(&refused["argv"]),
+        );
+        let key = refused["key"].as_str().unwrap();
+        if r.ok || !r.stderr.contains(&format!("unknown field `{key}`")) {
+            problems.push(format!(
+                "{}: expected `{key}` refused, got {}",
+                refused["argv"], r.stderr
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
 /// Every `@coder` example of ChatCLI's plugin document (tests/agent/chatcli_examples.json, 51
 /// tool calls and the CLI lines and JSON block beside them) runs twice, on two copies of the
 /// fixture: through the `tool` envelope, and as the argv ChatCLI gives the plugin. The answers

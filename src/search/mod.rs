@@ -57,6 +57,8 @@ pub struct SearchParams {
     case: Option<Case>,
     /// Same as `case: insensitive`.
     ignore_case: Option<bool>,
+    /// ChatCLI's flag: `true` is `case: sensitive` (the default), `false` is `case: insensitive`.
+    case_sensitive: Option<bool>,
     /// Match whole words only.
     word: Option<bool>,
     /// Matches returned before the walk stops with `truncated: true` (default 100, capped by

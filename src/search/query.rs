@@ -89,10 +89,11 @@ impl Query {
                 "context is at most {MAX_CONTEXT} lines each side"
             )));
         }
-        let case = match (p.case, p.ignore_case) {
+        let insensitive = p.ignore_case == Some(true) || p.case_sensitive == Some(false);
+        let case = match (p.case, insensitive) {
             (Some(c), _) => c,
-            (None, Some(true)) => Case::Insensitive,
-            (None, _) => Case::Sensitive,
+            (None, true) => Case::Insensitive,
+            (None, false) => Case::Sensitive,
         };
         let max_results = p.max_results.unwrap_or(DEFAULT_MAX_RESULTS);
         if max_results == 0 {

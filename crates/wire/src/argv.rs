@@ -167,11 +167,10 @@ pub fn parse<R: Reader>(
             .is_none_or(|w| matches!(classify(w, syntax.single_dash), Word::Flag { .. }));
         // A flag with nothing after it (the end, or another flag) is a bare boolean when its param
         // takes one, even one that takes text too (`search --regex --term x`, as ChatCLI writes
-        // `"regex": true`), and when the schema does not type it and the reader guesses.
-        let bare = inline.is_none()
-            && !from_stdin
-            && next_is_flag
-            && (takes_bool || (syntax.guess_untyped && types.is_empty()));
+        // `"regex": true`), and when the schema does not declare it (`--allow-unsafe`): the
+        // daemon then names the unknown key, rather than the client asking for its value.
+        let bare =
+            inline.is_none() && !from_stdin && next_is_flag && (takes_bool || types.is_empty());
         if bare {
             put(&mut params, key, Value::Bool(true), &types, syntax);
             continue;
