@@ -344,7 +344,11 @@ fn method_request(stream: &UnixStream, args: &[String]) -> Result<Option<Request
         let envelope = atomic_envelope(stream, tool, flags)?;
         return Ok(Some(tool_request(stream, envelope)));
     }
-    // ChatCLI passes `{"cmd": "read --file x"}` as the one word `read --file x`.
+    // ChatCLI passes `{"cmd": "read --file x"}` as the one word `read --file x`, and a call
+    // without a subcommand as its JSON: both are the envelope's to read.
+    if flags.is_empty() && method.trim_start().starts_with('{') {
+        return Ok(Some(tool_request(stream, json!({"raw": method}))));
+    }
     if flags.is_empty() && method.contains(char::is_whitespace) {
         return Ok(Some(tool_request(stream, json!({"cmd": method}))));
     }
