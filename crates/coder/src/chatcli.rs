@@ -246,6 +246,31 @@ mod tests {
     }
 
     #[test]
+    fn the_schema_has_chatclis_shape() {
+        let methods = json!({
+            "read": {"summary": "Read a file.", "params": {"type": "object", "required": ["file"],
+                "properties": {"file": {"type": "string", "description": "The file."},
+                    "max_bytes": {"type": ["integer", "null"]}, "numbered": {"type": "boolean"}}}},
+            "shutdown": {"summary": "Stop.", "params": {}},
+            "coder::read": {"summary": "Read.", "params": {}},
+        });
+        let methods = methods.as_object().unwrap();
+        let coder = schema(None, methods);
+        assert_eq!(coder["name"], "@coder");
+        let subcommands = coder["subcommands"].as_array().unwrap();
+        assert_eq!(subcommands.len(), 1, "{coder}");
+        assert_eq!(
+            subcommands[0]["flags"],
+            json!([
+                {"name": "--file", "type": "string", "description": "The file.", "required": true},
+                {"name": "--max-bytes", "type": "int", "description": "", "required": false},
+                {"name": "--numbered", "type": "bool", "description": "", "required": false},
+            ])
+        );
+        assert_eq!(schema(Some("read"), methods)["name"], "@read");
+    }
+
+    #[test]
     fn a_failed_command_is_a_failed_call_even_inside_tool() {
         assert!(command_failed("exec", &json!({"exit_code": 3})));
         assert!(command_failed(
