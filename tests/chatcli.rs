@@ -441,8 +441,11 @@ fn chatcli_loads_and_runs_the_plugins() {
         json!({"term": "HandleRequest", "include": "*.go"}),
     );
     assert!(
-        r.ok && r.stdout.contains("handler.go"),
-        "{}{}",
+        r.ok && r
+            .stdout
+            .lines()
+            .any(|l| l.contains("handler.go:") && l.contains("HandleRequest")),
+        "the search prints rg's lines, not JSON: {}{}",
         r.stdout,
         r.stderr
     );

@@ -246,11 +246,21 @@ fn described(stream: &UnixStream, method: &str) -> Result<Value, (i32, String)> 
 
 /// A search shown as text is asked for as text: the daemon renders it on its walker threads, and
 /// the answer is a fifth smaller than its JSON form (unless `--format` says otherwise).
+/// The same for a search sent through `tool` (`@search`, or `@coder`'s `search`), whose resolved
+/// envelope holds the params under `args`.
 fn ask_for_text(cli: &Cli, method: &str, params: &mut Value) {
-    if method == "search" && !cli.json {
-        if let Some(params) = params.as_object_mut() {
-            params.entry("format").or_insert_with(|| json!("text"));
+    if cli.json {
+        return;
+    }
+    let params = match method {
+        "search" => params.as_object_mut(),
+        "tool" if params["cmd"] == "search" || params["tool"] == "@search" => {
+            params["args"].as_object_mut()
         }
+        _ => None,
+    };
+    if let Some(params) = params {
+        params.entry("format").or_insert_with(|| json!("text"));
     }
 }
 
@@ -296,10 +306,19 @@ fn show(
     if cli.json || raw {
         write_pretty(out, result.as_bytes())
     } else if method == "tool" {
-        // The envelope's answer is shown as the call it made.
-        let answer: Value = serde_json::from_str(result).unwrap_or_default();
-        match (answer["method"].as_str(), answer.get("result")) {
-            (Some(inner), Some(r)) => render(out, inner, mutates, &r.to_string()),
+        // The envelope's answer is shown as the call it made, from the call's own bytes (a
+        // search's renderer reads its keys in the daemon's order).
+        #[derive(Deserialize)]
+        struct Answer<'a> {
+            method: Option<String>,
+            #[serde(borrow)]
+            result: Option<&'a RawValue>,
+        }
+        match serde_json::from_str::<Answer>(result) {
+            Ok(Answer {
+                method: Some(inner),
+                result: Some(r),
+            }) => render(out, &inner, mutates, r.get()),
             _ => write_pretty(out, result.as_bytes()),
         }
     } else {
