@@ -429,9 +429,15 @@ fn tool_request(stream: &UnixStream, envelope: Value) -> Request {
     let Some(mut call) = call else {
         return ("tool".into(), envelope, false);
     };
-    let mutates = call["read_only"] == false;
+    let mut mutates = call["read_only"] == false;
     let mut params = call["params"].take();
     absolutize_paths(&mut params);
+    // CODER_AUTODIAG=off reaches the call the envelope makes, when that call edits files.
+    if autodiag_off() {
+        let method = call["method"].as_str().unwrap_or_default();
+        mutates = described(stream, method).is_ok_and(|d| d["mutates"] == true);
+        render::diagnostics::apply_env_switch(mutates, &mut params);
+    }
     let atomic = envelope["tool"]
         .as_str()
         .filter(|t| t.trim_start_matches('@') != "coder");
