@@ -15,7 +15,7 @@ pub fn methods() -> Vec<Method> {
         ),
         method(
             "create-file",
-            &["coder::create-file"],
+            &[],
             "Create files (all or none); an existing path is C217 unless overwrite.",
             true,
             |s, p| write::create_file(s, p),
@@ -43,21 +43,21 @@ pub fn methods() -> Vec<Method> {
         ),
         method(
             "update-file",
-            &["coder::update-file"],
+            &[],
             "Line ops (insert, remove, update_lines) and regex replaces over files, with echoes.",
             true,
             |s, p| update_file::update_file(s, p),
         ),
         method(
             "delete-file",
-            &["coder::delete-file"],
+            &[],
             "Delete files, symlinks or folders (recursive for non-empty ones).",
             true,
             |s, p| paths::delete_file(s, p),
         ),
         method(
             "move",
-            &["coder::move"],
+            &[],
             "Move or rename entries; across roots files are copied then deleted.",
             true,
             |s, p| paths::move_entries(s, p),

@@ -12,6 +12,7 @@ mod checkpoint;
 mod edit;
 mod exec;
 mod git;
+mod iii;
 mod lsp;
 mod map;
 pub mod state;
@@ -296,6 +297,7 @@ pub static METHODS: LazyLock<Vec<Method>> = LazyLock::new(|| {
         syntax::methods(),
         map::methods(),
         lsp::methods(),
+        iii::methods(),
     ]
     .into_iter()
     .flatten()
@@ -307,7 +309,7 @@ fn core_methods() -> Vec<Method> {
     vec![
         method(
             "info",
-            &["coder::info"],
+            &[],
             "What the daemon serves: roots, budgets, globs, methods.",
             false,
             info,
@@ -321,7 +323,7 @@ fn core_methods() -> Vec<Method> {
         ),
         method(
             "read",
-            &["coder::read-file"],
+            &[],
             "Read a file: a line window, head/tail, base64, a stat probe, or a batch.",
             false,
             |s, p| read::handle(s, &s.line_counts, p),
@@ -330,7 +332,7 @@ fn core_methods() -> Vec<Method> {
         .warms_servers(),
         method(
             "tree",
-            &["coder::tree"],
+            &[],
             "A nested, bounded view of a folder.",
             false,
             |s, p| listing::tree(&s.jail, &s.limits(), p),
@@ -338,14 +340,14 @@ fn core_methods() -> Vec<Method> {
         .heavy(always),
         method(
             "list-folder",
-            &["coder::list-folder"],
+            &[],
             "One folder, paginated.",
             false,
             |s, p| listing::list_folder(&s.jail, &s.limits(), p),
         ),
         raw_method(
             "search",
-            &["coder::search"],
+            &[],
             "Search file contents (or paths) for a literal or a regex.",
             |s, p| search::handle(&s.jail, &s.limits(), &s.policy(), p)?.into_json(),
         )
