@@ -255,7 +255,16 @@ pub fn move_entries(state: &Arc<State>, p: MoveParams) -> Result<Results> {
 /// One move. A destination that is an existing folder is C210 (iii moves onto a path, never
 /// into a folder), whatever `overwrite` says.
 fn move_one(state: &Arc<State>, m: &MoveItem) -> Result<(String, Value)> {
+    let from = state.jail.resolve("from", &m.from)?;
     let to = state.jail.resolve("to", &m.to)?;
+    let is_dir = |r| state.jail.metadata(r).is_ok_and(|meta| meta.is_dir());
+    if from.root != to.root && is_dir(&from) {
+        return Err(Error::bad_input(format!(
+            "{}: a folder cannot move to another root ({})",
+            m.from, m.to
+        ))
+        .with_recovery("move its files one by one, or move it within its root"));
+    }
     if let Ok(meta) = state.jail.metadata(&to) {
         if meta.is_dir() {
             return Err(Error::bad_input(format!(
