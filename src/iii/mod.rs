@@ -104,10 +104,7 @@ impl Worker {
 
 /// The `coder::*` entries of the table, or those the config names (an unknown one is an error).
 fn chosen_methods(wanted: Option<&[String]>) -> Result<Vec<&'static methods::Method>> {
-    let all: Vec<&'static methods::Method> = methods::METHODS
-        .iter()
-        .filter(|m| m.name.starts_with("coder::"))
-        .collect();
+    let all: Vec<&'static methods::Method> = methods::iii::METHODS.iter().collect();
     let Some(wanted) = wanted else {
         return Ok(all);
     };

@@ -16,7 +16,7 @@ pub fn methods() -> Vec<Method> {
         method(
             "create-file",
             &[],
-            "Create files (all or none); an existing path is C217 unless overwrite.",
+            "Create files, all or none (coder::create-file reports each entry on its own); an existing path is C217 unless overwrite.",
             true,
             |s, p| write::create_file(s, p),
         ),
@@ -44,21 +44,21 @@ pub fn methods() -> Vec<Method> {
         method(
             "update-file",
             &[],
-            "Line ops (insert, remove, update_lines) and regex replaces over files, with echoes.",
+            "Line ops (insert, remove, update_lines) and regex replaces over files, with echoes; all files or none (coder::update-file commits each file on its own).",
             true,
             |s, p| update_file::update_file(s, p),
         ),
         method(
             "delete-file",
             &[],
-            "Delete files, symlinks or folders (recursive for non-empty ones).",
+            "Delete files, symlinks or folders (recursive for non-empty ones); all or none (coder::delete-file reports each path on its own).",
             true,
             |s, p| paths::delete_file(s, p),
         ),
         method(
             "move",
             &[],
-            "Move or rename entries; across roots files are copied then deleted.",
+            "Move or rename entries, all or none (coder::move reports each entry on its own); across roots files are copied then deleted.",
             true,
             |s, p| paths::move_entries(s, p),
         ),

@@ -12,7 +12,7 @@ mod checkpoint;
 mod edit;
 mod exec;
 mod git;
-mod iii;
+pub mod iii;
 mod lsp;
 mod map;
 pub mod state;
@@ -297,7 +297,6 @@ pub static METHODS: LazyLock<Vec<Method>> = LazyLock::new(|| {
         syntax::methods(),
         map::methods(),
         lsp::methods(),
-        iii::methods(),
     ]
     .into_iter()
     .flatten()
@@ -356,10 +355,11 @@ fn core_methods() -> Vec<Method> {
     ]
 }
 
-/// The method a request names, by name or alias.
+/// The method a request names, by name or alias: coderd's own, or a `coder::*` id (iii's).
 pub fn find(name: &str) -> Option<&'static Method> {
     METHODS
         .iter()
+        .chain(iii::METHODS.iter())
         .find(|m| m.name == name || m.aliases.contains(&name))
 }
 
@@ -398,6 +398,7 @@ static DESCRIBED: LazyLock<Map<String, Value>> = LazyLock::new(|| {
     };
     METHODS
         .iter()
+        .chain(iii::METHODS.iter())
         .map(|m| (m.name.to_string(), described(m)))
         .collect()
 });
@@ -408,7 +409,13 @@ fn schema(_: &Arc<State>, p: SchemaParams) -> Result<Value> {
             let m = find(&name).ok_or_else(|| unknown(&name))?;
             Ok(json!({"method": m.name, "schema": DESCRIBED[m.name]}))
         }
-        None => Ok(json!({"methods": *DESCRIBED})),
+        // coderd's own methods; a `coder::*` id (iii's) is described when asked for by name.
+        None => {
+            let own = METHODS
+                .iter()
+                .map(|m| (m.name.to_string(), DESCRIBED[m.name].clone()));
+            Ok(json!({"methods": own.collect::<Map<_, _>>()}))
+        }
     }
 }
 

@@ -20,8 +20,12 @@ use serde::Serialize;
 use serde_json::Value;
 use std::sync::Arc;
 
-/// The `coder::*` entries of the method table.
-pub fn methods() -> Vec<Method> {
+/// The `coder::*` ids: found by `methods::find` and described by `schema` beside coderd's own
+/// methods, but not listed with them (`info`, MCP tools, `coder --help`): they are iii's surface,
+/// registered with the engine by `coderd iii`.
+pub static METHODS: std::sync::LazyLock<Vec<Method>> = std::sync::LazyLock::new(methods);
+
+fn methods() -> Vec<Method> {
     vec![
         entry(
             "coder::info",
