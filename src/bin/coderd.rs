@@ -16,10 +16,10 @@ struct Args {
     #[arg(long, global = true)]
     socket: Option<PathBuf>,
     /// Write logs here instead of stderr.
-    #[arg(long)]
+    #[arg(long, global = true)]
     log_file: Option<PathBuf>,
     /// Log filter, e.g. `info` or `coderd=debug` (default: $CODERD_LOG, else info).
-    #[arg(long)]
+    #[arg(long, global = true)]
     log: Option<String>,
     #[command(subcommand)]
     command: Option<Sub>,
