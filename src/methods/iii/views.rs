@@ -85,12 +85,12 @@ pub fn read_file(state: &Arc<State>, p: ReadParams) -> Result<Value> {
         p.paths.is_none() && p.stat != Some(true) && p.line_from.is_none() && p.line_to.is_none();
     let cap = state.limits().max_read_bytes;
     let size = answer["size"].as_u64().unwrap_or(0);
-    if full && size > cap as u64 {
+    if full && size > cap {
         return Err(Error::too_large(format!(
             "{wire}: {size} bytes is over max_read_bytes ({cap})"
         ))
         .with_data("size", size)
-        .with_data("max_read_bytes", cap as u64)
+        .with_data("max_read_bytes", cap)
         .with_recovery("read a window with line_from/line_to, or probe with stat: true"));
     }
     mark_utf8(&mut answer);
