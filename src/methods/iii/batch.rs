@@ -3,7 +3,7 @@
 //! success).
 
 use super::{inner, require_entries, EntryError, State};
-use crate::error::{Error, Result};
+use crate::error::{Code, Error, Result};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -198,8 +198,10 @@ fn delete_one(state: &Arc<State>, wire: &str, recursive: bool) -> Result<(String
         .with_recovery("delete the entries inside it one by one"));
     }
     let shown = resolved.abs.display().to_string();
-    if state.jail.metadata(&resolved).is_err() {
-        return Ok((shown, json!({"removed": false})));
+    match state.jail.metadata(&resolved) {
+        Err(e) if e.code == Code::NotFound => return Ok((shown, json!({"removed": false}))),
+        Err(e) => return Err(e),
+        Ok(_) => {}
     }
     match inner(
         state,
@@ -207,7 +209,7 @@ fn delete_one(state: &Arc<State>, wire: &str, recursive: bool) -> Result<(String
         json!({"paths": [wire], "recursive": recursive}),
     ) {
         Ok(_) => Ok((shown, json!({"removed": true}))),
-        Err(e) if !recursive && e.message.contains("not empty") => {
+        Err(e) if e.data.get("not_empty") == Some(&json!(true)) => {
             Err(Error::io(format!("{wire}: is a folder that is not empty"))
                 .with_recovery("pass `recursive: true` to delete it with its contents"))
         }
