@@ -1,9 +1,12 @@
-//! iii's `coder` worker test suite, replayed against the `coder::*` ids over the socket
-//! (tests/iii/worker.json says where each check comes from). Every case must pass; the cases
-//! that keep a deliberately different (stricter) expectation carry `differs` with the reason,
-//! and the others, those that agree with the worker, must be at least 85 of the 89.
+//! iii's `coder` worker test suite, replayed against the `coder::*` ids over the socket, and
+//! again through the real iii engine (tests/iii/worker.json says where each check comes from).
+//! Every case must pass; the cases that keep a deliberately different (stricter) expectation
+//! carry `differs` with the reason, and the others, those that agree with the worker, must be at
+//! least 85 of the 89.
 
 mod common;
+#[path = "iii/engine.rs"]
+mod engine;
 
 use common::{matches, Daemon, Failures, Sandbox};
 use serde_json::Value;
@@ -77,8 +80,8 @@ impl World {
         }
     }
 
-    /// Runs one step; the problems it found.
-    fn step(&self, daemon: &Daemon, step: &Value, at: &str) -> Vec<String> {
+    /// Runs one step, calling with `call` (a JSON-RPC response); the problems it found.
+    fn step(&self, call: &dyn Fn(&str, Value) -> Value, step: &Value, at: &str) -> Vec<String> {
         let mut problems = Vec::new();
         if let Some(files) = step.get("write") {
             self.write(files);
@@ -95,7 +98,7 @@ impl World {
             }
         } else {
             let method = step["call"].as_str().unwrap();
-            let response = daemon.call(method, self.expand(&step["params"]));
+            let response = call(method, self.expand(&step["params"]));
             match (step.get("expect"), response.get("result")) {
                 (Some(want), Some(got)) => matches(&self.expand(want), got, at, &mut problems),
                 (Some(_), None) => {
@@ -120,25 +123,30 @@ impl World {
     }
 }
 
-#[test]
-fn the_coder_workers_own_checks_agree() {
-    let suite: Value =
-        serde_json::from_str(&std::fs::read_to_string("tests/iii/worker.json").unwrap()).unwrap();
+/// A daemon with the worker's test config and a second root; `args` come after them.
+fn start(suite: &Value, args: &[&str]) -> (World, Daemon) {
     let sandbox = Sandbox::empty();
     let root2 = sandbox.dir.path().canonicalize().unwrap().join("ws2");
     std::fs::create_dir_all(&root2).unwrap();
     let config = sandbox.dir.path().join("config.yaml");
     std::fs::write(&config, suite["config"].as_str().unwrap()).unwrap();
-    let daemon = Daemon::start(
-        &sandbox,
-        &[
-            "--root",
-            root2.to_str().unwrap(),
-            "--config",
-            config.to_str().unwrap(),
-        ],
-    );
-    let world = World { sandbox, root2 };
+    let mut all = vec![
+        "--root",
+        root2.to_str().unwrap(),
+        "--config",
+        config.to_str().unwrap(),
+    ];
+    all.extend_from_slice(args);
+    let daemon = Daemon::start(&sandbox, &all);
+    (World { sandbox, root2 }, daemon)
+}
+
+fn suite() -> Value {
+    serde_json::from_str(&std::fs::read_to_string("tests/iii/worker.json").unwrap()).unwrap()
+}
+
+/// Runs every case, asserts they all pass, and that enough agree with the worker.
+fn check_all(suite: &Value, world: &World, call: &dyn Fn(&str, Value) -> Value, face: &str) {
     let cases = suite["cases"].as_array().unwrap();
     let mut failures = Failures::default();
     for case in cases {
@@ -149,7 +157,7 @@ fn the_coder_workers_own_checks_agree() {
             .unwrap()
             .iter()
             .enumerate()
-            .flat_map(|(i, step)| world.step(&daemon, step, &format!("step {i}")))
+            .flat_map(|(i, step)| world.step(call, step, &format!("step {i}")))
             .collect();
         failures.record(name, &problems);
     }
@@ -159,14 +167,42 @@ fn the_coder_workers_own_checks_agree() {
         .collect();
     let agree = cases.len() - differs.len();
     eprintln!(
-        "coder worker checks: {agree} of {} agree; kept different:\n  {}",
+        "coder worker checks {face}: {agree} of {} agree; kept different:\n  {}",
         cases.len(),
         differs.join("\n  ")
     );
-    failures.assert_none("coder worker checks", cases.len());
+    failures.assert_none(&format!("coder worker checks {face}"), cases.len());
     assert_eq!(cases.len(), 89, "the worker's suite has 89 checks");
     assert!(
         agree >= AGREEMENT_BAR,
         "only {agree} of 89 checks agree with the worker (bar: {AGREEMENT_BAR})"
     );
+}
+
+#[test]
+fn the_coder_workers_own_checks_agree() {
+    let suite = suite();
+    let (world, daemon) = start(&suite, &[]);
+    check_all(
+        &suite,
+        &world,
+        &|method, params| daemon.call(method, params),
+        "over the socket",
+    );
+}
+
+/// The same checks, each call made through the engine by `iii trigger`: what an iii agent sees.
+#[test]
+fn the_coder_workers_own_checks_agree_through_the_engine() {
+    let suite = suite();
+    let dir = tempfile::tempdir().unwrap();
+    let engine = engine::Engine::start(dir.path(), engine::free_port());
+    let url = engine.url();
+    let (world, _daemon) = start(&suite, &["iii", "--engine", &url, "--namespace", "checks"]);
+    engine.when_ready(Some("checks"), "coder::info", serde_json::json!({}));
+    let call = |method: &str, params: Value| match engine.trigger(Some("checks"), method, params) {
+        Ok(result) => serde_json::json!({"result": result}),
+        Err(error) => serde_json::json!({"error": {"data": error}}),
+    };
+    check_all(&suite, &world, &call, "through the engine");
 }
