@@ -96,8 +96,21 @@ pub fn read_file(state: &Arc<State>, p: ReadParams) -> Result<Value> {
     mark_utf8(&mut answer);
     if let Some(results) = answer.get_mut("results").and_then(Value::as_array_mut) {
         results.iter_mut().for_each(mark_utf8);
+        results.iter_mut().for_each(budget_error);
     }
     Ok(answer)
+}
+
+/// A batch entry the budget left out carries iii's C213, beside coderd's `skipped`.
+fn budget_error(entry: &mut Value) {
+    if entry["skipped"] != json!(true) {
+        return;
+    }
+    let message = format!(
+        "{}: batch_read_budget_bytes exhausted (hint: read this file in a separate request)",
+        entry["file"].as_str().unwrap_or("")
+    );
+    entry["error"] = json!({"code": "C213", "message": message});
 }
 
 /// iii's `is_utf8`: the content came back as text, not base64.
