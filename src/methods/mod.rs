@@ -121,8 +121,10 @@ impl Method {
         let params = protocol::keys::canonical(self, params)?;
         // Read once the keys are canonical: agents' `path` and `filepath` are `file` by now.
         let warm = match self.warm_after {
+            // iii's `coder::read-file` names it `path`.
             true => params
                 .get("file")
+                .or_else(|| params.get("path"))
                 .and_then(Value::as_str)
                 .map(str::to_owned),
             false => None,

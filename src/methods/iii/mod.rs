@@ -39,7 +39,8 @@ fn methods() -> Vec<Method> {
             false,
             views::read_file,
         )
-        .heavy(|_, params| views::read_is_heavy(params)),
+        .heavy(|_, params| views::read_is_heavy(params))
+        .warms_servers(),
         entry(
             "coder::search",
             "iii: search contents and/or paths: content_matches[] and path_matches[], truncated instead of an error.",
