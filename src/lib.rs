@@ -11,6 +11,7 @@ pub mod error;
 pub mod exec;
 pub mod git;
 pub mod globs;
+pub mod iii;
 pub mod jail;
 pub mod listing;
 pub mod lsp;

@@ -409,6 +409,8 @@ pub struct ListParams {
     /// The `next_cursor` of the previous page (the last name returned): pages stay stable when
     /// entries are added or removed.
     cursor: Option<String>,
+    /// The page to show (1-based, `page_size` entries each), instead of a `cursor`: iii's paging.
+    page: Option<usize>,
 }
 
 pub fn list_folder(jail: &Jail, limits: &Limits, p: ListParams) -> Result<Value> {
@@ -424,9 +426,15 @@ pub fn list_folder(jail: &Jail, limits: &Limits, p: ListParams) -> Result<Value>
     let mut names = read_names(&fd).map_err(|e| Error::from_io(&e, &dir.abs))?;
     names.sort();
     let total = names.len();
-    let start = match &p.cursor {
-        Some(cursor) => names.partition_point(|n| n.as_str() <= cursor.as_str()),
-        None => 0,
+    let start = match (&p.cursor, p.page) {
+        (Some(_), Some(_)) => {
+            return Err(Error::bad_input("`cursor` and `page` are exclusive")
+                .with_recovery("page with `cursor` (stable) or with `page`, not both"))
+        }
+        (Some(cursor), None) => names.partition_point(|n| n.as_str() <= cursor.as_str()),
+        (None, Some(0)) => return Err(Error::bad_input("`page` counts from 1, got 0")),
+        (None, Some(page)) => total.min((page - 1).saturating_mul(page_size)),
+        (None, None) => 0,
     };
     let page: Vec<&String> = names[start..].iter().take(page_size).collect();
     let entries: Vec<Value> = page

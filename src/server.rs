@@ -28,7 +28,12 @@ pub struct ServeOptions {
     pub roots: Vec<PathBuf>,
     pub config: Option<PathBuf>,
     pub socket: Option<PathBuf>,
+    /// Another face served beside the socket (`coderd iii`: the iii engine's worker).
+    pub beside: Option<Beside>,
 }
+
+/// A face started once the daemon's state exists; it returns how to stop it (run at shutdown).
+pub type Beside = Box<dyn FnOnce(&Arc<State>) -> Result<Box<dyn FnOnce() + Send>> + Send>;
 
 /// Builds the jail from options and config, binds the socket, and serves until shut down.
 pub async fn serve(opts: ServeOptions) -> Result<()> {
@@ -78,7 +83,14 @@ pub async fn serve(opts: ServeOptions) -> Result<()> {
             .collect::<Vec<_>>(),
         socket.display()
     );
+    let stop_beside = match opts.beside {
+        Some(start) => Some(start(&state)?),
+        None => None,
+    };
     let result = accept_loop(&state, listener, signals).await;
+    if let Some(stop) = stop_beside {
+        let _ = tokio::task::spawn_blocking(stop).await;
+    }
     // Language servers get `shutdown`/`exit` (a kill after 3 s) before the daemon goes.
     let _ = tokio::time::timeout(Duration::from_secs(4), state.lsp.stop_all()).await;
     remove_socket(&socket);
@@ -577,6 +589,25 @@ async fn handle_frame(
         Ok(result) => protocol::success(&id, result),
         Err(e) => protocol::failure(&id, protocol::rpc_code_for(&e, method.is_none()), &e).into(),
     })
+}
+
+/// One call from another face (the iii engine), served as a socket request is: the method from
+/// the table, a heavy call waiting for a daemon-wide slot, the entry's properties applied by
+/// `Method::serve`, a panic answered as C216.
+pub async fn call(
+    state: Arc<State>,
+    name: &'static str,
+    params: Value,
+) -> Result<Box<serde_json::value::RawValue>> {
+    let method = methods::find(name).ok_or_else(|| methods::unknown(name))?;
+    let turns = Arc::new(Semaphore::new(1));
+    let permit = match method.is_heavy(&params) {
+        true => state.heavy.enter(&turns).await,
+        false => None,
+    };
+    let outcome = run_blocking(method.name, move || method.serve(&state, params, true)).await;
+    drop(permit);
+    outcome
 }
 
 /// Runs a handler in place on this request's task, with the worker thread handed over to blocking

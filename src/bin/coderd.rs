@@ -10,16 +10,16 @@ struct Args {
     #[arg(long = "root", global = true)]
     roots: Vec<PathBuf>,
     /// Config file (YAML, or TOML by extension); watched and hot-reloaded.
-    #[arg(long)]
+    #[arg(long, global = true)]
     config: Option<PathBuf>,
     /// Socket path (default: derived from the primary root, see `coder info`).
     #[arg(long, global = true)]
     socket: Option<PathBuf>,
     /// Write logs here instead of stderr.
-    #[arg(long)]
+    #[arg(long, global = true)]
     log_file: Option<PathBuf>,
     /// Log filter, e.g. `info` or `coderd=debug` (default: $CODERD_LOG, else info).
-    #[arg(long)]
+    #[arg(long, global = true)]
     log: Option<String>,
     #[command(subcommand)]
     command: Option<Sub>,
@@ -37,6 +37,18 @@ enum Sub {
         /// Say on stderr which daemon was used and why.
         #[arg(long, short = 'v')]
         verbose: bool,
+    },
+    /// Serve as a worker of an iii engine too: register every `coder::*` function with it (the
+    /// socket keeps serving beside it). See docs/iii.md.
+    Iii {
+        /// The engine's WebSocket address (default: the config's `iii.engine`, else
+        /// ws://127.0.0.1:49134).
+        #[arg(long)]
+        engine: Option<String>,
+        /// The iii namespace to register in (default: the config's `iii.namespace`, else the
+        /// engine's `default`); callers reach it with `iii trigger -n NAMESPACE`.
+        #[arg(long)]
+        namespace: Option<String>,
     },
     /// Started by the daemon itself: ends the process groups of running commands when the
     /// daemon is gone (see src/exec/watchdog.rs).
@@ -68,10 +80,21 @@ fn main() {
         }
         return;
     }
+    let beside: Option<coderd::server::Beside> = match args.command {
+        Some(Sub::Iii { engine, namespace }) => {
+            let options = coderd::iii::IiiOptions { engine, namespace };
+            Some(Box::new(move |state| {
+                let worker = coderd::iii::start(state, &options)?;
+                Ok(Box::new(move || worker.stop()) as Box<dyn FnOnce() + Send>)
+            }))
+        }
+        _ => None,
+    };
     let options = ServeOptions {
         roots: args.roots,
         config: args.config,
         socket: args.socket,
+        beside,
     };
     if let Err(e) = runtime.block_on(serve(options)) {
         tracing::error!("{e}");

@@ -2,6 +2,7 @@
 //! split between the jail fields (fixed for the daemon's life) and the budgets (swapped in live).
 
 pub mod exec;
+pub mod iii;
 pub mod lsp;
 
 pub use crate::jail::JailSettings;
@@ -58,6 +59,8 @@ pub struct Limits {
     /// Connections kept open at once; unset: the file-descriptor limit less a reserve (see
     /// `connections`).
     pub max_connections: Option<usize>,
+    /// The iii engine face (`coderd iii`): engine, namespace, functions (see `iii`).
+    pub iii: iii::IiiConfig,
 }
 
 impl Default for Limits {
@@ -89,6 +92,7 @@ impl Default for Limits {
             idle_timeout_secs: 600,
             frame_timeout_secs: 30,
             max_connections: None,
+            iii: iii::IiiConfig::default(),
         }
     }
 }

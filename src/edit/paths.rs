@@ -170,6 +170,7 @@ pub fn delete_file(state: &Workspace, p: DeleteParams) -> Result<DeleteResult> {
                 return Err(Error::bad_input(format!(
                     "`{field}`: {wire} is a folder that is not empty"
                 ))
+                .with_data("not_empty", true)
                 .with_recovery("pass `recursive: true` to delete it with its contents"));
             }
             if let Some(secret) = find_non_accessible(state, &dir, &resolved.rel, &resolved.abs)? {

@@ -12,6 +12,7 @@ mod checkpoint;
 mod edit;
 mod exec;
 mod git;
+pub mod iii;
 mod lsp;
 mod map;
 pub mod state;
@@ -120,8 +121,10 @@ impl Method {
         let params = protocol::keys::canonical(self, params)?;
         // Read once the keys are canonical: agents' `path` and `filepath` are `file` by now.
         let warm = match self.warm_after {
+            // iii's `coder::read-file` names it `path`.
             true => params
                 .get("file")
+                .or_else(|| params.get("path"))
                 .and_then(Value::as_str)
                 .map(str::to_owned),
             false => None,
@@ -307,7 +310,7 @@ fn core_methods() -> Vec<Method> {
     vec![
         method(
             "info",
-            &["coder::info"],
+            &[],
             "What the daemon serves: roots, budgets, globs, methods.",
             false,
             info,
@@ -321,7 +324,7 @@ fn core_methods() -> Vec<Method> {
         ),
         method(
             "read",
-            &["coder::read-file"],
+            &[],
             "Read a file: a line window, head/tail, base64, a stat probe, or a batch.",
             false,
             |s, p| read::handle(s, &s.line_counts, p),
@@ -330,7 +333,7 @@ fn core_methods() -> Vec<Method> {
         .warms_servers(),
         method(
             "tree",
-            &["coder::tree"],
+            &[],
             "A nested, bounded view of a folder.",
             false,
             |s, p| listing::tree(&s.jail, &s.limits(), p),
@@ -338,14 +341,14 @@ fn core_methods() -> Vec<Method> {
         .heavy(always),
         method(
             "list-folder",
-            &["coder::list-folder"],
+            &[],
             "One folder, paginated.",
             false,
             |s, p| listing::list_folder(&s.jail, &s.limits(), p),
         ),
         raw_method(
             "search",
-            &["coder::search"],
+            &[],
             "Search file contents (or paths) for a literal or a regex.",
             |s, p| search::handle(&s.jail, &s.limits(), &s.policy(), p)?.into_json(),
         )
@@ -354,10 +357,11 @@ fn core_methods() -> Vec<Method> {
     ]
 }
 
-/// The method a request names, by name or alias.
+/// The method a request names, by name or alias: coderd's own, or a `coder::*` id (iii's).
 pub fn find(name: &str) -> Option<&'static Method> {
     METHODS
         .iter()
+        .chain(iii::METHODS.iter())
         .find(|m| m.name == name || m.aliases.contains(&name))
 }
 
@@ -399,6 +403,7 @@ static DESCRIBED: LazyLock<Map<String, Value>> = LazyLock::new(|| {
     };
     METHODS
         .iter()
+        .chain(iii::METHODS.iter())
         .map(|m| (m.name.to_string(), described(m)))
         .collect()
 });
@@ -409,7 +414,13 @@ fn schema(_: &Arc<State>, p: SchemaParams) -> Result<Value> {
             let m = find(&name).ok_or_else(|| unknown(&name))?;
             Ok(json!({"method": m.name, "schema": DESCRIBED[m.name]}))
         }
-        None => Ok(json!({"methods": *DESCRIBED})),
+        // coderd's own methods; a `coder::*` id (iii's) is described when asked for by name.
+        None => {
+            let own = METHODS
+                .iter()
+                .map(|m| (m.name.to_string(), DESCRIBED[m.name].clone()));
+            Ok(json!({"methods": own.collect::<Map<_, _>>()}))
+        }
     }
 }
 

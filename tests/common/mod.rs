@@ -396,7 +396,9 @@ impl Failures {
 /// `{"$lacks": "s"}` (a string without it),
 /// `{"$len": n}` (array/string length), `{"$absent": true}` (key missing or null),
 /// `{"$gte": n}` / `{"$lte": n}`, `{"$any": true}` (present, any value), `{"$set": [...]}` (an array
-/// holding exactly these elements in any order: for lists whose order is not part of the contract).
+/// holding exactly these elements in any order: for lists whose order is not part of the contract),
+/// `{"$has": [...]}` / `{"$hasnt": [...]}` (an array with, or without, an element matching each
+/// spec), `{"$all": [...]}` (every spec matches).
 pub fn matches(expected: &Value, actual: &Value, at: &str, problems: &mut Vec<String>) {
     if let Value::Object(spec) = expected {
         if let Some(special) = special_match(spec, actual) {
@@ -465,7 +467,29 @@ fn special_match(spec: &serde_json::Map<String, Value>, actual: &Value) -> Optio
         "$lte" => actual.as_f64().is_some_and(|n| n <= arg.as_f64().unwrap()),
         "$any" => !actual.is_null(),
         "$set" => same_elements(arg, actual),
+        "$has" => each_found(arg, actual, true),
+        "$hasnt" => each_found(arg, actual, false),
+        "$all" => arg.as_array().unwrap().iter().all(|spec| {
+            let mut problems = Vec::new();
+            matches(spec, actual, "", &mut problems);
+            problems.is_empty()
+        }),
         _ => return None,
+    })
+}
+
+/// `$has` (`found`): for each spec, some element of the array matches it; `$hasnt`: none does.
+fn each_found(specs: &Value, actual: &Value, found: bool) -> bool {
+    let Some(items) = actual.as_array() else {
+        return false;
+    };
+    specs.as_array().unwrap().iter().all(|spec| {
+        let hit = items.iter().any(|item| {
+            let mut problems = Vec::new();
+            matches(spec, item, "", &mut problems);
+            problems.is_empty()
+        });
+        hit == found
     })
 }
 

@@ -131,6 +131,9 @@ pub enum Op {
         /// Let `.` match `\n`, e.g. `start.*?end` over several lines.
         #[serde(default)]
         dot_matches_newline: bool,
+        /// Match letters in any case (as the pattern's own `(?i)` does).
+        #[serde(default)]
+        ignore_case: bool,
         /// Fail (nothing written) unless the pattern matches exactly this often; 0 asserts absence.
         expect_matches: Option<usize>,
     },

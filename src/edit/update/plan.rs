@@ -127,6 +127,7 @@ pub(super) fn compile_replaces(ops: &[Op]) -> Result<Vec<Option<Regex>>> {
             pattern,
             replacement,
             dot_matches_newline,
+            ignore_case,
             ..
         } = op
         else {
@@ -140,7 +141,11 @@ pub(super) fn compile_replaces(ops: &[Op]) -> Result<Vec<Option<Regex>>> {
                 "give a pattern that matches the text to replace",
             ));
         }
-        let re = regex_cache::compiled(pattern, *dot_matches_newline).map_err(|e| {
+        let cased = match ignore_case {
+            true => format!("(?i){pattern}"),
+            false => pattern.clone(),
+        };
+        let re = regex_cache::compiled(&cased, *dot_matches_newline).map_err(|e| {
             op_error(
                 index,
                 format!("invalid regex {}: {e}", snippet(pattern)),

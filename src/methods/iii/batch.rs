@@ -1,0 +1,291 @@
+//! The batch verbs of the `coder::*` ids: each entry is one call of coderd's own method, so each
+//! entry commits or fails alone, and its outcome fills its slot of `results[]` (iii's partial
+//! success).
+
+use super::{inner, require_entries, EntryError, State};
+use crate::error::{Code, Error, Result};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use std::sync::Arc;
+
+fn yes() -> bool {
+    true
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateParams {
+    /// The files to create; each entry succeeds or fails on its own.
+    files: Vec<NewFile>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct NewFile {
+    /// Relative to the primary root, or absolute inside a root (`coder::info` lists them).
+    path: String,
+    content: String,
+    /// Octal permission bits as a string ("0644"): checked, not applied (see docs/iii.md).
+    mode: Option<String>,
+    /// Replace an existing file (default false: C217).
+    #[serde(default)]
+    overwrite: bool,
+    /// Create missing parent folders (default true).
+    #[serde(default = "yes")]
+    parents: bool,
+}
+
+/// One entry of a batch answer: `path` canonical when it resolved, the caller's otherwise.
+#[derive(Serialize, JsonSchema)]
+pub struct Outcome {
+    path: String,
+    success: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<EntryError>,
+    #[serde(flatten)]
+    detail: Value,
+}
+
+#[derive(Serialize, JsonSchema)]
+pub struct Results {
+    results: Vec<Outcome>,
+}
+
+/// The canonical path coderd answered for the first file of a one-entry call.
+fn answered_path(answer: &Value, list: &str, wire: &str) -> String {
+    answer[list][0]["path"].as_str().unwrap_or(wire).to_string()
+}
+
+fn outcome(wire: &str, done: Result<(String, Value)>, failed: Value) -> Outcome {
+    match done {
+        Ok((path, detail)) => Outcome {
+            path,
+            success: true,
+            error: None,
+            detail,
+        },
+        Err(e) => Outcome {
+            path: wire.to_string(),
+            success: false,
+            error: Some(EntryError::of(wire, e)),
+            detail: failed,
+        },
+    }
+}
+
+/// Checks iii's `mode`: up to four octal digits.
+fn check_mode(mode: &Option<String>) -> Result<()> {
+    let Some(mode) = mode else { return Ok(()) };
+    let digits = mode.strip_prefix("0o").unwrap_or(mode);
+    match !digits.is_empty() && digits.len() <= 4 && digits.chars().all(|c| c.is_digit(8)) {
+        true => Ok(()),
+        false => Err(
+            Error::bad_input(format!("`mode`: {mode:?} is not octal permission bits"))
+                .with_recovery("write it as a string of octal digits, e.g. \"0644\""),
+        ),
+    }
+}
+
+pub fn create_file(state: &Arc<State>, p: CreateParams) -> Result<Results> {
+    require_entries(
+        "files",
+        p.files.len(),
+        r##"{"files": [{"path": "notes.md", "content": "# notes\n"}]}"##,
+    )?;
+    let results = p
+        .files
+        .iter()
+        .map(|f| {
+            let done = check_mode(&f.mode).and_then(|()| {
+                let answer = inner(
+                    state,
+                    "create-file",
+                    json!({"files": [{"path": f.path, "content": f.content,
+                        "overwrite": f.overwrite, "parents": f.parents}]}),
+                )?;
+                let written = json!({"bytes_written": f.content.len()});
+                Ok((answered_path(&answer, "files", &f.path), written))
+            });
+            outcome(&f.path, done, json!({"bytes_written": 0}))
+        })
+        .collect();
+    Ok(Results { results })
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UpdateParams {
+    /// Each file with its ops; each file commits or fails on its own.
+    files: Vec<FileOps>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct FileOps {
+    /// Relative to the primary root, or absolute inside a root.
+    path: String,
+    /// Line ops (`insert`, `remove`, `update_lines`; 1-based, numbered as the file was, applied
+    /// bottom-up, overlapping ones C210), then regex `replace` ops.
+    #[schemars(with = "Vec<crate::edit::update::Op>")]
+    ops: Vec<Value>,
+}
+
+pub fn update_file(state: &Arc<State>, p: UpdateParams) -> Result<Results> {
+    require_entries(
+        "files",
+        p.files.len(),
+        r#"{"files": [{"path": "notes.md", "ops": [{"op": "insert", "at_line": 1, "content": "x"}]}]}"#,
+    )?;
+    let results = p
+        .files
+        .iter()
+        .map(|f| {
+            let done = (|| {
+                let answer = inner(
+                    state,
+                    "update-file",
+                    json!({"files": [{"path": f.path, "ops": f.ops}]}),
+                )?;
+                let file = &answer["files"][0];
+                let detail = json!({
+                    "applied": f.ops.len(),
+                    "new_line_count": file["new_line_count"],
+                    "echoes": file["echoes"],
+                    "echoes_truncated": file["echoes_truncated"],
+                });
+                Ok((answered_path(&answer, "files", &f.path), detail))
+            })();
+            let failed =
+                json!({"applied": 0, "new_line_count": 0, "echoes": [], "echoes_truncated": false});
+            outcome(&f.path, done, failed)
+        })
+        .collect();
+    Ok(Results { results })
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DeleteParams {
+    /// Files, symlinks or folders; each removed or refused on its own.
+    paths: Vec<String>,
+    /// Required to remove a folder that is not empty (otherwise a per-entry C216).
+    #[serde(default)]
+    recursive: bool,
+}
+
+pub fn delete_file(state: &Arc<State>, p: DeleteParams) -> Result<Results> {
+    require_entries("paths", p.paths.len(), r#"{"paths": ["scratch.txt"]}"#)?;
+    let results = p
+        .paths
+        .iter()
+        .map(|wire| {
+            let done = delete_one(state, wire, p.recursive);
+            outcome(wire, done, json!({"removed": false}))
+        })
+        .collect();
+    Ok(Results { results })
+}
+
+/// One path: a missing one is a success with `removed: false` (iii's idempotent delete), a
+/// root is C210, a non-empty folder without `recursive` is C216.
+fn delete_one(state: &Arc<State>, wire: &str, recursive: bool) -> Result<(String, Value)> {
+    let resolved = state.jail.resolve("path", wire)?;
+    if state.jail.roots().iter().any(|r| r.path == resolved.abs) {
+        return Err(Error::bad_input(format!(
+            "{wire}: is an allowed root; a root is never deleted"
+        ))
+        .with_recovery("delete the entries inside it one by one"));
+    }
+    let shown = resolved.abs.display().to_string();
+    match state.jail.metadata(&resolved) {
+        Err(e) if e.code == Code::NotFound => return Ok((shown, json!({"removed": false}))),
+        Err(e) => return Err(e),
+        Ok(_) => {}
+    }
+    match inner(
+        state,
+        "delete-file",
+        json!({"paths": [wire], "recursive": recursive}),
+    ) {
+        Ok(_) => Ok((shown, json!({"removed": true}))),
+        Err(e) if e.data.get("not_empty") == Some(&json!(true)) => {
+            Err(Error::io(format!("{wire}: is a folder that is not empty"))
+                .with_recovery("pass `recursive: true` to delete it with its contents"))
+        }
+        Err(e) => Err(e),
+    }
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MoveParams {
+    /// The moves; each one succeeds or fails on its own.
+    files: Vec<MoveItem>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct MoveItem {
+    from: String,
+    to: String,
+    /// Replace an existing destination file (default false: C217).
+    #[serde(default)]
+    overwrite: bool,
+    /// Create the destination's missing folders (default true).
+    #[serde(default = "yes")]
+    parents: bool,
+}
+
+pub fn move_entries(state: &Arc<State>, p: MoveParams) -> Result<Results> {
+    require_entries(
+        "files",
+        p.files.len(),
+        r#"{"files": [{"from": "a.txt", "to": "b.txt"}]}"#,
+    )?;
+    let results = p
+        .files
+        .iter()
+        .map(|m| {
+            let done = move_one(state, m);
+            outcome(&m.from, done, json!({"to": m.to}))
+        })
+        .collect();
+    Ok(Results { results })
+}
+
+/// One move. A destination that is an existing folder is C210 (iii moves onto a path, never
+/// into a folder), whatever `overwrite` says.
+fn move_one(state: &Arc<State>, m: &MoveItem) -> Result<(String, Value)> {
+    let from = state.jail.resolve("from", &m.from)?;
+    let to = state.jail.resolve("to", &m.to)?;
+    let is_dir = |r| state.jail.metadata(r).is_ok_and(|meta| meta.is_dir());
+    if from.root != to.root && is_dir(&from) {
+        return Err(Error::bad_input(format!(
+            "{}: a folder cannot move to another root ({})",
+            m.from, m.to
+        ))
+        .with_recovery("move its files one by one, or move it within its root"));
+    }
+    if let Ok(meta) = state.jail.metadata(&to) {
+        if meta.is_dir() {
+            return Err(Error::bad_input(format!(
+                "{}: the destination {} is an existing directory",
+                m.from, m.to
+            ))
+            .with_recovery(format!(
+                "name the full destination path, e.g. {}/<name>",
+                m.to.trim_end_matches('/')
+            )));
+        }
+    }
+    let answer = inner(
+        state,
+        "move",
+        json!({"moves": [{"from": m.from, "to": m.to,
+            "overwrite": m.overwrite, "parents": m.parents}]}),
+    )?;
+    let moved = &answer["moved"][0];
+    let from = moved["from"].as_str().unwrap_or(&m.from).to_string();
+    Ok((from, json!({"to": moved["to"]})))
+}
