@@ -7,6 +7,7 @@ pub mod config;
 pub mod connections;
 pub mod documents;
 pub mod edit;
+pub mod editor;
 pub mod error;
 pub mod exec;
 pub mod git;

@@ -10,6 +10,7 @@
 pub mod agent;
 mod checkpoint;
 mod edit;
+mod editor;
 mod exec;
 mod git;
 mod lsp;
@@ -296,6 +297,7 @@ pub static METHODS: LazyLock<Vec<Method>> = LazyLock::new(|| {
         syntax::methods(),
         map::methods(),
         lsp::methods(),
+        editor::methods(),
     ]
     .into_iter()
     .flatten()
