@@ -323,3 +323,57 @@ fn wait_for_code(daemon: &Daemon, edit: &Value, wanted: impl Fn(&str) -> bool) -
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+#[test]
+fn neovim_gets_symbols_a_relayed_diagnostic_and_the_map() {
+    let nvim = Command::new("nvim").arg("--version").output();
+    assert!(
+        nvim.is_ok_and(|o| o.status.success()),
+        "Neovim is not installed: run scripts/install-test-tools.sh (scripts/test.sh does)"
+    );
+    let (sandbox, daemon) = workspace();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/editor/nvim_client.lua");
+    let out = sandbox.dir.path().join("nvim-out.json");
+    let run = Command::new("nvim")
+        .args(["--headless", "-u", "NONE", "-i", "NONE", "-n", "-c"])
+        .arg(format!("luafile {}", script.display()))
+        .env("CODERD", env!("CARGO_BIN_EXE_coderd"))
+        .env("SOCKET", &daemon.socket)
+        .env("ROOT", &sandbox.root)
+        .env("OUT", &out)
+        .env("XDG_STATE_HOME", sandbox.dir.path())
+        .stdin(Stdio::null())
+        .output()
+        .expect("run nvim");
+    let text = std::fs::read_to_string(&out).unwrap_or_else(|e| {
+        panic!(
+            "Neovim wrote no answers ({e}): {}\n{}",
+            String::from_utf8_lossy(&run.stdout),
+            String::from_utf8_lossy(&run.stderr)
+        )
+    });
+    let got: Value = serde_json::from_str(&text).unwrap();
+    assert!(got.get("error").is_none(), "{got:#}");
+    assert_eq!(
+        got["diagnostic"],
+        json!({"message": "broken at line 2", "line": 1})
+    );
+    assert_eq!(
+        got["document_symbols"],
+        json!([
+            {"name": "Shape", "children": ["area"]},
+            {"name": "Square", "children": ["initialize", "area"]},
+            {"name": "total", "children": []},
+        ])
+    );
+    let shapes = uri(&sandbox.root.join("lib/shapes.rb"));
+    assert_eq!(
+        got["workspace_symbol"],
+        json!({"name": "Square", "uri": shapes, "line": 6})
+    );
+    assert!(got["map"]["text"]
+        .as_str()
+        .unwrap()
+        .contains("lib/shapes.rb:"));
+    assert_eq!(got["map"]["total"], json!({"uri": shapes, "line": 16}));
+}
