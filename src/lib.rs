@@ -19,6 +19,7 @@ pub mod map;
 pub mod mcp;
 pub mod memory;
 pub mod methods;
+pub mod metrics;
 pub mod protocol;
 pub mod read;
 pub mod registry;

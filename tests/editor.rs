@@ -377,3 +377,104 @@ fn neovim_gets_symbols_a_relayed_diagnostic_and_the_map() {
         .contains("lib/shapes.rb:"));
     assert_eq!(got["map"]["total"], json!({"uri": shapes, "line": 16}));
 }
+
+/// The change of a count between two `stats` answers.
+fn moved(before: &Value, after: &Value, pointer: &str) -> u64 {
+    let at = |v: &Value| v.pointer(pointer).and_then(Value::as_u64).unwrap_or(0);
+    at(after) - at(before)
+}
+
+#[test]
+fn stats_count_each_call_exactly_on_every_face() {
+    let sandbox = Sandbox::empty();
+    sandbox.write("notes.txt", "one\ntwo\n");
+    let daemon = Daemon::start(&sandbox, &[]);
+    let before = daemon.ok("stats", json!({}));
+    let mut sent = 0;
+    let mut call = |method: &str, params: Value| {
+        sent += json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+            .to_string()
+            .len() as u64;
+        daemon.call(method, params)
+    };
+    for _ in 0..3 {
+        call("read", json!({"file": "notes.txt"}));
+    }
+    for _ in 0..2 {
+        call("read", json!({"file": "missing.txt"}));
+    }
+    call("read", json!({"file": "/etc/hostname"}));
+    call("no-such-method", json!({}));
+    call(
+        "patch",
+        json!({"file": "notes.txt", "search": "absent", "replace": "x"}),
+    );
+    let after = daemon.ok("stats", json!({"minutes": 5}));
+    let start = |p: &str| format!("/since_start{p}");
+    assert_eq!(
+        moved(&before, &after, &start("/methods/read/requests")),
+        6,
+        "{after:#}"
+    );
+    assert_eq!(moved(&before, &after, &start("/methods/read/errors")), 3);
+    assert_eq!(
+        moved(&before, &after, &start("/methods/read/errors_by_code/C211")),
+        2
+    );
+    assert_eq!(
+        moved(&before, &after, &start("/methods/read/errors_by_code/C215")),
+        1
+    );
+    assert_eq!(
+        moved(
+            &before,
+            &after,
+            &start("/methods/(unknown method)/requests")
+        ),
+        1
+    );
+    assert_eq!(
+        moved(&before, &after, &start("/methods/patch/errors")),
+        1,
+        "{after:#}"
+    );
+    // The first `stats` call is counted by the second; the second not by itself.
+    assert_eq!(moved(&before, &after, &start("/methods/stats/requests")), 1);
+    assert_eq!(moved(&before, &after, &start("/requests")), 9);
+    assert_eq!(moved(&before, &after, &start("/errors")), 5);
+    assert!(moved(&before, &after, &start("/bytes_in")) >= sent);
+    assert!(moved(&before, &after, &start("/bytes_out")) > 0);
+    // The window holds the same calls: the daemon is younger than it.
+    assert_eq!(after["window"]["methods"]["read"]["requests"], 6);
+    assert_eq!(after["window"]["errors_by_code"]["C211"], 2);
+    assert_eq!(after["window"]["errors"], 5);
+    let p99 = after["window"]["methods"]["read"]["p99_ms"]
+        .as_f64()
+        .unwrap();
+    assert!(p99 > 0.0, "{after:#}");
+    let bad = daemon.err("stats", json!({"minutes": 0}));
+    assert_eq!(bad["data"]["code"], "C210");
+
+    // `coder stats` renders the same counts as a table.
+    let table = Command::new(common::coder_bin())
+        .args(["--no-start", "--socket"])
+        .arg(&daemon.socket)
+        .args(["stats", "--minutes", "5"])
+        .output()
+        .unwrap();
+    let table = String::from_utf8_lossy(&table.stdout);
+    let read_row = table
+        .lines()
+        .find(|l| l.trim_start().starts_with("read "))
+        .unwrap_or("");
+    let cells: Vec<&str> = read_row.split_whitespace().collect();
+    assert_eq!(cells.get(1..3), Some(&["6", "3"][..]), "{table}");
+    assert!(table.contains("C211 2, C215 1"), "{table}");
+    assert!(table.contains("last 5 min:"), "{table}");
+
+    // The editor face answers the same numbers.
+    let mut editor = initialized(&daemon);
+    let through_lsp = editor.result("coderd/stats", json!({}));
+    let reads = "/since_start/methods/read/requests";
+    assert_eq!(through_lsp.pointer(reads), after.pointer(reads));
+}

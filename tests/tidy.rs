@@ -28,6 +28,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "config",
             "documents",
             "memory",
+            "metrics",
             "children",
             "workspace",
         ],

@@ -26,6 +26,9 @@ use tower_lsp_server::{Client, LanguageServer, LspService, Server, UriExt};
 
 /// Workspace symbols answered at most.
 const SYMBOLS_LIMIT: usize = 100;
+/// How often a relay asks again while a server's findings are pending, and how long it pauses.
+const RELAY_TRIES: usize = 10;
+const RELAY_PAUSE: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Serves LSP on stdin/stdout until the editor exits.
 pub async fn serve_stdio(options: Options) -> Result<(), String> {
@@ -135,19 +138,27 @@ impl Editor {
     }
 
     /// Publishes the daemon's settled findings for one file (nothing when it has no servers).
+    /// A server still starting (or past its deadline) is listed as pending: asked again a few
+    /// times, so a cold start's findings still reach the editor.
     async fn relay_diagnostics(&self, uri: Uri, path: PathBuf) {
-        let Ok(report) = self.call("diagnostics", json!({"files": [path]})).await else {
-            return;
-        };
-        let files = report["files"].as_array().map(Vec::as_slice).unwrap_or(&[]);
-        let Some(file) = files
-            .iter()
-            .find(|f| f["path"].as_str().map(Path::new) == Some(&path))
-        else {
-            return;
-        };
-        let found = convert::diagnostics(file);
-        self.client.publish_diagnostics(uri, found, None).await;
+        for _ in 0..RELAY_TRIES {
+            let Ok(report) = self.call("diagnostics", json!({"files": [path]})).await else {
+                return;
+            };
+            let files = report["files"].as_array().map(Vec::as_slice).unwrap_or(&[]);
+            let Some(file) = files
+                .iter()
+                .find(|f| f["path"].as_str().map(Path::new) == Some(&path))
+            else {
+                return;
+            };
+            let found = convert::diagnostics(file);
+            let pending = file["pending"].as_array().is_some_and(|p| !p.is_empty());
+            if !found.is_empty() || !pending {
+                return self.client.publish_diagnostics(uri, found, None).await;
+            }
+            tokio::time::sleep(RELAY_PAUSE).await;
+        }
     }
 
     /// The buffer's text as the editor has it, else the file's text through the daemon.

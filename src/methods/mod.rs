@@ -16,6 +16,7 @@ mod git;
 mod lsp;
 mod map;
 pub mod state;
+mod stats;
 mod syntax;
 mod todo;
 
@@ -298,6 +299,7 @@ pub static METHODS: LazyLock<Vec<Method>> = LazyLock::new(|| {
         map::methods(),
         lsp::methods(),
         editor::methods(),
+        stats::methods(),
     ]
     .into_iter()
     .flatten()
