@@ -6,6 +6,7 @@
 //! changed only lists, stats and renders.
 
 pub mod index;
+pub mod lookup;
 pub mod rank;
 pub mod render;
 pub mod symbols;

@@ -15,6 +15,7 @@ mod exec;
 mod git;
 mod lsp;
 mod map;
+mod navigate;
 pub mod state;
 mod stats;
 mod syntax;
@@ -300,6 +301,7 @@ pub static METHODS: LazyLock<Vec<Method>> = LazyLock::new(|| {
         lsp::methods(),
         editor::methods(),
         stats::methods(),
+        navigate::methods(),
     ]
     .into_iter()
     .flatten()
