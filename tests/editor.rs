@@ -248,6 +248,40 @@ fn symbols_folding_and_the_map_come_from_the_daemons_structure() {
     assert_eq!(total["location"]["uri"], uri(&shapes));
     assert_eq!(total["location"]["range"]["start"]["line"], 16);
     assert_eq!(items.len() as u64, map["items_shown"].as_u64().unwrap());
+    // The fake server answers no definitions: they come from the tag index, by name. and references come from the tag index, by name.
+    let at_call =
+        json!({"textDocument": {"uri": uri(&shapes)}, "position": {"line": 17, "character": 15}});
+    let found = editor.result("textDocument/definition", at_call.clone());
+    let defined: Vec<u64> = found
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["range"]["start"]["line"].as_u64().unwrap())
+        .collect();
+    assert_eq!(defined, [1, 11], "both `def area`: {found:#}");
+    let mut refs_at = at_call.clone();
+    refs_at["context"] = json!({"includeDeclaration": true});
+    let refs = editor.result("textDocument/references", refs_at);
+    let lines: Vec<u64> = refs
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["range"]["start"]["line"].as_u64().unwrap())
+        .collect();
+    assert_eq!(lines, [1, 11, 17], "{refs:#}");
+    let hover = editor.result("textDocument/hover", at_call.clone());
+    assert!(
+        hover["contents"]["value"]
+            .as_str()
+            .unwrap()
+            .contains("def area"),
+        "{hover:#}"
+    );
+    let rename = editor.request("textDocument/rename", json!({"textDocument": {"uri": uri(&shapes)}, "position": {"line": 17, "character": 15}, "newName": "size"}));
+    assert_eq!(
+        rename["error"]["data"]["code"], "C211",
+        "no server, no rename: {rename}"
+    );
     let bad = editor.request("coderd/map", json!({"budget": 0}));
     assert_eq!(bad["error"]["data"]["code"], "C210", "{bad}");
 }

@@ -10,6 +10,9 @@
 //!   agent's edit to a file with unsaved changes is refused C212 there.
 //! - Diagnostics relay: on open and save, the daemon's settled findings for the file (`diagnostics`)
 //!   are published to the editor.
+//! - `definition`, `references`, `hover`, `rename` (and `prepareRename`) from the daemon's methods
+//!   of those names: its warm server, else the tag index. A rename is the server's edit, computed
+//!   by the daemon as a dry run and applied by the editor to its buffers.
 
 pub mod convert;
 pub mod daemon;
@@ -185,6 +188,28 @@ impl Editor {
         Ok((path, items))
     }
 
+    /// The `locations` of a `definition` or `references` answer.
+    fn locations(&self, answer: &Value) -> Vec<Location> {
+        let list = answer["locations"]
+            .as_array()
+            .map(Vec::as_slice)
+            .unwrap_or(&[]);
+        list.iter()
+            .filter_map(|l| {
+                let uri = self.uri_of(l["path"].as_str()?)?;
+                let at = |line: &str, column: &str| {
+                    let line = l[line].as_u64()?.saturating_sub(1) as u32;
+                    Some(Position::new(
+                        line,
+                        l[column].as_u64()?.saturating_sub(1) as u32,
+                    ))
+                };
+                let range = Range::new(at("line", "column")?, at("end_line", "end_column")?);
+                Some(Location::new(uri, range))
+            })
+            .collect()
+    }
+
     /// `coderd/map`: the daemon's map of a folder, and the items it shows with their locations.
     pub async fn map(&self, params: MapRequest) -> jsonrpc::Result<Value> {
         let mut args = json!({
@@ -228,6 +253,16 @@ impl Editor {
     }
 }
 
+/// A text position as the daemon's move params: 1-based line and column.
+fn position(at: &TextDocumentPositionParams) -> jsonrpc::Result<Value> {
+    let path = Editor::path_of(&at.text_document.uri)?;
+    Ok(json!({
+        "file": path,
+        "line": at.position.line + 1,
+        "column": at.position.character + 1,
+    }))
+}
+
 fn internal(message: String) -> jsonrpc::Error {
     jsonrpc::Error {
         code: ErrorCode::InternalError,
@@ -260,6 +295,13 @@ impl LanguageServer for Editor {
             document_symbol_provider: Some(OneOf::Left(true)),
             workspace_symbol_provider: Some(OneOf::Left(true)),
             folding_range_provider: Some(FoldingRangeProviderCapability::Simple(true)),
+            definition_provider: Some(OneOf::Left(true)),
+            references_provider: Some(OneOf::Left(true)),
+            hover_provider: Some(HoverProviderCapability::Simple(true)),
+            rename_provider: Some(OneOf::Right(RenameOptions {
+                prepare_provider: Some(true),
+                work_done_progress_options: WorkDoneProgressOptions::default(),
+            })),
             experimental: Some(json!({"coderd": {"map": true, "stats": true}})),
             ..ServerCapabilities::default()
         };
@@ -360,5 +402,71 @@ impl LanguageServer for Editor {
             })
             .collect();
         Ok(Some(OneOf::Left(found)))
+    }
+    async fn goto_definition(
+        &self,
+        params: GotoDefinitionParams,
+    ) -> jsonrpc::Result<Option<GotoDefinitionResponse>> {
+        let at = &params.text_document_position_params;
+        let answer = self.call("definition", position(at)?).await?;
+        Ok(Some(GotoDefinitionResponse::Array(self.locations(&answer))))
+    }
+
+    async fn references(&self, params: ReferenceParams) -> jsonrpc::Result<Option<Vec<Location>>> {
+        let mut args = position(&params.text_document_position)?;
+        args["include_declaration"] = json!(params.context.include_declaration);
+        let answer = self.call("references", args).await?;
+        Ok(Some(self.locations(&answer)))
+    }
+
+    async fn hover(&self, params: HoverParams) -> jsonrpc::Result<Option<Hover>> {
+        let answer = self
+            .call("hover", position(&params.text_document_position_params)?)
+            .await?;
+        let text = answer["contents"].as_str().unwrap_or_default();
+        Ok((!text.is_empty()).then(|| Hover {
+            contents: HoverContents::Markup(MarkupContent {
+                kind: MarkupKind::Markdown,
+                value: text.to_string(),
+            }),
+            range: None,
+        }))
+    }
+
+    async fn prepare_rename(
+        &self,
+        params: TextDocumentPositionParams,
+    ) -> jsonrpc::Result<Option<PrepareRenameResponse>> {
+        // Renamable when a name is there: the server itself is asked on `rename`.
+        let path = Self::path_of(&params.text_document.uri)?;
+        let text = self.text_of(&path).await;
+        let line = text
+            .lines()
+            .nth(params.position.line as usize)
+            .unwrap_or("");
+        let column = params.position.character as usize + 1;
+        Ok(crate::map::lookup::word_at(line, column).map(|_| {
+            PrepareRenameResponse::DefaultBehavior {
+                default_behavior: true,
+            }
+        }))
+    }
+
+    /// The daemon's server computes the edit (a dry run); the editor applies it to its buffers.
+    async fn rename(&self, params: RenameParams) -> jsonrpc::Result<Option<WorkspaceEdit>> {
+        let mut args = position(&params.text_document_position)?;
+        args["new_name"] = json!(params.new_name);
+        args["dry_run"] = json!(true);
+        let answer = self.call("rename", args).await?;
+        let mut changes = HashMap::new();
+        let files = answer["changes"].as_object().cloned().unwrap_or_default();
+        for (path, edits) in files {
+            let Some(uri) = Uri::from_file_path(&path) else {
+                continue;
+            };
+            let edits: Vec<TextEdit> = serde_json::from_value(edits).unwrap_or_default();
+            changes.insert(uri, edits);
+        }
+        Ok(Some(WorkspaceEdit::new(changes)))
     }
 }

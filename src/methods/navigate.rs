@@ -118,6 +118,9 @@ struct Renamed {
     files: Vec<FileResult>,
     #[serde(skip_serializing_if = "Option::is_none")]
     diff: Option<String>,
+    /// With `dry_run`: the server's edits per file (LSP ranges, 0-based), for an editor to apply.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    changes: Option<Value>,
 }
 
 pub fn methods() -> Vec<Method> {
@@ -371,6 +374,19 @@ fn hover(state: &Arc<State>, p: Position) -> Result<Value> {
     Ok(json!({"source": "index", "symbol": name, "contents": contents.join("\n\n")}))
 }
 
+/// The edits per file as LSP's `TextEdit`s, keyed by path.
+fn changes(files: &[(Target, Vec<TextEdit>)]) -> Value {
+    let position = |(line, character): (u32, u32)| json!({"line": line, "character": character});
+    let per_file = files.iter().map(|(target, edits)| {
+        let edits: Vec<Value> = edits
+            .iter()
+            .map(|e| json!({"range": {"start": position(e.start), "end": position(e.end)}, "newText": e.text}))
+            .collect();
+        (target.resolved.abs.display().to_string(), Value::Array(edits))
+    });
+    Value::Object(per_file.collect())
+}
+
 /// Hover contents (markup, a marked string, or a list of them) as one text.
 fn hover_text(contents: &Value) -> String {
     match contents {
@@ -433,9 +449,13 @@ fn rename(state: &Arc<State>, p: RenameParams) -> Result<Renamed> {
         edits,
         files: Vec::new(),
         diff: None,
+        changes: None,
     };
     match p.dry_run {
-        true => renamed.diff = Some(rename::preview(state, &files)?),
+        true => {
+            renamed.diff = Some(rename::preview(state, &files)?);
+            renamed.changes = Some(changes(&files));
+        }
         false => renamed.files = rename::apply(state, &files)?,
     }
     Ok(renamed)
