@@ -113,10 +113,10 @@ mod tests {
         assert_eq!(offset(text, (0, 3)).unwrap(), 3);
         assert_eq!(offset(text, (1, 4)).unwrap(), 10 + 4);
         // `𝄞` is two UTF-16 units and four bytes.
-        let x = offset(text, (1, 12)).unwrap();
+        let x = offset(text, (1, 11)).unwrap();
         assert_eq!(&text[x..x + 1], b"x");
-        assert_eq!(offset(text, (1, 15)).unwrap(), text.len() - 1);
-        assert_eq!(offset(text, (1, 16)).unwrap_err().code, Code::Stale);
+        assert_eq!(offset(text, (1, 14)).unwrap(), text.len() - 1);
+        assert_eq!(offset(text, (1, 15)).unwrap_err().code, Code::Stale);
     }
 
     #[test]
@@ -127,8 +127,8 @@ mod tests {
             end: (0, c + 1),
             text: text.into(),
         };
-        let splices = splices(text, &[edit(4, "z"), edit(0, "z")]).unwrap();
-        assert_eq!(splice::apply(text, &splices), b"z b z\n");
+        let planned = splices(text, &[edit(4, "z"), edit(0, "z")]).unwrap();
+        assert_eq!(splice::apply(text, &planned), b"z b z\n");
         let overlapping = TextEdit {
             start: (0, 0),
             end: (0, 3),

@@ -453,6 +453,7 @@ impl LanguageServer for Editor {
     }
 
     /// The daemon's server computes the edit (a dry run); the editor applies it to its buffers.
+    #[allow(clippy::mutable_key_type)] // `Uri` caches its parse; lsp-types keys edits by it.
     async fn rename(&self, params: RenameParams) -> jsonrpc::Result<Option<WorkspaceEdit>> {
         let mut args = position(&params.text_document_position)?;
         args["new_name"] = json!(params.new_name);
