@@ -335,9 +335,16 @@ fn diagnostics_are_relayed_and_unsaved_buffers_refuse_agent_edits() {
     );
     wait_for_code(&daemon, &probe, |code| code != "C212");
     daemon.ok("patch", agent_edit);
-    assert!(std::fs::read_to_string(&shapes)
-        .unwrap()
-        .contains("def sum_areas"));
+    let written = std::fs::read_to_string(&shapes).unwrap();
+    assert!(written.contains("def sum_areas"));
+
+    // The agent's edit of a file open in a clean buffer is shown in the editor: the new text,
+    // for the buffer's version (the editor refuses it if the person typed meanwhile).
+    let shown = editor.notification("workspace/applyEdit", |_| true);
+    let change = &shown["edit"]["documentChanges"][0];
+    assert_eq!(change["textDocument"]["uri"], shapes_uri);
+    assert_eq!(change["textDocument"]["version"], 2, "{shown}");
+    assert_eq!(change["edits"][0]["newText"], written.as_str());
 }
 
 /// Retries an agent's edit until its error code satisfies `wanted` (the face passes the editor's

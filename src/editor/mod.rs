@@ -7,23 +7,26 @@
 //!   `symbols`; the custom requests `coderd/map` (the ranked map and its items with locations)
 //!   and `coderd/stats` (the daemon's metrics), documented in docs/editors.md.
 //! - Document sync: each buffer's text reaches the daemon (`buffer`) on open, change and save; an
-//!   agent's edit to a file with unsaved changes is refused C212 there.
+//!   agent's edit to a file with unsaved changes is refused C212 there, and what an agent writes
+//!   to a file open in a clean buffer is shown in it (`buffers::follow`).
 //! - Diagnostics relay: on open and save, the daemon's settled findings for the file (`diagnostics`)
 //!   are published to the editor.
 //! - `definition`, `references`, `hover`, `rename` (and `prepareRename`) from the daemon's methods
 //!   of those names: its warm server, else the tag index. A rename is the server's edit, computed
 //!   by the daemon as a dry run and applied by the editor to its buffers.
 
+pub mod buffers;
 pub mod convert;
 pub mod daemon;
 
+use buffers::Buffers;
 use daemon::{CallError, Daemon, Options};
 use lsp_types::*;
 use serde::Deserialize;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use tower_lsp_server::jsonrpc::{self, ErrorCode};
 use tower_lsp_server::{Client, LanguageServer, LspService, Server, UriExt};
 
@@ -54,7 +57,7 @@ pub async fn serve_stdio(options: Options) -> Result<(), String> {
         client,
         daemon,
         root,
-        buffers: Mutex::default(),
+        buffers: Buffers::default(),
     })
     .custom_method("coderd/map", Editor::map)
     .custom_method("coderd/stats", Editor::stats)
@@ -71,7 +74,7 @@ pub struct Editor {
     daemon: Arc<Daemon>,
     /// The daemon's primary root: `symbols` and `map` name files relative to it.
     root: PathBuf,
-    buffers: Mutex<HashMap<PathBuf, String>>,
+    buffers: Buffers,
 }
 
 /// `coderd/map`'s params.
@@ -126,17 +129,14 @@ impl Editor {
     /// Tells the daemon the buffer's state; logged, not fatal, when it fails (a buffer of a file
     /// outside the jail is simply not the daemon's).
     async fn sync_buffer(&self, path: &Path, version: i32, text: Option<String>, closed: bool) {
-        {
-            let mut buffers = self.buffers.lock().unwrap_or_else(|e| e.into_inner());
-            match (&text, closed) {
-                (_, true) => drop(buffers.remove(path)),
-                (Some(text), false) => drop(buffers.insert(path.to_path_buf(), text.clone())),
-                (None, false) => {}
-            }
+        if closed {
+            self.buffers.remove(path);
         }
         let params = json!({"file": path, "version": version, "text": text, "closed": closed});
-        if let Err(e) = self.call("buffer", params).await {
-            tracing::debug!(path = %path.display(), "buffer: {}", e.message);
+        match self.call("buffer", params).await {
+            Ok(answer) if !closed => self.buffers.record(path, text, Some(version), &answer),
+            Ok(_) => {}
+            Err(e) => tracing::debug!(path = %path.display(), "buffer: {}", e.message),
         }
     }
 
@@ -166,13 +166,8 @@ impl Editor {
 
     /// The buffer's text as the editor has it, else the file's text through the daemon.
     async fn text_of(&self, path: &Path) -> String {
-        if let Some(text) = self
-            .buffers
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(path)
-        {
-            return text.clone();
+        if let Some(open) = self.buffers.get(path) {
+            return open.text;
         }
         let read = self.call("read", json!({"file": path})).await;
         read.ok()
@@ -314,6 +309,11 @@ impl LanguageServer for Editor {
         })
     }
 
+    async fn initialized(&self, _: InitializedParams) {
+        let (client, daemon) = (self.client.clone(), self.daemon.clone());
+        tokio::spawn(buffers::follow(client, daemon, self.buffers.clone()));
+    }
+
     async fn shutdown(&self) -> jsonrpc::Result<()> {
         Ok(())
     }
@@ -343,12 +343,10 @@ impl LanguageServer for Editor {
         let Ok(path) = Self::path_of(&uri) else {
             return;
         };
-        let text = params.text.or_else(|| {
-            let buffers = self.buffers.lock().unwrap_or_else(|e| e.into_inner());
-            buffers.get(&path).cloned()
-        });
-        // The version is not in a save; the daemon keeps the last one it was told.
-        self.sync_buffer(&path, -1, text, false).await;
+        let open = self.buffers.get(&path).unwrap_or_default();
+        let text = params.text.or(Some(open.text));
+        // A save carries no version: the buffer's last one.
+        self.sync_buffer(&path, open.version, text, false).await;
         self.relay_diagnostics(uri, path).await;
     }
 

@@ -30,6 +30,10 @@ pub struct BufferResult {
     /// Absent once closed.
     #[serde(skip_serializing_if = "Option::is_none")]
     buffer: Option<Buffer>,
+    /// The file's version on disk now (absent once closed, or when it is gone): a face that sees
+    /// it change under a clean buffer shows the new text in the editor.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    disk_version: Option<String>,
 }
 
 pub fn methods() -> Vec<Method> {
@@ -51,21 +55,25 @@ fn buffer(state: &Workspace, p: BufferParams) -> Result<BufferResult> {
         return Ok(BufferResult {
             path: path.display().to_string(),
             buffer: None,
+            disk_version: None,
         });
     }
+    let limits = state.limits();
+    let on_disk = state
+        .documents
+        .load(
+            &state.jail,
+            &resolved,
+            limits.max_write_bytes,
+            limits.documents_max_bytes,
+        )
+        .ok();
     let dirty = match &p.text {
         None => buffers.get(&path).is_some_and(|b| b.dirty),
-        Some(text) => {
-            let limits = state.limits();
-            let on_disk = state.documents.load(
-                &state.jail,
-                &resolved,
-                limits.max_write_bytes,
-                limits.documents_max_bytes,
-            );
-            // A buffer of a file not (or no longer) on disk is unsaved work too.
-            on_disk.map_or(true, |doc| doc.bytes() != text.as_bytes())
-        }
+        // A buffer of a file not (or no longer) on disk is unsaved work too.
+        Some(text) => on_disk
+            .as_ref()
+            .is_none_or(|doc| doc.bytes() != text.as_bytes()),
     };
     let buffer = Buffer {
         version: p.version,
@@ -75,5 +83,6 @@ fn buffer(state: &Workspace, p: BufferParams) -> Result<BufferResult> {
     Ok(BufferResult {
         path: path.display().to_string(),
         buffer: Some(buffer),
+        disk_version: on_disk.map(|doc| doc.version()),
     })
 }
