@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Tools the `test` method's fixtures run (tests/exec_test.rs): cargo, go, python3 with pytest,
 # node with npm, Maven with a JDK; and ripgrep, whose `rg -n` output `coder search` must equal
-# (tests/cli.rs); openssl, for the signing recipe of tests/chatcli.rs. Go, Node and Python come with the machine; pytest is installed
+# (tests/cli.rs); openssl, for the signing recipe of tests/chatcli.rs; and Neovim, the real editor tests/editor.rs drives through `coderd lsp`. Go, Node and Python come with the machine; pytest is installed
 # for the user when missing, Maven (Debian's `maven`, which brings a JDK) as root when missing.
 # Idempotent: does nothing when everything is there.
 set -euo pipefail
@@ -30,6 +30,13 @@ if ! command -v openssl >/dev/null 2>&1; then
     ((EUID == 0)) || sudo_or_root=(sudo)
     "${sudo_or_root[@]}" apt-get update -qq >&2
     "${sudo_or_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openssl >&2
+fi
+if ! command -v nvim >/dev/null 2>&1; then
+    echo "install-test-tools.sh: installing neovim (Debian package; tests/editor.rs drives its LSP client)" >&2
+    sudo_or_root=()
+    ((EUID == 0)) || sudo_or_root=(sudo)
+    "${sudo_or_root[@]}" apt-get update -qq >&2
+    "${sudo_or_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq neovim >&2
 fi
 if ! command -v rg >/dev/null 2>&1; then
     echo "install-test-tools.sh: installing ripgrep (Debian package)" >&2

@@ -274,6 +274,8 @@ async fn serve_connection(state: Arc<State>, stream: UnixStream, conn: Handle) {
     let (tx, mut rx) = mpsc::channel::<Outgoing>(IN_FLIGHT_PER_CONNECTION);
     let writer_task = tokio::spawn(async move {
         'lines: while let Some(line) = rx.recv().await {
+            let bytes = line.pieces().iter().map(|p| p.len() as u64).sum();
+            crate::metrics::record(crate::metrics::Event::BytesOut(bytes));
             for piece in line.pieces() {
                 if writer.write_all(piece).await.is_err() {
                     break 'lines; // The client went away; its remaining responses are dropped.
@@ -310,6 +312,7 @@ async fn serve_connection(state: Arc<State>, stream: UnixStream, conn: Handle) {
             continue;
         }
         conn.frame_read(true);
+        crate::metrics::record(crate::metrics::Event::BytesIn(frame.bytes.len() as u64));
         let Ok(permit) = slots.clone().acquire_owned().await else {
             break;
         };
@@ -579,6 +582,8 @@ async fn handle_frame(
         }
         None => Err(methods::unknown(&request.method)),
     };
+    let error = outcome.as_ref().err().map(|e| e.code.as_str());
+    crate::metrics::call(method.map(|m| m.name), started.elapsed(), error);
     tracing::debug!(
         method = request.method,
         elapsed_us = started.elapsed().as_micros() as u64,

@@ -50,6 +50,17 @@ enum Sub {
         #[arg(long)]
         namespace: Option<String>,
     },
+    /// Serve LSP on stdin/stdout for an editor (Neovim, VS Code, Helix, Zed): document and
+    /// workspace symbols, folding, the `coderd/map` request, diagnostics relayed from the
+    /// daemon's language servers. Finds (or starts) the daemon as `mcp` does.
+    Lsp {
+        /// Fail instead of starting a daemon when none answers.
+        #[arg(long)]
+        no_start: bool,
+        /// Say on stderr which daemon was used and why.
+        #[arg(long, short = 'v')]
+        verbose: bool,
+    },
     /// Started by the daemon itself: ends the process groups of running commands when the
     /// daemon is gone (see src/exec/watchdog.rs).
     #[command(hide = true)]
@@ -76,6 +87,19 @@ fn main() {
         };
         if let Err(e) = runtime.block_on(coderd::mcp::serve_stdio(options)) {
             eprintln!("coderd mcp: {e}");
+            std::process::exit(2);
+        }
+        return;
+    }
+    if let Some(Sub::Lsp { no_start, verbose }) = args.command {
+        let options = coderd::editor::daemon::Options {
+            socket: args.socket,
+            roots: args.roots,
+            no_start,
+            verbose,
+        };
+        if let Err(e) = runtime.block_on(coderd::editor::serve_stdio(options)) {
+            eprintln!("coderd lsp: {e}");
             std::process::exit(2);
         }
         return;

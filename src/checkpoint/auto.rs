@@ -113,6 +113,7 @@ impl Checkpoints {
                 auto.off = Some("git is not installed".into());
             }
             Err(e) => {
+                crate::metrics::record(crate::metrics::Event::CheckpointFailure);
                 auto.failed(e.to_string(), now, interval);
                 warn(auto.warning(now));
             }

@@ -7,6 +7,7 @@
 //! Every committed change publishes an `Event` (see `events`) for the structure and language-server
 //! subsystems.
 
+pub mod buffers;
 pub mod commit;
 pub mod events;
 pub mod locks;
@@ -119,6 +120,8 @@ pub struct Documents {
     inner: Mutex<Inner>,
     events: broadcast::Sender<Event>,
     pub sessions: Sessions,
+    /// The files open in an editor (`coderd lsp`), which an edit must not write under.
+    pub buffers: buffers::Buffers,
     /// The folders watched for eager refresh (see `watch`).
     pub watch: watch::Watch,
 }
@@ -129,6 +132,7 @@ impl Default for Documents {
             inner: Mutex::default(),
             events: broadcast::channel(EVENT_BUFFER).0,
             sessions: Sessions::default(),
+            buffers: buffers::Buffers::default(),
             watch: watch::Watch::default(),
         }
     }

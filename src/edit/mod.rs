@@ -13,6 +13,7 @@ pub mod locate;
 pub mod patch;
 pub mod paths;
 mod regex_cache;
+pub mod rename;
 mod stat;
 pub mod txn;
 pub mod update;

@@ -5,7 +5,7 @@
 //! instance's `tick` (see `instance`); the client knows nothing about edits or settling.
 
 use super::servers::ServerDef;
-use super::transport::{Incoming, Transport, TransportError};
+use super::transport::{Incoming, Reply, Transport, TransportError};
 use super::uri;
 use lsp_types::{Diagnostic, ProgressParams, ProgressParamsValue, PublishDiagnosticsParams};
 use serde::Deserialize;
@@ -204,6 +204,11 @@ impl Client {
 
     pub fn notify(&self, method: &str, params: Value) {
         self.transport.notify(method, params);
+    }
+
+    /// One request to the server (`definition`, `references`, ... see `navigate`).
+    pub async fn request(&self, method: &str, params: Value, timeout: Duration) -> Reply {
+        self.transport.request(method, params, timeout).await
     }
 
     /// The current diagnostics of a document by pull (`textDocument/diagnostic`); `None` when the

@@ -16,6 +16,7 @@
 pub mod client;
 mod diagnostics;
 pub mod instance;
+pub mod navigate;
 pub mod report;
 pub mod servers;
 pub mod spawn;

@@ -49,7 +49,7 @@ pub enum Incoming {
     },
 }
 
-type Reply = Result<Value, TransportError>;
+pub type Reply = Result<Value, TransportError>;
 
 #[derive(Default)]
 struct Pending {

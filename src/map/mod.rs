@@ -6,6 +6,7 @@
 //! changed only lists, stats and renders.
 
 pub mod index;
+pub mod lookup;
 pub mod rank;
 pub mod render;
 pub mod symbols;
@@ -48,6 +49,21 @@ pub struct MapParams {
     /// Include test files and folders (`*_test.go`, `test_*.py`, `tests/`, ...).
     #[serde(default)]
     pub include_tests: bool,
+    /// Also answer the shown items with their places (`items`), for editors.
+    #[serde(default)]
+    pub items: bool,
+}
+
+/// One item the map shows, for a client that links the map to the code.
+#[derive(Serialize)]
+pub struct MapItem {
+    /// Root-relative, as the map prints it.
+    pub path: String,
+    pub name: String,
+    pub kind: crate::syntax::Kind,
+    /// 1-based, inclusive.
+    pub line: usize,
+    pub end_line: usize,
 }
 
 #[derive(Serialize)]
@@ -64,6 +80,8 @@ pub struct MapResult {
     /// Files (re)parsed by this call (0 when every file's tags were cached).
     pub parsed: usize,
     pub map: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub items: Option<Vec<MapItem>>,
 }
 
 pub fn run(state: &Workspace, cache: &MapCache, p: MapParams) -> Result<MapResult> {
@@ -103,6 +121,9 @@ pub fn run(state: &Workspace, cache: &MapCache, p: MapParams) -> Result<MapResul
     });
     let ranked_at = started.elapsed();
     let rendered = render::render(&snapshot.files, &ranked, budget);
+    let items = p
+        .items
+        .then(|| map_items(&snapshot.files, &ranked, &rendered.shown));
     // Where a map's time goes, for `CODERD_LOG=coderd=debug` (the bench's edit rows).
     tracing::debug!(
         snapshot_us = listed.as_micros() as u64,
@@ -122,7 +143,24 @@ pub fn run(state: &Workspace, cache: &MapCache, p: MapParams) -> Result<MapResul
         elided_items: rendered.elided_items,
         parsed: snapshot.tagged,
         map: rendered.text,
+        items,
     })
+}
+
+fn map_items(files: &[Arc<index::FileTags>], ranked: &Ranked, shown: &[usize]) -> Vec<MapItem> {
+    let item = |&i: &usize| {
+        let r = &ranked.items[i];
+        let file = &files[r.file as usize];
+        let item = &file.tags.outline.items[r.item as usize];
+        MapItem {
+            path: file.rel.clone(),
+            name: item.name.clone(),
+            kind: item.kind,
+            line: item.line,
+            end_line: item.end_line,
+        }
+    };
+    shown.iter().map(item).collect()
 }
 
 impl MapCache {

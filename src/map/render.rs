@@ -23,6 +23,8 @@ pub struct Rendered {
     pub items_shown: usize,
     pub elided_files: usize,
     pub elided_items: usize,
+    /// The shown items, as indices into the ranking.
+    pub shown: Vec<usize>,
 }
 
 /// Layouts of the files rendered so far.
@@ -85,6 +87,7 @@ pub fn render(files: &[Arc<FileTags>], ranked: &Ranked, budget: usize) -> Render
         items_shown: lo,
         elided_files,
         elided_items,
+        shown: picked,
     }
 }
 

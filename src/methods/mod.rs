@@ -10,12 +10,15 @@
 pub mod agent;
 mod checkpoint;
 mod edit;
+mod editor;
 mod exec;
 mod git;
 pub mod iii;
 mod lsp;
 mod map;
+mod navigate;
 pub mod state;
+mod stats;
 mod syntax;
 mod todo;
 
@@ -299,6 +302,9 @@ pub static METHODS: LazyLock<Vec<Method>> = LazyLock::new(|| {
         syntax::methods(),
         map::methods(),
         lsp::methods(),
+        editor::methods(),
+        stats::methods(),
+        navigate::methods(),
     ]
     .into_iter()
     .flatten()

@@ -280,6 +280,11 @@ fn load(
             Err(e) => return Err(named(e, &target.field)),
         };
         if let Some(doc) = &doc {
+            state
+                .documents
+                .buffers
+                .refuse(&path)
+                .map_err(|e| named(e, &target.field))?;
             check_version(state, target, doc)?;
             check_session(state, target, doc, opts, limits.require_read_before_edit)?;
         } else if let Some(expected) = &target.expect_version {

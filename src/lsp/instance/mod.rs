@@ -315,6 +315,9 @@ impl Instance {
         };
         let failed = inner.status == Status::Failed;
         drop(inner);
+        if !failed {
+            crate::metrics::record(crate::metrics::Event::ServerRestart);
+        }
         self.changed();
         (!failed).then(|| Duration::from_secs(1 << (n - 1).min(2)))
     }

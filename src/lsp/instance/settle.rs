@@ -79,6 +79,10 @@ impl Instance {
             Outcome::Current { missing, .. } => !matches!(missing, Some(m) if m.part == Part::Own),
             Outcome::Pending { state, .. } => *state == Status::Ready,
         };
+        crate::metrics::record(crate::metrics::Event::Settle(match &outcome {
+            Outcome::Current { .. } => "current",
+            Outcome::Pending { .. } => "pending",
+        }));
         let mut inner = self.lock();
         inner.settled_once |= analysed;
         match outcome {

@@ -9,6 +9,7 @@ mod git;
 mod map;
 mod outline;
 pub mod search_text;
+mod stats;
 mod todo;
 
 use serde::Deserialize;
@@ -121,6 +122,7 @@ pub fn render(
         m if m.starts_with("git-") => git::render(out, m, &value()),
         "checkpoint" => checkpoint::render(out, &value()),
         "todo" => todo::render(out, &value()),
+        "stats" => stats::render(out, &value()),
         "exec" | "command" | "test" => exec::render(out, &value()),
         "write" | "patch" | "multipatch" | "update-file" | "create-file" | "rollback"
         | "delete-file" | "move" | "clean" => render_edit(out, &value()),

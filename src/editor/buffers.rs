@@ -1,0 +1,136 @@
+//! The editor's open buffers as the face knows them (text, version, whether they differ from the
+//! file on disk, the file's version when last seen), and the follower that shows the editor what
+//! others write: once a second it asks the daemon for the disk version of each clean buffer's
+//! file (`buffer` without text: a stamp check, no read), and when another writer (an agent) has
+//! changed the file, sends the editor the new text as a `workspace/applyEdit` of that buffer's
+//! version, which the editor refuses if the person typed meanwhile. A dirty buffer is never
+//! touched: the daemon refuses edits under it (C212).
+
+use super::daemon::Daemon;
+use lsp_types::{
+    ApplyWorkspaceEditParams, DocumentChanges, OneOf, OptionalVersionedTextDocumentIdentifier,
+    Position, Range, TextDocumentEdit, TextEdit, Uri, WorkspaceEdit,
+};
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tower_lsp_server::{Client, UriExt};
+
+/// How often clean buffers' files are looked at.
+const FOLLOW_EVERY: Duration = Duration::from_secs(1);
+
+/// One open buffer.
+#[derive(Clone, Debug, Default)]
+pub struct Open {
+    pub text: String,
+    pub version: i32,
+    /// The file's version on disk when the daemon last answered about this buffer.
+    pub disk_version: Option<String>,
+    /// The buffer differs from the file (the daemon's judgement).
+    pub dirty: bool,
+}
+
+#[derive(Clone, Default)]
+pub struct Buffers(Arc<Mutex<HashMap<PathBuf, Open>>>);
+
+impl Buffers {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, Open>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub fn get(&self, path: &Path) -> Option<Open> {
+        self.lock().get(path).cloned()
+    }
+
+    pub fn remove(&self, path: &Path) {
+        self.lock().remove(path);
+    }
+
+    /// Records what the editor sent (`text`, `version`) and what the daemon answered.
+    pub fn record(&self, path: &Path, text: Option<String>, version: Option<i32>, answer: &Value) {
+        let mut buffers = self.lock();
+        let open = buffers.entry(path.to_path_buf()).or_default();
+        if let Some(text) = text {
+            open.text = text;
+        }
+        if let Some(version) = version {
+            open.version = version;
+        }
+        open.dirty = answer["buffer"]["dirty"].as_bool().unwrap_or(open.dirty);
+        open.disk_version = answer["disk_version"].as_str().map(str::to_owned);
+    }
+
+    fn clean(&self) -> Vec<(PathBuf, Open)> {
+        let buffers = self.lock();
+        let clean = buffers.iter().filter(|(_, open)| !open.dirty);
+        clean.map(|(p, o)| (p.clone(), o.clone())).collect()
+    }
+}
+
+/// One daemon call off the async workers.
+pub async fn call(daemon: &Arc<Daemon>, method: &'static str, params: Value) -> Option<Value> {
+    let daemon = daemon.clone();
+    tokio::task::spawn_blocking(move || daemon.call(method, params).ok())
+        .await
+        .ok()
+        .flatten()
+}
+
+/// Follows the files of clean buffers until the editor goes away.
+pub async fn follow(client: Client, daemon: Arc<Daemon>, buffers: Buffers) {
+    loop {
+        tokio::time::sleep(FOLLOW_EVERY).await;
+        for (path, open) in buffers.clean() {
+            let params = json!({"file": path, "version": open.version});
+            let Some(answer) = call(&daemon, "buffer", params).await else {
+                continue;
+            };
+            let disk = answer["disk_version"].as_str().map(str::to_owned);
+            if disk.is_none() || disk == open.disk_version {
+                continue;
+            }
+            // Written by someone else: the editor gets the new text (read as it can read it).
+            let Ok(text) = std::fs::read_to_string(&path) else {
+                continue;
+            };
+            if let Some(current) = buffers.get(&path) {
+                buffers.record(&path, None, None, &answer);
+                if text != current.text {
+                    show(&client, &path, &current, text).await;
+                }
+            }
+        }
+    }
+}
+
+/// Replaces a buffer's whole text, for its version only (the editor may refuse: the person typed).
+async fn show(client: &Client, path: &Path, open: &Open, text: String) {
+    let Some(uri) = Uri::from_file_path(path) else {
+        return;
+    };
+    let lines = open.text.split('\n').count() as u32;
+    let edit = TextDocumentEdit {
+        text_document: OptionalVersionedTextDocumentIdentifier {
+            uri,
+            version: Some(open.version),
+        },
+        edits: vec![OneOf::Left(TextEdit {
+            range: Range::new(Position::new(0, 0), Position::new(lines, 0)),
+            new_text: text,
+        })],
+    };
+    let edit = WorkspaceEdit {
+        document_changes: Some(DocumentChanges::Edits(vec![edit])),
+        ..WorkspaceEdit::default()
+    };
+    let params = ApplyWorkspaceEditParams {
+        label: Some("coderd: the file changed on disk".into()),
+        edit,
+    };
+    let applied = client
+        .send_request::<lsp_types::request::ApplyWorkspaceEdit>(params)
+        .await;
+    tracing::debug!(path = %path.display(), "showing the file's new text: {applied:?}");
+}

@@ -1,0 +1,88 @@
+//! What the editor face (`coderd lsp`) tells the daemon: `buffer`, the state of a file a person
+//! has open (see `documents::buffers`).
+
+use super::{method, Method};
+use crate::documents::buffers::Buffer;
+use crate::error::Result;
+use crate::workspace::Workspace;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BufferParams {
+    /// The file the buffer shows.
+    file: String,
+    /// The editor's version of the buffer.
+    #[serde(default)]
+    version: i64,
+    /// The buffer's whole text (on open, change and save); compared with the file on disk.
+    #[serde(default)]
+    text: Option<String>,
+    /// The editor closed the buffer.
+    #[serde(default)]
+    closed: bool,
+}
+
+#[derive(Serialize)]
+pub struct BufferResult {
+    path: String,
+    /// Absent once closed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    buffer: Option<Buffer>,
+    /// The file's version on disk now (absent once closed, or when it is gone): a face that sees
+    /// it change under a clean buffer shows the new text in the editor.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    disk_version: Option<String>,
+}
+
+pub fn methods() -> Vec<Method> {
+    vec![method(
+        "buffer",
+        &[],
+        "An editor's buffer of a file (open, changed, saved, closed): while it holds unsaved changes, edits to the file are refused C212.",
+        false,
+        |s, p| buffer(s, p),
+    )]
+}
+
+fn buffer(state: &Workspace, p: BufferParams) -> Result<BufferResult> {
+    let resolved = state.jail.resolve("file", &p.file)?;
+    let path = resolved.abs.clone();
+    let buffers = &state.documents.buffers;
+    if p.closed {
+        buffers.close(&path);
+        return Ok(BufferResult {
+            path: path.display().to_string(),
+            buffer: None,
+            disk_version: None,
+        });
+    }
+    let limits = state.limits();
+    let on_disk = state
+        .documents
+        .load(
+            &state.jail,
+            &resolved,
+            limits.max_write_bytes,
+            limits.documents_max_bytes,
+        )
+        .ok();
+    let dirty = match &p.text {
+        None => buffers.get(&path).is_some_and(|b| b.dirty),
+        // A buffer of a file not (or no longer) on disk is unsaved work too.
+        Some(text) => on_disk
+            .as_ref()
+            .is_none_or(|doc| doc.bytes() != text.as_bytes()),
+    };
+    let buffer = Buffer {
+        version: p.version,
+        dirty,
+    };
+    buffers.set(path.clone(), buffer.clone());
+    Ok(BufferResult {
+        path: path.display().to_string(),
+        buffer: Some(buffer),
+        disk_version: on_disk.map(|doc| doc.version()),
+    })
+}

@@ -1,0 +1,462 @@
+//! Semantic moves: `definition`, `references`, `hover` and `rename`, at a file position or by a
+//! symbol's name. Asked of the warm language server of the file's language (`lsp::navigate`);
+//! when none answers, `definition`, `references` and `hover` come from the tag index
+//! (`map::lookup`, `source: "index"`: a match by name, not a resolution). `rename` needs a server:
+//! its `WorkspaceEdit` is applied as one edit call over every file (`edit::rename`).
+
+use super::state::State;
+use super::{method, Method};
+use crate::edit::rename::{self, TextEdit};
+use crate::edit::txn::{FileResult, Target};
+use crate::error::{Error, Result};
+use crate::lsp::navigate::{self, At, Place};
+use crate::map::lookup;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Where a move starts: a file position, a name in a file's line, or a symbol's definition.
+#[derive(Deserialize, JsonSchema, Default)]
+#[serde(deny_unknown_fields)]
+pub struct Position {
+    /// The file (with `line`, and `column` or `symbol`).
+    #[serde(default, alias = "path")]
+    file: Option<String>,
+    /// 1-based line in `file`.
+    #[serde(default)]
+    line: Option<u32>,
+    /// 1-based column in `line` (characters; UTF-16 units beyond the BMP).
+    #[serde(default)]
+    column: Option<u32>,
+    /// A name: alone, its one definition in the tag index; with `file` and `line`, its place in that line.
+    #[serde(default)]
+    symbol: Option<String>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReferencesParams {
+    /// The file (with `line`, and `column` or `symbol`).
+    #[serde(default, alias = "path")]
+    file: Option<String>,
+    /// 1-based line in `file`.
+    #[serde(default)]
+    line: Option<u32>,
+    /// 1-based column in `line` (characters; UTF-16 units beyond the BMP).
+    #[serde(default)]
+    column: Option<u32>,
+    /// A name: alone, its one definition in the tag index; with `file` and `line`, its place in that line.
+    #[serde(default)]
+    symbol: Option<String>,
+    /// Count the definition itself among the references (default true).
+    #[serde(default)]
+    include_declaration: Option<bool>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RenameParams {
+    /// The file (with `line`, and `column` or `symbol`).
+    #[serde(default, alias = "path")]
+    file: Option<String>,
+    /// 1-based line in `file`.
+    #[serde(default)]
+    line: Option<u32>,
+    /// 1-based column in `line` (characters; UTF-16 units beyond the BMP).
+    #[serde(default)]
+    column: Option<u32>,
+    /// A name: alone, its one definition in the tag index; with `file` and `line`, its place in that line.
+    #[serde(default)]
+    symbol: Option<String>,
+    /// The symbol's new name.
+    new_name: String,
+    /// Answer the edit as a unified diff; change nothing.
+    #[serde(default)]
+    dry_run: bool,
+}
+
+/// The start fields of params that have more.
+macro_rules! position_of {
+    ($p:expr) => {
+        Position {
+            file: $p.file.clone(),
+            line: $p.line,
+            column: $p.column,
+            symbol: $p.symbol.clone(),
+        }
+    };
+}
+
+/// A place with its line's text.
+#[derive(Serialize)]
+struct Found {
+    #[serde(flatten)]
+    place: Place,
+    text: String,
+}
+
+#[derive(Serialize)]
+struct Located {
+    /// The server that answered, or `index`.
+    source: String,
+    /// The name at the position.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    symbol: Option<String>,
+    count: usize,
+    locations: Vec<Found>,
+}
+
+#[derive(Serialize)]
+struct Renamed {
+    source: String,
+    new_name: String,
+    files_changed: usize,
+    edits: usize,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    files: Vec<FileResult>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    diff: Option<String>,
+    /// With `dry_run`: the server's edits per file (LSP ranges, 0-based), for an editor to apply.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    changes: Option<Value>,
+}
+
+pub fn methods() -> Vec<Method> {
+    vec![
+        method(
+            "definition",
+            &[],
+            "Where the symbol at a position (or by name) is defined: from the warm language server, else the tag index (`source: index`).",
+            false,
+            |s, p: Position| definition(s, p),
+        ),
+        method(
+            "references",
+            &[],
+            "Every reference to the symbol at a position (or by name), each with its line: from the warm language server, else whole-word matches in the tag index.",
+            false,
+            references,
+        ),
+        method(
+            "hover",
+            &[],
+            "The language server's hover text (type, signature, docs) at a position; else the definition's signature from the tag index.",
+            false,
+            |s, p: Position| hover(s, p),
+        ),
+        method(
+            "rename",
+            &[],
+            "Rename a symbol through the language server: every file changed in one all-or-nothing edit (`dry_run`: the unified diff).",
+            true,
+            rename,
+        )
+        .changes_nothing_when(|_, params| params["dry_run"] == true),
+    ]
+}
+
+/// A resolved start: the file, the position and the name there.
+struct Start {
+    path: PathBuf,
+    at: At,
+    name: Option<String>,
+}
+
+fn start(state: &State, p: &Position) -> Result<Start> {
+    match (&p.file, p.line, p.column, &p.symbol) {
+        (Some(file), Some(line), column, symbol) => {
+            let path = state.jail.resolve("file", file)?.abs;
+            let text = line_of(state, &path, line)?;
+            let (column, name) = match (column, symbol) {
+                (Some(column), _) => (column, lookup::word_at(&text, column as usize)),
+                (None, Some(symbol)) => {
+                    (column_of(&text, symbol, &path, line)?, Some(symbol.clone()))
+                }
+                (None, None) => return Err(where_missing()),
+            };
+            Ok(Start {
+                path,
+                at: At { line, column },
+                name,
+            })
+        }
+        (None, None, None, Some(symbol)) => by_name(state, symbol),
+        _ => Err(where_missing()),
+    }
+}
+
+fn where_missing() -> Error {
+    Error::bad_input("a position needs `file` and `line` with `column` or `symbol`, or `symbol` alone")
+        .with_recovery("e.g. {\"file\": \"src/lib.rs\", \"line\": 12, \"column\": 8} or {\"symbol\": \"parse_config\"}")
+}
+
+/// The one definition of a name in the tag index, its name's place in its line.
+fn by_name(state: &State, symbol: &str) -> Result<Start> {
+    let found = lookup::definitions(state, &state.map, symbol)?;
+    let first = match found.as_slice() {
+        [one] => one,
+        [] => {
+            return Err(Error::not_found(format!(
+                "no definition named `{symbol}` in the tag index"
+            ))
+            .with_recovery("check the name with `symbols`, or give `file`, `line` and `column`"))
+        }
+        many => {
+            let places: Vec<String> = many
+                .iter()
+                .map(|d| format!("{}:{}", d.path.display(), d.line))
+                .collect();
+            return Err(Error::bad_input(format!(
+                "`{symbol}` is defined {} times: {}",
+                many.len(),
+                places.join(", ")
+            ))
+            .with_recovery("add `file` and `line` of the one you mean"));
+        }
+    };
+    let line = first.line as u32;
+    let text = line_of(state, &first.path, line)?;
+    Ok(Start {
+        path: first.path.clone(),
+        at: At {
+            line,
+            column: column_of(&text, symbol, &first.path, line)?,
+        },
+        name: Some(symbol.to_string()),
+    })
+}
+
+fn line_of(state: &State, path: &Path, line: u32) -> Result<String> {
+    let resolved = state.jail.resolve("file", &path.to_string_lossy())?;
+    let limits = state.limits();
+    let document = state.documents.load(
+        &state.jail,
+        &resolved,
+        limits.max_write_bytes,
+        limits.documents_max_bytes,
+    )?;
+    Ok(navigate::line_text(&document.bytes(), line))
+}
+
+/// The 1-based column (UTF-16 units) of a name's first whole-word occurrence in a line.
+fn column_of(text: &str, name: &str, path: &Path, line: u32) -> Result<u32> {
+    let at = text
+        .match_indices(name)
+        .map(|(at, _)| at)
+        .find(|&at| lookup::word_at(text, text[..at].chars().count() + 1).as_deref() == Some(name))
+        .ok_or_else(|| {
+            Error::not_found(format!(
+                "`{name}` is not in line {line} of {}",
+                path.display()
+            ))
+            .with_recovery("read the line, or give `column`")
+        })?;
+    Ok(text[..at].encode_utf16().count() as u32 + 1)
+}
+
+/// Places with their lines' text.
+fn with_text(state: &State, places: Vec<Place>) -> Vec<Found> {
+    places
+        .into_iter()
+        .map(|place| Found {
+            text: line_of(state, &place.path, place.line).unwrap_or_default(),
+            place,
+        })
+        .collect()
+}
+
+fn located(source: String, symbol: Option<String>, locations: Vec<Found>) -> Located {
+    Located {
+        source,
+        symbol,
+        count: locations.len(),
+        locations,
+    }
+}
+
+fn definition(state: &Arc<State>, p: Position) -> Result<Located> {
+    let start = start(state, &p)?;
+    let asked = state.lsp.ask(
+        state,
+        &start.path,
+        start.at,
+        "textDocument/definition",
+        json!({}),
+    );
+    if let Some(answer) = asked {
+        let found = with_text(state, navigate::places(&answer.result));
+        return Ok(located(answer.server, start.name, found));
+    }
+    let name = index_name(&start)?;
+    let found = lookup::definitions(state, &state.map, &name)?
+        .into_iter()
+        .map(|d| Found {
+            text: line_of(state, &d.path, d.line as u32).unwrap_or_default(),
+            place: Place {
+                path: d.path,
+                line: d.line as u32,
+                column: 1,
+                end_line: d.end_line as u32,
+                end_column: 1,
+            },
+        })
+        .collect();
+    Ok(located("index".into(), Some(name), found))
+}
+
+/// The name the index is asked for: the one at the position.
+fn index_name(start: &Start) -> Result<String> {
+    start.name.clone().ok_or_else(|| {
+        Error::not_found("no language server answered, and no name is at that position")
+            .with_recovery("point `column` at an identifier, or pass `symbol`")
+    })
+}
+
+fn references(state: &Arc<State>, p: ReferencesParams) -> Result<Located> {
+    let start = start(state, &position_of!(p))?;
+    let context = json!({"context": {"includeDeclaration": p.include_declaration.unwrap_or(true)}});
+    let asked = state.lsp.ask(
+        state,
+        &start.path,
+        start.at,
+        "textDocument/references",
+        context,
+    );
+    if let Some(answer) = asked {
+        let found = with_text(state, navigate::places(&answer.result));
+        return Ok(located(answer.server, start.name, found));
+    }
+    let name = index_name(&start)?;
+    let width = name.encode_utf16().count() as u32;
+    let found = lookup::references(state, &state.map, &name)?
+        .into_iter()
+        .map(|o| Found {
+            place: Place {
+                path: o.path,
+                line: o.line as u32,
+                column: o.column as u32,
+                end_line: o.line as u32,
+                end_column: o.column as u32 + width,
+            },
+            text: o.text,
+        })
+        .collect();
+    Ok(located("index".into(), Some(name), found))
+}
+
+fn hover(state: &Arc<State>, p: Position) -> Result<Value> {
+    let start = start(state, &p)?;
+    let asked = state.lsp.ask(
+        state,
+        &start.path,
+        start.at,
+        "textDocument/hover",
+        json!({}),
+    );
+    if let Some(answer) = asked {
+        return Ok(json!({
+            "source": answer.server,
+            "symbol": start.name,
+            "contents": hover_text(&answer.result["contents"]),
+        }));
+    }
+    let name = index_name(&start)?;
+    let found = lookup::definitions(state, &state.map, &name)?;
+    let contents: Vec<String> = found
+        .iter()
+        .map(|d| match &d.doc {
+            Some(doc) => format!("{}\n{doc}", d.signature),
+            None => d.signature.clone(),
+        })
+        .collect();
+    Ok(json!({"source": "index", "symbol": name, "contents": contents.join("\n\n")}))
+}
+
+/// The edits per file as LSP's `TextEdit`s, keyed by path.
+fn changes(files: &[(Target, Vec<TextEdit>)]) -> Value {
+    let position = |(line, character): (u32, u32)| json!({"line": line, "character": character});
+    let per_file = files.iter().map(|(target, edits)| {
+        let edits: Vec<Value> = edits
+            .iter()
+            .map(|e| json!({"range": {"start": position(e.start), "end": position(e.end)}, "newText": e.text}))
+            .collect();
+        (target.resolved.abs.display().to_string(), Value::Array(edits))
+    });
+    Value::Object(per_file.collect())
+}
+
+/// Hover contents (markup, a marked string, or a list of them) as one text.
+fn hover_text(contents: &Value) -> String {
+    match contents {
+        Value::String(text) => text.clone(),
+        Value::Array(parts) => parts
+            .iter()
+            .map(hover_text)
+            .collect::<Vec<_>>()
+            .join("\n\n"),
+        other => other["value"].as_str().unwrap_or_default().to_string(),
+    }
+}
+
+fn rename(state: &Arc<State>, p: RenameParams) -> Result<Renamed> {
+    if p.new_name.trim().is_empty() {
+        return Err(Error::bad_input("`new_name` is empty").with_recovery("give the new name"));
+    }
+    let start = start(state, &position_of!(p))?;
+    let asked = state.lsp.ask(
+        state,
+        &start.path,
+        start.at,
+        "textDocument/rename",
+        json!({"newName": p.new_name}),
+    );
+    let Some(answer) = asked else {
+        return Err(Error::not_found(format!(
+            "no language server answered a rename at {}:{}:{}",
+            start.path.display(),
+            start.at.line,
+            start.at.column
+        ))
+        .with_recovery("check `info` (language_servers) and that the position is on a symbol; the tag index cannot rename"));
+    };
+    let mut files = Vec::new();
+    for (path, edits) in navigate::workspace_edits(&answer.result)? {
+        // Every file through the jail: a server may want to edit a dependency's source.
+        let target = Target::new(
+            "rename",
+            state.jail.resolve("rename", &path.to_string_lossy())?,
+        );
+        let edits = edits
+            .into_iter()
+            .map(|e| TextEdit {
+                start: e.start,
+                end: e.end,
+                text: e.text,
+            })
+            .collect();
+        files.push((target, edits));
+    }
+    let edits = files
+        .iter()
+        .map(|(_, e): &(Target, Vec<TextEdit>)| e.len())
+        .sum();
+    let mut renamed = Renamed {
+        source: answer.server,
+        new_name: p.new_name,
+        files_changed: files.len(),
+        edits,
+        files: Vec::new(),
+        diff: None,
+        changes: None,
+    };
+    match p.dry_run {
+        true => {
+            renamed.diff = Some(rename::preview(state, &files)?);
+            renamed.changes = Some(changes(&files));
+        }
+        false => renamed.files = rename::apply(state, &files)?,
+    }
+    Ok(renamed)
+}
