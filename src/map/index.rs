@@ -20,8 +20,21 @@ pub const MAX_FILE_BYTES: u64 = 1024 * 1024;
 
 /// Folders the map never enters, besides hidden ones, ignored ones and the default excludes.
 const SKIPPED_FOLDERS: &[&str] = &["vendor", "build", "node_modules", "target", "dist"];
-/// Test folders and file-name patterns, left out unless `include_tests`.
-const TEST_FOLDERS: &[&str] = &["test", "tests", "__tests__", "testdata", "spec"];
+/// Test folders (and test fixtures' and helpers' folders), left out unless `include_tests`.
+const TEST_FOLDERS: &[&str] = &[
+    "test",
+    "tests",
+    "__tests__",
+    "testdata",
+    "test_data",
+    "test-data",
+    "fixtures",
+    "__fixtures__",
+    "spec",
+    "test-utils",
+    "test_utils",
+    "testutil",
+];
 
 /// One file's tags as the map sees them.
 pub struct FileTags {
@@ -39,6 +52,9 @@ pub struct FileTags {
     /// references): an edit that changes none of it (a comment, a body's literals, lines moved)
     /// keeps the last ranking.
     pub rank_key: u64,
+    /// Whether the file says it is generated (`// Code generated ... DO NOT EDIT.`, `@generated`)
+    /// or is named like generated code (`*.pb.go`, `*_pb2.py`): the map lists none of its items.
+    pub generated: bool,
 }
 
 type FileKey = (u64, u64, u64, i64, i64, i64, i64);
@@ -196,6 +212,7 @@ fn tag_file(
     let mut source = Vec::with_capacity(meta.len() as usize);
     file.read_to_end(&mut source).ok()?;
     let tags = tag(language, &source)?;
+    let generated = is_generated(&resolved.rel.to_string_lossy(), &source);
     Some(FileTags {
         rel: resolved.rel.to_string_lossy().into_owned(),
         language: &language.name,
@@ -210,13 +227,34 @@ fn tag_file(
             .iter()
             .map(|(name, count)| (name_id(name), *count))
             .collect(),
-        rank_key: rank_key(&tags),
+        rank_key: rank_key(&tags, generated),
+        generated,
         tags,
     })
 }
 
-fn rank_key(tags: &Tags) -> u64 {
+/// Generated code by its name or by the marker its generator writes near the top (Go's
+/// `Code generated ... DO NOT EDIT.`, the wider `@generated`).
+pub fn is_generated(rel: &str, source: &[u8]) -> bool {
+    const SUFFIXES: &[&str] = &[
+        ".pb.go",
+        ".pb.gw.go",
+        "_pb2.py",
+        "_pb2_grpc.py",
+        ".pb.rs",
+        "_generated.go",
+    ];
+    if SUFFIXES.iter().any(|s| rel.ends_with(s)) {
+        return true;
+    }
+    let head = &source[..source.len().min(2048)];
+    let has = |needle: &[u8]| head.windows(needle.len()).any(|w| w == needle);
+    has(b"@generated") || has(b"Code generated") && has(b"DO NOT EDIT")
+}
+
+fn rank_key(tags: &Tags, generated: bool) -> u64 {
     let mut hasher = std::hash::DefaultHasher::new();
+    generated.hash(&mut hasher);
     for item in &tags.outline.items {
         (item.kind, &item.name, item.parent).hash(&mut hasher);
     }

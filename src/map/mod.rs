@@ -8,6 +8,7 @@
 pub mod index;
 pub mod rank;
 pub mod render;
+pub mod steer;
 pub mod symbols;
 
 use crate::error::{Error, Result};

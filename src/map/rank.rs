@@ -4,6 +4,7 @@
 //! input gives the same floating-point sums and the same order.
 
 use super::index::FileTags;
+use super::steer;
 use crate::syntax::Kind;
 use foldhash::HashMap;
 use rayon::prelude::*;
@@ -51,15 +52,6 @@ pub struct Ranked {
 /// Kinds that count as definitions in the graph (headings and config keys do not).
 fn is_symbol(kind: Kind) -> bool {
     !matches!(kind, Kind::Heading | Kind::Key)
-}
-
-/// How much a definition of this kind gets of the rank its name receives: a use of a name says
-/// more about the types and functions of that name than about fields or module declarations.
-fn kind_weight(kind: Kind) -> f64 {
-    match kind {
-        Kind::Field | Kind::Var | Kind::Module => 0.3,
-        _ => 1.0,
-    }
 }
 
 /// How much one use of `name` says about the files defining it: long specific names more than
@@ -246,6 +238,13 @@ pub fn rank(files: &[Arc<FileTags>], steering: &Steering) -> Ranked {
         (score > 0.0).then_some(score)
     };
 
+    let ties = steer::neighbours(
+        files,
+        &steering.focus,
+        &name_index,
+        &graph.definers,
+        &name_weights,
+    );
     let mut scored: Vec<(u8, f64, usize, usize)> = Vec::new();
     let mut focus_items = 0;
     for (f, file) in files.iter().enumerate() {
@@ -255,19 +254,26 @@ pub fn rank(files: &[Arc<FileTags>], steering: &Steering) -> Ranked {
                 focus_items += 1;
                 continue;
             }
-            if !steering.include_tests && in_test_module(outline, i) {
+            if file.generated && tune("gen", 1.0) > 0.0
+                || !steering.include_tests && in_test_module(outline, i)
+            {
                 continue;
             }
-            if mentioned(&item.name) {
-                scored.push((0, 1.0, f, i));
-                continue;
-            }
-            let through_graph = name_index
+            let name = name_index
                 .get(&file.item_ids[i])
-                .filter(|_| is_symbol(item.kind))
-                .and_then(|&name| definition_rank(f, name));
-            match through_graph {
-                Some(score) => scored.push((1, score * kind_weight(item.kind), f, i)),
+                .copied()
+                .filter(|_| is_symbol(item.kind));
+            if mentioned(&item.name) {
+                let n_definers = name.map_or(1, |n| graph.definers[n].len());
+                let specificity = name_weight(&item.name, n_definers, false);
+                let weight = steer::mention_weight(item.kind, &item.name, specificity, n_definers);
+                if weight >= tune("strong", 1.0) {
+                    scored.push((0, weight, f, i));
+                    continue;
+                }
+            }
+            match name.and_then(|name| definition_rank(f, name)) {
+                Some(score) => scored.push((1, score * kind_weight(item.kind, &item.name), f, i)),
                 None => {
                     let depth = outline.depth(i) as f64;
                     scored.push((2, file_rank[f] / (1.0 + depth), f, i));
@@ -276,23 +282,97 @@ pub fn rank(files: &[Arc<FileTags>], steering: &Steering) -> Ranked {
         }
     }
     // No two entries are equal (their file and item indices differ): unstable sorting is exact.
-    scored.sort_unstable_by(|a, b| {
+    let order = |a: &(u8, f64, usize, usize), b: &(u8, f64, usize, usize)| {
         a.0.cmp(&b.0)
             .then(b.1.total_cmp(&a.1))
             // `files` is sorted by path, so the index orders ties by path without comparing them.
             .then(a.2.cmp(&b.2))
             .then(a.3.cmp(&b.3))
-    });
-    Ranked {
-        items: scored
-            .into_iter()
-            .map(|(_, _, f, i)| RankedItem {
-                file: f as u32,
-                item: i as u32,
-            })
-            .collect(),
-        focus_items,
+    };
+    scored.sort_unstable_by(order);
+    spread_over_files(&mut scored, files.len());
+    scored.sort_unstable_by(order);
+    let items = neighbours_first(scored, &ties);
+    Ranked { items, focus_items }
+}
+
+fn kind_weight(kind: Kind, name: &str) -> f64 {
+    if tune("kindw", 1.0) > 0.0 {
+        steer::kind_weight(kind, name)
+    } else {
+        match kind {
+            Kind::Field | Kind::Var | Kind::Module => 0.3,
+            _ => 1.0,
+        }
     }
+}
+
+/// A file's later items in the graph's class count less (each `FILE_DECAY` times the one before),
+/// so that the map shows more files rather than every method of the best one.
+fn spread_over_files(scored: &mut [(u8, f64, usize, usize)], n_files: usize) {
+    let decay = tune("decay", 0.7);
+    let mut seen = vec![0i32; n_files];
+    for entry in scored.iter_mut().filter(|e| e.0 == 1) {
+        entry.1 *= decay.powi(seen[entry.2]);
+        seen[entry.2] += 1;
+    }
+}
+
+/// The mentioned items, then the best item of each focus neighbour (most tied first), then the
+/// rest in order: an agent editing a file needs to see that its imports and callers exist before
+/// it needs a second item of any of them.
+fn neighbours_first(scored: Vec<(u8, f64, usize, usize)>, ties: &[f64]) -> Vec<RankedItem> {
+    let item = |&(_, _, f, i): &(u8, f64, usize, usize)| RankedItem {
+        file: f as u32,
+        item: i as u32,
+    };
+    let (mentioned, rest): (Vec<_>, Vec<_>) = scored.into_iter().partition(|e| e.0 == 0);
+    let mut best: Vec<Option<usize>> = vec![None; ties.len()];
+    for (at, e) in rest.iter().enumerate() {
+        if ties[e.2] > 0.0 && best[e.2].is_none() {
+            best[e.2] = Some(at);
+        }
+    }
+    let mut front: Vec<(f64, usize, usize)> = best
+        .iter()
+        .enumerate()
+        .filter_map(|(f, at)| at.map(|at| (ties[f], f, at)))
+        .collect();
+    front.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    let limit = tune("front", 1000.0) as usize;
+    front.truncate(limit);
+    let mut taken = vec![false; rest.len()];
+    let mut items: Vec<RankedItem> = mentioned.iter().map(item).collect();
+    for &(_, _, at) in &front {
+        taken[at] = true;
+        items.push(item(&rest[at]));
+    }
+    items.extend(
+        rest.iter()
+            .zip(&taken)
+            .filter(|(_, t)| !**t)
+            .map(|(e, _)| item(e)),
+    );
+    items
+}
+
+/// Development knobs for measuring the ranking's levers (`CODERD_MAP_TUNE=decay=0.5,front=0`).
+fn tune(key: &str, default: f64) -> f64 {
+    static KNOBS: std::sync::OnceLock<Vec<(String, f64)>> = std::sync::OnceLock::new();
+    KNOBS
+        .get_or_init(|| {
+            std::env::var("CODERD_MAP_TUNE")
+                .unwrap_or_default()
+                .split(',')
+                .filter_map(|kv| {
+                    let (k, v) = kv.split_once('=')?;
+                    Some((k.to_owned(), v.parse().ok()?))
+                })
+                .collect()
+        })
+        .iter()
+        .find(|(k, _)| k == key)
+        .map_or(default, |(_, v)| *v)
 }
 
 /// One file's uses of defined names, and the weight they carry out of it in all.
