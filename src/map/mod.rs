@@ -9,6 +9,7 @@ pub mod index;
 pub mod rank;
 pub mod render;
 pub mod steer;
+pub mod store;
 pub mod symbols;
 
 use crate::error::{Error, Result};
@@ -127,6 +128,14 @@ pub fn run(state: &Workspace, cache: &MapCache, p: MapParams) -> Result<MapResul
 }
 
 impl MapCache {
+    /// A map whose tag index is kept on disk in `dir` (see `store`); in memory only without one.
+    pub fn new(dir: Option<&std::path::Path>) -> MapCache {
+        MapCache {
+            index: Index::with_store(dir),
+            ranked: Mutex::default(),
+        }
+    }
+
     /// The ranking for these files and steering: the last one when nothing changed.
     fn ranked(
         &self,

@@ -19,6 +19,12 @@ pub fn name_id(name: &str) -> u64 {
 }
 
 const DAMPING: f64 = 0.85;
+/// A mentioned definition this strong (`steer::mention_weight`: a type or function with a specific
+/// name defined in one file is 10 and more; a field of a common name well under 1) is listed
+/// before everything else; a weaker one is ranked by the graph like any other.
+const STRONG_MENTION: f64 = 1.0;
+/// Each further item of a file in the graph's class counts this much of the one before.
+const FILE_DECAY: f64 = 0.7;
 const ITERATIONS: usize = 60;
 /// Ranks sum to 1; a total change below this moves no definition past another in practice.
 const TOLERANCE: f64 = 1e-10;
@@ -267,13 +273,15 @@ pub fn rank(files: &[Arc<FileTags>], steering: &Steering) -> Ranked {
                 let n_definers = name.map_or(1, |n| graph.definers[n].len());
                 let specificity = name_weight(&item.name, n_definers, false);
                 let weight = steer::mention_weight(item.kind, &item.name, specificity, n_definers);
-                if weight >= tune("strong", 1.0) {
+                if weight >= STRONG_MENTION {
                     scored.push((0, weight, f, i));
                     continue;
                 }
             }
             match name.and_then(|name| definition_rank(f, name)) {
-                Some(score) => scored.push((1, score * kind_weight(item.kind, &item.name), f, i)),
+                Some(score) => {
+                    scored.push((1, score * steer::kind_weight(item.kind, &item.name), f, i))
+                }
                 None => {
                     let depth = outline.depth(i) as f64;
                     scored.push((2, file_rank[f] / (1.0 + depth), f, i));
@@ -296,24 +304,12 @@ pub fn rank(files: &[Arc<FileTags>], steering: &Steering) -> Ranked {
     Ranked { items, focus_items }
 }
 
-fn kind_weight(kind: Kind, name: &str) -> f64 {
-    if tune("kindw", 1.0) > 0.0 {
-        steer::kind_weight(kind, name)
-    } else {
-        match kind {
-            Kind::Field | Kind::Var | Kind::Module => 0.3,
-            _ => 1.0,
-        }
-    }
-}
-
 /// A file's later items in the graph's class count less (each `FILE_DECAY` times the one before),
 /// so that the map shows more files rather than every method of the best one.
 fn spread_over_files(scored: &mut [(u8, f64, usize, usize)], n_files: usize) {
-    let decay = tune("decay", 0.7);
     let mut seen = vec![0i32; n_files];
     for entry in scored.iter_mut().filter(|e| e.0 == 1) {
-        entry.1 *= decay.powi(seen[entry.2]);
+        entry.1 *= FILE_DECAY.powi(seen[entry.2]);
         seen[entry.2] += 1;
     }
 }
@@ -339,8 +335,6 @@ fn neighbours_first(scored: Vec<(u8, f64, usize, usize)>, ties: &[f64]) -> Vec<R
         .filter_map(|(f, at)| at.map(|at| (ties[f], f, at)))
         .collect();
     front.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-    let limit = tune("front", 1000.0) as usize;
-    front.truncate(limit);
     let mut taken = vec![false; rest.len()];
     let mut items: Vec<RankedItem> = mentioned.iter().map(item).collect();
     for &(_, _, at) in &front {
@@ -354,25 +348,6 @@ fn neighbours_first(scored: Vec<(u8, f64, usize, usize)>, ties: &[f64]) -> Vec<R
             .map(|(e, _)| item(e)),
     );
     items
-}
-
-/// Development knobs for measuring the ranking's levers (`CODERD_MAP_TUNE=decay=0.5,front=0`).
-fn tune(key: &str, default: f64) -> f64 {
-    static KNOBS: std::sync::OnceLock<Vec<(String, f64)>> = std::sync::OnceLock::new();
-    KNOBS
-        .get_or_init(|| {
-            std::env::var("CODERD_MAP_TUNE")
-                .unwrap_or_default()
-                .split(',')
-                .filter_map(|kv| {
-                    let (k, v) = kv.split_once('=')?;
-                    Some((k.to_owned(), v.parse().ok()?))
-                })
-                .collect()
-        })
-        .iter()
-        .find(|(k, _)| k == key)
-        .map_or(default, |(_, v)| *v)
 }
 
 /// One file's uses of defined names, and the weight they carry out of it in all.
