@@ -260,9 +260,7 @@ pub fn rank(files: &[Arc<FileTags>], steering: &Steering) -> Ranked {
                 focus_items += 1;
                 continue;
             }
-            if file.generated && tune("gen", 1.0) > 0.0
-                || !steering.include_tests && in_test_module(outline, i)
-            {
+            if file.generated || !steering.include_tests && in_test_module(outline, i) {
                 continue;
             }
             let name = name_index
