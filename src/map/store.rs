@@ -17,6 +17,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 const FILE_NAME: &str = "tags.json";
+/// How long a save waits for a later one to supersede it.
+const SETTLE: std::time::Duration = std::time::Duration::from_millis(300);
 
 /// Where the index is saved, and the saves in flight.
 pub struct Store {
@@ -92,6 +94,11 @@ impl Store {
         let number = self.asked.fetch_add(1, Ordering::SeqCst) + 1;
         let (asked, writing, path) = (self.asked.clone(), self.writing.clone(), self.path.clone());
         std::thread::spawn(move || {
+            // Edits come in bursts, each followed by a map: only the last of a burst is written.
+            std::thread::sleep(SETTLE);
+            if asked.load(Ordering::SeqCst) != number {
+                return;
+            }
             let _one_at_a_time = writing.lock().unwrap_or_else(|e| e.into_inner());
             if asked.load(Ordering::SeqCst) != number {
                 return;
