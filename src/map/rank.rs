@@ -86,13 +86,6 @@ fn name_weight(name: &str, n_definers: usize, mentioned: bool) -> f64 {
     weight
 }
 
-fn is_type(kind: Kind) -> bool {
-    matches!(
-        kind,
-        Kind::Interface | Kind::Trait | Kind::Struct | Kind::Class | Kind::Enum | Kind::Type
-    )
-}
-
 /// One file's use of one defined name.
 struct Use {
     file: usize,
@@ -183,8 +176,6 @@ pub fn rank(files: &[Arc<FileTags>], steering: &Steering) -> Ranked {
     let mut name_index: HashMap<u64, usize> = HashMap::default();
     let mut definers: Vec<Vec<usize>> = Vec::new();
     let mut names: Vec<&str> = Vec::new();
-    // Per name, the files defining it as a type (the last one, and how many).
-    let mut type_definers: Vec<(usize, usize)> = Vec::new();
     for (i, file) in files.iter().enumerate() {
         for (item, &id) in file.tags.outline.items.iter().zip(&file.item_ids) {
             if is_symbol(item.kind) {
@@ -193,14 +184,9 @@ pub fn rank(files: &[Arc<FileTags>], steering: &Steering) -> Ranked {
                 if name == next {
                     definers.push(Vec::new());
                     names.push(item.name.as_str());
-                    type_definers.push((usize::MAX, 0));
                 }
                 if definers[name].last() != Some(&i) {
                     definers[name].push(i);
-                }
-                let types = &mut type_definers[name];
-                if is_type(item.kind) && types.0 != i {
-                    *types = (i, types.1 + 1);
                 }
             }
         }
@@ -210,13 +196,7 @@ pub fn rank(files: &[Arc<FileTags>], steering: &Steering) -> Ranked {
     let name_weights: Vec<f64> = names
         .iter()
         .zip(&definers)
-        .zip(&type_definers)
-        .map(|((name, list), &(_, types))| {
-            // A type's name is as specific as its type definitions are few: the interface
-            // `Appender` stays specific though many types have a method `Appender`.
-            let n = if types > 0 { types } else { list.len() };
-            name_weight(name, n, mentioned(name))
-        })
+        .map(|(name, list)| name_weight(name, list.len(), mentioned(name)))
         .collect();
     // Each file's uses on its own (all cores), joined in file order: the same order, and so the
     // same floating-point sums, as one loop over the files.
