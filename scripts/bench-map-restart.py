@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """A map's cold costs: a fresh daemon with nothing saved (cold from nothing), a restarted daemon that
-finds its saved tag index (cold after restart), the next map of the same daemon (warm), beside
+finds its saved tag index (cold after restart), the next map of the same daemon (warm: the same
+question, its ranking cached; and a new question, ranked again), beside
 `ctags -R` on the same tree in the same run. Medians of RUNS; wall time of the `map` request, and for
 ctags of the whole process.
 
@@ -37,13 +38,20 @@ class Coderd:
                                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self.conn = Connection(sock, tries=3000)
 
-    def map(self):
+    def map(self, **extra):
         start = time.perf_counter()
-        reply = self.conn.call("map", PARAMS)
+        reply = self.conn.call("map", dict(PARAMS, **extra))
         elapsed = time.perf_counter() - start
         if "error" in reply:
             raise RuntimeError(reply["error"])
         return elapsed, reply["result"]["parsed"]
+
+    def cpu_s(self):
+        """The daemon's CPU time so far (user + system, all threads): unlike wall time, about the same
+        on a busy machine as on an idle one."""
+        with open(f"/proc/{self.proc.pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
     def stop(self):
         self.proc.terminate()
@@ -57,16 +65,20 @@ def saved(side):
     return False
 
 
-def measure(binary, root, runs, grammars):
-    rows = {"from_nothing": [], "after_restart": [], "warm": [], "ctags": [], "parsed_after_restart": []}
+def measure(binary, root, runs, grammars, wait_for_save=True):
+    rows = {"from_nothing": [], "from_nothing_cpu": [], "after_restart": [], "warm": [], "warm_new_question": [], "ctags": [],
+            "parsed_after_restart": []}
     for _ in range(runs):
         side = tempfile.mkdtemp(prefix="coderd-restart-")
         try:
             daemon = Coderd(binary, root, side, grammars)
             rows["from_nothing"].append(daemon.map()[0])
+            rows["from_nothing_cpu"].append(daemon.cpu_s())
             rows["warm"].append(daemon.map()[0])
+            # A warm daemon asked something new ranks again (what a restarted daemon must do).
+            rows["warm_new_question"].append(daemon.map(mentions=["coderd_bench_name"])[0])
             deadline = time.time() + 120
-            while not saved(side) and time.time() < deadline:
+            while wait_for_save and not saved(side) and time.time() < deadline:
                 time.sleep(0.05)
             daemon.stop()
             daemon = Coderd(binary, root, side, grammars)
@@ -90,6 +102,8 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--coderd", required=True)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--no-store", action="store_true",
+                        help="the binary keeps no tag index on disk (an older coderd): do not wait for one")
     parser.add_argument("repos", nargs="+")
     args = parser.parse_args()
     grammars = tempfile.mkdtemp(prefix="coderd-grammars-")
@@ -100,7 +114,7 @@ def main():
         warmup.map()
         warmup.stop()
         shutil.rmtree(side, ignore_errors=True)
-        print(json.dumps([measure(args.coderd, os.path.abspath(r), args.runs, grammars) for r in args.repos]))
+        print(json.dumps([measure(args.coderd, os.path.abspath(r), args.runs, grammars, not args.no_store) for r in args.repos]))
     finally:
         shutil.rmtree(grammars, ignore_errors=True)
 

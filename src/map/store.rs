@@ -17,8 +17,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 const FILE_NAME: &str = "tags.json";
-/// How long a save waits for a later one to supersede it.
-const SETTLE: std::time::Duration = std::time::Duration::from_millis(300);
+/// How long a save waits for a later one to supersede it (and for the map that asked for it to be
+/// ranked and answered, so that the save does not compete with it for the cores).
+const SETTLE: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Where the index is saved, and the saves in flight.
 pub struct Store {
