@@ -20,8 +20,21 @@ pub const MAX_FILE_BYTES: u64 = 1024 * 1024;
 
 /// Folders the map never enters, besides hidden ones, ignored ones and the default excludes.
 const SKIPPED_FOLDERS: &[&str] = &["vendor", "build", "node_modules", "target", "dist"];
-/// Test folders and file-name patterns, left out unless `include_tests`.
-const TEST_FOLDERS: &[&str] = &["test", "tests", "__tests__", "testdata", "spec"];
+/// Test folders (and test fixtures' and helpers' folders), left out unless `include_tests`.
+const TEST_FOLDERS: &[&str] = &[
+    "test",
+    "tests",
+    "__tests__",
+    "testdata",
+    "test_data",
+    "test-data",
+    "fixtures",
+    "__fixtures__",
+    "spec",
+    "test-utils",
+    "test_utils",
+    "testutil",
+];
 
 /// One file's tags as the map sees them.
 pub struct FileTags {
@@ -39,9 +52,13 @@ pub struct FileTags {
     /// references): an edit that changes none of it (a comment, a body's literals, lines moved)
     /// keeps the last ranking.
     pub rank_key: u64,
+    /// Whether the file says it is generated (`// Code generated ... DO NOT EDIT.`, `@generated`)
+    /// or is named like generated code (`*.pb.go`, `*_pb2.py`): the map lists none of its items.
+    pub generated: bool,
 }
 
-type FileKey = (u64, u64, u64, i64, i64, i64, i64);
+/// A file's identity, size and times: the same test the documents store uses.
+pub type FileKey = (u64, u64, u64, i64, i64, i64, i64);
 
 fn key_of(meta: &std::fs::Metadata) -> FileKey {
     (
@@ -55,6 +72,14 @@ fn key_of(meta: &std::fs::Metadata) -> FileKey {
     )
 }
 
+/// One file in the index: its tags, for the version with this key and content hash.
+#[derive(Clone)]
+pub struct Entry {
+    pub key: FileKey,
+    pub hash: blake3::Hash,
+    pub tags: Arc<FileTags>,
+}
+
 /// The files under one folder, sorted by path, and a fingerprint of what the ranking reads.
 pub struct Snapshot {
     pub files: Vec<Arc<FileTags>>,
@@ -63,14 +88,33 @@ pub struct Snapshot {
     pub tagged: usize,
 }
 
+/// The index: every tagged file by its absolute path, loaded from the store (when the daemon
+/// has one) before the first snapshot and saved to it after a snapshot that changed it.
 #[derive(Default)]
 pub struct Index {
-    files: Mutex<HashMap<PathBuf, (FileKey, Arc<FileTags>)>>,
+    files: Mutex<HashMap<PathBuf, Entry>>,
+    store: Option<super::store::Store>,
+    loaded: std::sync::OnceLock<()>,
+}
+
+/// What tagging one stale file gave: new tags, or the held ones under a new key (same content).
+enum Fresh {
+    Tagged(Entry),
+    Rekeyed(Entry),
 }
 
 impl Index {
+    /// An index kept on disk in `dir` (the daemon's state folder); in memory only without one.
+    pub fn with_store(dir: Option<&Path>) -> Index {
+        Index {
+            store: dir.and_then(super::store::Store::new),
+            ..Index::default()
+        }
+    }
+
     /// Lists, stats and (where changed) tags every source file under `dir`.
     pub fn snapshot(&self, jail: &Jail, dir: &Resolved, include_tests: bool) -> Result<Snapshot> {
+        self.load();
         let listed = list_sources(jail, dir, include_tests);
         let mut keyed = Vec::with_capacity(listed.len());
         for (resolved, language) in listed {
@@ -80,7 +124,7 @@ impl Index {
                 }
             }
         }
-        let held: HashMap<PathBuf, (FileKey, Arc<FileTags>)> = {
+        let held: HashMap<PathBuf, Entry> = {
             let files = self.lock();
             keyed
                 .iter()
@@ -89,41 +133,60 @@ impl Index {
         };
         let stale: Vec<&(Resolved, &'static languages::Language, FileKey)> = keyed
             .iter()
-            .filter(|(r, _, key)| held.get(&r.abs).is_none_or(|(k, _)| k != key))
+            .filter(|(r, _, key)| held.get(&r.abs).is_none_or(|e| e.key != *key))
             .collect();
-        let fresh: Vec<(PathBuf, FileKey, Arc<FileTags>)> = stale
+        let fresh: Vec<(PathBuf, Fresh)> = stale
             .par_iter()
             .filter_map(|(resolved, language, key)| {
-                let tags = tag_file(jail, resolved, language)?;
-                Some((resolved.abs.clone(), *key, Arc::new(tags)))
+                let fresh = tag_file(jail, resolved, language, *key, held.get(&resolved.abs))?;
+                Some((resolved.abs.clone(), fresh))
             })
             .collect();
-        let tagged = fresh.len();
+        let tagged = fresh
+            .iter()
+            .filter(|(_, f)| matches!(f, Fresh::Tagged(_)))
+            .count();
         let mut files = self.lock();
         let under: HashSet<&Path> = keyed.iter().map(|(r, _, _)| r.abs.as_path()).collect();
+        let before = files.len();
         files.retain(|path, _| !path.starts_with(&dir.abs) || under.contains(path.as_path()));
-        for (path, key, tags) in fresh {
-            files.insert(path, (key, tags));
+        let changed = !fresh.is_empty() || files.len() != before;
+        for (path, fresh) in fresh {
+            let (Fresh::Tagged(entry) | Fresh::Rekeyed(entry)) = fresh;
+            files.insert(path, entry);
         }
-        let mut snapshot: Vec<(FileKey, Arc<FileTags>)> = keyed
+        if let (true, Some(store)) = (changed, &self.store) {
+            store.save(files.iter().map(|(p, e)| (p.clone(), e.clone())).collect());
+        }
+        let mut snapshot: Vec<Arc<FileTags>> = keyed
             .iter()
-            .filter_map(|(r, _, _)| files.get(&r.abs).cloned())
+            .filter_map(|(r, _, _)| files.get(&r.abs).map(|e| e.tags.clone()))
             .collect();
         drop(files);
-        snapshot.sort_by(|a, b| a.1.rel.cmp(&b.1.rel));
+        snapshot.sort_by(|a, b| a.rel.cmp(&b.rel));
         let mut hasher = std::hash::DefaultHasher::new();
-        for (_, tags) in &snapshot {
+        for tags in &snapshot {
             tags.rel.hash(&mut hasher);
             tags.rank_key.hash(&mut hasher);
         }
         Ok(Snapshot {
-            files: snapshot.into_iter().map(|(_, t)| t).collect(),
+            files: snapshot,
             fingerprint: hasher.finish(),
             tagged,
         })
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, (FileKey, Arc<FileTags>)>> {
+    /// Fills the index from the store, once.
+    fn load(&self) {
+        self.loaded.get_or_init(|| {
+            if let Some(store) = &self.store {
+                let saved = store.load();
+                self.lock().extend(saved);
+            }
+        });
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, Entry>> {
         self.files.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
@@ -187,36 +250,81 @@ pub fn is_test_file(name: &str) -> bool {
         || stem.ends_with("Test") && name.ends_with(".java")
 }
 
+/// Reads a stale file: the held tags under its new key when its content is unchanged, else its
+/// new tags.
 fn tag_file(
     jail: &Jail,
     resolved: &Resolved,
     language: &'static languages::Language,
-) -> Option<FileTags> {
+    key: FileKey,
+    held: Option<&Entry>,
+) -> Option<Fresh> {
     let (mut file, meta) = jail.open_walked_file(resolved).ok()?;
     let mut source = Vec::with_capacity(meta.len() as usize);
     file.read_to_end(&mut source).ok()?;
+    let hash = blake3::hash(&source);
+    if let Some(held) = held.filter(|h| h.hash == hash) {
+        return Some(Fresh::Rekeyed(Entry {
+            key,
+            ..held.clone()
+        }));
+    }
     let tags = tag(language, &source)?;
-    Some(FileTags {
-        rel: resolved.rel.to_string_lossy().into_owned(),
-        language: &language.name,
-        item_ids: tags
-            .outline
-            .items
-            .iter()
-            .map(|i| name_id(&i.name))
-            .collect(),
-        reference_ids: tags
-            .references
-            .iter()
-            .map(|(name, count)| (name_id(name), *count))
-            .collect(),
-        rank_key: rank_key(&tags),
-        tags,
-    })
+    let rel = resolved.rel.to_string_lossy().into_owned();
+    let generated = is_generated(&rel, &source);
+    Some(Fresh::Tagged(Entry {
+        key,
+        hash,
+        tags: Arc::new(FileTags::new(rel, &language.name, tags, generated)),
+    }))
 }
 
-fn rank_key(tags: &Tags) -> u64 {
+impl FileTags {
+    /// A file's tags with the ranking's ids and key computed.
+    pub fn new(rel: String, language: &'static str, tags: Tags, generated: bool) -> FileTags {
+        FileTags {
+            rel,
+            language,
+            item_ids: tags
+                .outline
+                .items
+                .iter()
+                .map(|i| name_id(&i.name))
+                .collect(),
+            reference_ids: tags
+                .references
+                .iter()
+                .map(|(name, count)| (name_id(name), *count))
+                .collect(),
+            rank_key: rank_key(&tags, generated),
+            generated,
+            tags,
+        }
+    }
+}
+
+/// Generated code by its name or by the marker its generator writes near the top (Go's
+/// `Code generated ... DO NOT EDIT.`, the wider `@generated`).
+pub fn is_generated(rel: &str, source: &[u8]) -> bool {
+    const SUFFIXES: &[&str] = &[
+        ".pb.go",
+        ".pb.gw.go",
+        "_pb2.py",
+        "_pb2_grpc.py",
+        ".pb.rs",
+        "_generated.go",
+    ];
+    if SUFFIXES.iter().any(|s| rel.ends_with(s)) {
+        return true;
+    }
+    let head = &source[..source.len().min(2048)];
+    let has = |needle: &[u8]| head.windows(needle.len()).any(|w| w == needle);
+    has(b"@generated") || has(b"Code generated") && has(b"DO NOT EDIT")
+}
+
+fn rank_key(tags: &Tags, generated: bool) -> u64 {
     let mut hasher = std::hash::DefaultHasher::new();
+    generated.hash(&mut hasher);
     for item in &tags.outline.items {
         (item.kind, &item.name, item.parent).hash(&mut hasher);
     }

@@ -9,6 +9,8 @@ pub mod index;
 pub mod lookup;
 pub mod rank;
 pub mod render;
+pub mod steer;
+pub mod store;
 pub mod symbols;
 
 use crate::error::{Error, Result};
@@ -164,6 +166,14 @@ fn map_items(files: &[Arc<index::FileTags>], ranked: &Ranked, shown: &[usize]) -
 }
 
 impl MapCache {
+    /// A map whose tag index is kept on disk in `dir` (see `store`); in memory only without one.
+    pub fn new(dir: Option<&std::path::Path>) -> MapCache {
+        MapCache {
+            index: Index::with_store(dir),
+            ranked: Mutex::default(),
+        }
+    }
+
     /// The ranking for these files and steering: the last one when nothing changed.
     fn ranked(
         &self,

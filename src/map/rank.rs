@@ -4,6 +4,7 @@
 //! input gives the same floating-point sums and the same order.
 
 use super::index::FileTags;
+use super::steer;
 use crate::syntax::Kind;
 use foldhash::HashMap;
 use rayon::prelude::*;
@@ -18,6 +19,12 @@ pub fn name_id(name: &str) -> u64 {
 }
 
 const DAMPING: f64 = 0.85;
+/// A mentioned definition this strong (`steer::mention_weight`: a type or function with a specific
+/// name defined in one file is 10 and more; a field of a common name well under 1) is listed
+/// before everything else; a weaker one is ranked by the graph like any other.
+const STRONG_MENTION: f64 = 1.0;
+/// Each further item of a file in the graph's class counts this much of the one before.
+const FILE_DECAY: f64 = 0.7;
 const ITERATIONS: usize = 60;
 /// Ranks sum to 1; a total change below this moves no definition past another in practice.
 const TOLERANCE: f64 = 1e-10;
@@ -51,15 +58,6 @@ pub struct Ranked {
 /// Kinds that count as definitions in the graph (headings and config keys do not).
 fn is_symbol(kind: Kind) -> bool {
     !matches!(kind, Kind::Heading | Kind::Key)
-}
-
-/// How much a definition of this kind gets of the rank its name receives: a use of a name says
-/// more about the types and functions of that name than about fields or module declarations.
-fn kind_weight(kind: Kind) -> f64 {
-    match kind {
-        Kind::Field | Kind::Var | Kind::Module => 0.3,
-        _ => 1.0,
-    }
 }
 
 /// How much one use of `name` says about the files defining it: long specific names more than
@@ -246,6 +244,13 @@ pub fn rank(files: &[Arc<FileTags>], steering: &Steering) -> Ranked {
         (score > 0.0).then_some(score)
     };
 
+    let ties = steer::neighbours(
+        files,
+        &steering.focus,
+        &name_index,
+        &graph.definers,
+        &name_weights,
+    );
     let mut scored: Vec<(u8, f64, usize, usize)> = Vec::new();
     let mut focus_items = 0;
     for (f, file) in files.iter().enumerate() {
@@ -255,19 +260,26 @@ pub fn rank(files: &[Arc<FileTags>], steering: &Steering) -> Ranked {
                 focus_items += 1;
                 continue;
             }
-            if !steering.include_tests && in_test_module(outline, i) {
+            if file.generated || !steering.include_tests && in_test_module(outline, i) {
                 continue;
             }
-            if mentioned(&item.name) {
-                scored.push((0, 1.0, f, i));
-                continue;
-            }
-            let through_graph = name_index
+            let name = name_index
                 .get(&file.item_ids[i])
-                .filter(|_| is_symbol(item.kind))
-                .and_then(|&name| definition_rank(f, name));
-            match through_graph {
-                Some(score) => scored.push((1, score * kind_weight(item.kind), f, i)),
+                .copied()
+                .filter(|_| is_symbol(item.kind));
+            if mentioned(&item.name) {
+                let n_definers = name.map_or(1, |n| graph.definers[n].len());
+                let specificity = name_weight(&item.name, n_definers, false);
+                let weight = steer::mention_weight(item.kind, &item.name, specificity, n_definers);
+                if weight >= STRONG_MENTION {
+                    scored.push((0, weight, f, i));
+                    continue;
+                }
+            }
+            match name.and_then(|name| definition_rank(f, name)) {
+                Some(score) => {
+                    scored.push((1, score * steer::kind_weight(item.kind, &item.name), f, i))
+                }
                 None => {
                     let depth = outline.depth(i) as f64;
                     scored.push((2, file_rank[f] / (1.0 + depth), f, i));
@@ -276,23 +288,64 @@ pub fn rank(files: &[Arc<FileTags>], steering: &Steering) -> Ranked {
         }
     }
     // No two entries are equal (their file and item indices differ): unstable sorting is exact.
-    scored.sort_unstable_by(|a, b| {
+    let order = |a: &(u8, f64, usize, usize), b: &(u8, f64, usize, usize)| {
         a.0.cmp(&b.0)
             .then(b.1.total_cmp(&a.1))
             // `files` is sorted by path, so the index orders ties by path without comparing them.
             .then(a.2.cmp(&b.2))
             .then(a.3.cmp(&b.3))
-    });
-    Ranked {
-        items: scored
-            .into_iter()
-            .map(|(_, _, f, i)| RankedItem {
-                file: f as u32,
-                item: i as u32,
-            })
-            .collect(),
-        focus_items,
+    };
+    scored.sort_unstable_by(order);
+    spread_over_files(&mut scored, files.len());
+    scored.sort_unstable_by(order);
+    let items = neighbours_first(scored, &ties);
+    Ranked { items, focus_items }
+}
+
+/// A file's later items in the graph's class count less (each `FILE_DECAY` times the one before),
+/// so that the map shows more files rather than every method of the best one.
+fn spread_over_files(scored: &mut [(u8, f64, usize, usize)], n_files: usize) {
+    let mut seen = vec![0i32; n_files];
+    for entry in scored.iter_mut().filter(|e| e.0 == 1) {
+        entry.1 *= FILE_DECAY.powi(seen[entry.2]);
+        seen[entry.2] += 1;
     }
+}
+
+/// The mentioned items, then the best item of each focus neighbour (most tied first), then the
+/// rest in order: an agent editing a file needs to see that its imports and callers exist before
+/// it needs a second item of any of them.
+fn neighbours_first(scored: Vec<(u8, f64, usize, usize)>, ties: &[f64]) -> Vec<RankedItem> {
+    let item = |&(_, _, f, i): &(u8, f64, usize, usize)| RankedItem {
+        file: f as u32,
+        item: i as u32,
+    };
+    let (mentioned, rest): (Vec<_>, Vec<_>) = scored.into_iter().partition(|e| e.0 == 0);
+    let mut best: Vec<Option<usize>> = vec![None; ties.len()];
+    for (at, e) in rest.iter().enumerate() {
+        if ties[e.2] > 0.0 && best[e.2].is_none() {
+            best[e.2] = Some(at);
+        }
+    }
+    let mut front: Vec<(f64, usize, usize)> = best
+        .iter()
+        .enumerate()
+        .filter_map(|(f, at)| at.map(|at| (ties[f], f, at)))
+        .collect();
+    front.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut taken = vec![false; rest.len()];
+    let mut items: Vec<RankedItem> = mentioned.iter().map(item).collect();
+    for &(_, _, at) in &front {
+        taken[at] = true;
+        items.push(item(&rest[at]));
+    }
+    items.extend(
+        rest.iter()
+            .zip(&taken)
+            .filter(|(_, t)| !**t)
+            .map(|(e, _)| item(e)),
+    );
+    items
 }
 
 /// One file's uses of defined names, and the weight they carry out of it in all.

@@ -49,6 +49,7 @@ pub struct State {
 impl State {
     pub fn new(jail: Jail, config: Config, config_path: Option<PathBuf>, socket: PathBuf) -> State {
         let journal = Journal::open(state_dir(&socket).as_deref());
+        let map = crate::map::MapCache::new(state_dir(&socket).map(|d| d.join("map")).as_deref());
         let policy = Policy::new(config.limits.max_memory_bytes);
         let heavy = Arc::new(Gate::new(&policy));
         let frames = FrameBudget::new(&policy);
@@ -81,7 +82,7 @@ impl State {
             socket,
             line_counts: read::LineCounts::default(),
             syntax,
-            map: Default::default(),
+            map,
             lsp,
             started: Instant::now(),
             shutdown: Notify::new(),

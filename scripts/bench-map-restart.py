@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""A map's cold costs: a fresh daemon with nothing saved (cold from nothing), a restarted daemon that
+finds its saved tag index (cold after restart), the next map of the same daemon (warm: the same
+question, its ranking cached; and a new question, ranked again), beside
+`ctags -R` on the same tree in the same run. Medians of RUNS; wall time of the `map` request, and for
+ctags of the whole process.
+
+    bench-map-restart.py --coderd BIN [--runs N] REPO...
+
+Prints one JSON object per repository (a list).
+"""
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from coderd_bench import Connection  # noqa: E402
+
+PARAMS = {"budget": 8000}
+
+
+class Coderd:
+    """coderd on `root` with its state (the saved tag index) in `side`; the grammar cache is shared."""
+
+    def __init__(self, binary, root, side, grammars):
+        sock = os.path.join(side, "s.sock")
+        cfg = os.path.join(side, "coderd.yaml")
+        open(cfg, "w").close()
+        env = dict(os.environ, XDG_RUNTIME_DIR=side, XDG_STATE_HOME=side, XDG_DATA_HOME=side,
+                   CODERD_GRAMMAR_CACHE=grammars, CODER_CHECKPOINTS="off")
+        self.proc = subprocess.Popen([binary, "--root", root, "--socket", sock, "--config", cfg], env=env,
+                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.conn = Connection(sock, tries=3000)
+
+    def map(self, **extra):
+        start = time.perf_counter()
+        reply = self.conn.call("map", dict(PARAMS, **extra))
+        elapsed = time.perf_counter() - start
+        if "error" in reply:
+            raise RuntimeError(reply["error"])
+        return elapsed, reply["result"]["parsed"]
+
+    def cpu_s(self):
+        """The daemon's CPU time so far (user + system, all threads): unlike wall time, about the same
+        on a busy machine as on an idle one."""
+        with open(f"/proc/{self.proc.pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def stop(self):
+        self.proc.terminate()
+        self.proc.wait()
+
+
+def saved(side):
+    for dirpath, _, names in os.walk(side):
+        if "tags.json" in names:
+            return True
+    return False
+
+
+def measure(binary, root, runs, grammars, wait_for_save=True):
+    rows = {"from_nothing": [], "from_nothing_cpu": [], "after_restart": [], "warm": [], "warm_new_question": [], "ctags": [],
+            "parsed_after_restart": []}
+    for _ in range(runs):
+        side = tempfile.mkdtemp(prefix="coderd-restart-")
+        try:
+            daemon = Coderd(binary, root, side, grammars)
+            rows["from_nothing"].append(daemon.map()[0])
+            rows["from_nothing_cpu"].append(daemon.cpu_s())
+            rows["warm"].append(daemon.map()[0])
+            # A warm daemon asked something new ranks again (what a restarted daemon must do).
+            rows["warm_new_question"].append(daemon.map(mentions=["coderd_bench_name"])[0])
+            deadline = time.time() + 120
+            while wait_for_save and not saved(side) and time.time() < deadline:
+                time.sleep(0.05)
+            daemon.stop()
+            daemon = Coderd(binary, root, side, grammars)
+            elapsed, parsed = daemon.map()
+            rows["after_restart"].append(elapsed)
+            rows["parsed_after_restart"].append(parsed)
+            daemon.stop()
+        finally:
+            shutil.rmtree(side, ignore_errors=True)
+        start = time.perf_counter()
+        subprocess.run(["ctags", "-R", "--output-format=json", "-f", "/dev/null", "."], cwd=root,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+        rows["ctags"].append(time.perf_counter() - start)
+    out = {k: statistics.median(v) for k, v in rows.items() if k != "parsed_after_restart"}
+    out["parsed_after_restart"] = max(rows["parsed_after_restart"])
+    out["repo"] = os.path.basename(root.rstrip("/"))
+    return out
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--coderd", required=True)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--no-store", action="store_true",
+                        help="the binary keeps no tag index on disk (an older coderd): do not wait for one")
+    parser.add_argument("repos", nargs="+")
+    args = parser.parse_args()
+    grammars = tempfile.mkdtemp(prefix="coderd-grammars-")
+    try:
+        # One daemon first, so the grammar cache is filled before anything is timed.
+        side = tempfile.mkdtemp(prefix="coderd-restart-")
+        warmup = Coderd(args.coderd, os.path.abspath(args.repos[0]), side, grammars)
+        warmup.map()
+        warmup.stop()
+        shutil.rmtree(side, ignore_errors=True)
+        print(json.dumps([measure(args.coderd, os.path.abspath(r), args.runs, grammars, not args.no_store) for r in args.repos]))
+    finally:
+        shutil.rmtree(grammars, ignore_errors=True)
+
+
+main()

@@ -1,0 +1,291 @@
+#!/usr/bin/env python3
+"""The map's retrieval benchmark: does `map` show the files an agent needed?
+
+    bench-map-retrieval.py --coderd BIN [--aider-python PY] [--commits N] REPO_CLONE...
+
+For each repository (a full, non-bare clone) it takes the newest commits of the repository's own
+history (no merges) that modify 2-10 non-test source files. For each commit it checks out the
+commit's parent, gives the map the first modified file as focus and counts how many of the commit's
+other modified files the map shows (a file is shown when its path heads a group in the map):
+
+  - focus only, and focus + mentions (the identifiers on the commit's changed lines, the 40 most
+    frequent, keywords left out), at budgets of 1k / 4k / 8k characters;
+  - callers: the commit's other files that use a name the focus file defines (names from
+    `ctags` on the focus file, 4+ characters, not defined by the user itself), shown at 8k.
+
+aider's RepoMap gets the same inputs (chat file = focus, other files = every non-test source file,
+mentioned identifiers = the mentions, tokens counted as chars/4, so budget/4 tokens). Targets
+are non-test source files (what `map` lists with `include_tests: false`); files a commit adds or
+deletes are not targets (the map is of the tree before the commit). Prints one JSON object.
+"""
+import collections
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from coderd_bench import Connection  # noqa: E402
+
+BUDGETS = (1000, 4000, 8000)
+SOURCE_EXTS = {".go", ".rs", ".py"}
+TEST_FOLDERS = {"test", "tests", "__tests__", "testdata", "spec"}
+SKIPPED_FOLDERS = {"vendor", "build", "node_modules", "target", "dist"}
+MAX_MENTIONS = 40
+KEYWORDS = set("""
+break case chan const continue default defer else fallthrough for func go goto if import interface map
+package range return select struct switch type var nil true false string int bool error byte rune
+as async await crate dyn enum extern impl in let loop match mod move mut pub ref self Self static super
+trait unsafe use where while Some None Ok Err Option Result Vec String Box usize isize u8 u16 u32 u64
+i8 i16 i32 i64 f32 f64 str fn and assert class def del elif except finally from global is lambda
+nonlocal not or pass raise try with yield True False print len list dict set tuple
+""".split())
+
+
+def is_test_path(rel):
+    parts = rel.split("/")
+    if any(p in TEST_FOLDERS for p in parts[:-1]):
+        return True
+    name = parts[-1]
+    stem = name.split(".")[0]
+    return (stem.endswith("_test") or stem.startswith("test_") or ".spec." in name or ".test." in name
+            or stem == "conftest")
+
+
+def is_source(rel):
+    parts = rel.split("/")
+    return (os.path.splitext(rel)[1] in SOURCE_EXTS and not is_test_path(rel)
+            and not any(p in SKIPPED_FOLDERS or p.startswith(".") for p in parts[:-1]))
+
+
+def git(repo, *args):
+    return subprocess.run(["git", "-C", repo, *args], capture_output=True, text=True, check=True).stdout
+
+
+def commits(repo, wanted):
+    """The newest commits modifying 2-10 non-test source files: (sha, parent, modified files)."""
+    out = git(repo, "log", "--no-merges", "--no-renames", "-n", "3000", "--format=@%H %P", "--name-status", "HEAD")
+    picked = []
+    for block in out.split("@")[1:]:
+        lines = block.strip().splitlines()
+        shas = lines[0].split()
+        if len(shas) != 2:
+            continue
+        changes = [l.split("\t") for l in lines[1:] if l.strip()]
+        sources = [c for c in changes if is_source(c[-1])]
+        modified = [c[1] for c in sources if c[0] == "M"]
+        if 2 <= len(sources) <= 10 and len(modified) >= 2:
+            picked.append((shas[0], shas[1], modified))
+        if len(picked) == wanted:
+            break
+    return picked
+
+
+def mentions(repo, sha, parent, files):
+    diff = git(repo, "diff", "-U0", parent, sha, "--", *files)
+    counts = collections.Counter()
+    for line in diff.splitlines():
+        if line[:1] in "+-" and not line.startswith(("+++", "---")):
+            for word in re.findall(r"[A-Za-z_][A-Za-z0-9_]{2,}", line[1:]):
+                if word not in KEYWORDS:
+                    counts[word] += 1
+    return [w for w, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:MAX_MENTIONS]]
+
+
+def ctags_names(path):
+    out = subprocess.run(["ctags", "--output-format=json", "-f", "-", path], capture_output=True, text=True).stdout
+    names = set()
+    for line in out.splitlines():
+        try:
+            tag = json.loads(line)
+        except ValueError:
+            continue
+        if tag.get("kind") not in ("package", "packageName", "namespace", "module", "unknown"):
+            names.add(tag.get("name", ""))
+    return {n for n in names if len(n) >= 4}
+
+
+def callers(root, focus, others):
+    """Of `others`, the files using a name `focus` defines (and do not define themselves)."""
+    defined = ctags_names(os.path.join(root, focus))
+    found = []
+    for rel in others:
+        try:
+            text = open(os.path.join(root, rel), encoding="utf-8", errors="replace").read()
+        except OSError:
+            continue
+        own = ctags_names(os.path.join(root, rel))
+        if any(re.search(r"\b%s\b" % re.escape(n), text) for n in defined - own):
+            found.append(rel)
+    return found
+
+
+def shown_files(text, candidates):
+    """Paths heading a group in a map (`path:` on a line of its own, or aider's bare `path`)."""
+    heads = set()
+    for line in text.splitlines():
+        line = line.strip()
+        heads.add(line[:-1] if line.endswith(":") else line)
+    return {c for c in candidates if c in heads}
+
+
+def all_sources(root):
+    out = []
+    for rel in git(root, "ls-files").splitlines():
+        if is_source(rel):
+            out.append(rel)
+    return out
+
+
+class Coderd:
+    def __init__(self, binary, root):
+        self.side = tempfile.mkdtemp(prefix="coderd-retrieval-")
+        sock = os.path.join(self.side, "s.sock")
+        cfg = os.path.join(self.side, "coderd.yaml")
+        open(cfg, "w").close()
+        env = dict(os.environ, XDG_RUNTIME_DIR=self.side, XDG_STATE_HOME=self.side, XDG_DATA_HOME=self.side,
+                   XDG_CACHE_HOME=self.side, CODER_CHECKPOINTS="off")
+        self.proc = subprocess.Popen([binary, "--root", root, "--socket", sock, "--config", cfg], env=env,
+                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.conn = Connection(sock, tries=3000)
+
+    def map(self, focus, idents, budget):
+        reply = self.conn.call("map", {"focus": [focus], "mentions": idents, "budget": budget})
+        if "error" in reply:
+            raise RuntimeError(reply["error"])
+        return reply["result"]["map"]
+
+    def stop(self):
+        self.proc.terminate()
+        self.proc.wait()
+
+
+AIDER = r'''
+import json, os, sys
+from aider.repomap import RepoMap
+from aider.io import InputOutput
+class Model:
+    def token_count(self, text):
+        return len(text) / 4
+io = InputOutput(yes=True, pretty=False)
+maps = {}
+for line in sys.stdin:
+    q = json.loads(line)
+    root = q["root"]
+    if root not in maps:
+        maps[root] = RepoMap(map_tokens=1024, root=root, main_model=Model(), io=io, verbose=False,
+                             map_mul_no_files=1, refresh="always")
+    rm = maps[root]
+    rm.max_map_tokens = q["budget"] // 4
+    files = [os.path.join(root, f) for f in q["others"]]
+    text = rm.get_repo_map([os.path.join(root, q["focus"])], files, set(), set(q["idents"]), force_refresh=True)
+    # aider prints notes of its own on stdout: the answer is the line marked `@@`.
+    print("@@" + json.dumps({"map": text or ""}), flush=True)
+'''
+
+
+class Aider:
+    def __init__(self, python):
+        self.proc = subprocess.Popen([python, "-c", AIDER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL, text=True)
+
+    def map(self, root, focus, others, idents, budget):
+        self.proc.stdin.write(json.dumps({"root": root, "focus": focus, "others": others, "idents": idents,
+                                          "budget": budget}) + "\n")
+        self.proc.stdin.flush()
+        while True:
+            line = self.proc.stdout.readline()
+            if not line:
+                raise RuntimeError("aider's RepoMap stopped")
+            if line.startswith("@@"):
+                return json.loads(line[2:])["map"]
+
+    def stop(self):
+        self.proc.stdin.close()
+        self.proc.wait()
+
+
+def new_tally():
+    return collections.defaultdict(lambda: [0, 0])  # key -> [shown, targets]
+
+
+def run_repo(root, args, coderd_bin, aider):
+    picked = commits(root, args.commits)
+    head = git(root, "rev-parse", "HEAD").strip()
+    tally = {"coderd": new_tally(), "aider": new_tally()}
+    determinism = []
+    daemon = Coderd(coderd_bin, root)
+    seconds = {"coderd": 0.0, "aider": 0.0}
+    try:
+        for sha, parent, modified in picked:
+            git(root, "checkout", "-q", "-f", "--detach", parent)
+            focus, targets = modified[0], modified[1:]
+            idents = mentions(root, sha, parent, modified)
+            calling = callers(root, focus, targets)
+            others = [f for f in all_sources(root) if f != focus]
+            for variant, words in (("focus", []), ("mentions", idents)):
+                for budget in BUDGETS:
+                    start = time.perf_counter()
+                    text = daemon.map(focus, words, budget)
+                    seconds["coderd"] += time.perf_counter() - start
+                    tools = [("coderd", text)]
+                    if aider:
+                        start = time.perf_counter()
+                        tools.append(("aider", aider.map(root, focus, others, words, budget)))
+                        seconds["aider"] += time.perf_counter() - start
+                    for tool, out in tools:
+                        cell = tally[tool][f"{variant}@{budget}"]
+                        cell[0] += len(shown_files(out, targets))
+                        cell[1] += len(targets)
+                        if variant == "focus" and budget == 8000:
+                            cell = tally[tool]["callers@8000"]
+                            cell[0] += len(shown_files(out, calling))
+                            cell[1] += len(calling)
+                        if variant == "focus" and budget == 4000:
+                            cell = tally[tool]["callers@4000"]
+                            cell[0] += len(shown_files(out, calling))
+                            cell[1] += len(calling)
+            determinism.append((parent, focus, idents, daemon.map(focus, idents, 4000)))
+    finally:
+        daemon.stop()
+    # The same maps from a fresh daemon, for the first commits: byte for byte.
+    same = True
+    second = Coderd(coderd_bin, root)
+    try:
+        for parent, focus, idents, text in determinism[:5]:
+            git(root, "checkout", "-q", "-f", "--detach", parent)
+            same &= second.map(focus, idents, 4000) == text
+    finally:
+        second.stop()
+    git(root, "checkout", "-q", "-f", "--detach", head)
+    return {
+        "repo": os.path.basename(root.rstrip("/")),
+        "commits": len(picked),
+        "deterministic": same,
+        "seconds": seconds,
+        "recall": {tool: {k: {"shown": v[0], "targets": v[1], "pct": round(100 * v[0] / v[1], 1) if v[1] else None}
+                          for k, v in sorted(t.items())} for tool, t in tally.items() if t},
+    }
+
+
+def main():
+    import argparse
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--coderd", required=True)
+    parser.add_argument("--aider-python")
+    parser.add_argument("--commits", type=int, default=30)
+    parser.add_argument("repos", nargs="+")
+    args = parser.parse_args()
+    aider = Aider(args.aider_python) if args.aider_python else None
+    try:
+        rows = [run_repo(os.path.abspath(r), args, args.coderd, aider) for r in args.repos]
+    finally:
+        if aider:
+            aider.stop()
+    print(json.dumps(rows))
+
+
+main()
