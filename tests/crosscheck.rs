@@ -375,3 +375,41 @@ impl SynOutline<'_> {
         }
     }
 }
+
+/// Prints the syntax tree of `$CODERD_DUMP` (a development aid: `cargo test --test crosscheck
+/// dump_tree -- --ignored --nocapture`).
+#[test]
+#[ignore]
+fn dump_tree() {
+    let path = PathBuf::from(std::env::var_os("CODERD_DUMP").unwrap());
+    let source = std::fs::read(&path).unwrap();
+    let language = match std::env::var("CODERD_DUMP_LANG") {
+        Ok(name) => languages::by_name(&name).unwrap(),
+        Err(_) => languages::for_path(&path, None).unwrap(),
+    };
+    let tree = coderd::syntax::parse(language, &source, None).unwrap();
+    let mut cursor = tree.walk();
+    let mut depth = 0;
+    loop {
+        let node = cursor.node();
+        if node.is_named() {
+            let field = cursor
+                .field_name()
+                .map(|f| format!("{f}: "))
+                .unwrap_or_default();
+            let text = String::from_utf8_lossy(&source[node.byte_range()]);
+            let text: String = text.chars().take(40).collect();
+            println!("{}{field}{} {:?}", "  ".repeat(depth), node.kind(), text);
+        }
+        if cursor.goto_first_child() {
+            depth += 1;
+            continue;
+        }
+        while !cursor.goto_next_sibling() {
+            if !cursor.goto_parent() {
+                return;
+            }
+            depth -= 1;
+        }
+    }
+}

@@ -91,10 +91,11 @@ impl Index {
             .iter()
             .filter(|(r, _, key)| held.get(&r.abs).is_none_or(|(k, _)| k != key))
             .collect();
+        let projects = crate::syntax::dialect::Projects::default();
         let fresh: Vec<(PathBuf, FileKey, Arc<FileTags>)> = stale
             .par_iter()
             .filter_map(|(resolved, language, key)| {
-                let tags = tag_file(jail, resolved, language)?;
+                let tags = tag_file(jail, &projects, resolved, language)?;
                 Some((resolved.abs.clone(), *key, Arc::new(tags)))
             })
             .collect();
@@ -189,12 +190,18 @@ pub fn is_test_file(name: &str) -> bool {
 
 fn tag_file(
     jail: &Jail,
+    projects: &crate::syntax::dialect::Projects,
     resolved: &Resolved,
     language: &'static languages::Language,
 ) -> Option<FileTags> {
     let (mut file, meta) = jail.open_walked_file(resolved).ok()?;
     let mut source = Vec::with_capacity(meta.len() as usize);
     file.read_to_end(&mut source).ok()?;
+    // A `.h` header's dialect (C or C++) is known only from its content and project.
+    let language = match language.name == "c" {
+        true => crate::syntax::dialect::language_of(jail, projects, &resolved.abs, &source)?,
+        false => language,
+    };
     let tags = tag(language, &source)?;
     Some(FileTags {
         rel: resolved.rel.to_string_lossy().into_owned(),

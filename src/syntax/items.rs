@@ -103,6 +103,11 @@ struct Found<'t> {
     receiver: Option<String>,
     doc: Option<Node<'t>>,
     pattern: usize,
+    /// Its pattern says `(#set! exclusive)`: other patterns' items on its node are dropped (a
+    /// recovery pattern that knows better, like C's field after a macro the parser took for a type).
+    exclusive: bool,
+    /// Its pattern says `(#set! skip)`: the node is no item (a recovery pattern's verdict).
+    skip: bool,
     name_id: usize,
     name_start: usize,
     name_end: usize,
@@ -211,6 +216,9 @@ fn collect_matches<'t>(
             }
         }
         let Some((node, kind)) = item else { continue };
+        let settings = queries.outline.property_settings(m.pattern_index);
+        let exclusive = settings.iter().any(|p| &*p.key == "exclusive");
+        let skip = settings.iter().any(|p| &*p.key == "skip");
         for name in names {
             found.push(Found {
                 node,
@@ -221,6 +229,8 @@ fn collect_matches<'t>(
                 receiver: receiver.clone(),
                 doc,
                 pattern: m.pattern_index,
+                exclusive,
+                skip,
                 name_id: name.id(),
                 name_start: name.start_byte(),
                 name_end: name.end_byte(),
@@ -229,7 +239,8 @@ fn collect_matches<'t>(
     }
 }
 
-/// Outer items first; for one node and name the first pattern wins.
+/// Outer items first; for one node and name the first pattern wins, and an exclusive pattern
+/// wins its node alone.
 fn sort_outer_first(found: &mut Vec<Found>) {
     found.sort_by_key(|f| {
         (
@@ -241,6 +252,12 @@ fn sort_outer_first(found: &mut Vec<Found>) {
             f.pattern,
         )
     });
+    let exclusive: HashMap<usize, usize> = found
+        .iter()
+        .filter(|f| f.exclusive)
+        .map(|f| (f.node.id(), f.pattern))
+        .collect();
+    found.retain(|f| exclusive.get(&f.node.id()).is_none_or(|&p| p == f.pattern) && !f.skip);
     found.dedup_by_key(|f| (f.node.id(), f.name_id));
 }
 

@@ -6,6 +6,7 @@
 //! The module knows nothing of JSON or the wire except in the method files (`outline`).
 
 pub mod cache;
+pub mod dialect;
 pub mod grammars;
 pub mod items;
 pub mod languages;

@@ -5,7 +5,9 @@
 //! items of one span, like Go's `a, b = 1, 2`), optional `@body` (the signature is the item's text
 //! before it), `@signature` (the signature is this node's text), `@receiver` (the name of the type a
 //! method belongs to when it is declared outside it) and `@doc` (a docstring inside the item).
-//! When one node matches several patterns, the first pattern wins.
+//! When one node matches several patterns, the first pattern wins for each name; a pattern with
+//! `(#set! exclusive)` wins its node alone (other patterns' names there are dropped), and one with
+//! `(#set! skip)` as well makes the node no item (recovery patterns for what the parser misread).
 //!
 //! `tags.scm` captures `@reference` on every name that refers to a definition elsewhere; the map's
 //! definitions are the outline's items.

@@ -6,7 +6,6 @@
 //! first (`Server.handle`, `impl Foo.bar`). The path need not start at the top level.
 
 use super::items::Outline;
-use super::languages;
 use crate::error::{Error, Result};
 use crate::jail::{Jail, Resolved};
 use std::io::Read;
@@ -31,7 +30,8 @@ pub fn lines_in_file(
     let mut source = Vec::with_capacity(meta.len() as usize);
     file.read_to_end(&mut source)
         .map_err(|e| Error::from_io(&e, &resolved.abs))?;
-    let language = languages::for_path(&resolved.abs, Some(&source[..source.len().min(256)]))
+    let projects = super::dialect::Projects::default();
+    let language = super::dialect::language_of(jail, &projects, &resolved.abs, &source)
         .ok_or_else(|| {
             Error::bad_input(format!(
                 "`symbol`: {} is in no language coderd can outline",
