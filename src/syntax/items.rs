@@ -111,6 +111,8 @@ struct Found<'t> {
     name_id: usize,
     name_start: usize,
     name_end: usize,
+    /// The row its name starts on (0-based): the item's line.
+    name_row: usize,
 }
 
 pub fn extract(tree: &Tree, source: &[u8], queries: &Queries) -> Outline {
@@ -234,6 +236,7 @@ fn collect_matches<'t>(
                 name_id: name.id(),
                 name_start: name.start_byte(),
                 name_end: name.end_byte(),
+                name_row: name.start_position().row,
             });
         }
     }
@@ -338,14 +341,15 @@ fn relabel_members(items: &mut [Item]) {
 
 fn to_item(f: &Found, parent: Option<usize>, source: &[u8]) -> Item {
     let extent = extent(f.node, source);
+    let start = after_annotations(f.node);
     let signature = match (f.signature, f.body) {
         (Some(sig), _) => collapse(&text(source, sig)),
-        (None, Some(body)) if body.start_byte() > f.node.start_byte() => {
+        (None, Some(body)) if body.start_byte() > start => {
             let end = header_end(f.node, body);
-            collapse(&String::from_utf8_lossy(&source[f.node.start_byte()..end]))
+            collapse(&String::from_utf8_lossy(&source[start..end.max(start)]))
         }
         _ => {
-            let whole = text(source, f.node);
+            let whole = String::from_utf8_lossy(&source[start..f.node.end_byte().max(start)]);
             collapse(whole.lines().next().unwrap_or(""))
         }
     };
@@ -357,7 +361,7 @@ fn to_item(f: &Found, parent: Option<usize>, source: &[u8]) -> Item {
         kind: f.kind,
         name: f.name.clone(),
         signature: cap(tidy_signature(&signature)),
-        line: f.node.start_position().row + 1,
+        line: f.name_row + 1,
         end_line: end_line(f.node),
         parent,
         doc,
@@ -365,6 +369,35 @@ fn to_item(f: &Found, parent: Option<usize>, source: &[u8]) -> Item {
         name_bytes: f.name_start..f.name_end,
         extent_line: extent.first_row + 1,
     }
+}
+
+/// Where an item's own text starts after the annotations and attributes it holds (Java's and
+/// Kotlin's `modifiers` hold them, C#'s attribute lists lead the declaration): they are part of
+/// its extent, not of its signature.
+fn after_annotations(item: Node) -> usize {
+    let is_annotation = |n: Node| {
+        let kind = n.kind();
+        kind.contains("annotation") || kind.contains("attribute") || kind.contains("comment")
+    };
+    let mut cursor = item.walk();
+    for child in item.children(&mut cursor) {
+        if is_annotation(child) {
+            continue;
+        }
+        if child.kind() == "modifiers" {
+            let mut inner = child.walk();
+            let first = child.children(&mut inner).find(|m| !is_annotation(*m));
+            return match first {
+                Some(m) => m.start_byte(),
+                // Only annotations: the declaration goes on after the modifiers.
+                None => child
+                    .next_sibling()
+                    .map_or(child.end_byte(), |n| n.start_byte()),
+            };
+        }
+        return child.start_byte();
+    }
+    item.start_byte()
 }
 
 /// Where the declaration before `body` ends: comments between it and the body are not part of it.
@@ -467,12 +500,28 @@ fn first_doc_line(text: &str) -> Option<String> {
 }
 
 /// 1-based last line; a node ending at the start of a line ends on the line before.
+/// The last line of an item's content: comments after its last statement (which Python's
+/// grammar puts inside the block) are not part of it.
 fn end_line(node: Node) -> usize {
-    let end = node.end_position();
+    let end = content_end(node);
     if end.column == 0 && end.row > node.start_position().row {
         end.row
     } else {
         end.row + 1
+    }
+}
+
+fn content_end(node: Node) -> tree_sitter::Point {
+    let mut at = node;
+    loop {
+        let mut last = at.child(at.child_count().saturating_sub(1));
+        while let Some(child) = last.filter(|c| c.kind().contains("comment")) {
+            last = child.prev_sibling();
+        }
+        match last {
+            Some(child) => at = child,
+            None => return at.end_position(),
+        }
     }
 }
 

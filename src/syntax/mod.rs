@@ -35,6 +35,8 @@ pub enum Kind {
     Struct,
     Enum,
     Interface,
+    /// A Java annotation type (`@interface`).
+    Annotation,
     Trait,
     Impl,
     Type,
@@ -55,6 +57,7 @@ impl Kind {
             Kind::Struct => "struct",
             Kind::Enum => "enum",
             Kind::Interface => "interface",
+            Kind::Annotation => "annotation",
             Kind::Trait => "trait",
             Kind::Impl => "impl",
             Kind::Type => "type",
@@ -71,7 +74,13 @@ impl Kind {
     pub fn holds_members(self) -> bool {
         matches!(
             self,
-            Kind::Class | Kind::Struct | Kind::Enum | Kind::Interface | Kind::Trait | Kind::Impl
+            Kind::Class
+                | Kind::Struct
+                | Kind::Enum
+                | Kind::Interface
+                | Kind::Annotation
+                | Kind::Trait
+                | Kind::Impl
         )
     }
 }
