@@ -240,7 +240,7 @@ fn rust_outline_matches_syn() {
     }
     let kinds = [
         "function", "method", "struct", "enum", "trait", "impl", "type", "const", "var", "module",
-        "field",
+        "field", "macro",
     ];
     compare("rust", ours(&parsed, &kinds), theirs);
 }
@@ -343,8 +343,15 @@ impl SynOutline<'_> {
                     }
                 }
                 Item::Type(t) => self.push("type", t.ident.to_string(), t.ident.span()),
+                Item::Macro(m) if m.mac.path.is_ident("macro_rules") => {
+                    if let Some(ident) = &m.ident {
+                        self.push("macro", ident.to_string(), ident.span());
+                    }
+                }
                 Item::Const(c) => {
-                    self.push("const", c.ident.to_string(), c.ident.span());
+                    if c.ident != "_" {
+                        self.push("const", c.ident.to_string(), c.ident.span());
+                    }
                     self.block_items(&c.expr);
                 }
                 Item::Static(s) => {

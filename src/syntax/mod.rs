@@ -44,6 +44,8 @@ pub enum Kind {
     Var,
     Field,
     Module,
+    /// A macro definition (Rust's `macro_rules!`).
+    Macro,
     Heading,
     Key,
 }
@@ -65,6 +67,7 @@ impl Kind {
             Kind::Var => "var",
             Kind::Field => "field",
             Kind::Module => "module",
+            Kind::Macro => "macro",
             Kind::Heading => "heading",
             Kind::Key => "key",
         }
