@@ -46,6 +46,9 @@ fn golden(result: &Value) -> String {
             item["end_line"],
             item["signature"].as_str().unwrap()
         ));
+        if let Some(name) = item.get("parent_name").and_then(Value::as_str) {
+            out.push_str(&format!("  [in {name}]"));
+        }
         if let Some(doc) = item.get("doc").and_then(Value::as_str) {
             out.push_str(&format!("  // {doc}"));
         }
@@ -383,4 +386,37 @@ fn a_header_is_outlined_as_cpp_when_its_content_or_project_is_cpp() {
     // The map tags a header in the same dialect.
     let found = daemon.ok("symbols", json!({"query": "InputCorpus", "kind": "class"}));
     assert_eq!(found["results"][0]["path"], "content/corpus.h", "{found}");
+}
+
+/// A Go method whose receiver type is declared in another file has that type as its parent by
+/// name: in the outline (`parent_name`), in `symbols` (`parent`) and for `read --symbol`.
+#[test]
+fn a_method_of_a_type_in_another_file_has_a_parent_by_name() {
+    let sandbox = Sandbox::empty();
+    sandbox.write(
+        "tsdb/head.go",
+        "package tsdb\n\ntype headAppender struct{ n int }\n",
+    );
+    sandbox.write(
+        "tsdb/head_append.go",
+        "package tsdb\n\n// Commit commits.\nfunc (a *headAppender) Commit() error {\n\treturn nil\n}\n",
+    );
+    let daemon = Daemon::start(&sandbox, &[]);
+    let file = sandbox.root.join("tsdb/head_append.go");
+    let outline = daemon.ok("outline", json!({"file": file}));
+    assert_eq!(
+        outline["items"][0]["parent_name"], "headAppender",
+        "{outline}"
+    );
+    let found = daemon.ok("symbols", json!({"query": "Commit"}));
+    assert_eq!(found["results"][0]["parent"], "headAppender", "{found}");
+    let read = daemon.ok(
+        "read",
+        json!({"file": file, "symbol": "headAppender.Commit"}),
+    );
+    assert_eq!(
+        (read["start"].as_u64(), read["end"].as_u64()),
+        (Some(3), Some(6)),
+        "{read}"
+    );
 }

@@ -28,6 +28,10 @@ pub struct Item {
     /// Index of the enclosing item in the same outline.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub parent: Option<usize>,
+    /// The enclosing type's name when it is declared in another file (a Go method whose
+    /// receiver type lives elsewhere, a C++ method defined out of line): its parent by name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent_name: Option<String>,
     /// The first line of the item's doc comment or docstring.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub doc: Option<String>,
@@ -80,13 +84,17 @@ impl Outline {
         order
     }
 
-    /// The dotted path of an item (`Server.handle`).
+    /// The dotted path of an item (`Server.handle`), starting with the parent by name of its
+    /// outermost parent when that is declared in another file (`Appender.Commit`).
     pub fn path_of(&self, index: usize) -> String {
         let mut parts = vec![self.items[index].name.as_str()];
-        let mut at = self.items[index].parent;
-        while let Some(parent) = at {
+        let mut top = index;
+        while let Some(parent) = self.items[top].parent {
             parts.push(&self.items[parent].name);
-            at = self.items[parent].parent;
+            top = parent;
+        }
+        if let Some(name) = &self.items[top].parent_name {
+            parts.push(name);
         }
         parts.reverse();
         parts.join(".")
@@ -108,6 +116,9 @@ struct Found<'t> {
     exclusive: bool,
     /// Its pattern says `(#set! skip)`: the node is no item (a recovery pattern's verdict).
     skip: bool,
+    /// Its pattern says `(#set! scope)`: the node is no item, but what it holds is local to it
+    /// like a function's (Go's function literal assigned to a package variable).
+    scope: bool,
     name_id: usize,
     name_start: usize,
     name_end: usize,
@@ -128,7 +139,7 @@ fn extract_from(tree: &Tree, source: &[u8], queries: &Queries, roots: Option<&Ki
     let mut new_index = vec![None; found.len()];
     let mut items = Vec::new();
     for (i, f) in found.iter().enumerate() {
-        if !keep[i] {
+        if !keep[i] || f.scope {
             continue;
         }
         new_index[i] = Some(items.len());
@@ -221,6 +232,7 @@ fn collect_matches<'t>(
         let settings = queries.outline.property_settings(m.pattern_index);
         let exclusive = settings.iter().any(|p| &*p.key == "exclusive");
         let skip = settings.iter().any(|p| &*p.key == "skip");
+        let scope = settings.iter().any(|p| &*p.key == "scope");
         for name in names {
             found.push(Found {
                 node,
@@ -233,6 +245,7 @@ fn collect_matches<'t>(
                 pattern: m.pattern_index,
                 exclusive,
                 skip,
+                scope,
                 name_id: name.id(),
                 name_start: name.start_byte(),
                 name_end: name.end_byte(),
@@ -317,8 +330,12 @@ fn attach_receivers(
             continue;
         };
         let key = (items[index].parent, receiver.clone());
-        if let Some(&owner) = types.get(&key) {
-            items[index].parent = Some(owner);
+        match types.get(&key) {
+            Some(&owner) => items[index].parent = Some(owner),
+            None if items[index].parent.is_none() => {
+                items[index].parent_name = Some(receiver.clone())
+            }
+            None => {}
         }
     }
 }
@@ -364,6 +381,7 @@ fn to_item(f: &Found, parent: Option<usize>, source: &[u8]) -> Item {
         line: f.name_row + 1,
         end_line: end_line(f.node),
         parent,
+        parent_name: None,
         doc,
         bytes: f.node.byte_range(),
         name_bytes: f.name_start..f.name_end,
