@@ -49,6 +49,18 @@ fn corpus(ext: &str, env: &str, extra: &[(PathBuf, bool)]) -> Vec<PathBuf> {
         false,
         &mut files,
     );
+    // The golden corpora (tests/corpus.rs checks them against ctags).
+    let golden = match ext {
+        "py" => "python",
+        "rs" => "rust",
+        other => other,
+    };
+    files_under(
+        &Path::new(MANIFEST).join("tests/corpus").join(golden),
+        ext,
+        false,
+        &mut files,
+    );
     for (dir, recursive) in extra {
         files_under(dir, ext, *recursive, &mut files);
     }

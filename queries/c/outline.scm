@@ -23,7 +23,7 @@
     (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))
     (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @name)))
   ]
-  body: (_) @body) @definition.function
+  body: (_)? @body) @definition.function
 (declaration
   declarator: [
     (function_declarator declarator: (identifier) @name)
@@ -43,7 +43,12 @@
 (field_declaration declarator: (pointer_declarator declarator: (field_identifier) @name)) @definition.field
 (field_declaration declarator: (array_declarator declarator: (field_identifier) @name)) @definition.field
 (translation_unit
-  (declaration declarator: (init_declarator declarator: (identifier) @name)) @definition.var)
+  (declaration declarator: (init_declarator declarator: [
+    (identifier) @name
+    (pointer_declarator declarator: (identifier) @name)
+    (pointer_declarator declarator: (pointer_declarator declarator: (identifier) @name))
+    (array_declarator declarator: (identifier) @name)
+  ])) @definition.var)
 (translation_unit (declaration declarator: (identifier) @name) @definition.var)
 (preproc_def name: (identifier) @name) @definition.const
 (preproc_function_def name: (identifier) @name) @definition.function

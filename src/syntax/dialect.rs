@@ -1,3 +1,5 @@
+//! Also what C's parser cannot see: bare macro lines (`mask_macro_lines`).
+//!
 //! Which language a `.h` header is in: C by its extension, C++ when its content uses C++ or its
 //! project is a C++ one. Parsed as C, a C++ header gives hundreds of parse errors and a third of
 //! its items (classes, namespaces and templates read as garbage); parsed as C++, a C header loses
@@ -228,6 +230,42 @@ fn strip_comments_and_literals(text: &str) -> String {
     out
 }
 
+/// The source with each bare macro line blanked (same length, so every position holds): a line
+/// that is one identifier in capitals (`SUBTREE_BITS`, `TS_PACKED`) after a line ending a
+/// declaration (`;`, `{`, `}`), a directive or a comment. Such a macro expands to declarations the
+/// parser cannot see; left in, it reads as a type and swallows the next line, or as the last
+/// member of a struct that never closes. `None` when there is none.
+pub fn mask_macro_lines(source: &[u8]) -> Option<Vec<u8>> {
+    let mut masked: Option<Vec<u8>> = None;
+    let mut after_declaration = true;
+    let mut start = 0;
+    for line in source.split_inclusive(|&b| b == b'\n') {
+        let code = line.trim_ascii();
+        let bare_macro = code.len() >= 2
+            && code[0].is_ascii_uppercase()
+            && code
+                .iter()
+                .all(|&b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_');
+        if bare_macro && after_declaration {
+            let out = masked.get_or_insert_with(|| source.to_vec());
+            for b in &mut out[start..start + line.len()] {
+                if !b.is_ascii_whitespace() {
+                    *b = b' ';
+                }
+            }
+        } else if !code.is_empty() {
+            after_declaration = code.ends_with(b";")
+                || code.ends_with(b"{")
+                || code.ends_with(b"}")
+                || code.starts_with(b"#")
+                || code.starts_with(b"//")
+                || code.ends_with(b"*/");
+        }
+        start += line.len();
+    }
+    masked
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -259,6 +297,20 @@ mod tests {
         for text in c {
             assert!(!cpp_content(text.as_bytes()), "{text}");
         }
+    }
+
+    #[test]
+    fn bare_macro_lines_after_declarations_are_masked() {
+        let text =
+            "struct S {\n  uint8_t symbol;\n  SUBTREE_SIZE\n};\nenum E {\n  A,\n  LAST\n};\n";
+        let masked = mask_macro_lines(text.as_bytes()).unwrap();
+        let masked = String::from_utf8(masked).unwrap();
+        assert_eq!(masked.len(), text.len());
+        assert!(
+            !masked.contains("SUBTREE_SIZE") && masked.contains("LAST"),
+            "{masked}"
+        );
+        assert!(mask_macro_lines(b"int x;\nint y;\n").is_none());
     }
 
     #[test]

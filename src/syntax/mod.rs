@@ -96,6 +96,15 @@ thread_local! {
 /// `None` when the language has no usable grammar.
 pub fn parse(language: &languages::Language, source: &[u8], old: Option<&Tree>) -> Option<Tree> {
     let queries = queries::of(language).ok()?;
+    // A C file with a bare macro line is parsed from scratch, masked: whether a line is masked
+    // depends on the line before it, which an edit elsewhere can change.
+    let masked = matches!(language.name.as_str(), "c" | "cpp")
+        .then(|| dialect::mask_macro_lines(source))
+        .flatten();
+    let (source, old) = match &masked {
+        Some(masked) => (masked.as_slice(), None),
+        None => (source, old),
+    };
     PARSER.with(|parser| {
         let mut parser = parser.borrow_mut();
         parser.set_language(&queries.language).ok()?;
