@@ -219,6 +219,62 @@ fn score(ours: &Pairs, theirs: &Pairs) -> (usize, usize, usize, Vec<String>) {
     (matched, total(ours), total(theirs), diff)
 }
 
+/// The TypeScript compiler's view of files (tests/crosscheck/ts_outline.js), as pairs.
+fn typescript_compiler(files: &[PathBuf]) -> Pairs {
+    let script = Path::new(MANIFEST).join("tests/crosscheck/ts_outline.js");
+    let out = Command::new("node")
+        .arg(script)
+        .args(files)
+        .output()
+        .expect("node runs");
+    assert!(
+        out.status.success(),
+        "ts_outline.js (typescript from scripts/install-language-servers.sh): {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut pairs = Pairs::new();
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let row: serde_json::Value = serde_json::from_str(line).unwrap();
+        let key = (
+            file_name(Path::new(row[0].as_str().unwrap())),
+            name_key(row[2].as_str().unwrap()),
+            row[3].as_u64().unwrap() as usize,
+        );
+        pairs.insert(key, 1);
+    }
+    pairs
+}
+
+/// TypeScript against its own compiler's parser: ctags 5.9 stops early in these files.
+#[test]
+fn the_typescript_corpus_outlines_as_the_typescript_compiler_parses_it() {
+    let files = corpus_files("typescript");
+    let check = Check {
+        folder: "typescript",
+        ctags: "TypeScript",
+        drop_theirs: &[],
+        drop_ours: &[],
+        floor: 0.99,
+    };
+    let ours = ours(&check, &files, &mut Bodies::new());
+    let theirs = typescript_compiler(&files);
+    let (matched, n_ours, n_theirs, diff) = score(&ours, &theirs);
+    let precision = matched as f64 / n_ours.max(1) as f64;
+    let recall = matched as f64 / n_theirs.max(1) as f64;
+    println!(
+        "| typescript (tsc) | {} | {n_ours} | {n_theirs} | {matched} | {:.1}% | {:.1}% |",
+        files.len(),
+        precision * 100.0,
+        recall * 100.0
+    );
+    let first: Vec<String> = diff.into_iter().take(20).collect();
+    assert!(
+        precision >= check.floor && recall >= check.floor,
+        "precision {precision:.4} recall {recall:.4}\n{}",
+        first.join("\n")
+    );
+}
+
 #[test]
 fn every_corpus_outlines_as_ctags_tags_it() {
     let mut table = vec![
