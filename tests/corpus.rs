@@ -40,8 +40,6 @@ const CHECKS: &[Check] = &[
         drop_ours: &[],
         floor: 0.99,
     },
-    // Below the bar: declarations a macro hides from tree-sitter (`virtual ~UnitTestImpl();` in a
-    // class read as a function, `GTEST_API_ ThreadLocal<Sequence*> g;`); see docs/structure.md.
     Check {
         folder: "cpp",
         ctags: "C++",

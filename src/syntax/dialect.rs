@@ -15,7 +15,7 @@ use crate::jail::{Jail, Resolved};
 use std::collections::HashMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{LazyLock, Mutex};
 
 /// C++ source extensions whose presence beside a header makes its folder C++.
 const CPP_SOURCES: &[&str] = &["cc", "cpp", "cxx", "c++", "hh", "hpp", "hxx", "ipp", "tpp"];
@@ -236,6 +236,31 @@ fn strip_comments_and_literals(text: &str) -> String {
 /// parser cannot see; left in, it reads as a type and swallows the next line, or as the last
 /// member of a struct that never closes. `None` when there is none.
 pub fn mask_macro_lines(source: &[u8]) -> Option<Vec<u8>> {
+    let masked = mask_bare_lines(source);
+    mask_export_macros(masked.as_deref().unwrap_or(source)).or(masked)
+}
+
+/// Export and annotation macros before a declaration (`GTEST_API_ FilePath f();`,
+/// `class GTEST_API_ UnitTestImpl {`, `TS_EXPORT void f(void);`): a word in capitals that ends in
+/// `_` or names `API` or `EXPORT`, followed by a word. The parser takes it for the type or the
+/// class name and misreads the declaration.
+fn mask_export_macros(source: &[u8]) -> Option<Vec<u8>> {
+    static MACRO: LazyLock<regex::bytes::Regex> = LazyLock::new(|| {
+        regex::bytes::Regex::new(
+            r"(?m)(?:^[ \t]*|\b(?:class|struct)[ \t]+)(\b[A-Z][A-Z0-9]*_(?:[A-Z0-9]+_)*|\b[A-Z][A-Z0-9_]*(?:API|EXPORT)[A-Z0-9_]*\b)[ \t]+[A-Za-z_]",
+        )
+        .expect("a valid regex")
+    });
+    let mut masked: Option<Vec<u8>> = None;
+    for captures in MACRO.captures_iter(source) {
+        let word = captures.get(1).expect("group 1 always takes part");
+        let out = masked.get_or_insert_with(|| source.to_vec());
+        out[word.range()].fill(b' ');
+    }
+    masked
+}
+
+fn mask_bare_lines(source: &[u8]) -> Option<Vec<u8>> {
     let mut masked: Option<Vec<u8>> = None;
     let mut after_declaration = true;
     let mut start = 0;
@@ -311,6 +336,12 @@ mod tests {
             "{masked}"
         );
         assert!(mask_macro_lines(b"int x;\nint y;\n").is_none());
+        let text = "class GTEST_API_ Impl {\nGTEST_API_ extern bool flag;\nDWORD count;\nTS_EXPORT void f(void);\n";
+        let masked = String::from_utf8(mask_macro_lines(text.as_bytes()).unwrap()).unwrap();
+        assert_eq!(
+            masked,
+            "class            Impl {\n           extern bool flag;\nDWORD count;\n          void f(void);\n"
+        );
     }
 
     #[test]
