@@ -82,6 +82,34 @@ const CHECKS: &[Check] = &[
         drop_ours: &["const.method"],
         floor: 0.99,
     },
+    Check {
+        folder: "ruby",
+        ctags: "Ruby",
+        drop_theirs: &["library", "alias", "accessor"],
+        drop_ours: &[],
+        floor: 0.0,
+    },
+    Check {
+        folder: "php",
+        ctags: "PHP",
+        drop_theirs: &["local", "alias"],
+        drop_ours: &[],
+        floor: 0.0,
+    },
+    Check {
+        folder: "kotlin",
+        ctags: "Kotlin",
+        drop_theirs: &["package"],
+        drop_ours: &[],
+        floor: 0.0,
+    },
+    Check {
+        folder: "csharp",
+        ctags: "C#",
+        drop_theirs: &["local", "enumerator"],
+        drop_ours: &[],
+        floor: 0.0,
+    },
     // Below the bar by one each way, both ctags' errors read by eye: `app.set = function set`
     // untagged, `app[method] = …` inside a callback tagged `app`.
     Check {
