@@ -49,6 +49,18 @@ fn corpus(ext: &str, env: &str, extra: &[(PathBuf, bool)]) -> Vec<PathBuf> {
         false,
         &mut files,
     );
+    // The golden corpora (tests/corpus.rs checks them against ctags).
+    let golden = match ext {
+        "py" => "python",
+        "rs" => "rust",
+        other => other,
+    };
+    files_under(
+        &Path::new(MANIFEST).join("tests/corpus").join(golden),
+        ext,
+        false,
+        &mut files,
+    );
     for (dir, recursive) in extra {
         files_under(dir, ext, *recursive, &mut files);
     }
@@ -240,7 +252,7 @@ fn rust_outline_matches_syn() {
     }
     let kinds = [
         "function", "method", "struct", "enum", "trait", "impl", "type", "const", "var", "module",
-        "field",
+        "field", "macro",
     ];
     compare("rust", ours(&parsed, &kinds), theirs);
 }
@@ -343,8 +355,15 @@ impl SynOutline<'_> {
                     }
                 }
                 Item::Type(t) => self.push("type", t.ident.to_string(), t.ident.span()),
+                Item::Macro(m) if m.mac.path.is_ident("macro_rules") => {
+                    if let Some(ident) = &m.ident {
+                        self.push("macro", ident.to_string(), ident.span());
+                    }
+                }
                 Item::Const(c) => {
-                    self.push("const", c.ident.to_string(), c.ident.span());
+                    if c.ident != "_" {
+                        self.push("const", c.ident.to_string(), c.ident.span());
+                    }
                     self.block_items(&c.expr);
                 }
                 Item::Static(s) => {
@@ -372,6 +391,44 @@ impl SynOutline<'_> {
                 }
                 _ => {}
             }
+        }
+    }
+}
+
+/// Prints the syntax tree of `$CODERD_DUMP` (a development aid: `cargo test --test crosscheck
+/// dump_tree -- --ignored --nocapture`).
+#[test]
+#[ignore]
+fn dump_tree() {
+    let path = PathBuf::from(std::env::var_os("CODERD_DUMP").unwrap());
+    let source = std::fs::read(&path).unwrap();
+    let language = match std::env::var("CODERD_DUMP_LANG") {
+        Ok(name) => languages::by_name(&name).unwrap(),
+        Err(_) => languages::for_path(&path, None).unwrap(),
+    };
+    let tree = coderd::syntax::parse(language, &source, None).unwrap();
+    let mut cursor = tree.walk();
+    let mut depth = 0;
+    loop {
+        let node = cursor.node();
+        if node.is_named() {
+            let field = cursor
+                .field_name()
+                .map(|f| format!("{f}: "))
+                .unwrap_or_default();
+            let text = String::from_utf8_lossy(&source[node.byte_range()]);
+            let text: String = text.chars().take(40).collect();
+            println!("{}{field}{} {:?}", "  ".repeat(depth), node.kind(), text);
+        }
+        if cursor.goto_first_child() {
+            depth += 1;
+            continue;
+        }
+        while !cursor.goto_next_sibling() {
+            if !cursor.goto_parent() {
+                return;
+            }
+            depth -= 1;
         }
     }
 }

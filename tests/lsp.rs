@@ -811,3 +811,123 @@ fn a_missing_server_is_unavailable_and_edits_still_work() {
         .unwrap()
         .contains(&json!("markdown")));
 }
+
+/// The server processes among the daemon's children whose command is `name`.
+fn child_processes(daemon: &Daemon, name: &str) -> usize {
+    let parent = daemon.child.id().to_string();
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .filter_map(|e| std::fs::read_to_string(e.path().join("stat")).ok())
+        .filter(|stat| {
+            // pid (comm) state ppid ...: the comm may hold spaces, so split after its ')'.
+            let comm = stat.split('(').nth(1).and_then(|r| r.rsplit_once(')'));
+            let Some((comm, rest)) = comm else {
+                return false;
+            };
+            let ppid = rest.split_whitespace().nth(1);
+            comm.starts_with(name) && ppid == Some(parent.as_str())
+        })
+        .count()
+}
+
+/// A server's instances in `info`, as (root, pid), once every one has a process.
+fn started_instances(daemon: &Daemon, server: &str) -> Vec<(String, u64)> {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        let info = daemon.ok("info", json!({}));
+        let servers = info["language_servers"]["servers"].as_array().unwrap();
+        let entry = servers.iter().find(|s| s["name"] == server).unwrap();
+        let instances = entry["instances"].as_array().unwrap();
+        let started: Vec<(String, u64)> = instances
+            .iter()
+            .filter_map(|i| Some((i["root"].as_str()?.to_string(), i["pid"].as_u64()?)))
+            .collect();
+        if started.len() == instances.len() {
+            return started;
+        }
+        assert!(Instant::now() < deadline, "{server} never started: {info}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Reads start one server per project, and a project is the outermost one holding the file: the
+/// five member crates of a Cargo workspace share one rust-analyzer, the three modules a `go.work`
+/// uses share one gopls, and a fourth module the `go.work` does not use gets its own.
+#[test]
+fn one_server_serves_a_whole_cargo_or_go_workspace() {
+    let sandbox = Sandbox::empty();
+    let crates = ["alpha", "beta", "gamma", "delta", "epsilon"];
+    sandbox.write(
+        "rs/Cargo.toml",
+        "[workspace]\nmembers = [\"crates/*\"]\nresolver = \"2\"\n",
+    );
+    for name in crates {
+        sandbox.write(
+            &format!("rs/crates/{name}/Cargo.toml"),
+            &format!("[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\n"),
+        );
+        sandbox.write(
+            &format!("rs/crates/{name}/src/lib.rs"),
+            "pub fn answer() -> u32 {\n    42\n}\n",
+        );
+    }
+    sandbox.write("go/go.work", "go 1.21\n\nuse (\n\t./a\n\t./b\n)\nuse ./c\n");
+    for name in ["a", "b", "c", "d"] {
+        sandbox.write(
+            &format!("go/{name}/go.mod"),
+            &format!("module example.com/{name}\n\ngo 1.21\n"),
+        );
+        sandbox.write(
+            &format!("go/{name}/{name}.go"),
+            &format!("package {name}\n\nfunc Answer() int {{ return 42 }}\n"),
+        );
+    }
+    let config_path = sandbox.dir.path().join("coderd.yaml");
+    std::fs::write(&config_path, TEST_CONFIG).unwrap();
+    let args: Vec<String> = vec![
+        "--root".into(),
+        sandbox.root.to_string_lossy().into(),
+        "--config".into(),
+        config_path.to_string_lossy().into(),
+    ];
+    let servers = servers_dir();
+    let env = [("CODERD_SERVERS_DIR", servers.as_os_str())];
+    let daemon = Daemon::start_with_env(&args, &sandbox.socket(), sandbox.dir.path(), &env);
+    for name in crates {
+        let file = sandbox.root.join(format!("rs/crates/{name}/src/lib.rs"));
+        daemon.ok("outline", json!({"file": file}));
+    }
+    for name in ["a", "b", "c", "d"] {
+        let file = sandbox.root.join(format!("go/{name}/{name}.go"));
+        daemon.ok("read", json!({"file": file}));
+    }
+    let root = |rel: &str| sandbox.root.join(rel).to_string_lossy().into_owned();
+    let cases = [
+        ("rust-analyzer", vec![root("rs")]),
+        ("gopls", vec![root("go"), root("go/d")]),
+    ];
+    for (server, want) in cases {
+        let info = daemon.ok("info", json!({}));
+        let entry = &info["language_servers"]["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == server)
+            .unwrap()
+            .clone();
+        if entry["state"] == "unavailable" {
+            eprintln!("{server} is unavailable here: nothing to count");
+            continue;
+        }
+        let mut roots: Vec<String> = started_instances(&daemon, server)
+            .into_iter()
+            .map(|(root, _)| root)
+            .collect();
+        roots.sort();
+        assert_eq!(roots, want, "{server}");
+        assert_eq!(child_processes(&daemon, server), want.len(), "{server}");
+    }
+}

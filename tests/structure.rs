@@ -46,6 +46,9 @@ fn golden(result: &Value) -> String {
             item["end_line"],
             item["signature"].as_str().unwrap()
         ));
+        if let Some(name) = item.get("parent_name").and_then(Value::as_str) {
+            out.push_str(&format!("  [in {name}]"));
+        }
         if let Some(doc) = item.get("doc").and_then(Value::as_str) {
             out.push_str(&format!("  // {doc}"));
         }
@@ -326,4 +329,94 @@ fn symbols_finds_definitions_exact_then_prefix_then_fuzzy() {
         .all(|r| r["path"].as_str().unwrap().starts_with("pkg/")));
     let error = daemon.err("symbols", json!({"query": " "}));
     assert_eq!(error["data"]["code"], "C210");
+}
+
+/// A `.h` header is C unless its content or its project says C++: C++ constructs outside
+/// comments and `__cplusplus` blocks, C++ sources beside it, or the nearest build file
+/// (`compile_commands.json` compiling C++, `CMakeLists.txt` naming `CXX`). A C++ header read as
+/// C lost most of its items to parse errors.
+#[test]
+fn a_header_is_outlined_as_cpp_when_its_content_or_project_is_cpp() {
+    let sandbox = Sandbox::empty();
+    let c_header = "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n// A C header.\nstruct point { int x; int y; };\nint area(const struct point *p);\n\n#ifdef __cplusplus\n}\n#endif\n";
+    let cpp_header = "#pragma once\n#include <vector>\n\nnamespace fuzzer {\n\nclass InputCorpus {\n public:\n  explicit InputCorpus(int n);\n  int* begin();\n  size_t size() const { return inputs_.size(); }\n\n private:\n  std::vector<int> inputs_;\n};\n\n}  // namespace fuzzer\n";
+    let files = [
+        ("c/point.h", c_header),
+        ("c/point.c", "int area(const struct point *p) { return 0; }\n"),
+        ("content/corpus.h", cpp_header),
+        ("beside/point.h", c_header),
+        ("beside/point.cc", "int main() { return 0; }\n"),
+        ("cmake/CMakeLists.txt", "project(fuzz LANGUAGES CXX)\n"),
+        ("cmake/include/point.h", c_header),
+        ("ccdb/compile_commands.json", "[{\"directory\": \".\", \"command\": \"cc -c a.c\", \"file\": \"a.c\"}]\n"),
+        ("ccdb/include/point.h", c_header),
+        ("ccdbxx/compile_commands.json", "[{\"directory\": \".\", \"command\": \"/usr/bin/c++ -c a.cpp\", \"file\": \"a.cpp\"}]\n"),
+        ("ccdbxx/include/point.h", c_header),
+    ];
+    for (rel, text) in files {
+        sandbox.write(rel, text);
+    }
+    let daemon = Daemon::start(&sandbox, &[]);
+    let expected = [
+        ("c/point.h", "c"),
+        ("content/corpus.h", "cpp"),
+        ("beside/point.h", "cpp"),
+        ("cmake/include/point.h", "cpp"),
+        ("ccdb/include/point.h", "c"),
+        ("ccdbxx/include/point.h", "cpp"),
+    ];
+    for (rel, language) in expected {
+        let result = daemon.ok("outline", json!({"file": sandbox.root.join(rel)}));
+        assert_eq!(result["language"], language, "{rel}: {result}");
+    }
+    let result = daemon.ok(
+        "outline",
+        json!({"file": sandbox.root.join("content/corpus.h")}),
+    );
+    assert_eq!(
+        golden(&result),
+        "parse_errors: 0\n\
+         module fuzzer 4-16: namespace fuzzer\n\
+         \x20 class InputCorpus 6-14: class InputCorpus\n\
+         \x20   method InputCorpus 8-8: explicit InputCorpus(int n);\n\
+         \x20   method begin 9-9: int* begin();\n\
+         \x20   method size 10-10: size_t size() const\n\
+         \x20   field inputs_ 13-13: std::vector<int> inputs_;\n"
+    );
+    // The map tags a header in the same dialect.
+    let found = daemon.ok("symbols", json!({"query": "InputCorpus", "kind": "class"}));
+    assert_eq!(found["results"][0]["path"], "content/corpus.h", "{found}");
+}
+
+/// A Go method whose receiver type is declared in another file has that type as its parent by
+/// name: in the outline (`parent_name`), in `symbols` (`parent`) and for `read --symbol`.
+#[test]
+fn a_method_of_a_type_in_another_file_has_a_parent_by_name() {
+    let sandbox = Sandbox::empty();
+    sandbox.write(
+        "tsdb/head.go",
+        "package tsdb\n\ntype headAppender struct{ n int }\n",
+    );
+    sandbox.write(
+        "tsdb/head_append.go",
+        "package tsdb\n\n// Commit commits.\nfunc (a *headAppender) Commit() error {\n\treturn nil\n}\n",
+    );
+    let daemon = Daemon::start(&sandbox, &[]);
+    let file = sandbox.root.join("tsdb/head_append.go");
+    let outline = daemon.ok("outline", json!({"file": file}));
+    assert_eq!(
+        outline["items"][0]["parent_name"], "headAppender",
+        "{outline}"
+    );
+    let found = daemon.ok("symbols", json!({"query": "Commit"}));
+    assert_eq!(found["results"][0]["parent"], "headAppender", "{found}");
+    let read = daemon.ok(
+        "read",
+        json!({"file": file, "symbol": "headAppender.Commit"}),
+    );
+    assert_eq!(
+        (read["start"].as_u64(), read["end"].as_u64()),
+        (Some(3), Some(6)),
+        "{read}"
+    );
 }

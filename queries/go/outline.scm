@@ -1,6 +1,9 @@
 ; Go: functions, methods (nested under their receiver type), types, constants, variables, struct
 ; fields and interface methods. Locals inside function bodies are dropped by the outline builder.
 
+; A function literal (`var logger = func() {…}()`) holds locals, as a function does.
+((func_literal) @name (#set! scope)) @definition.function
+
 (function_declaration
   name: (identifier) @name
   body: (block)? @body) @definition.function

@@ -1,11 +1,13 @@
-; Java: classes, records, interfaces, annotation types, enums, methods, constructors, fields and
-; interface constants.
+; Java: classes, records, interfaces, annotation types (`@interface`) and their elements, enums and
+; their constants, methods, constructors, fields and interface constants.
 
 (class_declaration name: (identifier) @name body: (_) @body) @definition.class
 (record_declaration name: (identifier) @name body: (_) @body) @definition.class
 (interface_declaration name: (identifier) @name body: (_) @body) @definition.interface
-(annotation_type_declaration name: (identifier) @name body: (_) @body) @definition.interface
+(annotation_type_declaration name: (identifier) @name body: (_) @body) @definition.annotation
+(annotation_type_element_declaration name: (identifier) @name) @definition.method
 (enum_declaration name: (identifier) @name body: (_) @body) @definition.enum
+(enum_constant name: (identifier) @name) @definition.const
 (method_declaration name: (identifier) @name body: (_)? @body) @definition.method
 (constructor_declaration name: (identifier) @name body: (_) @body) @definition.method
 (field_declaration declarator: (variable_declarator name: (identifier) @name)) @definition.field

@@ -19,6 +19,17 @@
 (lexical_declaration (variable_declarator name: (identifier) @name)) @definition.const
 (variable_declaration (variable_declarator name: (identifier) @name)) @definition.var
 
+; A function bound to a property at the top level (`app.init = function init() {…}`) is one too.
+(program
+  (expression_statement
+    (assignment_expression
+      left: (member_expression property: (property_identifier) @name)
+      right: [(function_expression) (arrow_function)])) @definition.function)
+
+; Any other function expression holds locals, as a function does.
+((function_expression) @name (#set! scope)) @definition.function
+((arrow_function) @name (#set! scope)) @definition.function
+
 (export_statement
   "default" @name
   value: [(function_expression) (arrow_function) (class) (generator_function)]) @definition.function

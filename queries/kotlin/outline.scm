@@ -8,9 +8,12 @@
 (class_declaration name: (identifier) @name) @definition.class
 (object_declaration name: (identifier) @name (class_body) @body) @definition.class
 (object_declaration name: (identifier) @name) @definition.class
-(companion_object name: (identifier) @name (class_body) @body) @definition.class
+((companion_object name: (identifier) @name (class_body) @body) (#set! exclusive)) @definition.class
 (companion_object "companion" @name (class_body) @body) @definition.class
 (function_declaration name: (identifier) @name (function_body) @body) @definition.function
 (function_declaration name: (identifier) @name) @definition.function
-(property_declaration (variable_declaration (identifier) @name)) @definition.var
+; Properties of a file, class or object (a getter's locals are no items).
+(source_file (property_declaration (variable_declaration (identifier) @name)) @definition.var)
+(class_body (property_declaration (variable_declaration (identifier) @name)) @definition.var)
+(enum_class_body (property_declaration (variable_declaration (identifier) @name)) @definition.var)
 (type_alias type: (identifier) @name) @definition.type

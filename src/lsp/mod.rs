@@ -18,6 +18,7 @@ mod diagnostics;
 pub mod instance;
 pub mod navigate;
 pub mod report;
+mod roots;
 pub mod servers;
 pub mod spawn;
 pub mod transport;
@@ -33,6 +34,7 @@ use crate::syntax::languages::{self, Language};
 use crate::workspace::Workspace;
 use instance::{Deadlines, Instance, Missing, Outcome, Part, Status};
 use report::{FileReport, FileReportExt, Report, Unanalysed, Unavailable};
+use roots::{project_root, root_for};
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use servers::{Registry, ServerDef};
@@ -677,57 +679,6 @@ fn language_of(document: &Document) -> Option<&'static Language> {
     let head = document.text.to_bytes();
     let first_line = &head[..head.len().min(256)];
     languages::for_path(&document.path, Some(first_line))
-}
-
-/// The nearest folder above the file (within its workspace root) holding one of the server's
-/// root markers, else one of the language's, else the workspace root.
-fn root_for(state: &Workspace, def: &ServerDef, language: &Language, path: &Path) -> PathBuf {
-    marker_root(state, &def.root_markers, path)
-        .or_else(|| marker_root(state, &language.root_markers, path))
-        .or_else(|| workspace_root(state, path))
-        .unwrap_or_else(|| path.parent().unwrap_or(path).to_path_buf())
-}
-
-/// The workspace root (`--root`) the file lies in.
-fn workspace_root(state: &Workspace, path: &Path) -> Option<PathBuf> {
-    let resolved = state.jail.locate(path)?;
-    Some(state.jail.roots()[resolved.root].path.clone())
-}
-
-/// The nearest folder holding one of `markers`, from the file's folder up to its workspace root.
-fn marker_root(state: &Workspace, markers: &[String], path: &Path) -> Option<PathBuf> {
-    let root = workspace_root(state, path)?;
-    let mut dir = path.parent();
-    while let Some(folder) = dir.filter(|d| d.starts_with(&root)) {
-        let found = markers.iter().any(|marker| {
-            state
-                .jail
-                .locate(&folder.join(marker))
-                .is_some_and(|r| state.jail.metadata(&r).is_ok())
-        });
-        if found {
-            return Some(folder.to_path_buf());
-        }
-        dir = folder.parent();
-    }
-    None
-}
-
-/// For a `project_only` server, the root of the file's project: the nearest folder with one of its
-/// markers within the workspace root, or the workspace root itself when a marker lies above it (a
-/// workspace rooted at a crate's `src/`: rust-analyzer looks for `Cargo.toml` in the parents of
-/// its root); `None` outside any project.
-fn project_root(state: &Workspace, def: &ServerDef, path: &Path) -> Option<PathBuf> {
-    marker_root(state, &def.root_markers, path).or_else(|| {
-        let root = workspace_root(state, path)?;
-        // Outside the jail, but only whether a marker file exists, and only for the server,
-        // which reads there itself; nothing of it reaches a caller.
-        let above = root
-            .ancestors()
-            .skip(1)
-            .any(|dir| def.root_markers.iter().any(|m| dir.join(m).is_file()));
-        above.then_some(root)
-    })
 }
 
 /// What a `project_only` server says of a file outside its projects.

@@ -135,10 +135,18 @@ impl Index {
             .iter()
             .filter(|(r, _, key)| held.get(&r.abs).is_none_or(|e| e.key != *key))
             .collect();
+        let projects = crate::syntax::dialect::Projects::default();
         let fresh: Vec<(PathBuf, Fresh)> = stale
             .par_iter()
             .filter_map(|(resolved, language, key)| {
-                let fresh = tag_file(jail, resolved, language, *key, held.get(&resolved.abs))?;
+                let fresh = tag_file(
+                    jail,
+                    &projects,
+                    resolved,
+                    language,
+                    *key,
+                    held.get(&resolved.abs),
+                )?;
                 Some((resolved.abs.clone(), fresh))
             })
             .collect();
@@ -254,6 +262,7 @@ pub fn is_test_file(name: &str) -> bool {
 /// new tags.
 fn tag_file(
     jail: &Jail,
+    projects: &crate::syntax::dialect::Projects,
     resolved: &Resolved,
     language: &'static languages::Language,
     key: FileKey,
@@ -269,6 +278,11 @@ fn tag_file(
             ..held.clone()
         }));
     }
+    // A `.h` header's dialect (C or C++) is known only from its content and project.
+    let language = match language.name == "c" {
+        true => crate::syntax::dialect::language_of(jail, projects, &resolved.abs, &source)?,
+        false => language,
+    };
     let tags = tag(language, &source)?;
     let rel = resolved.rel.to_string_lossy().into_owned();
     let generated = is_generated(&rel, &source);

@@ -69,8 +69,8 @@ fn is_linkable(kind: Kind) -> bool {
 pub fn kind_weight(kind: Kind, name: &str) -> f64 {
     let base = match kind {
         Kind::Interface | Kind::Trait => 2.0,
-        Kind::Struct | Kind::Class | Kind::Enum | Kind::Type => 1.5,
-        Kind::Function => 1.0,
+        Kind::Struct | Kind::Class | Kind::Enum | Kind::Type | Kind::Annotation => 1.5,
+        Kind::Function | Kind::Macro => 1.0,
         Kind::Method | Kind::Const | Kind::Impl => 0.7,
         Kind::Field | Kind::Var | Kind::Module => 0.3,
         Kind::Heading | Kind::Key => 0.1,

@@ -55,6 +55,9 @@ struct SavedItem {
     line: usize,
     end_line: usize,
     parent: Option<usize>,
+    /// The type a method belongs to when it is declared elsewhere (Go's receivers).
+    #[serde(default)]
+    parent_name: Option<String>,
     doc: Option<String>,
 }
 
@@ -143,6 +146,7 @@ fn save_one(path: PathBuf, entry: Entry) -> SavedFile {
                 line: i.line,
                 end_line: i.end_line,
                 parent: i.parent,
+                parent_name: i.parent_name.clone(),
                 doc: i.doc.clone(),
             })
             .collect(),
@@ -163,6 +167,7 @@ fn restore(saved: SavedFile) -> Option<(PathBuf, Entry)> {
             line: i.line,
             end_line: i.end_line,
             parent: i.parent,
+            parent_name: i.parent_name,
             doc: i.doc,
             // Byte ranges are only read while tagging, which is done.
             bytes: 0..0,

@@ -114,7 +114,10 @@ pub fn run(state: &Workspace, cache: &super::MapCache, p: SymbolsParams) -> Resu
                 end_line: item.end_line,
                 kind: item.kind,
                 name: item.name.clone(),
-                parent: item.parent.map(|p| outline.path_of(p)),
+                parent: match item.parent {
+                    Some(p) => Some(outline.path_of(p)),
+                    None => item.parent_name.clone(),
+                },
                 signature: item.signature.clone(),
                 matched: how,
             }

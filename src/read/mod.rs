@@ -72,8 +72,9 @@ pub struct ReadParams {
     /// A batch: paths, or objects with their own options; the other params are defaults for each
     /// item, and all content shares `batch_read_budget_bytes`.
     pub paths: Option<Vec<BatchItem>>,
-    /// An item of the file's outline by name (dotted for nesting: `Server.handle`, `impl Foo.bar`):
-    /// reads exactly its lines, with its doc comment and decorators.
+    /// An item of the file's outline by name (dotted for nesting: `Server.handle`, `impl Foo.bar`,
+    /// `impl fmt::Debug for Foo.fmt`; `@LINE` picks one of several: `Foo.fmt@120`): reads exactly
+    /// its lines, with its doc comment and decorators.
     pub symbol: Option<String>,
     /// The client's session: the daemon remembers the version it read, so a later line-number
     /// edit from an outdated read is refused (C212).

@@ -28,6 +28,10 @@ pub struct Item {
     /// Index of the enclosing item in the same outline.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub parent: Option<usize>,
+    /// The enclosing type's name when it is declared in another file (a Go method whose
+    /// receiver type lives elsewhere, a C++ method defined out of line): its parent by name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent_name: Option<String>,
     /// The first line of the item's doc comment or docstring.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub doc: Option<String>,
@@ -80,13 +84,17 @@ impl Outline {
         order
     }
 
-    /// The dotted path of an item (`Server.handle`).
+    /// The dotted path of an item (`Server.handle`), starting with the parent by name of its
+    /// outermost parent when that is declared in another file (`Appender.Commit`).
     pub fn path_of(&self, index: usize) -> String {
         let mut parts = vec![self.items[index].name.as_str()];
-        let mut at = self.items[index].parent;
-        while let Some(parent) = at {
+        let mut top = index;
+        while let Some(parent) = self.items[top].parent {
             parts.push(&self.items[parent].name);
-            at = self.items[parent].parent;
+            top = parent;
+        }
+        if let Some(name) = &self.items[top].parent_name {
+            parts.push(name);
         }
         parts.reverse();
         parts.join(".")
@@ -103,9 +111,19 @@ struct Found<'t> {
     receiver: Option<String>,
     doc: Option<Node<'t>>,
     pattern: usize,
+    /// Its pattern says `(#set! exclusive)`: other patterns' items on its node are dropped (a
+    /// recovery pattern that knows better, like C's field after a macro the parser took for a type).
+    exclusive: bool,
+    /// Its pattern says `(#set! skip)`: the node is no item (a recovery pattern's verdict).
+    skip: bool,
+    /// Its pattern says `(#set! scope)`: the node is no item, but what it holds is local to it
+    /// like a function's (Go's function literal assigned to a package variable).
+    scope: bool,
     name_id: usize,
     name_start: usize,
     name_end: usize,
+    /// The row its name starts on (0-based): the item's line.
+    name_row: usize,
 }
 
 pub fn extract(tree: &Tree, source: &[u8], queries: &Queries) -> Outline {
@@ -121,7 +139,7 @@ fn extract_from(tree: &Tree, source: &[u8], queries: &Queries, roots: Option<&Ki
     let mut new_index = vec![None; found.len()];
     let mut items = Vec::new();
     for (i, f) in found.iter().enumerate() {
-        if !keep[i] {
+        if !keep[i] || f.scope {
             continue;
         }
         new_index[i] = Some(items.len());
@@ -211,6 +229,10 @@ fn collect_matches<'t>(
             }
         }
         let Some((node, kind)) = item else { continue };
+        let settings = queries.outline.property_settings(m.pattern_index);
+        let exclusive = settings.iter().any(|p| &*p.key == "exclusive");
+        let skip = settings.iter().any(|p| &*p.key == "skip");
+        let scope = settings.iter().any(|p| &*p.key == "scope");
         for name in names {
             found.push(Found {
                 node,
@@ -221,15 +243,20 @@ fn collect_matches<'t>(
                 receiver: receiver.clone(),
                 doc,
                 pattern: m.pattern_index,
+                exclusive,
+                skip,
+                scope,
                 name_id: name.id(),
                 name_start: name.start_byte(),
                 name_end: name.end_byte(),
+                name_row: name.start_position().row,
             });
         }
     }
 }
 
-/// Outer items first; for one node and name the first pattern wins.
+/// Outer items first; for one node and name the first pattern wins, and an exclusive pattern
+/// wins its node alone.
 fn sort_outer_first(found: &mut Vec<Found>) {
     found.sort_by_key(|f| {
         (
@@ -241,6 +268,12 @@ fn sort_outer_first(found: &mut Vec<Found>) {
             f.pattern,
         )
     });
+    let exclusive: HashMap<usize, usize> = found
+        .iter()
+        .filter(|f| f.exclusive)
+        .map(|f| (f.node.id(), f.pattern))
+        .collect();
+    found.retain(|f| exclusive.get(&f.node.id()).is_none_or(|&p| p == f.pattern) && !f.skip);
     found.dedup_by_key(|f| (f.node.id(), f.name_id));
 }
 
@@ -297,8 +330,12 @@ fn attach_receivers(
             continue;
         };
         let key = (items[index].parent, receiver.clone());
-        if let Some(&owner) = types.get(&key) {
-            items[index].parent = Some(owner);
+        match types.get(&key) {
+            Some(&owner) => items[index].parent = Some(owner),
+            None if items[index].parent.is_none() => {
+                items[index].parent_name = Some(receiver.clone())
+            }
+            None => {}
         }
     }
 }
@@ -321,14 +358,15 @@ fn relabel_members(items: &mut [Item]) {
 
 fn to_item(f: &Found, parent: Option<usize>, source: &[u8]) -> Item {
     let extent = extent(f.node, source);
+    let start = after_annotations(f.node);
     let signature = match (f.signature, f.body) {
         (Some(sig), _) => collapse(&text(source, sig)),
-        (None, Some(body)) if body.start_byte() > f.node.start_byte() => {
+        (None, Some(body)) if body.start_byte() > start => {
             let end = header_end(f.node, body);
-            collapse(&String::from_utf8_lossy(&source[f.node.start_byte()..end]))
+            collapse(&String::from_utf8_lossy(&source[start..end.max(start)]))
         }
         _ => {
-            let whole = text(source, f.node);
+            let whole = String::from_utf8_lossy(&source[start..f.node.end_byte().max(start)]);
             collapse(whole.lines().next().unwrap_or(""))
         }
     };
@@ -340,14 +378,44 @@ fn to_item(f: &Found, parent: Option<usize>, source: &[u8]) -> Item {
         kind: f.kind,
         name: f.name.clone(),
         signature: cap(tidy_signature(&signature)),
-        line: f.node.start_position().row + 1,
+        line: f.name_row + 1,
         end_line: end_line(f.node),
         parent,
+        parent_name: None,
         doc,
         bytes: f.node.byte_range(),
         name_bytes: f.name_start..f.name_end,
         extent_line: extent.first_row + 1,
     }
+}
+
+/// Where an item's own text starts after the annotations and attributes it holds (Java's and
+/// Kotlin's `modifiers` hold them, C#'s attribute lists lead the declaration): they are part of
+/// its extent, not of its signature.
+fn after_annotations(item: Node) -> usize {
+    let is_annotation = |n: Node| {
+        let kind = n.kind();
+        kind.contains("annotation") || kind.contains("attribute") || kind.contains("comment")
+    };
+    let mut cursor = item.walk();
+    for child in item.children(&mut cursor) {
+        if is_annotation(child) {
+            continue;
+        }
+        if child.kind() == "modifiers" {
+            let mut inner = child.walk();
+            let first = child.children(&mut inner).find(|m| !is_annotation(*m));
+            return match first {
+                Some(m) => m.start_byte(),
+                // Only annotations: the declaration goes on after the modifiers.
+                None => child
+                    .next_sibling()
+                    .map_or(child.end_byte(), |n| n.start_byte()),
+            };
+        }
+        return child.start_byte();
+    }
+    item.start_byte()
 }
 
 /// Where the declaration before `body` ends: comments between it and the body are not part of it.
@@ -450,12 +518,28 @@ fn first_doc_line(text: &str) -> Option<String> {
 }
 
 /// 1-based last line; a node ending at the start of a line ends on the line before.
+/// The last line of an item's content: comments after its last statement (which Python's
+/// grammar puts inside the block) are not part of it.
 fn end_line(node: Node) -> usize {
-    let end = node.end_position();
+    let end = content_end(node);
     if end.column == 0 && end.row > node.start_position().row {
         end.row
     } else {
         end.row + 1
+    }
+}
+
+fn content_end(node: Node) -> tree_sitter::Point {
+    let mut at = node;
+    loop {
+        let mut last = at.child(at.child_count().saturating_sub(1));
+        while let Some(child) = last.filter(|c| c.kind().contains("comment")) {
+            last = child.prev_sibling();
+        }
+        match last {
+            Some(child) => at = child,
+            None => return at.end_position(),
+        }
     }
 }
 

@@ -6,6 +6,7 @@
 //! The module knows nothing of JSON or the wire except in the method files (`outline`).
 
 pub mod cache;
+pub mod dialect;
 pub mod grammars;
 pub mod items;
 pub mod languages;
@@ -34,6 +35,8 @@ pub enum Kind {
     Struct,
     Enum,
     Interface,
+    /// A Java annotation type (`@interface`).
+    Annotation,
     Trait,
     Impl,
     Type,
@@ -41,6 +44,8 @@ pub enum Kind {
     Var,
     Field,
     Module,
+    /// A macro definition (Rust's `macro_rules!`).
+    Macro,
     Heading,
     Key,
 }
@@ -54,6 +59,7 @@ impl Kind {
             Kind::Struct => "struct",
             Kind::Enum => "enum",
             Kind::Interface => "interface",
+            Kind::Annotation => "annotation",
             Kind::Trait => "trait",
             Kind::Impl => "impl",
             Kind::Type => "type",
@@ -61,6 +67,7 @@ impl Kind {
             Kind::Var => "var",
             Kind::Field => "field",
             Kind::Module => "module",
+            Kind::Macro => "macro",
             Kind::Heading => "heading",
             Kind::Key => "key",
         }
@@ -70,7 +77,13 @@ impl Kind {
     pub fn holds_members(self) -> bool {
         matches!(
             self,
-            Kind::Class | Kind::Struct | Kind::Enum | Kind::Interface | Kind::Trait | Kind::Impl
+            Kind::Class
+                | Kind::Struct
+                | Kind::Enum
+                | Kind::Interface
+                | Kind::Annotation
+                | Kind::Trait
+                | Kind::Impl
         )
     }
 }
@@ -83,6 +96,15 @@ thread_local! {
 /// `None` when the language has no usable grammar.
 pub fn parse(language: &languages::Language, source: &[u8], old: Option<&Tree>) -> Option<Tree> {
     let queries = queries::of(language).ok()?;
+    // A C file with a bare macro line is parsed from scratch, masked: whether a line is masked
+    // depends on the line before it, which an edit elsewhere can change.
+    let masked = matches!(language.name.as_str(), "c" | "cpp")
+        .then(|| dialect::mask_macro_lines(source))
+        .flatten();
+    let (source, old) = match &masked {
+        Some(masked) => (masked.as_slice(), None),
+        None => (source, old),
+    };
     PARSER.with(|parser| {
         let mut parser = parser.borrow_mut();
         parser.set_language(&queries.language).ok()?;

@@ -56,12 +56,10 @@ pub fn parse_file(
         limits.max_write_bytes,
         limits.documents_max_bytes,
     )?;
-    let first_line = doc.text.to_bytes();
-    let language = languages::for_path(
-        &resolved.abs,
-        Some(&first_line[..first_line.len().min(256)]),
-    )
-    .ok_or_else(|| unknown_language(field, wire))?;
+    let source = doc.text.to_bytes();
+    let projects = super::dialect::Projects::default();
+    let language = super::dialect::language_of(&state.jail, &projects, &resolved.abs, &source)
+        .ok_or_else(|| unknown_language(field, wire))?;
     let (parsed, mode) = syntax.get(&doc, language).ok_or_else(|| {
         // A language the registry knows whose grammar or queries failed (a grammar that could
         // not be loaded, say) is named with the reason, not listed as unknown.

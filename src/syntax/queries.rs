@@ -5,7 +5,10 @@
 //! items of one span, like Go's `a, b = 1, 2`), optional `@body` (the signature is the item's text
 //! before it), `@signature` (the signature is this node's text), `@receiver` (the name of the type a
 //! method belongs to when it is declared outside it) and `@doc` (a docstring inside the item).
-//! When one node matches several patterns, the first pattern wins.
+//! When one node matches several patterns, the first pattern wins for each name; a pattern with
+//! `(#set! exclusive)` wins its node alone (other patterns' names there are dropped), and one with
+//! `(#set! skip)` as well makes the node no item (recovery patterns for what the parser misread);
+//! `(#set! scope)` makes it no item whose contents are local, as a function's are.
 //!
 //! `tags.scm` captures `@reference` on every name that refers to a definition elsewhere; the map's
 //! definitions are the outline's items.
@@ -148,20 +151,68 @@ fn compile(language: &Language) -> Result<Queries, String> {
     })
 }
 
-/// The node kind each pattern of a query starts at (`(kind ...)`), or `None` when a pattern starts
-/// otherwise (an alternation, a wildcard, a string, a grouped sequence).
+/// The node kind each pattern of a query starts at (`(kind ...)`, or `((kind ...) (#pred ...))`),
+/// or `None` when a pattern starts otherwise (an alternation, a wildcard, a string, a grouped
+/// sequence of nodes).
 fn pattern_roots(query: &Query, text: &str) -> Option<Vec<String>> {
     static ROOT: LazyLock<regex::Regex> =
         LazyLock::new(|| regex::Regex::new(r"^\(([A-Za-z]\w*)[\s)]").expect("a valid regex"));
     let mut roots: Vec<String> = (0..query.pattern_count())
         .map(|i| {
             let at = text.get(query.start_byte_for_pattern(i)..)?;
-            Some(ROOT.captures(at)?[1].to_owned())
+            let node = match at.strip_prefix('(') {
+                Some(group) if group.trim_start().starts_with('(') => {
+                    one_node_with_predicates(group)?
+                }
+                _ => at,
+            };
+            Some(ROOT.captures(node)?[1].to_owned())
         })
         .collect::<Option<_>>()?;
     roots.sort();
     roots.dedup();
     Some(roots)
+}
+
+/// The inside of a group `(` … `)` (from after its opening parenthesis) when it holds one node and
+/// predicates only (`(#eq? …)`, `(#set! …)`): that node's text; `None` for a sequence of nodes.
+fn one_node_with_predicates(group: &str) -> Option<&str> {
+    let group = group.trim_start();
+    let mut elements = Vec::new();
+    let (mut depth, mut start, mut in_string, mut escaped) = (0usize, 0usize, false, false);
+    for (i, c) in group.char_indices() {
+        if in_string {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => in_string = true,
+            '(' | '[' => {
+                if depth == 0 {
+                    start = i;
+                }
+                depth += 1;
+            }
+            ')' | ']' if depth == 0 => break,
+            ')' | ']' => {
+                depth -= 1;
+                if depth == 0 {
+                    elements.push(&group[start..=i]);
+                }
+            }
+            _ => {}
+        }
+    }
+    let (node, predicates) = elements.split_first()?;
+    predicates
+        .iter()
+        .all(|p| p.starts_with("(#"))
+        .then_some(*node)
 }
 
 /// The node kinds of a query made only of `(kind) @reference` and `[(a) (b)] @reference`
