@@ -588,6 +588,10 @@ fn the_off_switches_work_for_every_mutating_method() {
             json!({"edits": [{"file": go("a.go"), "search": "var aa", "replace": "var a"}]}),
         ),
         (
+            "rename",
+            json!({"file": go("b.go"), "line": 3, "symbol": "b", "new_name": "bb"}),
+        ),
+        (
             "update-file",
             json!({"files": [{"path": go("a.go"), "ops": [{"op": "insert", "at_line": 1, "content": "// a"}]}]}),
         ),
