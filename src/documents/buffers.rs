@@ -27,9 +27,18 @@ pub struct Buffers {
 }
 
 impl Buffers {
-    /// Records a buffer's state as the editor reported it.
-    pub fn set(&self, path: PathBuf, buffer: Buffer) {
-        self.lock().insert(path, buffer);
+    /// Records a buffer's state as the editor reported it, unless a later version is held
+    /// already (an editor's notifications may reach the daemon out of order; LSP versions only
+    /// grow). Answers the state held after the report.
+    pub fn set(&self, path: PathBuf, buffer: Buffer) -> Buffer {
+        let mut open = self.lock();
+        match open.get(&path) {
+            Some(held) if held.version > buffer.version => held.clone(),
+            _ => {
+                open.insert(path, buffer.clone());
+                buffer
+            }
+        }
     }
 
     /// The editor closed the buffer.
@@ -95,6 +104,30 @@ mod tests {
             error.message
         );
         buffers.close(&path);
+        assert!(buffers.refuse(&path).is_ok());
+    }
+
+    #[test]
+    fn an_older_version_reported_late_does_not_replace_a_newer_one() {
+        let buffers = Buffers::default();
+        let path = PathBuf::from("/ws/a.rs");
+        let typed = Buffer {
+            version: 2,
+            dirty: true,
+        };
+        assert_eq!(buffers.set(path.clone(), typed.clone()), typed);
+        let opened = Buffer {
+            version: 1,
+            dirty: false,
+        };
+        assert_eq!(buffers.set(path.clone(), opened), typed);
+        assert!(buffers.refuse(&path).is_err());
+        // A save reports the buffer's last version again: it is taken.
+        let saved = Buffer {
+            version: 2,
+            dirty: false,
+        };
+        assert_eq!(buffers.set(path.clone(), saved.clone()), saved);
         assert!(buffers.refuse(&path).is_ok());
     }
 }

@@ -48,10 +48,15 @@ impl Buffers {
         self.lock().remove(path);
     }
 
-    /// Records what the editor sent (`text`, `version`) and what the daemon answered.
+    /// Records what the editor sent (`text`, `version`) and what the daemon answered. A report
+    /// older than the one held is dropped: handlers of successive notifications run concurrently,
+    /// so an earlier version's answer may come back last.
     pub fn record(&self, path: &Path, text: Option<String>, version: Option<i32>, answer: &Value) {
         let mut buffers = self.lock();
         let open = buffers.entry(path.to_path_buf()).or_default();
+        if version.is_some_and(|v| v < open.version) {
+            return;
+        }
         if let Some(text) = text {
             open.text = text;
         }

@@ -79,7 +79,7 @@ fn buffer(state: &Workspace, p: BufferParams) -> Result<BufferResult> {
         version: p.version,
         dirty,
     };
-    buffers.set(path.clone(), buffer.clone());
+    let buffer = buffers.set(path.clone(), buffer);
     Ok(BufferResult {
         path: path.display().to_string(),
         buffer: Some(buffer),
