@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Tools the `test` method's fixtures run (tests/exec_test.rs): cargo, go, python3 with pytest,
 # node with npm, Maven with a JDK; and ripgrep, whose `rg -n` output `coder search` must equal
-# (tests/cli.rs); openssl, for the signing recipe of tests/chatcli.rs; and Neovim, the real editor tests/editor.rs drives through `coderd lsp`. Go, Node and Python come with the machine; pytest is installed
-# for the user when missing, Maven (Debian's `maven`, which brings a JDK) as root when missing.
+# (tests/cli.rs); openssl, for the signing recipe of tests/chatcli.rs; Neovim, the real editor
+# tests/editor.rs drives through `coderd lsp`; Universal Ctags, the oracle of tests/corpus.rs.
+# Go, Node and Python come with the machine; pytest is installed for the user when missing, the
+# Debian packages as root when their command is missing.
 # Idempotent: does nothing when everything is there.
 set -euo pipefail
 for tool in go python3 node npm; do
@@ -16,40 +18,22 @@ if ! python3 -m pytest --version >/dev/null 2>&1; then
     python3 -m pip install --quiet --user pytest >&2 ||
         python3 -m pip install --quiet --user --break-system-packages pytest >&2
 fi
+
+# Installs Debian packages as root (through sudo when not root); `apt-get update` once per run.
+updated=false
+apt_install() {
+    local sudo_or_root=()
+    ((EUID == 0)) || sudo_or_root=(sudo)
+    echo "install-test-tools.sh: installing $* (Debian packages)" >&2
+    $updated || "${sudo_or_root[@]}" apt-get update -qq >&2
+    updated=true
+    "${sudo_or_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >&2
+}
+
 if ! command -v mvn >/dev/null 2>&1 || ! command -v javac >/dev/null 2>&1; then
-    echo "install-test-tools.sh: installing maven and a JDK (Debian packages)" >&2
-    sudo_or_root=()
-    ((EUID == 0)) || sudo_or_root=(sudo)
-    "${sudo_or_root[@]}" apt-get update -qq >&2
-    "${sudo_or_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq maven default-jdk-headless >&2
+    apt_install maven default-jdk-headless
 fi
-if ! command -v openssl >/dev/null 2>&1; then
-    # tests/chatcli.rs runs the signing recipe `coder chatcli install` prints.
-    echo "install-test-tools.sh: installing openssl (Debian package)" >&2
-    sudo_or_root=()
-    ((EUID == 0)) || sudo_or_root=(sudo)
-    "${sudo_or_root[@]}" apt-get update -qq >&2
-    "${sudo_or_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openssl >&2
-fi
-if ! command -v nvim >/dev/null 2>&1; then
-    echo "install-test-tools.sh: installing neovim (Debian package; tests/editor.rs drives its LSP client)" >&2
-    sudo_or_root=()
-    ((EUID == 0)) || sudo_or_root=(sudo)
-    "${sudo_or_root[@]}" apt-get update -qq >&2
-    "${sudo_or_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq neovim >&2
-fi
-if ! command -v rg >/dev/null 2>&1; then
-    echo "install-test-tools.sh: installing ripgrep (Debian package)" >&2
-    sudo_or_root=()
-    ((EUID == 0)) || sudo_or_root=(sudo)
-    "${sudo_or_root[@]}" apt-get update -qq >&2
-    "${sudo_or_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ripgrep >&2
-fi
-# tests/corpus.rs checks the outline of the golden corpora against Universal Ctags.
-if ! command -v ctags >/dev/null 2>&1; then
-    echo "install-test-tools.sh: installing universal-ctags (Debian package)" >&2
-    sudo_or_root=()
-    ((EUID == 0)) || sudo_or_root=(sudo)
-    "${sudo_or_root[@]}" apt-get update -qq >&2
-    "${sudo_or_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq universal-ctags >&2
-fi
+# command → the package that brings it
+for pair in openssl:openssl nvim:neovim rg:ripgrep ctags:universal-ctags; do
+    command -v "${pair%%:*}" >/dev/null 2>&1 || apt_install "${pair#*:}"
+done

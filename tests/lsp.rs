@@ -23,21 +23,6 @@ const BURST_GAP: Duration = Duration::from_millis(10);
 /// are checked by scripts/bench-lsp.sh.
 const TEST_CONFIG: &str = "lsp:\n  warm_deadline_ms: 60000\n  cold_deadline_ms: 90000\n";
 
-fn servers_dir() -> PathBuf {
-    match std::env::var_os("CODERD_SERVERS_DIR").filter(|d| !d.is_empty()) {
-        Some(dir) => PathBuf::from(dir),
-        None => {
-            let data = std::env::var_os("XDG_DATA_HOME")
-                .filter(|d| !d.is_empty())
-                .map(PathBuf::from)
-                .unwrap_or_else(|| {
-                    PathBuf::from(std::env::var_os("HOME").unwrap()).join(".local/share")
-                });
-            data.join("coderd/servers")
-        }
-    }
-}
-
 fn cases() -> Vec<Value> {
     let text =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/lsp/cases.json"))
@@ -62,18 +47,7 @@ fn start(fixture: &str, config: &str, env: &[(&str, &OsStr)]) -> (Sandbox, Daemo
             .join(fixture),
         &sandbox.root,
     );
-    let config_path = sandbox.dir.path().join("coderd.yaml");
-    std::fs::write(&config_path, config).unwrap();
-    let args: Vec<String> = vec![
-        "--root".into(),
-        sandbox.root.to_string_lossy().into(),
-        "--config".into(),
-        config_path.to_string_lossy().into(),
-    ];
-    let servers = servers_dir();
-    let mut all_env: Vec<(&str, &OsStr)> = vec![("CODERD_SERVERS_DIR", servers.as_os_str())];
-    all_env.extend_from_slice(env);
-    let daemon = Daemon::start_with_env(&args, &sandbox.socket(), sandbox.dir.path(), &all_env);
+    let daemon = Daemon::start_with_servers(&sandbox, config, env);
     (sandbox, daemon)
 }
 
@@ -889,17 +863,7 @@ fn one_server_serves_a_whole_cargo_or_go_workspace() {
             &format!("package {name}\n\nfunc Answer() int {{ return 42 }}\n"),
         );
     }
-    let config_path = sandbox.dir.path().join("coderd.yaml");
-    std::fs::write(&config_path, TEST_CONFIG).unwrap();
-    let args: Vec<String> = vec![
-        "--root".into(),
-        sandbox.root.to_string_lossy().into(),
-        "--config".into(),
-        config_path.to_string_lossy().into(),
-    ];
-    let servers = servers_dir();
-    let env = [("CODERD_SERVERS_DIR", servers.as_os_str())];
-    let daemon = Daemon::start_with_env(&args, &sandbox.socket(), sandbox.dir.path(), &env);
+    let daemon = Daemon::start_with_servers(&sandbox, TEST_CONFIG, &[]);
     for name in crates {
         let file = sandbox.root.join(format!("rs/crates/{name}/src/lib.rs"));
         daemon.ok("outline", json!({"file": file}));

@@ -8,43 +8,17 @@ mod common;
 
 use common::{Daemon, Sandbox};
 use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 /// Files that call the function.
 const USERS: usize = 20;
 
-/// Where scripts/install-language-servers.sh put the servers (as tests/lsp.rs finds them).
-fn servers_dir() -> PathBuf {
-    match std::env::var_os("CODERD_SERVERS_DIR").filter(|d| !d.is_empty()) {
-        Some(dir) => PathBuf::from(dir),
-        None => {
-            let data = std::env::var_os("XDG_DATA_HOME")
-                .filter(|d| !d.is_empty())
-                .map(PathBuf::from)
-                .unwrap_or_else(|| {
-                    PathBuf::from(std::env::var_os("HOME").unwrap()).join(".local/share")
-                });
-            data.join("coderd/servers")
-        }
-    }
-}
-
 /// The workspace's daemon, running the installed servers.
 fn daemon(sandbox: &Sandbox) -> Daemon {
-    let config = sandbox.dir.path().join("coderd.yaml");
     // Cold starts (rust-analyzer loading the standard library) take long on a busy machine.
     let lsp = json!({"lsp": {"warm_deadline_ms": 30000, "cold_deadline_ms": 120000}});
-    std::fs::write(&config, lsp.to_string()).unwrap();
-    let args: Vec<String> = vec![
-        "--root".into(),
-        sandbox.root.to_string_lossy().into(),
-        "--config".into(),
-        config.to_string_lossy().into(),
-    ];
-    let servers = servers_dir();
-    let env = [("CODERD_SERVERS_DIR", servers.as_os_str())];
-    Daemon::start_with_env(&args, &sandbox.socket(), sandbox.dir.path(), &env)
+    Daemon::start_with_servers(sandbox, &lsp.to_string(), &[])
 }
 
 /// A crate whose `compute_total` is imported and called twice in each of 20 modules.

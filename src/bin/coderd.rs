@@ -78,28 +78,30 @@ fn main() {
         .enable_all()
         .build()
         .expect("tokio runtime");
-    if let Some(Sub::Mcp { no_start, verbose }) = args.command {
-        let options = coderd::mcp::McpOptions {
-            socket: args.socket,
-            roots: args.roots,
-            no_start,
-            verbose,
-        };
-        if let Err(e) = runtime.block_on(coderd::mcp::serve_stdio(options)) {
-            eprintln!("coderd mcp: {e}");
-            std::process::exit(2);
+    // The stdio faces find (or start) the workspace's daemon as `coder` does.
+    let face_options = |no_start, verbose| wire::client::Options {
+        socket: args.socket.clone(),
+        roots: args.roots.clone(),
+        no_start,
+        verbose,
+    };
+    let face = match args.command {
+        Some(Sub::Mcp { no_start, verbose }) => {
+            let options = face_options(no_start, verbose);
+            Some(("mcp", runtime.block_on(coderd::mcp::serve_stdio(options))))
         }
-        return;
-    }
-    if let Some(Sub::Lsp { no_start, verbose }) = args.command {
-        let options = coderd::editor::daemon::Options {
-            socket: args.socket,
-            roots: args.roots,
-            no_start,
-            verbose,
-        };
-        if let Err(e) = runtime.block_on(coderd::editor::serve_stdio(options)) {
-            eprintln!("coderd lsp: {e}");
+        Some(Sub::Lsp { no_start, verbose }) => {
+            let options = face_options(no_start, verbose);
+            Some((
+                "lsp",
+                runtime.block_on(coderd::editor::serve_stdio(options)),
+            ))
+        }
+        _ => None,
+    };
+    if let Some((name, served)) = face {
+        if let Err(e) = served {
+            eprintln!("coderd {name}: {e}");
             std::process::exit(2);
         }
         return;

@@ -36,15 +36,9 @@ pub fn apply(state: &Workspace, files: &[(Target, Vec<TextEdit>)]) -> Result<Vec
 
 /// Each file's unified diff, nothing written (a dry run).
 pub fn preview(state: &Workspace, files: &[(Target, Vec<TextEdit>)]) -> Result<String> {
-    let limits = state.limits();
     let mut diff = String::new();
     for (target, edits) in files {
-        let document = state.documents.load(
-            &state.jail,
-            &target.resolved,
-            limits.max_write_bytes,
-            limits.documents_max_bytes,
-        )?;
+        let document = state.load(&target.resolved)?;
         let old = document.bytes();
         let new = splice::apply(&old, &splices(&old, edits)?);
         diff.push_str(&txn::unified_diff(&old, &new, &target.resolved.abs));

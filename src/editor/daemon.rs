@@ -8,16 +8,7 @@ use serde_json::Value;
 use std::os::unix::net::UnixStream;
 use std::path::PathBuf;
 use std::sync::Mutex;
-use wire::client::{self, ClientError};
-
-/// How the face finds its daemon (the same choices as `coder`'s global flags).
-#[derive(Debug, Clone, Default)]
-pub struct Options {
-    pub socket: Option<PathBuf>,
-    pub roots: Vec<PathBuf>,
-    pub no_start: bool,
-    pub verbose: bool,
-}
+use wire::client::{self, ClientError, Options};
 
 /// A daemon's answer to one call that is an error: its C2xx code, message and data.
 #[derive(Debug, Clone)]
@@ -34,12 +25,7 @@ pub struct Daemon {
 impl Daemon {
     /// Finds (or starts) the daemon: fails loudly at start rather than on the first request.
     pub fn connect(options: &Options) -> Result<Daemon, ClientError> {
-        let stream = client::connect(&client::Options {
-            socket: options.socket.clone(),
-            roots: options.roots.clone(),
-            no_start: options.no_start,
-            verbose: options.verbose,
-        })?;
+        let stream = client::connect(options)?;
         let socket = stream
             .peer_addr()
             .ok()

@@ -20,7 +20,7 @@ pub mod convert;
 pub mod daemon;
 
 use buffers::Buffers;
-use daemon::{CallError, Daemon, Options};
+use daemon::{CallError, Daemon};
 use lsp_types::*;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -29,6 +29,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tower_lsp_server::jsonrpc::{self, ErrorCode};
 use tower_lsp_server::{Client, LanguageServer, LspService, Server, UriExt};
+use wire::client::Options;
 
 /// Workspace symbols answered at most.
 const SYMBOLS_LIMIT: usize = 100;

@@ -662,16 +662,7 @@ fn current_document(state: &Workspace, path: &Path) -> Option<Arc<Document>> {
         return Some(document);
     }
     let resolved = state.jail.locate(path)?;
-    let limits = state.limits();
-    state
-        .documents
-        .load(
-            &state.jail,
-            &resolved,
-            limits.max_write_bytes,
-            limits.documents_max_bytes,
-        )
-        .ok()
+    state.load(&resolved).ok()
 }
 
 /// The document's language, by name, extension, or its `#!` line.

@@ -19,31 +19,21 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Map, Value};
 use std::os::unix::net::UnixStream;
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
-use wire::client::{self, ClientError};
+use wire::client::{self, ClientError, Options};
 
 /// Methods not offered as tools: stopping the daemon is not an agent's decision, and the `tool`
 /// envelope is for text-protocol backends (an MCP client calls the methods directly).
 const NOT_TOOLS: &[&str] = &["shutdown", "tool"];
 
-/// How `coderd mcp` finds its daemon (the same choices as `coder`'s global flags).
-#[derive(Debug, Clone, Default)]
-pub struct McpOptions {
-    pub socket: Option<PathBuf>,
-    pub roots: Vec<PathBuf>,
-    pub no_start: bool,
-    pub verbose: bool,
-}
-
 /// The MCP server: one connection to the daemon, reopened if it drops.
 pub struct CoderMcp {
-    options: McpOptions,
+    options: Options,
     daemon: Arc<Mutex<Option<UnixStream>>>,
 }
 
 /// Serves MCP on stdin/stdout until the client closes it.
-pub async fn serve_stdio(options: McpOptions) -> Result<(), String> {
+pub async fn serve_stdio(options: Options) -> Result<(), String> {
     let server = CoderMcp {
         options,
         daemon: Arc::new(Mutex::new(None)),
@@ -67,30 +57,21 @@ pub async fn serve_stdio(options: McpOptions) -> Result<(), String> {
 /// The daemon connection, made on first use (`wire::client::connect`: socket flag, registry, default
 /// socket, or a daemon started for the workspace).
 fn connected(
-    options: &McpOptions,
+    options: &Options,
     daemon: &Mutex<Option<UnixStream>>,
 ) -> Result<UnixStream, ClientError> {
     let mut slot = daemon.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(stream) = slot.as_ref().and_then(|s| s.try_clone().ok()) {
         return Ok(stream);
     }
-    let stream = client::connect(&client_options(options))?;
+    let stream = client::connect(options)?;
     *slot = stream.try_clone().ok();
     Ok(stream)
 }
 
-fn client_options(options: &McpOptions) -> client::Options {
-    client::Options {
-        socket: options.socket.clone(),
-        roots: options.roots.clone(),
-        no_start: options.no_start,
-        verbose: options.verbose,
-    }
-}
-
 /// Sends one call; a connection that broke is reopened once.
 fn call_daemon(
-    options: &McpOptions,
+    options: &Options,
     daemon: &Mutex<Option<UnixStream>>,
     method: &str,
     params: Value,

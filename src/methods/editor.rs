@@ -58,16 +58,7 @@ fn buffer(state: &Workspace, p: BufferParams) -> Result<BufferResult> {
             disk_version: None,
         });
     }
-    let limits = state.limits();
-    let on_disk = state
-        .documents
-        .load(
-            &state.jail,
-            &resolved,
-            limits.max_write_bytes,
-            limits.documents_max_bytes,
-        )
-        .ok();
+    let on_disk = state.load(&resolved).ok();
     let dirty = match &p.text {
         None => buffers.get(&path).is_some_and(|b| b.dirty),
         // A buffer of a file not (or no longer) on disk is unsaved work too.

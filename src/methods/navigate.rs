@@ -17,77 +17,63 @@ use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// Where a move starts: a file position, a name in a file's line, or a symbol's definition.
-#[derive(Deserialize, JsonSchema, Default)]
-#[serde(deny_unknown_fields)]
-pub struct Position {
-    /// The file (with `line`, and `column` or `symbol`).
-    #[serde(default, alias = "path")]
-    file: Option<String>,
-    /// 1-based line in `file`.
-    #[serde(default)]
-    line: Option<u32>,
-    /// 1-based column in `line` (characters; UTF-16 units beyond the BMP).
-    #[serde(default)]
-    column: Option<u32>,
-    /// A name: alone, its one definition in the tag index; with `file` and `line`, its place in that line.
-    #[serde(default)]
-    symbol: Option<String>,
+/// Params that start at a position: `file`, `line`, `column`, `symbol`, then the method's own.
+/// (A macro, not `#[serde(flatten)]`: flattening cannot be combined with `deny_unknown_fields`,
+/// which names a misspelt key.)
+macro_rules! at_position {
+    ($(#[$meta:meta])* $name:ident { $($(#[$own_meta:meta])* $own:ident: $ty:ty,)* }) => {
+        $(#[$meta])*
+        #[derive(Deserialize, JsonSchema, Default)]
+        #[serde(deny_unknown_fields)]
+        pub struct $name {
+            /// The file (with `line`, and `column` or `symbol`).
+            #[serde(default, alias = "path")]
+            file: Option<String>,
+            /// 1-based line in `file`.
+            #[serde(default)]
+            line: Option<u32>,
+            /// 1-based column in `line` (characters; UTF-16 units beyond the BMP).
+            #[serde(default)]
+            column: Option<u32>,
+            /// A name: alone, its one definition in the tag index; with `file` and `line`, its place in that line.
+            #[serde(default)]
+            symbol: Option<String>,
+            $($(#[$own_meta])* $own: $ty,)*
+        }
+
+        impl $name {
+            /// The position these params start at.
+            #[allow(dead_code)] // `Position`'s own is itself
+            fn position(&self) -> Position {
+                Position {
+                    file: self.file.clone(),
+                    line: self.line,
+                    column: self.column,
+                    symbol: self.symbol.clone(),
+                }
+            }
+        }
+    };
 }
 
-#[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ReferencesParams {
-    /// The file (with `line`, and `column` or `symbol`).
-    #[serde(default, alias = "path")]
-    file: Option<String>,
-    /// 1-based line in `file`.
-    #[serde(default)]
-    line: Option<u32>,
-    /// 1-based column in `line` (characters; UTF-16 units beyond the BMP).
-    #[serde(default)]
-    column: Option<u32>,
-    /// A name: alone, its one definition in the tag index; with `file` and `line`, its place in that line.
-    #[serde(default)]
-    symbol: Option<String>,
+at_position!(
+    /// Where a move starts: a file position, a name in a file's line, or a symbol's definition.
+    Position {}
+);
+
+at_position!(ReferencesParams {
     /// Count the definition itself among the references (default true).
     #[serde(default)]
     include_declaration: Option<bool>,
-}
+});
 
-#[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct RenameParams {
-    /// The file (with `line`, and `column` or `symbol`).
-    #[serde(default, alias = "path")]
-    file: Option<String>,
-    /// 1-based line in `file`.
-    #[serde(default)]
-    line: Option<u32>,
-    /// 1-based column in `line` (characters; UTF-16 units beyond the BMP).
-    #[serde(default)]
-    column: Option<u32>,
-    /// A name: alone, its one definition in the tag index; with `file` and `line`, its place in that line.
-    #[serde(default)]
-    symbol: Option<String>,
+at_position!(RenameParams {
     /// The symbol's new name.
     new_name: String,
     /// Answer the edit as a unified diff; change nothing.
     #[serde(default)]
     dry_run: bool,
-}
-
-/// The start fields of params that have more.
-macro_rules! position_of {
-    ($p:expr) => {
-        Position {
-            file: $p.file.clone(),
-            line: $p.line,
-            column: $p.column,
-            symbol: $p.symbol.clone(),
-        }
-    };
-}
+});
 
 /// A place with its line's text.
 #[derive(Serialize)]
@@ -230,13 +216,7 @@ fn by_name(state: &State, symbol: &str) -> Result<Start> {
 
 fn line_of(state: &State, path: &Path, line: u32) -> Result<String> {
     let resolved = state.jail.resolve("file", &path.to_string_lossy())?;
-    let limits = state.limits();
-    let document = state.documents.load(
-        &state.jail,
-        &resolved,
-        limits.max_write_bytes,
-        limits.documents_max_bytes,
-    )?;
+    let document = state.load(&resolved)?;
     Ok(navigate::line_text(&document.bytes(), line))
 }
 
@@ -315,7 +295,7 @@ fn index_name(start: &Start) -> Result<String> {
 }
 
 fn references(state: &Arc<State>, p: ReferencesParams) -> Result<Located> {
-    let start = start(state, &position_of!(p))?;
+    let start = start(state, &p.position())?;
     let context = json!({"context": {"includeDeclaration": p.include_declaration.unwrap_or(true)}});
     let asked = state.lsp.ask(
         state,
@@ -404,7 +384,7 @@ fn rename(state: &Arc<State>, p: RenameParams) -> Result<Renamed> {
     if p.new_name.trim().is_empty() {
         return Err(Error::bad_input("`new_name` is empty").with_recovery("give the new name"));
     }
-    let start = start(state, &position_of!(p))?;
+    let start = start(state, &p.position())?;
     let asked = state.lsp.ask(
         state,
         &start.path,

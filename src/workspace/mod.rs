@@ -8,8 +8,9 @@ pub mod watch;
 use crate::config::Limits;
 use crate::documents::commit::Journal;
 use crate::documents::locks::Locks;
-use crate::documents::Documents;
-use crate::jail::Jail;
+use crate::documents::{Document, Documents};
+use crate::error::Result;
+use crate::jail::{Jail, Resolved};
 use crate::memory::Policy;
 use std::sync::{Arc, RwLock};
 
@@ -39,6 +40,17 @@ impl Workspace {
             .read()
             .unwrap_or_else(|e| e.into_inner())
             .clone()
+    }
+
+    /// A file's document (held, else read through the jail) under the budgets in force.
+    pub fn load(&self, resolved: &Resolved) -> Result<Arc<Document>> {
+        let limits = self.limits();
+        self.documents.load(
+            &self.jail,
+            resolved,
+            limits.max_write_bytes,
+            limits.documents_max_bytes,
+        )
     }
 
     /// The memory policy in force now (derived from the live `max_memory_bytes`).

@@ -99,13 +99,7 @@ fn refresh(workspace: &Workspace, path: &Path) {
     let Some(resolved) = workspace.jail.locate(path) else {
         return;
     };
-    let limits = workspace.limits();
-    let loaded = workspace.documents.load(
-        &workspace.jail,
-        &resolved,
-        limits.max_write_bytes,
-        limits.documents_max_bytes,
-    );
+    let loaded = workspace.load(&resolved);
     match loaded {
         Ok(_) => {}
         Err(e) if e.code == crate::error::Code::NotFound => {

@@ -10,6 +10,23 @@ use std::time::{Duration, Instant};
 
 pub const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
 
+/// Where scripts/install-language-servers.sh put the language servers (`CODERD_SERVERS_DIR`,
+/// else `$XDG_DATA_HOME/coderd/servers`, else `~/.local/share/coderd/servers`).
+pub fn servers_dir() -> PathBuf {
+    match std::env::var_os("CODERD_SERVERS_DIR").filter(|d| !d.is_empty()) {
+        Some(dir) => PathBuf::from(dir),
+        None => {
+            let data = std::env::var_os("XDG_DATA_HOME")
+                .filter(|d| !d.is_empty())
+                .map(PathBuf::from)
+                .unwrap_or_else(|| {
+                    PathBuf::from(std::env::var_os("HOME").unwrap()).join(".local/share")
+                });
+            data.join("coderd/servers")
+        }
+    }
+}
+
 /// A temporary folder holding the workspace `ws/`, a sibling `ws-evil/` (prefix confusion) and an
 /// `outside/` folder with a secret that must never be read.
 pub struct Sandbox {
@@ -266,6 +283,27 @@ impl Daemon {
         };
         daemon.wait_ready();
         daemon
+    }
+
+    /// The sandbox's daemon with this config (file text) and the language servers
+    /// scripts/install-language-servers.sh installed (`servers_dir`), plus `env`.
+    pub fn start_with_servers(
+        sandbox: &Sandbox,
+        config: &str,
+        env: &[(&str, &std::ffi::OsStr)],
+    ) -> Daemon {
+        let config_path = sandbox.dir.path().join("coderd.yaml");
+        std::fs::write(&config_path, config).unwrap();
+        let args: Vec<String> = vec![
+            "--root".into(),
+            sandbox.root.to_string_lossy().into(),
+            "--config".into(),
+            config_path.to_string_lossy().into(),
+        ];
+        let servers = servers_dir();
+        let mut all_env = vec![("CODERD_SERVERS_DIR", servers.as_os_str())];
+        all_env.extend_from_slice(env);
+        Daemon::start_with_env(&args, &sandbox.socket(), sandbox.dir.path(), &all_env)
     }
 
     fn wait_ready(&self) {

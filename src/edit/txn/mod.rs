@@ -269,12 +269,7 @@ fn load(
         if slots.contains_key(&path) {
             continue;
         }
-        let doc = match state.documents.load(
-            &state.jail,
-            &target.resolved,
-            limits.max_write_bytes,
-            limits.documents_max_bytes,
-        ) {
+        let doc = match state.load(&target.resolved) {
             Ok(doc) => Some(doc),
             Err(e) if e.code == Code::NotFound && !opts.must_exist => None,
             Err(e) => return Err(named(e, &target.field)),

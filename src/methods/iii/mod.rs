@@ -12,7 +12,7 @@ mod batch;
 mod views;
 
 use super::state::State;
-use super::{never, Method};
+use super::Method;
 use crate::error::{Code, Error, Result};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
@@ -101,22 +101,9 @@ where
     R: Serialize + 'static,
 {
     Method {
-        name,
-        aliases: &[],
-        summary,
-        mutates,
         schema: super::schema_of::<P>,
-        heavy: never,
-        changes_nothing: never,
-        checkpoint_before: mutates,
         diagnostics_after: false,
-        warm_after: false,
-        call: Box::new(move |state, params| {
-            let params: P = crate::protocol::parse_params(name, params)?;
-            let result = handler(state, params)?;
-            serde_json::value::to_raw_value(&result)
-                .map_err(|e| Error::io(format!("serializing the result of `{name}`: {e}")))
-        }),
+        ..super::method(name, &[], summary, mutates, handler)
     }
 }
 
