@@ -519,3 +519,96 @@ fn stats_count_each_call_exactly_on_every_face() {
     let reads = "/since_start/methods/read/requests";
     assert_eq!(through_lsp.pointer(reads), after.pointer(reads));
 }
+
+/// A person's unsaved buffer is theirs: no agent call changes the file under it (edits of a file
+/// not on disk yet, deletes and moves of it or its folder, a restore, a rename, even a dry run),
+/// no agent call lifts the claim (the `tool` envelope refuses `buffer`; another session's close
+/// is not this one's), and positions in it are not taken for the file's. The editor's clean exit
+/// lifts it.
+#[test]
+fn a_persons_unsaved_buffer_is_theirs_until_they_save_or_leave() {
+    let (sandbox, daemon) = workspace();
+    let snapshot = daemon.ok("checkpoint", json!({"create": true, "label": "before"}));
+    let hash = snapshot["hash"]
+        .as_str()
+        .expect("a snapshot hash")
+        .to_string();
+    // Changed since the snapshot, so a restore would write it.
+    let agents = format!("{SHAPES}# agent\n");
+    daemon.ok("write", json!({"file": "lib/shapes.rb", "content": agents}));
+    let mut editor = initialized(&daemon);
+    let shapes = sandbox.root.join("lib/shapes.rb");
+    let typed = SHAPES.replace("    0\n", "    1\n");
+    editor.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri(&shapes), "languageId": "ruby", "version": 1, "text": typed}}),
+    );
+    let fresh = sandbox.root.join("lib/fresh.rb");
+    editor.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri(&fresh), "languageId": "ruby", "version": 1, "text": "# new\n"}}),
+    );
+    let probe = json!({"file": "lib/shapes.rb", "search": "no such text", "replace": "x"});
+    wait_for_code(&daemon, &probe, |code| code == "C212");
+    let before = common::snapshot(&sandbox.root);
+
+    let refused = [
+        (
+            "write",
+            json!({"file": "lib/fresh.rb", "content": "# agent\n"}),
+        ),
+        (
+            "create-file",
+            json!({"files": [{"file": "lib/fresh.rb", "content": "x"}]}),
+        ),
+        ("delete-file", json!({"paths": ["lib/shapes.rb"]})),
+        ("delete-file", json!({"paths": ["lib"], "recursive": true})),
+        (
+            "move",
+            json!({"moves": [{"from": "lib/shapes.rb", "to": "shapes.rb"}]}),
+        ),
+        (
+            "move",
+            json!({"moves": [{"from": "lib/broken.rb", "to": "lib/shapes.rb", "overwrite": true}]}),
+        ),
+        ("checkpoint", json!({"restore": hash})),
+        (
+            "definition",
+            json!({"file": "lib/shapes.rb", "line": 17, "symbol": "total"}),
+        ),
+        (
+            "rename",
+            json!({"file": "lib/shapes.rb", "line": 17, "symbol": "total", "new_name": "sum", "dry_run": true}),
+        ),
+    ];
+    for (method, params) in refused {
+        let error = daemon.err(method, params.clone());
+        assert_eq!(error["data"]["code"], "C212", "{method} {params}: {error}");
+    }
+    // The restore's own undo snapshot may be taken; the files are what they were.
+    assert_eq!(common::snapshot(&sandbox.root), before);
+
+    // No agent lifts the claim: the envelope refuses `buffer`, and another session's report and
+    // close are that session's own.
+    let through_tool = daemon.err(
+        "tool",
+        json!({"cmd": "buffer", "args": {"file": "lib/shapes.rb", "editor": "x", "closed": true}}),
+    );
+    assert_eq!(through_tool["data"]["code"], "C214", "{through_tool}");
+    for report in [
+        json!({"file": "lib/shapes.rb", "editor": "agent", "version": 99, "text": SHAPES, "opened": true}),
+        json!({"file": "lib/shapes.rb", "editor": "agent", "version": 99, "closed": true}),
+    ] {
+        daemon.ok("buffer", report);
+    }
+    let still = daemon.err("patch", probe.clone());
+    assert_eq!(still["data"]["code"], "C212", "{still}");
+
+    // The editor leaves cleanly: its buffers claim nothing any more.
+    editor.result("shutdown", json!(null));
+    wait_for_code(&daemon, &probe, |code| code == "C210");
+    daemon.ok(
+        "write",
+        json!({"file": "lib/fresh.rb", "content": "# agent\n"}),
+    );
+}

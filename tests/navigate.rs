@@ -35,6 +35,16 @@ fn rust_crate(sandbox: &Sandbox) {
             &format!("use crate::compute_total;\n\npub fn f{n:02}() -> u32 {{\n    compute_total(&[{n}]) + crate::compute_total(&[1])\n}}\n"),
         );
     }
+    // A secret (non-accessible by the default globs) used from a readable file.
+    lib.push_str("pub mod key;\npub mod secrets;\n");
+    sandbox.write(
+        "src/secrets/mod.rs",
+        "/// The live key.\npub const API_KEY: &str = \"sk-live-TOPSECRET-1234\";\n",
+    );
+    sandbox.write(
+        "src/key.rs",
+        "pub fn key() -> &'static str {\n    crate::secrets::API_KEY\n}\n",
+    );
     lib.push_str("\n/// Adds the items up.\npub fn compute_total(items: &[u32]) -> u32 {\n    items.iter().sum()\n}\n");
     sandbox.write("src/lib.rs", &lib);
     sandbox.write(
@@ -146,7 +156,7 @@ fn rust_references_definition_hover_and_a_rename_over_21_files() {
     assert_eq!(def["symbol"], "compute_total");
     assert_eq!(
         lines(&def),
-        [("lib.rs".into(), USERS as u64 + 3)],
+        [("lib.rs".into(), USERS as u64 + 5)],
         "{def:#}"
     );
     let hover = daemon.ok(
@@ -159,6 +169,20 @@ fn rust_references_definition_hover_and_a_rename_over_21_files() {
             && contents.contains("Adds the items up"),
         "{hover:#}"
     );
+
+    // A hover shows the definition's text: not when it lies in a secret.
+    let secret = daemon.err(
+        "hover",
+        json!({"file": "src/key.rs", "line": 2, "symbol": "API_KEY"}),
+    );
+    assert_eq!(secret["data"]["code"], "C211", "{secret}");
+    let def = daemon.ok(
+        "definition",
+        json!({"file": "src/key.rs", "line": 2, "symbol": "API_KEY"}),
+    );
+    assert_eq!(lines(&def), [("mod.rs".into(), 2)], "{def:#}");
+    assert!(!def.to_string().contains("TOPSECRET"), "{def:#}");
+    assert!(!secret.to_string().contains("TOPSECRET"), "{secret}");
 
     let before = common::snapshot(&sandbox.root);
     let preview = daemon.ok(

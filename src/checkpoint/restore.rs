@@ -84,6 +84,12 @@ pub fn restore(
             .filter_map(|t| t.as_ref().ok())
             .map(|t| t.abs.clone()),
     )?;
+    // A file an editor holds unsaved changes to is not restored under the person: none is.
+    let resolved = targets.iter().filter_map(|t| t.as_ref().ok());
+    state
+        .documents
+        .buffers
+        .refuse_all(resolved.map(|t| t.abs.as_path()))?;
     let left_out = left_out(shadow, &wanted, &targets, deadline).map_err(git_error)?;
     let undo = match left_out.is_empty() {
         true => now.to_string(),

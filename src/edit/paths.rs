@@ -187,6 +187,8 @@ pub fn delete_file(state: &Workspace, p: DeleteParams) -> Result<DeleteResult> {
     let _held = state
         .locks
         .lock(checked.iter().map(|(r, _, _)| r.abs.clone()))?;
+    let buffers = &state.documents.buffers;
+    buffers.refuse_all(checked.iter().map(|(r, _, _)| r.abs.as_path()))?;
     let mut deleted = Vec::new();
     for (resolved, place, kind) in checked {
         let label = match kind {
@@ -295,6 +297,11 @@ pub fn move_entries(state: &Workspace, p: MoveParams) -> Result<MoveResult> {
             .iter()
             .flat_map(|(_, f, t, _, _)| [f.abs.clone(), t.abs.clone()]),
     )?;
+    let ends = plans.iter().flat_map(|(_, f, t, _, _)| [&f.abs, &t.abs]);
+    state
+        .documents
+        .buffers
+        .refuse_all(ends.map(PathBuf::as_path))?;
     let mut moved = Vec::new();
     for (i, from, to, overwrite, parents) in plans {
         let how = move_one(state, i, &from, &to, overwrite, parents)?;

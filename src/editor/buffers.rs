@@ -1,8 +1,8 @@
 //! The editor's open buffers as the face knows them (text, version, whether they differ from the
 //! file on disk, the file's version when last seen), and the follower that shows the editor what
-//! others write: once a second it asks the daemon for the disk version of each clean buffer's
-//! file (`buffer` without text: a stamp check, no read), and when another writer (an agent) has
-//! changed the file, sends the editor the new text as a `workspace/applyEdit` of that buffer's
+//! others write: once a second it renews each buffer's claim with the daemon (`buffer` without
+//! text: a stamp check, no read; a claim not renewed lapses, so a dead editor blocks nothing), and
+//! when another writer (an agent) has changed the file of a clean buffer, it sends the editor the new text as a `workspace/applyEdit` of that buffer's
 //! version, which the editor refuses if the person typed meanwhile. A dirty buffer is never
 //! touched: the daemon refuses edits under it (C212).
 
@@ -32,12 +32,25 @@ pub struct Open {
     pub dirty: bool,
 }
 
-#[derive(Clone, Default)]
-pub struct Buffers(Arc<Mutex<HashMap<PathBuf, Open>>>);
+/// The editor's open buffers, and the session id the daemon knows them by.
+#[derive(Clone)]
+pub struct Buffers {
+    open: Arc<Mutex<HashMap<PathBuf, Open>>>,
+    /// This face's editor session: random, so no other caller can change or close its buffers.
+    pub session: Arc<str>,
+}
 
 impl Buffers {
+    /// The buffers of a new editor session.
+    pub fn new_session() -> Buffers {
+        Buffers {
+            open: Arc::default(),
+            session: session_id().into(),
+        }
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, Open>> {
-        self.0.lock().unwrap_or_else(|e| e.into_inner())
+        self.open.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     pub fn get(&self, path: &Path) -> Option<Open> {
@@ -67,11 +80,56 @@ impl Buffers {
         open.disk_version = answer["disk_version"].as_str().map(str::to_owned);
     }
 
-    fn clean(&self) -> Vec<(PathBuf, Open)> {
+    fn all(&self) -> Vec<(PathBuf, Open)> {
         let buffers = self.lock();
-        let clean = buffers.iter().filter(|(_, open)| !open.dirty);
-        clean.map(|(p, o)| (p.clone(), o.clone())).collect()
+        buffers
+            .iter()
+            .map(|(p, o)| (p.clone(), o.clone()))
+            .collect()
     }
+
+    /// Tells the daemon every buffer is closed (the editor is going away).
+    pub async fn close_all(&self, daemon: &Arc<Daemon>) {
+        for (path, open) in self.all() {
+            let params = self.params(&path, open.version, None, false, true);
+            call(daemon, "buffer", params).await;
+            self.remove(&path);
+        }
+    }
+
+    /// The `buffer` call's params for one report of this session.
+    pub fn params(
+        &self,
+        path: &Path,
+        version: i32,
+        text: Option<String>,
+        opened: bool,
+        closed: bool,
+    ) -> Value {
+        json!({
+            "file": path,
+            "editor": &*self.session,
+            "version": version,
+            "text": text,
+            "opened": opened,
+            "closed": closed,
+        })
+    }
+}
+
+/// 128 random bits, as hex.
+fn session_id() -> String {
+    use std::io::Read;
+    let mut bytes = [0u8; 16];
+    let read = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut bytes));
+    if read.is_err() {
+        // Never without an id: the time and the process, which no other caller knows either.
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        bytes = (nanos ^ u128::from(std::process::id()) << 64).to_le_bytes();
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// One daemon call off the async workers.
@@ -83,15 +141,19 @@ pub async fn call(daemon: &Arc<Daemon>, method: &'static str, params: Value) -> 
         .flatten()
 }
 
-/// Follows the files of clean buffers until the editor goes away.
+/// Renews every buffer's claim with the daemon, and follows the files of clean ones, until the
+/// editor goes away.
 pub async fn follow(client: Client, daemon: Arc<Daemon>, buffers: Buffers) {
     loop {
         tokio::time::sleep(FOLLOW_EVERY).await;
-        for (path, open) in buffers.clean() {
-            let params = json!({"file": path, "version": open.version});
+        for (path, open) in buffers.all() {
+            let params = buffers.params(&path, open.version, None, false, false);
             let Some(answer) = call(&daemon, "buffer", params).await else {
                 continue;
             };
+            if open.dirty {
+                continue;
+            }
             let disk = answer["disk_version"].as_str().map(str::to_owned);
             if disk.is_none() || disk == open.disk_version {
                 continue;

@@ -24,7 +24,6 @@ use daemon::{CallError, Daemon};
 use lsp_types::*;
 use serde::Deserialize;
 use serde_json::{json, Value};
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tower_lsp_server::jsonrpc::{self, ErrorCode};
@@ -54,11 +53,13 @@ pub async fn serve_stdio(options: Options) -> Result<(), String> {
             .map(PathBuf::from)
             .unwrap_or_default()
     };
+    let buffers = Buffers::new_session();
     let (service, socket) = LspService::build(|client| Editor {
         client,
-        daemon,
+        daemon: daemon.clone(),
         root,
-        buffers: Buffers::default(),
+        buffers: buffers.clone(),
+        in_order: tokio::sync::Mutex::new(()),
     })
     .custom_method("coderd/map", Editor::map)
     .custom_method("coderd/stats", Editor::stats)
@@ -66,6 +67,8 @@ pub async fn serve_stdio(options: Options) -> Result<(), String> {
     Server::new(tokio::io::stdin(), tokio::io::stdout(), socket)
         .serve(service)
         .await;
+    // The editor is gone (or never said `shutdown`): its buffers claim nothing any more.
+    buffers.close_all(&daemon).await;
     Ok(())
 }
 
@@ -76,6 +79,9 @@ pub struct Editor {
     /// The daemon's primary root: `symbols` and `map` name files relative to it.
     root: PathBuf,
     buffers: Buffers,
+    /// Held by each buffer notification's handler from its start: the server runs handlers
+    /// concurrently, and the daemon must see a document's open, changes, saves and close in order.
+    in_order: tokio::sync::Mutex<()>,
 }
 
 /// `coderd/map`'s params.
@@ -129,11 +135,15 @@ impl Editor {
 
     /// Tells the daemon the buffer's state; logged, not fatal, when it fails (a buffer of a file
     /// outside the jail is simply not the daemon's).
-    async fn sync_buffer(&self, path: &Path, version: i32, text: Option<String>, closed: bool) {
+    async fn sync_buffer(&self, path: &Path, version: i32, text: Option<String>, event: Sync) {
+        let closed = event == Sync::Closed;
         if closed {
             self.buffers.remove(path);
         }
-        let params = json!({"file": path, "version": version, "text": text, "closed": closed});
+        let opened = event == Sync::Opened;
+        let params = self
+            .buffers
+            .params(path, version, text.clone(), opened, closed);
         match self.call("buffer", params).await {
             Ok(answer) if !closed => self.buffers.record(path, text, Some(version), &answer),
             Ok(_) => {}
@@ -249,6 +259,14 @@ impl Editor {
     }
 }
 
+/// What happened to a buffer, as the daemon is told.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Sync {
+    Opened,
+    Changed,
+    Closed,
+}
+
 /// A text position as the daemon's move params: 1-based line and column.
 fn position(at: &TextDocumentPositionParams) -> jsonrpc::Result<Value> {
     let path = Editor::path_of(&at.text_document.uri)?;
@@ -316,30 +334,35 @@ impl LanguageServer for Editor {
     }
 
     async fn shutdown(&self) -> jsonrpc::Result<()> {
+        self.buffers.close_all(&self.daemon).await;
         Ok(())
     }
 
     async fn did_open(&self, params: DidOpenTextDocumentParams) {
+        let in_order = self.in_order.lock().await;
         let document = params.text_document;
         let Ok(path) = Self::path_of(&document.uri) else {
             return;
         };
-        self.sync_buffer(&path, document.version, Some(document.text), false)
-            .await;
+        let (version, text) = (document.version, Some(document.text));
+        self.sync_buffer(&path, version, text, Sync::Opened).await;
+        drop(in_order);
         self.relay_diagnostics(document.uri, path).await;
     }
 
     async fn did_change(&self, params: DidChangeTextDocumentParams) {
+        let _in_order = self.in_order.lock().await;
         let Ok(path) = Self::path_of(&params.text_document.uri) else {
             return;
         };
         // Full sync: the last change is the whole text.
         let text = params.content_changes.into_iter().last().map(|c| c.text);
-        self.sync_buffer(&path, params.text_document.version, text, false)
-            .await;
+        let version = params.text_document.version;
+        self.sync_buffer(&path, version, text, Sync::Changed).await;
     }
 
     async fn did_save(&self, params: DidSaveTextDocumentParams) {
+        let in_order = self.in_order.lock().await;
         let uri = params.text_document.uri;
         let Ok(path) = Self::path_of(&uri) else {
             return;
@@ -347,16 +370,22 @@ impl LanguageServer for Editor {
         let open = self.buffers.get(&path).unwrap_or_default();
         let text = params.text.or(Some(open.text));
         // A save carries no version: the buffer's last one.
-        self.sync_buffer(&path, open.version, text, false).await;
+        self.sync_buffer(&path, open.version, text, Sync::Changed)
+            .await;
+        drop(in_order);
         self.relay_diagnostics(uri, path).await;
     }
 
     async fn did_close(&self, params: DidCloseTextDocumentParams) {
+        let in_order = self.in_order.lock().await;
         let uri = params.text_document.uri;
         let Ok(path) = Self::path_of(&uri) else {
             return;
         };
-        self.sync_buffer(&path, 0, None, true).await;
+        // A close carries no version: the buffer's last one.
+        let version = self.buffers.get(&path).map_or(0, |open| open.version);
+        self.sync_buffer(&path, version, None, Sync::Closed).await;
+        drop(in_order);
         self.client.publish_diagnostics(uri, Vec::new(), None).await;
     }
 
@@ -451,22 +480,30 @@ impl LanguageServer for Editor {
         }))
     }
 
-    /// The daemon's server computes the edit (a dry run); the editor applies it to its buffers.
-    #[allow(clippy::mutable_key_type)] // `Uri` caches its parse; lsp-types keys edits by it.
+    /// The daemon's server computes the edit (a dry run; refused while a file it touches has
+    /// unsaved changes); the editor applies it to its buffers, each edit for the version the face
+    /// knows of an open buffer, so the editor refuses it if the person typed meanwhile.
     async fn rename(&self, params: RenameParams) -> jsonrpc::Result<Option<WorkspaceEdit>> {
         let mut args = position(&params.text_document_position)?;
         args["new_name"] = json!(params.new_name);
         args["dry_run"] = json!(true);
         let answer = self.call("rename", args).await?;
-        let mut changes = HashMap::new();
         let files = answer["changes"].as_object().cloned().unwrap_or_default();
+        let mut document_edits = Vec::new();
         for (path, edits) in files {
             let Some(uri) = Uri::from_file_path(&path) else {
                 continue;
             };
+            let version = self.buffers.get(Path::new(&path)).map(|open| open.version);
             let edits: Vec<TextEdit> = serde_json::from_value(edits).unwrap_or_default();
-            changes.insert(uri, edits);
+            document_edits.push(TextDocumentEdit {
+                text_document: OptionalVersionedTextDocumentIdentifier { uri, version },
+                edits: edits.into_iter().map(OneOf::Left).collect(),
+            });
         }
-        Ok(Some(WorkspaceEdit::new(changes)))
+        Ok(Some(WorkspaceEdit {
+            document_changes: Some(DocumentChanges::Edits(document_edits)),
+            ..WorkspaceEdit::default()
+        }))
     }
 }

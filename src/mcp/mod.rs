@@ -22,9 +22,14 @@ use std::os::unix::net::UnixStream;
 use std::sync::{Arc, Mutex};
 use wire::client::{self, ClientError, Options};
 
-/// Methods not offered as tools: stopping the daemon is not an agent's decision, and the `tool`
-/// envelope is for text-protocol backends (an MCP client calls the methods directly).
+/// Methods not offered as tools: stopping the daemon is not an agent's decision, the `tool`
+/// envelope is for text-protocol backends (an MCP client calls the methods directly), and an
+/// editor's methods are the editor's (`EDITOR_ONLY`).
 const NOT_TOOLS: &[&str] = &["shutdown", "tool"];
+
+fn is_tool(name: &str) -> bool {
+    !NOT_TOOLS.contains(&name) && !crate::methods::EDITOR_ONLY.contains(&name)
+}
 
 /// The MCP server: one connection to the daemon, reopened if it drops.
 pub struct CoderMcp {
@@ -94,7 +99,7 @@ fn call_daemon(
 pub fn tools() -> Vec<Tool> {
     METHODS
         .iter()
-        .filter(|m| !NOT_TOOLS.contains(&m.name))
+        .filter(|m| is_tool(m.name))
         .map(tool_of)
         .collect()
 }
@@ -172,7 +177,7 @@ impl ServerHandler for CoderMcp {
         _context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let name = request.name.to_string();
-        if NOT_TOOLS.contains(&name.as_str()) || crate::methods::find(&name).is_none() {
+        if !is_tool(&name) || crate::methods::find(&name).is_none() {
             return Err(ErrorData::invalid_params(
                 format!("unknown tool `{name}`"),
                 None,
@@ -206,7 +211,9 @@ mod tests {
             patch.annotations.as_ref().unwrap().destructive_hint,
             Some(true)
         );
-        assert!(!tools.iter().any(|t| t.name == "shutdown"));
+        for not_a_tool in ["shutdown", "tool", "buffer"] {
+            assert!(!tools.iter().any(|t| t.name == not_a_tool), "{not_a_tool}");
+        }
         assert_eq!(read.input_schema["type"], "object");
     }
 

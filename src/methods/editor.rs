@@ -2,23 +2,30 @@
 //! has open (see `documents::buffers`).
 
 use super::{method, Method};
-use crate::documents::buffers::Buffer;
+use crate::documents::buffers::{Buffer, Report};
 use crate::error::Result;
 use crate::workspace::Workspace;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use std::time::Instant;
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BufferParams {
     /// The file the buffer shows.
     file: String,
+    /// The editor session (an id its face chose at random): only it changes or closes its buffers.
+    editor: String,
     /// The editor's version of the buffer.
     #[serde(default)]
     version: i64,
     /// The buffer's whole text (on open, change and save); compared with the file on disk.
+    /// Without it, the call renews the buffer's claim and answers the file's disk version.
     #[serde(default)]
     text: Option<String>,
+    /// The editor opened the buffer: it replaces whatever this session held of the file.
+    #[serde(default)]
+    opened: bool,
     /// The editor closed the buffer.
     #[serde(default)]
     closed: bool,
@@ -51,7 +58,7 @@ fn buffer(state: &Workspace, p: BufferParams) -> Result<BufferResult> {
     let path = resolved.abs.clone();
     let buffers = &state.documents.buffers;
     if p.closed {
-        buffers.close(&path);
+        buffers.close(&path, &p.editor, p.version);
         return Ok(BufferResult {
             path: path.display().to_string(),
             buffer: None,
@@ -60,17 +67,21 @@ fn buffer(state: &Workspace, p: BufferParams) -> Result<BufferResult> {
     }
     let on_disk = state.load(&resolved).ok();
     let dirty = match &p.text {
-        None => buffers.get(&path).is_some_and(|b| b.dirty),
+        None => buffers.get(&path, &p.editor).is_some_and(|b| b.dirty),
         // A buffer of a file not (or no longer) on disk is unsaved work too.
         Some(text) => on_disk
             .as_ref()
             .is_none_or(|doc| doc.bytes() != text.as_bytes()),
     };
-    let buffer = Buffer {
+    let reported = Buffer {
         version: p.version,
         dirty,
     };
-    let buffer = buffers.set(path.clone(), buffer);
+    let report = match p.opened {
+        true => Report::Opened(reported),
+        false => Report::Updated(reported),
+    };
+    let buffer = buffers.report(path.clone(), &p.editor, report, Instant::now());
     Ok(BufferResult {
         path: path.display().to_string(),
         buffer: Some(buffer),

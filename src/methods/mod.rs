@@ -364,6 +364,10 @@ fn core_methods() -> Vec<Method> {
 }
 
 /// The method a request names, by name or alias: coderd's own, or a `coder::*` id (iii's).
+/// Methods only an editor face calls (`coderd lsp` telling of a person's buffers): not offered to
+/// agents (MCP tools, the `tool` envelope, ChatCLI's schema).
+pub const EDITOR_ONLY: &[&str] = &["buffer"];
+
 pub fn find(name: &str) -> Option<&'static Method> {
     METHODS
         .iter()

@@ -14,6 +14,7 @@ use crate::map::lookup;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -150,7 +151,15 @@ struct Start {
     name: Option<String>,
 }
 
+/// Where the move starts. A file an editor holds unsaved changes to is refused (C212): its
+/// positions are the buffer's, and the servers know the file on disk.
 fn start(state: &State, p: &Position) -> Result<Start> {
+    let start = at_position(state, p)?;
+    state.documents.buffers.refuse(&start.path)?;
+    Ok(start)
+}
+
+fn at_position(state: &State, p: &Position) -> Result<Start> {
     match (&p.file, p.line, p.column, &p.symbol) {
         (Some(file), Some(line), column, symbol) => {
             let path = state.jail.resolve("file", file)?.abs;
@@ -236,14 +245,38 @@ fn column_of(text: &str, name: &str, path: &Path, line: u32) -> Result<u32> {
     Ok(text[..at].encode_utf16().count() as u32 + 1)
 }
 
-/// Places with their lines' text.
+/// Places with their lines' text, each file loaded and split once (a server may answer
+/// thousands of references in one file).
 fn with_text(state: &State, places: Vec<Place>) -> Vec<Found> {
+    let mut files: HashMap<PathBuf, Vec<String>> = HashMap::new();
     places
         .into_iter()
-        .map(|place| Found {
-            text: line_of(state, &place.path, place.line).unwrap_or_default(),
-            place,
+        .map(|place| {
+            let lines = files
+                .entry(place.path.clone())
+                .or_insert_with(|| lines_of(state, &place.path));
+            let index = place.line.saturating_sub(1) as usize;
+            Found {
+                text: lines.get(index).cloned().unwrap_or_default(),
+                place,
+            }
         })
+        .collect()
+}
+
+/// A file's lines as `navigate::line_text` gives them; none when the jail does not let it be read.
+fn lines_of(state: &State, path: &Path) -> Vec<String> {
+    let Ok(resolved) = state.jail.resolve("file", &path.to_string_lossy()) else {
+        return Vec::new();
+    };
+    let Ok(document) = state.load(&resolved) else {
+        return Vec::new();
+    };
+    let bytes = document.bytes();
+    let lines = bytes.split(|b| *b == b'\n');
+    let trimmed = lines.map(|raw| raw.strip_suffix(b"\r").unwrap_or(raw));
+    trimmed
+        .map(|raw| String::from_utf8_lossy(raw).into_owned())
         .collect()
 }
 
@@ -336,6 +369,7 @@ fn hover(state: &Arc<State>, p: Position) -> Result<Value> {
         json!({}),
     );
     if let Some(answer) = asked {
+        definitions_readable(state, &start)?;
         return Ok(json!({
             "source": answer.server,
             "symbol": start.name,
@@ -352,6 +386,27 @@ fn hover(state: &Arc<State>, p: Position) -> Result<Value> {
         })
         .collect();
     Ok(json!({"source": "index", "symbol": name, "contents": contents.join("\n\n")}))
+}
+
+/// A server's hover shows the definition's text (its doc comment, a constant's value): shown only
+/// when every definition it has is a file the jail lets be read (C215 outside the roots, C211 a
+/// secret). A symbol with no definition place (a keyword, a literal) is the server's own text.
+fn definitions_readable(state: &Arc<State>, start: &Start) -> Result<()> {
+    let asked = state.lsp.ask(
+        state,
+        &start.path,
+        start.at,
+        "textDocument/definition",
+        json!({}),
+    );
+    let places = asked.map_or_else(Vec::new, |a| navigate::places(&a.result));
+    for place in places {
+        state
+            .jail
+            .resolve("hover", &place.path.to_string_lossy())
+            .map_err(|e| e.with_prefix("the symbol is defined where coderd may not read: "))?;
+    }
+    Ok(())
 }
 
 /// The edits per file as LSP's `TextEdit`s, keyed by path.
@@ -418,6 +473,9 @@ fn rename(state: &Arc<State>, p: RenameParams) -> Result<Renamed> {
             .collect();
         files.push((target, edits));
     }
+    // Even a dry run: an editor applies its edits to its buffers, where they would land wrong.
+    let paths = files.iter().map(|(t, _)| t.resolved.abs.as_path());
+    state.documents.buffers.refuse_all(paths)?;
     let edits = files
         .iter()
         .map(|(_, e): &(Target, Vec<TextEdit>)| e.len())

@@ -52,9 +52,9 @@ fn example_of(tool: &str) -> &'static str {
     }
 }
 
-/// Methods of the daemon that are not `@coder` subcommands: the daemon's own housekeeping and
-/// the envelope itself.
-const NOT_SUBCOMMANDS: &[&str] = &["tool", "schema", "info", "shutdown"];
+/// Methods of the daemon that are not `@coder` subcommands: the daemon's own housekeeping, the
+/// envelope itself, and an editor's `buffer`.
+const NOT_SUBCOMMANDS: &[&str] = &["tool", "schema", "info", "shutdown", "buffer"];
 
 /// `--schema`: ChatCLI's plugin schema (`name`, `description`, `args_format`, `subcommands` with
 /// their `--flag`s), built from the daemon's `schema` answer (`methods`: name → entry).

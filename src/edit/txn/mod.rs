@@ -269,17 +269,18 @@ fn load(
         if slots.contains_key(&path) {
             continue;
         }
+        // A buffer of a file not on disk yet is unsaved work too.
+        state
+            .documents
+            .buffers
+            .refuse(&path)
+            .map_err(|e| named(e, &target.field))?;
         let doc = match state.load(&target.resolved) {
             Ok(doc) => Some(doc),
             Err(e) if e.code == Code::NotFound && !opts.must_exist => None,
             Err(e) => return Err(named(e, &target.field)),
         };
         if let Some(doc) = &doc {
-            state
-                .documents
-                .buffers
-                .refuse(&path)
-                .map_err(|e| named(e, &target.field))?;
             check_version(state, target, doc)?;
             check_session(state, target, doc, opts, limits.require_read_before_edit)?;
         } else if let Some(expected) = &target.expect_version {

@@ -98,6 +98,14 @@ fn is_zero(n: &usize) -> bool {
 pub fn run(state: &Arc<State>, p: ToolParams) -> Result<ToolResult> {
     let mut call = normalize(p)?;
     let method = methods::find(&call.method).ok_or_else(|| unknown_subcommand(&call.method))?;
+    if methods::EDITOR_ONLY.contains(&method.name) {
+        return Err(Error::refused(format!(
+            "`{}` is an editor's method, not an agent's",
+            method.name
+        ))
+        .with_data("pointer", "/cmd")
+        .with_recovery("edit the file; a person's unsaved changes are theirs to save"));
+    }
     let straightened = quotes::straighten(state, &call.method, &mut call.params)?;
     if call.dry_run {
         return Ok(ToolResult {
