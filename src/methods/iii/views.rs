@@ -382,7 +382,10 @@ pub fn list_folder(state: &Arc<State>, p: ListParams) -> Result<Value> {
             e
         })
         .collect();
-    let has_more = (page as u64) * (page_size as u64) < total;
+    // The entries up to this page's end; past `usize::MAX` the folder has none left either.
+    let has_more = page
+        .checked_mul(page_size)
+        .is_some_and(|shown| (shown as u64) < total);
     Ok(json!({
         "path": answer["path"],
         "entries": entries,
