@@ -87,7 +87,8 @@ impl World {
             self.write(files);
         } else if let Some(entries) = step.get("exists") {
             for (rel, want) in entries.as_object().unwrap() {
-                let there = std::fs::symlink_metadata(self.sandbox.root.join(rel)).is_ok();
+                let path = self.sandbox.root.join(self.sandbox.expand(rel));
+                let there = std::fs::symlink_metadata(path).is_ok();
                 if Value::Bool(there) != *want {
                     problems.push(format!("{at} exists {rel}: {there}, expected {want}"));
                 }

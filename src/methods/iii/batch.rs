@@ -3,6 +3,7 @@
 //! success).
 
 use super::{inner, require_entries, EntryError, State};
+use crate::edit::paths;
 use crate::error::{Code, Error, Result};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -188,32 +189,45 @@ pub fn delete_file(state: &Arc<State>, p: DeleteParams) -> Result<Results> {
 }
 
 /// One path: a missing one is a success with `removed: false` (iii's idempotent delete), a
-/// root is C210, a non-empty folder without `recursive` is C216.
+/// root is C210, a non-empty folder without `recursive` is C216. The entry is named as coderd's
+/// `delete-file` names it (`edit::paths::entry`): its folder through the jail, its last
+/// component as itself, so a symlink is checked, removed and reported as the link, never its
+/// target.
 fn delete_one(state: &Arc<State>, wire: &str, recursive: bool) -> Result<(String, Value)> {
-    let resolved = state.jail.resolve("path", wire)?;
-    if state.jail.roots().iter().any(|r| r.path == resolved.abs) {
-        return Err(Error::bad_input(format!(
-            "{wire}: is an allowed root; a root is never deleted"
-        ))
-        .with_recovery("delete the entries inside it one by one"));
-    }
+    let resolved = paths::entry(state, "path", wire).map_err(|e| root_refusal(state, wire, e))?;
     let shown = resolved.abs.display().to_string();
-    match state.jail.metadata(&resolved) {
+    match paths::entry_exists(state, &resolved) {
+        Ok(false) => return Ok((shown, json!({"removed": false}))),
         Err(e) if e.code == Code::NotFound => return Ok((shown, json!({"removed": false}))),
         Err(e) => return Err(e),
-        Ok(_) => {}
+        Ok(true) => {}
     }
     match inner(
         state,
         "delete-file",
         json!({"paths": [wire], "recursive": recursive}),
     ) {
-        Ok(_) => Ok((shown, json!({"removed": true}))),
+        Ok(answer) => Ok((
+            answered_path(&answer, "deleted", wire),
+            json!({"removed": true}),
+        )),
         Err(e) if e.data.get("not_empty") == Some(&json!(true)) => {
             Err(Error::io(format!("{wire}: is a folder that is not empty"))
                 .with_recovery("pass `recursive: true` to delete it with its contents"))
         }
         Err(e) => Err(e),
+    }
+}
+
+/// The error for a path that names no entry: iii's C210 when it is an allowed root, `e` else.
+fn root_refusal(state: &Arc<State>, wire: &str, e: Error) -> Error {
+    let roots = state.jail.roots();
+    match state.jail.resolve("path", wire) {
+        Ok(r) if roots.iter().any(|root| root.path == r.abs) => Error::bad_input(format!(
+            "{wire}: is an allowed root; a root is never deleted"
+        ))
+        .with_recovery("delete the entries inside it one by one"),
+        _ => e,
     }
 }
 
