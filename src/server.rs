@@ -598,20 +598,31 @@ async fn handle_frame(
 
 /// One call from another face (the iii engine), served as a socket request is: the method from
 /// the table, a heavy call waiting for a daemon-wide slot, the entry's properties applied by
-/// `Method::serve`, a panic answered as C216.
+/// `Method::serve`, a panic answered as C216, and the call counted by `stats` (here, since
+/// these calls never pass through `handle_frame`).
 pub async fn call(
     state: Arc<State>,
     name: &'static str,
     params: Value,
 ) -> Result<Box<serde_json::value::RawValue>> {
-    let method = methods::find(name).ok_or_else(|| methods::unknown(name))?;
-    let turns = Arc::new(Semaphore::new(1));
-    let permit = match method.is_heavy(&params) {
-        true => state.heavy.enter(&turns).await,
-        false => None,
+    let started = Instant::now();
+    let method = methods::find(name);
+    let outcome = match method {
+        Some(method) => {
+            let turns = Arc::new(Semaphore::new(1));
+            let permit = match method.is_heavy(&params) {
+                true => state.heavy.enter(&turns).await,
+                false => None,
+            };
+            let outcome =
+                run_blocking(method.name, move || method.serve(&state, params, true)).await;
+            drop(permit);
+            outcome
+        }
+        None => Err(methods::unknown(name)),
     };
-    let outcome = run_blocking(method.name, move || method.serve(&state, params, true)).await;
-    drop(permit);
+    let error = outcome.as_ref().err().map(|e| e.code.as_str());
+    crate::metrics::call(method.map(|m| m.name), started.elapsed(), error);
     outcome
 }
 

@@ -168,3 +168,43 @@ fn two_workspaces_on_one_engine_answer_only_their_own_namespace() {
     let default = engine.trigger(None, "coder::read-file", who);
     assert_eq!(code(default), "function_not_found");
 }
+
+/// A call through the engine is counted by `stats` once, like a socket request, errors by code.
+#[test]
+fn stats_count_each_call_through_the_engine_once() {
+    let sandbox = Sandbox::empty();
+    sandbox.write("notes.txt", "one\n");
+    sandbox.write(".env", "TOKEN=1\n");
+    let engine = Engine::start(sandbox.dir.path(), free_port());
+    let daemon = worker(&sandbox, &engine, "ws-stats");
+    let ns = Some("ws-stats");
+    engine.when_ready(ns, "coder::info", json!({}));
+    let before = daemon.ok("stats", json!({}));
+    let read = json!({"path": "notes.txt"});
+    assert_eq!(
+        engine.trigger(ns, "coder::read-file", read).unwrap()["content"],
+        "one\n"
+    );
+    let secret = engine.trigger(ns, "coder::read-file", json!({"path": ".env"}));
+    assert_eq!(code(secret), "C211");
+    // The same method over the socket is counted once too, not again by the engine's path.
+    daemon.ok("coder::read-file", json!({"path": "notes.txt"}));
+    let after = daemon.ok("stats", json!({}));
+    let moved = |pointer: &str| {
+        let at = |v: &Value| v.pointer(pointer).and_then(Value::as_u64).unwrap_or(0);
+        at(&after) - at(&before)
+    };
+    let method = "/since_start/methods/coder::read-file";
+    assert_eq!(moved(&format!("{method}/requests")), 3, "{after:#}");
+    assert_eq!(moved(&format!("{method}/errors")), 1, "{after:#}");
+    assert_eq!(
+        moved(&format!("{method}/errors_by_code/C211")),
+        1,
+        "{after:#}"
+    );
+    assert_eq!(
+        moved("/since_start/methods/coder::info/requests"),
+        0,
+        "{after:#}"
+    );
+}

@@ -85,6 +85,14 @@ impl World {
         let mut problems = Vec::new();
         if let Some(files) = step.get("write") {
             self.write(files);
+        } else if let Some(entries) = step.get("exists") {
+            for (rel, want) in entries.as_object().unwrap() {
+                let path = self.sandbox.root.join(self.sandbox.expand(rel));
+                let there = std::fs::symlink_metadata(path).is_ok();
+                if Value::Bool(there) != *want {
+                    problems.push(format!("{at} exists {rel}: {there}, expected {want}"));
+                }
+            }
         } else if let Some(disk) = step.get("disk") {
             for (rel, want) in disk.as_object().unwrap() {
                 let got = std::fs::read(self.sandbox.root.join(rel)).ok();
@@ -141,13 +149,17 @@ fn start(suite: &Value, args: &[&str]) -> (World, Daemon) {
     (World { sandbox, root2 }, daemon)
 }
 
-fn suite() -> Value {
-    serde_json::from_str(&std::fs::read_to_string("tests/iii/worker.json").unwrap()).unwrap()
+fn load(file: &str) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap()
 }
 
-/// Runs every case, asserts they all pass, and that enough agree with the worker.
-fn check_all(suite: &Value, world: &World, call: &dyn Fn(&str, Value) -> Value, face: &str) {
-    let cases = suite["cases"].as_array().unwrap();
+fn suite() -> Value {
+    load("tests/iii/worker.json")
+}
+
+/// Runs every case of `cases` and asserts they all pass.
+fn run_cases(cases: &Value, world: &World, call: &dyn Fn(&str, Value) -> Value, face: &str) {
+    let cases = cases["cases"].as_array().unwrap();
     let mut failures = Failures::default();
     for case in cases {
         let name = case["name"].as_str().unwrap();
@@ -161,6 +173,13 @@ fn check_all(suite: &Value, world: &World, call: &dyn Fn(&str, Value) -> Value, 
             .collect();
         failures.record(name, &problems);
     }
+    failures.assert_none(face, cases.len());
+}
+
+/// Runs every case, asserts they all pass, and that enough agree with the worker.
+fn check_all(suite: &Value, world: &World, call: &dyn Fn(&str, Value) -> Value, face: &str) {
+    run_cases(suite, world, call, &format!("coder worker checks {face}"));
+    let cases = suite["cases"].as_array().unwrap();
     let differs: Vec<String> = cases
         .iter()
         .filter_map(|c| Some(format!("{}: {}", c["name"], c.get("differs")?)))
@@ -171,7 +190,6 @@ fn check_all(suite: &Value, world: &World, call: &dyn Fn(&str, Value) -> Value, 
         cases.len(),
         differs.join("\n  ")
     );
-    failures.assert_none(&format!("coder worker checks {face}"), cases.len());
     assert_eq!(cases.len(), 89, "the worker's suite has 89 checks");
     assert!(
         agree >= AGREEMENT_BAR,
@@ -195,14 +213,42 @@ fn the_coder_workers_own_checks_agree() {
 #[test]
 fn the_coder_workers_own_checks_agree_through_the_engine() {
     let suite = suite();
+    through_the_engine(&suite, |world, call| {
+        check_all(&suite, world, call, "through the engine")
+    });
+}
+
+/// coderd's own checks beyond the worker's suite (tests/iii/coderd.json), with the worker's config.
+#[test]
+fn coderds_own_checks_pass() {
+    let (world, daemon) = start(&suite(), &[]);
+    let call = |method: &str, params: Value| daemon.call(method, params);
+    run_cases(
+        &load("tests/iii/coderd.json"),
+        &world,
+        &call,
+        "coderd checks over the socket",
+    );
+}
+
+#[test]
+fn coderds_own_checks_pass_through_the_engine() {
+    through_the_engine(&suite(), |world, call| {
+        let face = "coderd checks through the engine";
+        run_cases(&load("tests/iii/coderd.json"), world, call, face)
+    });
+}
+
+/// A `coderd iii` worker with the suite's config on a fresh engine; `run` calls through it.
+fn through_the_engine(suite: &Value, run: impl FnOnce(&World, &dyn Fn(&str, Value) -> Value)) {
     let dir = tempfile::tempdir().unwrap();
     let engine = engine::Engine::start(dir.path(), engine::free_port());
     let url = engine.url();
-    let (world, _daemon) = start(&suite, &["iii", "--engine", &url, "--namespace", "checks"]);
+    let (world, _daemon) = start(suite, &["iii", "--engine", &url, "--namespace", "checks"]);
     engine.when_ready(Some("checks"), "coder::info", serde_json::json!({}));
     let call = |method: &str, params: Value| match engine.trigger(Some("checks"), method, params) {
         Ok(result) => serde_json::json!({"result": result}),
         Err(error) => serde_json::json!({"error": {"data": error}}),
     };
-    check_all(&suite, &world, &call, "through the engine");
+    run(&world, &call);
 }

@@ -50,6 +50,14 @@ pub fn entry(state: &Workspace, field: &str, wire: &str) -> Result<Resolved> {
     Ok(resolved)
 }
 
+/// Whether a resolved entry is there, as itself (a symlink, dangling or not, is); a missing
+/// parent folder is C211.
+pub fn entry_exists(state: &Workspace, resolved: &Resolved) -> Result<bool> {
+    Ok(commit::place(&state.jail, resolved, false)?
+        .stat()?
+        .is_some())
+}
+
 fn kind_of(st: &rustix::fs::Stat) -> FileType {
     FileType::from_raw_mode(st.st_mode)
 }

@@ -3,6 +3,7 @@
 //! success).
 
 use super::{inner, require_entries, EntryError, State};
+use crate::edit::paths;
 use crate::error::{Code, Error, Result};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -74,6 +75,12 @@ fn outcome(wire: &str, done: Result<(String, Value)>, failed: Value) -> Outcome 
     }
 }
 
+/// The name of a batch's `i`th entry, as its caller sent it (`files[2]`): each entry is a coderd
+/// call of one entry, whose errors name it `files[0]`.
+fn slot(list: &str, i: usize) -> String {
+    format!("{list}[{i}]")
+}
+
 /// Checks iii's `mode`: up to four octal digits.
 fn check_mode(mode: &Option<String>) -> Result<()> {
     let Some(mode) = mode else { return Ok(()) };
@@ -96,13 +103,15 @@ pub fn create_file(state: &Arc<State>, p: CreateParams) -> Result<Results> {
     let results = p
         .files
         .iter()
-        .map(|f| {
+        .enumerate()
+        .map(|(i, f)| {
             let done = check_mode(&f.mode).and_then(|()| {
                 let answer = inner(
                     state,
                     "create-file",
                     json!({"files": [{"path": f.path, "content": f.content,
                         "overwrite": f.overwrite, "parents": f.parents}]}),
+                    &[(&slot("files", i), "files[0]")],
                 )?;
                 let written = json!({"bytes_written": f.content.len()});
                 Ok((answered_path(&answer, "files", &f.path), written))
@@ -140,12 +149,14 @@ pub fn update_file(state: &Arc<State>, p: UpdateParams) -> Result<Results> {
     let results = p
         .files
         .iter()
-        .map(|f| {
+        .enumerate()
+        .map(|(i, f)| {
             let done = (|| {
                 let answer = inner(
                     state,
                     "update-file",
                     json!({"files": [{"path": f.path, "ops": f.ops}]}),
+                    &[(&slot("files", i), "files[0]")],
                 )?;
                 let file = &answer["files"][0];
                 let detail = json!({
@@ -179,8 +190,9 @@ pub fn delete_file(state: &Arc<State>, p: DeleteParams) -> Result<Results> {
     let results = p
         .paths
         .iter()
-        .map(|wire| {
-            let done = delete_one(state, wire, p.recursive);
+        .enumerate()
+        .map(|(i, wire)| {
+            let done = delete_one(state, &slot("paths", i), wire, p.recursive);
             outcome(wire, done, json!({"removed": false}))
         })
         .collect();
@@ -188,32 +200,51 @@ pub fn delete_file(state: &Arc<State>, p: DeleteParams) -> Result<Results> {
 }
 
 /// One path: a missing one is a success with `removed: false` (iii's idempotent delete), a
-/// root is C210, a non-empty folder without `recursive` is C216.
-fn delete_one(state: &Arc<State>, wire: &str, recursive: bool) -> Result<(String, Value)> {
-    let resolved = state.jail.resolve("path", wire)?;
-    if state.jail.roots().iter().any(|r| r.path == resolved.abs) {
-        return Err(Error::bad_input(format!(
-            "{wire}: is an allowed root; a root is never deleted"
-        ))
-        .with_recovery("delete the entries inside it one by one"));
-    }
+/// root is C210, a non-empty folder without `recursive` is C216. The entry is named as coderd's
+/// `delete-file` names it (`edit::paths::entry`): its folder through the jail, its last
+/// component as itself, so a symlink is checked, removed and reported as the link, never its
+/// target.
+fn delete_one(
+    state: &Arc<State>,
+    field: &str,
+    wire: &str,
+    recursive: bool,
+) -> Result<(String, Value)> {
+    let resolved = paths::entry(state, field, wire).map_err(|e| root_refusal(state, wire, e))?;
     let shown = resolved.abs.display().to_string();
-    match state.jail.metadata(&resolved) {
+    match paths::entry_exists(state, &resolved) {
+        Ok(false) => return Ok((shown, json!({"removed": false}))),
         Err(e) if e.code == Code::NotFound => return Ok((shown, json!({"removed": false}))),
         Err(e) => return Err(e),
-        Ok(_) => {}
+        Ok(true) => {}
     }
     match inner(
         state,
         "delete-file",
         json!({"paths": [wire], "recursive": recursive}),
+        &[(field, "paths[0]")],
     ) {
-        Ok(_) => Ok((shown, json!({"removed": true}))),
+        Ok(answer) => Ok((
+            answered_path(&answer, "deleted", wire),
+            json!({"removed": true}),
+        )),
         Err(e) if e.data.get("not_empty") == Some(&json!(true)) => {
             Err(Error::io(format!("{wire}: is a folder that is not empty"))
                 .with_recovery("pass `recursive: true` to delete it with its contents"))
         }
         Err(e) => Err(e),
+    }
+}
+
+/// The error for a path that names no entry: iii's C210 when it is an allowed root, `e` else.
+fn root_refusal(state: &Arc<State>, wire: &str, e: Error) -> Error {
+    let roots = state.jail.roots();
+    match state.jail.resolve("path", wire) {
+        Ok(r) if roots.iter().any(|root| root.path == r.abs) => Error::bad_input(format!(
+            "{wire}: is an allowed root; a root is never deleted"
+        ))
+        .with_recovery("delete the entries inside it one by one"),
+        _ => e,
     }
 }
 
@@ -246,8 +277,9 @@ pub fn move_entries(state: &Arc<State>, p: MoveParams) -> Result<Results> {
     let results = p
         .files
         .iter()
-        .map(|m| {
-            let done = move_one(state, m);
+        .enumerate()
+        .map(|(i, m)| {
+            let done = move_one(state, &slot("files", i), m);
             outcome(&m.from, done, json!({"to": m.to}))
         })
         .collect();
@@ -256,9 +288,9 @@ pub fn move_entries(state: &Arc<State>, p: MoveParams) -> Result<Results> {
 
 /// One move. A destination that is an existing folder is C210 (iii moves onto a path, never
 /// into a folder), whatever `overwrite` says.
-fn move_one(state: &Arc<State>, m: &MoveItem) -> Result<(String, Value)> {
-    let from = state.jail.resolve("from", &m.from)?;
-    let to = state.jail.resolve("to", &m.to)?;
+fn move_one(state: &Arc<State>, field: &str, m: &MoveItem) -> Result<(String, Value)> {
+    let from = state.jail.resolve(&format!("{field}.from"), &m.from)?;
+    let to = state.jail.resolve(&format!("{field}.to"), &m.to)?;
     let is_dir = |r| state.jail.metadata(r).is_ok_and(|meta| meta.is_dir());
     if from.root != to.root && is_dir(&from) {
         return Err(Error::bad_input(format!(
@@ -282,8 +314,9 @@ fn move_one(state: &Arc<State>, m: &MoveItem) -> Result<(String, Value)> {
     let answer = inner(
         state,
         "move",
-        json!({"moves": [{"from": m.from, "to": m.to,
+        json!({"files": [{"from": m.from, "to": m.to,
             "overwrite": m.overwrite, "parents": m.parents}]}),
+        &[("files", "moves"), (field, "moves[0]")],
     )?;
     let moved = &answer["moved"][0];
     let from = moved["from"].as_str().unwrap_or(&m.from).to_string();

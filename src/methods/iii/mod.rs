@@ -107,13 +107,85 @@ where
     }
 }
 
-/// Calls coderd's own method `name` with `params` through the table (its handler alone: the
-/// `coder::*` entry around it already took the checkpoint), and parses its answer.
-fn inner(state: &Arc<State>, name: &str, params: Value) -> Result<Value> {
+/// The params of a `coder::*` entry that coderd's method names differently, as `(iii, coderd)`
+/// pairs: `inner` renames the params on the way in and the fields an error names on the way out,
+/// so the caller reads the names it sent. A batch verb adds its entry's index
+/// (`("files[2]", "moves[0]")`: each entry is a one-entry coderd call).
+pub type Aliases<'a> = &'a [(&'a str, &'a str)];
+
+/// Calls coderd's own method `name` with iii's `params` through the table (its handler alone:
+/// the `coder::*` entry around it already took the checkpoint), and parses its answer.
+fn inner(state: &Arc<State>, name: &str, params: Value, aliases: Aliases) -> Result<Value> {
     let method = super::find(name).ok_or_else(|| super::unknown(name))?;
-    let raw = (method.call)(state, params)?;
+    let raw =
+        (method.call)(state, to_coderd(params, aliases)).map_err(|e| callers_fields(e, aliases))?;
     serde_json::from_str(raw.get())
         .map_err(|e| Error::io(format!("reading the answer of `{name}`: {e}")))
+}
+
+/// iii's params under coderd's names, at every level (a batch's items are named like the call).
+fn to_coderd(params: Value, aliases: Aliases) -> Value {
+    match params {
+        Value::Object(o) => Value::Object(
+            o.into_iter()
+                .map(|(k, v)| {
+                    let key = aliases.iter().find(|(iii, _)| *iii == k).map(|(_, c)| *c);
+                    (key.map_or(k, str::to_string), to_coderd(v, aliases))
+                })
+                .collect(),
+        ),
+        Value::Array(a) => Value::Array(a.into_iter().map(|v| to_coderd(v, aliases)).collect()),
+        other => other,
+    }
+}
+
+/// An error of coderd's method naming the caller's fields: its message and hint.
+fn callers_fields(mut e: Error, aliases: Aliases) -> Error {
+    e.message = name_fields(&e.message, aliases);
+    e.recovery = e.recovery.map(|r| name_fields(&r, aliases));
+    e
+}
+
+/// `text` with coderd's field names made iii's, wherever coderd's messages name a field: between
+/// backticks (`depth`, `moves[0].to`), as the leading path of a batch error (`files[0].ops[1]: …`),
+/// and as the `"key":` of an example call.
+pub fn name_fields(text: &str, aliases: Aliases) -> String {
+    let indexed = |head: &str| {
+        head.contains('[')
+            && head
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "_[].".contains(c))
+    };
+    if let Some((head, rest)) = text.split_once(": ").filter(|(head, _)| indexed(head)) {
+        return format!(
+            "{}: {}",
+            field_path(head, aliases),
+            name_fields(rest, aliases)
+        );
+    }
+    let spans = text.split('`').enumerate().map(|(i, part)| match i % 2 {
+        1 => field_path(part, aliases),
+        _ => aliases.iter().fold(part.to_string(), |t, (iii, coderd)| {
+            t.replace(&format!("\"{coderd}\":"), &format!("\"{iii}\":"))
+        }),
+    });
+    spans.collect::<Vec<_>>().join("`")
+}
+
+/// A field path (`moves[0].to`) under iii's names, segment by segment.
+fn field_path(path: &str, aliases: Aliases) -> String {
+    let segments: Vec<String> = path.split('.').map(|s| segment(s, aliases)).collect();
+    segments.join(".")
+}
+
+/// One segment of a field path (`moves[0]`, `to`) under iii's name.
+fn segment(s: &str, aliases: Aliases) -> String {
+    let iii = |name: &str| aliases.iter().find(|(_, c)| *c == name).map(|(i, _)| *i);
+    if let Some(whole) = iii(s) {
+        return whole.to_string();
+    }
+    let (name, index) = s.split_at(s.find('[').unwrap_or(s.len()));
+    iii(name).map_or_else(|| s.to_string(), |name| format!("{name}{index}"))
 }
 
 /// A failed entry of a batch, as iii reports it.

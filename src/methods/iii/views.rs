@@ -1,7 +1,7 @@
 //! The read side of the `coder::*` ids: `info`, `read-file`, `search`, `tree`, `list-folder`,
 //! each coderd's own method with iii's params and answer shapes.
 
-use super::{iii_error, inner, object, some, State};
+use super::{iii_error, inner, name_fields, object, some, Aliases, State};
 use crate::error::{Error, Result};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -14,7 +14,7 @@ use std::sync::Arc;
 pub struct NoParams {}
 
 pub fn info(state: &Arc<State>, _: NoParams) -> Result<Value> {
-    inner(state, "info", json!({}))
+    inner(state, "info", json!({}), &[])
 }
 
 #[derive(Deserialize, JsonSchema, Clone)]
@@ -37,34 +37,17 @@ pub struct ReadParams {
     max_output_bytes: Option<u64>,
 }
 
-/// iii's read params as coderd's `read` takes them.
+/// `coder::read-file`'s names for `read`'s params (a batch item's too).
+const READ: Aliases = &[("path", "file"), ("line_from", "start"), ("line_to", "end")];
+
+/// iii's read params as one object, under iii's names (`inner` renames them).
 fn read_params(p: &ReadParams) -> Value {
-    let paths = p.paths.as_ref().map(|items| {
-        items
-            .iter()
-            .map(|item| match item {
-                Value::Object(o) => Value::Object(
-                    o.iter()
-                        .map(|(k, v)| {
-                            let key = match k.as_str() {
-                                "line_from" => "start",
-                                "line_to" => "end",
-                                other => other,
-                            };
-                            (key.to_string(), v.clone())
-                        })
-                        .collect(),
-                ),
-                other => other.clone(),
-            })
-            .collect::<Vec<_>>()
-    });
     object(&[
-        ("file", some(p.path.clone())),
-        ("paths", some(paths)),
+        ("path", some(p.path.clone())),
+        ("paths", some(p.paths.clone())),
         ("stat", some(p.stat)),
-        ("start", some(p.line_from)),
-        ("end", some(p.line_to)),
+        ("line_from", some(p.line_from)),
+        ("line_to", some(p.line_to)),
         ("numbered", some(p.numbered)),
         ("max_output_bytes", some(p.max_output_bytes)),
     ])
@@ -72,7 +55,7 @@ fn read_params(p: &ReadParams) -> Value {
 
 pub fn read_is_heavy(params: &Value) -> bool {
     match serde_json::from_value::<ReadParams>(params.clone()) {
-        Ok(p) => crate::read::is_heavy(&read_params(&p)),
+        Ok(p) => crate::read::is_heavy(&super::to_coderd(read_params(&p), READ)),
         Err(_) => false,
     }
 }
@@ -80,7 +63,7 @@ pub fn read_is_heavy(params: &Value) -> bool {
 pub fn read_file(state: &Arc<State>, p: ReadParams) -> Result<Value> {
     let wire = p.path.clone().unwrap_or_default();
     let mut answer =
-        inner(state, "read", read_params(&p)).map_err(|e| jail_error(state, &wire, e))?;
+        inner(state, "read", read_params(&p), READ).map_err(|e| jail_error(state, &wire, e))?;
     let full =
         p.paths.is_none() && p.stat != Some(true) && p.line_from.is_none() && p.line_to.is_none();
     let cap = state.limits().max_read_bytes;
@@ -97,8 +80,20 @@ pub fn read_file(state: &Arc<State>, p: ReadParams) -> Result<Value> {
     if let Some(results) = answer.get_mut("results").and_then(Value::as_array_mut) {
         results.iter_mut().for_each(mark_utf8);
         results.iter_mut().for_each(budget_error);
+        results
+            .iter_mut()
+            .for_each(|r| callers_fields(&mut r["error"]));
     }
     Ok(answer)
+}
+
+/// A batch entry's error naming the caller's fields, as a call's error does (`inner`).
+fn callers_fields(error: &mut Value) {
+    for key in ["message", "recovery"] {
+        if let Some(text) = error.get(key).and_then(Value::as_str) {
+            error[key] = json!(name_fields(text, READ));
+        }
+    }
 }
 
 /// A batch entry the budget left out carries iii's C213, beside coderd's `skipped`.
@@ -183,6 +178,18 @@ pub struct SearchParams {
     use_default_excludes: Option<bool>,
 }
 
+/// `coder::search`'s names for `search`'s params. `query` is `pattern` or `regex` (a pattern, in
+/// coderd) by the `regex` flag: the params set those two themselves.
+const SEARCH: Aliases = &[
+    ("path", "dir"),
+    ("include_globs", "glob"),
+    ("exclude_globs", "exclude"),
+    ("max_matches", "max_results"),
+    ("context_lines_before", "before"),
+    ("context_lines_after", "after"),
+    ("query", "pattern"),
+];
+
 pub fn search(state: &Arc<State>, p: SearchParams) -> Result<Value> {
     let content = p.search_content.unwrap_or(true);
     let paths = p.search_paths.unwrap_or(true);
@@ -197,13 +204,13 @@ pub fn search(state: &Arc<State>, p: SearchParams) -> Result<Value> {
     }
     let base = |target: &str| {
         let mut params = object(&[
-            ("dir", some(p.path.clone())),
-            ("glob", some(p.include_globs.clone())),
-            ("exclude", some(p.exclude_globs.clone())),
-            ("max_results", some(p.max_matches)),
+            ("path", some(p.path.clone())),
+            ("include_globs", some(p.include_globs.clone())),
+            ("exclude_globs", some(p.exclude_globs.clone())),
+            ("max_matches", some(p.max_matches)),
             ("use_default_excludes", some(p.use_default_excludes)),
-            ("before", some(p.context_lines_before)),
-            ("after", some(p.context_lines_after)),
+            ("context_lines_before", some(p.context_lines_before)),
+            ("context_lines_after", some(p.context_lines_after)),
         ]);
         params[if p.regex { "regex" } else { "pattern" }] = json!(p.query);
         params["ignore_case"] = json!(p.ignore_case);
@@ -216,7 +223,8 @@ pub fn search(state: &Arc<State>, p: SearchParams) -> Result<Value> {
     let mut truncated = false;
     let mut content_matches = Vec::new();
     if content {
-        let answer = inner(state, "search", base("content")).map_err(|e| iii_error(&wire, e))?;
+        let answer =
+            inner(state, "search", base("content"), SEARCH).map_err(|e| iii_error(&wire, e))?;
         truncated |= answer["truncated"].as_bool().unwrap_or(false);
         for file in answer["files"].as_array().into_iter().flatten() {
             content_matches.extend(content_hits(file));
@@ -226,10 +234,10 @@ pub fn search(state: &Arc<State>, p: SearchParams) -> Result<Value> {
     if paths {
         let mut params = base("paths");
         params.as_object_mut().map(|o| {
-            o.remove("before");
-            o.remove("after")
+            o.remove("context_lines_before");
+            o.remove("context_lines_after")
         });
-        let answer = inner(state, "search", params).map_err(|e| iii_error(&wire, e))?;
+        let answer = inner(state, "search", params, SEARCH).map_err(|e| iii_error(&wire, e))?;
         truncated |= answer["truncated"].as_bool().unwrap_or(false);
         for file in answer["files"].as_array().into_iter().flatten() {
             path_matches.push(json!({"path": file["path"]}));
@@ -289,16 +297,19 @@ pub struct TreeParams {
     use_default_excludes: Option<bool>,
 }
 
+/// `coder::tree`'s names for `tree`'s params.
+const TREE: Aliases = &[("path", "dir"), ("max_depth", "depth")];
+
 pub fn tree(state: &Arc<State>, p: TreeParams) -> Result<Value> {
     let wire = p.path.clone().unwrap_or_else(|| ".".into());
     let params = object(&[
-        ("dir", some(p.path.clone())),
-        ("depth", some(p.max_depth)),
+        ("path", some(p.path.clone())),
+        ("max_depth", some(p.max_depth)),
         ("per_folder_limit", some(p.per_folder_limit)),
         ("use_default_excludes", some(p.use_default_excludes)),
         ("gitignore", Some(json!(false))),
     ]);
-    let answer = inner(state, "tree", params).map_err(|e| jail_error(state, &wire, e))?;
+    let answer = inner(state, "tree", params, TREE).map_err(|e| jail_error(state, &wire, e))?;
     Ok(json!({
         "path": answer["path"],
         "root": node(&answer["tree"]),
@@ -357,6 +368,9 @@ pub struct ListParams {
     page_size: Option<usize>,
 }
 
+/// `coder::list-folder`'s names for `list-folder`'s params.
+const LIST: Aliases = &[("path", "dir")];
+
 pub fn list_folder(state: &Arc<State>, p: ListParams) -> Result<Value> {
     let limits = state.limits();
     let page = p.page.unwrap_or(1).max(1);
@@ -366,11 +380,12 @@ pub fn list_folder(state: &Arc<State>, p: ListParams) -> Result<Value> {
         .clamp(1, limits.list_max_page_size);
     let wire = p.path.clone().unwrap_or_else(|| ".".into());
     let params = object(&[
-        ("dir", some(p.path.clone())),
+        ("path", some(p.path.clone())),
         ("page", Some(json!(page))),
         ("page_size", Some(json!(page_size))),
     ]);
-    let answer = inner(state, "list-folder", params).map_err(|e| jail_error(state, &wire, e))?;
+    let answer =
+        inner(state, "list-folder", params, LIST).map_err(|e| jail_error(state, &wire, e))?;
     let total = answer["total"].as_u64().unwrap_or(0);
     let entries: Vec<Value> = answer["entries"]
         .as_array()
@@ -382,7 +397,10 @@ pub fn list_folder(state: &Arc<State>, p: ListParams) -> Result<Value> {
             e
         })
         .collect();
-    let has_more = (page as u64) * (page_size as u64) < total;
+    // The entries up to this page's end; past `usize::MAX` the folder has none left either.
+    let has_more = page
+        .checked_mul(page_size)
+        .is_some_and(|shown| (shown as u64) < total);
     Ok(json!({
         "path": answer["path"],
         "entries": entries,
