@@ -13,6 +13,7 @@ Prints one JSON object per repository (a list).
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -71,15 +72,21 @@ class Coderd:
 
 def saved(side):
     for dirpath, _, names in os.walk(side):
-        if "tags.json" in names:
+        if "tags.jsonl" in names or "tags.json" in names:
             return True
     return False
 
 
+def children_cpu_s():
+    """CPU time (user + system) of the children waited for so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def measure(binary, root, runs, grammars, wait_for_save=True):
     rows = {"from_nothing": [], "from_nothing_process": [], "from_nothing_cpu": [], "from_nothing_rss_mb": [],
-            "after_restart": [], "after_restart_process": [], "after_restart_rss_mb": [],
-            "warm": [], "warm_new_question": [], "ctags": [], "parsed_after_restart": []}
+            "after_restart": [], "after_restart_process": [], "after_restart_cpu": [], "after_restart_rss_mb": [],
+            "warm": [], "warm_new_question": [], "ctags": [], "ctags_cpu": [], "parsed_after_restart": []}
     for _ in range(runs):
         side = tempfile.mkdtemp(prefix="coderd-restart-")
         try:
@@ -99,15 +106,17 @@ def measure(binary, root, runs, grammars, wait_for_save=True):
             elapsed, parsed = daemon.map()
             rows["after_restart"].append(elapsed)
             rows["after_restart_process"].append(daemon.since_start())
+            rows["after_restart_cpu"].append(daemon.cpu_s())
             rows["after_restart_rss_mb"].append(daemon.rss_mb())
             rows["parsed_after_restart"].append(parsed)
             daemon.stop()
         finally:
             shutil.rmtree(side, ignore_errors=True)
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), children_cpu_s()
         subprocess.run(["ctags", "-R", "--output-format=json", "-f", "/dev/null", "."], cwd=root,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
         rows["ctags"].append(time.perf_counter() - start)
+        rows["ctags_cpu"].append(children_cpu_s() - cpu)
     out = {k: statistics.median(v) for k, v in rows.items() if k != "parsed_after_restart"}
     out["parsed_after_restart"] = max(rows["parsed_after_restart"])
     out["repo"] = os.path.basename(root.rstrip("/"))

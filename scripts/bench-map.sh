@@ -99,8 +99,8 @@ if retrieval:
     print("\ndeterministic (a fresh daemon gives the same maps): " + ", ".join(f"{r['repo']} {r['deterministic']}" for r in retrieval))
 if restart:
     print("\n| repository | cold map from nothing (whole process) | after restart (whole process; files re-tagged) | warm map (new question) "
-          "| ctags -R | cold / ctags | after restart / ctags | RSS from nothing / after restart |")
-    print("|---|---|---|---|---|---|---|---|")
+          "| ctags -R | cold / ctags | after restart / ctags | CPU: cold / after restart / ctags | RSS from nothing / after restart |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for r in restart:
         ctags = r["ctags"]
         print(f"| {r['repo']} | {r['from_nothing']:.3f} s ({r['from_nothing_process']:.3f} s) "
@@ -108,5 +108,6 @@ if restart:
               f"| {r['warm']:.3f} s ({r['warm_new_question']:.3f} s) | {ctags:.3f} s "
               f"| {r['from_nothing'] / ctags:.2f}× ({r['from_nothing_process'] / ctags:.2f}×) "
               f"| {r['after_restart'] / ctags:.2f}× ({r['after_restart_process'] / ctags:.2f}×) "
+              f"| {r['from_nothing_cpu']:.2f} / {r['after_restart_cpu']:.2f} / {r['ctags_cpu']:.2f} s "
               f"| {r['from_nothing_rss_mb']:.0f} / {r['after_restart_rss_mb']:.0f} MB |")
 PY
