@@ -2,8 +2,9 @@
 """A map's cold costs: a fresh daemon with nothing saved (cold from nothing), a restarted daemon that
 finds its saved tag index (cold after restart), the next map of the same daemon (warm: the same
 question, its ranking cached; and a new question, ranked again), beside
-`ctags -R` on the same tree in the same run. Medians of RUNS; wall time of the `map` request, and for
-ctags of the whole process.
+`ctags -R` on the same tree in the same run. Medians of RUNS; wall time of the `map` request, and,
+to compare with ctags (whose whole process is timed), of the whole daemon from its start to the
+first map's answer; the daemon's resident memory (VmRSS) after each first map.
 
     bench-map-restart.py --coderd BIN [--runs N] REPO...
 
@@ -12,6 +13,7 @@ Prints one JSON object per repository (a list).
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -34,6 +36,7 @@ class Coderd:
         open(cfg, "w").close()
         env = dict(os.environ, XDG_RUNTIME_DIR=side, XDG_STATE_HOME=side, XDG_DATA_HOME=side,
                    CODERD_GRAMMAR_CACHE=grammars, CODER_CHECKPOINTS="off")
+        self.started = time.perf_counter()
         self.proc = subprocess.Popen([binary, "--root", root, "--socket", sock, "--config", cfg], env=env,
                                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self.conn = Connection(sock, tries=3000)
@@ -45,6 +48,15 @@ class Coderd:
         if "error" in reply:
             raise RuntimeError(reply["error"])
         return elapsed, reply["result"]["parsed"]
+
+    def since_start(self):
+        """Wall time from the daemon's spawn until now."""
+        return time.perf_counter() - self.started
+
+    def rss_mb(self):
+        with open(f"/proc/{self.proc.pid}/status") as f:
+            kb = next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
+        return kb / 1024
 
     def cpu_s(self):
         """The daemon's CPU time so far (user + system, all threads): unlike wall time, about the same
@@ -60,20 +72,29 @@ class Coderd:
 
 def saved(side):
     for dirpath, _, names in os.walk(side):
-        if "tags.json" in names:
+        if "tags.jsonl" in names or "tags.json" in names:
             return True
     return False
 
 
+def children_cpu_s():
+    """CPU time (user + system) of the children waited for so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def measure(binary, root, runs, grammars, wait_for_save=True):
-    rows = {"from_nothing": [], "from_nothing_cpu": [], "after_restart": [], "warm": [], "warm_new_question": [], "ctags": [],
-            "parsed_after_restart": []}
+    rows = {"from_nothing": [], "from_nothing_process": [], "from_nothing_cpu": [], "from_nothing_rss_mb": [],
+            "after_restart": [], "after_restart_process": [], "after_restart_cpu": [], "after_restart_rss_mb": [],
+            "warm": [], "warm_new_question": [], "ctags": [], "ctags_cpu": [], "parsed_after_restart": []}
     for _ in range(runs):
         side = tempfile.mkdtemp(prefix="coderd-restart-")
         try:
             daemon = Coderd(binary, root, side, grammars)
             rows["from_nothing"].append(daemon.map()[0])
+            rows["from_nothing_process"].append(daemon.since_start())
             rows["from_nothing_cpu"].append(daemon.cpu_s())
+            rows["from_nothing_rss_mb"].append(daemon.rss_mb())
             rows["warm"].append(daemon.map()[0])
             # A warm daemon asked something new ranks again (what a restarted daemon must do).
             rows["warm_new_question"].append(daemon.map(mentions=["coderd_bench_name"])[0])
@@ -84,14 +105,18 @@ def measure(binary, root, runs, grammars, wait_for_save=True):
             daemon = Coderd(binary, root, side, grammars)
             elapsed, parsed = daemon.map()
             rows["after_restart"].append(elapsed)
+            rows["after_restart_process"].append(daemon.since_start())
+            rows["after_restart_cpu"].append(daemon.cpu_s())
+            rows["after_restart_rss_mb"].append(daemon.rss_mb())
             rows["parsed_after_restart"].append(parsed)
             daemon.stop()
         finally:
             shutil.rmtree(side, ignore_errors=True)
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), children_cpu_s()
         subprocess.run(["ctags", "-R", "--output-format=json", "-f", "/dev/null", "."], cwd=root,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
         rows["ctags"].append(time.perf_counter() - start)
+        rows["ctags_cpu"].append(children_cpu_s() - cpu)
     out = {k: statistics.median(v) for k, v in rows.items() if k != "parsed_after_restart"}
     out["parsed_after_restart"] = max(rows["parsed_after_restart"])
     out["repo"] = os.path.basename(root.rstrip("/"))

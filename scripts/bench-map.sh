@@ -5,13 +5,16 @@
 #
 #   scripts/bench-map.sh              held-out repositories (the numbers in docs/benchmarks.md)
 #   SET=tuning scripts/bench-map.sh   the repositories the ranking was tuned on
+#   PART=cold REPOS="prometheus/prometheus rust-lang/rust-analyzer" scripts/bench-map.sh
+#                                     only the cold costs, on the structure benchmark's corpora
 #
 # About 15 minutes on 2 cores. Repositories are cloned with their history into BENCH_CACHE (default
 # ~/.cache/coderd-bench/history); without network, BENCH_MIRRORS names a folder of local mirrors
 # laid out as <owner>+<name>/repo. aider-chat is installed from PyPI into a venv there (tokens
 # counted as chars/4; without it its columns are left out). COMMITS (default 40) commits per
 # repository; RUNS (default 5) runs of the cold timings; BENCH_NO_BUILD=1 uses the release binary
-# already built. See scripts/bench-map-retrieval.py for what is counted.
+# already built. PART (retrieval, cold; default both) runs one part; REPOS (owner/name ...) replaces
+# the SET's repositories. See scripts/bench-map-retrieval.py for what is counted.
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -24,6 +27,9 @@ case ${SET:-heldout} in
   tuning) repos=(gin-gonic/gin BurntSushi/ripgrep scrapy/scrapy) ;;
   *) repos=(prometheus/alertmanager tokio-rs/axum encode/httpx) ;;
 esac
+[[ -n ${REPOS:-} ]] && read -ra repos <<<"$REPOS"
+part=${PART:-all}
+case $part in all | retrieval | cold) ;; *) echo "PART is retrieval, cold or unset (both), not $part" >&2; exit 2 ;; esac
 
 dirs=()
 for r in "${repos[@]}"; do
@@ -33,14 +39,15 @@ for r in "${repos[@]}"; do
     if ! git clone -q "https://github.com/$r" "$dest" 2>/dev/null; then
       mirror=${BENCH_MIRRORS:-/nonexistent}/${r/\//+}/repo
       [[ -d $mirror ]] || { echo "cannot clone $r and no mirror at $mirror" >&2; exit 1; }
-      git clone -q "$mirror" "$dest"
+      # A mirror may lack a few large blobs (test data): check out everything else.
+      git clone -q "$mirror" "$dest" 2>/dev/null || git -C "$dest" restore --source=HEAD -- :/ 2>/dev/null || true
     fi
   fi
   dirs+=("$dest")
 done
 
 aider=()
-if [[ ! -f $cache/aider-venv/.installed ]]; then
+if [[ $part != cold && ! -f $cache/aider-venv/.installed ]]; then
   echo "## installing aider-chat into $cache/aider-venv"
   if python3 -m venv "$cache/aider-venv" && "$cache/aider-venv/bin/pip" install -q aider-chat; then
     touch "$cache/aider-venv/.installed"
@@ -57,32 +64,50 @@ fi
 bin=$CARGO_TARGET_DIR/release/coderd
 
 out=$cache/results
-echo "## retrieval (${COMMITS:-40} commits per repository)"
-python3 "$repo/scripts/bench-map-retrieval.py" --coderd "$bin" "${aider[@]}" --commits "${COMMITS:-40}" "${dirs[@]}" >"$out/map-retrieval.json"
-echo "## cold costs"
-python3 "$repo/scripts/bench-map-restart.py" --coderd "$bin" --runs "${RUNS:-5}" "${dirs[@]}" >"$out/map-restart.json"
+retrieval=$out/map-retrieval.json restart=$out/map-restart.json
+if [[ $part != cold ]]; then
+  echo "## retrieval (${COMMITS:-40} commits per repository)"
+  python3 "$repo/scripts/bench-map-retrieval.py" --coderd "$bin" "${aider[@]}" --commits "${COMMITS:-40}" "${dirs[@]}" >"$retrieval"
+else
+  echo "[]" >"$retrieval"
+fi
+if [[ $part != retrieval ]]; then
+  echo "## cold costs"
+  python3 "$repo/scripts/bench-map-restart.py" --coderd "$bin" --runs "${RUNS:-5}" "${dirs[@]}" >"$restart"
+else
+  echo "[]" >"$restart"
+fi
 
-python3 - "$out/map-retrieval.json" "$out/map-restart.json" <<'PY'
+python3 - "$retrieval" "$restart" <<'PY'
 import json, sys
 retrieval, restart = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 keys = ["focus@1000", "focus@4000", "focus@8000", "mentions@1000", "mentions@4000", "mentions@8000", "callers@8000"]
-print("\n| repository (commits) | tool | focus 1k | focus 4k | focus 8k | + mentions 1k | + mentions 4k | + mentions 8k | callers 8k |")
-print("|---|---|---|---|---|---|---|---|---|")
-totals = {}
-for r in retrieval:
-    for tool, t in r["recall"].items():
-        cells = " | ".join(f"{t[k]['pct']}%" for k in keys)
-        print(f"| {r['repo']} ({r['commits']}) | {tool} | {cells} |")
-        for k in keys:
-            s = totals.setdefault(tool, {}).setdefault(k, [0, 0])
-            s[0] += t[k]["shown"]; s[1] += t[k]["targets"]
-for tool, t in totals.items():
-    cells = " | ".join(f"**{100 * t[k][0] / max(t[k][1], 1):.1f}%**" for k in keys)
-    print(f"| all | {tool} | {cells} |")
-print("\ndeterministic (a fresh daemon gives the same maps): " + ", ".join(f"{r['repo']} {r['deterministic']}" for r in retrieval))
-print("\n| repository | cold map from nothing | cold map after restart (files re-tagged) | warm map | ctags -R | cold / ctags | after restart / ctags |")
-print("|---|---|---|---|---|---|---|")
-for r in restart:
-    print(f"| {r['repo']} | {r['from_nothing']:.3f} s | {r['after_restart']:.3f} s ({r['parsed_after_restart']}) | {r['warm']:.3f} s "
-          f"| {r['ctags']:.3f} s | {r['from_nothing'] / r['ctags']:.2f}× | {r['after_restart'] / r['ctags']:.2f}× |")
+if retrieval:
+    print("\n| repository (commits) | tool | focus 1k | focus 4k | focus 8k | + mentions 1k | + mentions 4k | + mentions 8k | callers 8k |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    totals = {}
+    for r in retrieval:
+        for tool, t in r["recall"].items():
+            cells = " | ".join(f"{t[k]['pct']}%" for k in keys)
+            print(f"| {r['repo']} ({r['commits']}) | {tool} | {cells} |")
+            for k in keys:
+                s = totals.setdefault(tool, {}).setdefault(k, [0, 0])
+                s[0] += t[k]["shown"]; s[1] += t[k]["targets"]
+    for tool, t in totals.items():
+        cells = " | ".join(f"**{100 * t[k][0] / max(t[k][1], 1):.1f}%**" for k in keys)
+        print(f"| all | {tool} | {cells} |")
+    print("\ndeterministic (a fresh daemon gives the same maps): " + ", ".join(f"{r['repo']} {r['deterministic']}" for r in retrieval))
+if restart:
+    print("\n| repository | cold map from nothing (whole process) | after restart (whole process; files re-tagged) | warm map (new question) "
+          "| ctags -R | cold / ctags | after restart / ctags | CPU: cold / after restart / ctags | RSS from nothing / after restart |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for r in restart:
+        ctags = r["ctags"]
+        print(f"| {r['repo']} | {r['from_nothing']:.3f} s ({r['from_nothing_process']:.3f} s) "
+              f"| {r['after_restart']:.3f} s ({r['after_restart_process']:.3f} s; {r['parsed_after_restart']}) "
+              f"| {r['warm']:.3f} s ({r['warm_new_question']:.3f} s) | {ctags:.3f} s "
+              f"| {r['from_nothing'] / ctags:.2f}× ({r['from_nothing_process'] / ctags:.2f}×) "
+              f"| {r['after_restart'] / ctags:.2f}× ({r['after_restart_process'] / ctags:.2f}×) "
+              f"| {r['from_nothing_cpu']:.2f} / {r['after_restart_cpu']:.2f} / {r['ctags_cpu']:.2f} s "
+              f"| {r['from_nothing_rss_mb']:.0f} / {r['after_restart_rss_mb']:.0f} MB |")
 PY

@@ -93,7 +93,7 @@ fn wait_for_saved_index(sandbox: &Sandbox) -> PathBuf {
     loop {
         let found = walk(&sandbox.dir.path().join("state"))
             .into_iter()
-            .find(|p| p.file_name().is_some_and(|n| n == "tags.json"));
+            .find(|p| p.file_name().is_some_and(|n| n == "tags.jsonl"));
         if let Some(path) = found {
             return path;
         }

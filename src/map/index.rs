@@ -234,7 +234,9 @@ fn list_sources(
         let Some(language) = languages::for_path(entry.path(), None) else {
             continue;
         };
-        if crate::syntax::queries::of(language).is_err() {
+        // Not `queries::of`: compiling a language's queries costs tens of milliseconds, which a
+        // restarted daemon whose saved tags are all current never needs to spend.
+        if !crate::syntax::queries::available(language) {
             continue;
         }
         let Some(resolved) = jail.locate(entry.path()) else {

@@ -3,20 +3,25 @@
 //! was down. A file whose identity and times match is taken as it was saved; one whose times
 //! changed but whose content hash matches (a checkout that rewrote it unchanged) is taken too.
 //!
-//! One JSON file, written whole (temporary file, then rename) on a background thread after a map
-//! changed the index; a file written by another build of coderd is ignored (its outlines may differ).
+//! One JSON Lines file — a header naming the build, then a line per tagged file — written whole
+//! (temporary file, then rename) on a background thread after a map changed the index; a file written
+//! by another build of coderd is ignored (its outlines may differ). The file is read on a background
+//! thread from the daemon's start, its lines parsed on all cores, so that a restarted daemon's first
+//! map costs about what a warm daemon's does.
 
 use super::index::{Entry, FileKey, FileTags};
 use crate::syntax::items::{Item, Outline};
 use crate::syntax::tags::Tags;
 use crate::syntax::{languages, Kind};
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
 
-const FILE_NAME: &str = "tags.json";
+const FILE_NAME: &str = "tags.jsonl";
 /// How long a save waits for a later one to supersede it (and for the map that asked for it to be
 /// ranked and answered, so that the save does not compete with it for the cores).
 const SETTLE: std::time::Duration = std::time::Duration::from_secs(1);
@@ -27,12 +32,14 @@ pub struct Store {
     /// The number of the latest save asked for; a save that finds a later one asked skips its write.
     asked: Arc<AtomicU64>,
     writing: Arc<Mutex<()>>,
+    /// The saved entries being read since the daemon started; taken by the first `load`.
+    reading: Mutex<Option<JoinHandle<HashMap<PathBuf, Entry>>>>,
 }
 
+/// The file's first line.
 #[derive(Serialize, Deserialize)]
-struct Saved {
+struct Header {
     build: String,
-    files: Vec<SavedFile>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -47,50 +54,52 @@ struct SavedFile {
     references: Vec<(String, u32)>,
 }
 
+/// An outline item as an array — kind, name, signature, line, end line, parent, parent's name (a
+/// method's type declared elsewhere), doc — since field names would be a third of the file.
 #[derive(Serialize, Deserialize)]
-struct SavedItem {
-    kind: Kind,
-    name: String,
-    signature: String,
-    line: usize,
-    end_line: usize,
-    parent: Option<usize>,
-    /// The type a method belongs to when it is declared elsewhere (Go's receivers).
-    #[serde(default)]
-    parent_name: Option<String>,
-    doc: Option<String>,
-}
+struct SavedItem(
+    Kind,
+    String,
+    String,
+    usize,
+    usize,
+    Option<usize>,
+    Option<String>,
+    Option<String>,
+);
 
 impl Store {
-    /// The store in `dir` (the daemon's state folder), created private if missing.
+    /// The store in `dir` (the daemon's state folder), created private if missing; what it holds
+    /// starts being read now.
     pub fn new(dir: &Path) -> Option<Store> {
         crate::paths::create_private_dir(dir)
             .map_err(|e| tracing::warn!("no tag index on disk at {}: {e}", dir.display()))
             .ok()?;
+        let path = dir.join(FILE_NAME);
+        let reading = path.exists().then(|| {
+            let path = path.clone();
+            std::thread::spawn(move || read(&path))
+        });
         Some(Store {
-            path: dir.join(FILE_NAME),
+            path,
             asked: Arc::default(),
             writing: Arc::default(),
+            reading: Mutex::new(reading),
         })
     }
 
-    /// The entries saved by this build of coderd; none when there is no file or it is another
-    /// build's or unreadable.
+    /// The entries saved by this build of coderd (waiting for the read started with the store);
+    /// none when there is no file or it is another build's or unreadable, and none after the first
+    /// call.
     pub fn load(&self) -> HashMap<PathBuf, Entry> {
-        let Ok(bytes) = std::fs::read(&self.path) else {
-            return HashMap::new();
-        };
-        let saved: Saved = match serde_json::from_slice(&bytes) {
-            Ok(saved) => saved,
-            Err(e) => {
-                tracing::info!("tag index {} not read: {e}", self.path.display());
-                return HashMap::new();
-            }
-        };
-        if saved.build != build() {
-            return HashMap::new();
-        }
-        saved.files.into_iter().filter_map(restore).collect()
+        let reading = self
+            .reading
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        reading
+            .and_then(|handle| handle.join().ok())
+            .unwrap_or_default()
     }
 
     /// Saves `entries` on a background thread (a later save supersedes this one).
@@ -114,14 +123,38 @@ impl Store {
     }
 }
 
+/// The entries in the file at `path`, each line parsed on its own (on all cores).
+fn read(path: &Path) -> HashMap<PathBuf, Entry> {
+    let Ok(bytes) = std::fs::read(path) else {
+        return HashMap::new();
+    };
+    let mut lines = bytes.split(|&b| b == b'\n');
+    let header = lines.next().map(serde_json::from_slice::<Header>);
+    match header {
+        Some(Ok(header)) if header.build == build() => {}
+        Some(Err(e)) => {
+            tracing::info!("tag index {} not read: {e}", path.display());
+            return HashMap::new();
+        }
+        _ => return HashMap::new(),
+    }
+    let lines: Vec<&[u8]> = lines.collect();
+    lines
+        .par_iter()
+        .filter_map(|line| serde_json::from_slice::<SavedFile>(line).ok())
+        .filter_map(restore)
+        .collect()
+}
+
 fn write(path: &Path, mut entries: Vec<(PathBuf, Entry)>) -> std::io::Result<()> {
     entries.sort_by(|a, b| a.0.cmp(&b.0));
-    let saved = Saved {
-        build: build(),
-        files: entries.into_iter().map(|(p, e)| save_one(p, e)).collect(),
-    };
-    let temporary = path.with_extension("json.tmp");
-    std::fs::write(&temporary, serde_json::to_vec(&saved)?)?;
+    let mut out = serde_json::to_vec(&Header { build: build() })?;
+    for (path, entry) in entries {
+        out.push(b'\n');
+        serde_json::to_writer(&mut out, &save_one(path, entry))?;
+    }
+    let temporary = path.with_extension("jsonl.tmp");
+    std::fs::write(&temporary, out)?;
     std::fs::rename(&temporary, path)
 }
 
@@ -139,15 +172,17 @@ fn save_one(path: PathBuf, entry: Entry) -> SavedFile {
             .outline
             .items
             .iter()
-            .map(|i| SavedItem {
-                kind: i.kind,
-                name: i.name.clone(),
-                signature: i.signature.clone(),
-                line: i.line,
-                end_line: i.end_line,
-                parent: i.parent,
-                parent_name: i.parent_name.clone(),
-                doc: i.doc.clone(),
+            .map(|i| {
+                SavedItem(
+                    i.kind,
+                    i.name.clone(),
+                    i.signature.clone(),
+                    i.line,
+                    i.end_line,
+                    i.parent,
+                    i.parent_name.clone(),
+                    i.doc.clone(),
+                )
             })
             .collect(),
         references: tags.tags.references.clone(),
@@ -160,20 +195,22 @@ fn restore(saved: SavedFile) -> Option<(PathBuf, Entry)> {
     let items = saved
         .items
         .into_iter()
-        .map(|i| Item {
-            kind: i.kind,
-            name: i.name,
-            signature: i.signature,
-            line: i.line,
-            end_line: i.end_line,
-            parent: i.parent,
-            parent_name: i.parent_name,
-            doc: i.doc,
-            // Byte ranges are only read while tagging, which is done.
-            bytes: 0..0,
-            name_bytes: 0..0,
-            extent_line: i.line,
-        })
+        .map(
+            |SavedItem(kind, name, signature, line, end_line, parent, parent_name, doc)| Item {
+                kind,
+                name,
+                signature,
+                line,
+                end_line,
+                parent,
+                parent_name,
+                doc,
+                // Byte ranges are only read while tagging, which is done.
+                bytes: 0..0,
+                name_bytes: 0..0,
+                extent_line: line,
+            },
+        )
         .collect();
     let tags = Tags {
         outline: Outline {
