@@ -22,14 +22,47 @@ use std::process::Command;
 const MANIFEST: &str = env!("CARGO_MANIFEST_DIR");
 
 /// One language's check: its corpus folder, ctags' name for it, the ctags kinds outside coderd's
-/// item notion, coderd's kinds outside ctags' notion (`parent.kind` for a kind under another),
-/// and the floor its scores must hold.
+/// item notion, coderd's kinds outside ctags' notion (`parent.kind` for a kind under another,
+/// `kind name` for one name of a kind), ctags' errors read by eye, and the floor its scores must
+/// hold.
 struct Check {
     folder: &'static str,
     ctags: &'static str,
     drop_theirs: &'static [&'static str],
     drop_ours: &'static [&'static str],
+    errata: &'static [Erratum],
     floor: f64,
+}
+
+/// A tag ctags gets wrong, read by eye in the file: one it gives that is no definition (`wrong`),
+/// or a definition it misses. Corrected before scoring; an erratum ctags no longer makes fails
+/// the test, so the list cannot go stale.
+struct Erratum {
+    file: &'static str,
+    name: &'static str,
+    line: usize,
+    wrong: bool,
+    why: &'static str,
+}
+
+const fn missed(file: &'static str, name: &'static str, line: usize, why: &'static str) -> Erratum {
+    Erratum {
+        file,
+        name,
+        line,
+        wrong: false,
+        why,
+    }
+}
+
+const fn wrong(file: &'static str, name: &'static str, line: usize, why: &'static str) -> Erratum {
+    Erratum {
+        file,
+        name,
+        line,
+        wrong: true,
+        why,
+    }
 }
 
 const CHECKS: &[Check] = &[
@@ -38,6 +71,7 @@ const CHECKS: &[Check] = &[
         ctags: "C",
         drop_theirs: &["header", "macroparam", "local", "parameter", "label"],
         drop_ours: &[],
+        errata: &[],
         floor: 0.99,
     },
     Check {
@@ -52,13 +86,40 @@ const CHECKS: &[Check] = &[
             "using",
         ],
         drop_ours: &[],
-        floor: 0.96,
+        errata: &[
+            wrong(
+                "gmock-spec-builders.cc",
+                "GTEST_DEFINE_STATIC_MUTEX_",
+                70,
+                "a macro call at file scope (`GTEST_API_ GTEST_DEFINE_STATIC_MUTEX_(g_gmock_mutex);`) read as a function",
+            ),
+            wrong(
+                "gtest-internal-inl.h",
+                "GTEST_DECLARE_bool_",
+                74,
+                "a macro call at file scope (`GTEST_DECLARE_bool_(death_test_use_fork);`) read as a function",
+            ),
+            missed(
+                "gmock-spec-builders.cc",
+                "first_used_test_suite",
+                472,
+                "a field whose type starts with `::` (`::std::string first_used_test_suite;`)",
+            ),
+            missed(
+                "gmock-spec-builders.cc",
+                "first_used_test",
+                473,
+                "a field whose type starts with `::` (`::std::string first_used_test;`)",
+            ),
+        ],
+        floor: 0.99,
     },
     Check {
         folder: "python",
         ctags: "Python",
         drop_theirs: &["namespace", "module", "unknown", "local", "parameter"],
         drop_ours: &[],
+        errata: &[],
         floor: 0.99,
     },
     Check {
@@ -72,6 +133,7 @@ const CHECKS: &[Check] = &[
             "anonMember",
         ],
         drop_ours: &[],
+        errata: &[],
         floor: 0.99,
     },
     Check {
@@ -80,44 +142,88 @@ const CHECKS: &[Check] = &[
         drop_theirs: &["package", "local"],
         // Methods of an enum constant's body are items (under the constant); ctags skips them.
         drop_ours: &["const.method"],
+        errata: &[],
         floor: 0.99,
     },
     Check {
         folder: "ruby",
         ctags: "Ruby",
         drop_theirs: &["library", "alias", "accessor"],
-        drop_ours: &[],
-        floor: 0.0,
+        // `class << self` opens the singleton class: ctags tags the methods in it, not it.
+        drop_ours: &["class self"],
+        errata: &[],
+        floor: 0.99,
     },
     Check {
         folder: "php",
         ctags: "PHP",
         drop_theirs: &["local", "alias"],
         drop_ours: &[],
-        floor: 0.0,
+        errata: &[],
+        floor: 0.99,
     },
     Check {
         folder: "kotlin",
         ctags: "Kotlin",
         drop_theirs: &["package"],
         drop_ours: &[],
-        floor: 0.0,
+        errata: &[],
+        floor: 0.99,
     },
     Check {
         folder: "csharp",
         ctags: "C#",
         drop_theirs: &["local", "enumerator"],
         drop_ours: &[],
-        floor: 0.0,
+        errata: &[
+            missed(
+                "DelegatingComponent.cs",
+                "DelegatingComponent",
+                13,
+                "an expression-bodied constructor (`public DelegatingComponent(PipelineComponent component) => …;`)",
+            ),
+            wrong(
+                "DelegatingComponent.cs",
+                "component",
+                13,
+                "the parameter of that constructor, read as a field",
+            ),
+            missed(
+                "DelegatingComponent.cs",
+                "Polly.Utils.Pipeline",
+                4,
+                "a file-scoped namespace (`namespace Polly.Utils.Pipeline;`, C# 10): ctags 5.9 tags block namespaces only",
+            ),
+            missed(
+                "ResiliencePipelineRegistry.TResult.cs",
+                "Polly.Registry",
+                3,
+                "a file-scoped namespace",
+            ),
+            missed("RetryEngine.cs", "Polly.Retry", 2, "a file-scoped namespace"),
+        ],
+        floor: 0.99,
     },
-    // Below the bar by one each way, both ctags' errors read by eye: `app.set = function set`
-    // untagged, `app[method] = …` inside a callback tagged `app`.
     Check {
         folder: "javascript",
         ctags: "JavaScript",
         drop_theirs: &["property"],
         drop_ours: &[],
-        floor: 0.98,
+        errata: &[
+            missed(
+                "application.js",
+                "set",
+                351,
+                "`app.set = function set(setting, val) {` at top level, as every other `app.x = function x` is tagged",
+            ),
+            wrong(
+                "application.js",
+                "app",
+                472,
+                "`app[method] = function (path) {` inside the `methods.forEach` callback: a computed property in a function body",
+            ),
+        ],
+        floor: 0.99,
     },
 ];
 
@@ -157,9 +263,12 @@ fn ours(check: &Check, files: &[PathBuf], bodies: &mut Bodies) -> Pairs {
                 let spans = bodies.entry(file_name(path)).or_default();
                 spans.push((item.line, item.end_line));
             }
+            let kind = item.kind.as_str();
             let under = item.parent.map(|p| outline.items[p].kind.as_str());
-            let nested = under.map(|p| format!("{p}.{}", item.kind.as_str()));
-            if check.drop_ours.contains(&item.kind.as_str())
+            let nested = under.map(|p| format!("{p}.{kind}"));
+            let named = format!("{kind} {}", item.name);
+            if check.drop_ours.contains(&kind)
+                || check.drop_ours.contains(&named.as_str())
                 || nested.is_some_and(|n| check.drop_ours.contains(&n.as_str()))
             {
                 continue;
@@ -171,8 +280,10 @@ fn ours(check: &Check, files: &[PathBuf], bodies: &mut Bodies) -> Pairs {
     pairs
 }
 
-/// Names compared without whitespace (`operator ()` and `operator()`).
+/// Names compared without whitespace (`operator ()` and `operator()`) and without PHP's `$`
+/// (coderd names a property as it is written, `$container`; ctags `container`).
 fn name_key(name: &str) -> String {
+    let name = name.strip_prefix('$').unwrap_or(name);
     name.split_whitespace().collect()
 }
 
@@ -209,8 +320,15 @@ fn theirs(check: &Check, files: &[PathBuf], bodies: &Bodies) -> Pairs {
         let in_body = bodies
             .get(&file)
             .is_some_and(|spans| spans.iter().any(|&(from, to)| from < line && line <= to));
-        // Anonymous types have no name to outline.
-        if in_body || name.starts_with("__anon") || name.starts_with("AnonymousFunction") {
+        // A lambda's contents are locals, as a function body's are (Kotlin's `{ i -> … }` in a
+        // property's initializer); anonymous types and functions have no name to outline.
+        let scope = tag["scope"].as_str().unwrap_or("");
+        if in_body
+            || scope.contains("<lambda>")
+            || ["__anon", "AnonymousFunction", "<lambda>"]
+                .iter()
+                .any(|anonymous| name.starts_with(anonymous))
+        {
             continue;
         }
         // ctags may tag one name twice (`app.init = function init` as a class and a function).
@@ -271,71 +389,99 @@ fn typescript_compiler(files: &[PathBuf]) -> Pairs {
     pairs
 }
 
-/// TypeScript against its own compiler's parser: ctags 5.9 stops early in these files.
-#[test]
-fn the_typescript_corpus_outlines_as_the_typescript_compiler_parses_it() {
-    let files = corpus_files("typescript");
-    let check = Check {
-        folder: "typescript",
-        ctags: "TypeScript",
-        drop_theirs: &[],
-        drop_ours: &[],
-        floor: 0.99,
-    };
-    let ours = ours(&check, &files, &mut Bodies::new());
-    let theirs = typescript_compiler(&files);
-    let (matched, n_ours, n_theirs, diff) = score(&ours, &theirs);
+/// ctags' tags corrected by the check's errata; an erratum ctags no longer makes is an error.
+fn correct(check: &Check, theirs: &mut Pairs) -> Result<(), String> {
+    for e in check.errata {
+        let key = (e.file.to_owned(), name_key(e.name), e.line);
+        let stale = if e.wrong {
+            theirs.remove(&key).is_none()
+        } else {
+            theirs.insert(key, 1).is_some()
+        };
+        if stale {
+            return Err(format!(
+                "{}: the erratum {}:{} `{}` ({}) no longer holds: remove it",
+                check.folder, e.file, e.line, e.name, e.why
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// One row of a scores table, and the differences when a score is below `floor`.
+fn row(
+    label: &str,
+    files: usize,
+    ours: &Pairs,
+    theirs: &Pairs,
+    floor: f64,
+) -> (String, Option<String>) {
+    let (matched, n_ours, n_theirs, diff) = score(ours, theirs);
     let precision = matched as f64 / n_ours.max(1) as f64;
     let recall = matched as f64 / n_theirs.max(1) as f64;
-    println!(
-        "| typescript (tsc) | {} | {n_ours} | {n_theirs} | {matched} | {:.1}% | {:.1}% |",
-        files.len(),
+    let line = format!(
+        "| {label} | {files} | {n_ours} | {n_theirs} | {matched} | {:.1}% | {:.1}% |",
         precision * 100.0,
         recall * 100.0
     );
-    let first: Vec<String> = diff.into_iter().take(20).collect();
-    assert!(
-        precision >= check.floor && recall >= check.floor,
-        "precision {precision:.4} recall {recall:.4}\n{}",
-        first.join("\n")
-    );
+    if std::env::var_os("CORPUS_DIFF").is_some() {
+        println!("{label}:\n{}", diff.join("\n"));
+    }
+    let failure = (precision < floor || recall < floor).then(|| {
+        let first: Vec<String> = diff.into_iter().take(12).collect();
+        format!(
+            "{label}: precision {precision:.4} recall {recall:.4} below {floor}\n{}",
+            first.join("\n")
+        )
+    });
+    (line, failure)
+}
+
+const HEADER: &str = "| corpus | files | coderd items | oracle's | matched | precision | recall |\n|---|---|---|---|---|---|---|";
+
+/// TypeScript and JavaScript against the TypeScript compiler's parser (ctags 5.9 stops early in
+/// the TypeScript files).
+#[test]
+fn the_ecmascript_corpora_outline_as_the_typescript_compiler_parses_them() {
+    let mut table = vec![HEADER.to_owned()];
+    let mut failures = Vec::new();
+    for folder in ["typescript", "javascript"] {
+        let files = corpus_files(folder);
+        let check = Check {
+            folder,
+            ctags: "",
+            drop_theirs: &[],
+            drop_ours: &[],
+            errata: &[],
+            floor: 0.99,
+        };
+        let ours = ours(&check, &files, &mut Bodies::new());
+        let theirs = typescript_compiler(&files);
+        let label = format!("{folder} (tsc)");
+        let (line, failure) = row(&label, files.len(), &ours, &theirs, check.floor);
+        table.push(line);
+        failures.extend(failure);
+    }
+    println!("{}", table.join("\n"));
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 
 #[test]
 fn every_corpus_outlines_as_ctags_tags_it() {
-    let mut table = vec![
-        "| language | files | coderd items | ctags tags | matched | precision | recall |"
-            .to_owned(),
-        "|---|---|---|---|---|---|---|".to_owned(),
-    ];
+    let mut table = vec![HEADER.to_owned()];
     let mut failures = Vec::new();
     for check in CHECKS {
         let files = corpus_files(check.folder);
         let mut bodies = Bodies::new();
         let ours = ours(check, &files, &mut bodies);
-        let theirs = theirs(check, &files, &bodies);
-        let (matched, n_ours, n_theirs, diff) = score(&ours, &theirs);
-        let precision = matched as f64 / n_ours.max(1) as f64;
-        let recall = matched as f64 / n_theirs.max(1) as f64;
-        table.push(format!(
-            "| {} | {} | {n_ours} | {n_theirs} | {matched} | {:.1}% | {:.1}% |",
-            check.folder,
-            files.len(),
-            precision * 100.0,
-            recall * 100.0
-        ));
-        if std::env::var_os("CORPUS_DIFF").is_some() {
-            println!("{}:\n{}", check.folder, diff.join("\n"));
+        let mut theirs = theirs(check, &files, &bodies);
+        if let Err(stale) = correct(check, &mut theirs) {
+            failures.push(stale);
         }
-        if precision < check.floor || recall < check.floor {
-            let first: Vec<String> = diff.into_iter().take(12).collect();
-            failures.push(format!(
-                "{}: precision {precision:.4} recall {recall:.4} below {}\n{}",
-                check.folder,
-                check.floor,
-                first.join("\n")
-            ));
-        }
+        let label = format!("{} (ctags, {} errata)", check.folder, check.errata.len());
+        let (line, failure) = row(&label, files.len(), &ours, &theirs, check.floor);
+        table.push(line);
+        failures.extend(failure);
     }
     println!("{}", table.join("\n"));
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
