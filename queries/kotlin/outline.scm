@@ -16,6 +16,6 @@
 ; Properties of a file, class or object (a getter's locals are no items).
 (source_file (property_declaration (variable_declaration (identifier) @name)) @definition.var)
 (class_body (property_declaration (variable_declaration (identifier) @name)) @definition.var)
-(class_parameter ["val" "var"] (identifier) @name) @definition.var
+(class_parameter ["val" "var"] . (identifier) @name) @definition.var
 (enum_class_body (property_declaration (variable_declaration (identifier) @name)) @definition.var)
 (type_alias type: (identifier) @name) @definition.type
