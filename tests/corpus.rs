@@ -209,6 +209,15 @@ const CHECKS: &[Check] = &[
         floor: 0.99,
     },
     Check {
+        folder: "bash",
+        ctags: "Sh",
+        drop_theirs: &["heredoc", "alias", "script"],
+        // Universal Ctags 5.9's shell parser tags no variables (`shfmt` checks them below).
+        drop_ours: &["var"],
+        errata: &[],
+        floor: 0.99,
+    },
+    Check {
         folder: "javascript",
         ctags: "JavaScript",
         drop_theirs: &["property"],
@@ -230,6 +239,9 @@ const CHECKS: &[Check] = &[
 ];
 
 type Pairs = BTreeMap<(String, String, usize), usize>;
+
+/// A second parser: the pairs it finds in files.
+type Parser = fn(&[PathBuf]) -> Pairs;
 
 fn corpus_files(folder: &str) -> Vec<PathBuf> {
     let dir = Path::new(MANIFEST).join("tests/corpus").join(folder);
@@ -255,7 +267,8 @@ fn ours(check: &Check, files: &[PathBuf], bodies: &mut Bodies) -> Pairs {
     let mut pairs = Pairs::new();
     for path in files {
         let source = std::fs::read(path).unwrap();
-        let mut language = languages::for_path(path, None).unwrap();
+        let first_line = source.split(|&b| b == b'\n').next();
+        let mut language = languages::for_path(path, first_line).unwrap();
         if language.name == "c" && dialect::cpp_content(&source) {
             language = languages::by_name("cpp").unwrap();
         }
@@ -359,7 +372,7 @@ fn score(ours: &Pairs, theirs: &Pairs) -> (usize, usize, usize, Vec<String>) {
     }
     for (k, n) in theirs {
         if ours.get(k).unwrap_or(&0) < n {
-            diff.push(format!("  only ctags: {k:?} x{n}"));
+            diff.push(format!("  only theirs: {k:?} x{n}"));
         }
     }
     (matched, total(ours), total(theirs), diff)
@@ -389,6 +402,61 @@ fn typescript_compiler(files: &[PathBuf]) -> Pairs {
         pairs.insert(key, 1);
     }
     pairs
+}
+
+/// Bash as `shfmt -tojson` (mvdan.cc/sh's parser, Debian's `shfmt`) parses it: functions outside
+/// functions, and the variables a top-level statement assigns (`A=1`, `export B=2`, `readonly
+/// C=3`, `declare -a D=()`; not `export E` nor `F=1 cmd`, which give the script no variable).
+fn shell_parser(files: &[PathBuf]) -> Pairs {
+    let mut pairs = Pairs::new();
+    for path in files {
+        let out = Command::new("shfmt")
+            .arg("-tojson")
+            .stdin(std::fs::File::open(path).unwrap())
+            .output()
+            .expect("shfmt runs (scripts/install-test-tools.sh installs it)");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let tree: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let mut add = |name: &serde_json::Value| {
+            let key = (
+                file_name(path),
+                name["Value"].as_str().unwrap().to_owned(),
+                name["ValuePos"]["Line"].as_u64().unwrap() as usize,
+            );
+            pairs.insert(key, 1);
+        };
+        shell_functions(&tree, &mut add);
+        for statement in tree["Stmts"].as_array().into_iter().flatten() {
+            let command = &statement["Cmd"];
+            let assigns = match command["Type"].as_str() {
+                Some("CallExpr") if command["Args"].is_null() => &command["Assigns"],
+                Some("DeclClause") => &command["Args"],
+                _ => continue,
+            };
+            for assign in assigns.as_array().into_iter().flatten() {
+                if !assign["Name"].is_null() && assign["Naked"] != true {
+                    add(&assign["Name"]);
+                }
+            }
+        }
+    }
+    pairs
+}
+
+/// The names of the function declarations in a shell syntax tree, not those inside a function.
+fn shell_functions(node: &serde_json::Value, add: &mut impl FnMut(&serde_json::Value)) {
+    match node {
+        serde_json::Value::Object(fields) if node["Type"] == "FuncDecl" => add(&fields["Name"]),
+        serde_json::Value::Object(fields) => {
+            fields.values().for_each(|v| shell_functions(v, add));
+        }
+        serde_json::Value::Array(items) => items.iter().for_each(|v| shell_functions(v, add)),
+        _ => {}
+    }
 }
 
 /// ctags' tags corrected by the check's errata; an erratum ctags no longer makes is an error.
@@ -442,13 +510,19 @@ fn row(
 
 const HEADER: &str = "| corpus | files | coderd items | oracle's | matched | precision | recall |\n|---|---|---|---|---|---|---|";
 
-/// TypeScript and JavaScript against the TypeScript compiler's parser (ctags 5.9 stops early in
-/// the TypeScript files).
+/// Each corpus with a second parser checked against it: TypeScript and JavaScript against the
+/// TypeScript compiler's parser (ctags 5.9 stops early in the TypeScript files), Bash against
+/// `shfmt`'s.
 #[test]
-fn the_ecmascript_corpora_outline_as_the_typescript_compiler_parses_them() {
+fn every_corpus_outlines_as_its_second_parser_parses_it() {
+    let parsers: [(&str, &str, Parser); 3] = [
+        ("typescript", "tsc", typescript_compiler),
+        ("javascript", "tsc", typescript_compiler),
+        ("bash", "shfmt", shell_parser),
+    ];
     let mut table = vec![HEADER.to_owned()];
     let mut failures = Vec::new();
-    for folder in ["typescript", "javascript"] {
+    for (folder, parser, parse) in parsers {
         let files = corpus_files(folder);
         let check = Check {
             folder,
@@ -459,8 +533,8 @@ fn the_ecmascript_corpora_outline_as_the_typescript_compiler_parses_them() {
             floor: 0.99,
         };
         let ours = ours(&check, &files, &mut Bodies::new());
-        let theirs = typescript_compiler(&files);
-        let label = format!("{folder} (tsc)");
+        let theirs = parse(&files);
+        let label = format!("{folder} ({parser})");
         let (line, failure) = row(&label, files.len(), &ours, &theirs, check.floor);
         table.push(line);
         failures.extend(failure);
