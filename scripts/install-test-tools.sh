@@ -53,11 +53,13 @@ if ! command -v ctags >/dev/null 2>&1; then
     "${sudo_or_root[@]}" apt-get update -qq >&2
     "${sudo_or_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq universal-ctags >&2
 fi
-# tests/corpus.rs checks the Bash corpus against shfmt's parser (mvdan.cc/sh).
-if ! command -v shfmt >/dev/null 2>&1; then
-    echo "install-test-tools.sh: installing shfmt (Debian package)" >&2
+# tests/corpus.rs checks the Bash corpus against shfmt's parser (mvdan.cc/sh), and the C and C++
+# corpora against clang's AST (the C++ one with googletest's headers).
+if ! command -v shfmt >/dev/null 2>&1 || ! command -v clang >/dev/null 2>&1 ||
+    [[ ! -e /usr/include/gmock/gmock.h ]]; then
+    echo "install-test-tools.sh: installing shfmt, clang, libgtest-dev and libgmock-dev (Debian packages)" >&2
     sudo_or_root=()
     ((EUID == 0)) || sudo_or_root=(sudo)
     "${sudo_or_root[@]}" apt-get update -qq >&2
-    "${sudo_or_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq shfmt >&2
+    "${sudo_or_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq shfmt clang libgtest-dev libgmock-dev >&2
 fi
