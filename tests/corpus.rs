@@ -13,7 +13,7 @@
 //!   items; no `#private` members, 37 of 97); their oracles are `syn` (tests/crosscheck.rs) and
 //!   the TypeScript compiler.
 //! - against a second parser: the TypeScript compiler's (TypeScript, JavaScript), `shfmt`'s
-//!   (Bash), clang's AST and preprocessor (C, C++). Python's `ast`, `go/ast` and `syn` are
+//!   (Bash), clang's AST and preprocessor (C, C++), javac's (Java). Python's `ast`, `go/ast` and `syn` are
 //!   tests/crosscheck.rs, over these corpora too.
 //!
 //! Precision and recall of (file, name, line) pairs must be at least each check's `floor` (0.99).
@@ -501,6 +501,27 @@ fn clang(language: &str, includes: &[PathBuf], files: &[PathBuf]) -> (Pairs, Lin
     rows_to_pairs(&out.stdout)
 }
 
+/// Java as javac's parser reads it (tests/crosscheck/JavaOutline.java, run from source by the
+/// JDK scripts/install-test-tools.sh installs).
+fn javac_parser(files: &[PathBuf]) -> (Pairs, Lines) {
+    let script = Path::new(MANIFEST).join("tests/crosscheck/JavaOutline.java");
+    let out = Command::new("java")
+        .args([
+            "--add-exports",
+            "jdk.compiler/com.sun.tools.javac.tree=ALL-UNNAMED",
+        ])
+        .arg(script)
+        .args(files)
+        .output()
+        .expect("java runs (scripts/install-test-tools.sh installs a JDK)");
+    assert!(
+        out.status.success(),
+        "JavaOutline.java: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    rows_to_pairs(&out.stdout)
+}
+
 /// Rows printed as JSON lists `[path, kind, name, line]`, as pairs; and `[path, "lines", first,
 /// last]`, the lines the parser saw.
 fn rows_to_pairs(stdout: &[u8]) -> (Pairs, Lines) {
@@ -584,15 +605,17 @@ const HEADER: &str = "| corpus | files | coderd items | oracle's | matched | pre
 
 /// Each corpus with a second parser checked against it: TypeScript and JavaScript against the
 /// TypeScript compiler's parser (ctags 5.9 stops early in the TypeScript files), Bash against
-/// `shfmt`'s, C and C++ against clang's AST and preprocessor, in the one configuration it compiles.
+/// `shfmt`'s, C and C++ against clang's AST and preprocessor (in the one configuration it
+/// compiles), Java against javac's.
 #[test]
 fn every_corpus_outlines_as_its_second_parser_parses_it() {
-    let parsers: [(&str, &str, Parser); 5] = [
+    let parsers: [(&str, &str, Parser); 6] = [
         ("typescript", "tsc", typescript_compiler),
         ("javascript", "tsc", typescript_compiler),
         ("bash", "shfmt", shell_parser),
         ("c", "clang", clang_c),
         ("cpp", "clang", clang_cpp),
+        ("java", "javac", javac_parser),
     ];
     let mut table = vec![HEADER.to_owned()];
     let mut failures = Vec::new();

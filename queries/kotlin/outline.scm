@@ -19,3 +19,6 @@
 (class_parameter ["val" "var"] . (identifier) @name) @definition.var
 (enum_class_body (property_declaration (variable_declaration (identifier) @name)) @definition.var)
 (type_alias type: (identifier) @name) @definition.type
+; A lambda is code, as a function's body is: what it declares is local.
+((lambda_literal) @name (#set! scope)) @definition.function
+((anonymous_function) @name (#set! scope)) @definition.function
