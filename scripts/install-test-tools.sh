@@ -53,13 +53,16 @@ if ! command -v ctags >/dev/null 2>&1; then
     "${sudo_or_root[@]}" apt-get update -qq >&2
     "${sudo_or_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq universal-ctags >&2
 fi
-# tests/corpus.rs checks the Bash corpus against shfmt's parser (mvdan.cc/sh), and the C and C++
-# corpora against clang's AST (the C++ one with googletest's headers).
+# tests/corpus.rs checks the golden corpora against each language's own parser: Bash's against
+# shfmt's (mvdan.cc/sh), C and C++ against clang's AST (C++ with googletest's headers), Ruby's
+# against Ripper, PHP's against the php-ast extension.
 if ! command -v shfmt >/dev/null 2>&1 || ! command -v clang >/dev/null 2>&1 ||
-    [[ ! -e /usr/include/gmock/gmock.h ]]; then
-    echo "install-test-tools.sh: installing shfmt, clang, libgtest-dev and libgmock-dev (Debian packages)" >&2
+    [[ ! -e /usr/include/gmock/gmock.h ]] || ! command -v ruby >/dev/null 2>&1 ||
+    ! php -m 2>/dev/null | grep -qx ast; then
+    packages=(shfmt clang libgtest-dev libgmock-dev ruby php-cli php-ast)
+    echo "install-test-tools.sh: installing ${packages[*]} (Debian packages)" >&2
     sudo_or_root=()
     ((EUID == 0)) || sudo_or_root=(sudo)
     "${sudo_or_root[@]}" apt-get update -qq >&2
-    "${sudo_or_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq shfmt clang libgtest-dev libgmock-dev >&2
+    "${sudo_or_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${packages[@]}" >&2
 fi

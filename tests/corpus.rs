@@ -13,7 +13,8 @@
 //!   items; no `#private` members, 37 of 97); their oracles are `syn` (tests/crosscheck.rs) and
 //!   the TypeScript compiler.
 //! - against a second parser: the TypeScript compiler's (TypeScript, JavaScript), `shfmt`'s
-//!   (Bash), clang's AST and preprocessor (C, C++), javac's (Java). Python's `ast`, `go/ast` and `syn` are
+//!   (Bash), clang's AST and preprocessor (C, C++), javac's (Java), Ripper (Ruby), php-ast (PHP).
+//!   Python's `ast`, `go/ast` and `syn` are
 //!   tests/crosscheck.rs, over these corpora too.
 //!
 //! Precision and recall of (file, name, line) pairs must be at least each check's `floor` (0.99).
@@ -504,19 +505,40 @@ fn clang(language: &str, includes: &[PathBuf], files: &[PathBuf]) -> (Pairs, Lin
 /// Java as javac's parser reads it (tests/crosscheck/JavaOutline.java, run from source by the
 /// JDK scripts/install-test-tools.sh installs).
 fn javac_parser(files: &[PathBuf]) -> (Pairs, Lines) {
-    let script = Path::new(MANIFEST).join("tests/crosscheck/JavaOutline.java");
-    let out = Command::new("java")
-        .args([
-            "--add-exports",
-            "jdk.compiler/com.sun.tools.javac.tree=ALL-UNNAMED",
-        ])
-        .arg(script)
+    let exports = [
+        "--add-exports",
+        "jdk.compiler/com.sun.tools.javac.tree=ALL-UNNAMED",
+    ];
+    script_rows("java", &exports, "JavaOutline.java", files)
+}
+
+/// Ruby as Ripper, Ruby's own parser, reads it (tests/crosscheck/rb_outline.rb).
+fn ruby_parser(files: &[PathBuf]) -> (Pairs, Lines) {
+    script_rows("ruby", &[], "rb_outline.rb", files)
+}
+
+/// PHP as PHP's own parser reads it (tests/crosscheck/php_outline.php, with Debian's php-ast).
+fn php_parser(files: &[PathBuf]) -> (Pairs, Lines) {
+    script_rows("php", &[], "php_outline.php", files)
+}
+
+/// The rows a script of tests/crosscheck prints for files, run by `interpreter`.
+fn script_rows(
+    interpreter: &str,
+    args: &[&str],
+    script: &str,
+    files: &[PathBuf],
+) -> (Pairs, Lines) {
+    let path = Path::new(MANIFEST).join("tests/crosscheck").join(script);
+    let out = Command::new(interpreter)
+        .args(args)
+        .arg(path)
         .args(files)
         .output()
-        .expect("java runs (scripts/install-test-tools.sh installs a JDK)");
+        .unwrap_or_else(|e| panic!("{interpreter} (scripts/install-test-tools.sh): {e}"));
     assert!(
         out.status.success(),
-        "JavaOutline.java: {}",
+        "{script}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
     rows_to_pairs(&out.stdout)
@@ -606,16 +628,18 @@ const HEADER: &str = "| corpus | files | coderd items | oracle's | matched | pre
 /// Each corpus with a second parser checked against it: TypeScript and JavaScript against the
 /// TypeScript compiler's parser (ctags 5.9 stops early in the TypeScript files), Bash against
 /// `shfmt`'s, C and C++ against clang's AST and preprocessor (in the one configuration it
-/// compiles), Java against javac's.
+/// compiles), Java against javac's, Ruby against its own (Ripper), PHP against its own (php-ast).
 #[test]
 fn every_corpus_outlines_as_its_second_parser_parses_it() {
-    let parsers: [(&str, &str, Parser); 6] = [
+    let parsers: [(&str, &str, Parser); 8] = [
         ("typescript", "tsc", typescript_compiler),
         ("javascript", "tsc", typescript_compiler),
         ("bash", "shfmt", shell_parser),
         ("c", "clang", clang_c),
         ("cpp", "clang", clang_cpp),
         ("java", "javac", javac_parser),
+        ("ruby", "Ripper", ruby_parser),
+        ("php", "php-ast", php_parser),
     ];
     let mut table = vec![HEADER.to_owned()];
     let mut failures = Vec::new();
