@@ -13,7 +13,8 @@
 //!   items; no `#private` members, 37 of 97); their oracles are `syn` (tests/crosscheck.rs) and
 //!   the TypeScript compiler.
 //! - against a second parser: the TypeScript compiler's (TypeScript, JavaScript), `shfmt`'s
-//!   (Bash), clang's AST and preprocessor (C, C++), javac's (Java), Ripper (Ruby), php-ast (PHP).
+//!   (Bash), clang's AST and preprocessor (C, C++), javac's (Java), Ripper (Ruby), php-ast (PHP),
+//!   PyYAML's (YAML), toml_edit's (TOML).
 //!   Python's `ast`, `go/ast` and `syn` are
 //!   tests/crosscheck.rs, over these corpora too.
 //!
@@ -223,6 +224,22 @@ const CHECKS: &[Check] = &[
         floor: 0.99,
     },
     Check {
+        folder: "markdown",
+        ctags: "Markdown",
+        drop_theirs: &[],
+        drop_ours: &[],
+        errata: &[],
+        floor: 0.99,
+    },
+    Check {
+        folder: "json",
+        ctags: "JSON",
+        drop_theirs: &[],
+        drop_ours: &[],
+        errata: &[],
+        floor: 0.99,
+    },
+    Check {
         folder: "javascript",
         ctags: "JavaScript",
         drop_theirs: &["property"],
@@ -333,7 +350,9 @@ fn theirs(check: &Check, files: &[PathBuf], bodies: &Bodies) -> Pairs {
     for line in String::from_utf8_lossy(&out.stdout).lines() {
         let tag: serde_json::Value = serde_json::from_str(line).unwrap();
         let kind = tag["kind"].as_str().unwrap_or("");
-        if tag["_type"] != "tag" || check.drop_theirs.contains(&kind) {
+        // A JSON file's items are its top-level object's keys; ctags tags nested keys too.
+        let nested_key = check.ctags == "JSON" && tag.get("scope").is_some();
+        if tag["_type"] != "tag" || check.drop_theirs.contains(&kind) || nested_key {
             continue;
         }
         let (file, name) = (
@@ -522,6 +541,72 @@ fn php_parser(files: &[PathBuf]) -> (Pairs, Lines) {
     script_rows("php", &[], "php_outline.php", files)
 }
 
+/// YAML as PyYAML's composer reads it (tests/crosscheck/yaml_outline.py).
+fn yaml_parser(files: &[PathBuf]) -> (Pairs, Lines) {
+    script_rows("python3", &[], "yaml_outline.py", files)
+}
+
+/// TOML as toml_edit reads it: the keys before the first table and every table header (`[a.b]`,
+/// `[[a]]`), named as written, each on the line of its name.
+fn toml_parser(files: &[PathBuf]) -> (Pairs, Lines) {
+    let mut pairs = Pairs::new();
+    for path in files {
+        let text = std::fs::read_to_string(path).unwrap();
+        let document = toml_edit::ImDocument::parse(text.as_str()).unwrap();
+        let mut add = |name: String, span: Option<std::ops::Range<usize>>| {
+            let start = span.expect("a parsed document keeps positions").start;
+            let line = text[..start].matches('\n').count() + 1;
+            pairs.insert((file_name(path), name_key(&name), line), 1);
+        };
+        let root = document.as_table();
+        for (name, item) in root.iter() {
+            if item.is_value() {
+                let span = root.key(name).unwrap().span();
+                add(as_written(&text, root, name), span);
+            }
+        }
+        toml_headers(&text, root, &mut Vec::new(), &mut add);
+    }
+    (pairs, Lines::new())
+}
+
+/// A key of a table as the document writes it (`'cfg(unix)'`, not a re-rendered `"cfg(unix)"`).
+fn as_written(text: &str, table: &toml_edit::Table, name: &str) -> String {
+    let key = table.key(name).unwrap();
+    match key.span() {
+        Some(span) => text[span].to_owned(),
+        None => key.display_repr().into_owned(),
+    }
+}
+
+/// The headers of the tables under `table` (whose header path is `path`), in the document.
+fn toml_headers(
+    text: &str,
+    table: &toml_edit::Table,
+    path: &mut Vec<String>,
+    add: &mut impl FnMut(String, Option<std::ops::Range<usize>>),
+) {
+    for (name, item) in table.iter() {
+        path.push(as_written(text, table, name));
+        match item {
+            toml_edit::Item::Table(inner) => {
+                if !inner.is_implicit() && !inner.is_dotted() {
+                    add(path.join("."), inner.span());
+                }
+                toml_headers(text, inner, path, add);
+            }
+            toml_edit::Item::ArrayOfTables(array) => {
+                for inner in array.iter() {
+                    add(path.join("."), inner.span());
+                    toml_headers(text, inner, path, add);
+                }
+            }
+            _ => {}
+        }
+        path.pop();
+    }
+}
+
 /// The rows a script of tests/crosscheck prints for files, run by `interpreter`.
 fn script_rows(
     interpreter: &str,
@@ -628,10 +713,11 @@ const HEADER: &str = "| corpus | files | coderd items | oracle's | matched | pre
 /// Each corpus with a second parser checked against it: TypeScript and JavaScript against the
 /// TypeScript compiler's parser (ctags 5.9 stops early in the TypeScript files), Bash against
 /// `shfmt`'s, C and C++ against clang's AST and preprocessor (in the one configuration it
-/// compiles), Java against javac's, Ruby against its own (Ripper), PHP against its own (php-ast).
+/// compiles), Java against javac's, Ruby against its own (Ripper), PHP against its own (php-ast),
+/// YAML against PyYAML's, TOML against toml_edit's.
 #[test]
 fn every_corpus_outlines_as_its_second_parser_parses_it() {
-    let parsers: [(&str, &str, Parser); 8] = [
+    let parsers: [(&str, &str, Parser); 10] = [
         ("typescript", "tsc", typescript_compiler),
         ("javascript", "tsc", typescript_compiler),
         ("bash", "shfmt", shell_parser),
@@ -640,6 +726,8 @@ fn every_corpus_outlines_as_its_second_parser_parses_it() {
         ("java", "javac", javac_parser),
         ("ruby", "Ripper", ruby_parser),
         ("php", "php-ast", php_parser),
+        ("yaml", "PyYAML", yaml_parser),
+        ("toml", "toml_edit", toml_parser),
     ];
     let mut table = vec![HEADER.to_owned()];
     let mut failures = Vec::new();
