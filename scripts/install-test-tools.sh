@@ -37,3 +37,11 @@ fi
 for pair in openssl:openssl nvim:neovim rg:ripgrep ctags:universal-ctags; do
     command -v "${pair%%:*}" >/dev/null 2>&1 || apt_install "${pair#*:}"
 done
+# tests/corpus.rs checks the golden corpora against each language's own parser: Bash's against
+# shfmt's (mvdan.cc/sh), C and C++ against clang's AST (C++ with googletest's headers), Ruby's
+# against Ripper, PHP's against the php-ast extension.
+if ! command -v shfmt >/dev/null 2>&1 || ! command -v clang >/dev/null 2>&1 ||
+    [[ ! -e /usr/include/gmock/gmock.h ]] || ! command -v ruby >/dev/null 2>&1 ||
+    ! php -m 2>/dev/null | grep -qx ast; then
+    apt_install shfmt clang libgtest-dev libgmock-dev ruby php-cli php-ast
+fi

@@ -14,3 +14,6 @@
 (property_declaration name: (identifier) @name) @definition.field
 (field_declaration
   (variable_declaration (variable_declarator name: (identifier) @name))) @definition.field
+; A lambda is code, as a method's body is: what it declares is local.
+((lambda_expression) @name (#set! scope)) @definition.method
+((anonymous_method_expression) @name (#set! scope)) @definition.method

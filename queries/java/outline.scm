@@ -12,3 +12,9 @@
 (constructor_declaration name: (identifier) @name body: (_) @body) @definition.method
 (field_declaration declarator: (variable_declarator name: (identifier) @name)) @definition.field
 (constant_declaration declarator: (variable_declarator name: (identifier) @name)) @definition.const
+
+; Initializer blocks (`static { … }`, `{ … }` in a class body) and lambdas are code, as a method's
+; body is: an anonymous class's methods there are locals.
+((static_initializer) @name (#set! scope)) @definition.function
+((lambda_expression) @name (#set! scope)) @definition.function
+(class_body ((block) @name @definition.function (#set! scope)))

@@ -1,4 +1,5 @@
-; PHP: namespaces, classes, interfaces, traits, enums, functions, methods, properties, constants.
+; PHP: namespaces, classes, interfaces, traits, enums and their cases, functions, methods,
+; properties, constants.
 
 (namespace_definition name: (_) @name) @definition.module
 (class_declaration name: (name) @name body: (_) @body) @definition.class
@@ -10,3 +11,4 @@
 (method_declaration name: (name) @name) @definition.method
 (property_declaration (property_element name: (variable_name) @name)) @definition.field
 (const_declaration (const_element (name) @name)) @definition.const
+(enum_case name: (name) @name) @definition.const

@@ -233,11 +233,16 @@ fn collect_matches<'t>(
         let exclusive = settings.iter().any(|p| &*p.key == "exclusive");
         let skip = settings.iter().any(|p| &*p.key == "skip");
         let scope = settings.iter().any(|p| &*p.key == "scope");
+        // `(#set! name "Companion")`: the name the language gives what the source leaves unnamed.
+        let given = settings
+            .iter()
+            .find(|p| &*p.key == "name")
+            .and_then(|p| p.value.as_deref());
         for name in names {
             found.push(Found {
                 node,
                 kind,
-                name: collapse(&text(source, name)),
+                name: given.map_or_else(|| collapse(&text(source, name)), str::to_owned),
                 body,
                 signature,
                 receiver: receiver.clone(),

@@ -12,6 +12,7 @@ pub mod items;
 pub mod languages;
 pub mod outline;
 pub mod queries;
+pub mod shell_mask;
 pub mod symbol;
 pub mod tags;
 
@@ -96,11 +97,14 @@ thread_local! {
 /// `None` when the language has no usable grammar.
 pub fn parse(language: &languages::Language, source: &[u8], old: Option<&Tree>) -> Option<Tree> {
     let queries = queries::of(language).ok()?;
-    // A C file with a bare macro line is parsed from scratch, masked: whether a line is masked
-    // depends on the line before it, which an edit elsewhere can change.
-    let masked = matches!(language.name.as_str(), "c" | "cpp")
-        .then(|| dialect::mask_macro_lines(source))
-        .flatten();
+    // A C file with a bare macro line (a shell script with a form its grammar misreads) is parsed
+    // from scratch, masked: whether a line is masked depends on the line before it (on the whole
+    // line), which an edit elsewhere can change.
+    let masked = match language.name.as_str() {
+        "c" | "cpp" => dialect::mask_macro_lines(source),
+        "bash" => shell_mask::mask(source),
+        _ => None,
+    };
     let (source, old) = match &masked {
         Some(masked) => (masked.as_slice(), None),
         None => (source, old),

@@ -8,7 +8,8 @@
 //! When one node matches several patterns, the first pattern wins for each name; a pattern with
 //! `(#set! exclusive)` wins its node alone (other patterns' names there are dropped), and one with
 //! `(#set! skip)` as well makes the node no item (recovery patterns for what the parser misread);
-//! `(#set! scope)` makes it no item whose contents are local, as a function's are.
+//! `(#set! scope)` makes it no item whose contents are local, as a function's are;
+//! `(#set! name "N")` names the item N (the `@name` capture still places it).
 //!
 //! `tags.scm` captures `@reference` on every name that refers to a definition elsewhere; the map's
 //! definitions are the outline's items.

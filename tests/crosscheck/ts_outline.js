@@ -1,7 +1,7 @@
 // Prints the definitions of TypeScript/JavaScript files as JSON lines [path, kind, name, line], as
 // the TypeScript compiler's own parser sees them, under coderd's notion of an item: nothing inside
 // function bodies; class and interface members; the members of object types a type alias names;
-// top-level (and namespace-level) variables. Run by tests/corpus.rs with `typescript` from
+// top-level (and namespace-level) variables, functions bound to a property at the top level. Run by tests/corpus.rs with `typescript` from
 // $CODERD_SERVERS_DIR/npm (scripts/install-language-servers.sh) or NODE_PATH.
 "use strict";
 const fs = require("fs");
@@ -19,6 +19,13 @@ function loadTypescript() {
 }
 
 const ts = loadTypescript();
+
+// `app.init = function init() {…}` / `exports.f = () => …`: a function bound to a property.
+function boundFunction(e) {
+  return ts.isBinaryExpression(e) && e.operatorToken.kind === ts.SyntaxKind.EqualsToken &&
+    ts.isPropertyAccessExpression(e.left) &&
+    (ts.isFunctionExpression(e.right) || ts.isArrowFunction(e.right));
+}
 
 function rows(file) {
   const text = fs.readFileSync(file, "utf8");
@@ -65,6 +72,8 @@ function rows(file) {
         for (const d of s.declarationList.declarations) {
           if (ts.isIdentifier(d.name)) push("var", d.name);
         }
+      } else if (ts.isExpressionStatement(s) && boundFunction(s.expression)) {
+        push("function", s.expression.left.name);
       }
     }
   };
