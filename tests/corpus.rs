@@ -408,18 +408,7 @@ fn score(ours: &Pairs, theirs: &Pairs) -> (usize, usize, usize, Vec<String>) {
 
 /// The TypeScript compiler's view of files (tests/crosscheck/ts_outline.js), as pairs.
 fn typescript_compiler(files: &[PathBuf]) -> (Pairs, Lines) {
-    let script = Path::new(MANIFEST).join("tests/crosscheck/ts_outline.js");
-    let out = Command::new("node")
-        .arg(script)
-        .args(files)
-        .output()
-        .expect("node runs");
-    assert!(
-        out.status.success(),
-        "ts_outline.js (typescript from scripts/install-language-servers.sh): {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    rows_to_pairs(&out.stdout)
+    script_rows("node", &[], "ts_outline.js", files)
 }
 
 /// Bash as `shfmt -tojson` (mvdan.cc/sh's parser, Debian's `shfmt`) parses it: functions outside
@@ -503,22 +492,13 @@ fn clang_cpp(files: &[PathBuf]) -> (Pairs, Lines) {
 }
 
 fn clang(language: &str, includes: &[PathBuf], files: &[PathBuf]) -> (Pairs, Lines) {
-    let script = Path::new(MANIFEST).join("tests/crosscheck/clang_outline.py");
-    let mut command = Command::new("python3");
-    command.arg(script).arg(language);
+    // The script's arguments: the language, `-I DIR` per folder, then the files.
+    let mut args = vec![PathBuf::from(language)];
     for dir in includes {
-        command.arg("-I").arg(dir);
+        args.extend([PathBuf::from("-I"), dir.clone()]);
     }
-    let out = command
-        .args(files)
-        .output()
-        .expect("python3 runs clang_outline.py");
-    assert!(
-        out.status.success(),
-        "clang_outline.py (clang from scripts/install-test-tools.sh): {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    rows_to_pairs(&out.stdout)
+    args.extend(files.iter().cloned());
+    script_rows("python3", &[], "clang_outline.py", &args)
 }
 
 /// Java as javac's parser reads it (tests/crosscheck/JavaOutline.java, run from source by the
@@ -620,7 +600,9 @@ fn script_rows(
         .arg(path)
         .args(files)
         .output()
-        .unwrap_or_else(|e| panic!("{interpreter} (scripts/install-test-tools.sh): {e}"));
+        .unwrap_or_else(|e| {
+            panic!("{interpreter} (scripts/install-test-tools.sh; typescript for node: scripts/install-language-servers.sh): {e}")
+        });
     assert!(
         out.status.success(),
         "{script}: {}",
