@@ -8,9 +8,10 @@
 #   PART=cold REPOS="prometheus/prometheus rust-lang/rust-analyzer" scripts/bench-map.sh
 #                                     only the cold costs, on the structure benchmark's corpora
 #
-# About 15 minutes on 2 cores. Repositories are cloned with their history into BENCH_CACHE (default
-# ~/.cache/coderd-bench/history); without network, BENCH_MIRRORS names a folder of local mirrors
-# laid out as <owner>+<name>/repo. aider-chat is installed from PyPI into a venv there (tokens
+# About 4 minutes on 2 cores (aider installed once). Repositories are cloned with their history
+# into BENCH_CACHE (default ~/.cache/coderd-bench/history); without network, BENCH_MIRRORS names a
+# folder of local mirrors laid out as <owner>+<name>/repo (a mirror's folders of missing blobs are
+# left out of the checkout: scripts/sparse-without-missing.py). aider-chat is installed from PyPI into a venv there (tokens
 # counted as chars/4; without it its columns are left out). COMMITS (default 40) commits per
 # repository; RUNS (default 5) runs of the cold timings; BENCH_NO_BUILD=1 uses the release binary
 # already built. PART (retrieval, cold; default both) runs one part; REPOS (owner/name ...) replaces
@@ -39,8 +40,16 @@ for r in "${repos[@]}"; do
     if ! git clone -q "https://github.com/$r" "$dest" 2>/dev/null; then
       mirror=${BENCH_MIRRORS:-/nonexistent}/${r/\//+}/repo
       [[ -d $mirror ]] || { echo "cannot clone $r and no mirror at $mirror" >&2; exit 1; }
-      # A mirror may lack a few large blobs (test data): check out everything else.
-      git clone -q "$mirror" "$dest" 2>/dev/null || git -C "$dest" restore --source=HEAD -- :/ 2>/dev/null || true
+      # A mirror may lack a few large blobs (test data): their folders are left out of a sparse
+      # checkout (with a sparse index, git never reads them), so every commit checks out.
+      git clone -q --no-checkout "$mirror" "$dest"
+      cone=$("$repo/scripts/sparse-without-missing.py" "$dest")
+      if [[ -n $cone ]]; then
+        git -C "$dest" config index.sparse true
+        # shellcheck disable=SC2086 # one folder a word
+        git -C "$dest" sparse-checkout set --cone $cone
+      fi
+      git -C "$dest" checkout -q -f
     fi
   fi
   dirs+=("$dest")

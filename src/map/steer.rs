@@ -49,10 +49,27 @@ pub fn neighbours(
             }
         }
     }
+    // A change reaches the focus file's own folder more often than any other folder: a tied file
+    // there counts more (an untied one gains nothing: being a neighbour is the tie, not the place).
+    let folders: Vec<&str> = focus.iter().map(|&f| folder(&files[f].rel)).collect();
+    for (f, file) in files.iter().enumerate() {
+        if ties[f] > 0.0 && folders.contains(&folder(&file.rel)) {
+            ties[f] *= SAME_FOLDER;
+        }
+    }
     for &f in focus {
         ties[f] = 0.0;
     }
     ties
+}
+
+/// How much more a tie counts for a file in a focus file's folder: 2 was the best of 1, 2, 3 and
+/// 5 on the tuning repositories of `scripts/bench-map.sh` (docs/benchmarks.md).
+const SAME_FOLDER: f64 = 2.0;
+
+/// A file's folder, as the index's relative paths write it (`""` at the top).
+fn folder(rel: &str) -> &str {
+    rel.rsplit_once('/').map_or("", |(dir, _)| dir)
 }
 
 /// Kinds whose names tie files together (a field's or a module's name says little).
