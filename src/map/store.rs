@@ -192,6 +192,11 @@ fn save_one(path: PathBuf, entry: Entry) -> SavedFile {
 fn restore(saved: SavedFile) -> Option<(PathBuf, Entry)> {
     let language = languages::by_name(&saved.language)?;
     let hash = blake3::Hash::from_hex(&saved.hash).ok()?;
+    // A parent is an earlier item of the same file (rendering nests by it): a line saying
+    // otherwise was not written by this build, and its file is tagged again.
+    if (saved.items.iter().enumerate()).any(|(i, item)| item.5.is_some_and(|p| p >= i)) {
+        return None;
+    }
     let items = saved
         .items
         .into_iter()
@@ -246,4 +251,41 @@ fn build() -> String {
             format!("{} {exe}", env!("CARGO_PKG_VERSION"))
         })
         .clone()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn saved(parents: &[Option<usize>]) -> SavedFile {
+        let item = |parent| {
+            SavedItem(
+                Kind::Function,
+                "f".into(),
+                "fn f()".into(),
+                1,
+                2,
+                parent,
+                None,
+                None,
+            )
+        };
+        SavedFile {
+            path: "/w/a.rs".into(),
+            rel: "a.rs".into(),
+            key: (1, 2, 3, 4, 5, 6, 7),
+            hash: blake3::hash(b"x").to_hex().to_string(),
+            language: "rust".into(),
+            generated: false,
+            items: parents.iter().map(|&p| item(p)).collect(),
+            references: vec![],
+        }
+    }
+
+    #[test]
+    fn a_saved_file_whose_parents_are_not_earlier_items_is_tagged_again() {
+        assert!(restore(saved(&[None, Some(0), Some(1)])).is_some());
+        assert!(restore(saved(&[None, Some(1)])).is_none());
+        assert!(restore(saved(&[None, Some(7)])).is_none());
+    }
 }
