@@ -291,16 +291,8 @@ fn located(source: String, symbol: Option<String>, locations: Vec<Found>) -> Loc
 
 fn definition(state: &Arc<State>, p: Position) -> Result<Located> {
     let start = start(state, &p)?;
-    let asked = state.lsp.ask(
-        state,
-        &start.path,
-        start.at,
-        "textDocument/definition",
-        json!({}),
-    );
-    if let Some(answer) = asked {
-        let found = with_text(state, navigate::places(&answer.result));
-        return Ok(located(answer.server, start.name, found));
+    if let Some(answered) = server_places(state, &start, "textDocument/definition", json!({})) {
+        return Ok(answered);
     }
     let name = index_name(&start)?;
     let found = lookup::definitions(state, &state.map, &name)?
@@ -319,6 +311,21 @@ fn definition(state: &Arc<State>, p: Position) -> Result<Located> {
     Ok(located("index".into(), Some(name), found))
 }
 
+/// The places a warm server answers `method` with at the start, each with its line's text; none
+/// when no server answered.
+fn server_places(
+    state: &Arc<State>,
+    start: &Start,
+    method: &str,
+    params: Value,
+) -> Option<Located> {
+    let answer = state
+        .lsp
+        .ask(state, &start.path, start.at, method, params)?;
+    let found = with_text(state, navigate::places(&answer.result));
+    Some(located(answer.server, start.name.clone(), found))
+}
+
 /// The name the index is asked for: the one at the position.
 fn index_name(start: &Start) -> Result<String> {
     start.name.clone().ok_or_else(|| {
@@ -330,16 +337,8 @@ fn index_name(start: &Start) -> Result<String> {
 fn references(state: &Arc<State>, p: ReferencesParams) -> Result<Located> {
     let start = start(state, &p.position())?;
     let context = json!({"context": {"includeDeclaration": p.include_declaration.unwrap_or(true)}});
-    let asked = state.lsp.ask(
-        state,
-        &start.path,
-        start.at,
-        "textDocument/references",
-        context,
-    );
-    if let Some(answer) = asked {
-        let found = with_text(state, navigate::places(&answer.result));
-        return Ok(located(answer.server, start.name, found));
+    if let Some(answered) = server_places(state, &start, "textDocument/references", context) {
+        return Ok(answered);
     }
     let name = index_name(&start)?;
     let width = name.encode_utf16().count() as u32;

@@ -2,7 +2,7 @@
 //! entry commits or fails alone, and its outcome fills its slot of `results[]` (iii's partial
 //! success).
 
-use super::{inner, require_entries, EntryError, State};
+use super::{inner, EntryError, State};
 use crate::edit::paths;
 use crate::error::{Code, Error, Result};
 use schemars::JsonSchema;
@@ -75,10 +75,22 @@ fn outcome(wire: &str, done: Result<(String, Value)>, failed: Value) -> Outcome 
     }
 }
 
-/// The name of a batch's `i`th entry, as its caller sent it (`files[2]`): each entry is a coderd
-/// call of one entry, whose errors name it `files[0]`.
-fn slot(list: &str, i: usize) -> String {
-    format!("{list}[{i}]")
+/// A batch: `one` runs each entry of the list `list` on its own and gives its outcome, told the
+/// entry's name as its caller sent it (`files[2]`; each entry is a coderd call of one entry, whose
+/// errors name it `files[0]`). An empty list is a top-level C210 naming it, with `example`.
+fn each<T>(
+    list: &str,
+    entries: &[T],
+    example: &str,
+    one: impl Fn(String, &T) -> Outcome,
+) -> Result<Results> {
+    if entries.is_empty() {
+        return Err(Error::bad_input(format!("`{list}` is empty")).with_recovery(example));
+    }
+    let results = (entries.iter().enumerate())
+        .map(|(i, entry)| one(format!("{list}[{i}]"), entry))
+        .collect();
+    Ok(Results { results })
 }
 
 /// Checks iii's `mode`: up to four octal digits.
@@ -95,31 +107,21 @@ fn check_mode(mode: &Option<String>) -> Result<()> {
 }
 
 pub fn create_file(state: &Arc<State>, p: CreateParams) -> Result<Results> {
-    require_entries(
-        "files",
-        p.files.len(),
-        r##"{"files": [{"path": "notes.md", "content": "# notes\n"}]}"##,
-    )?;
-    let results = p
-        .files
-        .iter()
-        .enumerate()
-        .map(|(i, f)| {
-            let done = check_mode(&f.mode).and_then(|()| {
-                let answer = inner(
-                    state,
-                    "create-file",
-                    json!({"files": [{"path": f.path, "content": f.content,
-                        "overwrite": f.overwrite, "parents": f.parents}]}),
-                    &[(&slot("files", i), "files[0]")],
-                )?;
-                let written = json!({"bytes_written": f.content.len()});
-                Ok((answered_path(&answer, "files", &f.path), written))
-            });
-            outcome(&f.path, done, json!({"bytes_written": 0}))
-        })
-        .collect();
-    Ok(Results { results })
+    let example = r##"{"files": [{"path": "notes.md", "content": "# notes\n"}]}"##;
+    each("files", &p.files, example, |slot, f| {
+        let done = check_mode(&f.mode).and_then(|()| {
+            let answer = inner(
+                state,
+                "create-file",
+                json!({"files": [{"path": f.path, "content": f.content,
+                    "overwrite": f.overwrite, "parents": f.parents}]}),
+                &[(&slot, "files[0]")],
+            )?;
+            let written = json!({"bytes_written": f.content.len()});
+            Ok((answered_path(&answer, "files", &f.path), written))
+        });
+        outcome(&f.path, done, json!({"bytes_written": 0}))
+    })
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -141,38 +143,28 @@ struct FileOps {
 }
 
 pub fn update_file(state: &Arc<State>, p: UpdateParams) -> Result<Results> {
-    require_entries(
-        "files",
-        p.files.len(),
-        r#"{"files": [{"path": "notes.md", "ops": [{"op": "insert", "at_line": 1, "content": "x"}]}]}"#,
-    )?;
-    let results = p
-        .files
-        .iter()
-        .enumerate()
-        .map(|(i, f)| {
-            let done = (|| {
-                let answer = inner(
-                    state,
-                    "update-file",
-                    json!({"files": [{"path": f.path, "ops": f.ops}]}),
-                    &[(&slot("files", i), "files[0]")],
-                )?;
-                let file = &answer["files"][0];
-                let detail = json!({
-                    "applied": f.ops.len(),
-                    "new_line_count": file["new_line_count"],
-                    "echoes": file["echoes"],
-                    "echoes_truncated": file["echoes_truncated"],
-                });
-                Ok((answered_path(&answer, "files", &f.path), detail))
-            })();
-            let failed =
-                json!({"applied": 0, "new_line_count": 0, "echoes": [], "echoes_truncated": false});
-            outcome(&f.path, done, failed)
-        })
-        .collect();
-    Ok(Results { results })
+    let example = r#"{"files": [{"path": "notes.md", "ops": [{"op": "insert", "at_line": 1, "content": "x"}]}]}"#;
+    each("files", &p.files, example, |slot, f| {
+        let done = (|| {
+            let answer = inner(
+                state,
+                "update-file",
+                json!({"files": [{"path": f.path, "ops": f.ops}]}),
+                &[(&slot, "files[0]")],
+            )?;
+            let file = &answer["files"][0];
+            let detail = json!({
+                "applied": f.ops.len(),
+                "new_line_count": file["new_line_count"],
+                "echoes": file["echoes"],
+                "echoes_truncated": file["echoes_truncated"],
+            });
+            Ok((answered_path(&answer, "files", &f.path), detail))
+        })();
+        let failed =
+            json!({"applied": 0, "new_line_count": 0, "echoes": [], "echoes_truncated": false});
+        outcome(&f.path, done, failed)
+    })
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -186,17 +178,15 @@ pub struct DeleteParams {
 }
 
 pub fn delete_file(state: &Arc<State>, p: DeleteParams) -> Result<Results> {
-    require_entries("paths", p.paths.len(), r#"{"paths": ["scratch.txt"]}"#)?;
-    let results = p
-        .paths
-        .iter()
-        .enumerate()
-        .map(|(i, wire)| {
-            let done = delete_one(state, &slot("paths", i), wire, p.recursive);
+    each(
+        "paths",
+        &p.paths,
+        r#"{"paths": ["scratch.txt"]}"#,
+        |slot, wire| {
+            let done = delete_one(state, &slot, wire, p.recursive);
             outcome(wire, done, json!({"removed": false}))
-        })
-        .collect();
-    Ok(Results { results })
+        },
+    )
 }
 
 /// One path: a missing one is a success with `removed: false` (iii's idempotent delete), a
@@ -269,21 +259,11 @@ struct MoveItem {
 }
 
 pub fn move_entries(state: &Arc<State>, p: MoveParams) -> Result<Results> {
-    require_entries(
-        "files",
-        p.files.len(),
-        r#"{"files": [{"from": "a.txt", "to": "b.txt"}]}"#,
-    )?;
-    let results = p
-        .files
-        .iter()
-        .enumerate()
-        .map(|(i, m)| {
-            let done = move_one(state, &slot("files", i), m);
-            outcome(&m.from, done, json!({"to": m.to}))
-        })
-        .collect();
-    Ok(Results { results })
+    let example = r#"{"files": [{"from": "a.txt", "to": "b.txt"}]}"#;
+    each("files", &p.files, example, |slot, m| {
+        let done = move_one(state, &slot, m);
+        outcome(&m.from, done, json!({"to": m.to}))
+    })
 }
 
 /// One move. A destination that is an existing folder is C210 (iii moves onto a path, never

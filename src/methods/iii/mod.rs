@@ -225,16 +225,6 @@ impl EntryError {
     }
 }
 
-/// An empty batch is a top-level C210 naming the field.
-fn require_entries(field: &str, len: usize, example: &str) -> Result<()> {
-    match len {
-        0 => {
-            Err(Error::bad_input(format!("`{field}` is empty")).with_recovery(example.to_string()))
-        }
-        _ => Ok(()),
-    }
-}
-
 /// A JSON object from pairs, leaving out the `None`s.
 fn object(pairs: &[(&str, Option<Value>)]) -> Value {
     let map = pairs
