@@ -20,8 +20,13 @@ fn main() {
     let out = PathBuf::from(env("OUT_DIR"));
     println!("cargo:rerun-if-changed=queries");
     println!("cargo:rerun-if-changed=grammars/grammars.toml");
+    // Where the grammar crates' sources were found (cargo's registry folder, or a vendor folder
+    // that a `.cargo/config.toml` names) does not change what is built from them: Cargo.lock
+    // pins each crate's version, and a published version's sources are the same bytes wherever
+    // they are unpacked. So the lock, the table and the queries are watched, never the files
+    // cargo's configuration might live in: a `rerun-if-changed` on a file that does not exist
+    // reruns this script, and so recompiles the daemon, on every build.
     println!("cargo:rerun-if-env-changed={SOURCES_VAR}");
-    println!("cargo:rerun-if-env-changed=CARGO_HOME");
     write_query_table(&manifest, &out);
     write_grammar_pack(&manifest, &out);
 }
@@ -248,7 +253,6 @@ fn source_roots(manifest: &Path) -> Vec<PathBuf> {
     for (dot_cargo, base) in configs {
         for name in ["config.toml", "config"] {
             let file = dot_cargo.join(name);
-            println!("cargo:rerun-if-changed={}", file.display());
             let Ok(text) = std::fs::read_to_string(&file) else {
                 continue;
             };

@@ -39,6 +39,13 @@ cargo clippy --workspace --locked --all-targets -- -D warnings
 # The daemon's tests run the `coder` binary of another package of the workspace (crates/coder),
 # which `cargo test` does not build for them: build the whole workspace first.
 cargo build --workspace --locked
+# A build with nothing changed compiles nothing (a build script that reruns every time makes every
+# build, test run and benchmark recompile the daemon).
+if rebuilt=$(cargo build --workspace --locked 2>&1 | grep -E '^ *(Compiling|Running) '); then
+    echo "test.sh: a second cargo build with nothing changed still did work:" >&2
+    echo "$rebuilt" >&2
+    exit 1
+fi
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 cargo test --workspace --locked 2>&1 | tee "$log"
