@@ -384,3 +384,237 @@ fn test_runs_in_the_same_sandbox() {
     assert_eq!(result["sandbox"], json!("namespaces"), "{result}");
     assert_eq!(result["exit_code"], json!(0), "{result}");
 }
+
+/// No Unix-domain socket outside is reachable from a command: not another daemon's (started
+/// with `--socket` elsewhere), not a listener of the machine's, with or without a network; the
+/// command's own processes still talk over socket pairs.
+#[test]
+fn other_daemons_and_unix_sockets_outside_are_unreachable() {
+    let other = Sandbox::empty();
+    let other_daemon = Daemon::start(&other, &[]);
+    let sandbox = Sandbox::empty();
+    let listener_path = sandbox.outside.join("listener.sock");
+    let listener = std::os::unix::net::UnixListener::bind(&listener_path).unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let config = sandbox.dir.path().join("coderd.yaml");
+    std::fs::write(&config, "exec:\n  sandbox:\n    network: false\n").unwrap();
+    for extra in [vec![], vec!["--config", config.to_str().unwrap()]] {
+        let daemon = Daemon::start(&sandbox, &extra);
+        let planted = other.root.join("planted.txt");
+        for target in [&other_daemon.socket, &listener_path] {
+            let request = format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"create-file","params":{{"path":"{}","content":"x"}}}}"#,
+                planted.display()
+            );
+            let cmd = format!(
+                "python3 -c \"import socket; s = socket.socket(socket.AF_UNIX); s.connect('{}'); \
+                 s.sendall(b'{}\\n'); print('connected', s.recv(100))\"",
+                target.display(),
+                request.replace('"', "\\\"")
+            );
+            let result = daemon.ok("exec", json!({"cmd": cmd}));
+            assert_ne!(result["exit_code"], json!(0), "{extra:?} {result}");
+            let stderr = result["stderr"].as_str().unwrap();
+            assert!(stderr.contains("PermissionError"), "{extra:?} {result}");
+            assert!(
+                !planted.exists(),
+                "{extra:?}: a command reached the other daemon"
+            );
+            // The command has ended: anything it sent has arrived by now.
+            assert!(
+                listener.accept().is_err(),
+                "{extra:?}: the listener outside was reached"
+            );
+        }
+        let pair = daemon.ok(
+            "exec",
+            json!({"cmd": "python3 -c \"import socket; a, b = socket.socketpair(); a.send(b'ok'); print(b.recv(2).decode())\""}),
+        );
+        assert_eq!(pair["stdout"], json!("ok\n"), "{pair}");
+    }
+    other_daemon.ok("info", json!({}));
+}
+
+/// A command cannot leave a set-id file in the roots, whatever way it sets the bits: the
+/// files on disk keep no set-id bit.
+#[test]
+fn no_command_leaves_a_set_id_file_behind() {
+    let sandbox = Sandbox::empty();
+    let daemon = Daemon::start(&sandbox, &[]);
+    let attempts = [
+        "cp /bin/sh suid-sh && chmod 4755 suid-sh",
+        "cp /bin/sh sgid-sh && chmod g+s sgid-sh",
+        "install -m 4755 /bin/sh installed-sh",
+        "python3 -c \"import os, shutil; shutil.copy('/bin/sh', 'py-sh'); os.chmod('py-sh', 0o6755)\"",
+        "python3 -c \"import os; os.close(os.open('created', os.O_CREAT | os.O_WRONLY, 0o4755))\"",
+        "mkdir -p d && touch d/f && chmod -R u+s d",
+    ];
+    // From scripts, whose text the rules never read: the sandbox must hold where they miss.
+    for (i, cmd) in attempts.iter().enumerate() {
+        let script = format!("attempt-{i}.sh");
+        sandbox.write(&script, cmd);
+        daemon.ok("exec", json!({"cmd": format!("bash {script}")}));
+    }
+    use std::os::unix::fs::PermissionsExt;
+    let mut seen = 0;
+    for (path, _) in snapshot(&sandbox.root) {
+        seen += 1;
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+        assert_eq!(mode & 0o6000, 0, "{} has mode {mode:o}", path.display());
+    }
+    assert!(
+        seen >= 4 + attempts.len(),
+        "the commands made their files ({seen})"
+    );
+}
+
+/// Credentials in the home folder are empty to commands; public keys and known hosts are not.
+#[test]
+fn credentials_in_the_home_folder_are_hidden_from_commands() {
+    let sandbox = Sandbox::empty();
+    let home = sandbox.outside.join("home");
+    let files = [
+        (".ssh/id_rsa", true),
+        (".ssh/my_deploy_key", true),
+        (".ssh/config", true),
+        (".ssh/id_rsa.pub", false),
+        (".ssh/known_hosts", false),
+        (".aws/credentials", true),
+        (".aws/config", true),
+        (".netrc", true),
+        (".git-credentials", true),
+        (".docker/config.json", true),
+        (".kube/config", true),
+        (".cargo/credentials.toml", true),
+        (".config/gh/hosts.yml", true),
+        (".npmrc", true),
+        (".pypirc", true),
+        (".gnupg/private-keys-v1.d/k.key", true),
+        (".bashrc", false),
+    ];
+    for (i, (name, _)) in files.iter().enumerate() {
+        let path = home.join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, format!("CREDENTIAL-{i}\n")).unwrap();
+    }
+    let daemon = Daemon::start_env(&sandbox, &[], &[("HOME", home.to_str().unwrap())]);
+    for (i, (name, hidden)) in files.iter().enumerate() {
+        let cmd = format!("cat ~/{name}");
+        let result = daemon.ok("exec", json!({"cmd": cmd}));
+        let shown = result["stdout"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("CREDENTIAL-{i}"));
+        assert_eq!(shown, !hidden, "{name}: {result}");
+    }
+    let info = daemon.ok("info", json!({}));
+    let hidden = info["exec"]["sandbox"]["hidden"].to_string();
+    assert!(hidden.contains("~/.ssh/*"), "{info}");
+}
+
+/// `exec.sandbox.limits`: a run over its memory is ended and says so, a run cannot start more
+/// processes than `pids`, `$TMPDIR` holds at most `tmp`; the daemon goes on answering.
+#[test]
+fn a_run_over_its_limits_is_ended_and_says_which() {
+    let sandbox = Sandbox::empty();
+    let config = sandbox.dir.path().join("coderd.yaml");
+    std::fs::write(
+        &config,
+        "exec:\n  sandbox:\n    limits: {memory: 200MiB, pids: 64, tmp: 4MiB}\n",
+    )
+    .unwrap();
+    let daemon = Daemon::start(&sandbox, &["--config", config.to_str().unwrap()]);
+    let info = daemon.ok("info", json!({}));
+    let limits = &info["exec"]["sandbox"]["limits"];
+    assert_eq!(limits["memory"], json!(200 * 1024 * 1024), "{info}");
+    assert_eq!(limits["pids"], json!(64), "{info}");
+    let enforced = limits["enforced_by"].as_str().unwrap().to_string();
+    // One GiB, every page written.
+    let hog = daemon.ok(
+        "exec",
+        json!({"cmd": "python3 -c \"b = b'x' * (1 << 30); print('survived', len(b))\""}),
+    );
+    assert!(
+        !hog["stdout"].as_str().unwrap().contains("survived"),
+        "{hog}"
+    );
+    if enforced.starts_with("cgroup") {
+        assert_eq!(hog["killed_by"], json!("memory"), "{hog}");
+    }
+    // 200 children: the forks past the limit are refused.
+    // The rules refuse a fork loop they can read: this one they cannot (a missed rule).
+    sandbox.write("run.sh", "exec python3 \"$1\"\n");
+    sandbox.write(
+        "forks.txt",
+        "import os, signal, time\nkids = []\ntry:\n    for i in range(200):\n        pid = os.fork()\n        \
+         if pid == 0:\n            time.sleep(60)\n            os._exit(0)\n        kids.append(pid)\n\
+         except OSError as e:\n    print('refused', e.errno)\nprint(len(kids))\n\
+         for k in kids:\n    os.kill(k, signal.SIGKILL)\n",
+    );
+    let fork = daemon.ok("exec", json!({"cmd": "bash run.sh forks.txt"}));
+    let lines: Vec<&str> = fork["stdout"].as_str().unwrap().lines().collect();
+    assert!(lines[0].starts_with("refused"), "{fork}");
+    let started: usize = lines[1].parse().unwrap();
+    assert!(started < 64, "{started} children: {fork}");
+    if enforced.starts_with("cgroup") {
+        assert_eq!(fork["limits_hit"], json!(["pids"]), "{fork}");
+    }
+    let tmp = daemon.ok(
+        "exec",
+        json!({"cmd": "head -c 8388608 /dev/zero > \"$TMPDIR/big\""}),
+    );
+    assert_ne!(tmp["exit_code"], json!(0), "{tmp}");
+    assert!(
+        tmp["stderr"].as_str().unwrap().contains("No space left"),
+        "{tmp}"
+    );
+    // The daemon lives, and the next run is as usual.
+    let next = daemon.ok("exec", json!({"cmd": "echo fine"}));
+    assert_eq!(next["stdout"], json!("fine\n"), "{next}");
+}
+
+/// `exec.max_concurrent`: with that many runs going, the next waits, and is answered C218 when
+/// its timeout passes first; once a run ends, the next one runs.
+#[test]
+fn runs_over_max_concurrent_wait_for_a_slot() {
+    let sandbox = Sandbox::empty();
+    let config = sandbox.dir.path().join("coderd.yaml");
+    std::fs::write(&config, "exec:\n  max_concurrent: 4\n").unwrap();
+    let daemon = Daemon::start(&sandbox, &["--config", config.to_str().unwrap()]);
+    let info = daemon.ok("info", json!({}));
+    assert_eq!(info["exec"]["max_concurrent"], json!(4), "{info}");
+    let socket = daemon.socket.clone();
+    let running: Vec<_> = (0..4)
+        .map(|i| {
+            let socket = socket.clone();
+            std::thread::spawn(move || {
+                let cmd = format!(
+                    "touch started-{i}; while [ ! -e release ]; do sleep 0.05; done; echo done"
+                );
+                common::Client::connect(&socket).call("exec", json!({"cmd": cmd, "timeout": 600}))
+            })
+        })
+        .collect();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while (0..4).any(|i| !sandbox.root.join(format!("started-{i}")).exists()) {
+        assert!(Instant::now() < deadline, "the four runs did not start");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let fifth = daemon.err("exec", json!({"cmd": "touch fifth", "timeout": 1}));
+    assert_eq!(fifth["data"]["code"], json!("C218"), "{fifth}");
+    assert!(
+        fifth["message"]
+            .as_str()
+            .unwrap()
+            .contains("max_concurrent"),
+        "{fifth}"
+    );
+    assert!(!sandbox.root.join("fifth").exists());
+    std::fs::write(sandbox.root.join("release"), "").unwrap();
+    for run in running {
+        let answer = run.join().unwrap();
+        assert_eq!(answer["result"]["stdout"], json!("done\n"), "{answer}");
+    }
+    let after = daemon.ok("exec", json!({"cmd": "echo next"}));
+    assert_eq!(after["stdout"], json!("next\n"), "{after}");
+}

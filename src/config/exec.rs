@@ -24,6 +24,9 @@ pub struct ExecConfig {
     pub max_timeout: u64,
     /// Seconds a `test` run may take when the request names no `timeout`.
     pub test_timeout: u64,
+    /// Commands (`exec` and `test`) running at once; more wait for a slot, at most their own
+    /// timeout (then C218). Unset: twice the cores.
+    pub max_concurrent: Option<usize>,
 }
 
 impl Default for ExecConfig {
@@ -37,6 +40,7 @@ impl Default for ExecConfig {
             default_timeout: 120,
             max_timeout: 3600,
             test_timeout: 30,
+            max_concurrent: None,
         }
     }
 }
@@ -51,6 +55,102 @@ pub struct SandboxConfig {
     pub writable: Vec<String>,
     /// `false` runs commands in a network namespace of their own (loopback only).
     pub network: bool,
+    /// Files and folders outside the roots that commands see empty (credentials in the home
+    /// folder): `~/`, `$VAR` as in `writable`; `*`, `?` and `[...]` in the last component; a
+    /// leading `!` keeps what it matches visible (`!~/.ssh/*.pub`).
+    pub hidden: Vec<String>,
+    /// What one run may use (see `Limits`).
+    pub limits: Limits,
+}
+
+/// Credentials outside the roots that no command reads (`exec.sandbox.hidden`).
+pub const DEFAULT_HIDDEN: &[&str] = &[
+    "~/.ssh/*",
+    "!~/.ssh/*.pub",
+    "!~/.ssh/known_hosts",
+    "!~/.ssh/known_hosts.old",
+    "~/.aws",
+    "~/.gnupg",
+    "~/.config/gcloud",
+    "~/.kube",
+    "~/.docker/config.json",
+    "~/.netrc",
+    "~/.git-credentials",
+    "~/.config/git/credentials",
+    "~/.npmrc",
+    "~/.pypirc",
+    "~/.cargo/credentials*",
+    "~/.config/gh",
+];
+
+/// `exec.sandbox.limits`: the memory (resident, page cache and the private `$TMPDIR` included),
+/// processes and `$TMPDIR` bytes one run may use. A number is bytes; a string may carry a unit
+/// (`200MiB`, `4G`, `512k`). `null` lifts a limit.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Limits {
+    #[serde(deserialize_with = "size::optional")]
+    pub memory: Option<u64>,
+    pub pids: Option<u64>,
+    #[serde(deserialize_with = "size::optional")]
+    pub tmp: Option<u64>,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        const GIB: u64 = 1 << 30;
+        Limits {
+            memory: Some(4 * GIB),
+            pids: Some(4096),
+            tmp: Some(GIB),
+        }
+    }
+}
+
+/// Sizes written with a unit.
+pub mod size {
+    use serde::{Deserialize, Deserializer};
+
+    /// Bytes in `text`: a number with an optional unit, `k`/`M`/`G`/`T` (powers of 1024, with or
+    /// without `iB` or `B`).
+    pub fn parse(text: &str) -> Result<u64, String> {
+        let text = text.trim();
+        let digits = text
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(text.len());
+        let (number, unit) = text.split_at(digits);
+        let number: u64 = number
+            .parse()
+            .map_err(|_| format!("`{text}` is not a size (a number with a unit such as MiB)"))?;
+        let shift = match unit.trim().to_ascii_lowercase().as_str() {
+            "" | "b" => 0,
+            "k" | "kb" | "kib" => 10,
+            "m" | "mb" | "mib" => 20,
+            "g" | "gb" | "gib" => 30,
+            "t" | "tb" | "tib" => 40,
+            other => return Err(format!("`{other}` is not a unit of size (k, M, G, T)")),
+        };
+        number
+            .checked_mul(1 << shift)
+            .ok_or_else(|| format!("`{text}` is too large"))
+    }
+
+    pub fn optional<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(
+            untagged,
+            expecting = "a size: bytes, or a number with a unit such as 200MiB"
+        )]
+        enum Size {
+            Bytes(u64),
+            Text(String),
+        }
+        match Option::<Size>::deserialize(d)? {
+            None => Ok(None),
+            Some(Size::Bytes(n)) => Ok(Some(n)),
+            Some(Size::Text(t)) => parse(&t).map(Some).map_err(serde::de::Error::custom),
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -84,6 +184,8 @@ impl Default for SandboxConfig {
             mode: Mode::Auto,
             writable: DEFAULT_WRITABLE.iter().map(|s| s.to_string()).collect(),
             network: true,
+            hidden: DEFAULT_HIDDEN.iter().map(|s| s.to_string()).collect(),
+            limits: Limits::default(),
         }
     }
 }
@@ -96,6 +198,8 @@ impl<'de> Deserialize<'de> for SandboxConfig {
             mode: Mode,
             writable: Vec<String>,
             network: bool,
+            hidden: Vec<String>,
+            limits: Limits,
         }
         impl Default for Full {
             fn default() -> Self {
@@ -104,13 +208,15 @@ impl<'de> Deserialize<'de> for SandboxConfig {
                     mode: d.mode,
                     writable: d.writable,
                     network: d.network,
+                    hidden: d.hidden,
+                    limits: d.limits,
                 }
             }
         }
         #[derive(Deserialize)]
         #[serde(
             untagged,
-            expecting = "a mode (auto, namespaces, landlock, off) or {mode, writable, network}"
+            expecting = "a mode (auto, namespaces, landlock, off) or {mode, writable, network, hidden, limits}"
         )]
         enum Form {
             Mode(Mode),
@@ -125,6 +231,8 @@ impl<'de> Deserialize<'de> for SandboxConfig {
                 mode: full.mode,
                 writable: full.writable,
                 network: full.network,
+                hidden: full.hidden,
+                limits: full.limits,
             },
         })
     }

@@ -12,6 +12,7 @@ pub mod process;
 pub mod rules;
 pub mod run;
 pub mod sandbox;
+pub mod slots;
 pub mod test;
 pub mod watchdog;
 pub mod wrappers;
@@ -23,6 +24,7 @@ pub use policy::ExecConfig;
 pub fn info(config: &ExecConfig, roots: &[std::path::PathBuf]) -> serde_json::Value {
     serde_json::json!({
         "enabled": config.enabled,
+        "max_concurrent": slots::limit(config.max_concurrent),
         "shell": run::shell(),
         "sandbox": sandbox::describe(&config.sandbox, roots),
         "deny": config.deny,

@@ -9,7 +9,7 @@
 //! left the group with its own `setsid`) is dropped: the call never waits on it.
 
 use super::output::{Capture, Captured};
-use super::sandbox::namespaces;
+use super::sandbox::{landlock, namespaces};
 use std::ffi::OsString;
 use std::fs::File;
 use std::io::{ErrorKind, Read};
@@ -43,8 +43,8 @@ pub struct Job<'a> {
 /// What the child is confined by (see `sandbox`).
 pub enum Confinement<'a> {
     None,
-    /// A Landlock ruleset the child enforces on itself before `exec`.
-    Landlock(&'a OwnedFd),
+    /// A Landlock ruleset (and the filter and limits) the child applies before `exec`.
+    Landlock(landlock::InChild),
     /// Namespaces of its own, with the view the plan describes.
     Namespaces(&'a namespaces::Plan),
 }
@@ -229,13 +229,13 @@ fn spawn_plain(job: &Job) -> std::io::Result<Child> {
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    let landlock: Option<RawFd> = match job.confinement {
-        Confinement::Landlock(fd) => Some(fd.as_raw_fd()),
+    let landlock = match &job.confinement {
+        Confinement::Landlock(in_child) => Some(in_child.clone()),
         _ => None,
     };
     let watchdog = super::watchdog::announce_fd();
     // SAFETY: the closure only makes async-signal-safe system calls (setsid, write, setrlimit,
-    // prctl, landlock_restrict_self) between fork and exec; it allocates nothing.
+    // prctl, landlock_restrict_self, seccomp) between fork and exec; it allocates nothing.
     unsafe {
         command.pre_exec(move || {
             if libc::setsid() < 0 {
@@ -249,8 +249,8 @@ fn spawn_plain(job: &Job) -> std::io::Result<Child> {
                 rlim_max: 0,
             };
             libc::setrlimit(libc::RLIMIT_CORE, &no_core);
-            if let Some(fd) = landlock {
-                super::sandbox::landlock::enforce_in_child(fd)?;
+            if let Some(in_child) = &landlock {
+                in_child.enter()?;
             }
             Ok(())
         });

@@ -74,6 +74,13 @@ pub struct RunReport {
     /// What the sandbox did that the output may show (secrets read as empty files).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// The limit of `exec.sandbox.limits` that ended the run: `memory` (the kernel's
+    /// out-of-memory killer ran in the run's control group).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub killed_by: Option<&'static str>,
+    /// Limits the run reached without being ended by them (`pids`: a fork was refused).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub limits_hit: Vec<&'static str>,
     /// The output was also sent as `exec/progress` notifications (the CLI then does not repeat it).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub streamed: bool,
@@ -101,13 +108,14 @@ pub fn supervise(
     let limits = state.limits();
     let config = &limits.exec;
     let mut env = environment::scrubbed(std::env::vars_os(), &config.env_passthrough);
+    let _slot = super::slots::take(super::slots::limit(config.max_concurrent), job.timeout)?;
     let confined = sandbox::prepare(state, socket, &config.sandbox)?;
     if let Some(tmp) = confined.temp_dir() {
         env.retain(|(k, _)| k != "TMPDIR");
         env.push(("TMPDIR".into(), tmp.into()));
     }
-    let confinement = match (&confined.landlock, &confined.plan) {
-        (Some(ruleset), _) => process::Confinement::Landlock(ruleset),
+    let confinement = match (confined.landlock_child(), &confined.plan) {
+        (Some(in_child), _) => process::Confinement::Landlock(in_child),
         (None, Some(plan)) => process::Confinement::Namespaces(plan),
         (None, None) => process::Confinement::None,
     };
@@ -142,7 +150,14 @@ pub fn supervise(
             confined.masked.len()
         )
     });
+    let mut limits_hit = confined.limits_hit();
+    let killed_by = limits_hit
+        .iter()
+        .position(|l| *l == "memory")
+        .map(|i| limits_hit.remove(i));
     Ok(RunReport {
+        killed_by,
+        limits_hit,
         exit_code: outcome.exit_code(),
         signal: outcome.signal(),
         timed_out: outcome.timed_out,

@@ -4,6 +4,7 @@
 //! The ruleset is built in the daemon (which may allocate) and only enforced in the child between
 //! fork and exec, with two raw system calls. It cannot hide files: secrets stay readable.
 
+use super::seccomp::Filter;
 use landlock::{
     Access, AccessFs, PathBeneath, PathFd, Ruleset, RulesetAttr, RulesetCreatedAttr, ABI,
 };
@@ -78,4 +79,34 @@ pub fn enforce_in_child(ruleset: RawFd) -> std::io::Result<()> {
         }
     }
     Ok(())
+}
+
+/// What the child of a Landlock run applies to itself between fork and exec, made in the daemon.
+#[derive(Clone)]
+pub struct InChild {
+    pub ruleset: RawFd,
+    pub filter: std::sync::Arc<Filter>,
+    /// The run's control groups' `cgroup.procs`, joined first.
+    pub cgroup_procs: Vec<RawFd>,
+    pub rlimits: Vec<(libc::__rlimit_resource_t, libc::rlim_t)>,
+}
+
+impl InChild {
+    /// Joins the control groups, enforces the ruleset, sets the limits, installs the filter.
+    ///
+    /// # Safety
+    /// In the child after fork: system calls only, no allocation.
+    pub unsafe fn enter(&self) -> std::io::Result<()> {
+        for fd in &self.cgroup_procs {
+            if libc::write(*fd, c"0".as_ptr().cast(), 1) != 1 {
+                return Err(std::io::Error::last_os_error());
+            }
+        }
+        enforce_in_child(self.ruleset)?;
+        super::limits::apply(&self.rlimits);
+        if !self.filter.install() {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok(())
+    }
 }

@@ -9,15 +9,18 @@
 //! - `landlock` (`landlock.rs`): writes limited to the same places; reads unrestricted.
 //! - `off`: the command runs as the daemon's user, anywhere.
 
+mod hidden;
 pub mod landlock;
+pub mod limits;
 pub mod namespaces;
+pub mod seccomp;
 pub mod secrets;
 
 pub use crate::config::exec::{Mode, SandboxConfig, DEFAULT_WRITABLE};
 use crate::error::{Error, Result};
 use crate::workspace::Workspace;
 use serde::Serialize;
-use std::os::fd::OwnedFd;
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -151,16 +154,36 @@ fn daemon_places(state: &Workspace, socket: &Path) -> (Vec<PathBuf>, Vec<PathBuf
 pub struct Prepared {
     pub kind: Kind,
     temp: Option<PrivateTemp>,
-    pub landlock: Option<OwnedFd>,
+    landlock: Option<OwnedFd>,
     pub plan: Option<namespaces::Plan>,
     /// Root-relative names of the masked secrets.
     pub masked: Vec<String>,
+    /// The run's control group, when the daemon could make one (see `limits`).
+    pub group: Option<limits::Group>,
+    /// What the child applies when no group holds the run.
+    rlimits: Vec<(libc::__rlimit_resource_t, libc::rlim_t)>,
+    filter: std::sync::Arc<seccomp::Filter>,
 }
 
 impl Prepared {
     /// The run's private temp folder (`$TMPDIR` for the command), when sandboxed.
     pub fn temp_dir(&self) -> Option<&Path> {
         self.temp.as_ref().map(|t| t.path.as_path())
+    }
+
+    /// Under Landlock: what the child applies to itself before `exec`.
+    pub fn landlock_child(&self) -> Option<landlock::InChild> {
+        Some(landlock::InChild {
+            ruleset: self.landlock.as_ref()?.as_raw_fd(),
+            filter: self.filter.clone(),
+            cgroup_procs: self.group.as_ref().map(|g| g.procs()).unwrap_or_default(),
+            rlimits: self.rlimits.clone(),
+        })
+    }
+
+    /// Which limits the run hit (`memory`, `pids`), as far as its control group tells.
+    pub fn limits_hit(&self) -> Vec<&'static str> {
+        self.group.as_ref().map(|g| g.hit()).unwrap_or_default()
     }
 }
 
@@ -173,9 +196,16 @@ pub fn prepare(state: &Workspace, socket: &Path, config: &SandboxConfig) -> Resu
         landlock: None,
         plan: None,
         masked: Vec::new(),
+        group: None,
+        rlimits: Vec::new(),
+        filter: std::sync::Arc::new(seccomp::Filter::new(config.network)),
     };
     if kind == Kind::Off {
         return Ok(prepared);
+    }
+    prepared.group = limits::Group::create(&config.limits);
+    if prepared.group.is_none() {
+        prepared.rlimits = limits::rlimits(&config.limits);
     }
     let temp = PrivateTemp::create()?;
     let roots: Vec<PathBuf> = state.jail.roots().iter().map(|r| r.path.clone()).collect();
@@ -195,16 +225,28 @@ pub fn prepare(state: &Workspace, socket: &Path, config: &SandboxConfig) -> Resu
         Kind::Landlock => prepared.landlock = Some(landlock::ruleset(&writable).map_err(failed)?),
         Kind::Namespaces => {
             let secrets = secrets::find(&state.jail);
-            let (hidden_dirs, hidden_files) = daemon_places(state, socket);
-            let masked_files: Vec<PathBuf> =
-                secrets.files.iter().chain(&hidden_files).cloned().collect();
-            let masked_dirs: Vec<PathBuf> =
-                secrets.dirs.iter().chain(&hidden_dirs).cloned().collect();
+            let (daemon_dirs, daemon_files) = daemon_places(state, socket);
+            let credentials = hidden::find(&config.hidden);
+            let masked_files: Vec<PathBuf> = [secrets.files, daemon_files, credentials.files]
+                .into_iter()
+                .flatten()
+                .collect();
+            let masked_dirs: Vec<PathBuf> = [secrets.dirs, daemon_dirs, credentials.dirs]
+                .into_iter()
+                .flatten()
+                .collect();
             let view = namespaces::View {
                 writable: &writable,
                 masked_files: &masked_files,
                 masked_dirs: &masked_dirs,
                 network: config.network,
+                temp: config.limits.tmp.map(|size| (temp.path.as_path(), size)),
+                cgroup_procs: prepared
+                    .group
+                    .as_ref()
+                    .map(|g| g.procs())
+                    .unwrap_or_default(),
+                rlimits: prepared.rlimits.clone(),
             };
             prepared.plan = Some(namespaces::Plan::new(&view).map_err(|e| failed(e.to_string()))?);
             prepared.masked = secrets.shown;
@@ -230,6 +272,7 @@ pub fn describe(config: &SandboxConfig, roots: &[PathBuf]) -> serde_json::Value 
             .chain(std::iter::once("$TMPDIR (a private folder per run)".into()))
             .collect(),
     };
+    let confined = matches!(in_force, Some(Kind::Namespaces | Kind::Landlock));
     serde_json::json!({
         "mode": config.mode,
         "in_force": in_force,
@@ -237,6 +280,15 @@ pub fn describe(config: &SandboxConfig, roots: &[PathBuf]) -> serde_json::Value 
         "writable": writable,
         "network": config.network,
         "secrets_masked": in_force == Some(Kind::Namespaces),
+        "hidden": if in_force == Some(Kind::Namespaces) { config.hidden.clone() } else { Vec::new() },
+        "unix_sockets": !confined,
+        "set_id_bits": !confined,
+        "limits": {
+            "memory": config.limits.memory,
+            "pids": config.limits.pids,
+            "tmp": config.limits.tmp,
+            "enforced_by": confined.then(|| limits::enforcement(&config.limits).name()),
+        },
         "landlock_abi": landlock::kernel_abi(),
     })
 }

@@ -3,8 +3,8 @@
 //! allocation, no locks, every path and argument prepared by the daemon beforehand.
 
 use super::{
-    clone_process, Plan, Step, FAILED_CHDIR, FAILED_EXEC, FAILED_FORK, FAILED_MAPS, READY_FD,
-    STATUS_FD,
+    clone_process, Plan, Step, FAILED_CHDIR, FAILED_EXEC, FAILED_FILTER, FAILED_FORK,
+    FAILED_LIMITS, FAILED_MAPS, READY_FD, STATUS_FD,
 };
 
 use std::ffi::CStr;
@@ -18,6 +18,8 @@ const AT_RECURSIVE: libc::c_uint = 0x8000;
 const MOVE_MOUNT_F_EMPTY_PATH: libc::c_uint = 4;
 
 const MOUNT_ATTR_RDONLY: u64 = 1;
+const MOUNT_ATTR_NOSUID: u64 = 2;
+const MOUNT_ATTR_NODEV: u64 = 4;
 
 #[repr(C)]
 struct MountAttr {
@@ -62,6 +64,12 @@ pub(super) struct Context<'a> {
 /// Only in the child of `clone_process`, which must make no call that can allocate or lock.
 pub(super) unsafe fn init(context: &Context) -> ! {
     reset_signals();
+    // Into the run's control groups first, so that every process of the run is counted.
+    for fd in &context.plan.cgroup_procs {
+        if libc::write(*fd, c"0".as_ptr().cast(), 1) != 1 {
+            report_failure(context.fds[3], FAILED_LIMITS);
+        }
+    }
     // The pipes at fixed numbers 0..=4, every other descriptor of the daemon closed.
     let mut moved = [-1; 5];
     for (i, fd) in context.fds.iter().enumerate() {
@@ -182,8 +190,17 @@ unsafe fn run_step(plan: &Plan, step: &Step) -> bool {
             fd < 0 || {
                 let moved = move_mount(fd, path);
                 libc::close(fd);
-                moved
+                moved && set_attributes(path, AT_RECURSIVE, NO_SET_ID)
             }
+        }
+        Step::TmpFs(path, options) => {
+            libc::mount(
+                c"tmpfs".as_ptr(),
+                path.as_ptr(),
+                c"tmpfs".as_ptr(),
+                libc::MS_NOSUID | libc::MS_NODEV,
+                options.as_ptr().cast(),
+            ) == 0
         }
         Step::MaskFile(path) => bind_file(c"/dev/null", path),
         Step::MaskDir(path) => {
@@ -245,9 +262,17 @@ unsafe fn move_mount(fd: RawFd, target: &CStr) -> bool {
     ) == 0
 }
 
+/// Set-id programs and device files in the writable places: a file made set-id or a device
+/// node made there would take effect nowhere inside, whatever the filter missed.
+const NO_SET_ID: u64 = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
+
 unsafe fn set_read_only(path: &CStr, flags: libc::c_uint) -> bool {
+    set_attributes(path, flags, MOUNT_ATTR_RDONLY)
+}
+
+unsafe fn set_attributes(path: &CStr, flags: libc::c_uint, attributes: u64) -> bool {
     let attr = MountAttr {
-        attr_set: MOUNT_ATTR_RDONLY,
+        attr_set: attributes,
         attr_clr: 0,
         propagation: 0,
         userns_fd: 0,
@@ -352,6 +377,10 @@ unsafe fn run_command(context: &Context) -> ! {
     let data = [CapData::default(); 2];
     libc::syscall(libc::SYS_capset, &header, data.as_ptr());
     libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+    crate::exec::sandbox::limits::apply(&context.plan.rlimits);
+    if !context.plan.filter.install() {
+        report_failure(READY_FD, FAILED_FILTER);
+    }
     libc::execve(context.program.as_ptr(), context.argv, context.envp);
     report_failure(READY_FD, FAILED_EXEC)
 }

@@ -29,6 +29,8 @@ use std::time::Duration;
 
 mod child;
 
+use super::seccomp::Filter;
+
 use child::{enter, init, report_failure, Context};
 
 /// Fixed descriptor numbers in the init process, once it has moved its pipes there.
@@ -36,6 +38,8 @@ const READY_FD: RawFd = 3;
 const STATUS_FD: RawFd = 4;
 
 /// Pseudo step numbers for the failures that are not mount steps.
+const FAILED_LIMITS: u32 = u32::MAX - 5;
+const FAILED_FILTER: u32 = u32::MAX - 4;
 const FAILED_MAPS: u32 = u32::MAX - 3;
 const FAILED_CHDIR: u32 = u32::MAX - 2;
 const FAILED_FORK: u32 = u32::MAX - 1;
@@ -61,6 +65,8 @@ enum Step {
     MaskFile(CString),
     /// An empty read-only tmpfs over a folder (a secret folder, the daemon's data folders).
     MaskDir(CString),
+    /// A writable tmpfs of a given size over a folder (the run's private `$TMPDIR`): options.
+    TmpFs(CString, CString),
     Dev,
     Proc,
     LoopbackUp,
@@ -75,6 +81,12 @@ pub struct Plan {
     uid_map: CString,
     gid_map: CString,
     network: bool,
+    /// What the command may not call (installed just before `execve`).
+    filter: Filter,
+    /// The `cgroup.procs` of the run's control groups, which the init joins first.
+    pub(super) cgroup_procs: Vec<RawFd>,
+    /// Resource limits of the command, when no control group holds the run.
+    rlimits: Vec<(libc::__rlimit_resource_t, libc::rlim_t)>,
 }
 
 /// The places of a view, as the daemon decided them.
@@ -83,6 +95,10 @@ pub struct View<'a> {
     pub masked_files: &'a [PathBuf],
     pub masked_dirs: &'a [PathBuf],
     pub network: bool,
+    /// The private temp folder and the size of the tmpfs mounted on it.
+    pub temp: Option<(&'a Path, u64)>,
+    pub cgroup_procs: Vec<RawFd>,
+    pub rlimits: Vec<(libc::__rlimit_resource_t, libc::rlim_t)>,
 }
 
 impl Plan {
@@ -96,11 +112,16 @@ impl Plan {
             uid_map: map(rustix::process::geteuid().as_raw())?,
             gid_map: map(rustix::process::getegid().as_raw())?,
             network,
+            filter: Filter::new(network),
+            cgroup_procs: Vec::new(),
+            rlimits: Vec::new(),
         })
     }
 
     pub fn new(view: &View) -> io::Result<Plan> {
         let mut plan = Plan::empty(view.network)?;
+        plan.cgroup_procs = view.cgroup_procs.clone();
+        plan.rlimits = view.rlimits.clone();
         plan.push(Step::Private, "private mounts".into());
         for (slot, path) in view.writable.iter().enumerate() {
             plan.slots.push(Cell::new(-1));
@@ -117,6 +138,13 @@ impl Plan {
                 path: c_path(path)?,
             };
             plan.push(step, format!("bind {} writable", path.display()));
+        }
+        if let Some((temp, size)) = view.temp {
+            let options = CString::new(super::limits::tmpfs_options(size))?;
+            plan.push(
+                Step::TmpFs(c_path(temp)?, options),
+                format!("a tmpfs of {size} bytes on {}", temp.display()),
+            );
         }
         for path in view.masked_files {
             plan.push(
@@ -145,6 +173,8 @@ impl Plan {
 
     fn describe(&self, step: u32) -> String {
         match step {
+            FAILED_LIMITS => "joining the run's control group".into(),
+            FAILED_FILTER => "installing the system-call filter".into(),
             FAILED_MAPS => "writing the uid and gid maps".into(),
             FAILED_CHDIR => "entering the working folder".into(),
             FAILED_FORK => "starting the command".into(),
