@@ -9,6 +9,7 @@
 //! - `landlock` (`landlock.rs`): writes limited to the same places; reads unrestricted.
 //! - `off`: the command runs as the daemon's user, anywhere.
 
+pub mod git_dirs;
 pub mod landlock;
 pub mod namespaces;
 pub mod secrets;
@@ -194,6 +195,9 @@ pub fn prepare(state: &Workspace, socket: &Path, config: &SandboxConfig) -> Resu
     match kind {
         Kind::Landlock => prepared.landlock = Some(landlock::ruleset(&writable).map_err(failed)?),
         Kind::Namespaces => {
+            // The git folders go after the roots: each is bound onto itself once its root is.
+            let git = git_dirs::binds(&roots);
+            writable.extend(git.folders);
             let secrets = secrets::find(&state.jail);
             let (hidden_dirs, hidden_files) = daemon_places(state, socket);
             let masked_files: Vec<PathBuf> =
@@ -202,6 +206,7 @@ pub fn prepare(state: &Workspace, socket: &Path, config: &SandboxConfig) -> Resu
                 secrets.dirs.iter().chain(&hidden_dirs).cloned().collect();
             let view = namespaces::View {
                 writable: &writable,
+                read_only: &git.read_only,
                 masked_files: &masked_files,
                 masked_dirs: &masked_dirs,
                 network: config.network,
