@@ -404,7 +404,10 @@ fn git(dir: &Path, args: &[&str]) -> String {
 fn steering(git_dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     let mut all = snapshot(&git_dir.join("hooks"));
     all.extend(snapshot(&git_dir.join("info")));
-    all.push((git_dir.join("config"), std::fs::read(git_dir.join("config")).unwrap()));
+    all.push((
+        git_dir.join("config"),
+        std::fs::read(git_dir.join("config")).unwrap(),
+    ));
     all
 }
 
@@ -456,7 +459,24 @@ fn a_repositorys_hooks_config_and_info_are_read_only_while_commit_and_branch_wor
         .iter()
         .map(|r| steering(&r.join(".git")))
         .collect();
-    assert_eq!(after, before, "a repository's hooks, config or info changed");
+    assert_eq!(
+        after, before,
+        "a repository's hooks, config or info changed"
+    );
+    // A `commondir` (git would read another folder's config and hooks) can be created in the
+    // writable git folder, but it is gone when the run ends, and the answer says so.
+    sandbox.write("evil/config", "[core]\n\tfsmonitor = touch pwned\n");
+    let plant = format!("echo '{}/evil' > .git/commondir", root.display());
+    sandbox.write("attempt.sh", &plant);
+    let result = daemon.ok("exec", json!({"cmd": "bash attempt.sh"}));
+    assert!(!root.join(".git/commondir").exists(), "{result}");
+    assert!(
+        result["note"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("commondir"),
+        "{result}"
+    );
     assert!(!root.join(".git-old").exists() && !nested.join(".git-old").exists());
 
     // What git itself needs to commit and branch is writable.
@@ -470,6 +490,9 @@ fn a_repositorys_hooks_config_and_info_are_read_only_while_commit_and_branch_wor
     for repo in [&root, &nested] {
         assert_eq!(git(repo, &["log", "-1", "--format=%s"]), "inside\n");
         assert_eq!(git(repo, &["symbolic-ref", "--short", "HEAD"]), "topic\n");
-        assert_eq!(git(repo, &["rev-parse", "feature"]), git(repo, &["rev-parse", "HEAD"]));
+        assert_eq!(
+            git(repo, &["rev-parse", "feature"]),
+            git(repo, &["rev-parse", "HEAD"])
+        );
     }
 }

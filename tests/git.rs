@@ -482,53 +482,96 @@ fn steal_head(sandbox: &Sandbox, repo: &Path) {
 fn the_repository_is_pinned_inside_the_roots_whatever_points_out() {
     type Layout = fn(&Sandbox, &Path);
     let layouts: [(&str, Layout, &str); 8] = [
-        ("core.worktree", |_, repo| {
-            // The attack: an index entry and a loose object for an outside file, and the
-            // repository's work tree moved to the outside folder.
-            let blob = hash_object(repo, b"x\n");
-            let entry = format!("100644,{},secret.txt", blob.trim());
-            git(repo, &["update-index", "--add", "--cacheinfo", &entry]);
-            git(repo, &["config", "core.worktree", "../../outside/repo"]);
-        }, "core.worktree"),
-        ("a .git file", |s, _| {
-            let root = &s.root;
-            std::fs::remove_dir_all(root.join(".git")).unwrap();
-            let named = s.outside.join("repo/.git");
-            std::fs::write(root.join(".git"), format!("gitdir: {}\n", named.display())).unwrap();
-        }, "the `.git` file"),
-        ("a .git symlink", |s, _| {
-            let root = &s.root;
-            std::fs::remove_dir_all(root.join(".git")).unwrap();
-            std::os::unix::fs::symlink(s.outside.join("repo/.git"), root.join(".git")).unwrap();
-        }, "the `.git` symlink"),
-        ("commondir", |s, repo| {
-            let named = s.outside.join("repo/.git");
-            std::fs::write(repo.join(".git/commondir"), format!("{}\n", named.display())).unwrap();
-        }, "commondir"),
-        ("objects/info/alternates", |s, repo| {
-            let named = s.outside.join("repo/.git/objects");
-            let file = repo.join(".git/objects/info/alternates");
-            std::fs::write(file, format!("{}\n", named.display())).unwrap();
-            steal_head(s, repo);
-        }, "alternates"),
-        ("a symlinked objects folder", |s, repo| {
-            // The inside commit goes with the objects: HEAD moves to the stolen branch.
-            let head = git(repo, &["symbolic-ref", "HEAD"]);
-            std::fs::remove_file(repo.join(".git").join(head.trim())).unwrap();
-            git(repo, &["symbolic-ref", "HEAD", "refs/heads/stolen"]);
-            std::fs::remove_dir_all(repo.join(".git/objects")).unwrap();
-            std::os::unix::fs::symlink(s.outside.join("repo/.git/objects"), repo.join(".git/objects"))
+        (
+            "core.worktree",
+            |_, repo| {
+                // The attack: an index entry and a loose object for an outside file, and the
+                // repository's work tree moved to the outside folder.
+                let blob = hash_object(repo, b"x\n");
+                let entry = format!("100644,{},secret.txt", blob.trim());
+                git(repo, &["update-index", "--add", "--cacheinfo", &entry]);
+                git(repo, &["config", "core.worktree", "../../outside/repo"]);
+            },
+            "core.worktree",
+        ),
+        (
+            "a .git file",
+            |s, _| {
+                let root = &s.root;
+                std::fs::remove_dir_all(root.join(".git")).unwrap();
+                let named = s.outside.join("repo/.git");
+                std::fs::write(root.join(".git"), format!("gitdir: {}\n", named.display()))
+                    .unwrap();
+            },
+            "the `.git` file",
+        ),
+        (
+            "a .git symlink",
+            |s, _| {
+                let root = &s.root;
+                std::fs::remove_dir_all(root.join(".git")).unwrap();
+                std::os::unix::fs::symlink(s.outside.join("repo/.git"), root.join(".git")).unwrap();
+            },
+            "the `.git` symlink",
+        ),
+        (
+            "commondir",
+            |s, repo| {
+                let named = s.outside.join("repo/.git");
+                std::fs::write(
+                    repo.join(".git/commondir"),
+                    format!("{}\n", named.display()),
+                )
                 .unwrap();
-            steal_head(s, repo);
-        }, "objects is a symlink"),
-        ("include.path", |s, repo| {
-            let named = s.outside.join("repo/.git/config");
-            git(repo, &["config", "include.path", named.to_str().unwrap()]);
-        }, "`include.path`"),
-        ("core.excludesFile", |s, repo| {
-            let named = s.outside.join("repo/secret.txt");
-            git(repo, &["config", "core.excludesFile", named.to_str().unwrap()]);
-        }, "`core.excludesfile`"),
+            },
+            "commondir",
+        ),
+        (
+            "objects/info/alternates",
+            |s, repo| {
+                let named = s.outside.join("repo/.git/objects");
+                let file = repo.join(".git/objects/info/alternates");
+                std::fs::write(file, format!("{}\n", named.display())).unwrap();
+                steal_head(s, repo);
+            },
+            "alternates",
+        ),
+        (
+            "a symlinked objects folder",
+            |s, repo| {
+                // The inside commit goes with the objects: HEAD moves to the stolen branch.
+                let head = git(repo, &["symbolic-ref", "HEAD"]);
+                std::fs::remove_file(repo.join(".git").join(head.trim())).unwrap();
+                git(repo, &["symbolic-ref", "HEAD", "refs/heads/stolen"]);
+                std::fs::remove_dir_all(repo.join(".git/objects")).unwrap();
+                std::os::unix::fs::symlink(
+                    s.outside.join("repo/.git/objects"),
+                    repo.join(".git/objects"),
+                )
+                .unwrap();
+                steal_head(s, repo);
+            },
+            "objects is a symlink",
+        ),
+        (
+            "include.path",
+            |s, repo| {
+                let named = s.outside.join("repo/.git/config");
+                git(repo, &["config", "include.path", named.to_str().unwrap()]);
+            },
+            "`include.path`",
+        ),
+        (
+            "core.excludesFile",
+            |s, repo| {
+                let named = s.outside.join("repo/secret.txt");
+                git(
+                    repo,
+                    &["config", "core.excludesFile", named.to_str().unwrap()],
+                );
+            },
+            "`core.excludesfile`",
+        ),
     ];
     for (name, lay_out, named) in layouts {
         let sandbox = Sandbox::empty();
@@ -548,7 +591,12 @@ fn the_repository_is_pinned_inside_the_roots_whatever_points_out() {
                 .unwrap();
             let shown = String::from_utf8_lossy(&out.stdout).to_string()
                 + &String::from_utf8_lossy(
-                    &Command::new("git").args(["diff"]).current_dir(&root).output().unwrap().stdout,
+                    &Command::new("git")
+                        .args(["diff"])
+                        .current_dir(&root)
+                        .output()
+                        .unwrap()
+                        .stdout,
                 );
             assert!(
                 shown.contains("OUTSIDE-"),
@@ -566,7 +614,10 @@ fn the_repository_is_pinned_inside_the_roots_whatever_points_out() {
             assert!(message.contains(named), "{name} {method}: {message}");
         }
         let snapshot = daemon.call("checkpoint", json!({"create": true}));
-        assert!(!snapshot.to_string().contains("OUTSIDE-"), "{name}: {snapshot}");
+        assert!(
+            !snapshot.to_string().contains("OUTSIDE-"),
+            "{name}: {snapshot}"
+        );
     }
 }
 
@@ -583,8 +634,14 @@ fn a_repository_above_the_root_is_not_found() {
     let daemon = Daemon::start(&sandbox, &[]);
     for method in GIT_METHODS {
         let response = daemon.call(method, json!({}));
-        assert!(!response.to_string().contains("OUTSIDE-"), "{method}: {response}");
-        assert_eq!(response["error"]["data"]["code"], "C211", "{method}: {response}");
+        assert!(
+            !response.to_string().contains("OUTSIDE-"),
+            "{method}: {response}"
+        );
+        assert_eq!(
+            response["error"]["data"]["code"], "C211",
+            "{method}: {response}"
+        );
     }
 }
 
@@ -606,7 +663,17 @@ fn linked_work_trees_and_gitdir_files_inside_the_roots_still_work() {
     let apart = root.join("apart");
     std::fs::create_dir_all(&apart).unwrap();
     let store = root.join("store.git");
-    git(&apart, &["init", "-q", "-b", "solo", "--separate-git-dir", store.to_str().unwrap()]);
+    git(
+        &apart,
+        &[
+            "init",
+            "-q",
+            "-b",
+            "solo",
+            "--separate-git-dir",
+            store.to_str().unwrap(),
+        ],
+    );
     std::fs::write(apart.join("b.txt"), "b\n").unwrap();
     git(&apart, &["add", "b.txt"]);
     git(&apart, &["commit", "-qm", "apart commit"]);
@@ -615,9 +682,15 @@ fn linked_work_trees_and_gitdir_files_inside_the_roots_still_work() {
 
     let linked = daemon.ok("git-status", json!({"dir": "linked"}));
     assert_eq!(linked["branch"]["head"], "side", "{linked}");
-    assert_eq!(codes(&linked, "entries").get("a.txt").map(String::as_str), Some(".M"));
+    assert_eq!(
+        codes(&linked, "entries").get("a.txt").map(String::as_str),
+        Some(".M")
+    );
     let diff = daemon.ok("git-diff", json!({"dir": "linked"}));
-    assert!(diff["diff"].as_str().unwrap().contains("+a changed"), "{diff}");
+    assert!(
+        diff["diff"].as_str().unwrap().contains("+a changed"),
+        "{diff}"
+    );
     let log = daemon.ok("git-log", json!({"dir": "linked"}));
     assert_eq!(log["commits"][0]["subject"], "main commit", "{log}");
     let branches = daemon.ok("git-branch", json!({"dir": "main"}));
@@ -626,7 +699,11 @@ fn linked_work_trees_and_gitdir_files_inside_the_roots_still_work() {
     let apart_status = daemon.ok("git-status", json!({"dir": "apart"}));
     assert_eq!(apart_status["branch"]["head"], "solo", "{apart_status}");
     let listed = codes(&apart_status, "entries");
-    assert_eq!(listed.get("new.txt").map(String::as_str), Some("??"), "{apart_status}");
+    assert_eq!(
+        listed.get("new.txt").map(String::as_str),
+        Some("??"),
+        "{apart_status}"
+    );
     let changed = daemon.ok("git-changed", json!({"dir": "apart"}));
     assert!(changed.to_string().contains("new.txt"), "{changed}");
     let log = daemon.ok("git-log", json!({"dir": "apart"}));

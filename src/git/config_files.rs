@@ -28,7 +28,8 @@ const FILE_KEYS: &str =
 
 /// `FILE_KEYS` and `core.worktree`, for the repository's own config files: each must stay inside
 /// the roots (the user's system and global config are theirs, and may name their home).
-const REPOSITORY_KEYS: &str = r"^(include\.path|includeif\..*\.path|core\.excludesfile|core\.attributesfile|core\.worktree)$";
+const REPOSITORY_KEYS: &str =
+    r"^(include\.path|includeif\..*\.path|core\.excludesfile|core\.attributesfile|core\.worktree)$";
 
 /// Nested includes deeper than this are refused (git itself stops at 10).
 const MAX_DEPTH: usize = 10;

@@ -104,7 +104,11 @@ fn gitdir_of_file(jail: &Jail, holder: &Path, dot_git: &Path) -> Result<PathBuf>
     };
     let named = holder.join(OsStr::from_bytes(named));
     inside(jail, &named, || {
-        format!("the `.git` file {} names {}", dot_git.display(), named.display())
+        format!(
+            "the `.git` file {} names {}",
+            dot_git.display(),
+            named.display()
+        )
     })
 }
 

@@ -12,7 +12,9 @@
 //! a `config.lock` either.
 //!
 //! A missing `hooks/` or `info/` is created empty first (as `git init` makes them), since only
-//! something that exists can be bound over.
+//! something that exists can be bound over. What does not exist cannot be bound over either: a
+//! `commondir` file, which makes git read another folder's config and hooks, could be created in
+//! the writable git folder. One that a run created is removed when the run ends (`remove_planted`).
 
 use std::path::{Path, PathBuf};
 
@@ -22,6 +24,9 @@ const PROTECTED: &[&str] = &["config", "hooks", "info"];
 /// Folders `PROTECTED` needs, created when missing so they can be bound read-only.
 const MADE_IF_MISSING: &[&str] = &["hooks", "info"];
 
+/// Files a git folder may lack, that would steer git elsewhere if a command created them.
+const POINTERS: &[&str] = &["commondir"];
+
 /// The git folders of the repositories at each root and one level below it, as binds: the git
 /// folders themselves (bound writable, so they are mount points) and their protected entries
 /// (bound read-only on top).
@@ -29,6 +34,8 @@ const MADE_IF_MISSING: &[&str] = &["hooks", "info"];
 pub struct GitBinds {
     pub folders: Vec<PathBuf>,
     pub read_only: Vec<PathBuf>,
+    /// `POINTERS` missing before the run: any of them there after it was planted by it.
+    pub absent: Vec<PathBuf>,
 }
 
 pub fn binds(roots: &[PathBuf]) -> GitBinds {
@@ -60,7 +67,33 @@ impl GitBinds {
                 self.read_only.push(path);
             }
         }
+        for name in POINTERS {
+            let path = git_dir.join(name);
+            if std::fs::symlink_metadata(&path).is_err() {
+                self.absent.push(path);
+            }
+        }
     }
+}
+
+/// Removes the pointers of `absent` that a run created; the ones removed. Called once the run
+/// is over, before the next git command can read them.
+pub fn remove_planted(absent: &[PathBuf]) -> Vec<PathBuf> {
+    let mut removed = Vec::new();
+    for path in absent {
+        let Ok(meta) = std::fs::symlink_metadata(path) else {
+            continue;
+        };
+        let gone = match meta.is_dir() {
+            true => std::fs::remove_dir_all(path),
+            false => std::fs::remove_file(path),
+        };
+        match gone {
+            Ok(()) => removed.push(path.clone()),
+            Err(e) => tracing::warn!("could not remove {} a command created: {e}", path.display()),
+        }
+    }
+    removed
 }
 
 /// The folders directly inside `root` (a repository per project folder is common).
@@ -111,5 +144,12 @@ mod tests {
             ]
         );
         assert!(root.join("sub/.git/hooks").is_dir());
+        assert_eq!(binds.absent.len(), 2);
+        std::fs::write(root.join("sub/.git/commondir"), "/elsewhere\n").unwrap();
+        assert_eq!(
+            remove_planted(&binds.absent),
+            [root.join("sub/.git/commondir")]
+        );
+        assert!(!root.join("sub/.git/commondir").exists());
     }
 }

@@ -156,12 +156,19 @@ pub struct Prepared {
     pub plan: Option<namespaces::Plan>,
     /// Root-relative names of the masked secrets.
     pub masked: Vec<String>,
+    /// Pointer files git folders lacked before the run (`git_dirs::remove_planted`).
+    git_pointers: Vec<PathBuf>,
 }
 
 impl Prepared {
     /// The run's private temp folder (`$TMPDIR` for the command), when sandboxed.
     pub fn temp_dir(&self) -> Option<&Path> {
         self.temp.as_ref().map(|t| t.path.as_path())
+    }
+
+    /// Once the run is over: removes the git pointer files it created; the ones removed.
+    pub fn remove_planted(&self) -> Vec<PathBuf> {
+        git_dirs::remove_planted(&self.git_pointers)
     }
 }
 
@@ -174,6 +181,7 @@ pub fn prepare(state: &Workspace, socket: &Path, config: &SandboxConfig) -> Resu
         landlock: None,
         plan: None,
         masked: Vec::new(),
+        git_pointers: Vec::new(),
     };
     if kind == Kind::Off {
         return Ok(prepared);
@@ -198,6 +206,7 @@ pub fn prepare(state: &Workspace, socket: &Path, config: &SandboxConfig) -> Resu
             // The git folders go after the roots: each is bound onto itself once its root is.
             let git = git_dirs::binds(&roots);
             writable.extend(git.folders);
+            prepared.git_pointers = git.absent;
             let secrets = secrets::find(&state.jail);
             let (hidden_dirs, hidden_files) = daemon_places(state, socket);
             let masked_files: Vec<PathBuf> =
