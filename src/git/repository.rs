@@ -80,8 +80,9 @@ pub fn find(jail: &Jail, dir: &Resolved) -> Result<Option<Pinned>> {
         }
         None => git_dir.clone(),
     };
-    for base in dedup([&git_dir, &common_dir]) {
-        check_entries(jail, base)?;
+    check_entries(jail, &git_dir)?;
+    if common_dir != git_dir {
+        check_entries(jail, &common_dir)?;
     }
     let ceiling = root.parent().unwrap_or(root).to_path_buf();
     Ok(Some(Pinned {
@@ -192,12 +193,4 @@ fn read_inside(jail: &Jail, path: &Path) -> Result<Option<Vec<u8>>> {
         .read_to_end(&mut bytes)
         .map_err(|e| Error::from_io(&e, path))?;
     Ok(Some(bytes))
-}
-
-fn dedup<'a>(paths: [&'a PathBuf; 2]) -> Vec<&'a PathBuf> {
-    let mut list = vec![paths[0]];
-    if paths[1] != paths[0] {
-        list.push(paths[1]);
-    }
-    list
 }
