@@ -38,6 +38,10 @@ pub struct JailSettings {
     /// security posture should not be relaxed by a live edit of the file: a reload that changes it
     /// is refused until restart. `Limits` are sizes and counts that can change safely at any time.
     pub refuse_hardlinked_reads: bool,
+    /// `edit.allow_git_dir`: let coderd's own edit methods write under a `.git` folder. Off by
+    /// default: hooks and config there run programs at the user's next plain `git` (see
+    /// `Jail::check_edit`). A jail setting for the same reason as the one above.
+    pub allow_git_dir: bool,
 }
 
 /// Longest wire path accepted (Linux PATH_MAX).
@@ -61,6 +65,8 @@ pub struct Jail {
     pub default_exclude_globs: Vec<String>,
     /// Refuse regular files with more than one hard link (see `JailSettings`).
     pub refuse_hardlinked_reads: bool,
+    /// Edits may write under `.git` (see `JailSettings`).
+    pub allow_git_dir: bool,
 }
 
 /// A path that passed policy: canonical, inside `root`, with no symlinks left in it.
@@ -107,6 +113,7 @@ impl Jail {
             )?,
             non_accessible_case_insensitive: settings.non_accessible_case_insensitive,
             refuse_hardlinked_reads: settings.refuse_hardlinked_reads,
+            allow_git_dir: settings.allow_git_dir,
             excludes: globs::compile("default_exclude_globs", excludes)?,
             non_accessible_globs: non_accessible.to_vec(),
             default_exclude_globs: excludes.to_vec(),
@@ -139,6 +146,31 @@ impl Jail {
             ));
         }
         Ok(resolved)
+    }
+
+    /// Refuses (C214) an edit of a path under a `.git` folder unless `edit.allow_git_dir` is set:
+    /// hooks, `config` (`core.fsmonitor`, `core.hooksPath`) and `info/` there make the user's next
+    /// plain `git` run what an agent wrote, outside any sandbox. `resolved` is canonical, so a
+    /// symlink into `.git` is caught by where it lands; the name is compared ignoring case, as a
+    /// case-insensitive file system would open `.GIT` as `.git`.
+    pub fn check_edit(&self, resolved: &Resolved) -> Result<()> {
+        let under_git = resolved
+            .rel
+            .components()
+            .any(|c| c.as_os_str().as_bytes().eq_ignore_ascii_case(b".git"));
+        if !under_git || self.allow_git_dir {
+            return Ok(());
+        }
+        Err(Error::refused(format!(
+            "{} is inside a `.git` folder: coderd's edit methods do not write there \
+             (hooks and config run programs at the next git command)",
+            resolved.abs.display()
+        ))
+        .with_recovery(
+            "change the repository with git itself (`exec`), or set `edit.allow_git_dir: true` \
+             in the daemon config",
+        )
+        .with_data("path", resolved.abs.to_string_lossy().into_owned()))
     }
 
     /// Like `resolve` but lets non-accessible paths through: for listings, which show them flagged.

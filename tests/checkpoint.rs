@@ -267,12 +267,14 @@ fn snapshots_honour_excludes_and_report_large_files_and_nested_repositories() {
     let sandbox = user_repo();
     let root = &sandbox.root;
     std::fs::write(root.join(".git/info/exclude"), "private/\n").unwrap();
+    // The user's global `core.excludesFile`, outside the roots: theirs to name (the repository's
+    // own config may name only files inside the roots, tests/git.rs).
     let excludes = sandbox.dir.path().join("global-ignore");
     std::fs::write(&excludes, "*.tmp\n").unwrap();
-    git(
-        root,
-        &["config", "core.excludesFile", excludes.to_str().unwrap()],
-    );
+    let xdg = sandbox.dir.path().join("xdg");
+    std::fs::create_dir_all(xdg.join("git")).unwrap();
+    let global = format!("[core]\n\texcludesFile = {}\n", excludes.display());
+    std::fs::write(xdg.join("git/config"), global).unwrap();
     write_file(root, "private/p.txt", b"p", 0o644);
     write_file(root, "scratch.tmp", b"t", 0o644);
     write_file(root, "big.bin", &[7u8; 2000], 0o644);
@@ -283,7 +285,11 @@ fn snapshots_honour_excludes_and_report_large_files_and_nested_repositories() {
     write_file(root, "nested/inner.txt", b"i", 0o644);
     let config = sandbox.dir.path().join("caps.yaml");
     std::fs::write(&config, "checkpoint_max_file_bytes: 1000\n").unwrap();
-    let daemon = Daemon::start(&sandbox, &["--config", config.to_str().unwrap()]);
+    let daemon = Daemon::start_env(
+        &sandbox,
+        &["--config", config.to_str().unwrap()],
+        &[("XDG_CONFIG_HOME", xdg.to_str().unwrap())],
+    );
     let created = daemon.ok("checkpoint", json!({"create": true}));
     assert_eq!(created["skipped_large"], json!(["big.bin"]));
     assert_eq!(created["skipped_nested_repos"], json!(["nested/"]));
@@ -438,7 +444,8 @@ fn a_dry_run_exec_runs_nothing_and_so_takes_no_automatic_snapshot() {
 #[test]
 fn failing_automatic_snapshots_never_switch_off_and_each_edit_says_so() {
     let sandbox = user_repo();
-    let fifo = sandbox.dir.path().join("include-fifo");
+    // Inside the roots (where `git status` lists nothing): outside them the include is C215.
+    let fifo = sandbox.root.join(".git/include-fifo");
     assert!(Command::new("mkfifo")
         .arg(&fifo)
         .status()

@@ -192,6 +192,60 @@ fn files_cases() {
     run_suite(&suite("files"), "files");
 }
 
+/// Every edit method refuses a path under `.git` (C214, nothing written): tests/edits/git_dir.json.
+#[test]
+fn git_dir_cases() {
+    run_suite(&suite("git_dir"), "git_dir");
+}
+
+/// With `edit.allow_git_dir: true` in the config the same edits go through: the refusal is the
+/// switch's doing, and no request field can lift it.
+#[test]
+fn edits_under_git_are_allowed_only_by_the_config_switch() {
+    let sandbox = Sandbox::empty();
+    sandbox.write(".git/config", "[core]\n");
+    sandbox.write(".git/hooks/old", "#!/bin/sh\n");
+    let config = sandbox.dir.path().join("coderd.yaml");
+    std::fs::write(&config, "edit:\n  allow_git_dir: true\n").unwrap();
+    let daemon = Daemon::start(&sandbox, &["--config", config.to_str().unwrap()]);
+    daemon.ok(
+        "write",
+        json!({"file": ".git/info/exclude", "content": "*.log\n"}),
+    );
+    daemon.ok(
+        "patch",
+        json!({"file": ".git/config", "search": "[core]", "replace": "[core]\n\tbare = false"}),
+    );
+    daemon.ok(
+        "move",
+        json!({"moves": [{"from": ".git/hooks/old", "to": ".git/hooks/older"}]}),
+    );
+    daemon.ok("delete-file", json!({"paths": [".git/hooks/older"]}));
+    let root = &sandbox.root;
+    assert_eq!(
+        std::fs::read_to_string(root.join(".git/info/exclude")).unwrap(),
+        "*.log\n"
+    );
+    assert!(std::fs::read_to_string(root.join(".git/config"))
+        .unwrap()
+        .contains("bare = false"));
+    assert!(!root.join(".git/hooks/older").exists());
+    // The default daemon refuses the same write, and a request cannot switch it.
+    drop(daemon);
+    let daemon = Daemon::start(&sandbox, &[]);
+    let error = daemon.err(
+        "write",
+        json!({"file": ".git/info/exclude", "content": "", "allow_git_dir": true}),
+    );
+    assert_eq!(error["data"]["code"], "C210", "{error}");
+    let error = daemon.err("write", json!({"file": ".git/info/exclude", "content": ""}));
+    assert_eq!(error["data"]["code"], "C214", "{error}");
+    assert_eq!(
+        std::fs::read_to_string(root.join(".git/info/exclude")).unwrap(),
+        "*.log\n"
+    );
+}
+
 /// The update-file engine's corpus (also run as a unit test), replayed over the socket: the same
 /// bytes or the same refusal must come back through the daemon, with the file left untouched.
 #[test]

@@ -618,3 +618,115 @@ fn runs_over_max_concurrent_wait_for_a_slot() {
     let after = daemon.ok("exec", json!({"cmd": "echo next"}));
     assert_eq!(after["stdout"], json!("next\n"), "{after}");
 }
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(["-c", "user.name=T", "-c", "user.email=t@example.com"])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The bytes of a repository's hooks, config and info, for comparison.
+fn steering(git_dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut all = snapshot(&git_dir.join("hooks"));
+    all.extend(snapshot(&git_dir.join("info")));
+    all.push((
+        git_dir.join("config"),
+        std::fs::read(git_dir.join("config")).unwrap(),
+    ));
+    all
+}
+
+/// Issue 32, item 4: inside `exec`, a repository's `hooks/`, `config` and `info/` cannot be
+/// changed, replaced or moved away (they would run programs at the user's next plain `git`, outside
+/// any sandbox), in the root's repository and in a project folder's; `git commit`, `git branch` and
+/// `git checkout -b` still work. The attempts are scripts, whose text the rules never read.
+#[test]
+fn a_repositorys_hooks_config_and_info_are_read_only_while_commit_and_branch_work() {
+    let sandbox = Sandbox::empty();
+    let root = sandbox.root.clone();
+    let nested = root.join("project");
+    for repo in [&root, &nested] {
+        std::fs::create_dir_all(repo).unwrap();
+        git(repo, &["init", "-q", "-b", "main"]);
+        std::fs::write(repo.join("a.txt"), "a\n").unwrap();
+        git(repo, &["add", "a.txt"]);
+        git(repo, &["commit", "-qm", "first"]);
+    }
+    // A repository made without the usual template: no hooks/ nor info/ to bind over yet.
+    std::fs::remove_dir_all(nested.join(".git/hooks")).unwrap();
+    std::fs::remove_dir_all(nested.join(".git/info")).unwrap();
+    let before: Vec<_> = [&root, &nested]
+        .iter()
+        .map(|r| steering(&r.join(".git")))
+        .collect();
+    let daemon = Daemon::start(&sandbox, &[]);
+    let attempts = [
+        "printf '#!/bin/sh\\ntouch pwned\\n' > $G/hooks/post-checkout",
+        "echo x > $G/hooks/pre-commit.sample",
+        "printf '[core]\\n\\tfsmonitor = touch pwned\\n' >> $G/config",
+        "git -C $W config core.hooksPath /tmp",
+        "echo '*' >> $G/info/exclude",
+        "touch $G/info/attributes",
+        "rm -rf $G/hooks",
+        "mv $G/config $G/config.old",
+        "cp $G/config c && echo '[alias]' >> c && mv -f c $G/config",
+        "mv $G $W/.git-old && mkdir $G && cp -r $W/.git-old/. $G/",
+    ];
+    for (work, name) in [(&root, "root"), (&nested, "project")] {
+        for attempt in attempts {
+            let script = format!("G='{0}/.git'; W='{0}'\n{attempt}\n", work.display());
+            sandbox.write("attempt.sh", &script);
+            let result = daemon.ok("exec", json!({"cmd": "bash attempt.sh"}));
+            assert_ne!(result["exit_code"], json!(0), "{name}: {attempt}: {result}");
+        }
+    }
+    let after: Vec<_> = [&root, &nested]
+        .iter()
+        .map(|r| steering(&r.join(".git")))
+        .collect();
+    assert_eq!(
+        after, before,
+        "a repository's hooks, config or info changed"
+    );
+    // A `commondir` (git would read another folder's config and hooks) can be created in the
+    // writable git folder, but it is gone when the run ends, and the answer says so.
+    sandbox.write("evil/config", "[core]\n\tfsmonitor = touch pwned\n");
+    let plant = format!("echo '{}/evil' > .git/commondir", root.display());
+    sandbox.write("attempt.sh", &plant);
+    let result = daemon.ok("exec", json!({"cmd": "bash attempt.sh"}));
+    assert!(!root.join(".git/commondir").exists(), "{result}");
+    assert!(
+        result["note"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("commondir"),
+        "{result}"
+    );
+    assert!(!root.join(".git-old").exists() && !nested.join(".git-old").exists());
+
+    // What git itself needs to commit and branch is writable.
+    let work = "echo more >> a.txt && git add a.txt \
+                && git -c user.name=T -c user.email=t@example.com commit -qm inside \
+                && git branch feature && git checkout -q -b topic && git tag v1";
+    for dir in [".", "project"] {
+        let result = daemon.ok("exec", json!({"cmd": work, "dir": dir}));
+        assert_eq!(result["exit_code"], json!(0), "{dir}: {result}");
+    }
+    for repo in [&root, &nested] {
+        assert_eq!(git(repo, &["log", "-1", "--format=%s"]), "inside\n");
+        assert_eq!(git(repo, &["symbolic-ref", "--short", "HEAD"]), "topic\n");
+        assert_eq!(
+            git(repo, &["rev-parse", "feature"]),
+            git(repo, &["rev-parse", "HEAD"])
+        );
+    }
+}

@@ -329,20 +329,23 @@ fn a_submodules_filter_and_a_filter_named_in_non_utf8_never_run() {
 fn a_fifo_or_device_among_the_files_git_reads_is_refused_up_front() {
     let sandbox = Sandbox::empty();
     build("odd-repo.sh", &[&sandbox.root]);
-    let fifo = sandbox.dir.path().join("config-fifo");
+    // Inside the root: a repository's config may name only files inside the roots (outside is
+    // C215, `the_repository_is_pinned_inside_the_roots_*`).
+    let fifo = sandbox.root.join("config-fifo");
     let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
     assert!(made.success());
     let fifo_text = fifo.to_str().unwrap();
-    // Written into the config as text: plain git would hang on it too.
+    // Written into the config as text: plain git would hang on it too. A device cannot be made
+    // inside the roots without privileges, and `/dev/zero` is outside them: C215 comes first.
     let config = sandbox.root.join(".git/config");
     let original = std::fs::read_to_string(&config).unwrap();
-    let settings: [(&str, &str); 3] = [
-        ("[include]\n\tpath = ", fifo_text),
-        ("[includeIf \"gitdir:/\"]\n\tpath = ", fifo_text),
-        ("[core]\n\texcludesFile = ", "/dev/zero"),
+    let settings: [(&str, &str, &str); 3] = [
+        ("[include]\n\tpath = ", fifo_text, "C214"),
+        ("[includeIf \"gitdir:/\"]\n\tpath = ", fifo_text, "C214"),
+        ("[core]\n\texcludesFile = ", "/dev/zero", "C215"),
     ];
     let daemon = Daemon::start(&sandbox, &[]);
-    for (setting, value) in settings {
+    for (setting, value, code) in settings {
         std::fs::write(&config, format!("{original}{setting}{value}\n")).unwrap();
         for method in [
             "git-status",
@@ -352,7 +355,7 @@ fn a_fifo_or_device_among_the_files_git_reads_is_refused_up_front() {
             "git-branch",
         ] {
             let error = daemon.err(method, json!({}));
-            assert_eq!(error["data"]["code"], "C214", "{setting} {method}: {error}");
+            assert_eq!(error["data"]["code"], code, "{setting} {method}: {error}");
             assert_eq!(error["data"]["path"], value, "{setting} {method}: {error}");
         }
     }
@@ -412,4 +415,297 @@ fn git_diff_withholds_secrets_whose_names_are_not_utf8() {
         let withheld = diff["withheld"].as_array().unwrap();
         assert_eq!(withheld.len(), 2, "{diff}");
     }
+}
+
+const GIT_METHODS: [&str; 5] = [
+    "git-status",
+    "git-diff",
+    "git-changed",
+    "git-log",
+    "git-branch",
+];
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(["-c", "user.name=T", "-c", "user.email=t@example.com"])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A repository outside the roots with one commit whose subject and file hold the outside secret.
+fn outside_repository(sandbox: &Sandbox) -> std::path::PathBuf {
+    let repo = sandbox.outside.join("repo");
+    std::fs::create_dir_all(&repo).unwrap();
+    git(&repo, &["init", "-q"]);
+    std::fs::write(repo.join("secret.txt"), "OUTSIDE-SECRET-7f3a\n").unwrap();
+    git(&repo, &["add", "secret.txt"]);
+    git(&repo, &["commit", "-qm", "OUTSIDE-COMMIT"]);
+    std::fs::write(repo.join("secret.txt"), "OUTSIDE-SECRET-7f3a changed\n").unwrap();
+    repo
+}
+
+/// Writes `bytes` as a loose object of `repo`; its hash.
+fn hash_object(repo: &Path, bytes: &[u8]) -> String {
+    use std::io::Write;
+    let mut child = Command::new("git")
+        .args(["hash-object", "-w", "--stdin"])
+        .current_dir(repo)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(bytes).unwrap();
+    let out = child.wait_with_output().unwrap();
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// A branch of the workspace's repository naming the outside repository's commit, which only an
+/// object store outside the roots holds.
+fn steal_head(sandbox: &Sandbox, repo: &Path) {
+    let outside = git(&sandbox.outside.join("repo"), &["rev-parse", "HEAD"]);
+    git(repo, &["update-ref", "refs/heads/stolen", outside.trim()]);
+}
+
+/// Issue 32: git follows the repository's own pointers, and each one can lead out of the roots.
+/// Each layout is laid out in a fresh workspace, shown to leak through plain git (the control),
+/// then every git method (and a checkpoint, which reads the root's repository for its excludes)
+/// is refused with C215 naming what points out, and no answer carries the outside secret.
+#[test]
+fn the_repository_is_pinned_inside_the_roots_whatever_points_out() {
+    type Layout = fn(&Sandbox, &Path);
+    let layouts: [(&str, Layout, &str); 8] = [
+        (
+            "core.worktree",
+            |_, repo| {
+                // The issue's attack: an index entry and a loose object for an outside file, and the
+                // repository's work tree moved to the outside folder.
+                let blob = hash_object(repo, b"x\n");
+                let entry = format!("100644,{},secret.txt", blob.trim());
+                git(repo, &["update-index", "--add", "--cacheinfo", &entry]);
+                git(repo, &["config", "core.worktree", "../../outside/repo"]);
+            },
+            "core.worktree",
+        ),
+        (
+            "a .git file",
+            |s, _| {
+                let root = &s.root;
+                std::fs::remove_dir_all(root.join(".git")).unwrap();
+                let named = s.outside.join("repo/.git");
+                std::fs::write(root.join(".git"), format!("gitdir: {}\n", named.display()))
+                    .unwrap();
+            },
+            "the `.git` file",
+        ),
+        (
+            "a .git symlink",
+            |s, _| {
+                let root = &s.root;
+                std::fs::remove_dir_all(root.join(".git")).unwrap();
+                std::os::unix::fs::symlink(s.outside.join("repo/.git"), root.join(".git")).unwrap();
+            },
+            "the `.git` symlink",
+        ),
+        (
+            "commondir",
+            |s, repo| {
+                let named = s.outside.join("repo/.git");
+                std::fs::write(
+                    repo.join(".git/commondir"),
+                    format!("{}\n", named.display()),
+                )
+                .unwrap();
+            },
+            "commondir",
+        ),
+        (
+            "objects/info/alternates",
+            |s, repo| {
+                let named = s.outside.join("repo/.git/objects");
+                let file = repo.join(".git/objects/info/alternates");
+                std::fs::write(file, format!("{}\n", named.display())).unwrap();
+                steal_head(s, repo);
+            },
+            "alternates",
+        ),
+        (
+            "a symlinked objects folder",
+            |s, repo| {
+                // The inside commit goes with the objects: HEAD moves to the stolen branch.
+                let head = git(repo, &["symbolic-ref", "HEAD"]);
+                std::fs::remove_file(repo.join(".git").join(head.trim())).unwrap();
+                git(repo, &["symbolic-ref", "HEAD", "refs/heads/stolen"]);
+                std::fs::remove_dir_all(repo.join(".git/objects")).unwrap();
+                std::os::unix::fs::symlink(
+                    s.outside.join("repo/.git/objects"),
+                    repo.join(".git/objects"),
+                )
+                .unwrap();
+                steal_head(s, repo);
+            },
+            "objects is a symlink",
+        ),
+        (
+            "include.path",
+            |s, repo| {
+                let named = s.outside.join("repo/.git/config");
+                git(repo, &["config", "include.path", named.to_str().unwrap()]);
+            },
+            "`include.path`",
+        ),
+        (
+            "core.excludesFile",
+            |s, repo| {
+                let named = s.outside.join("repo/secret.txt");
+                git(
+                    repo,
+                    &["config", "core.excludesFile", named.to_str().unwrap()],
+                );
+            },
+            "`core.excludesfile`",
+        ),
+    ];
+    for (name, lay_out, named) in layouts {
+        let sandbox = Sandbox::empty();
+        outside_repository(&sandbox);
+        let root = sandbox.root.clone();
+        git(&root, &["init", "-q"]);
+        std::fs::write(root.join("inside.txt"), "inside\n").unwrap();
+        git(&root, &["add", "inside.txt"]);
+        git(&root, &["commit", "-qm", "inside commit"]);
+        lay_out(&sandbox, &root);
+        if name != "core.excludesFile" && name != "include.path" {
+            // The control: plain git, run where the agent's repository is, shows outside content.
+            let out = Command::new("git")
+                .args(["log", "--all", "--format=%s", "-p"])
+                .current_dir(&root)
+                .output()
+                .unwrap();
+            let shown = String::from_utf8_lossy(&out.stdout).to_string()
+                + &String::from_utf8_lossy(
+                    &Command::new("git")
+                        .args(["diff"])
+                        .current_dir(&root)
+                        .output()
+                        .unwrap()
+                        .stdout,
+                );
+            assert!(
+                shown.contains("OUTSIDE-"),
+                "{name}: the layout no longer leads plain git outside: {shown}"
+            );
+        }
+        let daemon = Daemon::start(&sandbox, &[]);
+        for method in GIT_METHODS {
+            let response = daemon.call(method, json!({}));
+            let text = response.to_string();
+            assert!(!text.contains("OUTSIDE-"), "{name} {method}: {text}");
+            let error = &response["error"];
+            assert_eq!(error["data"]["code"], "C215", "{name} {method}: {response}");
+            let message = error["message"].as_str().unwrap();
+            assert!(message.contains(named), "{name} {method}: {message}");
+        }
+        let snapshot = daemon.call("checkpoint", json!({"create": true}));
+        assert!(
+            !snapshot.to_string().contains("OUTSIDE-"),
+            "{name}: {snapshot}"
+        );
+    }
+}
+
+/// A workspace inside a larger repository: the repository above the root is outside the jail, so
+/// git does not find it (C211), and nothing of it is shown.
+#[test]
+fn a_repository_above_the_root_is_not_found() {
+    let sandbox = Sandbox::empty();
+    let base = sandbox.dir.path().canonicalize().unwrap();
+    git(&base, &["init", "-q"]);
+    std::fs::write(base.join("above.txt"), "OUTSIDE-ABOVE\n").unwrap();
+    git(&base, &["add", "above.txt"]);
+    git(&base, &["commit", "-qm", "OUTSIDE-ABOVE-COMMIT"]);
+    let daemon = Daemon::start(&sandbox, &[]);
+    for method in GIT_METHODS {
+        let response = daemon.call(method, json!({}));
+        assert!(
+            !response.to_string().contains("OUTSIDE-"),
+            "{method}: {response}"
+        );
+        assert_eq!(
+            response["error"]["data"]["code"], "C211",
+            "{method}: {response}"
+        );
+    }
+}
+
+/// What stays inside the roots keeps working: a linked work tree (`.git` file, `commondir`), a
+/// repository kept apart by `--separate-git-dir`, a nested repository, each with its own
+/// history and changes.
+#[test]
+fn linked_work_trees_and_gitdir_files_inside_the_roots_still_work() {
+    let sandbox = Sandbox::empty();
+    let root = sandbox.root.clone();
+    let main = root.join("main");
+    std::fs::create_dir_all(&main).unwrap();
+    git(&main, &["init", "-q", "-b", "trunk"]);
+    std::fs::write(main.join("a.txt"), "a\n").unwrap();
+    git(&main, &["add", "a.txt"]);
+    git(&main, &["commit", "-qm", "main commit"]);
+    git(&main, &["worktree", "add", "-q", "-b", "side", "../linked"]);
+    std::fs::write(root.join("linked/a.txt"), "a changed\n").unwrap();
+    let apart = root.join("apart");
+    std::fs::create_dir_all(&apart).unwrap();
+    let store = root.join("store.git");
+    git(
+        &apart,
+        &[
+            "init",
+            "-q",
+            "-b",
+            "solo",
+            "--separate-git-dir",
+            store.to_str().unwrap(),
+        ],
+    );
+    std::fs::write(apart.join("b.txt"), "b\n").unwrap();
+    git(&apart, &["add", "b.txt"]);
+    git(&apart, &["commit", "-qm", "apart commit"]);
+    std::fs::write(apart.join("new.txt"), "new\n").unwrap();
+    let daemon = Daemon::start(&sandbox, &[]);
+
+    let linked = daemon.ok("git-status", json!({"dir": "linked"}));
+    assert_eq!(linked["branch"]["head"], "side", "{linked}");
+    assert_eq!(
+        codes(&linked, "entries").get("a.txt").map(String::as_str),
+        Some(".M")
+    );
+    let diff = daemon.ok("git-diff", json!({"dir": "linked"}));
+    assert!(
+        diff["diff"].as_str().unwrap().contains("+a changed"),
+        "{diff}"
+    );
+    let log = daemon.ok("git-log", json!({"dir": "linked"}));
+    assert_eq!(log["commits"][0]["subject"], "main commit", "{log}");
+    let branches = daemon.ok("git-branch", json!({"dir": "main"}));
+    assert_eq!(branches["current"], "trunk", "{branches}");
+
+    let apart_status = daemon.ok("git-status", json!({"dir": "apart"}));
+    assert_eq!(apart_status["branch"]["head"], "solo", "{apart_status}");
+    let listed = codes(&apart_status, "entries");
+    assert_eq!(
+        listed.get("new.txt").map(String::as_str),
+        Some("??"),
+        "{apart_status}"
+    );
+    let changed = daemon.ok("git-changed", json!({"dir": "apart"}));
+    assert!(changed.to_string().contains("new.txt"), "{changed}");
+    let log = daemon.ok("git-log", json!({"dir": "apart"}));
+    assert_eq!(log["commits"][0]["subject"], "apart commit", "{log}");
 }

@@ -208,6 +208,7 @@ fn beneath_parent(jail: &Jail, root: &Path, rel: &[u8]) -> Result<Resolved> {
             target.abs.display()
         )));
     }
+    jail.check_edit(&target)?;
     Ok(target)
 }
 

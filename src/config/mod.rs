@@ -152,6 +152,7 @@ impl Default for Config {
                     .collect(),
                 non_accessible_case_insensitive: true,
                 refuse_hardlinked_reads: false,
+                allow_git_dir: false,
                 default_exclude_globs: DEFAULT_EXCLUDES.iter().map(|s| s.to_string()).collect(),
             },
             limits: Limits::default(),
@@ -168,6 +169,15 @@ struct JailKeys {
     non_accessible_case_insensitive: Option<bool>,
     default_exclude_globs: Option<Vec<String>>,
     refuse_hardlinked_reads: Option<bool>,
+    edit: Option<EditKeys>,
+}
+
+/// The `edit` section: what coderd's own edit methods may write.
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct EditKeys {
+    #[serde(default)]
+    allow_git_dir: bool,
 }
 
 pub const JAIL_KEYS: &[&str] = &[
@@ -177,6 +187,7 @@ pub const JAIL_KEYS: &[&str] = &[
     "non_accessible_case_insensitive",
     "default_exclude_globs",
     "refuse_hardlinked_reads",
+    "edit",
 ];
 
 impl Config {
@@ -236,6 +247,7 @@ impl Config {
                 refuse_hardlinked_reads: keys
                     .refuse_hardlinked_reads
                     .unwrap_or(defaults.jail.refuse_hardlinked_reads),
+                allow_git_dir: keys.edit.is_some_and(|e| e.allow_git_dir),
                 default_exclude_globs: keys
                     .default_exclude_globs
                     .unwrap_or(defaults.jail.default_exclude_globs),

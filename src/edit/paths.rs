@@ -47,6 +47,8 @@ pub fn entry(state: &Workspace, field: &str, wire: &str) -> Result<Resolved> {
         ))
         .with_recovery("this path can be listed but never written, moved or deleted"));
     }
+    // Deleting or moving an entry writes its folder: under `.git` that is the repository's.
+    state.jail.check_edit(&resolved)?;
     Ok(resolved)
 }
 

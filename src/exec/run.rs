@@ -143,7 +143,8 @@ pub fn supervise(
             None => Error::io(format!("starting `{}`: {e}", job.program)),
         }
     })?;
-    let note = (!confined.masked.is_empty()).then(|| {
+    let planted = confined.remove_planted();
+    let masked = (!confined.masked.is_empty()).then(|| {
         format!(
             "{} secret path(s) inside the roots were masked (read as empty) for the command \
              by `non_accessible_globs`",
@@ -155,6 +156,18 @@ pub fn supervise(
         .iter()
         .position(|l| *l == "memory")
         .map(|i| limits_hit.remove(i));
+    let removed = (!planted.is_empty()).then(|| {
+        let shown: Vec<String> = planted.iter().map(|p| p.display().to_string()).collect();
+        format!(
+            "removed {} the command created: it would make git read another folder's config \
+             and hooks",
+            shown.join(", ")
+        )
+    });
+    let note = match (masked, removed) {
+        (Some(a), Some(b)) => Some(format!("{a}; {b}")),
+        (a, b) => a.or(b),
+    };
     Ok(RunReport {
         killed_by,
         limits_hit,

@@ -17,7 +17,8 @@
 //! killed, so a hung git (or anything it started) never outlives the call. Output is read
 //! concurrently and capped, with the omitted byte count kept exactly.
 
-use std::ffi::OsStr;
+use super::repository::Pinned;
+use std::ffi::{OsStr, OsString};
 use std::io::{Read, Write};
 use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -34,6 +35,10 @@ const HARDENING: &[&str] = &[
     "diff.external=",
     "core.sshCommand=false",
     "credential.helper=",
+    "gpg.program=false",
+    "gpg.ssh.program=false",
+    "gpg.x509.program=false",
+    "core.askPass=false",
     // Submodules are never entered: `diff.submodule=diff` and a status summary would run git
     // inside them, under configs the filter blanking never saw.
     "diff.submodule=short",
@@ -129,6 +134,36 @@ impl Git {
             stdout_cap: usize::MAX,
             deadline,
         }
+    }
+
+    /// Runs on `repo` and on nothing else: explicit `--git-dir` and `--work-tree` (git searches
+    /// for no repository, and ignores `core.worktree`), `GIT_CEILING_DIRECTORIES` at the root's
+    /// parent for anything that would still search, and `safe.directory` for exactly this
+    /// repository (command-line config counts as protected), so a root owned by another user
+    /// still works without trusting every repository on the machine.
+    pub fn pinned(self, repo: &Pinned) -> Git {
+        let setting = |path: &Path| {
+            let mut setting = OsString::from("safe.directory=");
+            setting.push(path);
+            setting
+        };
+        let option = |name: &str, path: &Path| {
+            let mut option = OsString::from(name);
+            option.push(path);
+            option
+        };
+        self.env("GIT_CEILING_DIRECTORIES", &repo.ceiling)
+            .arg("-c")
+            .arg(setting(&repo.work_tree))
+            .arg("-c")
+            .arg(setting(&repo.git_dir))
+            .arg(option("--git-dir=", &repo.git_dir))
+            .arg(option("--work-tree=", &repo.work_tree))
+    }
+
+    /// For a folder with no repository inside the roots: git must not find one above them.
+    pub fn no_repository_above(self, ceiling: &Path) -> Git {
+        self.env("GIT_CEILING_DIRECTORIES", ceiling)
     }
 
     pub fn arg(mut self, arg: impl AsRef<OsStr>) -> Git {

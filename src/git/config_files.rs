@@ -7,13 +7,16 @@
 //! checked first: a FIFO, a device or a socket there refuses the call, naming it (a folder reads
 //! as nothing and is let through).
 //!
-//! The repository is found the way git finds it (`.git` folder or `gitdir:` file, walking up),
-//! without running git, since git reads the repository's config even to say where it is. Each
-//! config file, once checked, is read by git itself (`--no-includes`, one file), so its include
-//! targets are the values git's own parser sees, as bytes.
+//! The repository is the one `repository::find` pinned inside the roots. Each config file, once
+//! checked, is read by git itself (`--no-includes`, one file), so its include targets are the
+//! values git's own parser sees, as bytes. The repository's own config (and what it includes) is
+//! held to the roots: a path it names outside them, or a `core.worktree` that leads out, is C215
+//! naming the key; the user's system and global config are theirs and may name any file.
 
 use super::command::{nul_records, Git, GitError, Isolation};
+use super::repository::{inside, Pinned};
 use crate::error::{Error, Result};
+use crate::jail::Jail;
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
@@ -23,26 +26,60 @@ use std::time::Instant;
 const FILE_KEYS: &str =
     r"^(include\.path|includeif\..*\.path|core\.excludesfile|core\.attributesfile)$";
 
+/// `FILE_KEYS` and `core.worktree`, for the repository's own config files: each must stay inside
+/// the roots (the user's system and global config are theirs, and may name their home).
+const REPOSITORY_KEYS: &str =
+    r"^(include\.path|includeif\..*\.path|core\.excludesfile|core\.attributesfile|core\.worktree)$";
+
 /// Nested includes deeper than this are refused (git itself stops at 10).
 const MAX_DEPTH: usize = 10;
 
-/// Checks every file git would read for a command run in `dir` with `isolation`.
-pub fn check(dir: &Path, isolation: Isolation, deadline: Instant) -> Result<()> {
-    let mut configs: Vec<PathBuf> = Vec::new();
+/// Checks every file git would read for a command run on `repo` (if any) with `isolation`: a
+/// FIFO or device is C214, a path the repository's config names outside the roots is C215 naming
+/// the key. A `core.worktree` inside the roots becomes `repo.work_tree`.
+pub fn check(
+    jail: &Jail,
+    repo: Option<&mut Pinned>,
+    isolation: Isolation,
+    deadline: Instant,
+) -> Result<()> {
+    let mut user = Walk {
+        jail: None,
+        deadline,
+        worktree: None,
+    };
     if isolation == Isolation::User {
-        configs.push(PathBuf::from("/etc/gitconfig"));
-        configs.extend(global_configs());
-    }
-    if let Some(repo) = find_repository(dir) {
-        for git_dir in [&repo.git_dir, &repo.common_dir] {
-            configs.push(git_dir.join("config"));
-            configs.push(git_dir.join("config.worktree"));
-            check_file(&git_dir.join("info/exclude"), None)?;
-            check_file(&git_dir.join("info/attributes"), None)?;
+        user.config(Path::new("/etc/gitconfig"), None, 0)?;
+        for global in global_configs() {
+            user.config(&global, None, 0)?;
         }
     }
-    for config in configs {
-        check_config(&config, None, 0, deadline)?;
+    let Some(repo) = repo else {
+        return Ok(());
+    };
+    let mut own = Walk {
+        jail: Some(jail),
+        deadline,
+        worktree: None,
+    };
+    // In git's order, so the last `core.worktree` seen is the one git would use.
+    let mut configs = vec![
+        repo.common_dir.join("config"),
+        repo.common_dir.join("config.worktree"),
+    ];
+    if repo.git_dir != repo.common_dir {
+        configs.push(repo.git_dir.join("config.worktree"));
+    }
+    for config in &configs {
+        own.config(config, None, 0)?;
+    }
+    for git_dir in [&repo.git_dir, &repo.common_dir] {
+        check_file(&git_dir.join("info/exclude"), None)?;
+        check_file(&git_dir.join("info/attributes"), None)?;
+    }
+    if let Some(worktree) = own.worktree {
+        // Already checked to stay inside; canonical now.
+        repo.work_tree = inside(jail, &worktree, String::new)?;
     }
     Ok(())
 }
@@ -56,48 +93,79 @@ fn global_configs() -> Vec<PathBuf> {
     files
 }
 
-/// Checks one config file, then every file it names, recursively.
-fn check_config(file: &Path, from: Option<&Path>, depth: usize, deadline: Instant) -> Result<()> {
-    if !check_file(file, from)? {
-        return Ok(());
-    }
-    if depth > MAX_DEPTH {
-        return Err(Error::refused(format!(
-            "git config: includes nest deeper than {MAX_DEPTH} at {}",
-            file.display()
-        ))
-        .with_recovery("remove the include loop from the repository's config"));
-    }
-    if !may_name_files(file) {
-        return Ok(());
-    }
-    let folder = file.parent().unwrap_or(Path::new("/"));
-    // No repository around: git would read (and could hang on) the config of one it found.
-    let listed = Git::new(Path::new("/"), Isolation::Shadow, deadline)
-        .env("GIT_DIR", "/dev/null")
-        .args(["config", "-z", "--no-includes", "--file"])
-        .arg(file)
-        .args(["--get-regexp", FILE_KEYS])
-        .output();
-    let listed = match listed {
-        Ok(listed) => listed,
-        // The call itself will say so, with its own error.
-        Err(GitError::NotInstalled) => return Ok(()),
-        Err(e) => return Err(Error::io(format!("reading {}: {e}", file.display()))),
-    };
-    for record in nul_records(&listed.stdout) {
-        let Some(newline) = memchr::memchr(b'\n', record) else {
-            continue;
-        };
-        let (key, value) = (&record[..newline], &record[newline + 1..]);
-        let named = resolve(folder, value);
-        if key.starts_with(b"include") {
-            check_config(&named, Some(file), depth + 1, deadline)?;
-        } else {
-            check_file(&named, Some(file))?;
+/// One walk over config files and the files they name.
+struct Walk<'a> {
+    /// Set for the repository's own config: every path it names must stay inside the roots.
+    jail: Option<&'a Jail>,
+    deadline: Instant,
+    /// The last `core.worktree` the repository's config set.
+    worktree: Option<PathBuf>,
+}
+
+impl Walk<'_> {
+    /// Checks one config file, then every file it names, recursively.
+    fn config(&mut self, file: &Path, from: Option<&Path>, depth: usize) -> Result<()> {
+        if !check_file(file, from)? {
+            return Ok(());
         }
+        if depth > MAX_DEPTH {
+            return Err(Error::refused(format!(
+                "git config: includes nest deeper than {MAX_DEPTH} at {}",
+                file.display()
+            ))
+            .with_recovery("remove the include loop from the repository's config"));
+        }
+        if !may_name_files(file) {
+            return Ok(());
+        }
+        let folder = file.parent().unwrap_or(Path::new("/"));
+        let keys = match self.jail {
+            Some(_) => REPOSITORY_KEYS,
+            None => FILE_KEYS,
+        };
+        // No repository around: git would read (and could hang on) the config of one it found.
+        let listed = Git::new(Path::new("/"), Isolation::Shadow, self.deadline)
+            .env("GIT_DIR", "/dev/null")
+            .args(["config", "-z", "--no-includes", "--file"])
+            .arg(file)
+            .args(["--get-regexp", keys])
+            .output();
+        let listed = match listed {
+            Ok(listed) => listed,
+            // The call itself will say so, with its own error.
+            Err(GitError::NotInstalled) => return Ok(()),
+            Err(e) => return Err(Error::io(format!("reading {}: {e}", file.display()))),
+        };
+        for record in nul_records(&listed.stdout) {
+            let Some(newline) = memchr::memchr(b'\n', record) else {
+                continue;
+            };
+            let (key, value) = (&record[..newline], &record[newline + 1..]);
+            let named = resolve(folder, value);
+            self.inside(key, &named, file)?;
+            if key == b"core.worktree" {
+                self.worktree = Some(named);
+            } else if key.starts_with(b"include") {
+                self.config(&named, Some(file), depth + 1)?;
+            } else {
+                check_file(&named, Some(file))?;
+            }
+        }
+        Ok(())
     }
-    Ok(())
+
+    /// For the repository's config: C215 naming `key` when `named` leads outside the roots.
+    fn inside(&self, key: &[u8], named: &Path, file: &Path) -> Result<()> {
+        let Some(jail) = self.jail else {
+            return Ok(());
+        };
+        let key = String::from_utf8_lossy(key);
+        inside(jail, named, || {
+            format!("`{key}` in {} names {}", file.display(), named.display())
+        })
+        .map(drop)
+        .map_err(|e| e.with_data("key", key.into_owned()))
+    }
 }
 
 /// Whether a config file may set one of `FILE_KEYS`: a key's name cannot be escaped or split, so
@@ -111,7 +179,7 @@ fn may_name_files(file: &Path) -> bool {
         return true;
     };
     let lower = bytes.to_ascii_lowercase();
-    ["include", "excludesfile", "attributesfile"]
+    ["include", "excludesfile", "attributesfile", "worktree"]
         .iter()
         .any(|word| memchr::memmem::find(&lower, word.as_bytes()).is_some())
 }
@@ -164,39 +232,6 @@ fn kind(meta: &std::fs::Metadata) -> &'static str {
     }
 }
 
-/// Where a work tree's repository is.
-struct Repository {
-    git_dir: PathBuf,
-    /// The shared repository of a linked work tree (`commondir`); else `git_dir` again.
-    common_dir: PathBuf,
-}
-
-/// The repository holding `dir`, found as git finds it: the nearest `.git` upward, a folder or a
-/// `gitdir: PATH` file.
-fn find_repository(dir: &Path) -> Option<Repository> {
-    let git_dir = dir.ancestors().find_map(|folder| {
-        let dot_git = folder.join(".git");
-        let meta = std::fs::metadata(&dot_git).ok()?;
-        if meta.is_dir() {
-            return Some(dot_git);
-        }
-        if !meta.is_file() {
-            return None;
-        }
-        let text = std::fs::read(&dot_git).ok()?;
-        let named = text.strip_prefix(b"gitdir:")?.trim_ascii();
-        Some(folder.join(OsStr::from_bytes(named)))
-    })?;
-    let common_dir = match std::fs::read(git_dir.join("commondir")) {
-        Ok(text) => git_dir.join(OsStr::from_bytes(text.trim_ascii())),
-        Err(_) => git_dir.clone(),
-    };
-    Some(Repository {
-        git_dir,
-        common_dir,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -210,7 +245,12 @@ mod tests {
         let second = dir.path().join("sub/second");
         std::fs::write(&second, "[includeIf \"onbranch:never\"]\n\tpath = pipe\n").unwrap();
         let deadline = Instant::now() + std::time::Duration::from_secs(30);
-        assert!(check_config(&top, None, 0, deadline).is_ok());
+        let mut walk = Walk {
+            jail: None,
+            deadline,
+            worktree: None,
+        };
+        assert!(walk.config(&top, None, 0).is_ok());
         let fifo = dir.path().join("sub/pipe");
         rustix::fs::mknodat(
             rustix::fs::CWD,
@@ -220,28 +260,12 @@ mod tests {
             0,
         )
         .unwrap();
-        let refused = check_config(&top, None, 0, deadline).unwrap_err();
+        let refused = walk.config(&top, None, 0).unwrap_err();
         assert_eq!(refused.code, crate::error::Code::Refused);
         assert!(refused.message.contains("a FIFO"), "{}", refused.message);
         assert!(refused.message.contains("named by"), "{}", refused.message);
         std::fs::write(&second, "[core]\n\teditor = vi\n").unwrap();
         assert!(!may_name_files(&second));
         assert!(may_name_files(&top));
-    }
-
-    #[test]
-    fn a_gitdir_file_and_a_commondir_are_followed() {
-        let dir = tempfile::tempdir().unwrap();
-        let main = dir.path().join("main/.git");
-        let linked = main.join("worktrees/wt");
-        std::fs::create_dir_all(&linked).unwrap();
-        std::fs::write(linked.join("commondir"), "../..\n").unwrap();
-        let work = dir.path().join("wt/src");
-        std::fs::create_dir_all(&work).unwrap();
-        let gitdir = format!("gitdir: {}\n", linked.display());
-        std::fs::write(dir.path().join("wt/.git"), gitdir).unwrap();
-        let repo = find_repository(&work).unwrap();
-        assert_eq!(repo.git_dir, linked);
-        assert_eq!(repo.common_dir, linked.join("../.."));
     }
 }

@@ -13,12 +13,14 @@ pub mod command;
 pub mod config_files;
 pub mod diff;
 pub mod log;
+pub mod repository;
 pub mod status;
 
 use crate::error::{Code, Error, Result};
 use crate::jail::{lexical_normalize, Jail, Resolved};
 use crate::workspace::Workspace;
 use command::{Git, GitError, Isolation};
+use repository::Pinned;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize, Serializer};
 use std::path::{Path, PathBuf};
@@ -44,10 +46,12 @@ pub struct ChangedParams {
     pub staged: bool,
 }
 
-/// A repository folder that passed the jail, and how to run git there.
+/// A repository folder that passed the jail, the repository pinned inside the roots, and how to
+/// run git there.
 pub struct Repo<'a> {
     pub jail: &'a Jail,
     pub dir: Resolved,
+    pub pinned: Pinned,
 }
 
 impl<'a> Repo<'a> {
@@ -63,15 +67,28 @@ impl<'a> Repo<'a> {
             ))
             .with_recovery("pass the repository's folder, or leave `dir` out"));
         }
-        // A FIFO or device among the files git reads would hang the call until its deadline.
+        let Some(mut pinned) = repository::find(jail, &resolved)? else {
+            return Err(Error::not_found(format!(
+                "{} is not a git repository (no `.git` between it and its workspace root)",
+                resolved.abs.display()
+            ))
+            .with_recovery(
+                "pass `dir` inside a repository, or run `git init` there; a repository above a \
+                 root is outside the jail (make its top folder a root to use it)",
+            ));
+        };
+        // A FIFO or device among the files git reads would hang the call until its deadline; a
+        // path the repository's config names outside the roots would show what the jail hides.
         config_files::check(
-            &resolved.abs,
+            jail,
+            Some(&mut pinned),
             Isolation::User,
             Instant::now() + READ_DEADLINE,
         )?;
         Ok(Repo {
             jail,
             dir: resolved,
+            pinned,
         })
     }
 
@@ -82,6 +99,7 @@ impl<'a> Repo<'a> {
             Isolation::User,
             Instant::now() + READ_DEADLINE,
         )
+        .pinned(&self.pinned)
     }
 
     /// `git()` for commands that read work-tree files (status, diff): git may run a repository's

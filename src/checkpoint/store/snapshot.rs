@@ -5,6 +5,7 @@
 use super::{text_of, Caps, Locked, Shadow, Snapshot, SnapshotError, REF};
 use crate::checkpoint::roots::Tree;
 use crate::git::command::{nul_records, Git, GitError, Isolation};
+use crate::git::repository::Pinned;
 use crate::jail::Jail;
 use std::collections::HashSet;
 use std::ffi::OsStr;
@@ -88,19 +89,21 @@ impl Shadow {
         plan: &mut Plan,
         deadline: Instant,
     ) -> Result<(), SnapshotError> {
-        // The user's config is read for `core.excludesFile`: a FIFO it includes would hang here.
-        crate::git::config_files::check(&tree.work_tree, Isolation::User, deadline)
-            .map_err(SnapshotError::Refused)?;
+        // The user's config is read for `core.excludesFile`: a FIFO it includes would hang here,
+        // and the root's own repository is found inside the root only (`repository::find`).
+        let pinned = user_repository(tree, jail, deadline).map_err(SnapshotError::Refused)?;
         let mut untracked = self.tree_git(tree, deadline);
-        if let Some(path) = user_excludes_file(&tree.work_tree, deadline) {
+        if let Some(path) = user_excludes_file(tree, pinned.as_ref(), deadline) {
             untracked = untracked.arg("-c").arg(format!("core.excludesFile={path}"));
         }
         untracked = untracked.args(["ls-files", "-z", "--others", "--exclude-standard"]);
-        // The user's `.git/info/exclude` applies as it does in their repository (the shadow
+        // The user's `info/exclude` applies as it does in their repository (the shadow
         // repository's own `info/exclude` is shared by every root, so it is not used).
-        let user_exclude = tree.work_tree.join(".git/info/exclude");
-        if user_exclude.is_file() {
-            untracked = untracked.arg("--exclude-from").arg(&user_exclude);
+        if let Some(pinned) = &pinned {
+            let user_exclude = pinned.git_dir.join("info/exclude");
+            if user_exclude.is_file() {
+                untracked = untracked.arg("--exclude-from").arg(&user_exclude);
+            }
         }
         // The two scans (an `lstat` per tracked file; a read of every folder) only read the
         // index, so they run side by side: on a large tree they are most of an incremental
@@ -309,11 +312,32 @@ pub(super) fn index_entries(index: &Path) -> u64 {
     }
 }
 
-/// `core.excludesFile` as the user's own config for `root` sets it (the shadow repository reads no
-/// user config, so it is passed on explicitly). Git's default (`$XDG_CONFIG_HOME/git/ignore`)
+/// The repository of a root, pinned inside the roots, its config files checked (C215 when it leads
+/// outside them, C214 for a FIFO); `None` when the root holds none.
+fn user_repository(
+    tree: &Tree,
+    jail: &Jail,
+    deadline: Instant,
+) -> crate::error::Result<Option<Pinned>> {
+    let Some(root) = jail.locate(&tree.work_tree) else {
+        return Ok(None);
+    };
+    let mut pinned = crate::git::repository::find(jail, &root)?;
+    crate::git::config_files::check(jail, pinned.as_mut(), Isolation::User, deadline)?;
+    Ok(pinned)
+}
+
+/// `core.excludesFile` as the user's own config for the root sets it (the shadow repository reads
+/// no user config, so it is passed on explicitly). Git's default (`$XDG_CONFIG_HOME/git/ignore`)
 /// applies without it.
-fn user_excludes_file(root: &Path, deadline: Instant) -> Option<String> {
-    let output = Git::new(root, Isolation::User, deadline)
+fn user_excludes_file(tree: &Tree, pinned: Option<&Pinned>, deadline: Instant) -> Option<String> {
+    let root = &tree.work_tree;
+    let git = Git::new(root, Isolation::User, deadline);
+    let git = match pinned {
+        Some(pinned) => git.pinned(pinned),
+        None => git.no_repository_above(root.parent().unwrap_or(root)),
+    };
+    let output = git
         .args(["config", "--type=path", "--get", "core.excludesFile"])
         .output()
         .ok()?;

@@ -241,6 +241,10 @@ pub fn run<F>(
 where
     F: FnMut(&mut Workspace) -> Result<()>,
 {
+    // Every content edit passes here: a target under `.git` is refused before any lock or read.
+    for target in &targets {
+        state.jail.check_edit(&target.resolved)?;
+    }
     let _held = state
         .locks
         .lock(targets.iter().map(|t| t.resolved.abs.clone()))?;

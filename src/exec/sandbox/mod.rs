@@ -9,6 +9,7 @@
 //! - `landlock` (`landlock.rs`): writes limited to the same places; reads unrestricted.
 //! - `off`: the command runs as the daemon's user, anywhere.
 
+pub mod git_dirs;
 mod hidden;
 pub mod landlock;
 pub mod limits;
@@ -163,6 +164,8 @@ pub struct Prepared {
     /// What the child applies when no group holds the run.
     rlimits: Vec<(libc::__rlimit_resource_t, libc::rlim_t)>,
     filter: std::sync::Arc<seccomp::Filter>,
+    /// Pointer files git folders lacked before the run (`git_dirs::remove_planted`).
+    git_pointers: Vec<PathBuf>,
 }
 
 impl Prepared {
@@ -185,6 +188,11 @@ impl Prepared {
     pub fn limits_hit(&self) -> Vec<&'static str> {
         self.group.as_ref().map(|g| g.hit()).unwrap_or_default()
     }
+
+    /// Once the run is over: removes the git pointer files it created; the ones removed.
+    pub fn remove_planted(&self) -> Vec<PathBuf> {
+        git_dirs::remove_planted(&self.git_pointers)
+    }
 }
 
 /// Decides and builds the confinement of one run under `config`.
@@ -199,6 +207,7 @@ pub fn prepare(state: &Workspace, socket: &Path, config: &SandboxConfig) -> Resu
         group: None,
         rlimits: Vec::new(),
         filter: std::sync::Arc::new(seccomp::Filter::new(config.network)),
+        git_pointers: Vec::new(),
     };
     if kind == Kind::Off {
         return Ok(prepared);
@@ -224,6 +233,10 @@ pub fn prepare(state: &Workspace, socket: &Path, config: &SandboxConfig) -> Resu
     match kind {
         Kind::Landlock => prepared.landlock = Some(landlock::ruleset(&writable).map_err(failed)?),
         Kind::Namespaces => {
+            // The git folders go after the roots: each is bound onto itself once its root is.
+            let git = git_dirs::binds(&roots);
+            writable.extend(git.folders);
+            prepared.git_pointers = git.absent;
             let secrets = secrets::find(&state.jail);
             let (daemon_dirs, daemon_files) = daemon_places(state, socket);
             let credentials = hidden::find(&config.hidden);
@@ -237,6 +250,7 @@ pub fn prepare(state: &Workspace, socket: &Path, config: &SandboxConfig) -> Resu
                 .collect();
             let view = namespaces::View {
                 writable: &writable,
+                read_only: &git.read_only,
                 masked_files: &masked_files,
                 masked_dirs: &masked_dirs,
                 network: config.network,

@@ -92,6 +92,9 @@ pub struct Plan {
 /// The places of a view, as the daemon decided them.
 pub struct View<'a> {
     pub writable: &'a [PathBuf],
+    /// Places inside the writable ones that stay read-only (a repository's hooks and config,
+    /// `git_dirs.rs`): bound over them once they are placed.
+    pub read_only: &'a [PathBuf],
     pub masked_files: &'a [PathBuf],
     pub masked_dirs: &'a [PathBuf],
     pub network: bool,
@@ -132,6 +135,7 @@ impl Plan {
             plan.push(step, format!("copy the mounts at {}", path.display()));
         }
         plan.push(Step::ReadOnly, "make every mount read-only".into());
+        let read_only = plan.clone_read_only(view.read_only)?;
         for (slot, path) in view.writable.iter().enumerate() {
             let step = Step::Place {
                 slot,
@@ -146,6 +150,7 @@ impl Plan {
                 format!("a tmpfs of {size} bytes on {}", temp.display()),
             );
         }
+        plan.place_read_only(view.read_only, read_only)?;
         for path in view.masked_files {
             plan.push(
                 Step::MaskFile(c_path(path)?),
@@ -164,6 +169,33 @@ impl Plan {
             plan.push(Step::LoopbackUp, "bring up the loopback interface".into());
         }
         Ok(plan)
+    }
+
+    /// Copies of `paths` taken after every mount turned read-only, so the copies are read-only
+    /// too; their first slot.
+    fn clone_read_only(&mut self, paths: &[PathBuf]) -> io::Result<usize> {
+        let first = self.slots.len();
+        for (i, path) in paths.iter().enumerate() {
+            self.slots.push(Cell::new(-1));
+            let step = Step::Clone {
+                slot: first + i,
+                path: c_path(path)?,
+            };
+            self.push(step, format!("copy {} read-only", path.display()));
+        }
+        Ok(first)
+    }
+
+    /// The read-only copies put back over the writable places that hold them.
+    fn place_read_only(&mut self, paths: &[PathBuf], first: usize) -> io::Result<()> {
+        for (i, path) in paths.iter().enumerate() {
+            let step = Step::Place {
+                slot: first + i,
+                path: c_path(path)?,
+            };
+            self.push(step, format!("bind {} read-only", path.display()));
+        }
+        Ok(())
     }
 
     fn push(&mut self, step: Step, shown: String) {
