@@ -167,6 +167,9 @@ impl Prepared {
 /// Decides and builds the confinement of one run under `config`.
 pub fn prepare(state: &Workspace, socket: &Path, config: &SandboxConfig) -> Result<Prepared> {
     let kind = in_force(config).map_err(|why| refusal(config, why))?;
+    // Under every kind: the walk renews the jail's secrets by identity before the command can
+    // rename one (unsandboxed, only the masks go unused).
+    let secrets = secrets::find(&state.jail);
     let mut prepared = Prepared {
         kind,
         temp: None,
@@ -194,7 +197,6 @@ pub fn prepare(state: &Workspace, socket: &Path, config: &SandboxConfig) -> Resu
     match kind {
         Kind::Landlock => prepared.landlock = Some(landlock::ruleset(&writable).map_err(failed)?),
         Kind::Namespaces => {
-            let secrets = secrets::find(&state.jail);
             let (hidden_dirs, hidden_files) = daemon_places(state, socket);
             let masked_files: Vec<PathBuf> =
                 secrets.files.iter().chain(&hidden_files).cloned().collect();
