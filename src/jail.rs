@@ -151,6 +151,14 @@ impl Jail {
         Ok(resolved)
     }
 
+    /// Whether a canonical path inside a root is a secret, by name or by identity: for lists of
+    /// paths the jail did not resolve (git's, the checkpoints').
+    pub fn is_secret(&self, abs: &Path) -> bool {
+        self.locate(abs).is_some_and(|resolved| {
+            self.is_non_accessible(&resolved.rel) || self.is_secret_by_identity(&resolved)
+        })
+    }
+
     /// Whether the file at a resolved path, or a folder above it inside its root, is a secret by
     /// identity (renamed, moved or hard-linked from a path the globs match). One `lstat` per
     /// component, and none while no secret is known.

@@ -299,7 +299,10 @@ fn secrets_in_the_daemon_environment_do_not_reach_commands() {
         ("STRIPE_SK", "sk_live_abcdefgh-secret-7"),
         ("VAULT_ROLE_ID", "secret-8"),
         ("SENTRY_DSN", "https://secret-9@o1.ingest.sentry.io/1"),
-        ("SLACK_WEBHOOK_URL", "https://hooks.slack.com/services/secret-10"),
+        (
+            "SLACK_WEBHOOK_URL",
+            "https://hooks.slack.com/services/secret-10",
+        ),
         ("REDIS_URL", "redis://:secret-11@cache:6379"),
         ("DEPLOY_WITH", "ghp_abcdefghijklmnopqrstuv-secret-12"),
         ("PASSED_URL", "https://bot:passed-url@example.com/"),

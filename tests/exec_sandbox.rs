@@ -199,7 +199,11 @@ fn a_secret_moved_by_a_command_stays_a_secret_under_any_name() {
                 "{case}: `cat {path}` printed a secret: {shown}"
             );
             let read = daemon.err("read", json!({"file": path}));
-            assert_eq!(read["data"]["code"], json!("C211"), "{case}: {path}: {read}");
+            assert_eq!(
+                read["data"]["code"],
+                json!("C211"),
+                "{case}: {path}: {read}"
+            );
         }
         let found = daemon.ok(
             "search",

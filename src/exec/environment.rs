@@ -12,9 +12,8 @@
 //! login name without a password is not a credential), and the shapes of well-known tokens
 //! (`sk_live_`, `ghp_`, `github_pat_`, `glpat-`, `xoxb-`, `AKIA…`, a JWT).
 
-use regex::Regex;
+use crate::credentials::carries_credentials;
 use std::ffi::OsString;
-use std::sync::LazyLock;
 
 /// Parts of a name that mark a variable as a secret (compared upper-cased).
 const SECRET_MARKERS: &[&str] = &[
@@ -56,39 +55,14 @@ pub fn is_secret(name: &str) -> bool {
     let upper = name.to_ascii_uppercase();
     let words: Vec<&str> = upper.split('_').collect();
     let auth = |w: &&str| w.starts_with("AUTH") && !matches!(*w, "AUTHOR" | "AUTHORS");
-    let password = |w: &&str| {
-        SECRET_WORDS.contains(w) || (w.ends_with("PASS") && !NOT_PASSWORDS.contains(w))
-    };
+    let password =
+        |w: &&str| SECRET_WORDS.contains(w) || (w.ends_with("PASS") && !NOT_PASSWORDS.contains(w));
     upper != "PWD"
         && (SECRET_PREFIXES.iter().any(|p| upper.starts_with(p))
             || SECRET_MARKERS.iter().any(|m| upper.contains(m))
             || words.last() == Some(&"PAT")
             || words.iter().any(auth)
             || words.iter().any(password))
-}
-
-/// Whether a value carries a credential: a URL with userinfo, or a well-known token shape.
-pub fn carries_credentials(value: &str) -> bool {
-    static USERINFO: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"([A-Za-z][A-Za-z0-9+.-]*)://([^/?#@\s]*)@").expect("valid regex")
-    });
-    static TOKEN: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(concat!(
-            r"\b(?:[sr]k_(?:live|test)_[A-Za-z0-9]{8,}|gh[pousr]_[A-Za-z0-9]{20,}",
-            r"|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_-]{16,}|xox[abprs]-[A-Za-z0-9-]{8,}",
-            r"|(?:AKIA|ASIA)[A-Z0-9]{16}",
-            r"|eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*)"
-        ))
-        .expect("valid regex")
-    });
-    // An ssh login name (`ssh://git@host`) names an account, it authenticates nothing.
-    let login_only = |scheme: &str, userinfo: &str| {
-        scheme.to_ascii_lowercase().ends_with("ssh") && !userinfo.contains(':')
-    };
-    TOKEN.is_match(value)
-        || USERINFO
-            .captures_iter(value)
-            .any(|c| !login_only(&c[1], &c[2]))
 }
 
 /// The environment for a child, from `vars` (the daemon's environment).

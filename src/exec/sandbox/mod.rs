@@ -202,10 +202,12 @@ pub fn prepare(state: &Workspace, socket: &Path, config: &SandboxConfig) -> Resu
                 secrets.files.iter().chain(&hidden_files).cloned().collect();
             let masked_dirs: Vec<PathBuf> =
                 secrets.dirs.iter().chain(&hidden_dirs).cloned().collect();
+            let covered = masked_git_configs(state, &temp.path);
             let view = namespaces::View {
                 writable: &writable,
                 masked_files: &masked_files,
                 masked_dirs: &masked_dirs,
+                covered: &covered,
                 network: config.network,
             };
             prepared.plan = Some(namespaces::Plan::new(&view).map_err(|e| failed(e.to_string()))?);
@@ -215,6 +217,31 @@ pub fn prepare(state: &Workspace, socket: &Path, config: &SandboxConfig) -> Resu
     }
     prepared.temp = Some(temp);
     Ok(prepared)
+}
+
+/// Each root's git config whose remote URLs carry credentials, paired with a copy of it (in the
+/// run's private temp folder) where they are masked: the command's `git remote -v` or `cat
+/// .git/config` shows the copy. Read through the jail; a config that cannot be read is left as is.
+fn masked_git_configs(state: &Workspace, temp: &Path) -> Vec<(PathBuf, PathBuf)> {
+    let mut covered = Vec::new();
+    for (n, root) in state.jail.roots().iter().enumerate() {
+        let Some(config) = state.jail.locate(&root.path.join(".git/config")) else {
+            continue;
+        };
+        let Ok((mut file, _)) = state.jail.open_file(&config) else {
+            continue;
+        };
+        let mut text = String::new();
+        if std::io::Read::read_to_string(&mut file, &mut text).is_err() {
+            continue;
+        }
+        let masked = crate::credentials::mask_url_credentials(&text);
+        let copy = temp.join(format!(".coderd-git-config-{n}"));
+        if masked != text && std::fs::write(&copy, masked.as_bytes()).is_ok() {
+            covered.push((copy, config.abs));
+        }
+    }
+    covered
 }
 
 /// What `info.exec.sandbox` and `dry_run` say: the mode configured, the one in force (or why

@@ -95,12 +95,7 @@ pub fn find(jail: &Jail) -> Secrets {
 }
 
 /// One walk over every root; `recheck` looks into noise folders whatever their last check.
-fn walk(
-    jail: &Jail,
-    memory: &mut Memory,
-    known: &HashSet<Identity>,
-    recheck: bool,
-) -> Vec<Mask> {
+fn walk(jail: &Jail, memory: &mut Memory, known: &HashSet<Identity>, recheck: bool) -> Vec<Mask> {
     let mut walk = Walk {
         jail,
         memory,

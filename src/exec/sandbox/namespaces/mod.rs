@@ -61,6 +61,11 @@ enum Step {
     MaskFile(CString),
     /// An empty read-only tmpfs over a folder (a secret folder, the daemon's data folders).
     MaskDir(CString),
+    /// A file bound over another: a git config's copy with its URLs' credentials masked.
+    Cover {
+        source: CString,
+        target: CString,
+    },
     Dev,
     Proc,
     LoopbackUp,
@@ -82,6 +87,8 @@ pub struct View<'a> {
     pub writable: &'a [PathBuf],
     pub masked_files: &'a [PathBuf],
     pub masked_dirs: &'a [PathBuf],
+    /// Files shown in place of others: (the copy, the file it covers).
+    pub covered: &'a [(PathBuf, PathBuf)],
     pub network: bool,
 }
 
@@ -129,6 +136,13 @@ impl Plan {
                 Step::MaskDir(c_path(path)?),
                 format!("mask {}", path.display()),
             );
+        }
+        for (source, target) in view.covered {
+            let step = Step::Cover {
+                source: c_path(source)?,
+                target: c_path(target)?,
+            };
+            plan.push(step, format!("cover {}", target.display()));
         }
         plan.push(Step::Dev, "a minimal /dev".into());
         plan.push(Step::Proc, "a fresh /proc".into());
