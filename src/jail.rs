@@ -10,6 +10,10 @@
 //!    directory handle, with `RESOLVE_NO_SYMLINKS`. The canonical path has no symlinks, so if one
 //!    appears between the check and the open (a swap race), the open fails instead of following it.
 
+mod identities;
+
+pub use identities::{Identities, Identity};
+
 use crate::error::{Error, Result};
 use crate::globs;
 use globset::GlobSet;
@@ -67,6 +71,8 @@ pub struct Jail {
     pub refuse_hardlinked_reads: bool,
     /// Edits may write under `.git` (see `JailSettings`).
     pub allow_git_dir: bool,
+    /// The secrets by identity, kept current by the secrets walk (see `identities`).
+    pub secret_ids: Identities,
 }
 
 /// A path that passed policy: canonical, inside `root`, with no symlinks left in it.
@@ -117,6 +123,7 @@ impl Jail {
             excludes: globs::compile("default_exclude_globs", excludes)?,
             non_accessible_globs: non_accessible.to_vec(),
             default_exclude_globs: excludes.to_vec(),
+            secret_ids: Identities::default(),
         })
     }
 
@@ -145,6 +152,9 @@ impl Jail {
                 "this file can be listed but never read or written; `info` shows the globs",
             ));
         }
+        if self.is_secret_by_identity(&resolved) {
+            return Err(secret_identity_error(&format!("`{field}`: {wire}")));
+        }
         Ok(resolved)
     }
 
@@ -171,6 +181,34 @@ impl Jail {
              in the daemon config",
         )
         .with_data("path", resolved.abs.to_string_lossy().into_owned()))
+    }
+
+    /// Whether a canonical path inside a root is a secret, by name or by identity: for lists of
+    /// paths the jail did not resolve (git's, the checkpoints').
+    pub fn is_secret(&self, abs: &Path) -> bool {
+        self.locate(abs).is_some_and(|resolved| {
+            self.is_non_accessible(&resolved.rel) || self.is_secret_by_identity(&resolved)
+        })
+    }
+
+    /// Whether the file at a resolved path, or a folder above it inside its root, is a secret by
+    /// identity (renamed, moved or hard-linked from a path the globs match). One `lstat` per
+    /// component, and none while no secret is known.
+    pub fn is_secret_by_identity(&self, resolved: &Resolved) -> bool {
+        if self.secret_ids.is_empty() {
+            return false;
+        }
+        let mut path = self.roots[resolved.root].path.clone();
+        for component in resolved.rel.components() {
+            path.push(component);
+            match std::fs::symlink_metadata(&path) {
+                Ok(meta) if self.secret_ids.contains(&meta) => return true,
+                Ok(_) => {}
+                // Not there (yet): nothing below it exists either.
+                Err(_) => return false,
+            }
+        }
+        false
     }
 
     /// Like `resolve` but lets non-accessible paths through: for listings, which show them flagged.
@@ -330,6 +368,9 @@ impl Jail {
             .metadata()
             .map_err(|e| Error::from_io(&e, &resolved.abs))?;
         check_regular(resolved, &meta)?;
+        if self.secret_ids.contains(&meta) {
+            return Err(secret_identity_error(&resolved.abs.display().to_string()));
+        }
         self.check_links(resolved, &meta)?;
         Ok((file, meta))
     }
@@ -396,6 +437,15 @@ impl Jail {
         };
         rustix::fs::openat2(&root.dir, rel, flags | extra, Mode::empty(), how)
     }
+}
+
+/// A secret found by its identity under a name the globs do not match.
+fn secret_identity_error(what: &str) -> Error {
+    Error::not_found(format!(
+        "{what} is non-accessible by workspace policy: it is a secret (or lies in one) that was \
+         renamed, moved or hard-linked from a path non_accessible_globs match"
+    ))
+    .with_recovery("a secret stays one whatever its name; `info` shows the globs")
 }
 
 fn open_error(resolved: &Resolved, errno: rustix::io::Errno) -> Error {

@@ -5,6 +5,7 @@ pub mod checkpoint;
 pub mod children;
 pub mod config;
 pub mod connections;
+pub mod credentials;
 pub mod documents;
 pub mod edit;
 pub mod editor;

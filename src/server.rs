@@ -66,6 +66,14 @@ pub async fn serve(opts: ServeOptions) -> Result<()> {
     crate::memory::configure_allocator();
     let state = Arc::new(State::new(jail, config, config_path, socket.clone()));
     crate::workspace::watch::start(&state.workspace, config_watch(&state));
+    // The secrets by identity, known before a first command could rename one.
+    let workspace = state.workspace.clone();
+    let walked = std::thread::Builder::new()
+        .name("secrets-walk".into())
+        .spawn(move || crate::exec::sandbox::secrets::find(&workspace.jail));
+    if let Err(e) = walked {
+        tracing::warn!("secrets by identity wait for the first command: {e}");
+    }
     crate::lsp::watch(&state.lsp, &state.workspace);
     // Lets `coder` find this daemon from any folder under its roots; removed at a clean stop.
     let roots: Vec<PathBuf> = state.jail.roots().iter().map(|r| r.path.clone()).collect();

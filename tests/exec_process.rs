@@ -271,7 +271,11 @@ fn ten_megabytes_of_output_arrive_as_head_and_tail_with_the_exact_omitted_count(
 fn secrets_in_the_daemon_environment_do_not_reach_commands() {
     let sandbox = Sandbox::empty();
     let config = sandbox.dir.path().join("coderd.yaml");
-    std::fs::write(&config, "exec:\n  env_passthrough: [NPM_TOKEN]\n").unwrap();
+    std::fs::write(
+        &config,
+        "exec:\n  env_passthrough: [NPM_TOKEN, PASSED_URL]\n",
+    )
+    .unwrap();
     // Set in the test process so the daemon inherits them.
     for (name, value) in [
         ("FOO_TOKEN", "secret-foo-token"),
@@ -285,6 +289,23 @@ fn secrets_in_the_daemon_environment_do_not_reach_commands() {
         ("SSH_AUTH_SOCK", "/tmp/secret-agent.sock"),
         ("DOCKER_AUTH_CONFIG", "secret-docker"),
         ("GIT_AUTHOR_NAME", "kept-author"),
+        // Issue 33: by name (password words, DSN, webhook, JWT, Vault) and by value.
+        ("DB_PASS", "secret-1"),
+        ("MYSQL_PWD", "secret-2"),
+        ("PGPASS", "secret-3"),
+        ("DB_PW", "secret-4"),
+        ("DOCKER_PASS", "secret-5"),
+        ("JWT", "secret-6"),
+        ("STRIPE_SK", "sk_live_abcdefgh-secret-7"),
+        ("VAULT_ROLE_ID", "secret-8"),
+        ("SENTRY_DSN", "https://secret-9@o1.ingest.sentry.io/1"),
+        (
+            "SLACK_WEBHOOK_URL",
+            "https://hooks.slack.com/services/secret-10",
+        ),
+        ("REDIS_URL", "redis://:secret-11@cache:6379"),
+        ("DEPLOY_WITH", "ghp_abcdefghijklmnopqrstuv-secret-12"),
+        ("PASSED_URL", "https://bot:passed-url@example.com/"),
     ] {
         std::env::set_var(name, value);
     }
@@ -293,6 +314,7 @@ fn secrets_in_the_daemon_environment_do_not_reach_commands() {
     let env = result["stdout"].as_str().unwrap();
     assert!(!env.contains("secret-"), "{env}");
     assert!(env.contains("NPM_TOKEN=passed-npm-token"), "{env}");
+    assert!(env.contains("PASSED_URL=https://bot:passed-url@"), "{env}");
     assert!(env.contains("GIT_AUTHOR_NAME=kept-author"), "{env}");
     for fixed in [
         "TERM=dumb",

@@ -128,6 +128,104 @@ fn a_secret_created_between_runs_is_masked_in_the_next_run() {
     assert!(next["masked"].to_string().contains("app/.env"), "{next}");
 }
 
+/// A secret is a file, not a name (issue 33): moved by a command, it stays masked for the next
+/// command and non-accessible to every method, whatever it is called now. Each case on a fresh
+/// daemon: the secrets, a first run (so the walk has seen and cached every folder, noise folders
+/// included), the command that moves them, then each new name read by a command, by `read` and
+/// by `search`.
+#[test]
+fn a_secret_moved_by_a_command_stays_a_secret_under_any_name() {
+    // In the namespace sandbox a masked secret is a mount point (`mv .env x` is EBUSY, `ln` is
+    // EXDEV), so a command there moves the folders above it; unsandboxed, it moves the secret.
+    const CASES: &[(&str, &str, &str, &[&str])] = &[
+        (
+            "rename",
+            "namespaces",
+            "mv home/.aws aws_bak && mv home hidden",
+            &["aws_bak/credentials", "hidden/.ssh/id_ed25519"],
+        ),
+        (
+            "noise-move",
+            "namespaces",
+            "mv config node_modules/pkg/conf",
+            &["node_modules/pkg/conf/server.key"],
+        ),
+        (
+            "gitdir-hide",
+            "namespaces",
+            "mkdir -p .git/x && mv certs .git/x/certs",
+            &[".git/x/certs/cert.pem"],
+        ),
+        (
+            "rename-unsandboxed",
+            "off",
+            "mv .env settings.txt && mv secrets node_modules/pkg/hidden \
+             && echo SECRET-LATER > node_modules/pkg/hidden/new.txt",
+            &[
+                "settings.txt",
+                "node_modules/pkg/hidden/prod.txt",
+                "node_modules/pkg/hidden/new.txt",
+            ],
+        ),
+        (
+            "hard-link",
+            "off",
+            "ln config/server.key notes.txt && ln certs/cert.pem node_modules/pkg/readme",
+            &["notes.txt", "node_modules/pkg/readme"],
+        ),
+    ];
+    for (case, mode, command, moved) in CASES {
+        let sandbox = Sandbox::empty();
+        sandbox.write(".env", "API_KEY=SECRET-ENV-1111\n");
+        sandbox.write("secrets/prod.txt", "SECRET-DIR-3333\n");
+        sandbox.write("config/server.key", "SECRET-KEY-4444\n");
+        sandbox.write("home/.aws/credentials", "SECRET-AWS-7777\n");
+        sandbox.write("home/.ssh/id_ed25519", "SECRET-SSH-6666\n");
+        sandbox.write("certs/cert.pem", "SECRET-PEM-5555\n");
+        sandbox.write("node_modules/pkg/index.js", "module.exports = 1;\n");
+        sandbox.write(".git/HEAD", "ref: refs/heads/main\n");
+        let config = sandbox.dir.path().join("coderd.yaml");
+        std::fs::write(&config, format!("exec:\n  sandbox: {mode}\n")).unwrap();
+        let daemon = Daemon::start(&sandbox, &["--config", config.to_str().unwrap()]);
+        let first = daemon.ok("exec", json!({"cmd": "ls node_modules/pkg"}));
+        assert_eq!(first["stdout"], json!("index.js\n"), "{case}: {first}");
+        let ran = daemon.ok("exec", json!({"cmd": command}));
+        assert_eq!(ran["exit_code"], json!(0), "{case}: {ran}");
+        for path in *moved {
+            assert!(sandbox.root.join(path).exists(), "{case}: {path} exists");
+            let shown = daemon.ok("exec", json!({"cmd": format!("cat {path}")}));
+            assert!(
+                *mode == "off" || !shown.to_string().contains("SECRET-"),
+                "{case}: `cat {path}` printed a secret: {shown}"
+            );
+            let read = daemon.err("read", json!({"file": path}));
+            assert_eq!(
+                read["data"]["code"],
+                json!("C211"),
+                "{case}: {path}: {read}"
+            );
+        }
+        let found = daemon.ok(
+            "search",
+            json!({"pattern": "SECRET-", "use_default_excludes": false}),
+        );
+        assert_eq!(found["match_count"], json!(0), "{case}: {found}");
+    }
+}
+
+/// A copy made inside the sandbox holds nothing: the command read the secret as empty. The copy
+/// is an ordinary new file, readable (it is not the secret).
+#[test]
+fn a_copy_of_a_secret_made_by_a_command_holds_nothing() {
+    let sandbox = Sandbox::empty();
+    sandbox.write(".env", "API_KEY=SECRET-ENV-1111\n");
+    let daemon = Daemon::start(&sandbox, &[]);
+    let ran = daemon.ok("exec", json!({"cmd": "cp .env copy.txt"}));
+    assert_eq!(ran["exit_code"], json!(0), "{ran}");
+    let copy = daemon.ok("read", json!({"file": "copy.txt"}));
+    assert_eq!(copy["content"], json!(""), "{copy}");
+}
+
 /// A daemon whose `$HOME` is a folder of the test (so a write that escapes lands there, not in
 /// the real home), with one tool cache in it.
 fn daemon_with_home(sandbox: &Sandbox, extra: &[&str]) -> (Daemon, PathBuf) {

@@ -430,6 +430,8 @@ fn git(dir: &Path, args: &[&str]) -> String {
         .args(["-c", "user.name=T", "-c", "user.email=t@example.com"])
         .args(args)
         .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
         .output()
         .unwrap();
     assert!(
@@ -708,4 +710,103 @@ fn linked_work_trees_and_gitdir_files_inside_the_roots_still_work() {
     assert!(changed.to_string().contains("new.txt"), "{changed}");
     let log = daemon.ok("git-log", json!({"dir": "apart"}));
     assert_eq!(log["commits"][0]["subject"], "apart commit", "{log}");
+}
+
+/// A token in a remote URL (issue 33) is masked in every answer that would show the config:
+/// `read` (text, batch; base64 refused), content search, and inside the sandbox (`git remote -v`,
+/// `cat .git/config` see a masked copy). The file itself keeps its token.
+#[test]
+fn a_token_in_a_remote_url_is_masked_in_every_answer() {
+    let sandbox = Sandbox::empty();
+    let root = &sandbox.root;
+    git(root, &["init", "-q", "-b", "main"]);
+    let remote = "https://bot:TOKEN-8241@github.com/org/repo.git";
+    git(root, &["remote", "add", "origin", remote]);
+    git(
+        root,
+        &["remote", "add", "cache", "redis://:TOKEN-8242@cache/0"],
+    );
+    let daemon = Daemon::start(&sandbox, &[]);
+    let shown = [
+        daemon.ok("read", json!({"file": ".git/config"})),
+        daemon.ok("read", json!({"paths": [".git/config"]})),
+        daemon.ok("exec", json!({"cmd": "git remote -v"})),
+        daemon.ok("exec", json!({"cmd": "cat .git/config"})),
+        daemon.ok("git-status", json!({})),
+        daemon.ok("git-branch", json!({})),
+    ];
+    for answer in &shown {
+        assert!(!answer.to_string().contains("TOKEN-"), "{answer}");
+    }
+    for answer in &shown[..4] {
+        let text = answer.to_string();
+        assert!(
+            text.contains("https://***@github.com/org/repo.git"),
+            "{text}"
+        );
+        assert!(text.contains("redis://***@cache/0"), "{text}");
+    }
+    assert_eq!(shown[2]["sandbox"], json!("namespaces"), "{}", shown[2]);
+    let bytes = daemon.err("read", json!({"file": ".git/config", "encoding": "base64"}));
+    assert_eq!(bytes["data"]["code"], json!("C214"), "{bytes}");
+    let found = daemon.ok(
+        "search",
+        json!({"pattern": "TOKEN-", "use_default_excludes": false}),
+    );
+    assert_eq!(found["match_count"], json!(0), "{found}");
+    let config = std::fs::read_to_string(root.join(".git/config")).unwrap();
+    assert!(config.contains(remote), "{config}");
+}
+
+/// A secret renamed under a name no glob matches is still withheld from a diff and left out of
+/// checkpoints: it is known by its identity.
+#[test]
+fn a_renamed_secret_stays_out_of_diffs_and_checkpoints() {
+    let sandbox = Sandbox::empty();
+    let root = &sandbox.root;
+    git(root, &["init", "-q", "-b", "main"]);
+    sandbox.write(".env", "API_KEY=SECRET-ENV-1\n");
+    sandbox.write("kept.txt", "one\n");
+    git(root, &["add", "-f", ".env", "kept.txt"]);
+    git(
+        root,
+        &[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "commit",
+            "-qm",
+            "one",
+        ],
+    );
+    let daemon = Daemon::start(&sandbox, &[]);
+    // A first command: the walk before it knows the secret by identity.
+    daemon.ok("exec", json!({"cmd": "true"}));
+    std::fs::rename(root.join(".env"), root.join("settings.txt")).unwrap();
+    git(root, &["add", "settings.txt"]);
+    std::fs::write(root.join("settings.txt"), "API_KEY=SECRET-ENV-2\n").unwrap();
+    let diff = daemon.ok("git-diff", json!({}));
+    assert!(!diff.to_string().contains("SECRET-"), "{diff}");
+    assert_eq!(diff["withheld"], json!([".env", "settings.txt"]), "{diff}");
+    let created = daemon.ok("checkpoint", json!({"create": true}));
+    assert_eq!(created["skipped_secrets"], 1, "{created}");
+    let store = daemon.ok("checkpoint", json!({}))["store"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let listed = Command::new("git")
+        .args(["ls-tree", "-r", "--name-only", "refs/heads/checkpoints"])
+        .env("GIT_DIR", &store)
+        .output()
+        .unwrap();
+    let names = String::from_utf8_lossy(&listed.stdout);
+    assert!(
+        names.contains("kept.txt") && !names.contains("settings.txt"),
+        "{names}"
+    );
+    assert_eq!(
+        daemon.err("read", json!({"file": "settings.txt"}))["data"]["code"],
+        json!("C211")
+    );
 }

@@ -23,6 +23,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "error",
             "paths",
             "typography",
+            "credentials",
             "globs",
             "jail",
             "config",

@@ -3,17 +3,36 @@
 //! its own (`BASH_ENV`, `ENV`) or inject libraries (`LD_PRELOAD`, `LD_LIBRARY_PATH`'s audit
 //! cousins), and with the settings that keep tools from waiting for a terminal that is not there.
 //!
-//! A secret by name: KEY, SECRET, TOKEN, PASSWORD, PASSWD or CREDENTIAL anywhere in it; `AWS_*`
-//! and `GH_*`; a last word `PAT` (`GITLAB_PAT`); a word starting with AUTH but AUTHOR
-//! (`DOCKER_AUTH_CONFIG`, `SSH_AUTH_SOCK`, `NPM_AUTHORIZATION`, not `GIT_AUTHOR_NAME`). A secret
-//! by value: a URL carrying a user and a password (`postgres://app:hunter2@db/prod`).
+//! A secret by name: KEY, SECRET, TOKEN, PASSWORD, PASSWD, CREDENTIAL, WEBHOOK or JWT anywhere in
+//! it; a word (between `_`) PASS, PWD, PW or DSN, or one ending in PASS (`PGPASS`, not `BYPASS`);
+//! `AWS_*`, `GH_*` and `VAULT_*`; a last word `PAT` (`GITLAB_PAT`); a word starting with AUTH but
+//! AUTHOR (`DOCKER_AUTH_CONFIG`, `SSH_AUTH_SOCK`, `NPM_AUTHORIZATION`, not `GIT_AUTHOR_NAME`).
+//! `PWD` itself (the shell's folder) is not one. A secret by value: a URL with userinfo, a user
+//! alone or an empty one included (`redis://:pw@cache`, `https://key@sentry.io/1`; an `ssh://`
+//! login name without a password is not a credential), and the shapes of well-known tokens
+//! (`sk_live_`, `ghp_`, `github_pat_`, `glpat-`, `xoxb-`, `AKIA…`, a JWT).
 
-use regex::Regex;
+use crate::credentials::carries_credentials;
 use std::ffi::OsString;
-use std::sync::LazyLock;
 
 /// Parts of a name that mark a variable as a secret (compared upper-cased).
-const SECRET_MARKERS: &[&str] = &["KEY", "SECRET", "TOKEN", "PASSWORD", "PASSWD", "CREDENTIAL"];
+const SECRET_MARKERS: &[&str] = &[
+    "KEY",
+    "SECRET",
+    "TOKEN",
+    "PASSWORD",
+    "PASSWD",
+    "CREDENTIAL",
+    "WEBHOOK",
+    "JWT",
+];
+
+/// Whole words (between `_`) that mark a variable as a secret: short password spellings and DSNs
+/// (a Sentry DSN carries its key).
+const SECRET_WORDS: &[&str] = &["PASS", "PWD", "PW", "DSN"];
+
+/// Words ending in PASS that are not passwords.
+const NOT_PASSWORDS: &[&str] = &["BYPASS", "COMPASS"];
 
 /// Variables never passed, whatever their name says.
 const NEVER_PASSED: &[&str] = &["BASH_ENV", "ENV", "LD_PRELOAD", "LD_AUDIT", "CODERD_SOCKET"];
@@ -28,26 +47,22 @@ pub const FIXED: &[(&str, &str)] = &[
     ("DEBIAN_FRONTEND", "noninteractive"),
 ];
 
-/// Name prefixes of credential families (cloud keys, the GitHub CLI's tokens).
-const SECRET_PREFIXES: &[&str] = &["AWS_", "GH_"];
+/// Name prefixes of credential families (cloud keys, the GitHub CLI's tokens, Vault's ids).
+const SECRET_PREFIXES: &[&str] = &["AWS_", "GH_", "VAULT_"];
 
 /// Whether a variable name looks like it holds a secret.
 pub fn is_secret(name: &str) -> bool {
     let upper = name.to_ascii_uppercase();
     let words: Vec<&str> = upper.split('_').collect();
     let auth = |w: &&str| w.starts_with("AUTH") && !matches!(*w, "AUTHOR" | "AUTHORS");
-    SECRET_PREFIXES.iter().any(|p| upper.starts_with(p))
-        || SECRET_MARKERS.iter().any(|m| upper.contains(m))
-        || words.last() == Some(&"PAT")
-        || words.iter().any(auth)
-}
-
-/// Whether a value carries a credential: a URL with `user:password@`.
-pub fn carries_credentials(value: &str) -> bool {
-    static USERINFO: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"[A-Za-z][A-Za-z0-9+.-]*://[^/?#@\s:]+:[^/?#@\s]+@").expect("valid regex")
-    });
-    USERINFO.is_match(value)
+    let password =
+        |w: &&str| SECRET_WORDS.contains(w) || (w.ends_with("PASS") && !NOT_PASSWORDS.contains(w));
+    upper != "PWD"
+        && (SECRET_PREFIXES.iter().any(|p| upper.starts_with(p))
+            || SECRET_MARKERS.iter().any(|m| upper.contains(m))
+            || words.last() == Some(&"PAT")
+            || words.iter().any(auth)
+            || words.iter().any(password))
 }
 
 /// The environment for a child, from `vars` (the daemon's environment).
@@ -116,6 +131,28 @@ mod tests {
                 ("GH_HOST", "github.example.com"),
                 ("GH_ENTERPRISE_TOKEN", "x"),
                 ("GITHUB_TOKEN", "x"),
+                ("PWD", "/ws"),
+                ("OLDPWD", "/"),
+                ("BYPASS_CACHE", "1"),
+                ("DB_PASS", "x"),
+                ("MYSQL_PWD", "x"),
+                ("PGPASS", "x"),
+                ("DB_PW", "x"),
+                ("DOCKER_PASS", "x"),
+                ("JWT", "x"),
+                ("VAULT_ROLE_ID", "x"),
+                ("SENTRY_DSN", "x"),
+                ("SLACK_WEBHOOK_URL", "x"),
+                ("STRIPE_SK", "sk_live_51Habcdefgh"),
+                ("CI_BOT", "ghp_abcdefghijklmnopqrstuvwx"),
+                ("FINE_GRAINED", "github_pat_11ABCDEFG0123456789_abcdef"),
+                ("SLACK_BOT", "xoxb-1234-5678-abcdef"),
+                ("AWS_ID_COPY", "AKIAIOSFODNN7EXAMPLE"),
+                ("SESSION", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.sig"),
+                ("ERRORS_AT", "https://abc123@o1.ingest.sentry.io/1"),
+                ("REDIS_URL", "redis://:pw@cache:6379"),
+                ("CLONE_FROM", "https://bot:ghs_x@github.com/org/repo"),
+                ("HOMEPAGE", "https://example.com/a@b"),
             ],
             &["NPM_TOKEN"],
         );
@@ -127,6 +164,10 @@ mod tests {
             "PATH_EXTRA",
             "GIT_AUTHOR_NAME",
             "GIT_AUTHOR_EMAIL",
+            "PWD",
+            "OLDPWD",
+            "BYPASS_CACHE",
+            "HOMEPAGE",
         ] {
             assert!(got.contains(&kept.to_string()), "{kept} kept");
         }
@@ -148,6 +189,24 @@ mod tests {
             "GH_HOST",
             "GH_ENTERPRISE_TOKEN",
             "GITHUB_TOKEN",
+            "DB_PASS",
+            "MYSQL_PWD",
+            "PGPASS",
+            "DB_PW",
+            "DOCKER_PASS",
+            "JWT",
+            "VAULT_ROLE_ID",
+            "SENTRY_DSN",
+            "SLACK_WEBHOOK_URL",
+            "STRIPE_SK",
+            "CI_BOT",
+            "FINE_GRAINED",
+            "SLACK_BOT",
+            "AWS_ID_COPY",
+            "SESSION",
+            "ERRORS_AT",
+            "REDIS_URL",
+            "CLONE_FROM",
         ] {
             assert!(!got.contains(&dropped.to_string()), "{dropped}");
         }

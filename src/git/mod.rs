@@ -160,13 +160,15 @@ impl<'a> Repo<'a> {
         Ok(drivers)
     }
 
-    /// Whether a path git reported (relative to `dir`) is a secret by the jail's policy.
+    /// Whether a path git reported (relative to `dir`) is a secret by the jail's policy: by its
+    /// name, or by its identity (a secret renamed or hard-linked under this name).
     pub fn is_non_accessible(&self, rel: &[u8]) -> bool {
         use std::os::unix::ffi::OsStrExt;
         let joined = self.dir.rel.join(std::ffi::OsStr::from_bytes(rel));
         let normal = lexical_normalize(&Path::new("/").join(joined));
         let in_root = normal.strip_prefix("/").unwrap_or(&normal);
-        self.jail.is_non_accessible(in_root)
+        let root = &self.jail.roots()[self.dir.root].path;
+        self.jail.is_non_accessible(in_root) || self.jail.is_secret(&root.join(in_root))
     }
 
     /// The wire error for a failed git call in this repository.

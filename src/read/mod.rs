@@ -278,6 +278,9 @@ fn read_one(ctx: &Ctx, file: &str, p: &ReadParams, budget: Option<u64>) -> Resul
     }
     let (handle, meta) = ctx.jail.open_file(&resolved)?;
     let mut result = read_opened(ctx, file, p, budget, &resolved, &handle, &meta)?;
+    if crate::credentials::is_git_config(&resolved.rel) {
+        mask_git_config(&mut result, file)?;
+    }
     let version = match &mut result {
         ReadResult::Stat(stat) => Some(stat.version.clone()),
         ReadResult::Text(TextRead { version, .. })
@@ -293,6 +296,22 @@ fn read_one(ctx: &Ctx, file: &str, p: &ReadParams, budget: Option<u64>) -> Resul
             .note_read(session, &resolved.abs, &version);
     }
     Ok(result)
+}
+
+/// A git config's remote URLs may carry credentials: their userinfo is masked in the text, and
+/// the bytes (base64) are refused.
+fn mask_git_config(result: &mut ReadResult, file: &str) -> Result<()> {
+    match result {
+        ReadResult::Text(text) => {
+            text.content = crate::credentials::mask_url_credentials(&text.content).into_owned();
+            Ok(())
+        }
+        ReadResult::Base64(_) => Err(Error::refused(format!(
+            "`file`: {file} is a git config, whose URLs may carry credentials; its bytes are not shown"
+        ))
+        .with_recovery("read it as text: the URLs' userinfo is masked there")),
+        ReadResult::Stat(_) | ReadResult::Batch(_) => Ok(()),
+    }
 }
 
 /// The version of the file read through a handle opened with `meta`: the documents store's, when

@@ -121,7 +121,10 @@ pub fn handle(
             let Some(resolved) = jail.locate(entry.path()) else {
                 return WalkState::Continue;
             };
-            if jail.is_non_accessible(&resolved.rel) {
+            // A git config's remote URLs may carry credentials: its lines are never shown.
+            let git_config =
+                query.target == Target::Content && crate::credentials::is_git_config(&resolved.rel);
+            if jail.is_non_accessible(&resolved.rel) || git_config {
                 return WalkState::Continue;
             }
             shared.files_searched.fetch_add(1, Ordering::Relaxed);

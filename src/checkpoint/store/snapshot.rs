@@ -267,7 +267,7 @@ impl Plan {
         let rel = Path::new(OsStr::from_bytes(path));
         let root = &tree.work_tree;
         let shown = || tree.show(path);
-        if jail.is_non_accessible(rel) {
+        if jail.is_non_accessible(rel) || jail.is_secret(&root.join(rel)) {
             self.skipped_secrets += 1;
             return;
         }

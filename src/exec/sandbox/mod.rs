@@ -198,6 +198,9 @@ impl Prepared {
 /// Decides and builds the confinement of one run under `config`.
 pub fn prepare(state: &Workspace, socket: &Path, config: &SandboxConfig) -> Result<Prepared> {
     let kind = in_force(config).map_err(|why| refusal(config, why))?;
+    // Under every kind: the walk renews the jail's secrets by identity before the command can
+    // rename one (unsandboxed, only the masks go unused).
+    let secrets = secrets::find(&state.jail);
     let mut prepared = Prepared {
         kind,
         temp: None,
@@ -237,7 +240,6 @@ pub fn prepare(state: &Workspace, socket: &Path, config: &SandboxConfig) -> Resu
             let git = git_dirs::binds(&roots);
             writable.extend(git.folders);
             prepared.git_pointers = git.absent;
-            let secrets = secrets::find(&state.jail);
             let (daemon_dirs, daemon_files) = daemon_places(state, socket);
             let credentials = hidden::find(&config.hidden);
             let masked_files: Vec<PathBuf> = [secrets.files, daemon_files, credentials.files]
@@ -248,11 +250,13 @@ pub fn prepare(state: &Workspace, socket: &Path, config: &SandboxConfig) -> Resu
                 .into_iter()
                 .flatten()
                 .collect();
+            let covered = masked_git_configs(state, &temp.path);
             let view = namespaces::View {
                 writable: &writable,
                 read_only: &git.read_only,
                 masked_files: &masked_files,
                 masked_dirs: &masked_dirs,
+                covered: &covered,
                 network: config.network,
                 temp: config.limits.tmp.map(|size| (temp.path.as_path(), size)),
                 cgroup_procs: prepared
@@ -269,6 +273,31 @@ pub fn prepare(state: &Workspace, socket: &Path, config: &SandboxConfig) -> Resu
     }
     prepared.temp = Some(temp);
     Ok(prepared)
+}
+
+/// Each root's git config whose remote URLs carry credentials, paired with a copy of it (in the
+/// run's private temp folder) where they are masked: the command's `git remote -v` or `cat
+/// .git/config` shows the copy. Read through the jail; a config that cannot be read is left as is.
+fn masked_git_configs(state: &Workspace, temp: &Path) -> Vec<(PathBuf, PathBuf)> {
+    let mut covered = Vec::new();
+    for (n, root) in state.jail.roots().iter().enumerate() {
+        let Some(config) = state.jail.locate(&root.path.join(".git/config")) else {
+            continue;
+        };
+        let Ok((mut file, _)) = state.jail.open_file(&config) else {
+            continue;
+        };
+        let mut text = String::new();
+        if std::io::Read::read_to_string(&mut file, &mut text).is_err() {
+            continue;
+        }
+        let masked = crate::credentials::mask_url_credentials(&text);
+        let copy = temp.join(format!(".coderd-git-config-{n}"));
+        if masked != text && std::fs::write(&copy, masked.as_bytes()).is_ok() {
+            covered.push((copy, config.abs));
+        }
+    }
+    covered
 }
 
 /// What `info.exec.sandbox` and `dry_run` say: the mode configured, the one in force (or why

@@ -203,6 +203,7 @@ unsafe fn run_step(plan: &Plan, step: &Step) -> bool {
             ) == 0
         }
         Step::MaskFile(path) => bind_file(c"/dev/null", path),
+        Step::Cover { source, target } => bind_file(source, target),
         Step::MaskDir(path) => {
             empty_tmpfs(path, libc::MS_RDONLY) || *libc::__errno_location() == libc::ENOENT
         }

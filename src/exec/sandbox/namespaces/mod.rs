@@ -67,6 +67,11 @@ enum Step {
     MaskDir(CString),
     /// A writable tmpfs of a given size over a folder (the run's private `$TMPDIR`): options.
     TmpFs(CString, CString),
+    /// A file bound over another: a git config's copy with its URLs' credentials masked.
+    Cover {
+        source: CString,
+        target: CString,
+    },
     Dev,
     Proc,
     LoopbackUp,
@@ -97,6 +102,8 @@ pub struct View<'a> {
     pub read_only: &'a [PathBuf],
     pub masked_files: &'a [PathBuf],
     pub masked_dirs: &'a [PathBuf],
+    /// Files shown in place of others: (the copy, the file it covers).
+    pub covered: &'a [(PathBuf, PathBuf)],
     pub network: bool,
     /// The private temp folder and the size of the tmpfs mounted on it.
     pub temp: Option<(&'a Path, u64)>,
@@ -162,6 +169,13 @@ impl Plan {
                 Step::MaskDir(c_path(path)?),
                 format!("mask {}", path.display()),
             );
+        }
+        for (source, target) in view.covered {
+            let step = Step::Cover {
+                source: c_path(source)?,
+                target: c_path(target)?,
+            };
+            plan.push(step, format!("cover {}", target.display()));
         }
         plan.push(Step::Dev, "a minimal /dev".into());
         plan.push(Step::Proc, "a fresh /proc".into());
