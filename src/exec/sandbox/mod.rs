@@ -12,11 +12,12 @@
 pub mod landlock;
 pub mod namespaces;
 pub mod secrets;
+pub mod wrapper;
 
 pub use crate::config::exec::{Mode, SandboxConfig, DEFAULT_WRITABLE};
 use crate::error::{Error, Result};
 use crate::workspace::Workspace;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -109,7 +110,8 @@ pub fn writable_places(config: &SandboxConfig, roots: &[PathBuf]) -> Vec<PathBuf
     places
 }
 
-fn expand(entry: &str) -> Option<PathBuf> {
+/// A writable entry as an absolute path (`~/`, `$VAR/`), or `None` when it names nothing here.
+pub fn expand(entry: &str) -> Option<PathBuf> {
     let path = if let Some(rest) = entry.strip_prefix("~/") {
         PathBuf::from(std::env::var_os("HOME").filter(|h| !h.is_empty())?).join(rest)
     } else if let Some(var) = entry.strip_prefix('$') {
@@ -194,25 +196,109 @@ pub fn prepare(state: &Workspace, socket: &Path, config: &SandboxConfig) -> Resu
     match kind {
         Kind::Landlock => prepared.landlock = Some(landlock::ruleset(&writable).map_err(failed)?),
         Kind::Namespaces => {
-            let secrets = secrets::find(&state.jail);
-            let (hidden_dirs, hidden_files) = daemon_places(state, socket);
-            let masked_files: Vec<PathBuf> =
-                secrets.files.iter().chain(&hidden_files).cloned().collect();
-            let masked_dirs: Vec<PathBuf> =
-                secrets.dirs.iter().chain(&hidden_dirs).cloned().collect();
-            let view = namespaces::View {
-                writable: &writable,
-                masked_files: &masked_files,
-                masked_dirs: &masked_dirs,
-                network: config.network,
-            };
-            prepared.plan = Some(namespaces::Plan::new(&view).map_err(|e| failed(e.to_string()))?);
-            prepared.masked = secrets.shown;
+            let places = Places::of(state, socket, writable, config.network);
+            prepared.plan =
+                Some(namespaces::Plan::new(&places.view()).map_err(|e| failed(e.to_string()))?);
+            prepared.masked = places.shown;
         }
         Kind::Off => {}
     }
     prepared.temp = Some(temp);
     Ok(prepared)
+}
+
+/// What a namespace sandbox shows besides the read-only file system, as the daemon decided it:
+/// the same for a command and for a language server (which gets it through `wrapper`).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Places {
+    pub writable: Vec<PathBuf>,
+    pub masked_files: Vec<PathBuf>,
+    pub masked_dirs: Vec<PathBuf>,
+    pub network: bool,
+    /// Root-relative names of the masked secrets.
+    #[serde(skip)]
+    pub shown: Vec<String>,
+}
+
+impl Places {
+    /// `writable` (existing places), the roots' secrets and the daemon's folders and socket masked.
+    pub fn of(state: &Workspace, socket: &Path, writable: Vec<PathBuf>, network: bool) -> Places {
+        let secrets = secrets::find(&state.jail);
+        let (hidden_dirs, hidden_files) = daemon_places(state, socket);
+        Places {
+            writable,
+            masked_files: secrets.files.into_iter().chain(hidden_files).collect(),
+            masked_dirs: secrets.dirs.into_iter().chain(hidden_dirs).collect(),
+            network,
+            shown: secrets.shown,
+        }
+    }
+
+    pub fn view(&self) -> namespaces::View<'_> {
+        namespaces::View {
+            writable: &self.writable,
+            masked_files: &self.masked_files,
+            masked_dirs: &self.masked_dirs,
+            network: self.network,
+        }
+    }
+}
+
+/// The confinement of a process the daemon starts on its own and keeps (a language server): the
+/// view a command gets, but with the roots read-only; it writes only `writable` and a private
+/// temp folder that lives as long as this value.
+pub struct Helper {
+    pub kind: Kind,
+    temp: Option<PrivateTemp>,
+    pub landlock: Option<OwnedFd>,
+    /// What the `sandbox-exec` wrapper builds the namespaces from.
+    pub places: Option<Places>,
+}
+
+impl Helper {
+    pub fn temp_dir(&self) -> Option<&Path> {
+        self.temp.as_ref().map(|t| t.path.as_path())
+    }
+}
+
+/// Decides and builds a helper's confinement under `config` (the `exec.sandbox` of commands):
+/// `writable` are absolute places (created when missing, best effort), `network` its own flag.
+pub fn prepare_helper(
+    state: &Workspace,
+    socket: &Path,
+    config: &SandboxConfig,
+    writable: &[PathBuf],
+    network: bool,
+) -> Result<Helper> {
+    let kind = in_force(config).map_err(|why| refusal(config, why))?;
+    let mut helper = Helper {
+        kind,
+        temp: None,
+        landlock: None,
+        places: None,
+    };
+    if kind == Kind::Off {
+        return Ok(helper);
+    }
+    let temp = PrivateTemp::create()?;
+    let mut places: Vec<PathBuf> = Vec::new();
+    for place in writable {
+        let _ = std::fs::create_dir_all(place);
+        if place.exists() && !places.contains(place) {
+            places.push(place.clone());
+        }
+    }
+    places.push(temp.path.clone());
+    helper.temp = Some(temp);
+    match kind {
+        Kind::Landlock => {
+            let ruleset = landlock::ruleset(&places).map_err(|e| Error::refused(e.to_string()))?;
+            helper.landlock = Some(ruleset);
+        }
+        Kind::Namespaces => helper.places = Some(Places::of(state, socket, places, network)),
+        Kind::Off => {}
+    }
+    Ok(helper)
 }
 
 /// What `info.exec.sandbox` and `dry_run` say: the mode configured, the one in force (or why
