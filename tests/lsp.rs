@@ -20,8 +20,10 @@ const BURST_SIZE: usize = 3;
 const BURST_GAP: Duration = Duration::from_millis(10);
 
 /// Generous deadlines: these tests check correctness on a loaded CI machine; the latency bars
-/// are checked by scripts/bench-lsp.sh.
-const TEST_CONFIG: &str = "lsp:\n  warm_deadline_ms: 60000\n  cold_deadline_ms: 90000\n";
+/// are checked by scripts/bench-lsp.sh. Trusted: rust-analyzer's check on save (off when
+/// untrusted, see tests/lsp_sandbox.rs) is what reports the broken callers the Rust case edits.
+const TEST_CONFIG: &str =
+    "lsp:\n  trust: trusted\n  warm_deadline_ms: 60000\n  cold_deadline_ms: 90000\n";
 
 fn cases() -> Vec<Value> {
     let text =

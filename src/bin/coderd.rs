@@ -65,6 +65,13 @@ enum Sub {
     /// daemon is gone (see src/exec/watchdog.rs).
     #[command(hide = true)]
     Watchdog,
+    /// Started by the daemon itself: runs a language server inside the sandbox the daemon
+    /// describes on descriptor 3 (see src/exec/sandbox/wrapper.rs).
+    #[command(name = "sandbox-exec", hide = true)]
+    SandboxExec {
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
+        command: Vec<std::ffi::OsString>,
+    },
 }
 
 fn main() {
@@ -72,6 +79,9 @@ fn main() {
     if let Some(Sub::Watchdog) = args.command {
         coderd::exec::watchdog::watch(std::io::stdin().lock());
         return;
+    }
+    if let Some(Sub::SandboxExec { command }) = &args.command {
+        std::process::exit(coderd::exec::sandbox::wrapper::main(command));
     }
     init_logging(&args);
     let runtime = tokio::runtime::Builder::new_multi_thread()

@@ -26,6 +26,19 @@ pub struct LspConfig {
     pub servers: Vec<ServerDef>,
     /// The servers a language runs, by name, instead of the registry's (`[]`: none).
     pub languages: std::collections::BTreeMap<String, Vec<String>>,
+    /// Whether the workspace's own code may run inside the servers (build scripts, proc-macros,
+    /// a workspace tsserver, toolchain downloads): `untrusted` merges each server's `untrusted`
+    /// table. Trusted or not, servers run inside the sandbox.
+    pub trust: Trust,
+}
+
+/// `lsp.trust`: a safety switch of the config, never of a request.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Trust {
+    #[default]
+    Untrusted,
+    Trusted,
 }
 
 impl Default for LspConfig {
@@ -39,6 +52,7 @@ impl Default for LspConfig {
             warm_on_read: true,
             servers: Vec::new(),
             languages: Default::default(),
+            trust: Trust::Untrusted,
         }
     }
 }
@@ -88,6 +102,49 @@ pub struct ServerDef {
     /// publish rule, which waits for its open progress, the check's too.
     #[serde(default)]
     pub check_progress: Option<String>,
+    /// Where the sandboxed server may write besides its private `$TMPDIR`: `{root}/...` (its
+    /// root's build outputs), `~/...`, `$VAR/...`, absolute paths. Everything else is read-only.
+    #[serde(default)]
+    pub writable: Vec<String>,
+    /// The server needs the network (off by default: its sandbox has only a loopback).
+    #[serde(default)]
+    pub network: bool,
+    /// Environment variables set for the server.
+    #[serde(default)]
+    pub env: std::collections::BTreeMap<String, String>,
+    /// The server is told to use the TypeScript installed beside it (`tsserver.path`), never a
+    /// workspace's `node_modules` one; without one it does not start.
+    #[serde(default)]
+    pub bundled_typescript: bool,
+    /// What `lsp.trust: untrusted` changes (see `Untrusted`).
+    #[serde(default)]
+    pub untrusted: Option<Untrusted>,
+}
+
+/// A server's settings under `lsp.trust: untrusted`: merged over its definition so that the
+/// workspace's code does not run where the server lets that be switched off.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Untrusted {
+    /// Merged (recursively) into `initialization_options`.
+    #[serde(default)]
+    pub initialization_options: Option<Value>,
+    /// Merged (recursively) into `settings`.
+    #[serde(default)]
+    pub settings: Option<Value>,
+    /// Added to `env`.
+    #[serde(default)]
+    pub env: std::collections::BTreeMap<String, String>,
+    /// Variables naming a file found at or above the server's root (`GOWORK = "go.work"`): set
+    /// to that file when it is inside the roots, else to `off`.
+    #[serde(default)]
+    pub inside_roots_only: std::collections::BTreeMap<String, String>,
+    /// The server checks no saves any more (`check_progress` dropped: no edit waits for a check).
+    #[serde(default)]
+    pub no_checks: bool,
+    /// What it switches off, in words (`info` shows it).
+    #[serde(default)]
+    pub switched_off: Vec<String>,
 }
 
 /// A server-specific way to ask for a document's current diagnostics.

@@ -4,6 +4,7 @@
 //! open work-done progress, refreshes. Whoever waits on that record is woken through the
 //! instance's `tick` (see `instance`); the client knows nothing about edits or settling.
 
+use super::confine::Confine;
 use super::servers::ServerDef;
 use super::transport::{Incoming, Reply, Transport, TransportError};
 use super::uri;
@@ -12,7 +13,6 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -110,6 +110,8 @@ pub struct Client {
     record: Mutex<Record>,
     tick: watch::Sender<u64>,
     exited: AtomicBool,
+    /// Its sandbox's private temp folder (and Landlock ruleset), gone with the client.
+    _sandbox: crate::exec::sandbox::Helper,
 }
 
 #[derive(Deserialize)]
@@ -125,20 +127,16 @@ impl Client {
         def: Arc<ServerDef>,
         executable: &Path,
         root: &Path,
+        confine: &Confine,
         tick: watch::Sender<u64>,
     ) -> Result<(Arc<Client>, oneshot::Receiver<String>), String> {
-        let mut command = tokio::process::Command::new(executable);
-        command
-            .args(&def.args)
-            .current_dir(root)
-            .env("PATH", search_path())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true);
-        let mut child = super::spawn::spawn(command)
+        let def = super::confine::effective(&def, executable)?;
+        let confined = super::confine::command(confine, &def, executable, root)?;
+        let in_namespaces = confined.in_namespaces();
+        let mut child = super::spawn::spawn(confined.command)
             .await
             .map_err(|e| format!("starting {}: {e}", executable.display()))?;
+        drop(confined.places_fd);
         let pid = child.id().unwrap_or(0);
         let (stdin, stdout, stderr) = (
             child.stdin.take().expect("piped"),
@@ -158,6 +156,7 @@ impl Client {
             }),
             tick,
             exited: AtomicBool::new(false),
+            _sandbox: confined.helper,
         });
         tokio::spawn(keep_stderr(Arc::downgrade(&client), stderr));
         tokio::spawn(serve_incoming(Arc::downgrade(&client), incoming));
@@ -175,14 +174,19 @@ impl Client {
             let _ = exit_tx.send(reason);
         });
         client
-            .initialize(root)
+            .initialize(root, in_namespaces)
             .await
             .inspect_err(|_| client.kill())?;
         Ok((client, exit_rx))
     }
 
-    async fn initialize(&self, root: &Path) -> Result<(), String> {
-        let params = initialize_params(&self.def, root);
+    async fn initialize(&self, root: &Path, in_namespaces: bool) -> Result<(), String> {
+        let mut params = initialize_params(&self.def, root);
+        if in_namespaces {
+            // The daemon's pid does not exist in the server's PID namespace (a server exits when
+            // that pid is gone); it dies with the daemon through the wrapper instead.
+            params["processId"] = Value::Null;
+        }
         let result = self
             .transport
             .request("initialize", params, INITIALIZE_TIMEOUT)
@@ -304,11 +308,25 @@ impl Client {
         self.lock().refreshes
     }
 
-    /// Resident memory of the server process, from /proc.
+    /// Resident memory of the server: its process and every descendant (a sandboxed server is
+    /// the wrapper's grandchild), from /proc.
     pub fn rss_bytes(&self) -> Option<u64> {
-        let statm = std::fs::read_to_string(format!("/proc/{}/statm", self.pid)).ok()?;
-        let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
-        Some(pages * rustix::param::page_size() as u64)
+        let rss = |pid: u32| -> Option<u64> {
+            let statm = std::fs::read_to_string(format!("/proc/{pid}/statm")).ok()?;
+            let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
+            Some(pages * rustix::param::page_size() as u64)
+        };
+        let mut total = rss(self.pid)?;
+        let mut queue = vec![self.pid];
+        while let Some(pid) = queue.pop() {
+            let children = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"));
+            for child in children.iter().flat_map(|c| c.split_whitespace()) {
+                let Ok(child) = child.parse() else { continue };
+                total += rss(child).unwrap_or(0);
+                queue.push(child);
+            }
+        }
+        Some(total)
     }
 
     /// The last lines the server wrote to stderr, for error reports.
@@ -535,13 +553,6 @@ impl Drop for Client {
     fn drop(&mut self) {
         self.kill();
     }
-}
-
-/// PATH for a server: the daemon's, then the install folder's `bin/` (tsserver, node tools).
-fn search_path() -> std::ffi::OsString {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    let extra = super::servers::install_dir().map(|d| d.join("bin"));
-    std::env::join_paths(std::env::split_paths(&path).chain(extra)).unwrap_or(path)
 }
 
 async fn serve_incoming(

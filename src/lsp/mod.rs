@@ -14,6 +14,7 @@
 //! listed as `pending` instead.
 
 pub mod client;
+pub mod confine;
 mod diagnostics;
 pub mod instance;
 pub mod navigate;
@@ -70,6 +71,8 @@ pub struct Lsp {
     /// file back to back could otherwise send their snapshots in the wrong order, leaving the
     /// server on the older text (seen with rust-analyzer in the burst test).
     syncing: Mutex<()>,
+    /// What servers run confined by, set once the workspace exists (`confine_with`).
+    confine: OnceLock<Arc<confine::Confine>>,
 }
 
 /// One (instance, file) whose findings an answer waits for, and the instance's publish counter
@@ -112,7 +115,16 @@ impl Lsp {
             instances: Default::default(),
             runtime: OnceLock::new(),
             syncing: Mutex::new(()),
+            confine: OnceLock::new(),
         }
+    }
+
+    /// Servers start inside the sandbox of `workspace`'s `exec.sandbox`, the daemon's `socket`
+    /// hidden; until this is called none starts.
+    pub fn confine_with(&self, workspace: Arc<Workspace>, socket: PathBuf) {
+        let _ = self
+            .confine
+            .set(Arc::new(confine::Confine { workspace, socket }));
     }
 
     /// The servers in force now.
@@ -362,7 +374,10 @@ impl Lsp {
     fn instance(&self, def: Arc<ServerDef>, root: PathBuf, executable: PathBuf) -> Arc<Instance> {
         self.lock()
             .entry((def.name.clone(), root.clone()))
-            .or_insert_with(|| Instance::new(def, root, executable))
+            .or_insert_with(|| {
+                let confine = self.confine.get().cloned();
+                Instance::new(def, root, executable, confine)
+            })
             .clone()
     }
 
@@ -479,10 +494,13 @@ impl Lsp {
                     (Some(_), None) => "not_started",
                     (Some(_), Some(first)) => first.state.as_str(),
                 };
-                let built_in = servers::built_in().iter().any(|b| *b == **def);
+                let built_in = registry.is_built_in(def);
                 json!({
                     "name": def.name,
                     "source": if built_in { "built-in" } else { "config" },
+                    "switched_off": registry.switched_off(def),
+                    "writable": def.writable,
+                    "network": def.network,
                     "languages": def.languages,
                     "command": def.command,
                     "executable": executable,
@@ -498,10 +516,24 @@ impl Lsp {
             .map(|l| l.name.as_str())
             .collect();
         json!({
+            "trust": registry.trust(),
+            "sandbox": self.sandbox_in_force(),
             "servers": servers,
             "languages_without_servers": without,
             "install_dir": servers::install_dir(),
         })
+    }
+
+    /// The sandbox servers start in (`exec.sandbox`'s, in force), or why none can be had.
+    fn sandbox_in_force(&self) -> Value {
+        let Some(confine) = self.confine.get() else {
+            return json!({ "refused": "no sandbox is set up for language servers" });
+        };
+        let limits = confine.workspace.limits();
+        match crate::exec::sandbox::in_force(&limits.exec.sandbox) {
+            Ok(kind) => json!({ "in_force": kind }),
+            Err(why) => json!({ "refused": why }),
+        }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Instances> {

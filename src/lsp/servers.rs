@@ -3,7 +3,7 @@
 //! `lsp.languages` are applied, and where a server's command is found (PATH, then the folder the
 //! install script fills).
 
-pub use crate::config::lsp::{PullVia, ServerDef};
+pub use crate::config::lsp::{PullVia, ServerDef, Trust};
 use crate::config::LspConfig;
 use crate::syntax::languages::{self, Language};
 use serde::Deserialize;
@@ -33,6 +33,7 @@ pub fn built_in() -> &'static [ServerDef] {
 /// name, then the config's new ones; and which of them serve each language.
 #[derive(Debug, Default)]
 pub struct Registry {
+    trust: Trust,
     defs: Vec<Arc<ServerDef>>,
     by_language: HashMap<String, Vec<Arc<ServerDef>>>,
 }
@@ -41,7 +42,25 @@ impl Registry {
     /// Applies the config to the built-in servers. A language's servers are the ones
     /// `lsp.languages` names for it, else the registry's (`grammars/languages.toml`) that still
     /// list the language, then the config's servers that list it. Errors name the config key.
+    /// Under `lsp.trust: untrusted` every definition has its `untrusted` table merged in (so a
+    /// change of trust is a change of definition: its running instances are replaced).
     pub fn new(config: &LspConfig) -> Result<Registry, String> {
+        let mut registry = Registry::defined(config)?;
+        registry.trust = config.trust;
+        if config.trust == Trust::Untrusted {
+            for def in registry.defs.iter_mut() {
+                *def = Arc::new(untrusted(def));
+            }
+            for chosen in registry.by_language.values_mut() {
+                for def in chosen.iter_mut() {
+                    *def = Arc::new(untrusted(def));
+                }
+            }
+        }
+        Ok(registry)
+    }
+
+    fn defined(config: &LspConfig) -> Result<Registry, String> {
         let mut defs: Vec<Arc<ServerDef>> = built_in().iter().cloned().map(Arc::new).collect();
         for (i, server) in config.servers.iter().enumerate() {
             check_server(i, server)?;
@@ -73,7 +92,11 @@ impl Registry {
             };
             by_language.insert(language.name.clone(), chosen);
         }
-        Ok(Registry { defs, by_language })
+        Ok(Registry {
+            trust: Trust::Trusted,
+            defs,
+            by_language,
+        })
     }
 
     /// Every server in force: the built-in ones in file order, then the config's new ones.
@@ -90,6 +113,62 @@ impl Registry {
 
     pub fn by_name(&self, name: &str) -> Option<&Arc<ServerDef>> {
         self.defs.iter().find(|d| d.name == name)
+    }
+
+    /// The `lsp.trust` the definitions were made for.
+    pub fn trust(&self) -> Trust {
+        self.trust
+    }
+
+    /// Whether `def` is a built-in definition (as this trust level has it).
+    pub fn is_built_in(&self, def: &ServerDef) -> bool {
+        built_in().iter().any(|b| match self.trust {
+            Trust::Trusted => b == def,
+            Trust::Untrusted => untrusted(b) == *def,
+        })
+    }
+
+    /// What this trust level switched off in `def`, in words.
+    pub fn switched_off<'a>(&self, def: &'a ServerDef) -> &'a [String] {
+        match (self.trust, &def.untrusted) {
+            (Trust::Untrusted, Some(overlay)) => &overlay.switched_off,
+            _ => &[],
+        }
+    }
+}
+
+/// A definition with its `untrusted` table merged in.
+fn untrusted(def: &ServerDef) -> ServerDef {
+    let mut def = def.clone();
+    let Some(overlay) = def.untrusted.clone() else {
+        return def;
+    };
+    merge(
+        &mut def.initialization_options,
+        overlay.initialization_options,
+    );
+    merge(&mut def.settings, overlay.settings);
+    def.env.extend(overlay.env);
+    if overlay.no_checks {
+        def.check_progress = None;
+    }
+    def
+}
+
+/// `overlay` merged into `base`, objects key by key, anything else replaced.
+fn merge(base: &mut Option<Value>, overlay: Option<Value>) {
+    fn into(base: &mut Value, overlay: Value) {
+        match (base, overlay) {
+            (Value::Object(base), Value::Object(overlay)) => {
+                for (key, value) in overlay {
+                    into(base.entry(key).or_insert(Value::Null), value);
+                }
+            }
+            (base, overlay) => *base = overlay,
+        }
+    }
+    if let Some(overlay) = overlay {
+        into(base.get_or_insert(Value::Null), overlay);
     }
 }
 

@@ -69,6 +69,7 @@ impl State {
         let syntax = crate::syntax::Cache::new(documents.subscribe());
         let lsp = Arc::new(crate::lsp::Lsp::new(&config.limits.lsp));
         let workspace = Arc::new(Workspace::new(jail, config.limits, documents, journal));
+        lsp.confine_with(workspace.clone(), socket.clone());
         let state = State {
             checkpoints,
             todos,

@@ -16,11 +16,12 @@ pub mod limits;
 pub mod namespaces;
 pub mod seccomp;
 pub mod secrets;
+pub mod wrapper;
 
 pub use crate::config::exec::{Mode, SandboxConfig, DEFAULT_WRITABLE};
 use crate::error::{Error, Result};
 use crate::workspace::Workspace;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -113,7 +114,8 @@ pub fn writable_places(config: &SandboxConfig, roots: &[PathBuf]) -> Vec<PathBuf
     places
 }
 
-fn expand(entry: &str) -> Option<PathBuf> {
+/// A writable entry as an absolute path (`~/`, `$VAR/`), or `None` when it names nothing here.
+pub fn expand(entry: &str) -> Option<PathBuf> {
     let path = if let Some(rest) = entry.strip_prefix("~/") {
         PathBuf::from(std::env::var_os("HOME").filter(|h| !h.is_empty())?).join(rest)
     } else if let Some(var) = entry.strip_prefix('$') {
@@ -240,34 +242,18 @@ pub fn prepare(state: &Workspace, socket: &Path, config: &SandboxConfig) -> Resu
             let git = git_dirs::binds(&roots);
             writable.extend(git.folders);
             prepared.git_pointers = git.absent;
-            let (daemon_dirs, daemon_files) = daemon_places(state, socket);
-            let credentials = hidden::find(&config.hidden);
-            let masked_files: Vec<PathBuf> = [secrets.files, daemon_files, credentials.files]
-                .into_iter()
-                .flatten()
-                .collect();
-            let masked_dirs: Vec<PathBuf> = [secrets.dirs, daemon_dirs, credentials.dirs]
-                .into_iter()
-                .flatten()
-                .collect();
-            let covered = masked_git_configs(state, &temp.path);
-            let view = namespaces::View {
-                writable: &writable,
-                read_only: &git.read_only,
-                masked_files: &masked_files,
-                masked_dirs: &masked_dirs,
-                covered: &covered,
-                network: config.network,
-                temp: config.limits.tmp.map(|size| (temp.path.as_path(), size)),
-                cgroup_procs: prepared
-                    .group
-                    .as_ref()
-                    .map(|g| g.procs())
-                    .unwrap_or_default(),
-                rlimits: prepared.rlimits.clone(),
-            };
+            let mut places = Places::of(state, socket, config, secrets, writable, config.network);
+            places.read_only = git.read_only;
+            places.covered = masked_git_configs(state, &temp.path);
+            places.temp = config.limits.tmp.map(|size| (temp.path.clone(), size));
+            let procs = prepared
+                .group
+                .as_ref()
+                .map(|g| g.procs())
+                .unwrap_or_default();
+            let view = places.view(procs, prepared.rlimits.clone());
             prepared.plan = Some(namespaces::Plan::new(&view).map_err(|e| failed(e.to_string()))?);
-            prepared.masked = secrets.shown;
+            prepared.masked = places.shown;
         }
         Kind::Off => {}
     }
@@ -298,6 +284,167 @@ fn masked_git_configs(state: &Workspace, temp: &Path) -> Vec<(PathBuf, PathBuf)>
         }
     }
     covered
+}
+
+/// What a namespace sandbox shows besides the read-only file system, as the daemon decided it:
+/// the same for a command and for a language server (which gets it through `wrapper`).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Places {
+    pub writable: Vec<PathBuf>,
+    /// Places inside the writable ones that stay read-only (a repository's hooks and config).
+    pub read_only: Vec<PathBuf>,
+    pub masked_files: Vec<PathBuf>,
+    pub masked_dirs: Vec<PathBuf>,
+    /// Files shown in place of others: (the copy, the file it covers).
+    pub covered: Vec<(PathBuf, PathBuf)>,
+    pub network: bool,
+    /// The private temp folder and the size of the tmpfs mounted on it.
+    pub temp: Option<(PathBuf, u64)>,
+    /// What a process started by the wrapper may use (the wrapper makes its control group).
+    pub limits: limits::Limits,
+    /// Root-relative names of the masked secrets.
+    #[serde(skip)]
+    pub shown: Vec<String>,
+}
+
+impl Places {
+    /// `writable` (existing places); the roots' `secrets`, the daemon's folders and socket and
+    /// the credentials of `exec.sandbox.hidden` masked.
+    pub fn of(
+        state: &Workspace,
+        socket: &Path,
+        config: &SandboxConfig,
+        secrets: secrets::Secrets,
+        writable: Vec<PathBuf>,
+        network: bool,
+    ) -> Places {
+        let (daemon_dirs, daemon_files) = daemon_places(state, socket);
+        let credentials = hidden::find(&config.hidden);
+        Places {
+            writable,
+            masked_files: [secrets.files, daemon_files, credentials.files]
+                .into_iter()
+                .flatten()
+                .collect(),
+            masked_dirs: [secrets.dirs, daemon_dirs, credentials.dirs]
+                .into_iter()
+                .flatten()
+                .collect(),
+            network,
+            limits: config.limits.clone(),
+            shown: secrets.shown,
+            ..Places::default()
+        }
+    }
+
+    /// The view for the namespaces' init: these places, and the run's control groups to join
+    /// (or the resource limits to set when it has none).
+    pub fn view(
+        &self,
+        cgroup_procs: Vec<std::os::fd::RawFd>,
+        rlimits: Vec<(libc::__rlimit_resource_t, libc::rlim_t)>,
+    ) -> namespaces::View<'_> {
+        namespaces::View {
+            writable: &self.writable,
+            read_only: &self.read_only,
+            masked_files: &self.masked_files,
+            masked_dirs: &self.masked_dirs,
+            covered: &self.covered,
+            network: self.network,
+            temp: self
+                .temp
+                .as_ref()
+                .map(|(path, size)| (path.as_path(), *size)),
+            cgroup_procs,
+            rlimits,
+        }
+    }
+}
+
+/// The confinement of a process the daemon starts on its own and keeps (a language server): the
+/// view a command gets, but with the roots read-only; it writes only `writable` and a private
+/// temp folder that lives as long as this value.
+pub struct Helper {
+    pub kind: Kind,
+    temp: Option<PrivateTemp>,
+    landlock: Option<OwnedFd>,
+    /// What the `sandbox-exec` wrapper builds the namespaces from.
+    pub places: Option<Places>,
+    /// Under Landlock: the server's control group, or the resource limits it sets itself, and
+    /// its system-call filter (the wrapper makes its own for namespaces).
+    group: Option<limits::Group>,
+    rlimits: Vec<(libc::__rlimit_resource_t, libc::rlim_t)>,
+    filter: std::sync::Arc<seccomp::Filter>,
+}
+
+impl Helper {
+    pub fn temp_dir(&self) -> Option<&Path> {
+        self.temp.as_ref().map(|t| t.path.as_path())
+    }
+
+    /// Under Landlock: what the server's process applies to itself before `exec`.
+    pub fn landlock_child(&self) -> Option<landlock::InChild> {
+        Some(landlock::InChild {
+            ruleset: self.landlock.as_ref()?.as_raw_fd(),
+            filter: self.filter.clone(),
+            cgroup_procs: self.group.as_ref().map(|g| g.procs()).unwrap_or_default(),
+            rlimits: self.rlimits.clone(),
+        })
+    }
+}
+
+/// Decides and builds a helper's confinement under `config` (the `exec.sandbox` of commands):
+/// `writable` are absolute places (created when missing, best effort), `network` its own flag.
+pub fn prepare_helper(
+    state: &Workspace,
+    socket: &Path,
+    config: &SandboxConfig,
+    writable: &[PathBuf],
+    network: bool,
+) -> Result<Helper> {
+    let kind = in_force(config).map_err(|why| refusal(config, why))?;
+    let mut helper = Helper {
+        kind,
+        temp: None,
+        landlock: None,
+        places: None,
+        group: None,
+        rlimits: Vec::new(),
+        filter: std::sync::Arc::new(seccomp::Filter::new(network)),
+    };
+    if kind == Kind::Off {
+        return Ok(helper);
+    }
+    let temp = PrivateTemp::create()?;
+    let mut places: Vec<PathBuf> = Vec::new();
+    for place in writable {
+        let _ = std::fs::create_dir_all(place);
+        if place.exists() && !places.contains(place) {
+            places.push(place.clone());
+        }
+    }
+    let temp_path = temp.path.clone();
+    places.push(temp.path.clone());
+    helper.temp = Some(temp);
+    match kind {
+        Kind::Landlock => {
+            let ruleset = landlock::ruleset(&places).map_err(|e| Error::refused(e.to_string()))?;
+            helper.landlock = Some(ruleset);
+            helper.group = limits::Group::create(&config.limits);
+            if helper.group.is_none() {
+                helper.rlimits = limits::rlimits(&config.limits);
+            }
+        }
+        Kind::Namespaces => {
+            let secrets = secrets::find(&state.jail);
+            let mut view = Places::of(state, socket, config, secrets, places, network);
+            view.covered = masked_git_configs(state, &temp_path);
+            view.temp = config.limits.tmp.map(|size| (temp_path.clone(), size));
+            helper.places = Some(view);
+        }
+        Kind::Off => {}
+    }
+    Ok(helper)
 }
 
 /// What `info.exec.sandbox` and `dry_run` say: the mode configured, the one in force (or why

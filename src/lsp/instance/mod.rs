@@ -6,6 +6,7 @@
 //! carries a number higher than any before it, across restarts too.
 
 use super::client::Client;
+use super::confine::Confine;
 use super::servers::ServerDef;
 use super::uri;
 use crate::config::LspConfig;
@@ -135,6 +136,8 @@ pub struct Instance {
     pub def: Arc<ServerDef>,
     pub root: PathBuf,
     executable: PathBuf,
+    /// What the server runs confined by (`None`: the daemon set up none, and it does not start).
+    confine: Option<Arc<Confine>>,
     inner: Mutex<Inner>,
     /// Bumped on every change a waiter may care about (findings, progress, state).
     tick: watch::Sender<u64>,
@@ -177,11 +180,17 @@ pub struct InstanceInfo {
 }
 
 impl Instance {
-    pub fn new(def: Arc<ServerDef>, root: PathBuf, executable: PathBuf) -> Arc<Instance> {
+    pub fn new(
+        def: Arc<ServerDef>,
+        root: PathBuf,
+        executable: PathBuf,
+        confine: Option<Arc<Confine>>,
+    ) -> Arc<Instance> {
         Arc::new(Instance {
             def,
             root,
             executable,
+            confine,
             inner: Mutex::new(Inner {
                 status: Status::NotStarted,
                 client: None,
@@ -225,13 +234,13 @@ impl Instance {
     /// it is stopped on purpose or fails `MAX_CRASHES` times within `CRASH_WINDOW`.
     async fn run(self: Arc<Self>) {
         loop {
-            let outcome = Client::start(
-                self.def.clone(),
-                &self.executable,
-                &self.root,
-                self.tick.clone(),
-            )
-            .await;
+            let outcome = match &self.confine {
+                Some(confine) => {
+                    let (def, tick) = (self.def.clone(), self.tick.clone());
+                    Client::start(def, &self.executable, &self.root, confine, tick).await
+                }
+                None => Err("no sandbox is set up for language servers".into()),
+            };
             let reason = match outcome {
                 Ok((client, exited)) => {
                     if !self.became_ready(&client) {

@@ -150,13 +150,6 @@ impl Plan {
             };
             plan.push(step, format!("bind {} writable", path.display()));
         }
-        if let Some((temp, size)) = view.temp {
-            let options = CString::new(super::limits::tmpfs_options(size))?;
-            plan.push(
-                Step::TmpFs(c_path(temp)?, options),
-                format!("a tmpfs of {size} bytes on {}", temp.display()),
-            );
-        }
         plan.place_read_only(view.read_only, read_only)?;
         for path in view.masked_files {
             plan.push(
@@ -176,6 +169,14 @@ impl Plan {
                 target: c_path(target)?,
             };
             plan.push(step, format!("cover {}", target.display()));
+        }
+        // Last over the private temp folder: the covers above are bound from copies in it.
+        if let Some((temp, size)) = view.temp {
+            let options = CString::new(super::limits::tmpfs_options(size))?;
+            plan.push(
+                Step::TmpFs(c_path(temp)?, options),
+                format!("a tmpfs of {size} bytes on {}", temp.display()),
+            );
         }
         plan.push(Step::Dev, "a minimal /dev".into());
         plan.push(Step::Proc, "a fresh /proc".into());
@@ -390,8 +391,32 @@ fn wait_for(pid: i32) {
     }
 }
 
-/// Starts `exec` inside the view `plan` describes.
+/// Starts `exec` inside the view `plan` describes, its output on pipes, its input `/dev/null`.
 pub fn spawn(plan: &Plan, exec: &Exec) -> io::Result<Spawned> {
+    let (stdout_r, stdout_w) = pipe()?;
+    let (stderr_r, stderr_w) = pipe()?;
+    let stdin = File::open("/dev/null")?;
+    let stdio = [
+        stdin.as_raw_fd(),
+        stdout_w.as_raw_fd(),
+        stderr_w.as_raw_fd(),
+    ];
+    let child = start(plan, exec, stdio)?;
+    Ok(Spawned {
+        child,
+        stdout: File::from(stdout_r),
+        stderr: File::from(stderr_r),
+    })
+}
+
+/// Starts `exec` inside the view `plan` describes with this process's own stdin, stdout and
+/// stderr (the `sandbox-exec` wrapper, whose stdio are the daemon's pipes to a language server).
+pub fn spawn_inheriting(plan: &Plan, exec: &Exec) -> io::Result<Child> {
+    start(plan, exec, [0, 1, 2])
+}
+
+/// The fork into the namespaces, with `stdio` as the command's descriptors 0, 1 and 2.
+fn start(plan: &Plan, exec: &Exec, stdio: [RawFd; 3]) -> io::Result<Child> {
     let program = resolve_program(exec.program, exec.env)?;
     let program = c_path(&program)?;
     let mut argv = vec![CString::new(exec.program)?];
@@ -411,17 +436,14 @@ pub fn spawn(plan: &Plan, exec: &Exec) -> io::Result<Spawned> {
     let argv_ptrs = null_terminated(&argv);
     let envp_ptrs = null_terminated(&envp);
     let cwd = c_path(exec.cwd)?;
-    let (stdout_r, stdout_w) = pipe()?;
-    let (stderr_r, stderr_w) = pipe()?;
     let (ready_r, ready_w) = pipe()?;
     let (status_r, status_w) = pipe()?;
-    let stdin = File::open("/dev/null")?;
     let context = Context {
         plan,
         fds: [
-            stdin.as_raw_fd(),
-            stdout_w.as_raw_fd(),
-            stderr_w.as_raw_fd(),
+            stdio[0],
+            stdio[1],
+            stdio[2],
             ready_w.as_raw_fd(),
             status_w.as_raw_fd(),
         ],
@@ -443,7 +465,7 @@ pub fn spawn(plan: &Plan, exec: &Exec) -> io::Result<Spawned> {
     if pid < 0 {
         return Err(io::Error::last_os_error());
     }
-    drop((stdout_w, stderr_w, ready_w, status_w, stdin));
+    drop((ready_w, status_w));
     // Until the command's exec closes it (or the init reports a failure and exits).
     let mut report = Vec::new();
     File::from(ready_r).read_to_end(&mut report)?;
@@ -464,16 +486,12 @@ pub fn spawn(plan: &Plan, exec: &Exec) -> io::Result<Spawned> {
         ))));
     }
     set_nonblocking(status.as_raw_fd())?;
-    Ok(Spawned {
-        child: Child {
-            pid,
-            status,
-            done: None,
-            reaped: false,
-            leftovers: false,
-        },
-        stdout: File::from(stdout_r),
-        stderr: File::from(stderr_r),
+    Ok(Child {
+        pid,
+        status,
+        done: None,
+        reaped: false,
+        leftovers: false,
     })
 }
 
