@@ -321,7 +321,8 @@ async fn serve_connection(state: Arc<State>, stream: UnixStream, conn: Handle) {
         let Ok(permit) = slots.clone().acquire_owned().await else {
             break;
         };
-        let (state, outbox, turns, conn) = (state.clone(), outbox.clone(), turns.clone(), conn.clone());
+        let (state, outbox, turns, conn) =
+            (state.clone(), outbox.clone(), turns.clone(), conn.clone());
         tokio::spawn(async move {
             if let Some(response) = handle_frame(state, &frame.bytes, &turns, &outbox).await {
                 outbox.send(response).await;
