@@ -520,6 +520,23 @@ mod tests {
     }
 
     #[test]
+    fn unknown_keys_past_the_first_few_are_counted_not_named() {
+        let mut params = serde_json::Map::new();
+        params.insert("file".into(), json!("a"));
+        for i in 0..1000 {
+            params.insert(format!("k{i:04}"), json!(i));
+        }
+        let found = violations(&schema_of("read"), &Value::Object(params));
+        let shown: Vec<String> = found.iter().map(ToString::to_string).collect();
+        assert_eq!(found.len(), NAMED_UNKNOWN_KEYS + 1, "{shown:?}");
+        assert!(shown[0].starts_with("`k0000` at /k0000: unknown field"), "{shown:?}");
+        assert_eq!(
+            shown[NAMED_UNKNOWN_KEYS],
+            "at /: 995 more unknown keys (1000 in all; the first 5 are named)"
+        );
+    }
+
+    #[test]
     fn all_violations_are_reported_with_pointers() {
         let found = violations(
             &schema_of("multipatch"),
