@@ -529,7 +529,10 @@ mod tests {
         let found = violations(&schema_of("read"), &Value::Object(params));
         let shown: Vec<String> = found.iter().map(ToString::to_string).collect();
         assert_eq!(found.len(), NAMED_UNKNOWN_KEYS + 1, "{shown:?}");
-        assert!(shown[0].starts_with("`k0000` at /k0000: unknown field"), "{shown:?}");
+        assert!(
+            shown[0].starts_with("`k0000` at /k0000: unknown field"),
+            "{shown:?}"
+        );
         assert_eq!(
             shown[NAMED_UNKNOWN_KEYS],
             "at /: 995 more unknown keys (1000 in all; the first 5 are named)"
