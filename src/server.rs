@@ -573,9 +573,16 @@ async fn handle_frame(
             let own = outbox.room(policy.answer_bytes_per_connection);
             let permit = match method.is_heavy(&params) {
                 true => {
-                    let room = async {
+                    let both = async {
                         own.await;
                         state.answers.room(policy.answer_budget_bytes).await
+                    };
+                    // A client already gone waits for no one else's answers.
+                    let room = async {
+                        tokio::select! {
+                            _ = both => {},
+                            _ = outbox.closed() => {},
+                        }
                     };
                     state.heavy.enter(turns, room).await
                 }
