@@ -16,8 +16,9 @@
 //!   to its connection's `Backlog` and to the daemon's (`answer_budget_bytes`, an eighth of
 //!   `max_memory_bytes`). An answer exists before it can be counted, so it is never refused; what
 //!   a full backlog holds back is the next request's start: no request of a connection starts
-//!   while its backlog is over `answer_bytes_per_connection`, and no heavy request starts while the
-//!   daemon's is over its budget. One answer larger than either still goes through alone.
+//!   while its backlog is over `answer_bytes_per_connection`, and while the daemon's is over its
+//!   budget no heavy request starts, nor any of a connection with answers unsent (one that reads
+//!   its answers still gets `info`). One answer larger than either still goes through alone.
 //! - **Giving memory back**: large buffers are allocated with `mmap` (a fixed glibc mmap threshold,
 //!   so they are unmapped the moment they are freed), and once heavy work goes quiet the allocator
 //!   is asked to return its free pages (`malloc_trim`). docs/daemon.md, "Memory", has the measurements

@@ -84,6 +84,11 @@ impl Outbox {
         self.mine.room(limit).await
     }
 
+    /// Bytes of this connection's lines not yet written.
+    pub fn unsent(&self) -> u64 {
+        self.mine.held()
+    }
+
     /// Resolves when the writer has ended (the client went away or was disconnected).
     pub async fn closed(&self) {
         self.tx.closed().await

@@ -567,27 +567,13 @@ async fn handle_frame(
     let outcome = match method {
         Some(method) => {
             let params = request.params;
-            // Nothing starts while this connection's unsent answers are over its budget, and
-            // nothing heavy while every connection's together are over the daemon's.
-            let policy = state.policy();
-            let own = outbox.room(policy.answer_bytes_per_connection);
             let permit = match method.is_heavy(&params) {
                 true => {
-                    let both = async {
-                        own.await;
-                        state.answers.room(policy.answer_budget_bytes).await
-                    };
-                    // A client already gone waits for no one else's answers.
-                    let room = async {
-                        tokio::select! {
-                            _ = both => {},
-                            _ = outbox.closed() => {},
-                        }
-                    };
+                    let room = room_to_answer(&state, outbox, true);
                     state.heavy.enter(turns, room).await
                 }
                 false => {
-                    own.await;
+                    room_to_answer(&state, outbox, false).await;
                     None
                 }
             };
@@ -623,6 +609,25 @@ async fn handle_frame(
         Ok(result) => protocol::success(&id, result),
         Err(e) => protocol::failure(&id, protocol::rpc_code_for(&e, method.is_none()), &e).into(),
     })
+}
+
+/// Waits until a request may start: its connection's unsent answers under the connection's budget,
+/// then every connection's together under the daemon's — for a heavy request, or any request of a
+/// connection with answers still unsent. So a connection that reads its answers is never held up
+/// by the light requests of others, and `info` answers however many clients do not read. Returns
+/// at once when the client is gone.
+async fn room_to_answer(state: &State, outbox: &Outbox, heavy: bool) {
+    let policy = state.policy();
+    let room = async {
+        outbox.room(policy.answer_bytes_per_connection).await;
+        if heavy || outbox.unsent() > 0 {
+            state.answers.room(policy.answer_budget_bytes).await;
+        }
+    };
+    tokio::select! {
+        _ = room => {},
+        _ = outbox.closed() => {},
+    }
 }
 
 /// One call from another face (the iii engine), served as a socket request is: the method from
