@@ -1,12 +1,15 @@
 //! Drives a request storm at a running coderd and reports what it did to the daemon's memory and
 //! to a small `read` on another connection. Used by `scripts/bench-memory.sh`.
 //!
-//!   memory_storm --socket S --pid PID --storm pipeline|connections --n N
+//!   memory_storm --socket S --pid PID --storm pipeline|connections|nonreading --n N
 //!                --params '{"pattern":"needle"}' [--read-params '{"file":"small.txt","start":1,"end":5}']
-//!                [--settle-ms 10000] [--below-mib 64]
+//!                [--method search] [--hold-ms 15000] [--settle-ms 10000] [--below-mib 64]
 //!
-//! `pipeline`: one connection writes N `search` requests back to back (reading answers as they
-//! come). `connections`: N connections, one `search` each, all at once. Meanwhile a sampler reads
+//! `pipeline`: one connection writes N requests (`--method`, `search` by default) back to back
+//! (reading answers as they come). `connections`: N connections, one request each, all at once.
+//! `nonreading`: N connections write 64 requests each and read nothing for `--hold-ms` (past the
+//! daemon's `write_timeout_secs`), then read to the end: `answers` counts the whole lines the daemon
+//! wrote before it closed them (none closed: the bench waits forever). Meanwhile a sampler reads
 //! the daemon's RSS from /proc/PID/statm every 2 ms and a reader times a small `read`, one after
 //! another, on its own connection. After the storm the RSS is watched for `--settle-ms`.
 //!
@@ -34,6 +37,8 @@ struct Options {
     read_params: String,
     settle: Duration,
     below: u64,
+    method: String,
+    hold: Duration,
 }
 
 fn parse_args() -> Options {
@@ -46,6 +51,8 @@ fn parse_args() -> Options {
         read_params: r#"{"file":"small.txt","start":1,"end":5}"#.into(),
         settle: Duration::from_secs(10),
         below: 64,
+        method: "search".into(),
+        hold: Duration::from_secs(15),
     };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
@@ -66,6 +73,8 @@ fn parse_args() -> Options {
             "--read-params" => o.read_params = value(),
             "--settle-ms" => o.settle = Duration::from_millis(number(value())),
             "--below-mib" => o.below = number(value()),
+            "--method" => o.method = value(),
+            "--hold-ms" => o.hold = Duration::from_millis(number(value())),
             other => fail(&format!("unknown flag {other}")),
         }
     }
@@ -106,8 +115,8 @@ impl Tally {
     }
 }
 
-fn request(id: usize, params: &str) -> String {
-    format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"search","params":{params}}}"#) + "\n"
+fn request(id: usize, method: &str, params: &str) -> String {
+    format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{params}}}"#) + "\n"
 }
 
 fn pipeline(o: &Options) -> Tally {
@@ -129,7 +138,9 @@ fn pipeline(o: &Options) -> Tally {
     });
     let mut writer = &stream;
     for id in 0..o.n {
-        writer.write_all(request(id, &o.params).as_bytes()).unwrap();
+        writer
+            .write_all(request(id, &o.method, &o.params).as_bytes())
+            .unwrap();
     }
     answers.join().unwrap()
 }
@@ -138,13 +149,12 @@ fn connections(o: &Options) -> Tally {
     let start = Arc::new(std::sync::Barrier::new(o.n));
     let threads: Vec<_> = (0..o.n)
         .map(|id| {
-            let (socket, params, start) = (o.socket.clone(), o.params.clone(), start.clone());
+            let line = request(id, &o.method, &o.params);
+            let (socket, start) = (o.socket.clone(), start.clone());
             std::thread::spawn(move || {
                 let stream = UnixStream::connect(&socket).unwrap_or_else(|e| fail(&e.to_string()));
                 start.wait();
-                (&stream)
-                    .write_all(request(id, &params).as_bytes())
-                    .unwrap();
+                (&stream).write_all(line.as_bytes()).unwrap();
                 let mut line = Vec::new();
                 BufReader::new(&stream)
                     .read_until(b'\n', &mut line)
@@ -163,6 +173,31 @@ fn connections(o: &Options) -> Tally {
         total.errors += t.errors;
     }
     total
+}
+
+/// Clients that pipeline and do not read: the daemon must stop them, not buffer their answers.
+fn nonreading(o: &Options) -> Tally {
+    let streams: Vec<UnixStream> = (0..o.n)
+        .map(|_| {
+            let stream = UnixStream::connect(&o.socket).unwrap_or_else(|e| fail(&e.to_string()));
+            let lines: String = (0..64)
+                .map(|id| request(id, &o.method, &o.params))
+                .collect();
+            (&stream).write_all(lines.as_bytes()).unwrap();
+            stream
+        })
+        .collect();
+    std::thread::sleep(o.hold);
+    let mut tally = Tally::default();
+    for stream in streams {
+        let mut rest = Vec::new();
+        std::io::Read::read_to_end(&mut &stream, &mut rest).unwrap();
+        // The last line may be cut where the daemon gave up: only whole ones count.
+        rest.split_inclusive(|&b| b == b'\n')
+            .filter(|l| l.ends_with(b"\n"))
+            .for_each(|l| tally.add(l));
+    }
+    tally
 }
 
 fn main() {
@@ -199,6 +234,7 @@ fn main() {
     let tally = match o.storm.as_str() {
         "pipeline" => pipeline(&o),
         "connections" => connections(&o),
+        "nonreading" => nonreading(&o),
         other => fail(&format!("unknown storm {other}")),
     };
     let seconds = started.elapsed().as_secs_f64();

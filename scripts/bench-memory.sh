@@ -6,13 +6,18 @@
 #   scripts/bench-memory.sh            (honors CARGO_TARGET_DIR; about 2 minutes on 2 cores)
 #
 # Knobs: BENCH_DIR (scratch, default $TMPDIR/coderd-bench-memory), CODERD_BIN (a coderd binary to
-# measure instead of this tree's release build, e.g. an older one for comparison), SETTLE_MS (10000).
+# measure instead of this tree's build, e.g. an older one for comparison), SETTLE_MS (10000),
+# PROFILE (release; `debug` where a release build takes too long), STORMS (a regex: only the
+# storms whose label matches, e.g. STORMS=never).
 #
 # Storms (each on a fresh daemon, default config: max_memory_bytes 512 MiB):
 #   1. one connection pipelining 64 searches over a workspace holding one 50 MiB single-line file
 #   2. 200 connections searching that workspace at once
 #   3. 8 connections searching a workspace holding one 200 MiB single-line file
 #   4. one search whose answer is ~6 MB (limits raised by a config file), then the RSS 10 s later
+#   5. 4 connections pipelining 64 reads of a 9 MiB file as base64 (12 MiB answers) and never
+#      reading (write_timeout_secs 10, held 15 s): the daemon stops serving them, closes them, and
+#      stays under max_memory_bytes; the small reads on another connection go on
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -21,10 +26,12 @@ work=${BENCH_DIR:-${TMPDIR:-/tmp}/coderd-bench-memory}
 settle=${SETTLE_MS:-10000}
 mkdir -p "$work"
 
-echo "## building (release, CARGO_TARGET_DIR=$CARGO_TARGET_DIR)"
-(cd "$repo" && cargo build --release --quiet --bins --example memory_storm)
-coderd=${CODERD_BIN:-$CARGO_TARGET_DIR/release/coderd}
-storm=$CARGO_TARGET_DIR/release/examples/memory_storm
+profile=${PROFILE:-release}
+echo "## building ($profile, CARGO_TARGET_DIR=$CARGO_TARGET_DIR)"
+flag=(); [[ $profile == release ]] && flag=(--release)
+(cd "$repo" && cargo build "${flag[@]}" --quiet --bins --example memory_storm)
+coderd=${CODERD_BIN:-$CARGO_TARGET_DIR/$profile/coderd}
+storm=$CARGO_TARGET_DIR/$profile/examples/memory_storm
 echo "coderd: $coderd"
 
 # --- workspaces ----------------------------------------------------------------------------------
@@ -49,6 +56,9 @@ for f in range(200):
 PY
   touch "$work/wsbig/done"
 fi
+mkdir -p "$work/ws9"; small "$work/ws9"
+[[ -f $work/ws9/big.bin ]] || head -c $((9 * 1024 * 1024)) /dev/urandom >"$work/ws9/big.bin"
+echo "write_timeout_secs: 10" >"$work/nonreading.yaml"
 cat >"$work/big-answer.yaml" <<'YAML'
 search_default_max_matches: 1000000
 search_response_budget_bytes: 67108864
@@ -60,12 +70,13 @@ socket=$work/mem.sock
 source "$repo/scripts/lib/daemon.sh"
 
 rows=()
-run() { # LABEL ROOT STORM N PARAMS [CONFIG]
+run() { # LABEL ROOT STORM N PARAMS [CONFIG [STORM FLAGS...]]
+  [[ $1 =~ ${STORMS:-.} ]] || return 0
   daemon_start "$2" "${6:-}"
   sleep 0.3
   local idle out
   idle=$(awk '{printf "%d", $2 * 4096 / 1048576}' "/proc/$pid/statm")
-  out=$("$storm" --socket "$socket" --pid "$pid" --storm "$3" --n "$4" --params "$5" --settle-ms "$settle")
+  out=$("$storm" --socket "$socket" --pid "$pid" --storm "$3" --n "$4" --params "$5" --settle-ms "$settle" "${@:7}")
   echo "$1: $out"
   rows+=("$(python3 - "$1" "$idle" "$out" <<'PY'
 import json, sys
@@ -84,10 +95,13 @@ run "200 connections, 50 MiB one-line file" "$work/ws50" connections 200 '{"patt
 run "8 searches, 200 MiB one-line file" "$work/ws200" connections 8 '{"pattern":"needle"}'
 run "one 6 MB answer (60,000 lines)" "$work/wsbig" connections 1 \
   '{"pattern":"common_value","context":0,"max_results":1000000}' "$work/big-answer.yaml"
+run "4 x 64 pipelined 9 MiB base64 reads, never read" "$work/ws9" nonreading 4 \
+  '{"file":"big.bin","encoding":"base64","max_bytes":10485760}' "$work/nonreading.yaml" \
+  --method read --hold-ms 15000
 daemon_stop
 
 echo
-echo "## memory under storms ($(nproc) cores; bar: peak <= 600 MiB, after < 64 MiB within 10 s, read p99 <= 50 ms)"
+echo "## memory under storms ($profile build, $(nproc) cores; bar: peak <= 600 MiB (never-read: <= 512 MiB), after < 64 MiB within 10 s, read p99 <= 50 ms)"
 echo
 echo "| storm | idle MiB | peak MiB | after 10 s MiB | under 64 MiB after | answers | storm time | reads | read p50 ms | read p99 ms |"
 echo "|---|---:|---:|---:|---:|---|---:|---:|---:|---:|"

@@ -120,6 +120,11 @@ impl Conn {
 }
 
 impl Handle {
+    /// The connection's number, for log lines.
+    pub fn id(&self) -> u64 {
+        self.0.id
+    }
+
     /// A frame began arriving.
     pub fn frame_started(&self) {
         let now = self.0.registry.now();

@@ -22,6 +22,7 @@ pub mod mcp;
 pub mod memory;
 pub mod methods;
 pub mod metrics;
+pub mod outbox;
 pub mod protocol;
 pub mod read;
 pub mod registry;

@@ -12,6 +12,13 @@
 //! - **Request frames**: a frame's buffer past its connection's first 64 KiB grows only with
 //!   budget from `FrameBudget` (a quarter of `max_memory_bytes`, shared by every connection), so
 //!   many half-written frames cannot hold many frame limits at once.
+//! - **Answers on their way out**: an answer produced and not yet written to its client is charged
+//!   to its connection's `Backlog` and to the daemon's (`answer_budget_bytes`, an eighth of
+//!   `max_memory_bytes`). An answer exists before it can be counted, so it is never refused; what
+//!   a full backlog holds back is the next request's start: no request of a connection starts
+//!   while its backlog is over `answer_bytes_per_connection`, and while the daemon's is over its
+//!   budget no heavy request starts, nor any of a connection with answers unsent (one that reads
+//!   its answers still gets `info`). One answer larger than either still goes through alone.
 //! - **Giving memory back**: large buffers are allocated with `mmap` (a fixed glibc mmap threshold,
 //!   so they are unmapped the moment they are freed), and once heavy work goes quiet the allocator
 //!   is asked to return its free pages (`malloc_trim`). docs/daemon.md, "Memory", has the measurements
@@ -21,7 +28,7 @@ use serde::Serialize;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore};
 
 const MIB: u64 = 1024 * 1024;
 /// The smallest `max_memory_bytes` a config may set.
@@ -50,6 +57,12 @@ pub struct Policy {
     pub search_heap_limit_bytes: u64,
     /// Request frames being read or handled, on every connection together (`FrameBudget`).
     pub frame_budget_bytes: u64,
+    /// Answers produced and not yet written, on every connection together: no heavy request
+    /// starts while they are over it (`Backlog`).
+    pub answer_budget_bytes: u64,
+    /// Answers one connection may have produced and not yet written before it stops reading and
+    /// starting requests.
+    pub answer_bytes_per_connection: u64,
 }
 
 impl Policy {
@@ -82,6 +95,10 @@ impl Policy {
             search_heap_limit_bytes,
             // A quarter: the rest of the baseline half covers the runtime, caches and answers.
             frame_budget_bytes: max_memory_bytes / 4,
+            // An eighth, out of the half that covers responses on their way out; a connection may
+            // fill an eighth of that before it waits, and at least 1 MiB so small answers pipeline.
+            answer_budget_bytes: max_memory_bytes / 8,
+            answer_bytes_per_connection: (max_memory_bytes / 64).max(MIB),
         }
     }
 }
@@ -125,12 +142,21 @@ impl Gate {
         Arc::new(Semaphore::new(policy.heavy_per_connection))
     }
 
-    /// Waits for the connection's turn, then for a daemon-wide slot.
-    pub async fn enter(self: &Arc<Self>, turns: &Arc<Semaphore>) -> Option<HeavyPermit> {
+    /// Waits for the connection's turn, then for `room` (the answers' backlogs: waited for with
+    /// the turn held, so the connection's next heavy request cannot start past it, and without a
+    /// slot, so a client that does not read holds no slot), then for a daemon-wide slot.
+    pub async fn enter(
+        self: &Arc<Self>,
+        turns: &Arc<Semaphore>,
+        room: impl std::future::Future<Output = ()>,
+    ) -> Option<HeavyPermit> {
         self.queued.fetch_add(1, Ordering::SeqCst);
         let turn = turns.clone().acquire_owned().await;
         let slot = match turn {
-            Ok(_) => self.slots.clone().acquire_owned().await.ok(),
+            Ok(_) => {
+                room.await;
+                self.slots.clone().acquire_owned().await.ok()
+            }
             Err(_) => None,
         };
         self.queued.fetch_sub(1, Ordering::SeqCst);
@@ -249,6 +275,56 @@ impl FrameBudget {
     }
 }
 
+/// Bytes of answers produced and not yet written to their client: one per connection, one for the
+/// daemon. A charge is taken when an answer is made and given back when it is written or dropped.
+#[derive(Default)]
+pub struct Backlog {
+    held: AtomicU64,
+    freed: Notify,
+}
+
+/// One answer's bytes in a backlog, given back when dropped.
+pub struct Charge {
+    backlog: Arc<Backlog>,
+    bytes: u64,
+}
+
+impl Backlog {
+    /// Charges an answer that already exists: never refused (see the module doc).
+    pub fn charge(self: &Arc<Self>, bytes: u64) -> Charge {
+        self.held.fetch_add(bytes, Ordering::SeqCst);
+        Charge {
+            backlog: self.clone(),
+            bytes,
+        }
+    }
+
+    /// Returns once fewer than `limit` bytes are held: with nothing held, any answer may start.
+    pub async fn room(&self, limit: u64) {
+        loop {
+            let freed = self.freed.notified();
+            tokio::pin!(freed);
+            // Registered before the check, so a charge given back in between still wakes us.
+            freed.as_mut().enable();
+            if self.held() < limit {
+                return;
+            }
+            freed.await;
+        }
+    }
+
+    pub fn held(&self) -> u64 {
+        self.held.load(Ordering::SeqCst)
+    }
+}
+
+impl Drop for Charge {
+    fn drop(&mut self) {
+        self.backlog.held.fetch_sub(self.bytes, Ordering::SeqCst);
+        self.backlog.freed.notify_waiters();
+    }
+}
+
 /// Current resident set size, from /proc/self/statm.
 pub fn rss_bytes() -> Option<u64> {
     let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
@@ -326,16 +402,42 @@ mod tests {
         let gate = Arc::new(Gate::new(&Policy::for_machine(64 * MIB, 2)));
         let flood = Gate::connection_turns(&Policy::for_machine(64 * MIB, 2));
         let other = Gate::connection_turns(&Policy::for_machine(64 * MIB, 2));
-        let a = gate.enter(&flood).await.unwrap();
-        let b = gate.enter(&flood);
+        let now = || std::future::ready(());
+        let a = gate.enter(&flood, now()).await.unwrap();
+        let b = gate.enter(&flood, now());
         // The flood's second request waits for its connection's turn; the other connection gets
         // the free slot.
-        let c = tokio::time::timeout(Duration::from_millis(100), gate.enter(&other))
+        let c = tokio::time::timeout(Duration::from_millis(100), gate.enter(&other, now()))
             .await
             .expect("another connection is not starved")
             .unwrap();
         assert_eq!(gate.running(), 2);
         drop((a, c));
         assert!(b.await.is_some());
+    }
+
+    #[tokio::test]
+    async fn a_backlog_holds_back_until_its_answers_are_written() {
+        let backlog = Arc::new(Backlog::default());
+        let limit = MIB;
+        // One answer larger than the limit is charged whole: it goes through alone.
+        let big = backlog.charge(3 * MIB);
+        let small = backlog.charge(1024);
+        assert_eq!(backlog.held(), 3 * MIB + 1024);
+        let waiting = tokio::spawn({
+            let backlog = backlog.clone();
+            async move { backlog.room(limit).await }
+        });
+        for _ in 0..10 {
+            tokio::task::yield_now().await;
+        }
+        assert!(!waiting.is_finished(), "no room while 3 MiB are held");
+        drop(big);
+        tokio::time::timeout(Duration::from_secs(10), waiting)
+            .await
+            .expect("room once the big answer is written")
+            .unwrap();
+        drop(small);
+        assert_eq!(backlog.held(), 0);
     }
 }

@@ -15,14 +15,17 @@
 use serde::Serialize;
 use serde_json::Value;
 use std::cell::RefCell;
-use tokio::sync::mpsc;
+use std::sync::Arc;
 
 /// Where notifications for the current request go, and which request they belong to.
 #[derive(Clone)]
 pub struct Progress {
-    tx: mpsc::Sender<crate::protocol::Outgoing>,
+    send: Sink,
     request_id: Value,
 }
+
+/// Queues a line for the request's client without waiting; false if it was dropped.
+pub type Sink = Arc<dyn Fn(crate::protocol::Outgoing) -> bool + Send + Sync>;
 
 /// The request context; see the module documentation.
 struct Context {
@@ -42,8 +45,8 @@ thread_local! {
 }
 
 impl Progress {
-    pub fn new(tx: mpsc::Sender<crate::protocol::Outgoing>, request_id: Value) -> Progress {
-        Progress { tx, request_id }
+    pub fn new(send: Sink, request_id: Value) -> Progress {
+        Progress { send, request_id }
     }
 
     /// Sends `{"jsonrpc":"2.0","method":M,"params":{"request_id":ID,...params}}`; false if dropped.
@@ -53,9 +56,7 @@ impl Progress {
             map.insert("request_id".into(), self.request_id.clone());
         }
         let line = serde_json::json!({"jsonrpc": "2.0", "method": method, "params": params});
-        self.tx
-            .try_send(line.to_string().into_bytes().into())
-            .is_ok()
+        (self.send)(line.to_string().into_bytes().into())
     }
 }
 

@@ -9,6 +9,7 @@ use crate::jail::Jail;
 use crate::memory::{FrameBudget, FrameBytes};
 use crate::methods;
 use crate::methods::state::State;
+use crate::outbox::Outbox;
 use crate::protocol::{self, default_socket_path, FrameError, Outgoing};
 use crate::registry;
 use serde_json::Value;
@@ -19,7 +20,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{UnixListener, UnixStream};
-use tokio::sync::{mpsc, Semaphore};
+use tokio::sync::Semaphore;
 
 /// Requests one connection may have in flight before the daemon stops reading from it.
 const IN_FLIGHT_PER_CONNECTION: usize = 64;
@@ -278,23 +279,23 @@ fn config_watch(state: &Arc<State>) -> Option<crate::workspace::watch::Also> {
 
 async fn serve_connection(state: Arc<State>, stream: UnixStream, conn: Handle) {
     let conn = Arc::new(conn);
-    let (reader, mut writer) = stream.into_split();
-    let (tx, mut rx) = mpsc::channel::<Outgoing>(IN_FLIGHT_PER_CONNECTION);
-    let writer_task = tokio::spawn(async move {
-        'lines: while let Some(line) = rx.recv().await {
-            let bytes = line.pieces().iter().map(|p| p.len() as u64).sum();
-            crate::metrics::record(crate::metrics::Event::BytesOut(bytes));
-            for piece in line.pieces() {
-                if writer.write_all(piece).await.is_err() {
-                    break 'lines; // The client went away; its remaining responses are dropped.
-                }
-            }
-        }
-    });
+    let peer = crate::outbox::Peer {
+        connection: conn.id(),
+        pid: stream.peer_cred().ok().and_then(|c| c.pid()),
+    };
+    let (reader, writer) = stream.into_split();
+    let stall = Duration::from_secs(state.limits().write_timeout_secs);
+    let (outbox, writer_task) = Outbox::open(writer, state.answers.clone(), stall, peer);
     let mut reader = BufReader::with_capacity(64 * 1024, reader);
     let slots = Arc::new(Semaphore::new(IN_FLIGHT_PER_CONNECTION));
     let turns = crate::memory::Gate::connection_turns(&state.policy());
     loop {
+        // Backpressure: no new frame while this connection's unsent answers are over budget.
+        let budget = state.policy().answer_bytes_per_connection;
+        tokio::select! {
+            _ = outbox.room(budget) => {},
+            _ = outbox.closed() => break,
+        }
         let limits = state.limits();
         let bounds = Bounds {
             max: protocol::max_frame_bytes(&limits),
@@ -302,15 +303,19 @@ async fn serve_connection(state: Arc<State>, stream: UnixStream, conn: Handle) {
             idle: Duration::from_secs(limits.idle_timeout_secs),
             frame: Duration::from_secs(limits.frame_timeout_secs),
         };
-        let frame = match next_frame(&mut reader, &bounds, &conn).await {
+        let next = tokio::select! {
+            next = next_frame(&mut reader, &bounds, &conn) => next,
+            _ = outbox.closed() => break, // the writer gave up on a client that does not read
+        };
+        let frame = match next {
             Ok(Frame::Line(frame)) => frame,
             Ok(Frame::Refused(error)) => {
                 conn.frame_read(false);
-                let _ = tx.send(frame_failure(&error)).await;
+                outbox.send(frame_failure(&error)).await;
                 continue;
             }
             Ok(Frame::Abandoned(error)) => {
-                let _ = tx.send(frame_failure(&error)).await;
+                outbox.send(frame_failure(&error)).await;
                 break;
             }
             Ok(Frame::Eof | Frame::Closed) | Err(_) => break,
@@ -324,16 +329,17 @@ async fn serve_connection(state: Arc<State>, stream: UnixStream, conn: Handle) {
         let Ok(permit) = slots.clone().acquire_owned().await else {
             break;
         };
-        let (state, tx, turns, conn) = (state.clone(), tx.clone(), turns.clone(), conn.clone());
+        let (state, outbox, turns, conn) =
+            (state.clone(), outbox.clone(), turns.clone(), conn.clone());
         tokio::spawn(async move {
-            if let Some(response) = handle_frame(state, &frame.bytes, &turns, &tx).await {
-                let _ = tx.send(response).await;
+            if let Some(response) = handle_frame(state, &frame.bytes, &turns, &outbox).await {
+                outbox.send(response).await;
             }
             drop((permit, frame));
             conn.answered();
         });
     }
-    drop(tx);
+    drop(outbox);
     let _ = writer_task.await;
 }
 
@@ -554,7 +560,7 @@ async fn handle_frame(
     state: Arc<State>,
     frame: &[u8],
     turns: &Arc<Semaphore>,
-    tx: &mpsc::Sender<Outgoing>,
+    outbox: &Outbox,
 ) -> Option<Outgoing> {
     let request = match protocol::parse_request(frame) {
         Ok(r) => r,
@@ -570,15 +576,24 @@ async fn handle_frame(
         Some(method) => {
             let params = request.params;
             let permit = match method.is_heavy(&params) {
-                true => state.heavy.enter(turns).await,
-                false => None,
+                true => {
+                    let room = room_to_answer(&state, outbox, true);
+                    state.heavy.enter(turns, room).await
+                }
+                false => {
+                    room_to_answer(&state, outbox, false).await;
+                    None
+                }
             };
+            if outbox.is_closed() {
+                return None; // the client is gone: nobody would read the answer
+            }
             let checkpoints = request.checkpoints;
             // Methods may report progress to this request's client (e.g. `exec` with `stream`).
-            let progress = request
-                .id
-                .clone()
-                .map(|id| crate::request::Progress::new(tx.clone(), id));
+            let progress = request.id.clone().map(|id| {
+                let outbox = outbox.clone();
+                crate::request::Progress::new(Arc::new(move |line| outbox.try_send(line)), id)
+            });
             let outcome = run_blocking(method.name, move || {
                 // The entry's properties (the automatic checkpoint before a mutating call, ...)
                 // are applied by `Method::serve`.
@@ -604,6 +619,25 @@ async fn handle_frame(
     })
 }
 
+/// Waits until a request may start: its connection's unsent answers under the connection's budget,
+/// then every connection's together under the daemon's — for a heavy request, or any request of a
+/// connection with answers still unsent. So a connection that reads its answers is never held up
+/// by the light requests of others, and `info` answers however many clients do not read. Returns
+/// at once when the client is gone.
+async fn room_to_answer(state: &State, outbox: &Outbox, heavy: bool) {
+    let policy = state.policy();
+    let room = async {
+        outbox.room(policy.answer_bytes_per_connection).await;
+        if heavy || outbox.unsent() > 0 {
+            state.answers.room(policy.answer_budget_bytes).await;
+        }
+    };
+    tokio::select! {
+        _ = room => {},
+        _ = outbox.closed() => {},
+    }
+}
+
 /// One call from another face (the iii engine), served as a socket request is: the method from
 /// the table, a heavy call waiting for a daemon-wide slot, the entry's properties applied by
 /// `Method::serve`, a panic answered as C216, and the call counted by `stats` (here, since
@@ -619,7 +653,7 @@ pub async fn call(
         Some(method) => {
             let turns = Arc::new(Semaphore::new(1));
             let permit = match method.is_heavy(&params) {
-                true => state.heavy.enter(&turns).await,
+                true => state.heavy.enter(&turns, std::future::ready(())).await,
                 false => None,
             };
             let outcome =

@@ -1056,3 +1056,125 @@ fn idle_clients_never_exhaust_the_file_limit() {
     let bye = daemon.client().call("shutdown", json!({}));
     assert!(bye.get("result").is_some(), "{bye}");
 }
+
+/// Four clients pipeline 64 reads of a 9 MiB file as base64 each (12 MiB answers) and never read
+/// an answer. Each connection stops being read and served once its unsent answers pass its
+/// budget, so the daemon stays under its 512 MiB (the answers took 3 GiB before); another
+/// connection's `info` answers at once all along; after `write_timeout_secs` with nothing taken,
+/// each stalled connection is closed with a log line, its answers dropped and their budget given
+/// back. A client that reads gets every answer whole, each larger than its connection's budget.
+#[test]
+fn clients_that_do_not_read_hold_bounded_memory_and_are_disconnected() {
+    const MIB: u64 = 1024 * 1024;
+    const CLIENTS: usize = 4;
+    const PIPELINED: usize = 64;
+    let sandbox = Sandbox::empty();
+    let content: Vec<u8> = (0..9 * MIB).map(|i| (i * 7 % 251) as u8).collect();
+    std::fs::write(sandbox.root.join("big.bin"), &content).unwrap();
+    let config = sandbox.dir.path().join("coderd.yaml");
+    std::fs::write(&config, "write_timeout_secs: 3\n").unwrap();
+    let daemon = Daemon::start(&sandbox, &["--config", config.to_str().unwrap()]);
+    let pid = daemon.child.id();
+    let policy = daemon.ok("info", json!({}))["memory"]["policy"].clone();
+    let max_memory = policy["max_memory_bytes"].as_u64().unwrap();
+    let per_connection = policy["answer_bytes_per_connection"].as_u64().unwrap();
+    assert!(per_connection < 12 * MIB, "{policy}");
+    let read = |id: usize| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "read",
+               "params": {"file": "big.bin", "encoding": "base64", "max_bytes": 10 * MIB}})
+        .to_string()
+    };
+    let mut stalled: Vec<Client> = (0..CLIENTS).map(|_| daemon.client()).collect();
+    for client in &mut stalled {
+        for id in 0..PIPELINED {
+            client.send_line(&read(id));
+        }
+    }
+    // Until every stalled connection is closed: the daemon's RSS, and `info` from another
+    // connection (each answer timed).
+    let mut peak_kb = 0;
+    let mut slowest = Duration::ZERO;
+    let mut observer = daemon.client();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let mut backlog_seen = 0;
+    while daemon.log_text().matches("client took nothing").count() < CLIENTS {
+        assert!(Instant::now() < deadline, "{}", daemon.log_text());
+        peak_kb = peak_kb.max(rss_kb(pid));
+        let asked = Instant::now();
+        let info = observer.call("info", json!({}));
+        slowest = slowest.max(asked.elapsed());
+        let held = info["result"]["memory"]["answer_bytes_in_use"]
+            .as_u64()
+            .unwrap();
+        backlog_seen = backlog_seen.max(held);
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    peak_kb = peak_kb.max(rss_kb(pid));
+    eprintln!(
+        "{CLIENTS} × {PIPELINED} unread 12 MiB answers: peak RSS {} MiB, backlog {} MiB, \
+         slowest info {slowest:?}",
+        peak_kb / 1024,
+        backlog_seen / MIB
+    );
+    assert!(
+        peak_kb * 1024 <= max_memory,
+        "RSS {peak_kb} kB over max_memory_bytes"
+    );
+    assert!(
+        backlog_seen >= 12 * MIB,
+        "the answers never waited: {backlog_seen}"
+    );
+    assert!(slowest < Duration::from_secs(3), "info took {slowest:?}");
+    for client in &mut stalled {
+        // What the socket held when the writer gave up (the last answer cut short), then the end.
+        let mut rest = Vec::new();
+        std::io::Read::read_to_end(&mut client.stream, &mut rest).expect("closed, not timed out");
+        let whole = rest.iter().filter(|&&b| b == b'\n').count();
+        assert!(whole < PIPELINED, "{whole} answers were kept");
+    }
+    wait_until("the dropped answers' budget given back", || {
+        daemon.ok("info", json!({}))["memory"]["answer_bytes_in_use"] == 0
+    });
+
+    let mut reader = daemon.client();
+    for id in 0..8 {
+        reader.send_line(&read(id));
+    }
+    for _ in 0..8 {
+        let answer = reader.recv();
+        let text = answer["result"]["content"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{answer}"));
+        assert_eq!(text.len(), content.len().div_ceil(3) * 4, "a whole answer");
+    }
+}
+
+/// One request with 300,000 unknown keys is answered C210 at once, naming the first few and
+/// counting the rest (it took 99 s of CPU and a 45 MB answer before); the 60 s cap (room for a
+/// debug build on a busy machine) only catches a walk that is no longer linear (the measured time
+/// is in docs/daemon.md).
+#[test]
+fn a_request_with_300_000_unknown_keys_is_answered_at_once() {
+    let sandbox = Sandbox::empty();
+    sandbox.write("a.txt", "a\n");
+    let daemon = Daemon::start(&sandbox, &[]);
+    let mut params = serde_json::Map::new();
+    params.insert("file".into(), json!("a.txt"));
+    for i in 0..300_000 {
+        params.insert(format!("unknown_key_{i}"), json!(i));
+    }
+    let mut client = daemon.client();
+    let asked = Instant::now();
+    let answer = client.call("read", Value::Object(params));
+    let took = asked.elapsed();
+    eprintln!("300,000 unknown keys answered in {took:?}");
+    assert_eq!(code(&answer["error"]), "C210", "{answer}");
+    let message = answer["error"]["message"].as_str().unwrap();
+    assert!(message.contains("`unknown_key_0`"), "{message}");
+    assert!(message.contains("299995 more unknown keys"), "{message}");
+    assert!(message.len() < 8192, "{} bytes", message.len());
+    let violations = answer["error"]["data"]["violations"].as_array().unwrap();
+    assert_eq!(violations[0]["pointer"], "/unknown_key_0", "{answer}");
+    assert!(violations.len() <= 20, "{}", violations.len());
+    assert!(took < Duration::from_secs(60), "took {took:?}");
+}

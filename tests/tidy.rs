@@ -57,7 +57,10 @@ const LAYERS: &[(&str, &[&str])] = &[
     // The method table and the daemon's state: the only code that sees `State`.
     ("methods", &["methods"]),
     // The ways in: the socket server and its connections, the client, MCP.
-    ("faces", &["server", "connections", "mcp", "iii", "editor"]),
+    (
+        "faces",
+        &["server", "connections", "outbox", "mcp", "iii", "editor"],
+    ),
 ];
 
 /// Imports allowed against the layers, each with its reason. Keep this short.

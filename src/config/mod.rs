@@ -56,6 +56,9 @@ pub struct Limits {
     /// A request frame must arrive whole (up to its newline) within this long of its first
     /// byte; a half-written one is dropped and its connection closed.
     pub frame_timeout_secs: u64,
+    /// A client that takes no byte of its waiting answers for this long is disconnected (see
+    /// `outbox`).
+    pub write_timeout_secs: u64,
     /// Connections kept open at once; unset: the file-descriptor limit less a reserve (see
     /// `connections`).
     pub max_connections: Option<usize>,
@@ -91,6 +94,7 @@ impl Default for Limits {
             lsp: LspConfig::default(),
             idle_timeout_secs: 600,
             frame_timeout_secs: 30,
+            write_timeout_secs: 30,
             max_connections: None,
             iii: iii::IiiConfig::default(),
         }
@@ -307,6 +311,7 @@ impl Limits {
             ("lsp.idle_secs", self.lsp.idle_secs),
             ("idle_timeout_secs", self.idle_timeout_secs),
             ("frame_timeout_secs", self.frame_timeout_secs),
+            ("write_timeout_secs", self.write_timeout_secs),
             (
                 "max_connections",
                 self.max_connections.map_or(1, |n| n as u64),

@@ -478,6 +478,7 @@ fn info(state: &Arc<State>, _: NoParams) -> Result<Value> {
             "heavy_running": state.heavy.running(),
             "heavy_queued": state.heavy.queued(),
             "frame_bytes_in_use": state.frames.in_use(),
+            "answer_bytes_in_use": state.answers.held(),
             "allocator": memory::ALLOCATOR,
         },
         "connections": {

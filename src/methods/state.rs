@@ -38,6 +38,8 @@ pub struct State {
     pub heavy: Arc<Gate>,
     /// The daemon-wide budget of request frames being read or handled (see `memory`).
     pub frames: FrameBudget,
+    /// Answers produced and not yet written, on every connection (see `memory`, `outbox`).
+    pub answers: Arc<crate::memory::Backlog>,
     /// The open connections and their cap (see `connections`).
     pub connections: Connections,
     pub started: Instant,
@@ -76,6 +78,7 @@ impl State {
             workspace,
             heavy,
             frames,
+            answers: Default::default(),
             connections: Connections::default(),
             startup_jail: config.jail,
             last_warning: Default::default(),

@@ -161,7 +161,6 @@ fn rename_keys<'a>(
             for (key, v) in map {
                 let snake = snake_case(&key).into_owned();
                 let name = rename(&snake).map(str::to_string).unwrap_or(snake);
-                let child = format!("{at}/{}", pointer_escape(&name));
                 if let Some(first) = origin.get(&name) {
                     return Err(Error::bad_input(format!(
                         "`{first}` and `{key}` at `{}` both mean `{name}`",
@@ -169,8 +168,15 @@ fn rename_keys<'a>(
                     ))
                     .with_recovery(format!("send only `{name}`")));
                 }
+                // Only a nested object or array needs its place named (scalars are most keys).
+                let v = match v {
+                    Value::Object(_) | Value::Array(_) => {
+                        rename_keys(v, &format!("{at}/{}", pointer_escape(&name)), rename)?
+                    }
+                    scalar => scalar,
+                };
                 origin.insert(name.clone(), key);
-                out.insert(name, rename_keys(v, &child, rename)?);
+                out.insert(name, v);
             }
             Ok(Value::Object(out))
         }

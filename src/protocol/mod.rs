@@ -146,6 +146,9 @@ fn recovery_for(method: &str) -> String {
     format!("fix each path listed; `schema {{\"method\": \"{method}\"}}` shows every param")
 }
 
+/// Violations an answer lists (`data.violations` and the message); the count says how many more.
+const LISTED_VIOLATIONS: usize = 20;
+
 /// The C210 that lists every violation of `params` against a method's params `schema` (JSON
 /// Pointer, what was expected), or `None` when the schema finds nothing wrong.
 pub fn schema_error(method: &str, schema: &Value, params: &Value) -> Option<Error> {
@@ -155,12 +158,20 @@ pub fn schema_error(method: &str, schema: &Value, params: &Value) -> Option<Erro
     if violations.is_empty() {
         return None;
     }
-    let listed: Vec<String> = violations.iter().map(ToString::to_string).collect();
+    // However many there are, the answer lists a bounded number (the first ones) and the count.
+    let shown = &violations[..violations.len().min(LISTED_VIOLATIONS)];
+    let mut listed: Vec<String> = shown.iter().map(ToString::to_string).collect();
+    if violations.len() > shown.len() {
+        listed.push(format!(
+            "{} more not listed",
+            violations.len() - shown.len()
+        ));
+    }
     let count = match violations.len() {
         1 => String::new(),
         n => format!(" ({n} problems)"),
     };
-    let pointers: Vec<Value> = violations
+    let pointers: Vec<Value> = shown
         .iter()
         .map(|v| json!({"pointer": v.pointer, "message": v.message}))
         .collect();

@@ -11,6 +11,10 @@
 use super::keys::pointer_escape;
 use serde_json::{Map, Value};
 
+/// Unknown keys of one object named one by one; the rest are counted in one more violation, so a
+/// request with 300,000 of them is answered at once and in a few lines.
+const NAMED_UNKNOWN_KEYS: usize = 5;
+
 /// One violation: where, and what was expected there.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Violation {
@@ -301,19 +305,34 @@ impl<'a> Checker<'a> {
                 }
             }
         }
+        let names: Vec<&str> = properties.keys().map(String::as_str).collect();
+        let mut unknown = 0;
         for (key, value) in object {
-            let child = format!("{at}/{}", pointer_escape(key));
+            let child = || format!("{at}/{}", pointer_escape(key));
             match properties.get(key) {
-                Some(p) => self.check(p, value, &child, found),
+                Some(p) => self.check(p, value, &child(), found),
                 None => match s.get("additionalProperties") {
                     Some(Value::Bool(false)) => {
-                        let names: Vec<&str> = properties.keys().map(String::as_str).collect();
-                        found.push(violation(&child, unknown_key(key, &names, self.aliases)));
+                        unknown += 1;
+                        // Each one named costs a did-you-mean search: only the first few are.
+                        if unknown <= NAMED_UNKNOWN_KEYS {
+                            let message = unknown_key(key, &names, self.aliases);
+                            found.push(violation(&child(), message));
+                        }
                     }
-                    Some(extra @ Value::Object(_)) => self.check(extra, value, &child, found),
+                    Some(extra @ Value::Object(_)) => self.check(extra, value, &child(), found),
                     _ => {}
                 },
             }
+        }
+        if unknown > NAMED_UNKNOWN_KEYS {
+            found.push(violation(
+                at,
+                format!(
+                    "{} more unknown keys ({unknown} in all; the first {NAMED_UNKNOWN_KEYS} are named)",
+                    unknown - NAMED_UNKNOWN_KEYS
+                ),
+            ));
         }
     }
 
@@ -498,6 +517,26 @@ mod tests {
 
     fn schema_of(method: &str) -> Value {
         (crate::methods::find(method).unwrap().schema)().to_value()
+    }
+
+    #[test]
+    fn unknown_keys_past_the_first_few_are_counted_not_named() {
+        let mut params = serde_json::Map::new();
+        params.insert("file".into(), json!("a"));
+        for i in 0..1000 {
+            params.insert(format!("k{i:04}"), json!(i));
+        }
+        let found = violations(&schema_of("read"), &Value::Object(params));
+        let shown: Vec<String> = found.iter().map(ToString::to_string).collect();
+        assert_eq!(found.len(), NAMED_UNKNOWN_KEYS + 1, "{shown:?}");
+        assert!(
+            shown[0].starts_with("`k0000` at /k0000: unknown field"),
+            "{shown:?}"
+        );
+        assert_eq!(
+            shown[NAMED_UNKNOWN_KEYS],
+            "at /: 995 more unknown keys (1000 in all; the first 5 are named)"
+        );
     }
 
     #[test]
