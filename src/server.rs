@@ -565,7 +565,6 @@ async fn handle_frame(
                 true => state.heavy.enter(turns).await,
                 false => None,
             };
-            let checkpoints = request.checkpoints;
             // Methods may report progress to this request's client (e.g. `exec` with `stream`).
             let progress = request
                 .id
@@ -574,7 +573,7 @@ async fn handle_frame(
             let outcome = run_blocking(method.name, move || {
                 // The entry's properties (the automatic checkpoint before a mutating call, ...)
                 // are applied by `Method::serve`.
-                crate::request::with(progress, || method.serve(&state, params, checkpoints))
+                crate::request::with(progress, || method.serve(&state, params))
             })
             .await;
             drop(permit);
@@ -615,7 +614,7 @@ pub async fn call(
                 false => None,
             };
             let outcome =
-                run_blocking(method.name, move || method.serve(&state, params, true)).await;
+                run_blocking(method.name, move || method.serve(&state, params)).await;
             drop(permit);
             outcome
         }

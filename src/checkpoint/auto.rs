@@ -10,10 +10,9 @@
 //!   of every mutating call that ran without its snapshot says so (`checkpoint_warning`: the
 //!   error, the failures in a row, when the next attempt is), so a workspace never loses its
 //!   safety net silently.
-//! - Off with config `checkpoints: false`, with `CODER_CHECKPOINTS=off` in the daemon's
-//!   environment, or per request (`"checkpoints": false` beside `params`, which `coder` sends when
-//!   its own environment has `CODER_CHECKPOINTS=off`). Never for `/`, `$HOME` or its ancestors; a
-//!   no-op without git.
+//! - Off with config `checkpoints: false` or `CODER_CHECKPOINTS=off` in the daemon's environment
+//!   only: a request cannot switch them off (`"checkpoints": false` is refused, C210). Never for
+//!   `/`, `$HOME` or its ancestors; a no-op without git.
 
 use super::store::SnapshotError;
 use super::{caps, Checkpoints};
@@ -73,10 +72,9 @@ impl Auto {
 pub use crate::switches::is_off;
 
 impl Checkpoints {
-    /// Called by the server before a mutating method runs. `requested` is false when the request
-    /// asked for no snapshot.
-    pub fn before_mutation(&self, state: &Workspace, method: &str, requested: bool) {
-        if !requested || SELF_SNAPSHOTTING.contains(&method) || !state.limits().checkpoints {
+    /// Called by the server before a mutating method runs.
+    pub fn before_mutation(&self, state: &Workspace, method: &str) {
+        if SELF_SNAPSHOTTING.contains(&method) || !state.limits().checkpoints {
             return;
         }
         let (Some(shadow), None) = (&self.shadow, &self.refusal) else {
@@ -120,9 +118,11 @@ impl Checkpoints {
         }
     }
 
-    pub fn auto_report(&self, state: &Workspace) -> Report {
+    /// Why checkpoints are off for this workspace (config, environment, `$HOME`, no data folder,
+    /// no git), if they are.
+    pub fn off_reason(&self, state: &Workspace) -> Option<String> {
         let auto = self.auto.lock().unwrap_or_else(|e| e.into_inner());
-        let reason = if !state.limits().checkpoints {
+        if !state.limits().checkpoints {
             Some("config `checkpoints: false`".to_string())
         } else if let Some(why) = &self.refusal {
             Some(why.clone())
@@ -130,7 +130,12 @@ impl Checkpoints {
             Some("no data folder ($XDG_DATA_HOME or $HOME)".to_string())
         } else {
             auto.off.clone()
-        };
+        }
+    }
+
+    pub fn auto_report(&self, state: &Workspace) -> Report {
+        let reason = self.off_reason(state);
+        let auto = self.auto.lock().unwrap_or_else(|e| e.into_inner());
         Report {
             enabled: reason.is_none(),
             reason,

@@ -98,12 +98,17 @@ pub fn restore(
                 "before restore of {} (with files snapshots leave out)",
                 &target[..12]
             );
+            let extra: Vec<(usize, Vec<u8>)> = left_out
+                .iter()
+                .filter_map(|p| roots::position(&shadow.trees, p))
+                .collect();
             shadow
-                .snapshot_with(locked, now, &left_out, &label, deadline)
+                .snapshot_with(locked, Some(now), &extra, &label, deadline)
                 .map_err(|e| {
                     e.into_error()
                         .with_prefix("restore refused: the snapshot that would undo it failed: ")
                 })?
+                .0
         }
     };
     let fsync = state.limits().fsync;

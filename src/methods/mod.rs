@@ -92,18 +92,12 @@ impl Method {
     }
 
     /// Runs a request's call with what the entry declares around it: the automatic checkpoint
-    /// before (unless the request said `"checkpoints": false` or the call changes nothing), then
-    /// `call` (diagnostics after). The one place the server applies an entry's properties.
-    pub fn serve(
-        &self,
-        state: &Arc<State>,
-        params: Value,
-        checkpoints: bool,
-    ) -> Result<Box<RawValue>> {
+    /// before (unless the call changes nothing; no request can skip it, see
+    /// `protocol::parse_request`), then `call` (diagnostics after). The one place the server
+    /// applies an entry's properties.
+    pub fn serve(&self, state: &Arc<State>, params: Value) -> Result<Box<RawValue>> {
         if self.checkpoint_before && !self.changes_nothing(&params) {
-            state
-                .checkpoints
-                .before_mutation(state, self.name, checkpoints);
+            state.checkpoints.before_mutation(state, self.name);
         }
         self.call(state, params)
     }
@@ -121,6 +115,26 @@ impl Method {
             let result = self.call(state, params)?;
             return crate::checkpoint::auto::attach(result, &warning);
         }
+        // Files a call changes without keeping their bytes (`edit::keep`, under `force`) are
+        // named in its answer; a failed call changed nothing, so the notes go with it.
+        if self.mutates {
+            // Notes a panicked call on this thread left behind are not this call's.
+            crate::request::take_not_kept();
+            let outcome = self.call_checked(state, params);
+            let not_kept = crate::request::take_not_kept();
+            return match (outcome, not_kept.is_empty()) {
+                (Ok(result), false) => {
+                    let list = serde_json::Value::from(not_kept).to_string();
+                    protocol::with_field(result, "not_kept", &list)
+                }
+                (outcome, _) => outcome,
+            };
+        }
+        self.call_checked(state, params)
+    }
+
+    /// `call` without the `not_kept` notes.
+    fn call_checked(&self, state: &Arc<State>, params: Value) -> Result<Box<RawValue>> {
         let params = protocol::keys::canonical(self, params)?;
         // Read once the keys are canonical: agents' `path` and `filepath` are `file` by now.
         let warm = match self.warm_after {

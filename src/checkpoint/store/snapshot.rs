@@ -184,67 +184,97 @@ impl Shadow {
         Ok(nul_records(&listed.stdout).map(<[u8]>::to_vec).collect())
     }
 
-    /// A snapshot on top of `base` that also holds `extra` (snapshot paths that snapshots leave
-    /// out: over the size cap, ignored), hashed as they are now. Built on copies of the indexes,
-    /// so later snapshots go on leaving those files out.
+    /// A snapshot on top of `base` that also holds `extra` (paths relative to the root of the
+    /// tree at that position in `trees`), hashed as they are now, whatever the snapshots' rules
+    /// say of them (over the size cap, ignored). Built on copies of the indexes, so later
+    /// snapshots go on leaving those files out. With no `base` (an empty store) it is the first
+    /// commit. Returns the hash and whether a commit was made (none when the tree is the base's).
     pub fn snapshot_with(
         &self,
         _locked: &Locked,
-        base: &str,
-        extra: &[Vec<u8>],
+        base: Option<&str>,
+        extra: &[(usize, Vec<u8>)],
         label: &str,
         deadline: Instant,
-    ) -> Result<String, SnapshotError> {
+    ) -> Result<(String, bool), SnapshotError> {
         let mut root_trees = Vec::with_capacity(self.trees.len());
-        for tree in &self.trees {
+        for (position, tree) in self.trees.iter().enumerate() {
             let paths: Vec<Vec<u8>> = extra
                 .iter()
-                .filter_map(|p| crate::checkpoint::roots::locate(&self.trees, p))
-                .filter(|(t, _)| std::ptr::eq(*t, tree))
-                .map(|(_, rel)| rel.to_vec())
+                .filter(|(at, _)| *at == position)
+                .map(|(_, rel)| rel.clone())
                 .collect();
-            if paths.is_empty() {
-                root_trees.push(text_of(
-                    self.tree_git(tree, deadline).arg("write-tree").run()?,
-                ));
-                continue;
-            }
-            let mut copy = tree.index.as_os_str().to_owned();
-            copy.push(".hold");
-            let copy = PathBuf::from(copy);
-            let _ = std::fs::remove_file(&copy);
-            match std::fs::copy(&tree.index, &copy) {
-                // A root never snapshotted has no index yet: the copy starts empty.
-                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                    let shown = tree.index.display();
-                    return Err(SnapshotError::Io(format!("copying {shown}: {e}")));
-                }
-                _ => {}
-            }
-            let built = self
-                .index_git(tree, &copy, deadline)
-                .args(["update-index", "--add", "-z", "--stdin"])
-                .input(nul_terminated(&paths))
-                .run()
-                .and_then(|_| {
-                    self.index_git(tree, &copy, deadline)
-                        .arg("write-tree")
-                        .run()
-                });
-            let _ = std::fs::remove_file(&copy);
-            root_trees.push(text_of(built?));
+            root_trees.push(self.tree_with(tree, &paths, deadline)?);
         }
         let tree = self.top_tree(&root_trees, deadline)?;
-        let commit = self
-            .git(deadline)
-            .args(["commit-tree", &tree, "-m", label, "-p", base])
-            .run()?;
-        let hash = text_of(commit);
+        if let Some(base) = base {
+            let same = self
+                .git(deadline)
+                .args(["rev-parse", "--verify", "--quiet"])
+                .arg(format!("{base}^{{tree}}"))
+                .run()
+                .map(text_of)
+                .is_ok_and(|base_tree| base_tree == tree);
+            if same {
+                return Ok((base.to_string(), false));
+            }
+        }
+        let mut commit = self.git(deadline).args(["commit-tree", &tree, "-m", label]);
+        if let Some(base) = base {
+            commit = commit.args(["-p", base]);
+        }
+        let hash = text_of(commit.run()?);
         self.git(deadline)
-            .args(["update-ref", "-m", "checkpoint", REF, &hash, base])
+            .args(["update-ref", "-m", "checkpoint", REF, &hash, base.unwrap_or_default()])
             .run()?;
-        Ok(hash)
+        Ok((hash, true))
     }
+
+    /// One root's tree as its index holds it plus `paths` hashed from the work tree (on a copy of
+    /// the index, which is removed after).
+    fn tree_with(
+        &self,
+        tree: &Tree,
+        paths: &[Vec<u8>],
+        deadline: Instant,
+    ) -> Result<String, SnapshotError> {
+        if paths.is_empty() {
+            return Ok(text_of(
+                self.tree_git(tree, deadline).arg("write-tree").run()?,
+            ));
+        }
+        let mut copy = tree.index.as_os_str().to_owned();
+        copy.push(format!(".hold-{}", hold_suffix()));
+        let copy = PathBuf::from(copy);
+        match std::fs::copy(&tree.index, &copy) {
+            // A root never snapshotted has no index yet: the copy starts empty.
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                let shown = tree.index.display();
+                return Err(SnapshotError::Io(format!("copying {shown}: {e}")));
+            }
+            _ => {}
+        }
+        let built = self
+            .index_git(tree, &copy, deadline)
+            .args(["update-index", "--add", "-z", "--stdin"])
+            .input(nul_terminated(paths))
+            .run()
+            .and_then(|_| {
+                self.index_git(tree, &copy, deadline)
+                    .arg("write-tree")
+                    .run()
+            });
+        let _ = std::fs::remove_file(&copy);
+        Ok(text_of(built?))
+    }
+}
+
+/// A name part no other copy of an index uses at the same time (the store's lock serializes
+/// writers; this only keeps a copy a killed run left from being reused).
+fn hold_suffix() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    NEXT.fetch_add(1, Ordering::Relaxed)
 }
 
 /// What a snapshot will hand to git, and what it left out.
