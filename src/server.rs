@@ -613,8 +613,7 @@ pub async fn call(
                 true => state.heavy.enter(&turns).await,
                 false => None,
             };
-            let outcome =
-                run_blocking(method.name, move || method.serve(&state, params)).await;
+            let outcome = run_blocking(method.name, move || method.serve(&state, params)).await;
             drop(permit);
             outcome
         }

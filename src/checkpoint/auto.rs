@@ -1,11 +1,13 @@
 //! The automatic snapshot before every mutating call. Best effort by design: it never fails the
 //! call it precedes and never makes it wait on another snapshot.
 //!
-//! - At most one attempt per `checkpoint_interval_ms` (15 s): a burst of edits makes one snapshot.
-//!   The time is taken before the attempt, so a slow or failing one is not retried at once.
+//! - Before every mutating call, not on a clock: a call that follows a change (an edit, a
+//!   command, another program's save) finds it snapshotted; with nothing changed since the last
+//!   snapshot no commit is made (`created: false`), which costs the two index scans.
 //! - Each attempt has a 10 s deadline; git's process group is killed at it (the store clears the
 //!   lock files a killed run leaves).
-//! - A failure backs off (interval × 2^failures, at most × 16) and is never final: snapshots are
+//! - A failure backs off (`checkpoint_interval_ms` × 2^failures, at most × 16: the time is taken
+//!   before the attempt, so a slow or failing one is not retried at once) and is never final: snapshots are
 //!   tried again after the back-off, however many failed before. Until one succeeds, the answer
 //!   of every mutating call that ran without its snapshot says so (`checkpoint_warning`: the
 //!   error, the failures in a row, when the next attempt is), so a workspace never loses its
@@ -28,7 +30,6 @@ const MAX_BACKOFF_DOUBLINGS: u32 = 4;
 const SELF_SNAPSHOTTING: &[&str] = &["checkpoint"];
 
 pub struct Auto {
-    last_attempt: Option<Instant>,
     retry_at: Option<Instant>,
     failures: u32,
     /// Why automatic snapshots are off for the daemon's life (the environment, or no git).
@@ -58,7 +59,6 @@ impl Auto {
             .filter(|v| is_off(v))
             .map(|v| format!("CODER_CHECKPOINTS={v} in the daemon's environment"));
         Auto {
-            last_attempt: None,
             retry_at: None,
             failures: 0,
             off,
@@ -86,15 +86,14 @@ impl Checkpoints {
         };
         let now = Instant::now();
         let interval = Duration::from_millis(state.limits().checkpoint_interval_ms);
-        let throttled = auto.last_attempt.is_some_and(|t| now < t + interval);
-        let waiting = throttled || auto.retry_at.is_some_and(|t| now < t);
-        if auto.off.is_some() || (waiting && auto.failures == 0) {
+        if auto.off.is_some() {
             return;
         }
-        if waiting {
+        // No clock between snapshots: each mutating call gets one (a tree unchanged since the
+        // last makes no commit). Only after failures does the next attempt wait (the back-off).
+        if auto.failures > 0 && auto.retry_at.is_some_and(|t| now < t) {
             return warn(auto.warning(now));
         }
-        auto.last_attempt = Some(now);
         let deadline = now + DEADLINE;
         let label = format!("auto: before {method}");
         let outcome = shadow.lock(deadline).and_then(|locked| {

@@ -17,12 +17,7 @@ use std::time::{Duration, Instant};
 const DEADLINE: Duration = Duration::from_secs(20);
 
 impl Keeper for Checkpoints {
-    fn keep(
-        &self,
-        workspace: &Workspace,
-        files: &[PathBuf],
-        label: &str,
-    ) -> Result<Kept, String> {
+    fn keep(&self, workspace: &Workspace, files: &[PathBuf], label: &str) -> Result<Kept, String> {
         if let Some(why) = self.off_reason(workspace) {
             return Ok(Kept::Off(why));
         }

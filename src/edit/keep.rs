@@ -73,7 +73,9 @@ pub fn before(
             within.len(),
             limits.checkpoint_max_files
         ))
-        .with_recovery("pass `force: true` to go on without a copy, or change fewer files at once"));
+        .with_recovery(
+            "pass `force: true` to go on without a copy, or change fewer files at once",
+        ));
     }
     for r in &over {
         crate::request::note_not_kept(&r.path, &format!("over checkpoint_max_file_bytes ({cap})"));
@@ -109,10 +111,10 @@ pub fn before(
 /// `kept: before write of a.txt` (and how many more files); paths as the jail shows them.
 fn label(state: &Workspace, method: &str, files: &[Replaced]) -> String {
     let path = &files[0].path;
-    let first = state
-        .jail
-        .locate(path)
-        .map_or_else(|| path.display().to_string(), |r| r.rel.display().to_string());
+    let first = state.jail.locate(path).map_or_else(
+        || path.display().to_string(),
+        |r| r.rel.display().to_string(),
+    );
     match files.len() {
         1 => format!("kept: before {method} of {first}"),
         n => format!("kept: before {method} of {first} and {} more", n - 1),

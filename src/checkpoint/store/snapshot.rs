@@ -11,6 +11,7 @@ use std::ffi::OsStr;
 use std::fs::File;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 impl Shadow {
@@ -91,17 +92,8 @@ impl Shadow {
         // The user's config is read for `core.excludesFile`: a FIFO it includes would hang here.
         crate::git::config_files::check(&tree.work_tree, Isolation::User, deadline)
             .map_err(SnapshotError::Refused)?;
-        let mut untracked = self.tree_git(tree, deadline);
-        if let Some(path) = user_excludes_file(&tree.work_tree, deadline) {
-            untracked = untracked.arg("-c").arg(format!("core.excludesFile={path}"));
-        }
-        untracked = untracked.args(["ls-files", "-z", "--others", "--exclude-standard"]);
-        // The user's `.git/info/exclude` applies as it does in their repository (the shadow
-        // repository's own `info/exclude` is shared by every root, so it is not used).
-        let user_exclude = tree.work_tree.join(".git/info/exclude");
-        if user_exclude.is_file() {
-            untracked = untracked.arg("--exclude-from").arg(&user_exclude);
-        }
+        let own_rules = self.rules.own.load(Ordering::Relaxed);
+        let untracked = self.untracked(tree, jail, own_rules, deadline);
         // The two scans (an `lstat` per tracked file; a read of every folder) only read the
         // index, so they run side by side: on a large tree they are most of an incremental
         // snapshot.
@@ -120,14 +112,57 @@ impl Shadow {
             });
             (modified, untracked)
         });
-        let (modified, untracked) = (modified?, untracked?);
+        let (modified, mut untracked) = (modified?, untracked?);
+        // A `.gitignore` written since this daemon's first snapshot could hide any new file:
+        // from now on new files are picked by the snapshots' own rules.
+        let rules_changed = nul_records(&modified.stdout)
+            .chain(nul_records(&untracked.stdout))
+            .any(is_gitignore);
+        let first = !self.rules.baseline.swap(true, Ordering::Relaxed);
+        if rules_changed && !first && !own_rules {
+            tracing::info!(
+                "checkpoint: a .gitignore changed in {}; snapshots pick new files by their own \
+                 rules (default_exclude_globs) until the daemon restarts",
+                tree.work_tree.display()
+            );
+            self.rules.own.store(true, Ordering::Relaxed);
+            untracked = self.untracked(tree, jail, true, deadline).run()?;
+        }
         for path in nul_records(&modified.stdout) {
             plan.consider(jail, tree, path, None);
         }
         for path in nul_records(&untracked.stdout) {
             plan.consider(jail, tree, path, Some(caps.max_file_bytes));
         }
+        plan.own_rules = self.rules.own.load(Ordering::Relaxed);
         Ok(())
+    }
+
+    /// The listing of one root's new files. Every `.gitignore` is listed, even one that ignores
+    /// itself, so a changed rule is always seen. The `.gitignore` files and the user's
+    /// `core.excludesFile` pick the rest, until a `.gitignore` changes (`own_rules`): then only
+    /// the jail's `default_exclude_globs` do. The repository's `.git/info/exclude` never applies:
+    /// a command could write it to hide every new file.
+    fn untracked(&self, tree: &Tree, jail: &Jail, own_rules: bool, deadline: Instant) -> Git {
+        let mut git = self.tree_git(tree, deadline);
+        if !own_rules {
+            if let Some(path) = user_excludes_file(&tree.work_tree, deadline) {
+                git = git.arg("-c").arg(format!("core.excludesFile={path}"));
+            }
+        }
+        git = git.args(["ls-files", "-z", "--others"]);
+        match own_rules {
+            true => {
+                for glob in &jail.default_exclude_globs {
+                    git = git.arg(format!("--exclude={glob}"));
+                }
+                git
+            }
+            // The shadow repository's own `info/exclude` (which `--exclude-standard` reads) is
+            // removed before every snapshot, so this is the `.gitignore` files and the user's
+            // `core.excludesFile`.
+            false => git.args(["--exclude-standard", "--exclude=!.gitignore"]),
+        }
     }
 
     /// Hashes `paths` of one root into its index, then writes the root's tree.
@@ -225,7 +260,14 @@ impl Shadow {
         }
         let hash = text_of(commit.run()?);
         self.git(deadline)
-            .args(["update-ref", "-m", "checkpoint", REF, &hash, base.unwrap_or_default()])
+            .args([
+                "update-ref",
+                "-m",
+                "checkpoint",
+                REF,
+                &hash,
+                base.unwrap_or_default(),
+            ])
             .run()?;
         Ok((hash, true))
     }
@@ -277,6 +319,21 @@ fn hold_suffix() -> u64 {
     NEXT.fetch_add(1, Ordering::Relaxed)
 }
 
+/// Whether the new files of this daemon's snapshots are picked by the `.gitignore` files as they
+/// were at its first snapshot (the baseline) or, once one changed, by the snapshots' own rules.
+#[derive(Default)]
+pub(super) struct Rules {
+    /// The first snapshot of this daemon has listed the roots.
+    baseline: AtomicBool,
+    /// A `.gitignore` changed since: own rules until the daemon restarts.
+    own: AtomicBool,
+}
+
+/// A path whose last component is `.gitignore`.
+fn is_gitignore(path: &[u8]) -> bool {
+    path.rsplit(|b| *b == b'/').next() == Some(b".gitignore")
+}
+
 /// What a snapshot will hand to git, and what it left out.
 #[derive(Default)]
 struct Plan {
@@ -285,6 +342,7 @@ struct Plan {
     skipped_large: Vec<String>,
     skipped_secrets: usize,
     skipped_nested_repos: Vec<String>,
+    own_rules: bool,
 }
 
 impl Plan {
@@ -322,6 +380,7 @@ impl Plan {
             skipped_large: self.skipped_large,
             skipped_secrets: self.skipped_secrets,
             skipped_nested_repos: self.skipped_nested_repos,
+            own_rules: self.own_rules,
         }
     }
 }
