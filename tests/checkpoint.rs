@@ -402,24 +402,31 @@ fn write(daemon: &Daemon, n: usize) {
     );
 }
 
-/// No clock decides: each mutating call that follows a change is snapshotted first, and a call
-/// with nothing changed since the last snapshot makes no commit.
+/// No clock decides before a call that may change files it does not name (`exec`): each one
+/// that follows a change is snapshotted first, and one with nothing changed since makes no
+/// commit. An edit keeps the bytes it replaces itself, so its snapshot is a restore point taken
+/// at most once per interval: a burst of edits makes one.
 #[test]
-fn every_change_is_snapshotted_before_the_next_mutating_call() {
+fn every_change_is_snapshotted_before_the_next_command() {
     let sandbox = user_repo();
     let daemon = Daemon::start(&sandbox, &[]);
     for n in 0..4 {
         write(&daemon, n);
     }
-    assert_eq!(auto_labels(&daemon), ["auto: before write"; 4]);
-    // The last write is held by the snapshot before the next call; then nothing changed.
+    assert_eq!(auto_labels(&daemon), ["auto: before write"]);
+    // The writes since are held by the snapshot before the command; then nothing changed.
     daemon.ok("exec", json!({"cmd": "true"}));
     daemon.ok("exec", json!({"cmd": "true"}));
-    let labels = auto_labels(&daemon);
-    assert_eq!(labels.len(), 5, "{labels:?}");
-    assert_eq!(labels[0], "auto: before exec");
+    assert_eq!(
+        auto_labels(&daemon),
+        ["auto: before exec", "auto: before write"]
+    );
+    // A change by another program is snapshotted before the next command too.
+    std::fs::write(sandbox.root.join("w.txt"), "saved by the user\n").unwrap();
+    daemon.ok("exec", json!({"cmd": "true"}));
+    assert_eq!(auto_labels(&daemon).len(), 3);
     let auto = &daemon.ok("checkpoint", json!({}))["auto"];
-    assert_eq!(auto["taken"], 6);
+    assert_eq!(auto["taken"], 4);
     assert_eq!(auto["enabled"], true);
 }
 

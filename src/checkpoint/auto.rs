@@ -1,12 +1,15 @@
 //! The automatic snapshot before every mutating call. Best effort by design: it never fails the
 //! call it precedes and never makes it wait on another snapshot.
 //!
-//! - Before every mutating call, not on a clock: a call that follows a change (an edit, a
-//!   command, another program's save) finds it snapshotted; with nothing changed since the last
-//!   snapshot no commit is made (`created: false`), which costs the two index scans.
+//! - Before every call that may change files it does not name (`exec`, `test`, `tool`), not on
+//!   a clock: such a call that follows a change (an edit, a command, another program's save)
+//!   finds it snapshotted; with nothing changed since the last snapshot no commit is made
+//!   (`created: false`), which costs the two index scans. An edit changes only the files it
+//!   names and keeps their bytes first (`edit::keep`), so no byte depends on its automatic
+//!   snapshot: that one is a restore point, at most one per `checkpoint_interval_ms` (15 s).
 //! - Each attempt has a 10 s deadline; git's process group is killed at it (the store clears the
 //!   lock files a killed run leaves).
-//! - A failure backs off (`checkpoint_interval_ms` × 2^failures, at most × 16: the time is taken
+//! - A failure backs off (interval × 2^failures, at most × 16: the time is taken
 //!   before the attempt, so a slow or failing one is not retried at once) and is never final: snapshots are
 //!   tried again after the back-off, however many failed before. Until one succeeds, the answer
 //!   of every mutating call that ran without its snapshot says so (`checkpoint_warning`: the
@@ -30,6 +33,7 @@ const MAX_BACKOFF_DOUBLINGS: u32 = 4;
 const SELF_SNAPSHOTTING: &[&str] = &["checkpoint"];
 
 pub struct Auto {
+    last_attempt: Option<Instant>,
     retry_at: Option<Instant>,
     failures: u32,
     /// Why automatic snapshots are off for the daemon's life (the environment, or no git).
@@ -59,6 +63,7 @@ impl Auto {
             .filter(|v| is_off(v))
             .map(|v| format!("CODER_CHECKPOINTS={v} in the daemon's environment"));
         Auto {
+            last_attempt: None,
             retry_at: None,
             failures: 0,
             off,
@@ -72,8 +77,10 @@ impl Auto {
 pub use crate::switches::is_off;
 
 impl Checkpoints {
-    /// Called by the server before a mutating method runs.
-    pub fn before_mutation(&self, state: &Workspace, method: &str) {
+    /// Called by the server before a mutating method runs. `only_named`: the call changes only
+    /// files it names and keeps their bytes itself (`edit::keep`), so its snapshot is a restore
+    /// point taken at most once per interval.
+    pub fn before_mutation(&self, state: &Workspace, method: &str, only_named: bool) {
         if SELF_SNAPSHOTTING.contains(&method) || !state.limits().checkpoints {
             return;
         }
@@ -89,11 +96,17 @@ impl Checkpoints {
         if auto.off.is_some() {
             return;
         }
-        // No clock between snapshots: each mutating call gets one (a tree unchanged since the
-        // last makes no commit). Only after failures does the next attempt wait (the back-off).
+        // No clock before a call that may change files it does not name: it always gets one (a
+        // tree unchanged since the last makes no commit). Only after failures does the next
+        // attempt wait (the back-off).
         if auto.failures > 0 && auto.retry_at.is_some_and(|t| now < t) {
             return warn(auto.warning(now));
         }
+        let recent = auto.last_attempt.is_some_and(|t| now < t + interval);
+        if only_named && recent && auto.failures == 0 {
+            return;
+        }
+        auto.last_attempt = Some(now);
         let deadline = now + DEADLINE;
         let label = format!("auto: before {method}");
         let outcome = shadow.lock(deadline).and_then(|locked| {

@@ -53,6 +53,11 @@ pub struct Method {
     /// Snapshot the workspace before a call that changes something (`checkpoint::auto`): every
     /// mutating method.
     checkpoint_before: bool,
+    /// The call changes only the files its params name, and hands their bytes to the checkpoint
+    /// store first (`edit::keep`): its automatic snapshot is a restore point, not the safety net,
+    /// so it is taken at most once per `checkpoint_interval_ms`. Any other mutating call (`exec`,
+    /// `test`, `tool`) may change files it does not name: it gets one every time.
+    only_named: bool,
     /// Attach the language servers' diagnostics of the files a call changed (`lsp`), under the
     /// `diagnostics` switch its schema gains: every mutating method.
     diagnostics_after: bool,
@@ -85,6 +90,12 @@ impl Method {
         self
     }
 
+    /// Declares that a call changes only the files its params name, keeping their bytes first.
+    fn changes_only_what_it_names(mut self) -> Method {
+        self.only_named = true;
+        self
+    }
+
     /// Declares when a call of this mutating method changes nothing.
     fn changes_nothing_when(mut self, still: fn(&Method, &Value) -> bool) -> Method {
         self.changes_nothing = still;
@@ -97,7 +108,9 @@ impl Method {
     /// applies an entry's properties.
     pub fn serve(&self, state: &Arc<State>, params: Value) -> Result<Box<RawValue>> {
         if self.checkpoint_before && !self.changes_nothing(&params) {
-            state.checkpoints.before_mutation(state, self.name);
+            state
+                .checkpoints
+                .before_mutation(state, self.name, self.only_named);
         }
         self.call(state, params)
     }
@@ -247,6 +260,7 @@ where
         heavy: never,
         changes_nothing: never,
         checkpoint_before: mutates,
+        only_named: false,
         diagnostics_after: mutates,
         warm_after: false,
         call: Box::new(move |state, params| {
@@ -278,6 +292,7 @@ where
         heavy: never,
         changes_nothing: never,
         checkpoint_before: false,
+        only_named: false,
         diagnostics_after: false,
         warm_after: false,
         call: Box::new(move |state, params| handler(state, parse_params(name, params)?)),
