@@ -11,7 +11,7 @@
 //! first, whatever its size (`Shadow::snapshot_with`), and listed in `undo_also_holds`.
 
 use super::roots::{self, Tree};
-use super::store::{Change, Locked, Shadow};
+use super::store::{Change, Extra, Locked, Shadow};
 use crate::edit::commit::{self, Existing, Publish};
 use crate::error::{Error, Result};
 use crate::jail::{Jail, Resolved};
@@ -98,9 +98,10 @@ pub fn restore(
                 "before restore of {} (with files snapshots leave out)",
                 &target[..12]
             );
-            let extra: Vec<(usize, Vec<u8>)> = left_out
+            let extra: Vec<(usize, Extra)> = left_out
                 .iter()
                 .filter_map(|p| roots::position(&shadow.trees, p))
+                .map(|(at, rel)| (at, Extra::FromTree(rel)))
                 .collect();
             shadow
                 .snapshot_with(locked, Some(now), &extra, &label, deadline)

@@ -12,10 +12,13 @@
 //!   configured, and nothing is said.
 //! - Secrets (`non_accessible_globs`) are never kept: no snapshot holds them.
 
+use crate::documents::commit::Place;
 use crate::error::{Code, Error, Result};
-use crate::workspace::keep::Kept;
+use crate::workspace::keep::{Bytes, Kept};
 use crate::workspace::Workspace;
+use std::io::Read;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// A file whose bytes a call is about to replace or remove.
 pub struct Replaced {
@@ -23,6 +26,70 @@ pub struct Replaced {
     pub field: String,
     pub path: PathBuf,
     pub size: u64,
+    /// Git's mode: 0o100644, 0o100755, or 0o120000 for a symlink (`bytes` is its target).
+    pub mode: u32,
+    /// The bytes as read through the jail (empty when over the size cap: never read).
+    pub bytes: Arc<Vec<u8>>,
+}
+
+impl Replaced {
+    /// A regular file's bytes the caller holds already, with its permission bits.
+    pub fn held(field: &str, path: PathBuf, bytes: Arc<Vec<u8>>, permissions: u32) -> Replaced {
+        Replaced {
+            field: field.to_string(),
+            size: bytes.len() as u64,
+            path,
+            mode: git_mode(permissions),
+            bytes,
+        }
+    }
+
+    /// The entry at `place` as it is now, read by its folder's handle (a symlink as itself, never
+    /// followed); `None` for a folder, another kind of entry, or nothing there. A file over
+    /// `cap` is not read.
+    pub fn at(state: &Workspace, field: &str, place: &Place) -> Result<Option<Replaced>> {
+        use rustix::fs::{FileType, Mode, OFlags};
+        let Some(st) = place.stat()? else {
+            return Ok(None);
+        };
+        let io = |e: rustix::io::Errno| Error::from_io(&e.into(), &place.abs);
+        let size = st.st_size as u64;
+        let cap = state.limits().checkpoint_max_file_bytes;
+        let (mode, bytes) = match FileType::from_raw_mode(st.st_mode) {
+            FileType::Symlink => {
+                let target = rustix::fs::readlinkat(&place.dir, &place.name, Vec::new());
+                (SYMLINK, target.map_err(io)?.into_bytes())
+            }
+            FileType::RegularFile if size > cap => (git_mode(st.st_mode), Vec::new()),
+            FileType::RegularFile => {
+                let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+                let fd = rustix::fs::openat(&place.dir, &place.name, flags, Mode::empty());
+                let mut bytes = Vec::with_capacity(size as usize);
+                std::fs::File::from(fd.map_err(io)?)
+                    .read_to_end(&mut bytes)
+                    .map_err(|e| Error::from_io(&e, &place.abs))?;
+                (git_mode(st.st_mode), bytes)
+            }
+            _ => return Ok(None),
+        };
+        Ok(Some(Replaced {
+            field: field.to_string(),
+            path: place.abs.clone(),
+            size,
+            mode,
+            bytes: Arc::new(bytes),
+        }))
+    }
+}
+
+const SYMLINK: u32 = 0o120000;
+
+/// Git records a file as executable or not.
+fn git_mode(permissions: u32) -> u32 {
+    match permissions & 0o111 {
+        0 => 0o100644,
+        _ => 0o100755,
+    }
 }
 
 /// Keeps the current bytes of `replaced` before `method` changes them (see the module docs).
@@ -83,7 +150,14 @@ pub fn before(
     if within.is_empty() {
         return Ok(over.is_empty());
     }
-    let files: Vec<PathBuf> = within.iter().map(|r| r.path.clone()).collect();
+    let files: Vec<Bytes> = within
+        .iter()
+        .map(|r| Bytes {
+            path: &r.path,
+            mode: r.mode,
+            bytes: &r.bytes,
+        })
+        .collect();
     match keeper.keep(state, &files, &label(state, method, &within)) {
         Ok(Kept::In(_)) => Ok(over.is_empty()),
         Ok(Kept::Off(_)) => Ok(false),

@@ -205,8 +205,8 @@ pub fn delete_file(state: &Workspace, p: DeleteParams) -> Result<DeleteResult> {
     let buffers = &state.documents.buffers;
     buffers.refuse_all(checked.iter().map(|(r, _, _)| r.abs.as_path()))?;
     let mut replaced = Vec::new();
-    for ((resolved, _, _), field) in checked.iter().zip(&fields) {
-        files_under(field, &resolved.abs, &mut replaced);
+    for ((_, place, _), field) in checked.iter().zip(&fields) {
+        files_under(state, field, place, &mut replaced)?;
     }
     super::keep::before(state, "delete-file", replaced, p.force)?;
     let mut deleted = Vec::new();
@@ -237,23 +237,33 @@ pub fn delete_file(state: &Workspace, p: DeleteParams) -> Result<DeleteResult> {
     Ok(DeleteResult { deleted })
 }
 
-/// The files and symlinks at or under `path` (not following symlinks), each with its size: what
-/// removing it would lose.
-fn files_under(field: &str, path: &Path, out: &mut Vec<super::keep::Replaced>) {
-    let Ok(meta) = std::fs::symlink_metadata(path) else {
-        return;
+/// The files and symlinks at or under `place`, read by folder handles beneath the root (never
+/// following a symlink), each with its bytes: what removing it would lose.
+fn files_under(
+    state: &Workspace,
+    field: &str,
+    place: &Place,
+    out: &mut Vec<super::keep::Replaced>,
+) -> Result<()> {
+    let Some(st) = place.stat()? else {
+        return Ok(());
     };
-    if meta.is_dir() {
-        for child in std::fs::read_dir(path).into_iter().flatten().flatten() {
-            files_under(field, &child.path(), out);
-        }
-    } else if meta.is_file() || meta.is_symlink() {
-        out.push(super::keep::Replaced {
-            field: field.to_string(),
-            path: path.to_path_buf(),
-            size: meta.len(),
-        });
+    if kind_of(&st) != FileType::Directory {
+        out.extend(super::keep::Replaced::at(state, field, place)?);
+        return Ok(());
     }
+    let dir = open_child_dir(&place.dir, &place.name, &place.abs)?;
+    for (name, _) in children(&dir, &place.abs)? {
+        let child = Place {
+            dir: dir
+                .try_clone()
+                .map_err(|e| Error::from_io(&e, &place.abs))?,
+            abs: place.abs.join(&name),
+            name,
+        };
+        files_under(state, field, &child, out)?;
+    }
+    Ok(())
 }
 
 /// Tells the documents store a path is gone (deleted, or moved to `to`).
@@ -349,8 +359,18 @@ pub fn move_entries(state: &Workspace, p: MoveParams) -> Result<MoveResult> {
     // What an `overwrite` replaces is kept first (a folder can only be replaced when empty).
     let mut replaced = Vec::new();
     for (i, _, to, overwrite, _) in &plans {
-        if *overwrite && std::fs::symlink_metadata(&to.abs).is_ok_and(|m| !m.is_dir()) {
-            files_under(&format!("moves[{i}].to"), &to.abs, &mut replaced);
+        // A missing folder on the way: nothing there to replace (the move reports it).
+        let Some(place) = commit::place(&state.jail, to, false)
+            .ok()
+            .filter(|_| *overwrite)
+        else {
+            continue;
+        };
+        if place
+            .stat()?
+            .is_some_and(|st| kind_of(&st) != FileType::Directory)
+        {
+            files_under(state, &format!("moves[{i}].to"), &place, &mut replaced)?;
         }
     }
     super::keep::before(state, "move", replaced, p.force)?;
@@ -596,14 +616,10 @@ fn last_copies_kept(
     let cap = state.limits().checkpoint_max_file_bytes;
     let size = |path: &Path| std::fs::symlink_metadata(path).map_or(0, |m| m.len());
     let (within, over): (Vec<_>, Vec<_>) = ours.into_iter().partition(|(p, _)| size(p) <= cap);
-    let replaced = within
-        .iter()
-        .map(|(path, _)| super::keep::Replaced {
-            field: "dir".into(),
-            path: path.clone(),
-            size: size(path),
-        })
-        .collect();
+    let mut replaced = Vec::new();
+    for (_, place) in &within {
+        replaced.extend(super::keep::Replaced::at(state, "dir", place)?);
+    }
     let kept = super::keep::before(state, "clean", replaced, false)?;
     let (mut removable, unkept) = match kept {
         true => (within, over),

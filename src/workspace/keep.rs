@@ -4,7 +4,6 @@
 //! the edit side knows no checkpoint code and the checkpoint side no edit method.
 
 use super::Workspace;
-use std::path::PathBuf;
 
 /// What became of a hand-over.
 #[derive(Debug, PartialEq, Eq)]
@@ -16,13 +15,22 @@ pub enum Kept {
     Off(String),
 }
 
+/// One file's bytes as they are before a call replaces them.
+pub struct Bytes<'a> {
+    /// Absolute, inside a root.
+    pub path: &'a std::path::Path,
+    /// Git's mode: 0o100644, 0o100755 or 0o120000 (a symlink: `bytes` is its target).
+    pub mode: u32,
+    pub bytes: &'a [u8],
+}
+
 pub trait Keeper: Send + Sync {
-    /// Keeps the current bytes of `files` (absolute paths of files or symlinks inside the roots,
-    /// none of them a secret), labelled `label`. An error says why they could not be kept.
+    /// Keeps `files` (read by the caller through the jail, none of them a secret), labelled
+    /// `label`. An error says why they could not be kept.
     fn keep(
         &self,
         workspace: &Workspace,
-        files: &[PathBuf],
+        files: &[Bytes<'_>],
         label: &str,
     ) -> std::result::Result<Kept, String>;
 }

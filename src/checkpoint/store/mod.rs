@@ -23,6 +23,8 @@ use std::time::Instant;
 
 mod snapshot;
 
+pub use snapshot::Extra;
+
 /// The ref that holds the newest snapshot; older ones are its ancestors.
 pub const REF: &str = "refs/heads/checkpoints";
 

@@ -228,18 +228,18 @@ impl Shadow {
         &self,
         _locked: &Locked,
         base: Option<&str>,
-        extra: &[(usize, Vec<u8>)],
+        extra: &[(usize, Extra)],
         label: &str,
         deadline: Instant,
     ) -> Result<(String, bool), SnapshotError> {
         let mut root_trees = Vec::with_capacity(self.trees.len());
         for (position, tree) in self.trees.iter().enumerate() {
-            let paths: Vec<Vec<u8>> = extra
+            let here: Vec<&Extra> = extra
                 .iter()
                 .filter(|(at, _)| *at == position)
-                .map(|(_, rel)| rel.clone())
+                .map(|(_, e)| e)
                 .collect();
-            root_trees.push(self.tree_with(tree, &paths, deadline)?);
+            root_trees.push(self.tree_with(tree, &here, deadline)?);
         }
         let tree = self.top_tree(&root_trees, deadline)?;
         if let Some(base) = base {
@@ -272,15 +272,15 @@ impl Shadow {
         Ok((hash, true))
     }
 
-    /// One root's tree as its index holds it plus `paths` hashed from the work tree (on a copy of
-    /// the index, which is removed after).
+    /// One root's tree as its index holds it plus `extra` (on a copy of the index, which is
+    /// removed after).
     fn tree_with(
         &self,
         tree: &Tree,
-        paths: &[Vec<u8>],
+        extra: &[&Extra],
         deadline: Instant,
     ) -> Result<String, SnapshotError> {
-        if paths.is_empty() {
+        if extra.is_empty() {
             return Ok(text_of(
                 self.tree_git(tree, deadline).arg("write-tree").run()?,
             ));
@@ -296,19 +296,88 @@ impl Shadow {
             }
             _ => {}
         }
-        let built = self
-            .index_git(tree, &copy, deadline)
-            .args(["update-index", "--add", "-z", "--stdin"])
-            .input(nul_terminated(paths))
-            .run()
-            .and_then(|_| {
-                self.index_git(tree, &copy, deadline)
-                    .arg("write-tree")
+        let mut paths = Vec::new();
+        let mut info = Vec::new();
+        for entry in extra {
+            match entry {
+                Extra::FromTree(rel) => paths.push(rel.clone()),
+                Extra::Blob { rel, mode, id } => {
+                    info.extend_from_slice(format!("{mode:o} {id}\t").as_bytes());
+                    info.extend_from_slice(rel);
+                    info.push(0);
+                }
+            }
+        }
+        let git = || self.index_git(tree, &copy, deadline);
+        let built = (!paths.is_empty())
+            .then(|| {
+                git()
+                    .args(["update-index", "--add", "-z", "--stdin"])
+                    .input(nul_terminated(&paths))
                     .run()
-            });
+            })
+            .transpose()
+            .and_then(|_| {
+                (!info.is_empty())
+                    .then(|| {
+                        git()
+                            .args(["update-index", "-z", "--index-info"])
+                            .input(info)
+                            .run()
+                    })
+                    .transpose()
+            })
+            .and_then(|_| git().arg("write-tree").run());
         let _ = std::fs::remove_file(&copy);
         Ok(text_of(built?))
     }
+
+    /// Writes `contents` as blobs of the store (through files in its private folder, one `git
+    /// hash-object` for all), and returns their ids in order.
+    pub fn write_blobs(
+        &self,
+        _locked: &Locked,
+        contents: &[&[u8]],
+        deadline: Instant,
+    ) -> Result<Vec<String>, SnapshotError> {
+        let io = |e: std::io::Error| SnapshotError::Io(format!("keeping bytes: {e}"));
+        let mut files = Vec::with_capacity(contents.len());
+        let mut listing = Vec::new();
+        for bytes in contents {
+            let file = self
+                .git_dir
+                .join(format!("keep-{}-{}", std::process::id(), hold_suffix()));
+            files.push(file.clone());
+            if let Err(e) = std::fs::write(&file, bytes) {
+                files.iter().for_each(|f| drop(std::fs::remove_file(f)));
+                return Err(io(e));
+            }
+            listing.extend_from_slice(file.as_os_str().as_bytes());
+            listing.push(b'\n');
+        }
+        let hashed = self
+            .git(deadline)
+            .args(["hash-object", "-w", "--no-filters", "--stdin-paths"])
+            .input(listing)
+            .run();
+        files.iter().for_each(|f| drop(std::fs::remove_file(f)));
+        let ids: Vec<String> = String::from_utf8_lossy(&hashed?.stdout)
+            .lines()
+            .map(str::to_string)
+            .collect();
+        match ids.len() == contents.len() {
+            true => Ok(ids),
+            false => Err(SnapshotError::Io("hash-object answered too few ids".into())),
+        }
+    }
+}
+
+/// A file a snapshot holds beyond what its rules pick.
+pub enum Extra {
+    /// Hashed from the work tree as it is now (a restore's undo).
+    FromTree(Vec<u8>),
+    /// A blob already in the store, at `rel` with git's `mode` (kept bytes).
+    Blob { rel: Vec<u8>, mode: u32, id: String },
 }
 
 /// A name part no other copy of an index uses at the same time (the store's lock serializes

@@ -217,27 +217,12 @@ fn keep_replaced(
     for (slot, prepared) in changed.iter().zip(places) {
         let field = &slot.target.field;
         if let Some(original) = &slot.original {
-            replaced.push(Replaced {
-                field: field.clone(),
-                path: slot.target.resolved.abs.clone(),
-                size: original.len() as u64,
-            });
+            let permissions = prepared.like.as_ref().map_or(0, |(like, _)| like.mode);
+            let path = slot.target.resolved.abs.clone();
+            replaced.push(Replaced::held(field, path, original.clone(), permissions));
         }
-        let Some(bak) = &prepared.backup else {
-            continue;
-        };
-        if let Some(st) = bak.stat()? {
-            let kind = rustix::fs::FileType::from_raw_mode(st.st_mode);
-            if matches!(
-                kind,
-                rustix::fs::FileType::RegularFile | rustix::fs::FileType::Symlink
-            ) {
-                replaced.push(Replaced {
-                    field: field.clone(),
-                    path: bak.abs.clone(),
-                    size: st.st_size as u64,
-                });
-            }
+        if let Some(bak) = &prepared.backup {
+            replaced.extend(Replaced::at(state, field, bak)?);
         }
     }
     let method = match opts.method {
