@@ -7,6 +7,9 @@
 //!   notifications, not results.
 //! - `checkpoint_warning`: left by the automatic checkpoint that should have preceded a mutating
 //!   call (`checkpoint::auto`), taken once by `Method::call` for the answer.
+//! - `not_kept`: the files a mutating call replaced or removed without keeping their bytes
+//!   (`edit::keep`: over the size cap, or keeping failed, under `force`), taken once by
+//!   `Method::call` for the answer's `not_kept`.
 //! - `diagnostics`: whether the mutating call running here attaches diagnostics (`None`: no call
 //!   is running). A call made by another (`tool`) inherits only this switch.
 //!
@@ -31,6 +34,7 @@ pub type Sink = Arc<dyn Fn(crate::protocol::Outgoing) -> bool + Send + Sync>;
 struct Context {
     progress: Option<Progress>,
     checkpoint_warning: Option<String>,
+    not_kept: Vec<Value>,
     diagnostics: Option<bool>,
 }
 
@@ -39,6 +43,7 @@ thread_local! {
         RefCell::new(Context {
             progress: None,
             checkpoint_warning: None,
+            not_kept: Vec::new(),
             diagnostics: None,
         })
     };
@@ -89,6 +94,17 @@ pub fn set_checkpoint_warning(warning: String) {
 /// The warning left for the call running on this thread, taken once.
 pub fn take_checkpoint_warning() -> Option<String> {
     CURRENT.with(|c| c.borrow_mut().checkpoint_warning.take())
+}
+
+/// Notes that the call running on this thread changes `path` without keeping its bytes.
+pub fn note_not_kept(path: &std::path::Path, why: &str) {
+    let entry = serde_json::json!({"path": path.to_string_lossy(), "reason": why});
+    CURRENT.with(|c| c.borrow_mut().not_kept.push(entry));
+}
+
+/// The files noted by `note_not_kept` for the call running on this thread, taken once.
+pub fn take_not_kept() -> Vec<Value> {
+    CURRENT.with(|c| std::mem::take(&mut c.borrow_mut().not_kept))
 }
 
 /// The diagnostics switch of the mutating call running on this thread (`None`: none is running).

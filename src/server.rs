@@ -588,7 +588,6 @@ async fn handle_frame(
             if outbox.is_closed() {
                 return None; // the client is gone: nobody would read the answer
             }
-            let checkpoints = request.checkpoints;
             // Methods may report progress to this request's client (e.g. `exec` with `stream`).
             let progress = request.id.clone().map(|id| {
                 let outbox = outbox.clone();
@@ -597,7 +596,7 @@ async fn handle_frame(
             let outcome = run_blocking(method.name, move || {
                 // The entry's properties (the automatic checkpoint before a mutating call, ...)
                 // are applied by `Method::serve`.
-                crate::request::with(progress, || method.serve(&state, params, checkpoints))
+                crate::request::with(progress, || method.serve(&state, params))
             })
             .await;
             drop(permit);
@@ -656,8 +655,7 @@ pub async fn call(
                 true => state.heavy.enter(&turns, std::future::ready(())).await,
                 false => None,
             };
-            let outcome =
-                run_blocking(method.name, move || method.serve(&state, params, true)).await;
+            let outcome = run_blocking(method.name, move || method.serve(&state, params)).await;
             drop(permit);
             outcome
         }

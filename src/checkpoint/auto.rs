@@ -1,19 +1,23 @@
 //! The automatic snapshot before every mutating call. Best effort by design: it never fails the
 //! call it precedes and never makes it wait on another snapshot.
 //!
-//! - At most one attempt per `checkpoint_interval_ms` (15 s): a burst of edits makes one snapshot.
-//!   The time is taken before the attempt, so a slow or failing one is not retried at once.
+//! - Before every call that may change files it does not name (`exec`, `test`, `tool`), not on
+//!   a clock: such a call that follows a change (an edit, a command, another program's save)
+//!   finds it snapshotted; with nothing changed since the last snapshot no commit is made
+//!   (`created: false`), which costs the two index scans. An edit changes only the files it
+//!   names and keeps their bytes first (`edit::keep`), so no byte depends on its automatic
+//!   snapshot: that one is a restore point, at most one per `checkpoint_interval_ms` (15 s).
 //! - Each attempt has a 10 s deadline; git's process group is killed at it (the store clears the
 //!   lock files a killed run leaves).
-//! - A failure backs off (interval × 2^failures, at most × 16) and is never final: snapshots are
+//! - A failure backs off (interval × 2^failures, at most × 16: the time is taken
+//!   before the attempt, so a slow or failing one is not retried at once) and is never final: snapshots are
 //!   tried again after the back-off, however many failed before. Until one succeeds, the answer
 //!   of every mutating call that ran without its snapshot says so (`checkpoint_warning`: the
 //!   error, the failures in a row, when the next attempt is), so a workspace never loses its
 //!   safety net silently.
-//! - Off with config `checkpoints: false`, with `CODER_CHECKPOINTS=off` in the daemon's
-//!   environment, or per request (`"checkpoints": false` beside `params`, which `coder` sends when
-//!   its own environment has `CODER_CHECKPOINTS=off`). Never for `/`, `$HOME` or its ancestors; a
-//!   no-op without git.
+//! - Off with config `checkpoints: false` or `CODER_CHECKPOINTS=off` in the daemon's environment
+//!   only: a request cannot switch them off (`"checkpoints": false` is refused, C210). Never for
+//!   `/`, `$HOME` or its ancestors; a no-op without git.
 
 use super::store::SnapshotError;
 use super::{caps, Checkpoints};
@@ -73,10 +77,11 @@ impl Auto {
 pub use crate::switches::is_off;
 
 impl Checkpoints {
-    /// Called by the server before a mutating method runs. `requested` is false when the request
-    /// asked for no snapshot.
-    pub fn before_mutation(&self, state: &Workspace, method: &str, requested: bool) {
-        if !requested || SELF_SNAPSHOTTING.contains(&method) || !state.limits().checkpoints {
+    /// Called by the server before a mutating method runs. `only_named`: the call changes only
+    /// files it names and keeps their bytes itself (`edit::keep`), so its snapshot is a restore
+    /// point taken at most once per interval.
+    pub fn before_mutation(&self, state: &Workspace, method: &str, only_named: bool) {
+        if SELF_SNAPSHOTTING.contains(&method) || !state.limits().checkpoints {
             return;
         }
         let (Some(shadow), None) = (&self.shadow, &self.refusal) else {
@@ -88,13 +93,18 @@ impl Checkpoints {
         };
         let now = Instant::now();
         let interval = Duration::from_millis(state.limits().checkpoint_interval_ms);
-        let throttled = auto.last_attempt.is_some_and(|t| now < t + interval);
-        let waiting = throttled || auto.retry_at.is_some_and(|t| now < t);
-        if auto.off.is_some() || (waiting && auto.failures == 0) {
+        if auto.off.is_some() {
             return;
         }
-        if waiting {
+        // No clock before a call that may change files it does not name: it always gets one (a
+        // tree unchanged since the last makes no commit). Only after failures does the next
+        // attempt wait (the back-off).
+        if auto.failures > 0 && auto.retry_at.is_some_and(|t| now < t) {
             return warn(auto.warning(now));
+        }
+        let recent = auto.last_attempt.is_some_and(|t| now < t + interval);
+        if only_named && recent && auto.failures == 0 {
+            return;
         }
         auto.last_attempt = Some(now);
         let deadline = now + DEADLINE;
@@ -120,9 +130,11 @@ impl Checkpoints {
         }
     }
 
-    pub fn auto_report(&self, state: &Workspace) -> Report {
+    /// Why checkpoints are off for this workspace (config, environment, `$HOME`, no data folder,
+    /// no git), if they are.
+    pub fn off_reason(&self, state: &Workspace) -> Option<String> {
         let auto = self.auto.lock().unwrap_or_else(|e| e.into_inner());
-        let reason = if !state.limits().checkpoints {
+        if !state.limits().checkpoints {
             Some("config `checkpoints: false`".to_string())
         } else if let Some(why) = &self.refusal {
             Some(why.clone())
@@ -130,7 +142,12 @@ impl Checkpoints {
             Some("no data folder ($XDG_DATA_HOME or $HOME)".to_string())
         } else {
             auto.off.clone()
-        };
+        }
+    }
+
+    pub fn auto_report(&self, state: &Workspace) -> Report {
+        let reason = self.off_reason(state);
+        let auto = self.auto.lock().unwrap_or_else(|e| e.into_inner());
         Report {
             enabled: reason.is_none(),
             reason,

@@ -6,6 +6,7 @@
 //! snapshotted: hashing that much of the disk would stall every edit.
 
 pub mod auto;
+pub mod keep;
 pub mod restore;
 pub mod roots;
 pub mod store;

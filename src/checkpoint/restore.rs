@@ -11,7 +11,7 @@
 //! first, whatever its size (`Shadow::snapshot_with`), and listed in `undo_also_holds`.
 
 use super::roots::{self, Tree};
-use super::store::{Change, Locked, Shadow};
+use super::store::{Change, Extra, Locked, Shadow};
 use crate::edit::commit::{self, Existing, Publish};
 use crate::error::{Error, Result};
 use crate::jail::{Jail, Resolved};
@@ -98,12 +98,18 @@ pub fn restore(
                 "before restore of {} (with files snapshots leave out)",
                 &target[..12]
             );
+            let extra: Vec<(usize, Extra)> = left_out
+                .iter()
+                .filter_map(|p| roots::position(&shadow.trees, p))
+                .map(|(at, rel)| (at, Extra::FromTree(rel)))
+                .collect();
             shadow
-                .snapshot_with(locked, now, &left_out, &label, deadline)
+                .snapshot_with(locked, Some(now), &extra, &label, deadline)
                 .map_err(|e| {
                     e.into_error()
                         .with_prefix("restore refused: the snapshot that would undo it failed: ")
                 })?
+                .0
         }
     };
     let fsync = state.limits().fsync;

@@ -76,6 +76,25 @@ pub fn locate<'a>(trees: &'a [Tree], path: &'a [u8]) -> Option<(&'a Tree, &'a [u
         .map(|t| (t, rest))
 }
 
+/// `locate` as the root's position among `trees` and the owned relative path.
+pub fn position(trees: &[Tree], path: &[u8]) -> Option<(usize, Vec<u8>)> {
+    let (tree, rel) = locate(trees, path)?;
+    let at = trees.iter().position(|t| std::ptr::eq(t, tree))?;
+    Some((at, rel.to_vec()))
+}
+
+/// The root holding the absolute path `abs` (the deepest, when roots nest), as its position
+/// among `trees`, and the path relative to it.
+pub fn holding(trees: &[Tree], abs: &Path) -> Option<(usize, Vec<u8>)> {
+    trees
+        .iter()
+        .enumerate()
+        .filter_map(|(at, t)| Some((at, abs.strip_prefix(&t.work_tree).ok()?)))
+        .filter(|(_, rel)| !rel.as_os_str().is_empty())
+        .min_by_key(|(_, rel)| rel.components().count())
+        .map(|(at, rel)| (at, rel.as_os_str().as_bytes().to_vec()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

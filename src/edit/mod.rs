@@ -9,6 +9,7 @@
 pub mod backups;
 pub mod content;
 pub mod diff;
+pub mod keep;
 pub mod locate;
 pub mod patch;
 pub mod paths;

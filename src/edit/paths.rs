@@ -139,6 +139,11 @@ pub struct DeleteParams {
     /// Required to remove a folder that is not empty.
     #[serde(default)]
     recursive: bool,
+    /// Go on even when the removed bytes cannot be kept for `checkpoint --restore` (over
+    /// `checkpoint_max_file_bytes`, or the checkpoint store fails); the answer lists them in
+    /// `not_kept`. Without it such a call is refused and nothing changes.
+    #[serde(default)]
+    force: bool,
 }
 
 #[derive(Serialize)]
@@ -159,6 +164,7 @@ pub fn delete_file(state: &Workspace, p: DeleteParams) -> Result<DeleteResult> {
         return Err(Error::bad_input("`paths` is empty"));
     }
     let mut checked: Vec<(Resolved, Place, FileType)> = Vec::new();
+    let mut fields = Vec::new();
     for (i, wire) in p.paths.iter().enumerate() {
         let field = format!("paths[{i}]");
         let resolved = entry(state, &field, wire)?;
@@ -193,12 +199,18 @@ pub fn delete_file(state: &Workspace, p: DeleteParams) -> Result<DeleteResult> {
             }
         }
         checked.push((resolved, place, kind));
+        fields.push(field);
     }
     let _held = state
         .locks
         .lock(checked.iter().map(|(r, _, _)| r.abs.clone()))?;
     let buffers = &state.documents.buffers;
     buffers.refuse_all(checked.iter().map(|(r, _, _)| r.abs.as_path()))?;
+    let mut replaced = Vec::new();
+    for ((_, place, _), field) in checked.iter().zip(&fields) {
+        files_under(state, field, place, &mut replaced)?;
+    }
+    super::keep::before(state, "delete-file", replaced, p.force)?;
     let mut deleted = Vec::new();
     for (resolved, place, kind) in checked {
         let label = match kind {
@@ -227,6 +239,35 @@ pub fn delete_file(state: &Workspace, p: DeleteParams) -> Result<DeleteResult> {
     Ok(DeleteResult { deleted })
 }
 
+/// The files and symlinks at or under `place`, read by folder handles beneath the root (never
+/// following a symlink), each with its bytes: what removing it would lose.
+fn files_under(
+    state: &Workspace,
+    field: &str,
+    place: &Place,
+    out: &mut Vec<super::keep::Replaced>,
+) -> Result<()> {
+    let Some(st) = place.stat()? else {
+        return Ok(());
+    };
+    if kind_of(&st) != FileType::Directory {
+        out.extend(super::keep::Replaced::at(state, field, place)?);
+        return Ok(());
+    }
+    let dir = open_child_dir(&place.dir, &place.name, &place.abs)?;
+    for (name, _) in children(&dir, &place.abs)? {
+        let child = Place {
+            dir: dir
+                .try_clone()
+                .map_err(|e| Error::from_io(&e, &place.abs))?,
+            abs: place.abs.join(&name),
+            name,
+        };
+        files_under(state, field, &child, out)?;
+    }
+    Ok(())
+}
+
 /// Tells the documents store a path is gone (deleted, or moved to `to`).
 fn forget(state: &Workspace, path: &Path, kind: EventKind, to: Option<&Path>) {
     let old_revision = Some(state.documents.revision(path)).filter(|r| *r > 0);
@@ -245,6 +286,11 @@ fn forget(state: &Workspace, path: &Path, kind: EventKind, to: Option<&Path>) {
 pub struct MoveParams {
     /// The moves to make, all or none.
     moves: Vec<MoveItem>,
+    /// Go on even when the bytes an `overwrite` replaces cannot be kept for `checkpoint --restore` (over
+    /// `checkpoint_max_file_bytes`, or the checkpoint store fails); the answer lists them in
+    /// `not_kept`. Without it such a call is refused and nothing changes.
+    #[serde(default)]
+    force: bool,
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -312,6 +358,24 @@ pub fn move_entries(state: &Workspace, p: MoveParams) -> Result<MoveResult> {
         .documents
         .buffers
         .refuse_all(ends.map(PathBuf::as_path))?;
+    // What an `overwrite` replaces is kept first (a folder can only be replaced when empty).
+    let mut replaced = Vec::new();
+    for (i, _, to, overwrite, _) in &plans {
+        // A missing folder on the way: nothing there to replace (the move reports it).
+        let Some(place) = commit::place(&state.jail, to, false)
+            .ok()
+            .filter(|_| *overwrite)
+        else {
+            continue;
+        };
+        if place
+            .stat()?
+            .is_some_and(|st| kind_of(&st) != FileType::Directory)
+        {
+            files_under(state, &format!("moves[{i}].to"), &place, &mut replaced)?;
+        }
+    }
+    super::keep::before(state, "move", replaced, p.force)?;
     let mut moved = Vec::new();
     for (i, from, to, overwrite, parents) in plans {
         let how = move_one(state, i, &from, &to, overwrite, parents)?;
@@ -445,6 +509,10 @@ pub struct CleanResult {
     kept_not_ours: Vec<PathBuf>,
     #[serde(skip_serializing_if = "is_zero")]
     kept_not_ours_total: usize,
+    /// Backups coderd wrote whose bytes exist nowhere else and could not be kept in the
+    /// checkpoint store (over `checkpoint_max_file_bytes`, or checkpoints off): not removed.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    kept_only_copy: Vec<PathBuf>,
     /// What to do next, when nothing was removed.
     #[serde(skip_serializing_if = "Option::is_none")]
     note: Option<String>,
@@ -503,6 +571,7 @@ pub fn clean(state: &Workspace, p: CleanParams) -> Result<CleanResult> {
         count: 0,
         kept_not_ours,
         kept_not_ours_total,
+        kept_only_copy: Vec::new(),
         note: None,
     };
     if !super::backups::journaled(state) {
@@ -521,6 +590,7 @@ pub fn clean(state: &Workspace, p: CleanParams) -> Result<CleanResult> {
             );
         }
     } else {
+        let ours = last_copies_kept(state, ours, &mut result)?;
         for (path, place) in ours {
             place.unlink(false)?;
             result.removed.push(path);
@@ -534,6 +604,55 @@ pub fn clean(state: &Workspace, p: CleanParams) -> Result<CleanResult> {
     });
     super::backups::keep_only(state, &journal);
     Ok(result)
+}
+
+/// The backups `clean --force` may remove: their bytes are first kept in the checkpoint store
+/// (`keep`); a backup whose bytes cannot be kept there (over `checkpoint_max_file_bytes`,
+/// checkpoints off) is removed only when the file it backs up holds the same bytes, else it stays
+/// and is named in `kept_only_copy`: no removal loses the last copy of anything.
+fn last_copies_kept(
+    state: &Workspace,
+    ours: Vec<(PathBuf, Place)>,
+    result: &mut CleanResult,
+) -> Result<Vec<(PathBuf, Place)>> {
+    let cap = state.limits().checkpoint_max_file_bytes;
+    let size = |path: &Path| std::fs::symlink_metadata(path).map_or(0, |m| m.len());
+    let (within, over): (Vec<_>, Vec<_>) = ours.into_iter().partition(|(p, _)| size(p) <= cap);
+    let mut replaced = Vec::new();
+    for (_, place) in &within {
+        replaced.extend(super::keep::Replaced::at(state, "dir", place)?);
+    }
+    let kept = super::keep::before(state, "clean", replaced, false)?;
+    let (mut removable, unkept) = match kept {
+        true => (within, over),
+        false => (Vec::new(), within.into_iter().chain(over).collect()),
+    };
+    for (path, place) in unkept {
+        match same_as_backed_up_file(state, &path) {
+            true => removable.push((path, place)),
+            false => result.kept_only_copy.push(path),
+        }
+    }
+    Ok(removable)
+}
+
+/// Whether a `<file>.bak` holds the same bytes as `<file>` (then removing it loses nothing). Both
+/// are read through the jail; a secret or a missing file counts as different.
+fn same_as_backed_up_file(state: &Workspace, bak: &Path) -> bool {
+    let read = |path: &Path| -> Option<Vec<u8>> {
+        let resolved = state.jail.locate(path)?;
+        if state.jail.is_non_accessible(&resolved.rel) {
+            return None;
+        }
+        let (mut file, _) = state.jail.open_file(&resolved).ok()?;
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes).ok()?;
+        Some(bytes)
+    };
+    match (read(bak), read(&bak.with_extension(""))) {
+        (Some(a), Some(b)) => a == b,
+        _ => false,
+    }
 }
 
 /// The `.bak` regular files under `dir` that are not in `ours`: named, so the answer says why

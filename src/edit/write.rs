@@ -32,6 +32,11 @@ pub struct WriteParams {
     /// A file with several hard links: `refuse` (default, C214) or `split` (the edited name gets
     /// its own inode; the other names keep the old content).
     hardlinks: Option<Hardlinks>,
+    /// Go on even when the replaced bytes cannot be kept for `checkpoint --restore` (over
+    /// `checkpoint_max_file_bytes`, or the checkpoint store fails); the answer lists them in
+    /// `not_kept`. Without it such a call is refused and nothing changes.
+    #[serde(default)]
+    force: bool,
 }
 
 pub fn write(state: &Workspace, p: WriteParams) -> Result<FileResult> {
@@ -40,7 +45,11 @@ pub fn write(state: &Workspace, p: WriteParams) -> Result<FileResult> {
     target.expect_version = p.expect_version;
     target.parents = true;
     let path = target.resolved.abs.clone();
-    let opts = Options::backed_up(p.session, p.hardlinks, p.backup);
+    let opts = Options {
+        force: p.force,
+        method: "write",
+        ..Options::backed_up(p.session, p.hardlinks, p.backup)
+    };
     let mut results = txn::run(state, vec![target], &opts, |ws| {
         let new = if p.append && ws.exists(&path) {
             let mut whole = ws.current(&path)?.to_vec();
@@ -68,6 +77,11 @@ pub struct CreateParams {
     /// The client's session: the daemon remembers which version of each file it read, and a
     /// line-number edit based on an outdated read is refused (C212).
     session: Option<String>,
+    /// Go on even when the replaced bytes cannot be kept for `checkpoint --restore` (over
+    /// `checkpoint_max_file_bytes`, or the checkpoint store fails); the answer lists them in
+    /// `not_kept`. Without it such a call is refused and nothing changes.
+    #[serde(default)]
+    force: bool,
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -121,6 +135,8 @@ pub fn create_file(state: &Workspace, p: CreateParams) -> Result<FilesResult> {
     }
     let opts = Options {
         session: p.session,
+        force: p.force,
+        method: "create-file",
         ..Options::default()
     };
     let results = txn::run(
@@ -157,9 +173,15 @@ pub struct RollbackParams {
     /// The client's session: the daemon remembers which version of each file it read, and a
     /// line-number edit based on an outdated read is refused (C212).
     session: Option<String>,
+    /// Go on even when the replaced bytes cannot be kept for `checkpoint --restore` (over
+    /// `checkpoint_max_file_bytes`, or the checkpoint store fails); the answer lists them in
+    /// `not_kept`. Without it such a call is refused and nothing changes.
+    #[serde(default)]
+    force: bool,
 }
 
-/// Restores a file from its `.bak`. The `.bak` is opened beneath the root without following
+/// Restores a file from its `.bak`, and the replaced content becomes the `.bak`: rollback swaps
+/// the two. The `.bak` is opened beneath the root without following
 /// symlinks, so a planted `.bak` link is refused, never read through.
 pub fn rollback(state: &Workspace, p: RollbackParams) -> Result<FileResult> {
     let target = target(state, "file", &p.file)?;
@@ -188,8 +210,13 @@ pub fn rollback(state: &Workspace, p: RollbackParams) -> Result<FileResult> {
     file.read_to_end(&mut bytes)
         .map_err(|e| Error::from_io(&e, &bak.abs))?;
     let path = target.resolved.abs.clone();
+    // The save it replaces becomes the `.bak` (a second rollback gives it back), and is kept in
+    // the checkpoint store first, as every replaced byte is (`edit::keep`).
     let opts = Options {
         session: p.session,
+        force: p.force,
+        method: "rollback",
+        backup: true,
         ..Options::default()
     };
     let mut results = txn::run(state, vec![target], &opts, |ws| {

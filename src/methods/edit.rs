@@ -4,6 +4,7 @@
 use super::{method, Method};
 use crate::edit::{patch, paths, update_file, write};
 
+/// Each changes only the files its params name and keeps their bytes first (`edit::keep`).
 pub fn methods() -> Vec<Method> {
     vec![
         method(
@@ -12,56 +13,64 @@ pub fn methods() -> Vec<Method> {
             "Write a file (text or base64), keeping the previous content as <file>.bak.",
             true,
             |s, p| write::write(s, p),
-        ),
+        )
+        .changes_only_what_it_names(),
         method(
             "create-file",
             &[],
             "Create files, all or none (coder::create-file reports each entry on its own); an existing path is C217 unless overwrite.",
             true,
             |s, p| write::create_file(s, p),
-        ),
+        )
+        .changes_only_what_it_names(),
         method(
             "rollback",
             &[],
             "Restore a file from its .bak.",
             true,
             |s, p| write::rollback(s, p),
-        ),
+        )
+        .changes_only_what_it_names(),
         method(
             "patch",
             &[],
             "Replace a unique search text, or apply a unified diff (multi-file; all hunks or none).",
             true,
             |s, p| patch::patch(s, p),
-        ),
+        )
+        .changes_only_what_it_names(),
         method(
             "multipatch",
             &[],
             "Several search/replace edits over several files: all applied, or none.",
             true,
             |s, p| patch::multipatch(s, p),
-        ),
+        )
+        .changes_only_what_it_names(),
         method(
             "update-file",
             &[],
             "Line ops (insert, remove, update_lines) and regex replaces over files, with echoes; all files or none (coder::update-file commits each file on its own).",
             true,
             |s, p| update_file::update_file(s, p),
-        ),
+        )
+        .changes_only_what_it_names(),
         method(
             "delete-file",
             &[],
             "Delete files, symlinks or folders (recursive for non-empty ones); all or none (coder::delete-file reports each path on its own).",
             true,
             |s, p| paths::delete_file(s, p),
-        ),
+        )
+        .changes_only_what_it_names(),
         method(
             "move",
             &[],
             "Move or rename entries, all or none (coder::move reports each entry on its own); across roots files are copied then deleted.",
             true,
             |s, p| paths::move_entries(s, p),
-        ),
+        )
+        .changes_only_what_it_names(),
         method(
             "clean",
             &[],
@@ -69,6 +78,7 @@ pub fn methods() -> Vec<Method> {
             true,
             |s, p| paths::clean(s, p),
         )
+        .changes_only_what_it_names()
         // Without `force` it only lists.
         .changes_nothing_when(|_, params| paths::clean_changes_nothing(params)),
     ]

@@ -53,6 +53,11 @@ pub struct Method {
     /// Snapshot the workspace before a call that changes something (`checkpoint::auto`): every
     /// mutating method.
     checkpoint_before: bool,
+    /// The call changes only the files its params name, and hands their bytes to the checkpoint
+    /// store first (`edit::keep`): its automatic snapshot is a restore point, not the safety net,
+    /// so it is taken at most once per `checkpoint_interval_ms`. Any other mutating call (`exec`,
+    /// `test`, `tool`) may change files it does not name: it gets one every time.
+    only_named: bool,
     /// Attach the language servers' diagnostics of the files a call changed (`lsp`), under the
     /// `diagnostics` switch its schema gains: every mutating method.
     diagnostics_after: bool,
@@ -85,6 +90,12 @@ impl Method {
         self
     }
 
+    /// Declares that a call changes only the files its params name, keeping their bytes first.
+    fn changes_only_what_it_names(mut self) -> Method {
+        self.only_named = true;
+        self
+    }
+
     /// Declares when a call of this mutating method changes nothing.
     fn changes_nothing_when(mut self, still: fn(&Method, &Value) -> bool) -> Method {
         self.changes_nothing = still;
@@ -92,18 +103,14 @@ impl Method {
     }
 
     /// Runs a request's call with what the entry declares around it: the automatic checkpoint
-    /// before (unless the request said `"checkpoints": false` or the call changes nothing), then
-    /// `call` (diagnostics after). The one place the server applies an entry's properties.
-    pub fn serve(
-        &self,
-        state: &Arc<State>,
-        params: Value,
-        checkpoints: bool,
-    ) -> Result<Box<RawValue>> {
+    /// before (unless the call changes nothing; no request can skip it, see
+    /// `protocol::parse_request`), then `call` (diagnostics after). The one place the server
+    /// applies an entry's properties.
+    pub fn serve(&self, state: &Arc<State>, params: Value) -> Result<Box<RawValue>> {
         if self.checkpoint_before && !self.changes_nothing(&params) {
             state
                 .checkpoints
-                .before_mutation(state, self.name, checkpoints);
+                .before_mutation(state, self.name, self.only_named);
         }
         self.call(state, params)
     }
@@ -121,6 +128,26 @@ impl Method {
             let result = self.call(state, params)?;
             return crate::checkpoint::auto::attach(result, &warning);
         }
+        // Files a call changes without keeping their bytes (`edit::keep`, under `force`) are
+        // named in its answer; a failed call changed nothing, so the notes go with it.
+        if self.mutates {
+            // Notes a panicked call on this thread left behind are not this call's.
+            crate::request::take_not_kept();
+            let outcome = self.call_checked(state, params);
+            let not_kept = crate::request::take_not_kept();
+            return match (outcome, not_kept.is_empty()) {
+                (Ok(result), false) => {
+                    let list = serde_json::Value::from(not_kept).to_string();
+                    protocol::with_field(result, "not_kept", &list)
+                }
+                (outcome, _) => outcome,
+            };
+        }
+        self.call_checked(state, params)
+    }
+
+    /// `call` without the `not_kept` notes.
+    fn call_checked(&self, state: &Arc<State>, params: Value) -> Result<Box<RawValue>> {
         let params = protocol::keys::canonical(self, params)?;
         // Read once the keys are canonical: agents' `path` and `filepath` are `file` by now.
         let warm = match self.warm_after {
@@ -233,6 +260,7 @@ where
         heavy: never,
         changes_nothing: never,
         checkpoint_before: mutates,
+        only_named: false,
         diagnostics_after: mutates,
         warm_after: false,
         call: Box::new(move |state, params| {
@@ -264,6 +292,7 @@ where
         heavy: never,
         changes_nothing: never,
         checkpoint_before: false,
+        only_named: false,
         diagnostics_after: false,
         warm_after: false,
         call: Box::new(move |state, params| handler(state, parse_params(name, params)?)),

@@ -44,7 +44,7 @@ pub struct State {
     pub connections: Connections,
     pub started: Instant,
     pub shutdown: Notify,
-    pub checkpoints: Checkpoints,
+    pub checkpoints: Arc<Checkpoints>,
     pub todos: Todos,
 }
 
@@ -65,13 +65,15 @@ impl State {
                 );
             }
         }
-        let checkpoints = Checkpoints::new(data.as_deref(), &roots);
+        let checkpoints = Arc::new(Checkpoints::new(data.as_deref(), &roots));
         let todos = Todos::open(data.as_deref(), jail.primary());
         let documents = Documents::default();
         let syntax = crate::syntax::Cache::new(documents.subscribe());
         let lsp = Arc::new(crate::lsp::Lsp::new(&config.limits.lsp));
         let workspace = Arc::new(Workspace::new(jail, config.limits, documents, journal));
         lsp.confine_with(workspace.clone(), socket.clone());
+        // Every edit hands the bytes it replaces to the checkpoint store first.
+        workspace.set_keeper(checkpoints.clone());
         let state = State {
             checkpoints,
             todos,

@@ -25,10 +25,6 @@ pub struct Request {
     pub id: Option<Value>,
     pub method: String,
     pub params: Value,
-    /// False when the request carries `"checkpoints": false` beside its params: no automatic
-    /// snapshot before this call. A member of the request, not of the params, so every method's
-    /// params schema stays exactly what the method reads.
-    pub checkpoints: bool,
 }
 
 /// Why a frame could not become a request; carries the id when it could be recovered.
@@ -87,22 +83,29 @@ pub fn parse_request(frame: &[u8]) -> Result<Request, FrameError> {
             ))
         }
     };
-    let checkpoints = match obj.remove("checkpoints") {
-        None | Some(Value::Null) => true,
-        Some(Value::Bool(allowed)) => allowed,
-        Some(_) => {
-            return Err(invalid(
-                reply_id,
-                "field `checkpoints` must be a boolean".into(),
-            ))
-        }
-    };
-    Ok(Request {
-        id,
-        method,
-        params,
-        checkpoints,
-    })
+    refuse_checkpoints_member(obj.get("checkpoints")).map_err(|error| FrameError {
+        id: reply_id,
+        rpc_code: INVALID_REQUEST,
+        error,
+    })?;
+    Ok(Request { id, method, params })
+}
+
+/// Automatic snapshots are a safety switch, so only the daemon's config turns them off: a request
+/// saying `"checkpoints": false` (any agent could send it) is refused, naming the field and where
+/// the switch is. `true` (or null) asks for nothing beyond the default and passes.
+fn refuse_checkpoints_member(member: Option<&Value>) -> Result<(), Error> {
+    match member {
+        None | Some(Value::Null | Value::Bool(true)) => Ok(()),
+        Some(_) => Err(Error::bad_input(
+            "field `checkpoints`: automatic checkpoints are switched off in the daemon's config \
+             only (`checkpoints: false`), never by a request",
+        )
+        .with_recovery(
+            "drop the `checkpoints` member; to run without snapshots, set `checkpoints: false` \
+             in the daemon's config file",
+        )),
+    }
 }
 
 /// The C210 for a line that is not JSON; one nested past the parser's limit says so.

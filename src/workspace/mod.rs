@@ -3,6 +3,7 @@
 //! `&Workspace` (or only the parts they need), never the daemon's `State`, so they know nothing
 //! of the method table, the language servers they do not own, or the socket.
 
+pub mod keep;
 pub mod watch;
 
 use crate::config::Limits;
@@ -12,7 +13,7 @@ use crate::documents::{Document, Documents};
 use crate::error::Result;
 use crate::jail::{Jail, Resolved};
 use crate::memory::Policy;
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, OnceLock, RwLock};
 
 pub struct Workspace {
     pub jail: Jail,
@@ -21,6 +22,8 @@ pub struct Workspace {
     pub documents: Documents,
     pub locks: Locks,
     pub journal: Journal,
+    /// Where edits hand the bytes they are about to replace (`keep`); set once by the daemon.
+    keeper: OnceLock<Arc<dyn keep::Keeper>>,
 }
 
 impl Workspace {
@@ -31,7 +34,18 @@ impl Workspace {
             documents,
             locks: Locks::default(),
             journal,
+            keeper: OnceLock::new(),
         }
+    }
+
+    /// Installs the keeper of replaced bytes (once; later calls are ignored).
+    pub fn set_keeper(&self, keeper: Arc<dyn keep::Keeper>) {
+        let _ = self.keeper.set(keeper);
+    }
+
+    /// The keeper of replaced bytes, if the daemon installed one.
+    pub fn keeper(&self) -> Option<&Arc<dyn keep::Keeper>> {
+        self.keeper.get()
     }
 
     /// The budgets in force now; a reload swaps them, a request keeps the snapshot it took.

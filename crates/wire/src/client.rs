@@ -253,7 +253,7 @@ pub fn send_with(
     mut read_line: impl FnMut(&mut BufReader<&UnixStream>, &mut Vec<u8>) -> std::io::Result<()>,
 ) -> Result<Vec<u8>, ClientError> {
     let mut request = json!({"jsonrpc": "2.0", "id": 1, "method": method});
-    apply_client_env(method, &mut params, &mut request);
+    apply_client_env(method, &mut params);
     request["params"] = params;
     let mut writer = stream;
     let mut line = request.to_string();
@@ -281,9 +281,9 @@ pub fn send_with(
 }
 
 /// What the client's environment asks of every request: `CODER_SESSION` names the `todo`
-/// session (unless the params name one), `CODER_CHECKPOINTS=off` asks for no automatic snapshot
-/// (a request member beside `params`, so no method's params schema has to carry it).
-fn apply_client_env(method: &str, params: &mut Value, request: &mut Value) {
+/// session (unless the params name one). (Automatic snapshots are the daemon's config alone: a
+/// request cannot switch them off.)
+fn apply_client_env(method: &str, params: &mut Value) {
     if method == "todo" && params.is_object() && params.get("session").is_none() {
         if let Some(session) = std::env::var("CODER_SESSION")
             .ok()
@@ -291,9 +291,6 @@ fn apply_client_env(method: &str, params: &mut Value, request: &mut Value) {
         {
             params["session"] = json!(session);
         }
-    }
-    if crate::switches::var_is_off("CODER_CHECKPOINTS") {
-        request["checkpoints"] = json!(false);
     }
 }
 

@@ -23,6 +23,8 @@ use std::time::Instant;
 
 mod snapshot;
 
+pub use snapshot::Extra;
+
 /// The ref that holds the newest snapshot; older ones are its ancestors.
 pub const REF: &str = "refs/heads/checkpoints";
 
@@ -129,6 +131,10 @@ pub struct Snapshot {
     /// Nested git repositories, left out (their own history keeps them).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub skipped_nested_repos: Vec<String>,
+    /// True once a `.gitignore` changed after this daemon's first snapshot: new files are then
+    /// picked by the snapshots' own rules (`default_exclude_globs`), not the `.gitignore` files.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub own_rules: bool,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -150,6 +156,8 @@ pub struct Shadow {
     pub git_dir: PathBuf,
     /// The roots, the primary first.
     pub trees: Vec<Tree>,
+    /// Which ignore rules pick this daemon's new files (see `snapshot::Rules`).
+    rules: snapshot::Rules,
 }
 
 /// Held while a snapshot or restore writes the shadow repository.
@@ -167,6 +175,7 @@ impl Shadow {
         Shadow {
             trees: Tree::all(&git_dir, roots),
             git_dir,
+            rules: snapshot::Rules::default(),
         }
     }
 

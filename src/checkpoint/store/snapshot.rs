@@ -12,6 +12,7 @@ use std::ffi::OsStr;
 use std::fs::File;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 impl Shadow {
@@ -92,19 +93,8 @@ impl Shadow {
         // The user's config is read for `core.excludesFile`: a FIFO it includes would hang here,
         // and the root's own repository is found inside the root only (`repository::find`).
         let pinned = user_repository(tree, jail, deadline).map_err(SnapshotError::Refused)?;
-        let mut untracked = self.tree_git(tree, deadline);
-        if let Some(path) = user_excludes_file(tree, pinned.as_ref(), deadline) {
-            untracked = untracked.arg("-c").arg(format!("core.excludesFile={path}"));
-        }
-        untracked = untracked.args(["ls-files", "-z", "--others", "--exclude-standard"]);
-        // The user's `info/exclude` applies as it does in their repository (the shadow
-        // repository's own `info/exclude` is shared by every root, so it is not used).
-        if let Some(pinned) = &pinned {
-            let user_exclude = pinned.git_dir.join("info/exclude");
-            if user_exclude.is_file() {
-                untracked = untracked.arg("--exclude-from").arg(&user_exclude);
-            }
-        }
+        let own_rules = self.rules.own.load(Ordering::Relaxed);
+        let untracked = self.untracked(tree, jail, pinned.as_ref(), own_rules, deadline);
         // The two scans (an `lstat` per tracked file; a read of every folder) only read the
         // index, so they run side by side: on a large tree they are most of an incremental
         // snapshot.
@@ -123,14 +113,66 @@ impl Shadow {
             });
             (modified, untracked)
         });
-        let (modified, untracked) = (modified?, untracked?);
+        let (modified, mut untracked) = (modified?, untracked?);
+        // A `.gitignore` written since this daemon's first snapshot could hide any new file:
+        // from now on new files are picked by the snapshots' own rules.
+        let rules_changed = nul_records(&modified.stdout)
+            .chain(nul_records(&untracked.stdout))
+            .any(is_gitignore);
+        let first = !self.rules.baseline.swap(true, Ordering::Relaxed);
+        if rules_changed && !first && !own_rules {
+            tracing::info!(
+                "checkpoint: a .gitignore changed in {}; snapshots pick new files by their own \
+                 rules (default_exclude_globs) until the daemon restarts",
+                tree.work_tree.display()
+            );
+            self.rules.own.store(true, Ordering::Relaxed);
+            untracked = self
+                .untracked(tree, jail, pinned.as_ref(), true, deadline)
+                .run()?;
+        }
         for path in nul_records(&modified.stdout) {
             plan.consider(jail, tree, path, None);
         }
         for path in nul_records(&untracked.stdout) {
             plan.consider(jail, tree, path, Some(caps.max_file_bytes));
         }
+        plan.own_rules = self.rules.own.load(Ordering::Relaxed);
         Ok(())
+    }
+
+    /// The listing of one root's new files. Every `.gitignore` is listed, even one that ignores
+    /// itself, so a changed rule is always seen. The `.gitignore` files and the user's
+    /// `core.excludesFile` pick the rest, until a `.gitignore` changes (`own_rules`): then only
+    /// the jail's `default_exclude_globs` do. The repository's `.git/info/exclude` never applies:
+    /// a command could write it to hide every new file.
+    fn untracked(
+        &self,
+        tree: &Tree,
+        jail: &Jail,
+        pinned: Option<&Pinned>,
+        own_rules: bool,
+        deadline: Instant,
+    ) -> Git {
+        let mut git = self.tree_git(tree, deadline);
+        if !own_rules {
+            if let Some(path) = user_excludes_file(tree, pinned, deadline) {
+                git = git.arg("-c").arg(format!("core.excludesFile={path}"));
+            }
+        }
+        git = git.args(["ls-files", "-z", "--others"]);
+        match own_rules {
+            true => {
+                for glob in &jail.default_exclude_globs {
+                    git = git.arg(format!("--exclude={glob}"));
+                }
+                git
+            }
+            // The shadow repository's own `info/exclude` (which `--exclude-standard` reads) is
+            // removed before every snapshot, so this is the `.gitignore` files and the user's
+            // `core.excludesFile`.
+            false => git.args(["--exclude-standard", "--exclude=!.gitignore"]),
+        }
     }
 
     /// Hashes `paths` of one root into its index, then writes the root's tree.
@@ -187,67 +229,188 @@ impl Shadow {
         Ok(nul_records(&listed.stdout).map(<[u8]>::to_vec).collect())
     }
 
-    /// A snapshot on top of `base` that also holds `extra` (snapshot paths that snapshots leave
-    /// out: over the size cap, ignored), hashed as they are now. Built on copies of the indexes,
-    /// so later snapshots go on leaving those files out.
+    /// A snapshot on top of `base` that also holds `extra` (paths relative to the root of the
+    /// tree at that position in `trees`), hashed as they are now, whatever the snapshots' rules
+    /// say of them (over the size cap, ignored). Built on copies of the indexes, so later
+    /// snapshots go on leaving those files out. With no `base` (an empty store) it is the first
+    /// commit. Returns the hash and whether a commit was made (none when the tree is the base's).
     pub fn snapshot_with(
         &self,
         _locked: &Locked,
-        base: &str,
-        extra: &[Vec<u8>],
+        base: Option<&str>,
+        extra: &[(usize, Extra)],
         label: &str,
         deadline: Instant,
-    ) -> Result<String, SnapshotError> {
+    ) -> Result<(String, bool), SnapshotError> {
         let mut root_trees = Vec::with_capacity(self.trees.len());
-        for tree in &self.trees {
-            let paths: Vec<Vec<u8>> = extra
+        for (position, tree) in self.trees.iter().enumerate() {
+            let here: Vec<&Extra> = extra
                 .iter()
-                .filter_map(|p| crate::checkpoint::roots::locate(&self.trees, p))
-                .filter(|(t, _)| std::ptr::eq(*t, tree))
-                .map(|(_, rel)| rel.to_vec())
+                .filter(|(at, _)| *at == position)
+                .map(|(_, e)| e)
                 .collect();
-            if paths.is_empty() {
-                root_trees.push(text_of(
-                    self.tree_git(tree, deadline).arg("write-tree").run()?,
-                ));
-                continue;
-            }
-            let mut copy = tree.index.as_os_str().to_owned();
-            copy.push(".hold");
-            let copy = PathBuf::from(copy);
-            let _ = std::fs::remove_file(&copy);
-            match std::fs::copy(&tree.index, &copy) {
-                // A root never snapshotted has no index yet: the copy starts empty.
-                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                    let shown = tree.index.display();
-                    return Err(SnapshotError::Io(format!("copying {shown}: {e}")));
-                }
-                _ => {}
-            }
-            let built = self
-                .index_git(tree, &copy, deadline)
-                .args(["update-index", "--add", "-z", "--stdin"])
-                .input(nul_terminated(&paths))
-                .run()
-                .and_then(|_| {
-                    self.index_git(tree, &copy, deadline)
-                        .arg("write-tree")
-                        .run()
-                });
-            let _ = std::fs::remove_file(&copy);
-            root_trees.push(text_of(built?));
+            root_trees.push(self.tree_with(tree, &here, deadline)?);
         }
         let tree = self.top_tree(&root_trees, deadline)?;
-        let commit = self
-            .git(deadline)
-            .args(["commit-tree", &tree, "-m", label, "-p", base])
-            .run()?;
-        let hash = text_of(commit);
+        if let Some(base) = base {
+            let same = self
+                .git(deadline)
+                .args(["rev-parse", "--verify", "--quiet"])
+                .arg(format!("{base}^{{tree}}"))
+                .run()
+                .map(text_of)
+                .is_ok_and(|base_tree| base_tree == tree);
+            if same {
+                return Ok((base.to_string(), false));
+            }
+        }
+        let mut commit = self.git(deadline).args(["commit-tree", &tree, "-m", label]);
+        if let Some(base) = base {
+            commit = commit.args(["-p", base]);
+        }
+        let hash = text_of(commit.run()?);
         self.git(deadline)
-            .args(["update-ref", "-m", "checkpoint", REF, &hash, base])
+            .args([
+                "update-ref",
+                "-m",
+                "checkpoint",
+                REF,
+                &hash,
+                base.unwrap_or_default(),
+            ])
             .run()?;
-        Ok(hash)
+        Ok((hash, true))
     }
+
+    /// One root's tree as its index holds it plus `extra` (on a copy of the index, which is
+    /// removed after).
+    fn tree_with(
+        &self,
+        tree: &Tree,
+        extra: &[&Extra],
+        deadline: Instant,
+    ) -> Result<String, SnapshotError> {
+        if extra.is_empty() {
+            return Ok(text_of(
+                self.tree_git(tree, deadline).arg("write-tree").run()?,
+            ));
+        }
+        let mut copy = tree.index.as_os_str().to_owned();
+        copy.push(format!(".hold-{}", hold_suffix()));
+        let copy = PathBuf::from(copy);
+        match std::fs::copy(&tree.index, &copy) {
+            // A root never snapshotted has no index yet: the copy starts empty.
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                let shown = tree.index.display();
+                return Err(SnapshotError::Io(format!("copying {shown}: {e}")));
+            }
+            _ => {}
+        }
+        let mut paths = Vec::new();
+        let mut info = Vec::new();
+        for entry in extra {
+            match entry {
+                Extra::FromTree(rel) => paths.push(rel.clone()),
+                Extra::Blob { rel, mode, id } => {
+                    info.extend_from_slice(format!("{mode:o} {id}\t").as_bytes());
+                    info.extend_from_slice(rel);
+                    info.push(0);
+                }
+            }
+        }
+        let git = || self.index_git(tree, &copy, deadline);
+        let built = (!paths.is_empty())
+            .then(|| {
+                git()
+                    .args(["update-index", "--add", "-z", "--stdin"])
+                    .input(nul_terminated(&paths))
+                    .run()
+            })
+            .transpose()
+            .and_then(|_| {
+                (!info.is_empty())
+                    .then(|| {
+                        git()
+                            .args(["update-index", "-z", "--index-info"])
+                            .input(info)
+                            .run()
+                    })
+                    .transpose()
+            })
+            .and_then(|_| git().arg("write-tree").run());
+        let _ = std::fs::remove_file(&copy);
+        Ok(text_of(built?))
+    }
+
+    /// Writes `contents` as blobs of the store (through files in its private folder, one `git
+    /// hash-object` for all), and returns their ids in order.
+    pub fn write_blobs(
+        &self,
+        _locked: &Locked,
+        contents: &[&[u8]],
+        deadline: Instant,
+    ) -> Result<Vec<String>, SnapshotError> {
+        let io = |e: std::io::Error| SnapshotError::Io(format!("keeping bytes: {e}"));
+        let mut files = Vec::with_capacity(contents.len());
+        let mut listing = Vec::new();
+        for bytes in contents {
+            let file = self
+                .git_dir
+                .join(format!("keep-{}-{}", std::process::id(), hold_suffix()));
+            files.push(file.clone());
+            if let Err(e) = std::fs::write(&file, bytes) {
+                files.iter().for_each(|f| drop(std::fs::remove_file(f)));
+                return Err(io(e));
+            }
+            listing.extend_from_slice(file.as_os_str().as_bytes());
+            listing.push(b'\n');
+        }
+        let hashed = self
+            .git(deadline)
+            .args(["hash-object", "-w", "--no-filters", "--stdin-paths"])
+            .input(listing)
+            .run();
+        files.iter().for_each(|f| drop(std::fs::remove_file(f)));
+        let ids: Vec<String> = String::from_utf8_lossy(&hashed?.stdout)
+            .lines()
+            .map(str::to_string)
+            .collect();
+        match ids.len() == contents.len() {
+            true => Ok(ids),
+            false => Err(SnapshotError::Io("hash-object answered too few ids".into())),
+        }
+    }
+}
+
+/// A file a snapshot holds beyond what its rules pick.
+pub enum Extra {
+    /// Hashed from the work tree as it is now (a restore's undo).
+    FromTree(Vec<u8>),
+    /// A blob already in the store, at `rel` with git's `mode` (kept bytes).
+    Blob { rel: Vec<u8>, mode: u32, id: String },
+}
+
+/// A name part no other copy of an index uses at the same time (the store's lock serializes
+/// writers; this only keeps a copy a killed run left from being reused).
+fn hold_suffix() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
+/// Whether the new files of this daemon's snapshots are picked by the `.gitignore` files as they
+/// were at its first snapshot (the baseline) or, once one changed, by the snapshots' own rules.
+#[derive(Default)]
+pub(super) struct Rules {
+    /// The first snapshot of this daemon has listed the roots.
+    baseline: AtomicBool,
+    /// A `.gitignore` changed since: own rules until the daemon restarts.
+    own: AtomicBool,
+}
+
+/// A path whose last component is `.gitignore`.
+fn is_gitignore(path: &[u8]) -> bool {
+    path.rsplit(|b| *b == b'/').next() == Some(b".gitignore")
 }
 
 /// What a snapshot will hand to git, and what it left out.
@@ -258,6 +421,7 @@ struct Plan {
     skipped_large: Vec<String>,
     skipped_secrets: usize,
     skipped_nested_repos: Vec<String>,
+    own_rules: bool,
 }
 
 impl Plan {
@@ -295,6 +459,7 @@ impl Plan {
             skipped_large: self.skipped_large,
             skipped_secrets: self.skipped_secrets,
             skipped_nested_repos: self.skipped_nested_repos,
+            own_rules: self.own_rules,
         }
     }
 }

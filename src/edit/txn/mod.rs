@@ -57,6 +57,10 @@ pub struct Options {
     pub must_exist: bool,
     /// Line-number edits: refused if the session's last read is older than the file.
     pub line_numbers: bool,
+    /// Go on when the bytes a publish replaces cannot be kept (see `edit::keep`).
+    pub force: bool,
+    /// The method, for the label of the snapshot that keeps replaced bytes ("edit" if unset).
+    pub method: &'static str,
 }
 
 impl Options {

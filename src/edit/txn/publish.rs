@@ -4,6 +4,7 @@
 use super::report::finish;
 use super::{backup_of, named, FileResult, Options, Slot, Workspace};
 use crate::edit::commit::{self, Existing, Expected, Place, Publish, Staged};
+use crate::edit::keep::Replaced;
 use crate::error::{Code, Error, Result};
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -128,6 +129,7 @@ fn publish_changed(
             backup,
         });
     }
+    keep_replaced(state, changed, &places, opts)?;
     let journal = &state.journal;
     let mut ready: Vec<Ready> = Vec::new();
     let mut backups: Vec<(&Path, Staged)> = Vec::new();
@@ -201,6 +203,33 @@ fn publish_changed(
             .filter_map(|p| p.like.map(|(_, file)| file)),
     );
     Ok(results)
+}
+
+/// Hands the bytes this commit replaces — each existing file it overwrites or deletes, and each
+/// `.bak` it overwrites — to the keeper before anything is written (see `edit::keep`).
+fn keep_replaced(
+    state: &crate::workspace::Workspace,
+    changed: &[&Slot],
+    places: &[Prepared],
+    opts: &Options,
+) -> Result<()> {
+    let mut replaced = Vec::new();
+    for (slot, prepared) in changed.iter().zip(places) {
+        let field = &slot.target.field;
+        if let Some(original) = &slot.original {
+            let permissions = prepared.like.as_ref().map_or(0, |(like, _)| like.mode);
+            let path = slot.target.resolved.abs.clone();
+            replaced.push(Replaced::held(field, path, original.clone(), permissions));
+        }
+        if let Some(bak) = &prepared.backup {
+            replaced.extend(Replaced::at(state, field, bak)?);
+        }
+    }
+    let method = match opts.method {
+        "" => "edit",
+        named => named,
+    };
+    crate::edit::keep::before(state, method, replaced, opts.force).map(|_| ())
 }
 
 /// Makes the renames of a call durable: one fsync per distinct folder.

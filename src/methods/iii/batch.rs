@@ -19,6 +19,10 @@ fn yes() -> bool {
 pub struct CreateParams {
     /// The files to create; each entry succeeds or fails on its own.
     files: Vec<NewFile>,
+    /// Go on when the bytes an entry replaces or removes cannot be kept for `checkpoint
+    /// --restore` (over `checkpoint_max_file_bytes`; listed in the answer's `not_kept`).
+    #[serde(default)]
+    force: bool,
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -114,7 +118,7 @@ pub fn create_file(state: &Arc<State>, p: CreateParams) -> Result<Results> {
                 state,
                 "create-file",
                 json!({"files": [{"path": f.path, "content": f.content,
-                    "overwrite": f.overwrite, "parents": f.parents}]}),
+                    "overwrite": f.overwrite, "parents": f.parents}], "force": p.force}),
                 &[(&slot, "files[0]")],
             )?;
             let written = json!({"bytes_written": f.content.len()});
@@ -175,6 +179,10 @@ pub struct DeleteParams {
     /// Required to remove a folder that is not empty (otherwise a per-entry C216).
     #[serde(default)]
     recursive: bool,
+    /// Go on when the bytes an entry replaces or removes cannot be kept for `checkpoint
+    /// --restore` (over `checkpoint_max_file_bytes`; listed in the answer's `not_kept`).
+    #[serde(default)]
+    force: bool,
 }
 
 pub fn delete_file(state: &Arc<State>, p: DeleteParams) -> Result<Results> {
@@ -183,7 +191,7 @@ pub fn delete_file(state: &Arc<State>, p: DeleteParams) -> Result<Results> {
         &p.paths,
         r#"{"paths": ["scratch.txt"]}"#,
         |slot, wire| {
-            let done = delete_one(state, &slot, wire, p.recursive);
+            let done = delete_one(state, &slot, wire, (p.recursive, p.force));
             outcome(wire, done, json!({"removed": false}))
         },
     )
@@ -198,7 +206,7 @@ fn delete_one(
     state: &Arc<State>,
     field: &str,
     wire: &str,
-    recursive: bool,
+    (recursive, force): (bool, bool),
 ) -> Result<(String, Value)> {
     let resolved = paths::entry(state, field, wire).map_err(|e| root_refusal(state, wire, e))?;
     let shown = resolved.abs.display().to_string();
@@ -211,7 +219,7 @@ fn delete_one(
     match inner(
         state,
         "delete-file",
-        json!({"paths": [wire], "recursive": recursive}),
+        json!({"paths": [wire], "recursive": recursive, "force": force}),
         &[(field, "paths[0]")],
     ) {
         Ok(answer) => Ok((
@@ -243,6 +251,10 @@ fn root_refusal(state: &Arc<State>, wire: &str, e: Error) -> Error {
 pub struct MoveParams {
     /// The moves; each one succeeds or fails on its own.
     files: Vec<MoveItem>,
+    /// Go on when the bytes an entry replaces or removes cannot be kept for `checkpoint
+    /// --restore` (over `checkpoint_max_file_bytes`; listed in the answer's `not_kept`).
+    #[serde(default)]
+    force: bool,
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -261,14 +273,14 @@ struct MoveItem {
 pub fn move_entries(state: &Arc<State>, p: MoveParams) -> Result<Results> {
     let example = r#"{"files": [{"from": "a.txt", "to": "b.txt"}]}"#;
     each("files", &p.files, example, |slot, m| {
-        let done = move_one(state, &slot, m);
+        let done = move_one(state, &slot, m, p.force);
         outcome(&m.from, done, json!({"to": m.to}))
     })
 }
 
 /// One move. A destination that is an existing folder is C210 (iii moves onto a path, never
 /// into a folder), whatever `overwrite` says.
-fn move_one(state: &Arc<State>, field: &str, m: &MoveItem) -> Result<(String, Value)> {
+fn move_one(state: &Arc<State>, field: &str, m: &MoveItem, force: bool) -> Result<(String, Value)> {
     let from = state.jail.resolve(&format!("{field}.from"), &m.from)?;
     let to = state.jail.resolve(&format!("{field}.to"), &m.to)?;
     let is_dir = |r| state.jail.metadata(r).is_ok_and(|meta| meta.is_dir());
@@ -295,7 +307,7 @@ fn move_one(state: &Arc<State>, field: &str, m: &MoveItem) -> Result<(String, Va
         state,
         "move",
         json!({"files": [{"from": m.from, "to": m.to,
-            "overwrite": m.overwrite, "parents": m.parents}]}),
+            "overwrite": m.overwrite, "parents": m.parents}], "force": force}),
         &[("files", "moves"), (field, "moves[0]")],
     )?;
     let moved = &answer["moved"][0];
