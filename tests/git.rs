@@ -709,3 +709,51 @@ fn linked_work_trees_and_gitdir_files_inside_the_roots_still_work() {
     let log = daemon.ok("git-log", json!({"dir": "apart"}));
     assert_eq!(log["commits"][0]["subject"], "apart commit", "{log}");
 }
+
+/// A linked work tree as the root, its main repository elsewhere (a `git worktree` checkout): the
+/// git methods are C215 naming the `.git` file, with the way out (add that folder as a root);
+/// checkpoints still work, without that repository's excludes; with the main repository as a
+/// second root, git works there.
+#[test]
+fn a_linked_work_tree_needs_its_main_repository_among_the_roots() {
+    let sandbox = Sandbox::empty();
+    let main = sandbox.outside.join("main");
+    std::fs::create_dir_all(&main).unwrap();
+    git(&main, &["init", "-q", "-b", "trunk"]);
+    std::fs::write(main.join("a.txt"), "a\n").unwrap();
+    git(&main, &["add", "a.txt"]);
+    git(&main, &["commit", "-qm", "OUTSIDE-COMMIT"]);
+    std::fs::remove_dir(&sandbox.root).unwrap();
+    let root = sandbox.root.to_str().unwrap();
+    git(&main, &["worktree", "add", "-q", "-b", "side", root]);
+    std::fs::write(sandbox.root.join("a.txt"), "a changed\n").unwrap();
+
+    let daemon = Daemon::start(&sandbox, &[]);
+    for method in GIT_METHODS {
+        let response = daemon.call(method, json!({}));
+        assert!(
+            !response.to_string().contains("OUTSIDE-"),
+            "{method}: {response}"
+        );
+        let error = &response["error"]["data"];
+        assert_eq!(error["code"], "C215", "{method}: {response}");
+        assert!(error["message"]
+            .as_str()
+            .unwrap()
+            .contains("the `.git` file"));
+        assert!(error["recovery"].as_str().unwrap().contains("as a root"));
+    }
+    let created = daemon.ok("checkpoint", json!({"create": true}));
+    assert!(created["hash"].is_string(), "{created}");
+    drop(daemon);
+
+    let both = Daemon::start(&sandbox, &["--root", main.to_str().unwrap()]);
+    let status = both.ok("git-status", json!({}));
+    assert_eq!(status["branch"]["head"], "side", "{status}");
+    assert_eq!(
+        codes(&status, "entries").get("a.txt").map(String::as_str),
+        Some(".M")
+    );
+    let log = both.ok("git-log", json!({}));
+    assert_eq!(log["commits"][0]["subject"], "OUTSIDE-COMMIT", "{log}");
+}

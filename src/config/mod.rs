@@ -443,7 +443,12 @@ mod tests {
                 crate::methods::state::check_sections,
             )
         };
-        assert!(load("edit:\n  allow_git_dir: true").unwrap().jail.allow_git_dir);
+        assert!(
+            load("edit:\n  allow_git_dir: true")
+                .unwrap()
+                .jail
+                .allow_git_dir
+        );
         let typo = load("edit:\n  allow_gitdir: true").unwrap_err();
         assert!(typo.message.contains("allow_gitdir"), "{}", typo.message);
     }

@@ -148,8 +148,8 @@ pub fn inside(jail: &Jail, path: &Path, what: impl Fn() -> String) -> Result<Pat
             what()
         ))
         .with_recovery(
-            "git runs only on a repository inside the roots; point it back inside, or make the \
-             repository's own folder a root",
+            "git runs only on a repository inside the roots: point it back inside, or add the \
+             folder it names as a root (a linked work tree needs its main repository's folder)",
         )
         .with_data("path", path.to_string_lossy().into_owned())
     };
