@@ -757,3 +757,24 @@ fn a_linked_work_tree_needs_its_main_repository_among_the_roots() {
     let log = both.ok("git-log", json!({}));
     assert_eq!(log["commits"][0]["subject"], "OUTSIDE-COMMIT", "{log}");
 }
+
+/// Roots may nest: a `dir` in the inner root finds the repository at the outer one.
+#[test]
+fn a_repository_at_an_outer_root_serves_a_nested_root() {
+    let sandbox = Sandbox::empty();
+    let root = sandbox.root.clone();
+    git(&root, &["init", "-q", "-b", "outer"]);
+    std::fs::create_dir_all(root.join("inner")).unwrap();
+    std::fs::write(root.join("inner/x.txt"), "x\n").unwrap();
+    let inner = root.join("inner");
+    let daemon = Daemon::start(&sandbox, &["--root", inner.to_str().unwrap()]);
+    let status = daemon.ok("git-status", json!({"dir": inner.to_str().unwrap()}));
+    assert_eq!(status["branch"]["head"], "outer", "{status}");
+    let listed = codes(&status, "entries");
+    // Porcelain v2 paths are relative to the work tree's top.
+    assert_eq!(
+        listed.get("inner/x.txt").map(String::as_str),
+        Some("??"),
+        "{status}"
+    );
+}
