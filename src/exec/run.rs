@@ -101,7 +101,7 @@ pub fn supervise(
     let limits = state.limits();
     let config = &limits.exec;
     let mut env = environment::scrubbed(std::env::vars_os(), &config.env_passthrough);
-    let confined = sandbox::prepare(state, socket, &config.sandbox)?;
+    let confined = sandbox::prepare(state, socket, &config.sandbox, job.cwd)?;
     if let Some(tmp) = confined.temp_dir() {
         env.retain(|(k, _)| k != "TMPDIR");
         env.push(("TMPDIR".into(), tmp.into()));
