@@ -240,6 +240,35 @@ fn edits_under_git_are_allowed_only_by_the_config_switch() {
     assert_eq!(error["data"]["code"], "C210", "{error}");
     let error = daemon.err("write", json!({"file": ".git/info/exclude", "content": ""}));
     assert_eq!(error["data"]["code"], "C214", "{error}");
+    // Every way in ends in the same methods: the `tool` envelope, and iii's ids over the socket
+    // (one result per entry there, each refused).
+    let config_before = std::fs::read(root.join(".git/config")).unwrap();
+    let ways = [
+        (
+            "tool",
+            json!({"cmd": "write", "args": {"file": ".git/hooks/post-checkout", "content": "x"}}),
+        ),
+        (
+            "coder::create-file",
+            json!({"files": [{"path": ".git/hooks/post-merge", "content": "x"}]}),
+        ),
+        (
+            "coder::update-file",
+            json!({"files": [{"path": ".git/config", "ops": [
+                {"op": "insert", "at_line": 1, "content": "[core]"}]}]}),
+        ),
+        ("coder::delete-file", json!({"paths": [".git/config"]})),
+    ];
+    for (way, params) in ways {
+        let answer = daemon.call(way, params);
+        assert!(answer.to_string().contains("C214"), "{way}: {answer}");
+    }
+    assert!(!root.join(".git/hooks/post-checkout").exists());
+    assert!(!root.join(".git/hooks/post-merge").exists());
+    assert_eq!(
+        std::fs::read(root.join(".git/config")).unwrap(),
+        config_before
+    );
     assert_eq!(
         std::fs::read_to_string(root.join(".git/info/exclude")).unwrap(),
         "*.log\n"

@@ -745,14 +745,17 @@ fn steering(git_dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
 
 /// Issue 32, item 4: inside `exec`, a repository's `hooks/`, `config` and `info/` cannot be
 /// changed, replaced or moved away (they would run programs at the user's next plain `git`, outside
-/// any sandbox), in the root's repository and in a project folder's; `git commit`, `git branch` and
+/// any sandbox), in the root's repository, a project folder's and a deeper one the run is in; `git
+/// commit`, `git branch` and
 /// `git checkout -b` still work. The attempts are scripts, whose text the rules never read.
 #[test]
 fn a_repositorys_hooks_config_and_info_are_read_only_while_commit_and_branch_work() {
     let sandbox = Sandbox::empty();
     let root = sandbox.root.clone();
     let nested = root.join("project");
-    for repo in [&root, &nested] {
+    // Deeper than a folder below the root: protected when the run is in it.
+    let deep = root.join("libs/deep");
+    for repo in [&root, &nested, &deep] {
         std::fs::create_dir_all(repo).unwrap();
         git(repo, &["init", "-q", "-b", "main"]);
         std::fs::write(repo.join("a.txt"), "a\n").unwrap();
@@ -762,7 +765,7 @@ fn a_repositorys_hooks_config_and_info_are_read_only_while_commit_and_branch_wor
     // A repository made without the usual template: no hooks/ nor info/ to bind over yet.
     std::fs::remove_dir_all(nested.join(".git/hooks")).unwrap();
     std::fs::remove_dir_all(nested.join(".git/info")).unwrap();
-    let before: Vec<_> = [&root, &nested]
+    let before: Vec<_> = [&root, &nested, &deep]
         .iter()
         .map(|r| steering(&r.join(".git")))
         .collect();
@@ -779,15 +782,17 @@ fn a_repositorys_hooks_config_and_info_are_read_only_while_commit_and_branch_wor
         "cp $G/config c && echo '[alias]' >> c && mv -f c $G/config",
         "mv $G $W/.git-old && mkdir $G && cp -r $W/.git-old/. $G/",
     ];
-    for (work, name) in [(&root, "root"), (&nested, "project")] {
+    let script = root.join("attempt.sh");
+    let cmd = format!("bash '{}'", script.display());
+    for (work, name) in [(&root, "."), (&nested, "project"), (&deep, "libs/deep")] {
         for attempt in attempts {
             let script = format!("G='{0}/.git'; W='{0}'\n{attempt}\n", work.display());
             sandbox.write("attempt.sh", &script);
-            let result = daemon.ok("exec", json!({"cmd": "bash attempt.sh"}));
+            let result = daemon.ok("exec", json!({"cmd": cmd, "dir": name}));
             assert_ne!(result["exit_code"], json!(0), "{name}: {attempt}: {result}");
         }
     }
-    let after: Vec<_> = [&root, &nested]
+    let after: Vec<_> = [&root, &nested, &deep]
         .iter()
         .map(|r| steering(&r.join(".git")))
         .collect();
@@ -809,17 +814,19 @@ fn a_repositorys_hooks_config_and_info_are_read_only_while_commit_and_branch_wor
             .contains("commondir"),
         "{result}"
     );
-    assert!(!root.join(".git-old").exists() && !nested.join(".git-old").exists());
+    for repo in [&root, &nested, &deep] {
+        assert!(!repo.join(".git-old").exists(), "{}", repo.display());
+    }
 
     // What git itself needs to commit and branch is writable.
     let work = "echo more >> a.txt && git add a.txt \
                 && git -c user.name=T -c user.email=t@example.com commit -qm inside \
                 && git branch feature && git checkout -q -b topic && git tag v1";
-    for dir in [".", "project"] {
+    for dir in [".", "project", "libs/deep"] {
         let result = daemon.ok("exec", json!({"cmd": work, "dir": dir}));
         assert_eq!(result["exit_code"], json!(0), "{dir}: {result}");
     }
-    for repo in [&root, &nested] {
+    for repo in [&root, &nested, &deep] {
         assert_eq!(git(repo, &["log", "-1", "--format=%s"]), "inside\n");
         assert_eq!(git(repo, &["symbolic-ref", "--short", "HEAD"]), "topic\n");
         assert_eq!(

@@ -810,3 +810,72 @@ fn a_renamed_secret_stays_out_of_diffs_and_checkpoints() {
         json!("C211")
     );
 }
+
+/// A linked work tree as the root, its main repository elsewhere (a `git worktree` checkout): the
+/// git methods are C215 naming the `.git` file, with the way out (add that folder as a root);
+/// checkpoints still work, without that repository's excludes; with the main repository as a
+/// second root, git works there.
+#[test]
+fn a_linked_work_tree_needs_its_main_repository_among_the_roots() {
+    let sandbox = Sandbox::empty();
+    let main = sandbox.outside.join("main");
+    std::fs::create_dir_all(&main).unwrap();
+    git(&main, &["init", "-q", "-b", "trunk"]);
+    std::fs::write(main.join("a.txt"), "a\n").unwrap();
+    git(&main, &["add", "a.txt"]);
+    git(&main, &["commit", "-qm", "OUTSIDE-COMMIT"]);
+    std::fs::remove_dir(&sandbox.root).unwrap();
+    let root = sandbox.root.to_str().unwrap();
+    git(&main, &["worktree", "add", "-q", "-b", "side", root]);
+    std::fs::write(sandbox.root.join("a.txt"), "a changed\n").unwrap();
+
+    let daemon = Daemon::start(&sandbox, &[]);
+    for method in GIT_METHODS {
+        let response = daemon.call(method, json!({}));
+        assert!(
+            !response.to_string().contains("OUTSIDE-"),
+            "{method}: {response}"
+        );
+        let error = &response["error"]["data"];
+        assert_eq!(error["code"], "C215", "{method}: {response}");
+        assert!(error["message"]
+            .as_str()
+            .unwrap()
+            .contains("the `.git` file"));
+        assert!(error["recovery"].as_str().unwrap().contains("as a root"));
+    }
+    let created = daemon.ok("checkpoint", json!({"create": true}));
+    assert!(created["hash"].is_string(), "{created}");
+    drop(daemon);
+
+    let both = Daemon::start(&sandbox, &["--root", main.to_str().unwrap()]);
+    let status = both.ok("git-status", json!({}));
+    assert_eq!(status["branch"]["head"], "side", "{status}");
+    assert_eq!(
+        codes(&status, "entries").get("a.txt").map(String::as_str),
+        Some(".M")
+    );
+    let log = both.ok("git-log", json!({}));
+    assert_eq!(log["commits"][0]["subject"], "OUTSIDE-COMMIT", "{log}");
+}
+
+/// Roots may nest: a `dir` in the inner root finds the repository at the outer one.
+#[test]
+fn a_repository_at_an_outer_root_serves_a_nested_root() {
+    let sandbox = Sandbox::empty();
+    let root = sandbox.root.clone();
+    git(&root, &["init", "-q", "-b", "outer"]);
+    std::fs::create_dir_all(root.join("inner")).unwrap();
+    std::fs::write(root.join("inner/x.txt"), "x\n").unwrap();
+    let inner = root.join("inner");
+    let daemon = Daemon::start(&sandbox, &["--root", inner.to_str().unwrap()]);
+    let status = daemon.ok("git-status", json!({"dir": inner.to_str().unwrap()}));
+    assert_eq!(status["branch"]["head"], "outer", "{status}");
+    let listed = codes(&status, "entries");
+    // Porcelain v2 paths are relative to the work tree's top.
+    assert_eq!(
+        listed.get("inner/x.txt").map(String::as_str),
+        Some("??"),
+        "{status}"
+    );
+}

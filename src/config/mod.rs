@@ -440,6 +440,22 @@ mod tests {
         assert!(!off.jail.non_accessible_case_insensitive);
         assert!(off.jail.refuse_hardlinked_reads);
         assert_eq!(off.limits, Limits::default());
+        assert!(!none.jail.allow_git_dir);
+        let load = |text: &str| {
+            Config::from_value(
+                parse(text, false).unwrap(),
+                Path::new("/"),
+                crate::methods::state::check_sections,
+            )
+        };
+        assert!(
+            load("edit:\n  allow_git_dir: true")
+                .unwrap()
+                .jail
+                .allow_git_dir
+        );
+        let typo = load("edit:\n  allow_gitdir: true").unwrap_err();
+        assert!(typo.message.contains("allow_gitdir"), "{}", typo.message);
     }
 
     #[test]

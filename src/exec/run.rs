@@ -109,7 +109,7 @@ pub fn supervise(
     let config = &limits.exec;
     let mut env = environment::scrubbed(std::env::vars_os(), &config.env_passthrough);
     let _slot = super::slots::take(super::slots::limit(config.max_concurrent), job.timeout)?;
-    let confined = sandbox::prepare(state, socket, &config.sandbox)?;
+    let confined = sandbox::prepare(state, socket, &config.sandbox, job.cwd)?;
     if let Some(tmp) = confined.temp_dir() {
         env.retain(|(k, _)| k != "TMPDIR");
         env.push(("TMPDIR".into(), tmp.into()));

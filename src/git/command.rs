@@ -161,9 +161,10 @@ impl Git {
             .arg(option("--work-tree=", &repo.work_tree))
     }
 
-    /// For a folder with no repository inside the roots: git must not find one above them.
-    pub fn no_repository_above(self, ceiling: &Path) -> Git {
-        self.env("GIT_CEILING_DIRECTORIES", ceiling)
+    /// On no repository at all (for `git config --get` of the user's own settings): git finds
+    /// none, so it reads only the system and global config.
+    pub fn no_repository(self) -> Git {
+        self.env("GIT_DIR", "/dev/null")
     }
 
     pub fn arg(mut self, arg: impl AsRef<OsStr>) -> Git {

@@ -5,8 +5,8 @@
 //! The CLI rather than `gix`: status on a 10k-file tree is git's own fast path (untracked cache,
 //! preloaded index), and the measurement in docs/benchmarks.md shows the daemon's call within the bar of
 //! `git status --porcelain` run as a process. Paths in results are relative to `dir` (default:
-//! the primary root), and only the part of the repository under `dir` is reported, so a workspace
-//! inside a larger repository lists nothing outside its roots.
+//! the primary root), and only the part of the repository under `dir` is reported. The repository
+//! is found inside the roots only (`repository`): a workspace inside a larger repository has none.
 
 pub mod branch;
 pub mod command;

@@ -26,7 +26,7 @@ pub struct Pinned {
     /// The folder holding `.git`, until the config check (`config_files::check`) applies a
     /// `core.worktree` that stays inside the roots.
     pub work_tree: PathBuf,
-    /// `GIT_CEILING_DIRECTORIES`: the parent of the root holding the repository.
+    /// `GIT_CEILING_DIRECTORIES`: the parent of the outermost root holding the repository.
     pub ceiling: PathBuf,
 }
 
@@ -50,17 +50,18 @@ const MAX_POINTER_BYTES: u64 = 64 * 1024;
 /// none inside the roots (a repository above a root is outside the jail), C215 when the one found
 /// leads outside.
 pub fn find(jail: &Jail, dir: &Resolved) -> Result<Option<Pinned>> {
-    let root = &jail.roots()[dir.root].path;
-    let Some((holder, dot_git)) = dir
-        .abs
-        .ancestors()
-        .take_while(|folder| folder.starts_with(root))
-        .find_map(|folder| {
-            let dot_git = folder.join(".git");
-            let meta = std::fs::symlink_metadata(&dot_git).ok()?;
-            Some((folder.to_path_buf(), (dot_git, meta)))
-        })
-    else {
+    // Up to the outermost root holding `dir` (roots may nest), never above it.
+    let inside_roots = || {
+        dir.abs
+            .ancestors()
+            .take_while(|folder| jail.locate(folder).is_some())
+    };
+    let top = inside_roots().last().unwrap_or(&dir.abs);
+    let Some((holder, dot_git)) = inside_roots().find_map(|folder| {
+        let dot_git = folder.join(".git");
+        let meta = std::fs::symlink_metadata(&dot_git).ok()?;
+        Some((folder.to_path_buf(), (dot_git, meta)))
+    }) else {
         return Ok(None);
     };
     let (dot_git, meta) = dot_git;
@@ -84,7 +85,7 @@ pub fn find(jail: &Jail, dir: &Resolved) -> Result<Option<Pinned>> {
     if common_dir != git_dir {
         check_entries(jail, &common_dir)?;
     }
-    let ceiling = root.parent().unwrap_or(root).to_path_buf();
+    let ceiling = top.parent().unwrap_or(top).to_path_buf();
     Ok(Some(Pinned {
         git_dir,
         common_dir,
@@ -148,8 +149,8 @@ pub fn inside(jail: &Jail, path: &Path, what: impl Fn() -> String) -> Result<Pat
             what()
         ))
         .with_recovery(
-            "git runs only on a repository inside the roots; point it back inside, or make the \
-             repository's own folder a root",
+            "git runs only on a repository inside the roots: point it back inside, or add the \
+             folder it names as a root (a linked work tree needs its main repository's folder)",
         )
         .with_data("path", path.to_string_lossy().into_owned())
     };

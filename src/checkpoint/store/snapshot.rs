@@ -477,8 +477,9 @@ pub(super) fn index_entries(index: &Path) -> u64 {
     }
 }
 
-/// The repository of a root, pinned inside the roots, its config files checked (C215 when it leads
-/// outside them, C214 for a FIFO); `None` when the root holds none.
+/// The repository of a root, pinned inside the roots, its config files checked (C214 for a FIFO);
+/// `None` when the root holds none, or one that leads outside the roots: its excludes are then not
+/// read (a linked work tree whose main repository is not a root still gets snapshots).
 fn user_repository(
     tree: &Tree,
     jail: &Jail,
@@ -487,9 +488,22 @@ fn user_repository(
     let Some(root) = jail.locate(&tree.work_tree) else {
         return Ok(None);
     };
-    let mut pinned = crate::git::repository::find(jail, &root)?;
-    crate::git::config_files::check(jail, pinned.as_mut(), Isolation::User, deadline)?;
-    Ok(pinned)
+    let outside = |e: crate::error::Error| {
+        tracing::warn!(
+            "checkpoint: the repository's excludes are not read: {}",
+            e.message
+        );
+        Ok(None)
+    };
+    let mut pinned = match crate::git::repository::find(jail, &root) {
+        Err(e) if e.code == crate::error::Code::OutsideJail => return outside(e),
+        found => found?,
+    };
+    match crate::git::config_files::check(jail, pinned.as_mut(), Isolation::User, deadline) {
+        Err(e) if e.code == crate::error::Code::OutsideJail => outside(e),
+        Err(e) => Err(e),
+        Ok(()) => Ok(pinned),
+    }
 }
 
 /// `core.excludesFile` as the user's own config for the root sets it (the shadow repository reads
@@ -500,7 +514,7 @@ fn user_excludes_file(tree: &Tree, pinned: Option<&Pinned>, deadline: Instant) -
     let git = Git::new(root, Isolation::User, deadline);
     let git = match pinned {
         Some(pinned) => git.pinned(pinned),
-        None => git.no_repository_above(root.parent().unwrap_or(root)),
+        None => git.no_repository(),
     };
     let output = git
         .args(["config", "--type=path", "--get", "core.excludesFile"])

@@ -27,9 +27,9 @@ const MADE_IF_MISSING: &[&str] = &["hooks", "info"];
 /// Files a git folder may lack, that would steer git elsewhere if a command created them.
 const POINTERS: &[&str] = &["commondir"];
 
-/// The git folders of the repositories at each root and one level below it, as binds: the git
-/// folders themselves (bound writable, so they are mount points) and their protected entries
-/// (bound read-only on top).
+/// The git folders of the repositories at each root, one level below it, and between the run's
+/// folder and its root, as binds: the git folders themselves (bound writable, so they are mount
+/// points) and their protected entries (bound read-only on top).
 #[derive(Default, Debug, PartialEq)]
 pub struct GitBinds {
     pub folders: Vec<PathBuf>,
@@ -38,13 +38,19 @@ pub struct GitBinds {
     pub absent: Vec<PathBuf>,
 }
 
-pub fn binds(roots: &[PathBuf]) -> GitBinds {
+pub fn binds(roots: &[PathBuf], cwd: &Path) -> GitBinds {
     let mut binds = GitBinds::default();
-    for root in roots {
-        for holder in std::iter::once(root.clone()).chain(children(root)) {
-            if let Some(git_dir) = git_folder(&holder) {
-                binds.add(&git_dir);
-            }
+    let around_cwd = cwd
+        .ancestors()
+        .take_while(|folder| roots.iter().any(|root| folder.starts_with(root)))
+        .map(Path::to_path_buf);
+    let holders = roots
+        .iter()
+        .flat_map(|root| std::iter::once(root.clone()).chain(children(root)))
+        .chain(around_cwd);
+    for holder in holders {
+        if let Some(git_dir) = git_folder(&holder) {
+            binds.add(&git_dir);
         }
     }
     binds
@@ -121,16 +127,24 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_roots_repository_and_one_a_level_down_are_bound_and_hooks_made_if_missing() {
+    fn the_repositories_at_a_root_a_level_down_and_around_the_run_are_bound() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().to_path_buf();
         std::fs::create_dir_all(root.join(".git/hooks")).unwrap();
         std::fs::write(root.join(".git/config"), "").unwrap();
         std::fs::create_dir_all(root.join("sub/.git")).unwrap();
         std::fs::create_dir_all(root.join("deep/er/.git")).unwrap();
+        std::fs::create_dir_all(root.join("deep/er/src")).unwrap();
         std::fs::write(root.join("linked"), "").unwrap();
-        let binds = binds(std::slice::from_ref(&root));
-        assert_eq!(binds.folders, [root.join(".git"), root.join("sub/.git")]);
+        let binds = binds(std::slice::from_ref(&root), &root.join("deep/er/src"));
+        assert_eq!(
+            binds.folders,
+            [
+                root.join(".git"),
+                root.join("sub/.git"),
+                root.join("deep/er/.git")
+            ]
+        );
         let mut read_only = binds.read_only.clone();
         read_only.sort();
         assert_eq!(
@@ -139,12 +153,14 @@ mod tests {
                 root.join(".git/config"),
                 root.join(".git/hooks"),
                 root.join(".git/info"),
+                root.join("deep/er/.git/hooks"),
+                root.join("deep/er/.git/info"),
                 root.join("sub/.git/hooks"),
                 root.join("sub/.git/info"),
             ]
         );
         assert!(root.join("sub/.git/hooks").is_dir());
-        assert_eq!(binds.absent.len(), 2);
+        assert_eq!(binds.absent.len(), 3);
         std::fs::write(root.join("sub/.git/commondir"), "/elsewhere\n").unwrap();
         assert_eq!(
             remove_planted(&binds.absent),

@@ -197,8 +197,13 @@ impl Prepared {
     }
 }
 
-/// Decides and builds the confinement of one run under `config`.
-pub fn prepare(state: &Workspace, socket: &Path, config: &SandboxConfig) -> Result<Prepared> {
+/// Decides and builds the confinement of one run under `config`, in the folder `cwd`.
+pub fn prepare(
+    state: &Workspace,
+    socket: &Path,
+    config: &SandboxConfig,
+    cwd: &Path,
+) -> Result<Prepared> {
     let kind = in_force(config).map_err(|why| refusal(config, why))?;
     // Under every kind: the walk renews the jail's secrets by identity before the command can
     // rename one (unsandboxed, only the masks go unused).
@@ -239,7 +244,7 @@ pub fn prepare(state: &Workspace, socket: &Path, config: &SandboxConfig) -> Resu
         Kind::Landlock => prepared.landlock = Some(landlock::ruleset(&writable).map_err(failed)?),
         Kind::Namespaces => {
             // The git folders go after the roots: each is bound onto itself once its root is.
-            let git = git_dirs::binds(&roots);
+            let git = git_dirs::binds(&roots, cwd);
             writable.extend(git.folders);
             prepared.git_pointers = git.absent;
             let mut places = Places::of(state, socket, config, secrets, writable, config.network);
