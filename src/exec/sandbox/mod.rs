@@ -125,8 +125,14 @@ pub fn expand(entry: &str) -> Option<PathBuf> {
 }
 
 /// The daemon's own folders (checkpoints, todo lists, the edit journal, the registry of live
-/// daemons) and its socket: hidden from commands, so none can reach the undo history.
-fn daemon_places(state: &Workspace, socket: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
+/// daemons) and its socket: hidden from commands, so none can reach the undo history. A folder
+/// holding one of `keep` (the language servers' install folder, by default in the data folder)
+/// is hidden child by child instead, all but the way to what is kept.
+fn daemon_places(
+    state: &Workspace,
+    socket: &Path,
+    keep: &[PathBuf],
+) -> (Vec<PathBuf>, Vec<PathBuf>) {
     let folders = [
         crate::paths::data_dir(),
         crate::paths::state_dir(),
@@ -139,14 +145,39 @@ fn daemon_places(state: &Workspace, socket: &Path) -> (Vec<PathBuf>, Vec<PathBuf
         .map(|r| r.path.as_path())
         .collect();
     // A folder that holds a root cannot be hidden without hiding the root; it stays read-only.
-    let dirs = folders
+    let hidden: Vec<PathBuf> = folders
         .into_iter()
         .flatten()
         .filter_map(|dir| dir.canonicalize().ok())
         .filter(|dir| !roots.iter().any(|root| root.starts_with(dir)))
         .collect();
-    let files = std::fs::canonicalize(socket).into_iter().collect();
+    let mut files: Vec<PathBuf> = std::fs::canonicalize(socket).into_iter().collect();
+    let mut dirs = Vec::new();
+    for dir in hidden {
+        match keep.iter().find(|k| k.starts_with(&dir) && **k != dir) {
+            Some(kept) => hide_around(&dir, kept, &mut dirs, &mut files),
+            None => dirs.push(dir),
+        }
+    }
     (dirs, files)
+}
+
+/// Every entry of `dir` hidden but the one on the way to `kept` (strictly inside `dir`), and
+/// the same beneath that one until `kept` itself.
+fn hide_around(dir: &Path, kept: &Path, dirs: &mut Vec<PathBuf>, files: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path == kept {
+            continue;
+        }
+        if kept.starts_with(&path) {
+            hide_around(&path, kept, dirs, files);
+        } else if entry.file_type().is_ok_and(|t| t.is_dir()) {
+            dirs.push(path);
+        } else {
+            files.push(path);
+        }
+    }
 }
 
 /// What one run is confined by, ready before the fork.
@@ -196,7 +227,7 @@ pub fn prepare(state: &Workspace, socket: &Path, config: &SandboxConfig) -> Resu
     match kind {
         Kind::Landlock => prepared.landlock = Some(landlock::ruleset(&writable).map_err(failed)?),
         Kind::Namespaces => {
-            let places = Places::of(state, socket, writable, config.network);
+            let places = Places::of(state, socket, writable, config.network, &[]);
             prepared.plan =
                 Some(namespaces::Plan::new(&places.view()).map_err(|e| failed(e.to_string()))?);
             prepared.masked = places.shown;
@@ -221,10 +252,17 @@ pub struct Places {
 }
 
 impl Places {
-    /// `writable` (existing places), the roots' secrets and the daemon's folders and socket masked.
-    pub fn of(state: &Workspace, socket: &Path, writable: Vec<PathBuf>, network: bool) -> Places {
+    /// `writable` (existing places), the roots' secrets and the daemon's folders and socket
+    /// masked, but for `keep` (see `daemon_places`).
+    pub fn of(
+        state: &Workspace,
+        socket: &Path,
+        writable: Vec<PathBuf>,
+        network: bool,
+        keep: &[PathBuf],
+    ) -> Places {
         let secrets = secrets::find(&state.jail);
-        let (hidden_dirs, hidden_files) = daemon_places(state, socket);
+        let (hidden_dirs, hidden_files) = daemon_places(state, socket, keep);
         Places {
             writable,
             masked_files: secrets.files.into_iter().chain(hidden_files).collect(),
@@ -261,14 +299,20 @@ impl Helper {
     }
 }
 
-/// Decides and builds a helper's confinement under `config` (the `exec.sandbox` of commands):
-/// `writable` are absolute places (created when missing, best effort), `network` its own flag.
+/// What a helper may do besides reading: its own writable places (absolute, created when
+/// missing, best effort), its network flag, and what stays visible in the daemon's folders.
+pub struct HelperNeeds<'a> {
+    pub writable: &'a [PathBuf],
+    pub network: bool,
+    pub keep: &'a [PathBuf],
+}
+
+/// Decides and builds a helper's confinement under `config` (the `exec.sandbox` of commands).
 pub fn prepare_helper(
     state: &Workspace,
     socket: &Path,
     config: &SandboxConfig,
-    writable: &[PathBuf],
-    network: bool,
+    needs: &HelperNeeds,
 ) -> Result<Helper> {
     let kind = in_force(config).map_err(|why| refusal(config, why))?;
     let mut helper = Helper {
@@ -282,7 +326,7 @@ pub fn prepare_helper(
     }
     let temp = PrivateTemp::create()?;
     let mut places: Vec<PathBuf> = Vec::new();
-    for place in writable {
+    for place in needs.writable {
         let _ = std::fs::create_dir_all(place);
         if place.exists() && !places.contains(place) {
             places.push(place.clone());
@@ -295,7 +339,10 @@ pub fn prepare_helper(
             let ruleset = landlock::ruleset(&places).map_err(|e| Error::refused(e.to_string()))?;
             helper.landlock = Some(ruleset);
         }
-        Kind::Namespaces => helper.places = Some(Places::of(state, socket, places, network)),
+        Kind::Namespaces => {
+            let (network, keep) = (needs.network, needs.keep);
+            helper.places = Some(Places::of(state, socket, places, network, keep));
+        }
         Kind::Off => {}
     }
     Ok(helper)
