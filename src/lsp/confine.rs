@@ -60,14 +60,18 @@ pub fn command(
             None => sandbox::expand(entry),
         })
         .collect();
-    let helper = sandbox::prepare_helper(
-        state,
-        &confine.socket,
-        &limits.exec.sandbox,
-        &writable,
-        def.network,
-    )
-    .map_err(|e| format!("sandboxing {}: {}", def.name, e.message))?;
+    // The install folder is in the daemon's data folder by default: it stays visible.
+    let keep: Vec<PathBuf> = super::servers::install_dir()
+        .and_then(|d| d.canonicalize().ok())
+        .into_iter()
+        .collect();
+    let needs = sandbox::HelperNeeds {
+        writable: &writable,
+        network: def.network,
+        keep: &keep,
+    };
+    let helper = sandbox::prepare_helper(state, &confine.socket, &limits.exec.sandbox, &needs)
+        .map_err(|e| format!("sandboxing {}: {}", def.name, e.message))?;
     let mut env = environment::scrubbed(std::env::vars_os(), &limits.exec.env_passthrough);
     set(&mut env, "PATH", search_path());
     for (name, value) in &def.env {

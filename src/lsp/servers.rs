@@ -438,4 +438,37 @@ mod tests {
             Value::Null
         );
     }
+
+    #[test]
+    fn untrusted_tables_merge_into_the_definitions_and_trusted_leaves_them() {
+        let untrusted = Registry::new(&LspConfig::default()).unwrap();
+        let ra = untrusted.by_name("rust-analyzer").unwrap();
+        let options = ra.initialization_options.as_ref().unwrap();
+        assert_eq!(options["checkOnSave"], json!(false));
+        assert_eq!(options["cargo"]["buildScripts"]["enable"], json!(false));
+        assert_eq!(options["procMacro"]["enable"], json!(false));
+        assert_eq!(options["cachePriming"]["enable"], json!(false), "kept");
+        assert_eq!(
+            ra.setting(Some("rust-analyzer.procMacro.enable")),
+            json!(false)
+        );
+        assert_eq!(ra.check_progress, None);
+        assert_eq!(ra.env["CARGO_NET_OFFLINE"], "true");
+        assert!(untrusted.is_built_in(ra));
+        assert!(!untrusted.switched_off(ra).is_empty());
+        let gopls = untrusted.by_name("gopls").unwrap();
+        assert_eq!(gopls.env["GOTOOLCHAIN"], "local");
+        assert_eq!(gopls.env["CGO_ENABLED"], "0");
+        let rust = languages::by_name("rust").unwrap();
+        assert_eq!(*untrusted.for_language(rust)[0], **ra);
+
+        let trusted = Registry::new(&config("trust: trusted")).unwrap();
+        let ra = trusted.by_name("rust-analyzer").unwrap();
+        assert_eq!(**ra, *by_name("rust-analyzer").unwrap());
+        assert!(ra.check_progress.is_some());
+        assert!(trusted.switched_off(ra).is_empty());
+        assert!(trusted.is_built_in(ra));
+        let tsls = trusted.by_name("typescript-language-server").unwrap();
+        assert!(tsls.bundled_typescript, "trusted or not");
+    }
 }

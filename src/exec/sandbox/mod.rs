@@ -129,8 +129,14 @@ pub fn expand(entry: &str) -> Option<PathBuf> {
 }
 
 /// The daemon's own folders (checkpoints, todo lists, the edit journal, the registry of live
-/// daemons) and its socket: hidden from commands, so none can reach the undo history.
-fn daemon_places(state: &Workspace, socket: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
+/// daemons) and its socket: hidden from commands, so none can reach the undo history. A folder
+/// holding one of `keep` (the language servers' install folder, by default in the data folder)
+/// is hidden child by child instead, all but the way to what is kept.
+fn daemon_places(
+    state: &Workspace,
+    socket: &Path,
+    keep: &[PathBuf],
+) -> (Vec<PathBuf>, Vec<PathBuf>) {
     let folders = [
         crate::paths::data_dir(),
         crate::paths::state_dir(),
@@ -143,14 +149,39 @@ fn daemon_places(state: &Workspace, socket: &Path) -> (Vec<PathBuf>, Vec<PathBuf
         .map(|r| r.path.as_path())
         .collect();
     // A folder that holds a root cannot be hidden without hiding the root; it stays read-only.
-    let dirs = folders
+    let hidden: Vec<PathBuf> = folders
         .into_iter()
         .flatten()
         .filter_map(|dir| dir.canonicalize().ok())
         .filter(|dir| !roots.iter().any(|root| root.starts_with(dir)))
         .collect();
-    let files = std::fs::canonicalize(socket).into_iter().collect();
+    let mut files: Vec<PathBuf> = std::fs::canonicalize(socket).into_iter().collect();
+    let mut dirs = Vec::new();
+    for dir in hidden {
+        match keep.iter().find(|k| k.starts_with(&dir) && **k != dir) {
+            Some(kept) => hide_around(&dir, kept, &mut dirs, &mut files),
+            None => dirs.push(dir),
+        }
+    }
     (dirs, files)
+}
+
+/// Every entry of `dir` hidden but the one on the way to `kept` (strictly inside `dir`), and
+/// the same beneath that one until `kept` itself.
+fn hide_around(dir: &Path, kept: &Path, dirs: &mut Vec<PathBuf>, files: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path == kept {
+            continue;
+        }
+        if kept.starts_with(&path) {
+            hide_around(&path, kept, dirs, files);
+        } else if entry.file_type().is_ok_and(|t| t.is_dir()) {
+            dirs.push(path);
+        } else {
+            files.push(path);
+        }
+    }
 }
 
 /// What one run is confined by, ready before the fork.
@@ -247,7 +278,15 @@ pub fn prepare(
             let git = git_dirs::binds(&roots, cwd);
             writable.extend(git.folders);
             prepared.git_pointers = git.absent;
-            let mut places = Places::of(state, socket, config, secrets, writable, config.network);
+            let mut places = Places::of(
+                state,
+                socket,
+                config,
+                secrets,
+                writable,
+                config.network,
+                &[],
+            );
             places.read_only = git.read_only;
             places.covered = masked_git_configs(state, &temp.path);
             places.temp = config.limits.tmp.map(|size| (temp.path.clone(), size));
@@ -313,8 +352,8 @@ pub struct Places {
 }
 
 impl Places {
-    /// `writable` (existing places); the roots' `secrets`, the daemon's folders and socket and
-    /// the credentials of `exec.sandbox.hidden` masked.
+    /// `writable` (existing places); the roots' `secrets`, the daemon's folders and socket (but
+    /// for `keep`, see `daemon_places`) and the credentials of `exec.sandbox.hidden` masked.
     pub fn of(
         state: &Workspace,
         socket: &Path,
@@ -322,8 +361,9 @@ impl Places {
         secrets: secrets::Secrets,
         writable: Vec<PathBuf>,
         network: bool,
+        keep: &[PathBuf],
     ) -> Places {
-        let (daemon_dirs, daemon_files) = daemon_places(state, socket);
+        let (daemon_dirs, daemon_files) = daemon_places(state, socket, keep);
         let credentials = hidden::find(&config.hidden);
         Places {
             writable,
@@ -398,14 +438,20 @@ impl Helper {
     }
 }
 
-/// Decides and builds a helper's confinement under `config` (the `exec.sandbox` of commands):
-/// `writable` are absolute places (created when missing, best effort), `network` its own flag.
+/// What a helper may do besides reading: its own writable places (absolute, created when
+/// missing, best effort), its network flag, and what stays visible in the daemon's folders.
+pub struct HelperNeeds<'a> {
+    pub writable: &'a [PathBuf],
+    pub network: bool,
+    pub keep: &'a [PathBuf],
+}
+
+/// Decides and builds a helper's confinement under `config` (the `exec.sandbox` of commands).
 pub fn prepare_helper(
     state: &Workspace,
     socket: &Path,
     config: &SandboxConfig,
-    writable: &[PathBuf],
-    network: bool,
+    needs: &HelperNeeds,
 ) -> Result<Helper> {
     let kind = in_force(config).map_err(|why| refusal(config, why))?;
     let mut helper = Helper {
@@ -415,14 +461,14 @@ pub fn prepare_helper(
         places: None,
         group: None,
         rlimits: Vec::new(),
-        filter: std::sync::Arc::new(seccomp::Filter::new(network)),
+        filter: std::sync::Arc::new(seccomp::Filter::new(needs.network)),
     };
     if kind == Kind::Off {
         return Ok(helper);
     }
     let temp = PrivateTemp::create()?;
     let mut places: Vec<PathBuf> = Vec::new();
-    for place in writable {
+    for place in needs.writable {
         let _ = std::fs::create_dir_all(place);
         if place.exists() && !places.contains(place) {
             places.push(place.clone());
@@ -442,7 +488,8 @@ pub fn prepare_helper(
         }
         Kind::Namespaces => {
             let secrets = secrets::find(&state.jail);
-            let mut view = Places::of(state, socket, config, secrets, places, network);
+            let (network, keep) = (needs.network, needs.keep);
+            let mut view = Places::of(state, socket, config, secrets, places, network, keep);
             view.covered = masked_git_configs(state, &temp_path);
             view.temp = config.limits.tmp.map(|size| (temp_path.clone(), size));
             helper.places = Some(view);
