@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{Daemon, Rng, Sandbox};
+use common::{git, Daemon, Rng, Sandbox};
 use serde_json::json;
 use std::collections::{BTreeMap, BTreeSet};
 use std::os::unix::fs::PermissionsExt;
@@ -38,24 +38,6 @@ fn content(rng: &mut Rng, prefix: &str) -> Vec<u8> {
         bytes.push(ALPHABET[rng.below(ALPHABET.len())]);
     }
     bytes
-}
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@t")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@t")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 /// A workspace that is a user's repository with one commit, an ignored-files rule and a secret.

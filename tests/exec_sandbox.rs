@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{Daemon, Sandbox};
+use common::{git, Daemon, Sandbox};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -715,21 +715,6 @@ fn runs_over_max_concurrent_wait_for_a_slot() {
     }
     let after = daemon.ok("exec", json!({"cmd": "echo next"}));
     assert_eq!(after["stdout"], json!("next\n"), "{after}");
-}
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(["-c", "user.name=T", "-c", "user.email=t@example.com"])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 /// The bytes of a repository's hooks, config and info, for comparison.

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{Daemon, Sandbox, FIXTURES};
+use common::{git, Daemon, Sandbox, FIXTURES};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -424,23 +424,6 @@ const GIT_METHODS: [&str; 5] = [
     "git-log",
     "git-branch",
 ];
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(["-c", "user.name=T", "-c", "user.email=t@example.com"])
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
 
 /// A repository outside the roots with one commit whose subject and file hold the outside secret.
 fn outside_repository(sandbox: &Sandbox) -> std::path::PathBuf {

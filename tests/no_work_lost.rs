@@ -6,23 +6,8 @@
 
 mod common;
 
-use common::{Daemon, Sandbox};
+use common::{git, Daemon, Sandbox};
 use serde_json::{json, Value};
-use std::path::Path;
-use std::process::Command;
-
-fn git(dir: &Path, args: &[&str]) {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@t")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@t")
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}");
-}
 
 /// A user's repository with one commit; `*.log` and `build/` are ignored.
 fn user_repo() -> Sandbox {

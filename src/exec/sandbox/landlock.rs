@@ -88,10 +88,24 @@ pub struct InChild {
     pub filter: std::sync::Arc<Filter>,
     /// The run's control groups' `cgroup.procs`, joined first.
     pub cgroup_procs: Vec<RawFd>,
-    pub rlimits: Vec<(libc::__rlimit_resource_t, libc::rlim_t)>,
+    pub rlimits: Vec<super::limits::Rlimit>,
 }
 
 impl InChild {
+    pub fn new(
+        ruleset: &OwnedFd,
+        filter: &std::sync::Arc<Filter>,
+        held: &super::limits::Held,
+    ) -> Self {
+        use std::os::fd::AsRawFd;
+        InChild {
+            ruleset: ruleset.as_raw_fd(),
+            filter: filter.clone(),
+            cgroup_procs: held.procs(),
+            rlimits: held.rlimits.clone(),
+        }
+    }
+
     /// Joins the control groups, enforces the ruleset, sets the limits, installs the filter.
     ///
     /// # Safety

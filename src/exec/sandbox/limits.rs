@@ -38,6 +38,42 @@ impl Enforcement {
     }
 }
 
+/// A resource limit a process sets itself: `(resource, value)`.
+pub type Rlimit = (libc::__rlimit_resource_t, libc::rlim_t);
+
+/// How one run (or server) is held: its control group, else the resource limits its processes
+/// set themselves.
+#[derive(Default)]
+pub struct Held {
+    pub group: Option<Group>,
+    pub rlimits: Vec<Rlimit>,
+}
+
+impl Held {
+    pub fn new(limits: &Limits) -> Held {
+        match Group::create(limits) {
+            Some(group) => Held {
+                group: Some(group),
+                rlimits: Vec::new(),
+            },
+            None => Held {
+                group: None,
+                rlimits: rlimits(limits),
+            },
+        }
+    }
+
+    /// The `cgroup.procs` to join, if there is a group.
+    pub fn procs(&self) -> Vec<RawFd> {
+        self.group.as_ref().map(Group::procs).unwrap_or_default()
+    }
+
+    /// Which limits were reached (see `Group::hit`); none known without a group.
+    pub fn hit(&self) -> Vec<&'static str> {
+        self.group.as_ref().map(Group::hit).unwrap_or_default()
+    }
+}
+
 /// The control group(s) of one run, removed when dropped.
 pub struct Group {
     pub enforcement: Enforcement,
@@ -265,7 +301,7 @@ pub fn enforcement(limits: &Limits) -> Enforcement {
 
 /// The resource limits a run's processes get when no group holds them: `(resource, value)`,
 /// set by the child before `execve`.
-pub fn rlimits(limits: &Limits) -> Vec<(libc::__rlimit_resource_t, libc::rlim_t)> {
+fn rlimits(limits: &Limits) -> Vec<Rlimit> {
     let mut set = Vec::new();
     if let Some(memory) = limits.memory {
         set.push((libc::RLIMIT_DATA, memory as libc::rlim_t));
@@ -280,7 +316,7 @@ pub fn rlimits(limits: &Limits) -> Vec<(libc::__rlimit_resource_t, libc::rlim_t)
 ///
 /// # Safety
 /// Plain `setrlimit` calls on this process.
-pub unsafe fn apply(rlimits: &[(libc::__rlimit_resource_t, libc::rlim_t)]) {
+pub unsafe fn apply(rlimits: &[Rlimit]) {
     for (resource, value) in rlimits {
         let limit = libc::rlimit {
             rlim_cur: *value,

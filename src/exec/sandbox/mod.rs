@@ -22,7 +22,7 @@ pub use crate::config::exec::{Mode, SandboxConfig, DEFAULT_WRITABLE};
 use crate::error::{Error, Result};
 use crate::workspace::Workspace;
 use serde::{Deserialize, Serialize};
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -192,10 +192,8 @@ pub struct Prepared {
     pub plan: Option<namespaces::Plan>,
     /// Root-relative names of the masked secrets.
     pub masked: Vec<String>,
-    /// The run's control group, when the daemon could make one (see `limits`).
-    pub group: Option<limits::Group>,
-    /// What the child applies when no group holds the run.
-    rlimits: Vec<(libc::__rlimit_resource_t, libc::rlim_t)>,
+    /// The run's control group, or the resource limits its child sets (see `limits`).
+    held: limits::Held,
     filter: std::sync::Arc<seccomp::Filter>,
     /// Pointer files git folders lacked before the run (`git_dirs::remove_planted`).
     git_pointers: Vec<PathBuf>,
@@ -209,17 +207,13 @@ impl Prepared {
 
     /// Under Landlock: what the child applies to itself before `exec`.
     pub fn landlock_child(&self) -> Option<landlock::InChild> {
-        Some(landlock::InChild {
-            ruleset: self.landlock.as_ref()?.as_raw_fd(),
-            filter: self.filter.clone(),
-            cgroup_procs: self.group.as_ref().map(|g| g.procs()).unwrap_or_default(),
-            rlimits: self.rlimits.clone(),
-        })
+        let ruleset = self.landlock.as_ref()?;
+        Some(landlock::InChild::new(ruleset, &self.filter, &self.held))
     }
 
     /// Which limits the run hit (`memory`, `pids`), as far as its control group tells.
     pub fn limits_hit(&self) -> Vec<&'static str> {
-        self.group.as_ref().map(|g| g.hit()).unwrap_or_default()
+        self.held.hit()
     }
 
     /// Once the run is over: removes the git pointer files it created; the ones removed.
@@ -245,18 +239,14 @@ pub fn prepare(
         landlock: None,
         plan: None,
         masked: Vec::new(),
-        group: None,
-        rlimits: Vec::new(),
+        held: limits::Held::default(),
         filter: std::sync::Arc::new(seccomp::Filter::new(config.network)),
         git_pointers: Vec::new(),
     };
     if kind == Kind::Off {
         return Ok(prepared);
     }
-    prepared.group = limits::Group::create(&config.limits);
-    if prepared.group.is_none() {
-        prepared.rlimits = limits::rlimits(&config.limits);
-    }
+    prepared.held = limits::Held::new(&config.limits);
     let temp = PrivateTemp::create()?;
     let roots: Vec<PathBuf> = state.jail.roots().iter().map(|r| r.path.clone()).collect();
     let mut writable = writable_places(config, &roots);
@@ -290,12 +280,7 @@ pub fn prepare(
             places.read_only = git.read_only;
             places.covered = masked_git_configs(state, &temp.path);
             places.temp = config.limits.tmp.map(|size| (temp.path.clone(), size));
-            let procs = prepared
-                .group
-                .as_ref()
-                .map(|g| g.procs())
-                .unwrap_or_default();
-            let view = places.view(procs, prepared.rlimits.clone());
+            let view = places.view(&prepared.held);
             prepared.plan = Some(namespaces::Plan::new(&view).map_err(|e| failed(e.to_string()))?);
             prepared.masked = places.shown;
         }
@@ -384,11 +369,7 @@ impl Places {
 
     /// The view for the namespaces' init: these places, and the run's control groups to join
     /// (or the resource limits to set when it has none).
-    pub fn view(
-        &self,
-        cgroup_procs: Vec<std::os::fd::RawFd>,
-        rlimits: Vec<(libc::__rlimit_resource_t, libc::rlim_t)>,
-    ) -> namespaces::View<'_> {
+    pub fn view(&self, held: &limits::Held) -> namespaces::View<'_> {
         namespaces::View {
             writable: &self.writable,
             read_only: &self.read_only,
@@ -400,8 +381,8 @@ impl Places {
                 .temp
                 .as_ref()
                 .map(|(path, size)| (path.as_path(), *size)),
-            cgroup_procs,
-            rlimits,
+            cgroup_procs: held.procs(),
+            rlimits: held.rlimits.clone(),
         }
     }
 }
@@ -417,8 +398,7 @@ pub struct Helper {
     pub places: Option<Places>,
     /// Under Landlock: the server's control group, or the resource limits it sets itself, and
     /// its system-call filter (the wrapper makes its own for namespaces).
-    group: Option<limits::Group>,
-    rlimits: Vec<(libc::__rlimit_resource_t, libc::rlim_t)>,
+    held: limits::Held,
     filter: std::sync::Arc<seccomp::Filter>,
 }
 
@@ -429,12 +409,8 @@ impl Helper {
 
     /// Under Landlock: what the server's process applies to itself before `exec`.
     pub fn landlock_child(&self) -> Option<landlock::InChild> {
-        Some(landlock::InChild {
-            ruleset: self.landlock.as_ref()?.as_raw_fd(),
-            filter: self.filter.clone(),
-            cgroup_procs: self.group.as_ref().map(|g| g.procs()).unwrap_or_default(),
-            rlimits: self.rlimits.clone(),
-        })
+        let ruleset = self.landlock.as_ref()?;
+        Some(landlock::InChild::new(ruleset, &self.filter, &self.held))
     }
 }
 
@@ -459,8 +435,7 @@ pub fn prepare_helper(
         temp: None,
         landlock: None,
         places: None,
-        group: None,
-        rlimits: Vec::new(),
+        held: limits::Held::default(),
         filter: std::sync::Arc::new(seccomp::Filter::new(needs.network)),
     };
     if kind == Kind::Off {
@@ -481,10 +456,7 @@ pub fn prepare_helper(
         Kind::Landlock => {
             let ruleset = landlock::ruleset(&places).map_err(|e| Error::refused(e.to_string()))?;
             helper.landlock = Some(ruleset);
-            helper.group = limits::Group::create(&config.limits);
-            if helper.group.is_none() {
-                helper.rlimits = limits::rlimits(&config.limits);
-            }
+            helper.held = limits::Held::new(&config.limits);
         }
         Kind::Namespaces => {
             let secrets = secrets::find(&state.jail);

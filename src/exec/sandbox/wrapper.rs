@@ -47,13 +47,8 @@ fn run(command: &[OsString]) -> Result<i32, String> {
     drop(file);
     // The server's control group, made here so it is the wrapper's to keep (and a daemon's next
     // run removes it when a killed wrapper could not).
-    let group = limits::Group::create(&places.limits);
-    let rlimits = match &group {
-        Some(_) => Vec::new(),
-        None => limits::rlimits(&places.limits),
-    };
-    let procs = group.as_ref().map(|g| g.procs()).unwrap_or_default();
-    let plan = namespaces::Plan::new(&places.view(procs, rlimits)).map_err(|e| e.to_string())?;
+    let held = limits::Held::new(&places.limits);
+    let plan = namespaces::Plan::new(&places.view(&held)).map_err(|e| e.to_string())?;
     let env: Vec<(OsString, OsString)> = std::env::vars_os().collect();
     let cwd = std::env::current_dir().map_err(|e| format!("the working folder: {e}"))?;
     let exec = Exec {
