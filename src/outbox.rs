@@ -20,7 +20,7 @@ use tokio::task::JoinHandle;
 const QUEUE: usize = 64;
 
 /// One line for the client, and its bytes charged to both backlogs.
-struct Queued {
+pub struct Charged {
     line: Outgoing,
     _charges: (Charge, Charge),
 }
@@ -28,7 +28,7 @@ struct Queued {
 /// The sending side of one connection's writer; clones share it.
 #[derive(Clone)]
 pub struct Outbox {
-    tx: mpsc::Sender<Queued>,
+    tx: mpsc::Sender<Charged>,
     /// This connection's answers not yet written.
     mine: Arc<Backlog>,
     /// Every connection's (`State::answers`).
@@ -61,19 +61,25 @@ impl Outbox {
     /// Queues a line, charged until written; waits while the queue is full. A line for a
     /// connection whose writer has ended is dropped.
     pub async fn send(&self, line: Outgoing) {
-        let queued = self.charged(line);
-        let _ = self.tx.send(queued).await;
+        self.queue(self.charge(line)).await
+    }
+
+    /// Queues a line charged earlier (`charge`); waits while the queue is full.
+    pub async fn queue(&self, line: Charged) {
+        let _ = self.tx.send(line).await;
     }
 
     /// Queues a line if there is room now (progress notifications: a client that does not read
     /// misses them); false if it was dropped.
     pub fn try_send(&self, line: Outgoing) -> bool {
-        self.tx.try_send(self.charged(line)).is_ok()
+        self.tx.try_send(self.charge(line)).is_ok()
     }
 
-    fn charged(&self, line: Outgoing) -> Queued {
+    /// Charges a line to both backlogs now, before it is queued: a heavy request's answer is
+    /// counted before its connection's next heavy request may look at the backlog.
+    pub fn charge(&self, line: Outgoing) -> Charged {
         let bytes = line.pieces().iter().map(|p| p.len() as u64).sum();
-        Queued {
+        Charged {
             line,
             _charges: (self.mine.charge(bytes), self.daemon.charge(bytes)),
         }
@@ -101,7 +107,7 @@ impl Outbox {
 
 async fn write_queue(
     mut writer: OwnedWriteHalf,
-    mut rx: mpsc::Receiver<Queued>,
+    mut rx: mpsc::Receiver<Charged>,
     stall: Duration,
     peer: Peer,
     mine: Arc<Backlog>,

@@ -9,7 +9,7 @@ use crate::jail::Jail;
 use crate::memory::{FrameBudget, FrameBytes};
 use crate::methods;
 use crate::methods::state::State;
-use crate::outbox::Outbox;
+use crate::outbox::{Charged, Outbox};
 use crate::protocol::{self, default_socket_path, FrameError, Outgoing};
 use crate::registry;
 use serde_json::Value;
@@ -333,7 +333,7 @@ async fn serve_connection(state: Arc<State>, stream: UnixStream, conn: Handle) {
             (state.clone(), outbox.clone(), turns.clone(), conn.clone());
         tokio::spawn(async move {
             if let Some(response) = handle_frame(state, &frame.bytes, &turns, &outbox).await {
-                outbox.send(response).await;
+                outbox.queue(response).await;
             }
             drop((permit, frame));
             conn.answered();
@@ -554,24 +554,26 @@ fn gave_way(seen: usize) -> Error {
     .with_recovery("reconnect and send the request whole")
 }
 
-/// Turns one frame into response bytes; `None` for notifications (requests without an id). A heavy
-/// request first waits for its connection's turn and a daemon-wide slot (`memory::Gate`).
+/// Turns one frame into response bytes, charged to the answers' backlogs; `None` for notifications
+/// (requests without an id). A heavy request first waits for its connection's turn and a
+/// daemon-wide slot (`memory::Gate`), and holds them until its answer is charged.
 async fn handle_frame(
     state: Arc<State>,
     frame: &[u8],
     turns: &Arc<Semaphore>,
     outbox: &Outbox,
-) -> Option<Outgoing> {
+) -> Option<Charged> {
     let request = match protocol::parse_request(frame) {
         Ok(r) => r,
         Err(FrameError {
             id,
             rpc_code,
             error,
-        }) => return Some(protocol::failure(&id, rpc_code, &error).into()),
+        }) => return Some(outbox.charge(protocol::failure(&id, rpc_code, &error).into())),
     };
     let started = Instant::now();
     let method = methods::find(&request.method);
+    let mut held = None;
     let outcome = match method {
         Some(method) => {
             let params = request.params;
@@ -599,7 +601,7 @@ async fn handle_frame(
                 crate::request::with(progress, || method.serve(&state, params))
             })
             .await;
-            drop(permit);
+            held = permit;
             outcome
         }
         None => Err(methods::unknown(&request.method)),
@@ -612,10 +614,12 @@ async fn handle_frame(
         ok = outcome.is_ok()
     );
     let id = request.id?;
-    Some(match outcome {
+    let answer = outbox.charge(match outcome {
         Ok(result) => protocol::success(&id, result),
         Err(e) => protocol::failure(&id, protocol::rpc_code_for(&e, method.is_none()), &e).into(),
-    })
+    });
+    drop(held); // the connection's next heavy request now sees this answer in its backlog
+    Some(answer)
 }
 
 /// Waits until a request may start: its connection's unsent answers under the connection's budget,
