@@ -151,8 +151,10 @@ fn a_secret_moved_by_a_command_stays_a_secret_under_any_name() {
             &["node_modules/pkg/conf/server.key"],
         ),
         (
+            // Inside the namespace sandbox the move itself fails (the git folder is a mount of
+            // its own): `a_secret_moved_under_git_is_masked_inside_the_sandbox`.
             "gitdir-hide",
-            "namespaces",
+            "off",
             "mkdir -p .git/x && mv certs .git/x/certs",
             &[".git/x/certs/cert.pem"],
         ),
@@ -211,6 +213,32 @@ fn a_secret_moved_by_a_command_stays_a_secret_under_any_name() {
         );
         assert_eq!(found["match_count"], json!(0), "{case}: {found}");
     }
+}
+
+/// A secret folder moved under `.git` (by the user, or by a command run unsandboxed) is masked in
+/// the next sandboxed command and refused to every method; a sandboxed command cannot move it
+/// there at all (the git folder is bound onto itself, and a masked file cannot be copied).
+#[test]
+fn a_secret_moved_under_git_is_masked_inside_the_sandbox() {
+    let sandbox = Sandbox::empty();
+    sandbox.write("certs/cert.pem", "SECRET-PEM-5555\n");
+    git(&sandbox.root, &["init", "-q"]);
+    let daemon = Daemon::start(&sandbox, &[]);
+    let tried = daemon.ok(
+        "exec",
+        json!({"cmd": "mkdir -p .git/x && mv certs .git/x/certs"}),
+    );
+    assert_ne!(tried["exit_code"], json!(0), "{tried}");
+    assert!(sandbox.root.join("certs/cert.pem").exists(), "{tried}");
+    std::fs::rename(
+        sandbox.root.join("certs"),
+        sandbox.root.join(".git/x/certs"),
+    )
+    .unwrap();
+    let shown = daemon.ok("exec", json!({"cmd": "cat .git/x/certs/cert.pem"}));
+    assert_eq!(shown["stdout"], json!(""), "{shown}");
+    let read = daemon.err("read", json!({"file": ".git/x/certs/cert.pem"}));
+    assert_eq!(read["data"]["code"], json!("C211"), "{read}");
 }
 
 /// A copy made inside the sandbox holds nothing: the command read the secret as empty. The copy

@@ -792,24 +792,36 @@ fn a_missing_server_is_unavailable_and_edits_still_work() {
         .contains(&json!("markdown")));
 }
 
-/// The server processes among the daemon's children whose command is `name`.
+/// The server processes the daemon started (its children, or inside their sandbox wrapper and
+/// namespace init) whose command is `name`.
 fn child_processes(daemon: &Daemon, name: &str) -> usize {
-    let parent = daemon.child.id().to_string();
+    let daemon = daemon.child.id();
+    // pid (comm) state ppid ...: the comm may hold spaces, so split after its ')'.
+    let stat = |pid: u32| -> Option<(String, u32)> {
+        let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        let (comm, rest) = text.split_once('(')?.1.rsplit_once(')')?;
+        let ppid = rest.split_whitespace().nth(1)?.parse().ok()?;
+        Some((comm.to_string(), ppid))
+    };
+    // Below the daemon: a server runs inside its sandbox wrapper and the namespace's init.
+    let below_daemon = |mut pid: u32| {
+        for _ in 0..4 {
+            match stat(pid) {
+                Some((_, ppid)) if ppid == daemon => return true,
+                Some((_, ppid)) if ppid > 1 => pid = ppid,
+                _ => return false,
+            }
+        }
+        false
+    };
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return 0;
     };
     entries
         .flatten()
-        .filter_map(|e| std::fs::read_to_string(e.path().join("stat")).ok())
-        .filter(|stat| {
-            // pid (comm) state ppid ...: the comm may hold spaces, so split after its ')'.
-            let comm = stat.split('(').nth(1).and_then(|r| r.rsplit_once(')'));
-            let Some((comm, rest)) = comm else {
-                return false;
-            };
-            let ppid = rest.split_whitespace().nth(1);
-            comm.starts_with(name) && ppid == Some(parent.as_str())
-        })
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| stat(*pid).is_some_and(|(comm, _)| comm.starts_with(name)))
+        .filter(|pid| below_daemon(*pid))
         .count()
 }
 

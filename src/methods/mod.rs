@@ -56,8 +56,9 @@ pub struct Method {
     /// The call changes only the files its params name, and hands their bytes to the checkpoint
     /// store first (`edit::keep`): its automatic snapshot is a restore point, not the safety net,
     /// so it is taken at most once per `checkpoint_interval_ms`. Any other mutating call (`exec`,
-    /// `test`, `tool`) may change files it does not name: it gets one every time.
-    only_named: bool,
+    /// `test`) may change files it does not name: it gets one every time. A `tool` call is as the
+    /// method it names.
+    only_named: fn(&Method, &Value) -> bool,
     /// Attach the language servers' diagnostics of the files a call changed (`lsp`), under the
     /// `diagnostics` switch its schema gains: every mutating method.
     diagnostics_after: bool,
@@ -91,9 +92,19 @@ impl Method {
     }
 
     /// Declares that a call changes only the files its params name, keeping their bytes first.
-    fn changes_only_what_it_names(mut self) -> Method {
-        self.only_named = true;
+    fn changes_only_what_it_names(self) -> Method {
+        self.changes_only_what_it_names_when(always)
+    }
+
+    /// Declares when a call changes only the files its params name (see `only_named`).
+    fn changes_only_what_it_names_when(mut self, only: fn(&Method, &Value) -> bool) -> Method {
+        self.only_named = only;
         self
+    }
+
+    /// Whether this call changes only the files its params name, keeping their bytes first.
+    pub fn changes_only_what_it_names_in(&self, params: &Value) -> bool {
+        (self.only_named)(self, params)
     }
 
     /// Declares when a call of this mutating method changes nothing.
@@ -108,9 +119,11 @@ impl Method {
     /// applies an entry's properties.
     pub fn serve(&self, state: &Arc<State>, params: Value) -> Result<Box<RawValue>> {
         if self.checkpoint_before && !self.changes_nothing(&params) {
-            state
-                .checkpoints
-                .before_mutation(state, self.name, self.only_named);
+            state.checkpoints.before_mutation(
+                state,
+                self.name,
+                self.changes_only_what_it_names_in(&params),
+            );
         }
         self.call(state, params)
     }
@@ -260,7 +273,7 @@ where
         heavy: never,
         changes_nothing: never,
         checkpoint_before: mutates,
-        only_named: false,
+        only_named: never,
         diagnostics_after: mutates,
         warm_after: false,
         call: Box::new(move |state, params| {
@@ -292,7 +305,7 @@ where
         heavy: never,
         changes_nothing: never,
         checkpoint_before: false,
-        only_named: false,
+        only_named: never,
         diagnostics_after: false,
         warm_after: false,
         call: Box::new(move |state, params| handler(state, parse_params(name, params)?)),

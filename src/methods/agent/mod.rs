@@ -23,5 +23,10 @@ pub fn methods() -> Vec<Method> {
     .changes_nothing_when(|_, params| match envelope::inner_call(params) {
         Some((inner, p)) => !inner.mutates || inner.changes_nothing(&p),
         None => true,
+    })
+    // Its automatic snapshot follows the method it names: an edit through `tool` keeps its bytes
+    // as a direct one does, so both get the same snapshots.
+    .changes_only_what_it_names_when(|_, params| {
+        envelope::inner_call(params).is_some_and(|(inner, p)| inner.changes_only_what_it_names_in(&p))
     })]
 }
