@@ -56,9 +56,11 @@ pub struct Method {
     /// The call changes only the files its params name, and hands their bytes to the checkpoint
     /// store first (`edit::keep`): its automatic snapshot is a restore point, not the safety net,
     /// so it is taken at most once per `checkpoint_interval_ms`. Any other mutating call (`exec`,
-    /// `test`) may change files it does not name: it gets one every time. A `tool` call is as the
-    /// method it names.
-    only_named: fn(&Method, &Value) -> bool,
+    /// `test`) may change files it does not name: it gets one every time.
+    only_named: bool,
+    /// The method a call runs in its stead (`tool`'s inner call), whose properties decide the
+    /// call's automatic snapshot; none unless the entry declares it with `delegates`.
+    delegate: fn(&Method, &Value) -> Option<(&'static Method, Value)>,
     /// Attach the language servers' diagnostics of the files a call changed (`lsp`), under the
     /// `diagnostics` switch its schema gains: every mutating method.
     diagnostics_after: bool,
@@ -92,19 +94,29 @@ impl Method {
     }
 
     /// Declares that a call changes only the files its params name, keeping their bytes first.
-    fn changes_only_what_it_names(self) -> Method {
-        self.changes_only_what_it_names_when(always)
-    }
-
-    /// Declares when a call changes only the files its params name (see `only_named`).
-    fn changes_only_what_it_names_when(mut self, only: fn(&Method, &Value) -> bool) -> Method {
-        self.only_named = only;
+    fn changes_only_what_it_names(mut self) -> Method {
+        self.only_named = true;
         self
     }
 
-    /// Whether this call changes only the files its params name, keeping their bytes first.
-    pub fn changes_only_what_it_names_in(&self, params: &Value) -> bool {
-        (self.only_named)(self, params)
+    /// Declares the method a call runs in its stead (see `delegate`).
+    fn delegates(mut self, to: fn(&Method, &Value) -> Option<(&'static Method, Value)>) -> Method {
+        self.delegate = to;
+        self
+    }
+
+    /// The automatic snapshot before a call, as the method it runs decides it: none when it
+    /// changes nothing or snapshots itself (`checkpoint`), else at most once per interval for a
+    /// call that keeps what it replaces, every time for one that may change more.
+    fn snapshot_before(&self, state: &Arc<State>, params: &Value) {
+        if let Some((inner, inner_params)) = (self.delegate)(self, params) {
+            return inner.snapshot_before(state, &inner_params);
+        }
+        if self.checkpoint_before && !self.changes_nothing(params) {
+            state
+                .checkpoints
+                .before_mutation(state, self.name, self.only_named);
+        }
     }
 
     /// Declares when a call of this mutating method changes nothing.
@@ -118,13 +130,7 @@ impl Method {
     /// `protocol::parse_request`), then `call` (diagnostics after). The one place the server
     /// applies an entry's properties.
     pub fn serve(&self, state: &Arc<State>, params: Value) -> Result<Box<RawValue>> {
-        if self.checkpoint_before && !self.changes_nothing(&params) {
-            state.checkpoints.before_mutation(
-                state,
-                self.name,
-                self.changes_only_what_it_names_in(&params),
-            );
-        }
+        self.snapshot_before(state, &params);
         self.call(state, params)
     }
 
@@ -273,7 +279,8 @@ where
         heavy: never,
         changes_nothing: never,
         checkpoint_before: mutates,
-        only_named: never,
+        only_named: false,
+        delegate: |_, _| None,
         diagnostics_after: mutates,
         warm_after: false,
         call: Box::new(move |state, params| {
@@ -305,7 +312,8 @@ where
         heavy: never,
         changes_nothing: never,
         checkpoint_before: false,
-        only_named: never,
+        only_named: false,
+        delegate: |_, _| None,
         diagnostics_after: false,
         warm_after: false,
         call: Box::new(move |state, params| handler(state, parse_params(name, params)?)),

@@ -24,9 +24,7 @@ pub fn methods() -> Vec<Method> {
         Some((inner, p)) => !inner.mutates || inner.changes_nothing(&p),
         None => true,
     })
-    // Its automatic snapshot follows the method it names: an edit through `tool` keeps its bytes
-    // as a direct one does, so both get the same snapshots.
-    .changes_only_what_it_names_when(|_, params| {
-        envelope::inner_call(params).is_some_and(|(inner, p)| inner.changes_only_what_it_names_in(&p))
-    })]
+    // Its automatic snapshot is the one the method it names would take: an edit through `tool`
+    // keeps its bytes as a direct one does, and `checkpoint` snapshots itself.
+    .delegates(|_, params| envelope::inner_call(params))]
 }
