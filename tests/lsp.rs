@@ -803,12 +803,18 @@ fn child_processes(daemon: &Daemon, name: &str) -> usize {
         let ppid = rest.split_whitespace().nth(1)?.parse().ok()?;
         Some((comm.to_string(), ppid))
     };
-    // Below the daemon: a server runs inside its sandbox wrapper and the namespace's init.
-    let below_daemon = |mut pid: u32| {
-        for _ in 0..4 {
-            match stat(pid) {
-                Some((_, ppid)) if ppid == daemon => return true,
-                Some((_, ppid)) if ppid > 1 => pid = ppid,
+    // Below the daemon: a server runs inside its sandbox wrapper and the namespace's init. A
+    // server's own children (gopls starts one to watch itself) are not servers.
+    let below_daemon = |pid: u32| {
+        let mut parent = stat(pid).map(|(_, ppid)| ppid);
+        for _ in 0..3 {
+            match parent {
+                Some(ppid) if ppid == daemon => return true,
+                Some(ppid) if ppid > 1 => match stat(ppid) {
+                    Some((comm, _)) if comm.starts_with(name) => return false,
+                    Some((_, next)) => parent = Some(next),
+                    None => return false,
+                },
                 _ => return false,
             }
         }
@@ -910,6 +916,13 @@ fn one_server_serves_a_whole_cargo_or_go_workspace() {
             .collect();
         roots.sort();
         assert_eq!(roots, want, "{server}");
-        assert_eq!(child_processes(&daemon, server), want.len(), "{server}");
+        // Each wrapper execs its server a moment after its pid is known.
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let mut running = child_processes(&daemon, server);
+        while running < want.len() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(50));
+            running = child_processes(&daemon, server);
+        }
+        assert_eq!(running, want.len(), "{server}");
     }
 }
