@@ -25,6 +25,11 @@ fn config(flags: &[&str], extra: Value) -> String {
     if flags.contains(&"--check") {
         server["check_progress"] = json!("fake/check");
     }
+    // A server writes only where its entry says (it runs in the sandbox): the fake's log folder.
+    if let Some(log) = flags.iter().skip_while(|f| **f != "--log").nth(1) {
+        let folder = Path::new(log).parent().unwrap();
+        server["writable"] = json!([folder]);
+    }
     let mut lsp = json!({
         "warm_deadline_ms": 4000,
         "cold_deadline_ms": 8000,
