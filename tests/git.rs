@@ -425,6 +425,20 @@ const GIT_METHODS: [&str; 5] = [
     "git-branch",
 ];
 
+/// Every git method's answer in the workspace's root, each checked to hold no byte of the outside
+/// repository (`OUTSIDE-`): `context` names the case in a failure.
+fn git_answers_without_outside_bytes(daemon: &Daemon, context: &str) -> Vec<(&'static str, Value)> {
+    GIT_METHODS
+        .iter()
+        .map(|method| {
+            let response = daemon.call(method, json!({}));
+            let text = response.to_string();
+            assert!(!text.contains("OUTSIDE-"), "{context} {method}: {text}");
+            (*method, response)
+        })
+        .collect()
+}
+
 /// A repository outside the roots with one commit whose subject and file hold the outside secret.
 fn outside_repository(sandbox: &Sandbox) -> std::path::PathBuf {
     let repo = sandbox.outside.join("repo");
@@ -589,10 +603,7 @@ fn the_repository_is_pinned_inside_the_roots_whatever_points_out() {
             );
         }
         let daemon = Daemon::start(&sandbox, &[]);
-        for method in GIT_METHODS {
-            let response = daemon.call(method, json!({}));
-            let text = response.to_string();
-            assert!(!text.contains("OUTSIDE-"), "{name} {method}: {text}");
+        for (method, response) in git_answers_without_outside_bytes(&daemon, name) {
             let error = &response["error"];
             assert_eq!(error["data"]["code"], "C215", "{name} {method}: {response}");
             let message = error["message"].as_str().unwrap();
@@ -617,12 +628,7 @@ fn a_repository_above_the_root_is_not_found() {
     git(&base, &["add", "above.txt"]);
     git(&base, &["commit", "-qm", "OUTSIDE-ABOVE-COMMIT"]);
     let daemon = Daemon::start(&sandbox, &[]);
-    for method in GIT_METHODS {
-        let response = daemon.call(method, json!({}));
-        assert!(
-            !response.to_string().contains("OUTSIDE-"),
-            "{method}: {response}"
-        );
+    for (method, response) in git_answers_without_outside_bytes(&daemon, "") {
         assert_eq!(
             response["error"]["data"]["code"], "C211",
             "{method}: {response}"
@@ -813,12 +819,7 @@ fn a_linked_work_tree_needs_its_main_repository_among_the_roots() {
     std::fs::write(sandbox.root.join("a.txt"), "a changed\n").unwrap();
 
     let daemon = Daemon::start(&sandbox, &[]);
-    for method in GIT_METHODS {
-        let response = daemon.call(method, json!({}));
-        assert!(
-            !response.to_string().contains("OUTSIDE-"),
-            "{method}: {response}"
-        );
+    for (method, response) in git_answers_without_outside_bytes(&daemon, "") {
         let error = &response["error"]["data"];
         assert_eq!(error["code"], "C215", "{method}: {response}");
         assert!(error["message"]
