@@ -30,9 +30,9 @@ ensure_components
 ./scripts/install-language-servers.sh
 
 cargo fmt --all -- --check
-# The build needs no network once `cargo fetch` has run: build.rs finds the grammar crates' sources
+# The build needs no network once `cargo fetch` has run: crates/syntax/build.rs finds the grammar crates' sources
 # (which a build does not download) from Cargo.lock where `cargo fetch` unpacked them. This check
-# build is the first, so it runs build.rs; clippy and the tests then reuse its dependencies.
+# build is the first, so it runs crates/syntax/build.rs; clippy and the tests then reuse its dependencies.
 cargo fetch --locked
 cargo check --workspace --offline --locked --all-targets
 cargo clippy --workspace --locked --all-targets -- -D warnings

@@ -1,9 +1,9 @@
 //! `tree` (a nested, bounded view of a folder) and `list-folder` (one folder, paginated).
 
-use crate::config::Limits;
-use crate::error::{Error, Result};
-use crate::globs::{self, Globs};
-use crate::jail::{Jail, Resolved};
+use coderd_core::config::Limits;
+use coderd_core::error::{Error, Result};
+use coderd_core::globs::{self, Globs};
+use coderd_core::jail::{Jail, Resolved};
 use globset::GlobSet;
 use schemars::JsonSchema;
 use serde::ser::{SerializeMap, SerializeSeq};

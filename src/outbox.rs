@@ -7,8 +7,8 @@
 //! line naming the connection: its queued answers are dropped (their charges given back) and the
 //! reader of the connection stops (`closed`), so the socket closes.
 
-use crate::memory::{Backlog, Charge};
-use crate::protocol::Outgoing;
+use coderd_core::memory::{Backlog, Charge};
+use coderd_core::outgoing::Outgoing;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::AsyncWriteExt;
@@ -114,7 +114,7 @@ async fn write_queue(
 ) {
     while let Some(queued) = rx.recv().await {
         let bytes = queued.line.pieces().iter().map(|p| p.len() as u64).sum();
-        crate::metrics::record(crate::metrics::Event::BytesOut(bytes));
+        coderd_core::metrics::record(coderd_core::metrics::Event::BytesOut(bytes));
         match write_line(&mut writer, &queued.line, stall).await {
             Written::All => {}
             Written::Gone => break, // the client went away; its remaining answers are dropped

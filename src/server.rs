@@ -2,16 +2,17 @@
 //! modules on the blocking pool, and writes responses back. Each request runs on its own task, so a
 //! slow one never holds up another, on the same connection or any other.
 
-use crate::config::Config;
 use crate::connections::Handle;
-use crate::error::{Error, Result};
-use crate::jail::Jail;
-use crate::memory::{FrameBudget, FrameBytes};
 use crate::methods;
 use crate::methods::state::State;
 use crate::outbox::{Charged, Outbox};
-use crate::protocol::{self, default_socket_path, FrameError, Outgoing};
+use crate::protocol::{self, default_socket_path, FrameError};
 use crate::registry;
+use coderd_core::config::Config;
+use coderd_core::error::{Error, Result};
+use coderd_core::jail::Jail;
+use coderd_core::memory::{FrameBudget, FrameBytes};
+use coderd_core::outgoing::Outgoing;
 use serde_json::Value;
 use std::os::fd::OwnedFd;
 use std::panic::AssertUnwindSafe;
@@ -64,18 +65,18 @@ pub async fn serve(opts: ServeOptions) -> Result<()> {
         .config
         .as_ref()
         .map(|p| std::path::absolute(p).unwrap_or(p.clone()));
-    crate::memory::configure_allocator();
+    coderd_core::memory::configure_allocator();
     let state = Arc::new(State::new(jail, config, config_path, socket.clone()));
-    crate::workspace::watch::start(&state.workspace, config_watch(&state));
+    coderd_core::workspace::watch::start(&state.workspace, config_watch(&state));
     // The secrets by identity, known before a first command could rename one.
     let workspace = state.workspace.clone();
     let walked = std::thread::Builder::new()
         .name("secrets-walk".into())
-        .spawn(move || crate::exec::sandbox::secrets::find(&workspace.jail));
+        .spawn(move || coderd_exec::sandbox::secrets::find(&workspace.jail));
     if let Err(e) = walked {
         tracing::warn!("secrets by identity wait for the first command: {e}");
     }
-    crate::lsp::watch(&state.lsp, &state.workspace);
+    coderd_lsp::watch(&state.lsp, &state.workspace);
     // Lets `coder` find this daemon from any folder under its roots; removed at a clean stop.
     let roots: Vec<PathBuf> = state.jail.roots().iter().map(|r| r.path.clone()).collect();
     let _registration = registry::register(&socket, &roots)
@@ -186,7 +187,7 @@ fn bind(socket: &Path) -> Result<(UnixListener, OwnedFd)> {
         }
         if answers || waiting_since.elapsed() > LOCK_WAIT {
             return Err(Error::new(
-                crate::error::Code::Exists,
+                coderd_core::error::Code::Exists,
                 format!("another coderd is already serving {}", socket.display()),
             )
             .with_recovery(
@@ -240,7 +241,7 @@ fn refuse_non_socket(socket: &Path) -> Result<bool> {
         "not a socket"
     };
     Err(Error::new(
-        crate::error::Code::Exists,
+        coderd_core::error::Code::Exists,
         format!(
             "refusing to use {} as the socket: it is {what}, not a socket; it was left untouched",
             socket.display()
@@ -263,11 +264,11 @@ fn lock_path(socket: &Path) -> PathBuf {
 }
 
 /// Config hot reload: the config file, watched by the workspace's watcher (`workspace::watch`).
-fn config_watch(state: &Arc<State>) -> Option<crate::workspace::watch::Also> {
+fn config_watch(state: &Arc<State>) -> Option<coderd_core::workspace::watch::Also> {
     let file = state.config_path.clone()?;
     file.parent()?;
     let weak = Arc::downgrade(state);
-    Some(crate::workspace::watch::Also {
+    Some(coderd_core::workspace::watch::Also {
         file,
         on_change: Box::new(move || {
             if let Some(state) = weak.upgrade() {
@@ -288,7 +289,7 @@ async fn serve_connection(state: Arc<State>, stream: UnixStream, conn: Handle) {
     let (outbox, writer_task) = Outbox::open(writer, state.answers.clone(), stall, peer);
     let mut reader = BufReader::with_capacity(64 * 1024, reader);
     let slots = Arc::new(Semaphore::new(IN_FLIGHT_PER_CONNECTION));
-    let turns = crate::memory::Gate::connection_turns(&state.policy());
+    let turns = coderd_core::memory::Gate::connection_turns(&state.policy());
     loop {
         // Backpressure: no new frame while this connection's unsent answers are over budget.
         let budget = state.policy().answer_bytes_per_connection;
@@ -325,7 +326,9 @@ async fn serve_connection(state: Arc<State>, stream: UnixStream, conn: Handle) {
             continue;
         }
         conn.frame_read(true);
-        crate::metrics::record(crate::metrics::Event::BytesIn(frame.bytes.len() as u64));
+        coderd_core::metrics::record(coderd_core::metrics::Event::BytesIn(
+            frame.bytes.len() as u64
+        ));
         let Ok(permit) = slots.clone().acquire_owned().await else {
             break;
         };
@@ -536,7 +539,7 @@ impl FrameBuffer {
 
 fn stalled(bounds: &Bounds) -> Error {
     Error::new(
-        crate::error::Code::TimedOut,
+        coderd_core::error::Code::TimedOut,
         format!(
             "request frame not finished {} s after it began (no newline); it was dropped and the \
              connection closed",
@@ -593,12 +596,12 @@ async fn handle_frame(
             // Methods may report progress to this request's client (e.g. `exec` with `stream`).
             let progress = request.id.clone().map(|id| {
                 let outbox = outbox.clone();
-                crate::request::Progress::new(Arc::new(move |line| outbox.try_send(line)), id)
+                coderd_core::request::Progress::new(Arc::new(move |line| outbox.try_send(line)), id)
             });
             let outcome = run_blocking(method.name, move || {
                 // The entry's properties (the automatic checkpoint before a mutating call, ...)
                 // are applied by `Method::serve`.
-                crate::request::with(progress, || method.serve(&state, params))
+                coderd_core::request::with(progress, || method.serve(&state, params))
             })
             .await;
             held = permit;
@@ -607,7 +610,7 @@ async fn handle_frame(
         None => Err(methods::unknown(&request.method)),
     };
     let error = outcome.as_ref().err().map(|e| e.code.as_str());
-    crate::metrics::call(method.map(|m| m.name), started.elapsed(), error);
+    coderd_core::metrics::call(method.map(|m| m.name), started.elapsed(), error);
     tracing::debug!(
         method = request.method,
         elapsed_us = started.elapsed().as_micros() as u64,
@@ -666,7 +669,7 @@ pub async fn call(
         None => Err(methods::unknown(name)),
     };
     let error = outcome.as_ref().err().map(|e| e.code.as_str());
-    crate::metrics::call(method.map(|m| m.name), started.elapsed(), error);
+    coderd_core::metrics::call(method.map(|m| m.name), started.elapsed(), error);
     outcome
 }
 
@@ -720,7 +723,7 @@ mod tests {
 
     /// Reads every frame of `input` under these bounds, as text for the assertions.
     async fn frames(input: &[u8], max: usize, budget_bytes: u64) -> Vec<String> {
-        let mut policy = crate::memory::Policy::new(crate::memory::MIN_MEMORY_BYTES);
+        let mut policy = coderd_core::memory::Policy::new(coderd_core::memory::MIN_MEMORY_BYTES);
         policy.frame_budget_bytes = budget_bytes;
         let budget = FrameBudget::new(&policy);
         let bounds = Bounds {

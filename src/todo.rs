@@ -3,7 +3,7 @@
 //! `write` replaces the whole plan (as Claude Code's TodoWrite does), `mark` changes one item by
 //! its 1-based id, `list` (the default) shows it with a summary.
 
-use crate::error::{Error, Result};
+use coderd_core::error::{Error, Result};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -118,7 +118,7 @@ impl Todos {
     /// Loads the saved plans of the workspace `root` from the data folder (none: memory only).
     pub fn open(data_dir: Option<&Path>, root: &Path) -> Todos {
         let file = data_dir.map(|dir| {
-            let tag = crate::tag::of_paths(&[root]);
+            let tag = wire::tag::of_paths(&[root]);
             dir.join("todos").join(format!("{tag}.json"))
         });
         let plans = file

@@ -426,7 +426,7 @@ fn requests_nested_100k_deep_are_refused_naming_the_limit_and_the_daemon_lives()
 }
 
 /// Issue 21: `exec` with a command nested 5,000 deep (`${a:-${a:-…}}`) took the daemon down in the
-/// bash parser. The parser's own bound lives in src/exec (the policy work, C214 `parse-error`), so
+/// bash parser. The parser's own bound lives in crates/exec/src (the policy work, C214 `parse-error`), so
 /// on the agent branch alone this test fails until that branch is merged; it holds the socket to
 /// it: whatever the answer (a decision, a refusal, an error), the daemon lives.
 #[test]

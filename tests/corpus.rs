@@ -20,7 +20,7 @@
 //!
 //! Precision and recall of (file, name, line) pairs must be at least each check's `floor` (0.99).
 
-use coderd::syntax::{dialect, languages, outline_of};
+use coderd_syntax::{dialect, languages, outline_of};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;

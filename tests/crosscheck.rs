@@ -6,7 +6,7 @@
 //! net/http, this repository's Rust), plus any folder named in `CROSSCHECK_PYTHON`, `CROSSCHECK_GO`
 //! or `CROSSCHECK_RUST` (the benchmark script points them at fetched repositories).
 
-use coderd::syntax::{languages, outline_of};
+use coderd_syntax::{languages, outline_of};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -406,7 +406,7 @@ fn dump_tree() {
         Ok(name) => languages::by_name(&name).unwrap(),
         Err(_) => languages::for_path(&path, None).unwrap(),
     };
-    let tree = coderd::syntax::parse(language, &source, None).unwrap();
+    let tree = coderd_syntax::parse(language, &source, None).unwrap();
     let mut cursor = tree.walk();
     let mut depth = 0;
     loop {

@@ -11,7 +11,7 @@ use common::{Client, Daemon, Rng, Sandbox};
 use serde_json::json;
 
 const SOURCES: [(&str, &str); 3] = [
-    ("rs", include_str!("../src/documents/splice.rs")),
+    ("rs", include_str!("../crates/core/src/documents/splice.rs")),
     ("py", include_str!("../scripts/bench-edit.py")),
     ("sh", include_str!("../scripts/test.sh")),
 ];

@@ -237,7 +237,7 @@ fn arguments_nested_deep_are_refused_naming_the_limit_and_both_processes_live() 
 }
 
 /// Issue 21: `exec` with a command nested 5,000 deep through MCP took the daemon down in the bash
-/// parser (bounded in src/exec by the policy work: on the agent branch alone this test fails until
+/// parser (bounded in crates/exec/src by the policy work: on the agent branch alone this test fails until
 /// that branch is merged). Whatever the answer, the daemon lives.
 #[test]
 fn an_exec_command_nested_5000_deep_through_mcp_leaves_the_daemon_alive() {

@@ -6,9 +6,9 @@
 //! "refuse". The test asserts that nothing is ever applied at a wrong place, that line endings of
 //! the file survive, and that whitespace-only perturbations are recovered.
 
-use coderd::edit::diff::{parse, plan_file};
-use coderd::edit::locate::{locate_replace, Occurrence};
-use coderd::edit::splice::apply;
+use coderd_edit::diff::{parse, plan_file};
+use coderd_edit::locate::{locate_replace, Occurrence};
+use coderd_edit::splice::apply;
 
 const RUST: &str = r#"use std::collections::HashMap;
 use std::fmt;

@@ -102,8 +102,8 @@ fn similar_diff(expected: &str, actual: &str) -> String {
 /// The items of a fresh parse of a file, as the daemon would send them.
 fn fresh_items(path: &Path) -> Value {
     let source = std::fs::read(path).unwrap();
-    let language = coderd::syntax::languages::for_path(path, None).unwrap();
-    serde_json::to_value(&coderd::syntax::outline_of(language, &source).unwrap().items).unwrap()
+    let language = coderd_syntax::languages::for_path(path, None).unwrap();
+    serde_json::to_value(&coderd_syntax::outline_of(language, &source).unwrap().items).unwrap()
 }
 
 #[test]

@@ -101,7 +101,7 @@ fn rust_files(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
-/// The top-level module a file of `src/` belongs to (`src/edit/txn.rs` → `edit`); `None` for the
+/// The top-level module a file of `src/` belongs to (`crates/edit/src/txn.rs` → `edit`); `None` for the
 /// crate root and the binaries.
 fn module_of(file: &Path) -> Option<String> {
     let rel = file.strip_prefix(root().join("src")).unwrap();

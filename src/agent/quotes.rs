@@ -4,10 +4,10 @@
 //! none: a file that already holds curly quotes (an i18n string, a doc comment) may mean them.
 //! The rest of the file is never touched, and prose files (markdown, unknown types) never are.
 
-use crate::error::Result;
-use crate::syntax::languages;
-use crate::typography::straight_quote;
-use crate::workspace::Workspace;
+use coderd_core::error::Result;
+use coderd_core::typography::straight_quote;
+use coderd_core::workspace::Workspace;
+use coderd_syntax::languages;
 use serde_json::{Map, Value};
 use std::io::Read;
 use std::path::Path;

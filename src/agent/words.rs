@@ -8,7 +8,7 @@
 //! trailing backslash is C210 naming the character position. This is never used to decide whether
 //! a command is safe to run; it only reads flags.
 
-use crate::error::{Error, Result};
+use coderd_core::error::{Error, Result};
 pub use wire::argv::Word;
 
 /// Splits CLI-style text into words.

@@ -62,11 +62,11 @@ enum Sub {
         verbose: bool,
     },
     /// Started by the daemon itself: ends the process groups of running commands when the
-    /// daemon is gone (see src/exec/watchdog.rs).
+    /// daemon is gone (see crates/exec/src/watchdog.rs).
     #[command(hide = true)]
     Watchdog,
     /// Started by the daemon itself: runs a language server inside the sandbox the daemon
-    /// describes on descriptor 3 (see src/exec/sandbox/wrapper.rs).
+    /// describes on descriptor 3 (see crates/exec/src/sandbox/wrapper.rs).
     #[command(name = "sandbox-exec", hide = true)]
     SandboxExec {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
@@ -77,11 +77,11 @@ enum Sub {
 fn main() {
     let args = Args::parse();
     if let Some(Sub::Watchdog) = args.command {
-        coderd::exec::watchdog::watch(std::io::stdin().lock());
+        coderd_exec::watchdog::watch(std::io::stdin().lock());
         return;
     }
     if let Some(Sub::SandboxExec { command }) = &args.command {
-        std::process::exit(coderd::exec::sandbox::wrapper::main(command));
+        std::process::exit(coderd_exec::sandbox::wrapper::main(command));
     }
     init_logging(&args);
     let runtime = tokio::runtime::Builder::new_multi_thread()

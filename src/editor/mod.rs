@@ -473,7 +473,7 @@ impl LanguageServer for Editor {
             .nth(params.position.line as usize)
             .unwrap_or("");
         let column = params.position.character as usize + 1;
-        Ok(crate::map::lookup::word_at(line, column).map(|_| {
+        Ok(coderd_syntax::map::lookup::word_at(line, column).map(|_| {
             PrepareRenameResponse::DefaultBehavior {
                 default_behavior: true,
             }

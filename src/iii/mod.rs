@@ -7,8 +7,8 @@
 //! `{code, message}`. The SDK keeps the connection: it reconnects when the engine goes away and
 //! replays the registrations; `Worker::stop` unregisters every function before it disconnects.
 
-use crate::error::{Error, Result};
 use crate::methods::{self, state::State};
+use coderd_core::error::{Error, Result};
 use iii_sdk::iii::WorkerMetadata;
 use iii_sdk::{IIIClient, RegisterFunction};
 use serde_json::Value;

@@ -219,7 +219,7 @@ mod tests {
 
     #[test]
     fn diagnostics_follow_the_result_and_errors_carry_their_code() {
-        use crate::lsp::report::{FileReport, Item, Report, Severity};
+        use coderd_lsp::report::{FileReport, Item, Report, Severity};
         let mut file = FileReport::new("/ws/a.rs".into(), true);
         file.items.push(Item {
             severity: Severity::Error,

@@ -5,7 +5,7 @@
 //! is JSON but no MCP message is answered -32600 with its id; a notification never gets an answer,
 //! as JSON-RPC says.
 
-use crate::error::Error;
+use coderd_core::error::Error;
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use rmcp::RoleServer;

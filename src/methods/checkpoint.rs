@@ -10,6 +10,6 @@ pub fn methods() -> Vec<Method> {
         "Workspace snapshots in a shadow git repository: --list (default), --create [--label], \
          --restore HASH (snapshots first; never deletes newer files).",
         true,
-        |s, p| crate::checkpoint::run(s, &s.checkpoints, p),
+        |s, p| coderd_git::checkpoint::run(s, &s.checkpoints, p),
     )]
 }

@@ -2,7 +2,7 @@
 //! `update-file`, `delete-file`, `move`, `clean` (see `edit`).
 
 use super::{method, Method};
-use crate::edit::{patch, paths, update_file, write};
+use coderd_edit::{patch, paths, update_file, write};
 
 /// Each changes only the files its params name and keeps their bytes first (`edit::keep`).
 pub fn methods() -> Vec<Method> {

@@ -2,9 +2,9 @@
 //! has open (see `documents::buffers`).
 
 use super::{method, Method};
-use crate::documents::buffers::{Buffer, Report};
-use crate::error::Result;
-use crate::workspace::Workspace;
+use coderd_core::documents::buffers::{Buffer, Report};
+use coderd_core::error::Result;
+use coderd_core::workspace::Workspace;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::time::Instant;

@@ -10,7 +10,7 @@ pub fn methods() -> Vec<Method> {
             "Run a bash command in a folder of the workspace (parsed and checked per simple command; \
              `dry_run` shows the decision without running).",
             true,
-            |s, p| crate::exec::run::run(s, &s.socket, p),
+            |s, p| coderd_exec::run::run(s, &s.socket, p),
         )
         // `dry_run` only reports the decision.
         .changes_nothing_when(|exec, params| {
@@ -25,7 +25,7 @@ pub fn methods() -> Vec<Method> {
             // Tests are project code: they may change or delete files, so the automatic checkpoint
             // runs first, as for `exec`.
             true,
-            |s, p| crate::exec::test::run(s, &s.socket, p),
+            |s, p| coderd_exec::test::run(s, &s.socket, p),
         ),
     ]
 }

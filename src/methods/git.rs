@@ -1,7 +1,7 @@
 //! The git read methods (see `git`).
 
 use super::{method, Method};
-use crate::git::{branch, diff, log, status, ChangedParams, DirParams, Repo};
+use coderd_git::{branch, diff, log, status, ChangedParams, DirParams, Repo};
 
 pub fn methods() -> Vec<Method> {
     vec![

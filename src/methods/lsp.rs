@@ -9,6 +9,6 @@ pub fn methods() -> Vec<Method> {
         &[],
         "The current, settled language-server diagnostics of files (or a folder's files), without editing.",
         false,
-        |s, p| crate::lsp::diagnostics(&s.lsp, s, p),
+        |s, p| coderd_lsp::diagnostics(&s.lsp, s, p),
     )]
 }

@@ -9,7 +9,7 @@ pub fn methods() -> Vec<Method> {
             &[],
             "The most important definitions under a folder, ranked by the reference graph, within a character budget.",
             false,
-            |s, p| crate::map::run(s, &s.map, p),
+            |s, p| coderd_syntax::map::run(s, &s.map, p),
         )
         .heavy(super::always),
         method(
@@ -17,7 +17,7 @@ pub fn methods() -> Vec<Method> {
             &[],
             "Where is X defined? Definitions across the tree by name: exact, prefix, then fuzzy.",
             false,
-            |s, p| crate::map::symbols::run(s, &s.map, p),
+            |s, p| coderd_syntax::map::symbols::run(s, &s.map, p),
         )
         .heavy(super::always),
     ]

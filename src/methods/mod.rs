@@ -22,9 +22,10 @@ mod stats;
 mod syntax;
 mod todo;
 
-use crate::error::{Error, Result};
 use crate::protocol::{self, parse_params};
-use crate::{listing, memory, read, search};
+use crate::{listing, read, search};
+use coderd_core::error::{Error, Result};
+use coderd_core::memory;
 use schemars::{JsonSchema, Schema};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -143,21 +144,21 @@ impl Method {
     /// edit method needs to know about them.
     pub fn call(&self, state: &Arc<State>, params: Value) -> Result<Box<RawValue>> {
         // Left by the automatic checkpoint that should have preceded this call.
-        if let Some(warning) = crate::request::take_checkpoint_warning() {
+        if let Some(warning) = coderd_core::request::take_checkpoint_warning() {
             let result = self.call(state, params)?;
-            return crate::checkpoint::auto::attach(result, &warning);
+            return coderd_git::checkpoint::auto::attach(result, &warning);
         }
         // Files a call changes without keeping their bytes (`edit::keep`, under `force`) are
         // named in its answer; a failed call changed nothing, so the notes go with it.
         if self.mutates {
             // Notes a panicked call on this thread left behind are not this call's.
-            crate::request::take_not_kept();
+            coderd_core::request::take_not_kept();
             let outcome = self.call_checked(state, params);
-            let not_kept = crate::request::take_not_kept();
+            let not_kept = coderd_core::request::take_not_kept();
             return match (outcome, not_kept.is_empty()) {
                 (Ok(result), false) => {
                     let list = serde_json::Value::from(not_kept).to_string();
-                    protocol::with_field(result, "not_kept", &list)
+                    coderd_core::outgoing::with_field(result, "not_kept", &list)
                 }
                 (outcome, _) => outcome,
             };
@@ -194,16 +195,16 @@ impl Method {
         state: &Arc<State>,
         mut params: Value,
     ) -> Result<Box<RawValue>> {
-        let switch = crate::lsp::take_switch(&mut params).map_err(|e| {
+        let switch = coderd_lsp::take_switch(&mut params).map_err(|e| {
             let schema = (self.schema)().to_value();
             crate::protocol::schema_error(self.name, &schema, &params).unwrap_or(e)
         })?;
         // A call made by another call (`tool` runs the method it names) is off when that one is.
-        let outer = crate::request::diagnostics();
+        let outer = coderd_core::request::diagnostics();
         let diagnostics = switch && outer != Some(false);
-        crate::request::set_diagnostics(Some(diagnostics));
+        coderd_core::request::set_diagnostics(Some(diagnostics));
         let outcome = self.run_with(state, params, diagnostics);
-        crate::request::set_diagnostics(outer);
+        coderd_core::request::set_diagnostics(outer);
         outcome
     }
 
@@ -217,10 +218,11 @@ impl Method {
             return (self.call)(state, params);
         }
         let at_start = state.lsp.published_at_start(state);
-        let (result, events) = crate::documents::events::recorded(|| (self.call)(state, params));
+        let (result, events) =
+            coderd_core::documents::events::recorded(|| (self.call)(state, params));
         let result = result?;
         match state.lsp.after_edit(state, &events, at_start) {
-            Some(report) => crate::lsp::attach(result, &report),
+            Some(report) => coderd_lsp::attach(result, &report),
             None => Ok(result),
         }
     }
@@ -333,7 +335,7 @@ fn schema_with_switch<P: JsonSchema>() -> Schema {
         .or_insert_with(|| json!({}))
         .as_object_mut()
     {
-        properties.insert("diagnostics".into(), crate::lsp::switch_schema());
+        properties.insert("diagnostics".into(), coderd_lsp::switch_schema());
     }
     schema
 }
@@ -538,11 +540,11 @@ fn info(state: &Arc<State>, _: NoParams) -> Result<Value> {
         },
         "methods": names(),
         "mutating_methods": METHODS.iter().filter(|m| m.mutates).map(|m| m.name).collect::<Vec<_>>(),
-        "languages": crate::syntax::languages::all().iter().map(|l| json!({
+        "languages": coderd_syntax::languages::all().iter().map(|l| json!({
             "name": l.name, "extensions": l.extensions, "file_names": l.file_names,
         })).collect::<Vec<_>>(),
         "language_servers": state.lsp.info(),
-        "exec": crate::exec::info(&limits.exec, &state.jail.roots().iter().map(|r| r.path.clone()).collect::<Vec<_>>()),
+        "exec": coderd_exec::info(&limits.exec, &state.jail.roots().iter().map(|r| r.path.clone()).collect::<Vec<_>>()),
     }))
 }
 

@@ -6,11 +6,11 @@
 
 use super::state::State;
 use super::{method, Method};
-use crate::edit::rename::{self, TextEdit};
-use crate::edit::txn::{FileResult, Target};
-use crate::error::{Error, Result};
-use crate::lsp::navigate::{self, At, Place};
-use crate::map::lookup;
+use coderd_core::error::{Error, Result};
+use coderd_edit::rename::{self, TextEdit};
+use coderd_edit::txn::{FileResult, Target};
+use coderd_lsp::navigate::{self, At, Place};
+use coderd_syntax::map::lookup;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};

@@ -2,16 +2,16 @@
 //! journal), every subsystem's state (caches, language servers, checkpoints, todo lists), and the
 //! shutdown signal. Every method handler receives a `&State`; nothing below the method table does.
 
-use crate::checkpoint::Checkpoints;
-use crate::config::{Config, JailSettings, Limits};
 use crate::connections::Connections;
-use crate::documents::commit::Journal;
-use crate::documents::Documents;
-use crate::jail::Jail;
-use crate::memory::{FrameBudget, Gate, Policy};
 use crate::read;
 use crate::todo::Todos;
-use crate::workspace::Workspace;
+use coderd_core::config::{Config, JailSettings, Limits};
+use coderd_core::documents::commit::Journal;
+use coderd_core::documents::Documents;
+use coderd_core::jail::Jail;
+use coderd_core::memory::{FrameBudget, Gate, Policy};
+use coderd_core::workspace::Workspace;
+use coderd_git::checkpoint::Checkpoints;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -29,17 +29,17 @@ pub struct State {
     pub socket: PathBuf,
     pub line_counts: read::LineCounts,
     /// Syntax trees and outlines per document version (see `syntax::cache`).
-    pub syntax: crate::syntax::Cache,
+    pub syntax: coderd_syntax::Cache,
     /// The map's tag index and last ranking (see `map`).
-    pub map: crate::map::MapCache,
+    pub map: coderd_syntax::map::MapCache,
     /// The language servers (see `lsp`).
-    pub lsp: Arc<crate::lsp::Lsp>,
+    pub lsp: Arc<coderd_lsp::Lsp>,
     /// The daemon-wide gate for heavy requests (see `memory`).
     pub heavy: Arc<Gate>,
     /// The daemon-wide budget of request frames being read or handled (see `memory`).
     pub frames: FrameBudget,
     /// Answers produced and not yet written, on every connection (see `memory`, `outbox`).
-    pub answers: Arc<crate::memory::Backlog>,
+    pub answers: Arc<coderd_core::memory::Backlog>,
     /// The open connections and their cap (see `connections`).
     pub connections: Connections,
     pub started: Instant,
@@ -51,14 +51,15 @@ pub struct State {
 impl State {
     pub fn new(jail: Jail, config: Config, config_path: Option<PathBuf>, socket: PathBuf) -> State {
         let journal = Journal::open(state_dir(&socket).as_deref());
-        let map = crate::map::MapCache::new(state_dir(&socket).map(|d| d.join("map")).as_deref());
+        let map =
+            coderd_syntax::map::MapCache::new(state_dir(&socket).map(|d| d.join("map")).as_deref());
         let policy = Policy::new(config.limits.max_memory_bytes);
         let heavy = Arc::new(Gate::new(&policy));
         let frames = FrameBudget::new(&policy);
-        let data = crate::paths::data_dir();
+        let data = wire::paths::data_dir();
         let roots: Vec<PathBuf> = jail.roots().iter().map(|r| r.path.clone()).collect();
         for root in &roots {
-            if !crate::documents::timestamps::probe(root) {
+            if !coderd_core::documents::timestamps::probe(root) {
                 tracing::info!(
                     "{}: file times are coarse; edits within a few ms of a change re-read the file",
                     root.display()
@@ -68,8 +69,8 @@ impl State {
         let checkpoints = Arc::new(Checkpoints::new(data.as_deref(), &roots));
         let todos = Todos::open(data.as_deref(), jail.primary());
         let documents = Documents::default();
-        let syntax = crate::syntax::Cache::new(documents.subscribe());
-        let lsp = Arc::new(crate::lsp::Lsp::new(&config.limits.lsp));
+        let syntax = coderd_syntax::Cache::new(documents.subscribe());
+        let lsp = Arc::new(coderd_lsp::Lsp::new(&config.limits.lsp));
         let workspace = Arc::new(Workspace::new(jail, config.limits, documents, journal));
         lsp.confine_with(workspace.clone(), socket.clone());
         // Every edit hands the bytes it replaces to the checkpoint store first.
@@ -124,7 +125,7 @@ impl State {
                         "config {}: jail fields ({}) changed; restart coderd to apply. \
                          Keeping the running jail.",
                         path.display(),
-                        crate::config::JAIL_KEYS.join(", ")
+                        coderd_core::config::JAIL_KEYS.join(", ")
                     ));
                 } else {
                     self.last_warning
@@ -165,19 +166,39 @@ impl std::ops::Deref for State {
 }
 
 /// Reads a config file, validating the sections the subsystems own as well as the budgets.
-pub fn load_config(path: &std::path::Path) -> crate::error::Result<Config> {
+pub fn load_config(path: &std::path::Path) -> coderd_core::error::Result<Config> {
     Config::load(path, check_sections)
 }
 
 /// The checks of the `exec` and `lsp` sections, which only those subsystems can make.
 pub fn check_sections(limits: &Limits) -> std::result::Result<(), String> {
-    limits.exec.validate()?;
-    crate::lsp::servers::Registry::new(&limits.lsp)?;
+    coderd_exec::policy::validate(&limits.exec)?;
+    coderd_lsp::servers::Registry::new(&limits.lsp)?;
     Ok(())
 }
 
 /// Where a daemon keeps state that outlives it (the temp-file journal): beside its socket, in a
 /// folder named for the socket, so two daemons never share one and a restart finds its own.
 fn state_dir(socket: &std::path::Path) -> Option<PathBuf> {
-    Some(crate::paths::state_dir()?.join(crate::tag::of_paths(&[socket])))
+    Some(wire::paths::state_dir()?.join(wire::tag::of_paths(&[socket])))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    /// The example file shipped beside the daemon is the defaults, and passes every section's
+    /// checks (the core crate's own tests cannot run the exec and lsp ones).
+    #[test]
+    fn the_example_file_is_the_defaults() {
+        std::env::set_var(
+            "HOME",
+            std::env::var("HOME").unwrap_or_else(|_| "/home/x".into()),
+        );
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("coderd.example.yaml");
+        let mut example = Config::load(&path, check_sections).unwrap();
+        example.jail.base_paths.clear();
+        assert_eq!(example, Config::default());
+    }
 }

@@ -1,7 +1,7 @@
 //! `stats`: the daemon's live metrics (see `metrics`), since start and over the last minutes.
 
 use super::{method, Method};
-use crate::error::{Error, Result};
+use coderd_core::error::{Error, Result};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
@@ -26,7 +26,7 @@ pub fn methods() -> Vec<Method> {
 }
 
 fn stats(p: StatsParams) -> Result<Value> {
-    let most = crate::metrics::MAX_WINDOW.as_secs() / 60;
+    let most = coderd_core::metrics::MAX_WINDOW.as_secs() / 60;
     let window = match p.minutes {
         None => None,
         Some(m) if (1..=most).contains(&m) => Some(Duration::from_secs(m * 60)),
@@ -37,5 +37,5 @@ fn stats(p: StatsParams) -> Result<Value> {
             )
         }
     };
-    Ok(crate::metrics::snapshot(window))
+    Ok(coderd_core::metrics::snapshot(window))
 }

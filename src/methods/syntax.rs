@@ -8,7 +8,7 @@ pub fn methods() -> Vec<Method> {
         &[],
         "A file's skeleton: its definitions with kind, signature, lines, nesting and doc line.",
         false,
-        |s, p| crate::syntax::outline::run(s, &s.syntax, p),
+        |s, p| coderd_syntax::outline::run(s, &s.syntax, p),
     )
     .warms_servers()]
 }

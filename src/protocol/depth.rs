@@ -6,7 +6,7 @@
 //! JSON recovery refuses deeper text before it builds anything. serde_json's parser stops at 128
 //! levels on its own, so a deeper request line never becomes a tree at all.
 
-use crate::error::Error;
+use coderd_core::error::Error;
 use serde_json::Value;
 
 /// The most levels of objects and arrays a request's params (or a tool call's text) may nest.

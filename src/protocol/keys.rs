@@ -5,7 +5,7 @@
 //! One table, applied to every request (socket, envelope, iii, MCP) in `Method::call`, and read by
 //! the schema validator so an alias is never reported as an unknown key.
 
-use crate::error::{Error, Result};
+use coderd_core::error::{Error, Result};
 use schemars::Schema;
 use serde::Deserialize;
 use serde_json::{Map, Value};

@@ -5,8 +5,9 @@ pub mod depth;
 pub mod keys;
 pub mod validate;
 
-use crate::config::Limits;
-use crate::error::{Code, Error, Result};
+use coderd_core::config::Limits;
+use coderd_core::error::{Code, Error, Result};
+use coderd_core::outgoing::Outgoing;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
@@ -188,51 +189,8 @@ pub fn schema_error(method: &str, schema: &Value, params: &Value) -> Option<Erro
     )
 }
 
-/// One line on its way to a client. A success keeps its result as the method wrote it: the
-/// writer sends the envelope's head, the result and the closing brace one after another, so an
-/// answer of tens of megabytes is never copied into a second buffer to be wrapped.
-pub enum Outgoing {
-    Line(Vec<u8>),
-    Success {
-        head: Vec<u8>,
-        result: Box<RawValue>,
-    },
-}
-
-impl From<Vec<u8>> for Outgoing {
-    fn from(line: Vec<u8>) -> Outgoing {
-        Outgoing::Line(line)
-    }
-}
-
-impl Outgoing {
-    /// The line's pieces in order, the newline included.
-    pub fn pieces(&self) -> [&[u8]; 3] {
-        match self {
-            Outgoing::Line(line) => [line, b"\n", b""],
-            Outgoing::Success { head, result } => [head, result.get().as_bytes(), b"}\n"],
-        }
-    }
-}
-
 /// A success response: `{"jsonrpc":"2.0","id":ID,"result":RESULT}`, the result embedded as the
 /// method serialized it, not parsed and written again.
-/// Adds `"key": value` (value already JSON text) at the end of an object answer, without parsing
-/// it again; an answer that is not an object comes back as it was. What a call's hooks (its
-/// diagnostics, a missed checkpoint) add to the method's own answer.
-pub fn with_field(result: Box<RawValue>, key: &str, value: &str) -> Result<Box<RawValue>> {
-    let text = result.get();
-    let Some(body) = text.trim_end().strip_suffix('}') else {
-        return Ok(result);
-    };
-    let separator = match body.trim_end().ends_with('{') {
-        true => "",
-        false => ",",
-    };
-    RawValue::from_string(format!("{body}{separator}\"{key}\":{value}}}"))
-        .map_err(|e| Error::io(format!("attaching {key}: {e}")))
-}
-
 pub fn success(id: &Value, result: Box<RawValue>) -> Outgoing {
     let id = serde_json::to_string(id).unwrap_or_else(|_| "null".into());
     let head = format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":").into_bytes();

@@ -10,12 +10,12 @@
 
 mod lines;
 
-use crate::config::Limits;
-use crate::documents::Documents;
-use crate::error::{Error, Result};
-use crate::jail::{Jail, Resolved};
-use crate::workspace::Workspace;
 use base64::Engine;
+use coderd_core::config::Limits;
+use coderd_core::documents::Documents;
+use coderd_core::error::{Error, Result};
+use coderd_core::jail::{Jail, Resolved};
+use coderd_core::workspace::Workspace;
 pub use lines::LineCounts;
 use lines::*;
 use schemars::JsonSchema;
@@ -262,7 +262,7 @@ fn read_one(ctx: &Ctx, file: &str, p: &ReadParams, budget: Option<u64>) -> Resul
     validate(p)?;
     let resolved = ctx.jail.resolve("file", file)?;
     if let Some(symbol) = &p.symbol {
-        let (start, end) = crate::syntax::symbol::lines_in_file(
+        let (start, end) = coderd_syntax::symbol::lines_in_file(
             ctx.jail,
             &resolved,
             symbol,
@@ -278,7 +278,7 @@ fn read_one(ctx: &Ctx, file: &str, p: &ReadParams, budget: Option<u64>) -> Resul
     }
     let (handle, meta) = ctx.jail.open_file(&resolved)?;
     let mut result = read_opened(ctx, file, p, budget, &resolved, &handle, &meta)?;
-    if crate::credentials::is_git_config(&resolved.rel) {
+    if coderd_core::credentials::is_git_config(&resolved.rel) {
         mask_git_config(&mut result, file)?;
     }
     let version = match &mut result {
@@ -303,7 +303,7 @@ fn read_one(ctx: &Ctx, file: &str, p: &ReadParams, budget: Option<u64>) -> Resul
 fn mask_git_config(result: &mut ReadResult, file: &str) -> Result<()> {
     match result {
         ReadResult::Text(text) => {
-            text.content = crate::credentials::mask_url_credentials(&text.content).into_owned();
+            text.content = coderd_core::credentials::mask_url_credentials(&text.content).into_owned();
             Ok(())
         }
         ReadResult::Base64(_) => Err(Error::refused(format!(
@@ -651,7 +651,7 @@ fn stat(
 /// its content hash), the line count and the line ending.
 fn hash_and_count(file: &File) -> io::Result<(String, String, Counted)> {
     let mut sha256 = Sha256::new();
-    let mut content = crate::documents::stamp::ContentHasher::default();
+    let mut content = coderd_core::documents::stamp::ContentHasher::default();
     let mut tally = LineTally::default();
     scan(file, |chunk| {
         sha256.update(chunk);
@@ -663,7 +663,7 @@ fn hash_and_count(file: &File) -> io::Result<(String, String, Counted)> {
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect();
-    let version = crate::documents::stamp::version_of_hash(&content.finish());
+    let version = coderd_core::documents::stamp::version_of_hash(&content.finish());
     Ok((digest, version, tally.counted()))
 }
 

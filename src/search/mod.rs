@@ -6,12 +6,11 @@
 
 mod query;
 
-use crate::config::Limits;
-use crate::error::{Error, Result};
-use crate::globs::Globs;
-use crate::jail::{Jail, Resolved};
-use crate::jsonw;
-use crate::memory::Policy;
+use coderd_core::config::Limits;
+use coderd_core::error::{Error, Result};
+use coderd_core::globs::Globs;
+use coderd_core::jail::{Jail, Resolved};
+use coderd_core::memory::Policy;
 use grep_matcher::Matcher;
 use grep_regex::RegexMatcher;
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
@@ -24,6 +23,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
+use wire::jsonw;
 
 pub const DEFAULT_MAX_RESULTS: usize = 100;
 pub const DEFAULT_CONTEXT: usize = 2;
@@ -122,8 +122,8 @@ pub fn handle(
                 return WalkState::Continue;
             };
             // A git config's remote URLs may carry credentials: its lines are never shown.
-            let git_config =
-                query.target == Target::Content && crate::credentials::is_git_config(&resolved.rel);
+            let git_config = query.target == Target::Content
+                && coderd_core::credentials::is_git_config(&resolved.rel);
             if jail.is_non_accessible(&resolved.rel) || git_config {
                 return WalkState::Continue;
             }
@@ -170,7 +170,10 @@ fn build_walker(
         let root = jail.roots()[dir.root].path.clone();
         builder.filter_entry(move |e| {
             e.depth() == 0
-                || !crate::globs::hit(&noise, e.path().strip_prefix(&root).unwrap_or(e.path()))
+                || !coderd_core::globs::hit(
+                    &noise,
+                    e.path().strip_prefix(&root).unwrap_or(e.path()),
+                )
         });
     }
     Ok(builder.build_parallel())

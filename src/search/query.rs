@@ -2,9 +2,9 @@
 //! target, case handling and the compiled matcher. After this nothing re-checks the raw params.
 
 use super::{SearchParams, DEFAULT_CONTEXT, DEFAULT_MAX_RESULTS, MAX_CONTEXT};
-use crate::config::Limits;
-use crate::error::{Error, Result};
-use crate::memory::Policy;
+use coderd_core::config::Limits;
+use coderd_core::error::{Error, Result};
+use coderd_core::memory::Policy;
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use schemars::JsonSchema;
 use serde::Deserialize;

@@ -1,7 +1,7 @@
 //! The named repairs, each one linear pass that leaves well-formed strings alone.
 
 use super::{brackets_outside_strings, char_at, copy_char, map_outside_strings, string_end};
-use crate::typography::straight_quote;
+use coderd_core::typography::straight_quote;
 use serde_json::Value;
 
 /// `&quot;` and friends: args that went through an HTML attribute. Only when a quote entity is

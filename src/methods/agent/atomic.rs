@@ -4,9 +4,9 @@
 //! rather than failing. Any other method can be called the same flat way (`@write`, `@outline`).
 
 use super::envelope::{self, Call};
-use crate::error::{Error, Result};
 use crate::methods::state::State;
 use crate::methods::{self, Method};
+use coderd_core::error::{Error, Result};
 use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 use std::sync::Arc;

@@ -11,10 +11,10 @@
 use super::atomic;
 use crate::agent::recovery::{self, Failure, Recovered};
 use crate::agent::{quotes, words};
-use crate::error::{Error, Result};
 use crate::methods::state::State;
 use crate::methods::{self, Method};
 use crate::protocol::{keys, validate};
+use coderd_core::error::{Error, Result};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;

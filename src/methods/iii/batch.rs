@@ -3,8 +3,8 @@
 //! success).
 
 use super::{inner, EntryError, State};
-use crate::edit::paths;
-use crate::error::{Code, Error, Result};
+use coderd_core::error::{Code, Error, Result};
+use coderd_edit::paths;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -142,7 +142,7 @@ struct FileOps {
     path: String,
     /// Line ops (`insert`, `remove`, `update_lines`; 1-based, numbered as the file was, applied
     /// bottom-up, overlapping ones C210), then regex `replace` ops.
-    #[schemars(with = "Vec<crate::edit::update::Op>")]
+    #[schemars(with = "Vec<coderd_edit::update::Op>")]
     ops: Vec<Value>,
 }
 

@@ -13,7 +13,7 @@ mod views;
 
 use super::state::State;
 use super::Method;
-use crate::error::{Code, Error, Result};
+use coderd_core::error::{Code, Error, Result};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::Serialize;

@@ -2,7 +2,7 @@
 //! each coderd's own method with iii's params and answer shapes.
 
 use super::{iii_error, inner, name_fields, object, some, Aliases, State};
-use crate::error::{Error, Result};
+use coderd_core::error::{Error, Result};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
@@ -119,7 +119,9 @@ fn mark_utf8(answer: &mut Value) {
 /// An error of a call naming `wire`, as iii reports it: one C211 wording, and a path through a
 /// dangling symlink is C215 (it may point anywhere, so it is refused as leaving the jail).
 fn jail_error(state: &Arc<State>, wire: &str, e: Error) -> Error {
-    if e.code == crate::error::Code::NotFound && through_dangling_link(state.jail.primary(), wire) {
+    if e.code == coderd_core::error::Code::NotFound
+        && through_dangling_link(state.jail.primary(), wire)
+    {
         return Error::outside_jail(format!(
             "{wire}: passes through a dangling symlink, whose target cannot be checked against the allowed roots"
         ))

@@ -1,0 +1,26 @@
+//! The write side: locating edits in a file's text and committing them to disk.
+//!
+//! Locating (pure, on bytes): `locate` (search/replace), `diff` (unified diffs), `update` (iii's line
+//! and regex ops; patterns compiled once in `regex_cache`) all produce `splice`s, which also let the
+//! commit edit the document's rope in place. Committing: `txn` (plan, then all files or none) over
+//! `commit` (the atomic write protocol) under `locks`. Methods: `write`, `patch`, `update_file`,
+//! `paths` (delete, move, clean).
+
+pub mod backups;
+pub mod content;
+pub mod diff;
+pub mod keep;
+pub mod locate;
+pub mod patch;
+pub mod paths;
+mod regex_cache;
+pub mod rename;
+mod stat;
+pub mod txn;
+pub mod update;
+pub mod update_file;
+pub mod write;
+
+// The commit protocol, the per-file locks and splices belong to the documents store (the core
+// layer: checkpoint restores and the store itself use them); edit's planners name them here.
+pub use coderd_core::documents::{commit, locks, splice};

@@ -1,0 +1,641 @@
+//! Outline items from a syntax tree: runs the language's `outline.scm`, then nests the items by
+//! range containment, in one sorted pass. Everything language-specific is in the query; the rules
+//! here are shared: a definition inside a function is local and not an item, a function directly
+//! inside a class-like item is a method, a variable directly inside one is a field, and a method
+//! declared outside its type (`@receiver`) nests under the type of that name.
+
+use super::queries::{KindSet, Queries, Role};
+use super::Kind;
+use serde::Serialize;
+use std::collections::HashMap;
+use std::ops::Range;
+use streaming_iterator::StreamingIterator;
+use tree_sitter::{Node, QueryCursor, Tree};
+
+/// Signatures longer than this many characters are cut (with `…`).
+pub const SIGNATURE_CAP: usize = 200;
+
+/// One definition in a file's outline.
+#[derive(Clone, Debug, Serialize)]
+pub struct Item {
+    pub kind: Kind,
+    pub name: String,
+    /// The declaration before its body, whitespace collapsed, capped at `SIGNATURE_CAP`.
+    pub signature: String,
+    /// 1-based, inclusive.
+    pub line: usize,
+    pub end_line: usize,
+    /// Index of the enclosing item in the same outline.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent: Option<usize>,
+    /// The enclosing type's name when it is declared in another file (a Go method whose
+    /// receiver type lives elsewhere, a C++ method defined out of line): its parent by name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent_name: Option<String>,
+    /// The first line of the item's doc comment or docstring.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub doc: Option<String>,
+    /// The item's bytes in the file.
+    #[serde(skip)]
+    pub bytes: Range<usize>,
+    /// Its name's bytes (a reference query skips them: a definition does not refer to itself).
+    #[serde(skip)]
+    pub name_bytes: Range<usize>,
+    /// The first line with the item's doc comment, attributes and decorators (1-based).
+    #[serde(skip)]
+    pub extent_line: usize,
+}
+
+/// A file's items (in file order, parents first) and how many syntax errors the parser recovered from.
+#[derive(Clone, Debug, Default)]
+pub struct Outline {
+    pub items: Vec<Item>,
+    pub parse_errors: usize,
+}
+
+impl Outline {
+    /// How deep an item is nested (0 for top level).
+    pub fn depth(&self, index: usize) -> usize {
+        let mut depth = 0;
+        let mut at = self.items[index].parent;
+        while let Some(parent) = at {
+            depth += 1;
+            at = self.items[parent].parent;
+        }
+        depth
+    }
+
+    /// Item indices in rendering order: each item followed by its children, siblings by line.
+    pub fn tree_order(&self) -> Vec<usize> {
+        let mut children: Vec<Vec<usize>> = vec![Vec::new(); self.items.len()];
+        let mut roots = Vec::new();
+        for (i, item) in self.items.iter().enumerate() {
+            match item.parent {
+                Some(p) => children[p].push(i),
+                None => roots.push(i),
+            }
+        }
+        let mut order = Vec::with_capacity(self.items.len());
+        let mut stack: Vec<usize> = roots.into_iter().rev().collect();
+        while let Some(i) = stack.pop() {
+            order.push(i);
+            stack.extend(children[i].iter().rev());
+        }
+        order
+    }
+
+    /// The dotted path of an item (`Server.handle`), starting with the parent by name of its
+    /// outermost parent when that is declared in another file (`Appender.Commit`).
+    pub fn path_of(&self, index: usize) -> String {
+        let mut parts = vec![self.items[index].name.as_str()];
+        let mut top = index;
+        while let Some(parent) = self.items[top].parent {
+            parts.push(&self.items[parent].name);
+            top = parent;
+        }
+        if let Some(name) = &self.items[top].parent_name {
+            parts.push(name);
+        }
+        parts.reverse();
+        parts.join(".")
+    }
+}
+
+/// One match of the outline query, before nesting.
+struct Found<'t> {
+    node: Node<'t>,
+    kind: Kind,
+    name: String,
+    body: Option<Node<'t>>,
+    signature: Option<Node<'t>>,
+    receiver: Option<String>,
+    doc: Option<Node<'t>>,
+    pattern: usize,
+    /// Its pattern says `(#set! exclusive)`: other patterns' items on its node are dropped (a
+    /// recovery pattern that knows better, like C's field after a macro the parser took for a type).
+    exclusive: bool,
+    /// Its pattern says `(#set! skip)`: the node is no item (a recovery pattern's verdict).
+    skip: bool,
+    /// Its pattern says `(#set! scope)`: the node is no item, but what it holds is local to it
+    /// like a function's (Go's function literal assigned to a package variable).
+    scope: bool,
+    name_id: usize,
+    name_start: usize,
+    name_end: usize,
+    /// The row its name starts on (0-based): the item's line.
+    name_row: usize,
+}
+
+pub fn extract(tree: &Tree, source: &[u8], queries: &Queries) -> Outline {
+    extract_from(tree, source, queries, queries.outline_roots.as_ref())
+}
+
+/// The outline, with the query run only at `roots` kinds outside functions when given, else over
+/// the whole tree.
+fn extract_from(tree: &Tree, source: &[u8], queries: &Queries, roots: Option<&KindSet>) -> Outline {
+    let found = find_definitions(tree, source, queries, roots);
+    let parents = nest(&found);
+    let keep = not_local(&found, &parents);
+    let mut new_index = vec![None; found.len()];
+    let mut items = Vec::new();
+    for (i, f) in found.iter().enumerate() {
+        if !keep[i] || f.scope {
+            continue;
+        }
+        new_index[i] = Some(items.len());
+        items.push(to_item(f, parents[i].and_then(|p| new_index[p]), source));
+    }
+    attach_receivers(&found, &keep, &new_index, &mut items);
+    relabel_members(&mut items);
+    Outline {
+        items,
+        parse_errors: count_errors(tree),
+    }
+}
+
+fn find_definitions<'t>(
+    tree: &'t Tree,
+    source: &[u8],
+    queries: &Queries,
+    roots: Option<&KindSet>,
+) -> Vec<Found<'t>> {
+    let mut found = Vec::new();
+    let mut cursor = QueryCursor::new();
+    match roots {
+        Some(roots) => {
+            cursor.set_max_start_depth(Some(0));
+            walk_roots(tree, roots, |node| {
+                let before = found.len();
+                collect_matches(&mut cursor, node, source, queries, &mut found);
+                // A function's descendants are locals: never visited.
+                found[before..]
+                    .iter()
+                    .any(|f| f.node == node && matches!(f.kind, Kind::Function | Kind::Method))
+            });
+        }
+        None => collect_matches(&mut cursor, tree.root_node(), source, queries, &mut found),
+    }
+    sort_outer_first(&mut found);
+    found
+}
+
+/// Calls `visit` on every node of a root kind in document order, and does not descend into a node
+/// for which it returns true. Matches rooted inside a function only yield locals, which the
+/// outline drops anyway, so skipping them changes nothing but the time.
+pub(crate) fn walk_roots<'t>(
+    tree: &'t Tree,
+    roots: &KindSet,
+    mut visit: impl FnMut(Node<'t>) -> bool,
+) {
+    let mut cursor = tree.walk();
+    loop {
+        let node = cursor.node();
+        let skip = roots.contains(node.kind_id()) && visit(node);
+        if (!skip && cursor.goto_first_child()) || cursor.goto_next_sibling() {
+            continue;
+        }
+        loop {
+            if !cursor.goto_parent() {
+                return;
+            }
+            if cursor.goto_next_sibling() {
+                break;
+            }
+        }
+    }
+}
+
+fn collect_matches<'t>(
+    cursor: &mut QueryCursor,
+    node: Node<'t>,
+    source: &[u8],
+    queries: &Queries,
+    found: &mut Vec<Found<'t>>,
+) {
+    let mut matches = cursor.matches(&queries.outline, node, source);
+    while let Some(m) = matches.next() {
+        let mut item = None;
+        let (mut names, mut body, mut signature, mut receiver, mut doc) =
+            (Vec::new(), None, None, None, None);
+        for capture in m.captures() {
+            match queries.roles[capture.index as usize] {
+                Role::Definition(kind) => item = Some((capture.node, kind)),
+                Role::Name => names.push(capture.node),
+                Role::Body => body = Some(capture.node),
+                Role::Signature => signature = Some(capture.node),
+                Role::Receiver => receiver = Some(text(source, capture.node)),
+                Role::Doc => doc = Some(capture.node),
+                Role::Other => {}
+            }
+        }
+        let Some((node, kind)) = item else { continue };
+        let settings = queries.outline.property_settings(m.pattern_index);
+        let exclusive = settings.iter().any(|p| &*p.key == "exclusive");
+        let skip = settings.iter().any(|p| &*p.key == "skip");
+        let scope = settings.iter().any(|p| &*p.key == "scope");
+        // `(#set! name "Companion")`: the name the language gives what the source leaves unnamed.
+        let given = settings
+            .iter()
+            .find(|p| &*p.key == "name")
+            .and_then(|p| p.value.as_deref());
+        for name in names {
+            found.push(Found {
+                node,
+                kind,
+                name: given.map_or_else(|| collapse(&text(source, name)), str::to_owned),
+                body,
+                signature,
+                receiver: receiver.clone(),
+                doc,
+                pattern: m.pattern_index,
+                exclusive,
+                skip,
+                scope,
+                name_id: name.id(),
+                name_start: name.start_byte(),
+                name_end: name.end_byte(),
+                name_row: name.start_position().row,
+            });
+        }
+    }
+}
+
+/// Outer items first; for one node and name the first pattern wins, and an exclusive pattern
+/// wins its node alone.
+fn sort_outer_first(found: &mut Vec<Found>) {
+    found.sort_by_key(|f| {
+        (
+            f.node.start_byte(),
+            std::cmp::Reverse(f.node.end_byte()),
+            f.node.id(),
+            f.name_start,
+            f.name_id,
+            f.pattern,
+        )
+    });
+    let exclusive: HashMap<usize, usize> = found
+        .iter()
+        .filter(|f| f.exclusive)
+        .map(|f| (f.node.id(), f.pattern))
+        .collect();
+    found.retain(|f| exclusive.get(&f.node.id()).is_none_or(|&p| p == f.pattern) && !f.skip);
+    found.dedup_by_key(|f| (f.node.id(), f.name_id));
+}
+
+/// The enclosing item of each found item, by range containment (`found` is sorted outer first).
+/// Items of one span are siblings (Go's `var a, b int`).
+fn nest(found: &[Found]) -> Vec<Option<usize>> {
+    let mut parents = vec![None; found.len()];
+    let mut stack: Vec<usize> = Vec::new();
+    for (i, f) in found.iter().enumerate() {
+        let range = f.node.byte_range();
+        while let Some(&top) = stack.last() {
+            if found[top].node.end_byte() >= range.end {
+                break;
+            }
+            stack.pop();
+        }
+        parents[i] = match stack.last() {
+            Some(&top) if found[top].node.byte_range() == range => parents[top],
+            Some(&top) => Some(top),
+            None => None,
+        };
+        stack.push(i);
+    }
+    parents
+}
+
+/// False for items inside a function or method: those are local, not part of the outline.
+fn not_local(found: &[Found], parents: &[Option<usize>]) -> Vec<bool> {
+    let mut keep = vec![true; found.len()];
+    for i in 0..found.len() {
+        if let Some(p) = parents[i] {
+            keep[i] = keep[p] && !matches!(found[p].kind, Kind::Function | Kind::Method);
+        }
+    }
+    keep
+}
+
+fn attach_receivers(
+    found: &[Found],
+    keep: &[bool],
+    new_index: &[Option<usize>],
+    items: &mut [Item],
+) {
+    // Types by (their parent, name): an out-of-line method joins the type of that name declared
+    // beside it (Go at top level, C++ in the same namespace).
+    let mut types: HashMap<(Option<usize>, String), usize> = HashMap::new();
+    for (i, item) in items.iter().enumerate() {
+        if item.kind.holds_members() || item.kind == Kind::Type {
+            types.entry((item.parent, item.name.clone())).or_insert(i);
+        }
+    }
+    for (i, f) in found.iter().enumerate() {
+        let (true, Some(receiver), Some(index)) = (keep[i], &f.receiver, new_index[i]) else {
+            continue;
+        };
+        let key = (items[index].parent, receiver.clone());
+        match types.get(&key) {
+            Some(&owner) => items[index].parent = Some(owner),
+            None if items[index].parent.is_none() => {
+                items[index].parent_name = Some(receiver.clone())
+            }
+            None => {}
+        }
+    }
+}
+
+fn relabel_members(items: &mut [Item]) {
+    for i in 0..items.len() {
+        let Some(parent) = items[i].parent else {
+            continue;
+        };
+        if !items[parent].kind.holds_members() {
+            continue;
+        }
+        items[i].kind = match items[i].kind {
+            Kind::Function => Kind::Method,
+            Kind::Var => Kind::Field,
+            other => other,
+        };
+    }
+}
+
+fn to_item(f: &Found, parent: Option<usize>, source: &[u8]) -> Item {
+    let extent = extent(f.node, source);
+    let start = after_annotations(f.node);
+    let signature = match (f.signature, f.body) {
+        (Some(sig), _) => collapse(&text(source, sig)),
+        (None, Some(body)) if body.start_byte() > start => {
+            let end = header_end(f.node, body);
+            collapse(&String::from_utf8_lossy(&source[start..end.max(start)]))
+        }
+        _ => {
+            let whole = String::from_utf8_lossy(&source[start..f.node.end_byte().max(start)]);
+            collapse(whole.lines().next().unwrap_or(""))
+        }
+    };
+    let doc = match f.doc {
+        Some(doc) => first_doc_line(&text(source, doc)),
+        None => extent.doc,
+    };
+    Item {
+        kind: f.kind,
+        name: f.name.clone(),
+        signature: cap(tidy_signature(&signature)),
+        line: f.name_row + 1,
+        end_line: end_line(f.node),
+        parent,
+        parent_name: None,
+        doc,
+        bytes: f.node.byte_range(),
+        name_bytes: f.name_start..f.name_end,
+        extent_line: extent.first_row + 1,
+    }
+}
+
+/// Where an item's own text starts after the annotations and attributes it holds (Java's and
+/// Kotlin's `modifiers` hold them, C#'s attribute lists lead the declaration): they are part of
+/// its extent, not of its signature.
+fn after_annotations(item: Node) -> usize {
+    let is_annotation = |n: Node| {
+        let kind = n.kind();
+        kind.contains("annotation") || kind.contains("attribute") || kind.contains("comment")
+    };
+    let mut cursor = item.walk();
+    for child in item.children(&mut cursor) {
+        if is_annotation(child) {
+            continue;
+        }
+        if child.kind() == "modifiers" {
+            let mut inner = child.walk();
+            let first = child.children(&mut inner).find(|m| !is_annotation(*m));
+            return match first {
+                Some(m) => m.start_byte(),
+                // Only annotations: the declaration goes on after the modifiers.
+                None => child
+                    .next_sibling()
+                    .map_or(child.end_byte(), |n| n.start_byte()),
+            };
+        }
+        return child.start_byte();
+    }
+    item.start_byte()
+}
+
+/// Where the declaration before `body` ends: comments between it and the body are not part of it.
+fn header_end(item: Node, body: Node) -> usize {
+    let mut at = body;
+    while let Some(prev) = at.prev_sibling() {
+        if !prev.kind().contains("comment") {
+            return prev.end_byte();
+        }
+        at = prev;
+    }
+    body.start_byte().max(item.start_byte())
+}
+
+/// Where an item's leading matter starts (doc comments, attributes, decorators), and its doc.
+struct Extent {
+    first_row: usize,
+    doc: Option<String>,
+}
+
+/// Wrappers that belong to the item they hold: decorators, `export`, `template <...>`.
+const WRAPPERS: &[&str] = &[
+    "decorated_definition",
+    "export_statement",
+    "template_declaration",
+];
+
+fn extent(node: Node, source: &[u8]) -> Extent {
+    let mut anchor = node;
+    while let Some(parent) = anchor.parent() {
+        if !WRAPPERS.contains(&parent.kind()) {
+            break;
+        }
+        anchor = parent;
+    }
+    let mut first_row = anchor.start_position().row;
+    let mut doc_start = None;
+    let mut at = anchor;
+    while let Some(prev) = at.prev_sibling() {
+        let kind = prev.kind();
+        let adjacent = prev.end_position().row + 1 >= at.start_position().row;
+        let is_comment = kind.contains("comment");
+        let is_attribute = ["attribute", "decorator", "annotation"]
+            .iter()
+            .any(|a| kind.contains(a));
+        if !adjacent || !(is_comment || is_attribute) || !starts_its_line(prev, source) {
+            break;
+        }
+        if is_comment {
+            doc_start = Some(prev);
+        }
+        first_row = prev.start_position().row;
+        at = prev;
+    }
+    Extent {
+        first_row,
+        doc: doc_start.and_then(|c| {
+            // The whole run of line comments from the first one down.
+            let end = anchor.start_byte().max(c.end_byte());
+            first_doc_line(&String::from_utf8_lossy(&source[c.start_byte()..end]))
+        }),
+    }
+}
+
+/// Whether only whitespace precedes the node on its line (a trailing comment is no doc).
+fn starts_its_line(node: Node, source: &[u8]) -> bool {
+    let start = node.start_byte();
+    let line_start = source[..start]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    source[line_start..start]
+        .iter()
+        .all(|b| b.is_ascii_whitespace())
+}
+
+/// The first line of a comment or docstring with its markers removed.
+fn first_doc_line(text: &str) -> Option<String> {
+    const PREFIXES: &[&str] = &[
+        "///", "//!", "/**", "/*!", "/*", "//", "#", "--", "*", "r\"\"\"", "\"\"\"", "'''", "\"",
+        "'",
+    ];
+    const SUFFIXES: &[&str] = &["*/", "\"\"\"", "'''", "\"", "'"];
+    for line in text.lines() {
+        let mut line = line.trim();
+        if let Some(p) = PREFIXES.iter().find(|p| line.starts_with(**p)) {
+            line = line[p.len()..].trim_start();
+        }
+        if let Some(s) = SUFFIXES.iter().find(|s| line.ends_with(**s)) {
+            line = line[..line.len() - s.len()].trim_end();
+        }
+        // C#'s XML doc comments: the summary's text.
+        let line = line.replace("<summary>", "").replace("</summary>", "");
+        let line = line.trim();
+        if !line.is_empty() {
+            return Some(cap(line.to_owned()));
+        }
+    }
+    None
+}
+
+/// 1-based last line; a node ending at the start of a line ends on the line before.
+/// The last line of an item's content: comments after its last statement (which Python's
+/// grammar puts inside the block) are not part of it.
+fn end_line(node: Node) -> usize {
+    let end = content_end(node);
+    if end.column == 0 && end.row > node.start_position().row {
+        end.row
+    } else {
+        end.row + 1
+    }
+}
+
+fn content_end(node: Node) -> tree_sitter::Point {
+    let mut at = node;
+    loop {
+        let mut last = at.child(at.child_count().saturating_sub(1));
+        while let Some(child) = last.filter(|c| c.kind().contains("comment")) {
+            last = child.prev_sibling();
+        }
+        match last {
+            Some(child) => at = child,
+            None => return at.end_position(),
+        }
+    }
+}
+
+fn text(source: &[u8], node: Node) -> String {
+    String::from_utf8_lossy(&source[node.byte_range()]).into_owned()
+}
+
+fn collapse(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn tidy_signature(signature: &str) -> String {
+    signature.trim_end_matches(['{', ' ']).to_owned()
+}
+
+fn cap(mut text: String) -> String {
+    if let Some((cut, _)) = text.char_indices().nth(SIGNATURE_CAP) {
+        text.truncate(cut);
+        text.push('…');
+    }
+    text
+}
+
+/// ERROR and MISSING nodes: what the parser recovered from.
+fn count_errors(tree: &Tree) -> usize {
+    let root = tree.root_node();
+    if !root.has_error() {
+        return 0;
+    }
+    let mut count = 0;
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        if node.is_error() || node.is_missing() {
+            count += 1;
+        }
+        let mut cursor = node.walk();
+        stack.extend(
+            node.children(&mut cursor)
+                .filter(|c| c.has_error() || c.is_missing()),
+        );
+    }
+    count
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{languages, parse, queries};
+
+    /// Running the outline query only at its patterns' root kinds outside functions gives exactly
+    /// the outline of running it over the whole tree, on every golden fixture and on this crate's
+    /// own sources.
+    #[test]
+    fn walking_pattern_roots_equals_running_the_whole_query() {
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+        let mut paths: Vec<std::path::PathBuf> =
+            std::fs::read_dir(format!("{root}/tests/fixtures/structure/outline"))
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .collect();
+        paths.extend(
+            [
+                "crates/syntax/src/items.rs",
+                "crates/syntax/src/map/rank.rs",
+                "src/server.rs",
+            ]
+            .iter()
+            .map(|p| std::path::Path::new(root).join(p)),
+        );
+        let mut checked = 0;
+        for path in paths {
+            let Some(language) = languages::for_path(&path, None) else {
+                continue;
+            };
+            let queries = queries::of(language).unwrap();
+            let Some(roots) = &queries.outline_roots else {
+                continue;
+            };
+            let source = std::fs::read(&path).unwrap();
+            let tree = parse(language, &source, None).unwrap();
+            let walked = extract_from(&tree, &source, queries, Some(roots));
+            let whole = extract_from(&tree, &source, queries, None);
+            assert!(!whole.items.is_empty(), "{}", path.display());
+            assert_eq!(
+                format!("{:?}", walked.items),
+                format!("{:?}", whole.items),
+                "{}",
+                path.display()
+            );
+            checked += 1;
+        }
+        assert!(checked >= 18, "only {checked} files checked");
+    }
+}

@@ -1,0 +1,125 @@
+//! Structure: which language a file is in (`languages`, from the registry in `grammars/`), its
+//! tree-sitter parse (`parse`, cached per document version and updated incrementally from the
+//! documents store's edit events in `cache`), and its outline (`items`, from
+//! `queries/<language>/outline.scm`). The methods are `outline` and `read --symbol` (`symbol`).
+//!
+//! The module knows nothing of JSON or the wire except in the method files (`outline`).
+
+pub mod cache;
+pub mod dialect;
+pub mod grammars;
+pub mod items;
+pub mod languages;
+pub mod map;
+pub mod outline;
+pub mod queries;
+pub mod shell_mask;
+pub mod symbol;
+pub mod tags;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::cell::RefCell;
+use tree_sitter::{Parser, Tree};
+
+pub use cache::Cache;
+pub use items::{Item, Outline};
+
+/// What a definition is.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    Function,
+    Method,
+    Class,
+    Struct,
+    Enum,
+    Interface,
+    /// A Java annotation type (`@interface`).
+    Annotation,
+    Trait,
+    Impl,
+    Type,
+    Const,
+    Var,
+    Field,
+    Module,
+    /// A macro definition (Rust's `macro_rules!`).
+    Macro,
+    Heading,
+    Key,
+}
+
+impl Kind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Function => "function",
+            Kind::Method => "method",
+            Kind::Class => "class",
+            Kind::Struct => "struct",
+            Kind::Enum => "enum",
+            Kind::Interface => "interface",
+            Kind::Annotation => "annotation",
+            Kind::Trait => "trait",
+            Kind::Impl => "impl",
+            Kind::Type => "type",
+            Kind::Const => "const",
+            Kind::Var => "var",
+            Kind::Field => "field",
+            Kind::Module => "module",
+            Kind::Macro => "macro",
+            Kind::Heading => "heading",
+            Kind::Key => "key",
+        }
+    }
+
+    /// Kinds whose functions are methods and whose variables are fields.
+    pub fn holds_members(self) -> bool {
+        matches!(
+            self,
+            Kind::Class
+                | Kind::Struct
+                | Kind::Enum
+                | Kind::Interface
+                | Kind::Annotation
+                | Kind::Trait
+                | Kind::Impl
+        )
+    }
+}
+
+thread_local! {
+    static PARSER: RefCell<Parser> = RefCell::new(Parser::new());
+}
+
+/// Parses `source` in a language, reusing `old` (already `edit`ed to match) when given.
+/// `None` when the language has no usable grammar.
+pub fn parse(language: &languages::Language, source: &[u8], old: Option<&Tree>) -> Option<Tree> {
+    let queries = queries::of(language).ok()?;
+    // A C file with a bare macro line (a shell script with a form its grammar misreads) is parsed
+    // from scratch, masked: whether a line is masked depends on the line before it (on the whole
+    // line), which an edit elsewhere can change.
+    let masked = match language.name.as_str() {
+        "c" | "cpp" => dialect::mask_macro_lines(source),
+        "bash" => shell_mask::mask(source),
+        _ => None,
+    };
+    let (source, old) = match &masked {
+        Some(masked) => (masked.as_slice(), None),
+        None => (source, old),
+    };
+    PARSER.with(|parser| {
+        let mut parser = parser.borrow_mut();
+        parser.set_language(&queries.language).ok()?;
+        parser.parse(source, old)
+    })
+}
+
+/// The outline of a source text, parsed from scratch (tests, the map's workers).
+pub fn outline_of(language: &languages::Language, source: &[u8]) -> Option<Outline> {
+    let queries = queries::of(language).ok()?;
+    let tree = parse(language, source, None)?;
+    Some(items::extract(&tree, source, queries))
+}

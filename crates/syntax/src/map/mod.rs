@@ -1,0 +1,198 @@
+//! The repo map and the workspace symbol index, both over the tag index (`index`): `map` ranks
+//! every definition under a folder by the reference graph (`rank`) and renders the best into a
+//! character budget (`render`); `symbols` finds definitions by name (`symbols`).
+//!
+//! The ranking is cached per (folder, steering, versions of every file): a warm map with nothing
+//! changed only lists, stats and renders.
+
+pub mod index;
+pub mod lookup;
+pub mod rank;
+pub mod render;
+pub mod steer;
+pub mod store;
+pub mod symbols;
+
+use coderd_core::error::{Error, Result};
+use coderd_core::workspace::Workspace;
+use index::Index;
+use rank::{Ranked, Steering};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::hash::{Hash, Hasher};
+use std::sync::{Arc, Mutex};
+
+pub const DEFAULT_BUDGET: usize = 8000;
+/// The largest budget a map may ask for (a map is a summary; beyond this read outlines).
+pub const MAX_BUDGET: usize = 1_000_000;
+
+/// The map's state in the daemon: the tag index and the last ranking.
+#[derive(Default)]
+pub struct MapCache {
+    pub index: Index,
+    ranked: Mutex<Option<(u64, Arc<Ranked>)>>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MapParams {
+    /// The folder to map (default: the workspace root).
+    #[serde(default)]
+    pub dir: Option<String>,
+    /// Characters the map may use (default 8000).
+    #[serde(default)]
+    pub budget: Option<usize>,
+    /// Files the agent is working on: their neighbours rank higher; their own items are left out.
+    #[serde(default)]
+    pub focus: Vec<String>,
+    /// Identifiers the agent mentioned: their definitions rank higher.
+    #[serde(default)]
+    pub mentions: Vec<String>,
+    /// Include test files and folders (`*_test.go`, `test_*.py`, `tests/`, ...).
+    #[serde(default)]
+    pub include_tests: bool,
+    /// Also answer the shown items with their places (`items`), for editors.
+    #[serde(default)]
+    pub items: bool,
+}
+
+/// One item the map shows, for a client that links the map to the code.
+#[derive(Serialize)]
+pub struct MapItem {
+    /// Root-relative, as the map prints it.
+    pub path: String,
+    pub name: String,
+    pub kind: crate::Kind,
+    /// 1-based, inclusive.
+    pub line: usize,
+    pub end_line: usize,
+}
+
+#[derive(Serialize)]
+pub struct MapResult {
+    pub dir: String,
+    pub budget: usize,
+    /// Characters of `map` (at most `budget`).
+    pub chars: usize,
+    pub files: usize,
+    pub files_shown: usize,
+    pub items_shown: usize,
+    pub elided_files: usize,
+    pub elided_items: usize,
+    /// Files (re)parsed by this call (0 when every file's tags were cached).
+    pub parsed: usize,
+    pub map: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub items: Option<Vec<MapItem>>,
+}
+
+pub fn run(state: &Workspace, cache: &MapCache, p: MapParams) -> Result<MapResult> {
+    let budget = p.budget.unwrap_or(DEFAULT_BUDGET);
+    if budget == 0 || budget > MAX_BUDGET {
+        return Err(Error::bad_input(format!(
+            "`budget` must be 1..={MAX_BUDGET} characters, not {budget}"
+        ))
+        .with_recovery(format!(
+            "omit it for {DEFAULT_BUDGET}, or outline single files"
+        )));
+    }
+    let dir = state.jail.resolve("dir", p.dir.as_deref().unwrap_or("."))?;
+    let started = std::time::Instant::now();
+    let snapshot = cache.index.snapshot(&state.jail, &dir, p.include_tests)?;
+    let mut focus = Vec::new();
+    for wire in &p.focus {
+        let resolved = state.jail.resolve("focus", wire)?;
+        let rel = resolved.rel.to_string_lossy();
+        if let Some(i) = snapshot.files.iter().position(|f| f.rel == rel) {
+            focus.push(i);
+        }
+    }
+    focus.sort_unstable();
+    focus.dedup();
+    let mut mentions = p.mentions.clone();
+    mentions.sort();
+    mentions.dedup();
+    let steering = Steering {
+        focus,
+        mentions,
+        include_tests: p.include_tests,
+    };
+    let listed = started.elapsed();
+    let ranked = cache.ranked(&dir.abs, &steering, snapshot.fingerprint, || {
+        rank::rank(&snapshot.files, &steering)
+    });
+    let ranked_at = started.elapsed();
+    let rendered = render::render(&snapshot.files, &ranked, budget);
+    let items = p
+        .items
+        .then(|| map_items(&snapshot.files, &ranked, &rendered.shown));
+    // Where a map's time goes, for `CODERD_LOG=coderd=debug` (the bench's edit rows).
+    tracing::debug!(
+        snapshot_us = listed.as_micros() as u64,
+        rank_us = (ranked_at - listed).as_micros() as u64,
+        render_us = (started.elapsed() - ranked_at).as_micros() as u64,
+        parsed = snapshot.tagged,
+        "map"
+    );
+    Ok(MapResult {
+        dir: dir.abs.display().to_string(),
+        budget,
+        chars: rendered.chars,
+        files: snapshot.files.len(),
+        files_shown: rendered.files_shown,
+        items_shown: rendered.items_shown,
+        elided_files: rendered.elided_files,
+        elided_items: rendered.elided_items,
+        parsed: snapshot.tagged,
+        map: rendered.text,
+        items,
+    })
+}
+
+fn map_items(files: &[Arc<index::FileTags>], ranked: &Ranked, shown: &[usize]) -> Vec<MapItem> {
+    let item = |&i: &usize| {
+        let r = &ranked.items[i];
+        let file = &files[r.file as usize];
+        let item = &file.tags.outline.items[r.item as usize];
+        MapItem {
+            path: file.rel.clone(),
+            name: item.name.clone(),
+            kind: item.kind,
+            line: item.line,
+            end_line: item.end_line,
+        }
+    };
+    shown.iter().map(item).collect()
+}
+
+impl MapCache {
+    /// A map whose tag index is kept on disk in `dir` (see `store`); in memory only without one.
+    pub fn new(dir: Option<&std::path::Path>) -> MapCache {
+        MapCache {
+            index: Index::with_store(dir),
+            ranked: Mutex::default(),
+        }
+    }
+
+    /// The ranking for these files and steering: the last one when nothing changed.
+    fn ranked(
+        &self,
+        dir: &std::path::Path,
+        steering: &Steering,
+        fingerprint: u64,
+        compute: impl FnOnce() -> Ranked,
+    ) -> Arc<Ranked> {
+        let mut hasher = std::hash::DefaultHasher::new();
+        (dir, steering, fingerprint).hash(&mut hasher);
+        let key = hasher.finish();
+        let mut last = self.ranked.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((k, ranked)) = last.as_ref() {
+            if *k == key {
+                return ranked.clone();
+            }
+        }
+        let ranked = Arc::new(compute());
+        *last = Some((key, ranked.clone()));
+        ranked
+    }
+}

@@ -1,0 +1,291 @@
+//! The compiled queries of each language. The texts are `queries/<language>/<kind>.scm`, built into
+//! the binary by crates/syntax/build.rs; each language's queries are compiled on first use and kept.
+//!
+//! `outline.scm` captures: `@definition.<kind>` on the item, `@name` (several names give several
+//! items of one span, like Go's `a, b = 1, 2`), optional `@body` (the signature is the item's text
+//! before it), `@signature` (the signature is this node's text), `@receiver` (the name of the type a
+//! method belongs to when it is declared outside it) and `@doc` (a docstring inside the item).
+//! When one node matches several patterns, the first pattern wins for each name; a pattern with
+//! `(#set! exclusive)` wins its node alone (other patterns' names there are dropped), and one with
+//! `(#set! skip)` as well makes the node no item (recovery patterns for what the parser misread);
+//! `(#set! scope)` makes it no item whose contents are local, as a function's are;
+//! `(#set! name "N")` names the item N (the `@name` capture still places it).
+//!
+//! `tags.scm` captures `@reference` on every name that refers to a definition elsewhere; the map's
+//! definitions are the outline's items.
+
+use super::grammars::grammar;
+use super::languages::{self, Language};
+use super::Kind;
+use std::collections::HashMap;
+use std::sync::{LazyLock, OnceLock};
+use tree_sitter::Query;
+
+include!(concat!(env!("OUT_DIR"), "/queries.rs"));
+
+/// What a capture of the outline query stands for.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Role {
+    Definition(Kind),
+    Name,
+    Body,
+    Signature,
+    Receiver,
+    Doc,
+    /// Captures used only by predicates.
+    Other,
+}
+
+pub struct Queries {
+    pub language: tree_sitter::Language,
+    pub outline: Query,
+    /// The role of each outline capture, by capture index.
+    pub roles: Vec<Role>,
+    pub tags: Option<Query>,
+    /// When `tags.scm` is only `(kind) @reference` patterns: those kinds. The tagger then walks
+    /// the tree instead of running the query engine (same captures, several times faster).
+    pub reference_kinds: Option<Vec<String>>,
+    /// The same kinds as a set over the grammar's kind ids.
+    pub reference_set: Option<KindSet>,
+    /// The kinds the outline's patterns start at, when every pattern starts at a named kind: the
+    /// outline then runs the query only at nodes of these kinds outside function bodies instead of
+    /// over the whole tree (same items; the query engine's cost was most of the outline's).
+    pub outline_roots: Option<KindSet>,
+}
+
+/// A set of node kinds by kind id: every id of a kind's name counts (a grammar may alias one name
+/// to several ids).
+pub struct KindSet(Vec<bool>);
+
+impl KindSet {
+    fn new(language: &tree_sitter::Language, names: &[String]) -> KindSet {
+        let ids = (0..language.node_kind_count() as u16).map(|id| {
+            language.node_kind_is_named(id)
+                && language
+                    .node_kind_for_id(id)
+                    .is_some_and(|kind| names.iter().any(|n| n == kind))
+        });
+        KindSet(ids.collect())
+    }
+
+    pub fn contains(&self, kind_id: u16) -> bool {
+        self.0.get(kind_id as usize).copied().unwrap_or(false)
+    }
+}
+
+type Compiled = OnceLock<Result<Queries, String>>;
+
+static COMPILED: LazyLock<HashMap<&'static str, Compiled>> = LazyLock::new(|| {
+    languages::all()
+        .iter()
+        .map(|l| (l.name.as_str(), OnceLock::new()))
+        .collect()
+});
+
+/// The text of `queries/<language>/<kind>.scm`, when the file exists, after its `; inherits:`.
+pub fn text(language: &str, kind: &str) -> Option<String> {
+    let own = QUERY_FILES
+        .iter()
+        .find(|(l, k, _)| *l == language && *k == kind)
+        .map(|(_, _, text)| *text)?;
+    let first_line = own.lines().next().unwrap_or("");
+    match first_line.strip_prefix("; inherits:").map(str::trim) {
+        Some(base) if base != language => Some(text(base, kind)? + "\n" + own),
+        _ => Some(own.to_owned()),
+    }
+}
+
+/// Whether a registry language has a built-in grammar and an outline query, without loading the
+/// grammar (for listing what can be outlined; `of` says whether they also compile, and every
+/// language's do, by a unit test).
+pub fn available(language: &Language) -> bool {
+    super::grammars::is_built_in(&language.grammar)
+        && QUERY_FILES
+            .iter()
+            .any(|(l, k, _)| *l == language.name && *k == "outline")
+}
+
+/// The compiled queries of a registry language; the error names what is missing or wrong.
+pub fn of(language: &Language) -> Result<&'static Queries, String> {
+    let slot = COMPILED
+        .get(language.name.as_str())
+        .ok_or_else(|| format!("{} is not in the language registry", language.name))?;
+    slot.get_or_init(|| compile(language))
+        .as_ref()
+        .map_err(Clone::clone)
+}
+
+fn compile(language: &Language) -> Result<Queries, String> {
+    let ts_language = grammar(&language.grammar)?;
+    let outline_text = text(&language.name, "outline")
+        .ok_or_else(|| format!("queries/{}/outline.scm is missing", language.name))?;
+    let outline = Query::new(&ts_language, &outline_text)
+        .map_err(|e| format!("queries/{}/outline.scm: {e}", language.name))?;
+    let roles = outline
+        .capture_names()
+        .iter()
+        .map(|name| role_of(name))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| format!("queries/{}/outline.scm: {e}", language.name))?;
+    let outline_roots =
+        pattern_roots(&outline, &outline_text).map(|r| KindSet::new(&ts_language, &r));
+    let tags_text = text(&language.name, "tags");
+    let reference_kinds = tags_text.as_deref().and_then(simple_kinds);
+    let reference_set = reference_kinds
+        .as_deref()
+        .map(|k| KindSet::new(&ts_language, k));
+    let tags = match tags_text {
+        Some(t) => Some(
+            Query::new(&ts_language, &t)
+                .map_err(|e| format!("queries/{}/tags.scm: {e}", language.name))?,
+        ),
+        None => None,
+    };
+    Ok(Queries {
+        language: ts_language,
+        outline,
+        roles,
+        tags,
+        reference_kinds,
+        reference_set,
+        outline_roots,
+    })
+}
+
+/// The node kind each pattern of a query starts at (`(kind ...)`, or `((kind ...) (#pred ...))`),
+/// or `None` when a pattern starts otherwise (an alternation, a wildcard, a string, a grouped
+/// sequence of nodes).
+fn pattern_roots(query: &Query, text: &str) -> Option<Vec<String>> {
+    static ROOT: LazyLock<regex::Regex> =
+        LazyLock::new(|| regex::Regex::new(r"^\(([A-Za-z]\w*)[\s)]").expect("a valid regex"));
+    let mut roots: Vec<String> = (0..query.pattern_count())
+        .map(|i| {
+            let at = text.get(query.start_byte_for_pattern(i)..)?;
+            let node = match at.strip_prefix('(') {
+                Some(group) if group.trim_start().starts_with('(') => {
+                    one_node_with_predicates(group)?
+                }
+                _ => at,
+            };
+            Some(ROOT.captures(node)?[1].to_owned())
+        })
+        .collect::<Option<_>>()?;
+    roots.sort();
+    roots.dedup();
+    Some(roots)
+}
+
+/// The inside of a group `(` … `)` (from after its opening parenthesis) when it holds one node and
+/// predicates only (`(#eq? …)`, `(#set! …)`): that node's text; `None` for a sequence of nodes.
+fn one_node_with_predicates(group: &str) -> Option<&str> {
+    let group = group.trim_start();
+    let mut elements = Vec::new();
+    let (mut depth, mut start, mut in_string, mut escaped) = (0usize, 0usize, false, false);
+    for (i, c) in group.char_indices() {
+        if in_string {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => in_string = true,
+            '(' | '[' => {
+                if depth == 0 {
+                    start = i;
+                }
+                depth += 1;
+            }
+            ')' | ']' if depth == 0 => break,
+            ')' | ']' => {
+                depth -= 1;
+                if depth == 0 {
+                    elements.push(&group[start..=i]);
+                }
+            }
+            _ => {}
+        }
+    }
+    let (node, predicates) = elements.split_first()?;
+    predicates
+        .iter()
+        .all(|p| p.starts_with("(#"))
+        .then_some(*node)
+}
+
+/// The node kinds of a query made only of `(kind) @reference` and `[(a) (b)] @reference`
+/// patterns (comments aside); `None` for anything richer.
+fn simple_kinds(text: &str) -> Option<Vec<String>> {
+    static SIMPLE: LazyLock<regex::Regex> = LazyLock::new(|| {
+        regex::Regex::new(r"^(\s*(\(\w+\)|\[(\s*\(\w+\))+\s*\])\s*@reference)*\s*$")
+            .expect("a valid regex")
+    });
+    static KIND: LazyLock<regex::Regex> =
+        LazyLock::new(|| regex::Regex::new(r"\((\w+)\)").expect("a valid regex"));
+    let code: String = text
+        .lines()
+        .filter(|l| !l.trim_start().starts_with(';'))
+        .collect::<Vec<_>>()
+        .join("\n");
+    if !SIMPLE.is_match(&code) {
+        return None;
+    }
+    let mut kinds: Vec<String> = KIND.captures_iter(&code).map(|c| c[1].to_owned()).collect();
+    kinds.sort();
+    kinds.dedup();
+    Some(kinds)
+}
+
+fn role_of(capture: &str) -> Result<Role, String> {
+    if let Some(kind) = capture.strip_prefix("definition.") {
+        let kind: Kind = serde_json::from_value(serde_json::Value::String(kind.to_owned()))
+            .map_err(|_| format!("unknown item kind in capture @{capture}"))?;
+        return Ok(Role::Definition(kind));
+    }
+    Ok(match capture {
+        "name" => Role::Name,
+        "body" => Role::Body,
+        "signature" => Role::Signature,
+        "receiver" => Role::Receiver,
+        "doc" => Role::Doc,
+        _ if capture.starts_with('_') => Role::Other,
+        _ => return Err(format!("unknown capture @{capture}")),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every language in the registry has a grammar and an outline query that compiles with it,
+    /// and its tags query (when it has one) compiles too.
+    #[test]
+    fn every_language_has_queries_that_compile() {
+        let mut problems = Vec::new();
+        for language in languages::all() {
+            if available(language) != of(language).is_ok() {
+                problems.push(format!(
+                    "{}: `available` disagrees with `of`",
+                    language.name
+                ));
+            }
+            match of(language) {
+                Ok(q)
+                    if q.tags.is_none()
+                        && !matches!(
+                            language.name.as_str(),
+                            "json" | "yaml" | "toml" | "markdown"
+                        ) =>
+                {
+                    problems.push(format!("queries/{}/tags.scm is missing", language.name))
+                }
+                Ok(_) => {}
+                Err(e) => problems.push(e),
+            }
+        }
+        assert!(problems.is_empty(), "{}", problems.join("\n"));
+    }
+}
