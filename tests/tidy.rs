@@ -1,4 +1,5 @@
-//! Tidy checks on the source tree (as rust-analyzer's `xtask/src/tidy.rs`): the top-level modules
+//! Tidy checks on the source tree (as rust-analyzer's `xtask/src/tidy.rs`): the workspace's crates
+//! depend on one another only down their layers; within each crate, the top-level modules
 //! of `src/` import one another only downwards through the layers below, and never in a cycle;
 //! every module has its row in ARCHITECTURE.md's code map; no non-test file grows past 800 lines.
 //!
@@ -12,47 +13,31 @@ use quote::ToTokens;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-/// The layers, lowest first. A module may import its own layer and the layers below it; the
-/// graph as a whole must also stay acyclic (checked apart, so siblings cannot import each other
-/// in a ring either).
+/// The workspace's crates in layers, lowest first: a crate may depend on crates of the layers
+/// below its own, never on its own layer or above (Cargo already refuses a cycle; this keeps the
+/// direction). `coder` is a client: it stands on `wire` alone.
+const CRATE_LAYERS: &[&[&str]] = &[
+    &["coderd-wire"],
+    // Errors, the jail, config, documents, the workspace: knows no subsystem, method or face.
+    &["coderd-core"],
+    // The subsystems that stand on core alone.
+    &["coderd-syntax", "coderd-edit"],
+    &["coderd-exec", "coderd-git"],
+    &["coderd-lsp"],
+    // The method table and the faces; the client.
+    &["coderd", "coder"],
+];
+
+/// The daemon crate's own modules (src/) in layers, lowest first. A module may import its own
+/// layer and the layers below it; the graph as a whole must also stay acyclic (checked apart, so
+/// siblings cannot import each other in a ring either).
 const LAYERS: &[(&str, &[&str])] = &[
-    // What every other layer stands on; knows no subsystem, no method, no face.
-    (
-        "core",
-        &[
-            "error",
-            "paths",
-            "typography",
-            "credentials",
-            "globs",
-            "jail",
-            "config",
-            "documents",
-            "memory",
-            "metrics",
-            "children",
-            "workspace",
-        ],
-    ),
-    // The wire: frames, params decoding and validation; the request context (progress notifications).
-    ("protocol", &["protocol", "request", "registry"]),
-    // The subsystems: plain functions over the workspace (or the parts they need).
+    // The wire: frames, params decoding and validation; the registry of live daemons.
+    ("protocol", &["protocol", "registry"]),
+    // The subsystems small enough to live in the daemon crate.
     (
         "subsystems",
-        &[
-            "read",
-            "listing",
-            "search",
-            "edit",
-            "syntax",
-            "map",
-            "lsp",
-            "exec",
-            "git",
-            "checkpoint",
-            "todo",
-            "agent",
-        ],
+        &["read", "listing", "search", "todo", "agent"],
     ),
     // The method table and the daemon's state: the only code that sees `State`.
     ("methods", &["methods"]),
@@ -101,12 +86,24 @@ fn rust_files(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
-/// The top-level module a file of `src/` belongs to (`crates/edit/src/txn.rs` → `edit`); `None` for the
-/// crate root and the binaries.
-fn module_of(file: &Path) -> Option<String> {
-    let rel = file.strip_prefix(root().join("src")).unwrap();
+/// Every crate of the workspace as (name, source folder relative to the top): the daemon's `src/`
+/// and each `crates/<name>/src/`.
+fn crates() -> Vec<(String, String)> {
+    let mut crates = vec![("coderd".to_string(), "src".to_string())];
+    for entry in std::fs::read_dir(root().join("crates")).unwrap() {
+        let name = entry.unwrap().file_name().to_str().unwrap().to_string();
+        crates.push((name.clone(), format!("crates/{name}/src")));
+    }
+    crates.sort();
+    crates
+}
+
+/// The top-level module a file of a crate's source folder belongs to (`crates/edit/src/txn/mod.rs`
+/// → `txn`); `None` for the crate root and the binaries.
+fn module_of(file: &Path, src: &Path) -> Option<String> {
+    let rel = file.strip_prefix(src).unwrap();
     let first = rel.components().next()?.as_os_str().to_str()?.to_string();
-    if first == "bin" || first == "lib.rs" {
+    if first == "bin" || first == "lib.rs" || first == "main.rs" {
         return None;
     }
     Some(first.trim_end_matches(".rs").to_string())
@@ -217,18 +214,27 @@ fn test_files(files: &[PathBuf]) -> BTreeSet<PathBuf> {
     tests
 }
 
-/// The graph of top-level modules: module → the modules its non-test code imports.
+/// The graph of every crate's top-level modules, each named `crate::module` (the daemon's as
+/// `coderd::module`): module → the modules of its crate its non-test code imports. Imports across
+/// crates are Cargo's to keep acyclic (`crates_depend_down_the_layers`).
 fn graph() -> BTreeMap<String, BTreeSet<String>> {
-    let files = rust_files(&root().join("src"));
-    let tests = test_files(&files);
     let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for file in &files {
-        let Some(module) = module_of(file) else {
-            continue;
-        };
-        let mut imports = imports_of(file, tests.contains(file));
-        imports.remove(&module);
-        graph.entry(module).or_default().extend(imports);
+    for (name, src) in crates() {
+        let src = root().join(src);
+        let files = rust_files(&src);
+        let tests = test_files(&files);
+        for file in &files {
+            let Some(module) = module_of(file, &src) else {
+                continue;
+            };
+            let mut imports = imports_of(file, tests.contains(file));
+            imports.remove(&module);
+            let imports = imports.into_iter().map(|m| format!("{name}::{m}"));
+            graph
+                .entry(format!("{name}::{module}"))
+                .or_default()
+                .extend(imports);
+        }
     }
     let modules: BTreeSet<String> = graph.keys().cloned().collect();
     for imports in graph.values_mut() {
@@ -296,7 +302,9 @@ fn cycles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
     walk.found
 }
 
+/// The layer of one of the daemon crate's modules (`coderd::methods`).
 fn layer_of(module: &str) -> Option<usize> {
+    let module = module.strip_prefix("coderd::")?;
     LAYERS
         .iter()
         .position(|(_, modules)| modules.contains(&module))
@@ -338,7 +346,7 @@ fn the_import_graph_has_no_cycle() {
 fn imports_run_down_the_layers() {
     let graph = graph();
     let mut wrong = Vec::new();
-    for (module, imports) in &graph {
+    for (module, imports) in graph.iter().filter(|(m, _)| m.starts_with("coderd::")) {
         let Some(from) = layer_of(module) else {
             wrong.push(format!(
                 "`{module}` is in no layer (add it to LAYERS in tests/tidy.rs)"
@@ -349,7 +357,9 @@ fn imports_run_down_the_layers() {
             let Some(to) = layer_of(import) else {
                 continue; // reported as a module above
             };
-            let allowed = ALLOWED.iter().any(|(a, b, _)| a == module && b == import);
+            let allowed = ALLOWED.iter().any(|(a, b, _)| {
+                module == &format!("coderd::{a}") && import == &format!("coderd::{b}")
+            });
             if to > from && !allowed {
                 wrong.push(format!(
                     "`{module}` ({}) imports `{import}` ({})",
@@ -370,23 +380,29 @@ fn imports_run_down_the_layers() {
 fn every_module_has_a_row_in_the_code_map() {
     let map = std::fs::read_to_string(root().join("ARCHITECTURE.md")).unwrap();
     let mut missing = Vec::new();
+    let folders: BTreeMap<String, String> = crates().into_iter().collect();
     for module in graph().keys() {
-        let file = format!("`src/{module}.rs`");
-        let folder = format!("`src/{module}/`");
+        let (name, module) = module.split_once("::").unwrap();
+        let src = &folders[name];
+        let file = format!("`{src}/{module}.rs`");
+        let folder = format!("`{src}/{module}/`");
         if !map.contains(&file) && !map.contains(&folder) {
-            missing.push(module.clone());
+            missing.push(format!("{src}/{module}"));
         }
     }
     assert!(
         missing.is_empty(),
-        "modules of src/ missing from ARCHITECTURE.md's code map (a row naming `src/x.rs` or `src/x/`): {}",
+        "modules missing from ARCHITECTURE.md's code map (a row naming `src/x.rs` or `crates/c/src/x/`): {}",
         missing.join(", ")
     );
 }
 
 #[test]
 fn no_file_is_too_long() {
-    let files = rust_files(&root().join("src"));
+    let files: Vec<PathBuf> = crates()
+        .into_iter()
+        .flat_map(|(_, src)| rust_files(&root().join(src)))
+        .collect();
     let tests = test_files(&files);
     let mut long = Vec::new();
     for file in &files {
@@ -423,5 +439,59 @@ fn the_import_graph() {
             println!("cycle of {}: {}", cycle.len(), cycle.join(", "));
         }
     }
-    assert!(graph.contains_key("error"));
+    assert!(graph.contains_key("core::error"));
+}
+
+/// The workspace crates a package's manifest depends on (normal and build dependencies; a test
+/// may reach anything).
+fn workspace_dependencies(manifest: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(manifest).unwrap();
+    let doc: toml_edit::DocumentMut = text.parse().unwrap();
+    let package = doc["package"]["name"].as_str().unwrap().to_string();
+    let names: BTreeSet<&str> = CRATE_LAYERS
+        .iter()
+        .flat_map(|l| l.iter().copied())
+        .collect();
+    let mut found = Vec::new();
+    for table in ["dependencies", "build-dependencies"] {
+        if let Some(deps) = doc.get(table).and_then(|d| d.as_table_like()) {
+            for (dep, _) in deps.iter() {
+                if names.contains(dep) {
+                    found.push(dep.to_string());
+                }
+            }
+        }
+    }
+    found.insert(0, package);
+    found
+}
+
+#[test]
+fn crates_depend_down_the_layers() {
+    let layer = |name: &str| CRATE_LAYERS.iter().position(|l| l.contains(&name));
+    let mut manifests = vec![root().join("Cargo.toml")];
+    for (name, _) in crates().into_iter().filter(|(n, _)| n != "coderd") {
+        manifests.push(root().join("crates").join(name).join("Cargo.toml"));
+    }
+    let mut wrong = Vec::new();
+    for manifest in manifests {
+        let mut deps = workspace_dependencies(&manifest);
+        let package = deps.remove(0);
+        let Some(from) = layer(&package) else {
+            wrong.push(format!(
+                "`{package}` is in no layer (add it to CRATE_LAYERS)"
+            ));
+            continue;
+        };
+        for dep in deps {
+            if layer(&dep).is_some_and(|to| to >= from) {
+                wrong.push(format!("`{package}` depends on `{dep}`, not a lower layer"));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "crates against the layers:\n{}",
+        wrong.join("\n")
+    );
 }
