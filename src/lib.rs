@@ -6,17 +6,17 @@
 //! `agent`), and the faces that carry requests in: the socket (`server`, `connections`,
 //! `outbox`, `protocol`), MCP (`mcp`), the iii engine (`iii`) and editors (`editor`).
 
-pub mod agent;
-pub mod connections;
+mod agent;
+mod connections;
 pub mod editor;
 pub mod iii;
-pub mod listing;
+mod listing;
 pub mod mcp;
-pub mod methods;
-pub mod outbox;
-pub mod protocol;
-pub mod read;
-pub mod registry;
-pub mod search;
+mod methods;
+mod outbox;
+mod protocol;
+mod read;
+mod registry;
+mod search;
 pub mod server;
-pub mod todo;
+mod todo;

@@ -45,11 +45,13 @@ impl std::fmt::Display for Violation {
 }
 
 /// Every violation of `schema` by `instance`, in document order.
-pub fn violations(schema: &Value, instance: &Value) -> Vec<Violation> {
+#[cfg(test)]
+fn violations(schema: &Value, instance: &Value) -> Vec<Violation> {
     violations_of(schema, instance, &[])
 }
 
-/// Like `violations`, with more names an unknown key may be a typo of (a method's aliases).
+/// Every violation of `schema` by `instance`, in document order; `aliases` are more names an
+/// unknown key may be a typo of (a method's aliases).
 pub fn violations_of(schema: &Value, instance: &Value, aliases: &[&str]) -> Vec<Violation> {
     let mut found = Vec::new();
     Checker {

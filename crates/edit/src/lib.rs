@@ -6,10 +6,10 @@
 //! `commit` (the atomic write protocol) under `locks`. Methods: `write`, `patch`, `update_file`,
 //! `paths` (delete, move, clean).
 
-pub mod backups;
-pub mod content;
+mod backups;
+mod content;
 pub mod diff;
-pub mod keep;
+mod keep;
 pub mod locate;
 pub mod patch;
 pub mod paths;

@@ -5,17 +5,17 @@
 //! Running (`process`, `output`, `environment`, `sandbox`) knows nothing about the rules.
 
 pub mod environment;
-pub mod output;
-pub mod parse;
+mod output;
+mod parse;
 pub mod policy;
-pub mod process;
-pub mod rules;
+mod process;
+mod rules;
 pub mod run;
 pub mod sandbox;
-pub mod slots;
+mod slots;
 pub mod test;
 pub mod watchdog;
-pub mod wrappers;
+mod wrappers;
 
 pub use policy::ExecConfig;
 

@@ -10,11 +10,11 @@
 
 pub mod branch;
 pub mod checkpoint;
-pub mod command;
-pub mod config_files;
+mod command;
+mod config_files;
 pub mod diff;
 pub mod log;
-pub mod repository;
+mod repository;
 pub mod status;
 
 use coderd_core::error::{Code, Error, Result};

@@ -13,18 +13,18 @@
 //! older version of a file than the one on disk: a server that is not current by the deadline is
 //! listed as `pending` instead.
 
-pub mod client;
-pub mod confine;
+mod client;
+mod confine;
 mod diagnostics;
-pub mod instance;
+mod instance;
 pub mod navigate;
 pub mod report;
 mod roots;
 pub mod servers;
-pub mod spawn;
-pub mod transport;
-pub mod tsserver;
-pub mod uri;
+mod spawn;
+mod transport;
+mod tsserver;
+mod uri;
 
 pub use diagnostics::{diagnostics, DiagnosticsParams};
 

@@ -145,6 +145,7 @@ impl Transport {
     }
 
     /// Whether the server's output has closed.
+    #[cfg(test)]
     pub fn is_closed(&self) -> bool {
         lock(&self.pending).closed
     }

@@ -5,17 +5,17 @@
 //!
 //! The module knows nothing of JSON or the wire except in the method files (`outline`).
 
-pub mod cache;
+mod cache;
 pub mod dialect;
 pub mod grammars;
-pub mod items;
+mod items;
 pub mod languages;
 pub mod map;
 pub mod outline;
-pub mod queries;
-pub mod shell_mask;
+mod queries;
+mod shell_mask;
 pub mod symbol;
-pub mod tags;
+mod tags;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

@@ -42,10 +42,9 @@ pub struct Queries {
     /// The role of each outline capture, by capture index.
     pub roles: Vec<Role>,
     pub tags: Option<Query>,
-    /// When `tags.scm` is only `(kind) @reference` patterns: those kinds. The tagger then walks
-    /// the tree instead of running the query engine (same captures, several times faster).
-    pub reference_kinds: Option<Vec<String>>,
-    /// The same kinds as a set over the grammar's kind ids.
+    /// When `tags.scm` is only `(kind) @reference` patterns: those kinds, as a set over the
+    /// grammar's kind ids. The tagger then walks the tree instead of running the query engine
+    /// (same captures, several times faster).
     pub reference_set: Option<KindSet>,
     /// The kinds the outline's patterns start at, when every pattern starts at a named kind: the
     /// outline then runs the query only at nodes of these kinds outside function bodies instead of
@@ -130,10 +129,10 @@ fn compile(language: &Language) -> Result<Queries, String> {
     let outline_roots =
         pattern_roots(&outline, &outline_text).map(|r| KindSet::new(&ts_language, &r));
     let tags_text = text(&language.name, "tags");
-    let reference_kinds = tags_text.as_deref().and_then(simple_kinds);
-    let reference_set = reference_kinds
+    let reference_set = tags_text
         .as_deref()
-        .map(|k| KindSet::new(&ts_language, k));
+        .and_then(simple_kinds)
+        .map(|k| KindSet::new(&ts_language, &k));
     let tags = match tags_text {
         Some(t) => Some(
             Query::new(&ts_language, &t)
@@ -146,7 +145,6 @@ fn compile(language: &Language) -> Result<Queries, String> {
         outline,
         roles,
         tags,
-        reference_kinds,
         reference_set,
         outline_roots,
     })

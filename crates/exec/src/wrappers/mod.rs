@@ -15,7 +15,7 @@ mod settings;
 use code::{awk, interpreter_shell_calls, is_awk, stdin_program};
 pub use code::{code_strings, inline_code, reads_program_from_stdin};
 use fanout::{find_exec, parallel, xargs};
-pub use fanout::{find_name_filter, find_start_paths, FIND_EXEC_NARROWED};
+pub use fanout::{find_start_paths, FIND_EXEC_NARROWED};
 use launchers::{
     alias, coproc, env, flock, runuser, ssh, sudo, trap, watch, SETPRIV_VALUES, SYSTEMD_RUN_VALUES,
 };
