@@ -126,11 +126,11 @@ impl Slot {
 }
 
 /// The files of one call as the planner sees them: their current (planned) content.
-pub struct Workspace {
+pub struct Draft {
     slots: BTreeMap<PathBuf, Slot>,
 }
 
-impl Workspace {
+impl Draft {
     fn slot(&mut self, path: &Path) -> &mut Slot {
         self.slots
             .get_mut(path)
@@ -243,7 +243,7 @@ pub fn run<F>(
     mut plan: F,
 ) -> Result<Vec<FileResult>>
 where
-    F: FnMut(&mut Workspace) -> Result<()>,
+    F: FnMut(&mut Draft) -> Result<()>,
 {
     // Every content edit passes here: a target under `.git` is refused before any lock or read.
     for target in &targets {
@@ -254,10 +254,10 @@ where
         .lock(targets.iter().map(|t| t.resolved.abs.clone()))?;
     let mut attempt = 0;
     loop {
-        let mut workspace = load(state, &targets, opts)?;
-        plan(&mut workspace)?;
-        let outcome = commit_all(state, &workspace, opts);
-        workspace.recycle();
+        let mut draft = load(state, &targets, opts)?;
+        plan(&mut draft)?;
+        let outcome = commit_all(state, &draft, opts);
+        draft.recycle();
         match outcome {
             Err(e) if e.code == Code::Stale && attempt == 0 => attempt += 1,
             outcome => return outcome,
@@ -269,7 +269,7 @@ fn load(
     state: &coderd_core::workspace::Workspace,
     targets: &[Target],
     opts: &Options,
-) -> Result<Workspace> {
+) -> Result<Draft> {
     let limits = state.limits();
     let mut slots = BTreeMap::new();
     for target in targets {
@@ -317,7 +317,7 @@ fn load(
             },
         );
     }
-    Ok(Workspace { slots })
+    Ok(Draft { slots })
 }
 
 /// Adds the request field to errors that only named the path.

@@ -2,7 +2,7 @@
 //! read (or restoring the ones already published when a later one fails), folders synced.
 
 use super::report::finish;
-use super::{backup_of, named, FileResult, Options, Slot, Workspace};
+use super::{backup_of, named, Draft, FileResult, Options, Slot};
 use crate::commit::{self, Existing, Expected, Place, Publish, Staged};
 use crate::keep::Replaced;
 use coderd_core::error::{Code, Error, Result};
@@ -63,10 +63,10 @@ impl<'scope> Hashing<'scope> {
 
 pub(super) fn commit_all(
     state: &coderd_core::workspace::Workspace,
-    workspace: &Workspace,
+    draft: &Draft,
     opts: &Options,
 ) -> Result<Vec<FileResult>> {
-    let changed: Vec<&Slot> = workspace
+    let changed: Vec<&Slot> = draft
         .slots
         .values()
         .filter(|s| {
@@ -84,14 +84,14 @@ pub(super) fn commit_all(
                 ))
             })
             .collect();
-        publish_changed(state, workspace, &changed, hashes, opts)
+        publish_changed(state, draft, &changed, hashes, opts)
     })
 }
 
 /// Stages, backs up and publishes the changed files of a call (see the module docs).
 fn publish_changed(
     state: &coderd_core::workspace::Workspace,
-    workspace: &Workspace,
+    draft: &Draft,
     changed: &[&Slot],
     hashes: Vec<Option<Hashing>>,
     opts: &Options,
@@ -196,7 +196,7 @@ fn publish_changed(
     if fsync {
         sync_folders(&places)?;
     }
-    let results = finish(state, workspace, changed, published, hashes, &places, opts);
+    let results = finish(state, draft, changed, published, hashes, &places, opts);
     commit::close_later(
         places
             .into_iter()

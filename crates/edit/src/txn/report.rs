@@ -2,7 +2,7 @@
 //! added and removed.
 
 use super::publish::{Hashing, Prepared};
-use super::{FileResult, Options, Slot, Workspace};
+use super::{Draft, FileResult, Options, Slot};
 use crate::splice::Splice;
 use crate::stat::myers_counts;
 use coderd_core::documents::{Change, Document, Event, EventKind, Stamp, Text};
@@ -11,7 +11,7 @@ use std::sync::Arc;
 /// Installs the new documents, publishes their events, and builds the answer.
 pub(super) fn finish(
     state: &coderd_core::workspace::Workspace,
-    workspace: &Workspace,
+    draft: &Draft,
     changed: &[&Slot],
     published: Vec<(usize, Option<std::fs::Metadata>)>,
     mut hashes: Vec<Option<Hashing>>,
@@ -85,7 +85,7 @@ pub(super) fn finish(
         });
     }
     // Files the call named but did not need to change are reported too, as unchanged.
-    for slot in workspace.slots.values() {
+    for slot in draft.slots.values() {
         if results.iter().any(|r| r.path == slot.target.resolved.abs) {
             continue;
         }
