@@ -5,6 +5,10 @@
 //! commit edit the document's rope in place. Committing: `txn` (plan, then all files or none) over
 //! `commit` (the atomic write protocol) under `locks`. Methods: `write`, `patch`, `update_file`,
 //! `paths` (delete, move, clean).
+//!
+//! The crate stands on coderd-core alone: it knows no syntax, language server, git, method or face.
+//! The bytes it is about to replace go to a `Keeper` (core's `workspace::keep`), which the daemon
+//! fills with the checkpoint store.
 
 mod backups;
 mod content;

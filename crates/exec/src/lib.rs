@@ -3,6 +3,9 @@
 //! (`parse` → `wrappers` → `rules` → `policy`) is pure: it reads only the command text, the
 //! folders involved and the daemon config, so `dry_run` shows exactly what a real run would decide.
 //! Running (`process`, `output`, `environment`, `sandbox`) knows nothing about the rules.
+//!
+//! The crate stands on coderd-core and coderd-syntax (the Bash grammar); it knows no language
+//! server, edit, git, method or face. Its sandbox is also where coderd-lsp runs servers.
 
 pub mod environment;
 mod output;

@@ -1,12 +1,16 @@
 //! The git read methods: `git-status`, `git-diff`, `git-log`, `git-changed`, `git-branch`.
 //!
 //! They run the git CLI (`command`), hardened against repository-controlled execution, and parse
-//! its `-z` output into typed results; `render` turns those into the familiar text for `coder`.
+//! its `-z` output into typed results; the client (`coder`) renders those as the familiar text.
 //! The CLI rather than `gix`: status on a 10k-file tree is git's own fast path (untracked cache,
 //! preloaded index), and the measurement in docs/benchmarks.md shows the daemon's call within the bar of
 //! `git status --porcelain` run as a process. Paths in results are relative to `dir` (default:
 //! the primary root), and only the part of the repository under `dir` is reported. The repository
 //! is found inside the roots only (`repository`): a workspace inside a larger repository has none.
+//!
+//! The crate also holds the checkpoints (`checkpoint`: the workspace's snapshots in a shadow
+//! repository, and the edits' `Keeper`). It stands on coderd-core and coderd-edit (restoring is an
+//! edit); it knows no syntax, language server, command, method or face.
 
 pub mod branch;
 pub mod checkpoint;

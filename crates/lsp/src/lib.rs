@@ -3,7 +3,7 @@
 //! `servers` reads the definitions (`grammars/servers.toml`); `transport` frames JSON-RPC over a
 //! server's stdio; `client` is one process and what it reported; `instance` is one server for one
 //! root across restarts, with document sync and the settling rule; `report` is the structured
-//! answer; `render` is the client's `[DIAGNOSTICS]` block.
+//! answer (its types and the `[DIAGNOSTICS]` block are the wire crate's).
 //!
 //! Two ways in: every mutating method's answer goes through `after_edit` (from the method table,
 //! with the events the call published), which syncs the changed files into their servers,
@@ -12,6 +12,9 @@
 //! programs, reach servers that have the file open. Never does an answer show findings for an
 //! older version of a file than the one on disk: a server that is not current by the deadline is
 //! listed as `pending` instead.
+//!
+//! The crate stands on coderd-core, coderd-syntax (a file's language) and coderd-exec (the sandbox
+//! a server runs in); it knows no method and no face: the method table asks it for the report.
 
 mod client;
 mod confine;

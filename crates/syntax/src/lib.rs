@@ -3,7 +3,12 @@
 //! documents store's edit events in `cache`), and its outline (`items`, from
 //! `queries/<language>/outline.scm`). The methods are `outline` and `read --symbol` (`symbol`).
 //!
-//! The module knows nothing of JSON or the wire except in the method files (`outline`).
+//! The crate also holds the repository map (`map`: the tag index over a tree, its ranking and
+//! rendering), and its build script makes the grammar pack and query table from the workspace's
+//! `grammars/` and `queries/`.
+//!
+//! It stands on coderd-core alone, and knows no command, language server, edit, git, method or
+//! face; it knows nothing of JSON or the wire except in its answers (`outline`, `map`).
 
 mod cache;
 pub mod dialect;
