@@ -234,7 +234,11 @@ fn rust_outline_matches_syn() {
     let files = corpus(
         "rs",
         "CROSSCHECK_RUST",
-        &[(root.join("src"), true), (root.join("tests"), true)],
+        &[
+            (root.join("src"), true),
+            (root.join("crates"), true),
+            (root.join("tests"), true),
+        ],
     );
     let mut theirs = Rows::new();
     let mut parsed = Vec::new();
