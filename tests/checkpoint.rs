@@ -610,6 +610,11 @@ fn a_snapshot_killed_mid_way_leaves_nothing_that_blocks_the_next() {
     std::fs::write(store.join("index.lock"), b"").unwrap();
     std::fs::create_dir_all(store.join("objects/ab")).unwrap();
     std::fs::write(store.join("objects/ab/tmp_obj_XYZ"), b"partial").unwrap();
+    // A keep killed mid-way leaves its copy of the index and that copy's lock; the next daemon
+    // numbers its copies from the start again.
+    for leftover in ["index.hold-0", "index.hold-0.lock", "index.hold-1.lock"] {
+        std::fs::write(store.join(leftover), b"").unwrap();
+    }
     let daemon = Daemon::start(&sandbox, &[]);
     let created = daemon.ok(
         "checkpoint",
@@ -625,6 +630,13 @@ fn a_snapshot_killed_mid_way_leaves_nothing_that_blocks_the_next() {
     let restored = daemon.ok("checkpoint", json!({"restore": created["hash"]}));
     assert_eq!(restored["restored"].as_array().unwrap().len(), 100);
     assert!(sandbox.root.join("many/7/997.txt").exists());
+    // Edits keep what they replace through copies of the index: none is blocked by the leftovers.
+    for n in 0..3 {
+        let file = format!("many/{n}/{n}.txt");
+        daemon.ok("write", json!({"file": file, "content": "kept first\n"}));
+    }
+    assert!(!store.join("index.hold-0.lock").exists());
+    assert!(!store.join("index.hold-1.lock").exists());
 }
 
 /// The workspace's attributes convert content for its own repository, never for snapshots: each

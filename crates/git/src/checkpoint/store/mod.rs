@@ -262,6 +262,7 @@ impl Shadow {
 
     /// Under the lock nobody else writes here, so any git lock file is a killed run's leftover.
     fn clear_stale_locks(&self) {
+        self.clear_index_copies();
         let mut locks: Vec<PathBuf> = self.trees.iter().map(|t| lock_of(&t.index)).collect();
         locks.push(self.git_dir.join(format!("{REF}.lock")));
         if !locks.iter().any(|l| l.exists()) {
@@ -276,6 +277,31 @@ impl Shadow {
             let _ = std::fs::remove_file(lock);
         }
         remove_temp_objects(&self.git_dir.join("objects"));
+    }
+
+    /// Removes the index copies a killed `keep` left (`<index>.hold-N` and its lock): the numbers
+    /// start again in the next daemon, whose git would find the old lock and refuse.
+    fn clear_index_copies(&self) {
+        for tree in &self.trees {
+            let (Some(dir), Some(name)) = (tree.index.parent(), tree.index.file_name()) else {
+                continue;
+            };
+            let mut prefix = name.to_owned();
+            prefix.push(".hold-");
+            let prefix = prefix.as_encoded_bytes();
+            let Ok(entries) = std::fs::read_dir(dir) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                if entry.file_name().as_encoded_bytes().starts_with(prefix) {
+                    tracing::info!(
+                        "checkpoint: removing {} left by an interrupted keep",
+                        entry.path().display()
+                    );
+                    let _ = std::fs::remove_file(entry.path());
+                }
+            }
+        }
     }
 
     /// The newest snapshot's commit, if any (read from the ref file: refs are never packed here).
