@@ -163,7 +163,7 @@ fn cargo_project(sandbox: &Sandbox, outside_marker: &Path) {
         env = root.join(".env"),
         leak = root.join("leak.txt"),
     );
-    std::fs::write(root.join("crates/syntax/build.rs"), build).unwrap();
+    std::fs::write(root.join("build.rs"), build).unwrap();
     std::fs::write(
         root.join("src/main.rs"),
         "fn main() {\n    let x: i32 = \"a\";\n    println!(\"{x}\");\n}\n",
