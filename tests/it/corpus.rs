@@ -2,7 +2,7 @@
 //! folder with its licence; tests/corpus/SOURCES.md names their sources) outlined and checked
 //! under the item notion of docs/structure.md: an item is a definition outside function bodies,
 //! placed on its name's line. Two tests, each printing its table (docs/structure.md, "Golden
-//! corpora": `cargo test --test corpus -- --nocapture`; `CORPUS_DIFF=1` lists the differences):
+//! corpora": `cargo test --test it corpus:: -- --nocapture`; `CORPUS_DIFF=1` lists the differences):
 //!
 //! - against Universal Ctags (`/usr/bin/ctags`, scripts/install-test-tools.sh): what ctags lists
 //!   that the notion leaves out (imports, packages, parameters, locals, Rust enum variants,

@@ -395,8 +395,8 @@ impl SynOutline<'_> {
     }
 }
 
-/// Prints the syntax tree of `$CODERD_DUMP` (a development aid: `cargo test --test crosscheck
-/// dump_tree -- --ignored --nocapture`).
+/// Prints the syntax tree of `$CODERD_DUMP` (a development aid: `cargo test --test it
+/// crosscheck::dump_tree -- --ignored --nocapture`).
 #[test]
 #[ignore]
 fn dump_tree() {

@@ -1,11 +1,12 @@
 //! Tidy checks on the source tree (as rust-analyzer's `xtask/src/tidy.rs`): the top-level modules
 //! of `src/` import one another only downwards through the layers below, and never in a cycle;
-//! every module has its row in ARCHITECTURE.md's code map; no non-test file grows past 800 lines.
+//! every module has its row in ARCHITECTURE.md's code map; no non-test file grows past 800 lines;
+//! each package's integration tests stay one binary (its `tests/it/`).
 //!
 //! The import graph is read from the syntax tree (syn), so comments and strings never count, and
 //! items under `#[cfg(test)]` are left out: a unit test may reach anything. To print the graph:
 //!
-//!     CODERD_PRINT_GRAPH=1 cargo test --test tidy -- --nocapture the_import_graph
+//!     CODERD_PRINT_GRAPH=1 cargo test --test it -- --nocapture tidy::the_import_graph
 
 use proc_macro2::{TokenStream, TokenTree};
 use quote::ToTokens;
@@ -341,7 +342,7 @@ fn imports_run_down_the_layers() {
     for (module, imports) in &graph {
         let Some(from) = layer_of(module) else {
             wrong.push(format!(
-                "`{module}` is in no layer (add it to LAYERS in tests/tidy.rs)"
+                "`{module}` is in no layer (add it to LAYERS in tests/it/tidy.rs)"
             ));
             continue;
         };
@@ -424,4 +425,80 @@ fn the_import_graph() {
         }
     }
     assert!(graph.contains_key("error"));
+}
+
+/// The workspace's packages: the root and each folder of `crates/` with a Cargo.toml.
+fn packages() -> Vec<PathBuf> {
+    let mut packages = vec![root()];
+    for entry in std::fs::read_dir(root().join("crates")).unwrap() {
+        let dir = entry.unwrap().path();
+        if dir.join("Cargo.toml").is_file() {
+            packages.push(dir);
+        }
+    }
+    packages.sort();
+    packages
+}
+
+/// The modules a file declares (`mod x;`).
+fn declared_modules(file: &Path) -> BTreeSet<String> {
+    let syntax = syn::parse_file(&std::fs::read_to_string(file).unwrap()).unwrap();
+    syntax
+        .items
+        .iter()
+        .filter_map(|item| match item {
+            syn::Item::Mod(m) if m.content.is_none() => Some(m.ident.to_string()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Each package's integration tests are one binary, `tests/it/main.rs` with a module per area:
+/// Cargo makes a binary of every `tests/*.rs` and `tests/*/main.rs`, each linking the whole
+/// package, so another one is another link of it on every change; and a file of `tests/it/` that
+/// main.rs does not declare would never run.
+#[test]
+fn the_integration_tests_are_one_binary() {
+    let mut wrong = Vec::new();
+    for package in packages() {
+        let tests = package.join("tests");
+        let Ok(entries) = std::fs::read_dir(&tests) else {
+            continue;
+        };
+        for entry in entries {
+            let path = entry.unwrap().path();
+            let rel = path.strip_prefix(root()).unwrap().display().to_string();
+            if path.extension().is_some_and(|e| e == "rs") {
+                wrong.push(format!(
+                    "{rel}: a test binary of its own (make it a module of tests/it/)"
+                ));
+            } else if path.join("main.rs").is_file() && !path.ends_with("it") {
+                wrong.push(format!(
+                    "{rel}/main.rs: a test binary of its own (make it a module of tests/it/)"
+                ));
+            }
+        }
+        let main = tests.join("it/main.rs");
+        if !main.is_file() {
+            continue;
+        }
+        let declared = declared_modules(&main);
+        for entry in std::fs::read_dir(tests.join("it")).unwrap() {
+            let path = entry.unwrap().path();
+            let stem = path.file_stem().unwrap().to_str().unwrap().to_string();
+            let module =
+                path.extension().is_some_and(|e| e == "rs") || path.join("mod.rs").is_file();
+            if module && stem != "main" && !declared.contains(&stem) {
+                let rel = path.strip_prefix(root()).unwrap().display();
+                wrong.push(format!(
+                    "{rel}: not declared in tests/it/main.rs, so it never runs"
+                ));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "integration tests outside the one binary:\n{}",
+        wrong.join("\n")
+    );
 }
