@@ -69,6 +69,14 @@ impl Fake {
         self.sandbox.root.join("app.rb")
     }
 
+    /// Replaces the config as one step (a temp file renamed over it): an in-place write is seen
+    /// truncated first, and the daemon would run a moment on the empty config, with no fake.
+    fn replace_config(&self, text: &str) {
+        let temp = self.config.with_extension("yaml.new");
+        std::fs::write(&temp, text).unwrap();
+        std::fs::rename(&temp, &self.config).unwrap();
+    }
+
     /// Writes `app.rb`; the whole answer.
     fn write(&self, content: &str) -> Value {
         self.daemon.ok(
@@ -362,15 +370,11 @@ fn config_servers_are_listed_chosen_and_applied_on_reload() {
     assert!(fake.report(&fake.write(&text(1))).get("pending").is_some());
 
     // A new definition replaces the running one: the next edit starts it.
-    std::fs::write(&fake.config, config(&[], json!({}))).unwrap();
+    fake.replace_config(&config(&[], json!({})));
     let mut n = fake.write_until_current(2, "reload not applied");
 
     // `lsp.languages` choosing no server for Ruby: no diagnostics at all.
-    std::fs::write(
-        &fake.config,
-        config(&[], json!({"languages": {"ruby": []}})),
-    )
-    .unwrap();
+    fake.replace_config(&config(&[], json!({"languages": {"ruby": []}})));
     eventually("reload not applied", Duration::from_secs(20), || {
         let result = fake.write(&text(n));
         n += 1;
@@ -894,7 +898,7 @@ fn a_read_starts_the_server_unless_warm_on_read_is_off() {
     std::thread::sleep(Duration::from_millis(1000));
     assert_eq!(fake.fake_info()["instances"], json!([]));
 
-    std::fs::write(&fake.config, config(&[], json!({}))).unwrap();
+    fake.replace_config(&config(&[], json!({})));
     eventually(
         "the read never started the server",
         Duration::from_secs(20),
