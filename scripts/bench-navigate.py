@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Semantic moves benchmark: coderd's `references` and `definition` against the same language
 server asked directly over its stdio (scripts/lsp_direct.py), side by side in one run, on the
-fixtures of tests/navigate.rs (a Go module and a Rust crate whose function is used in 20 files).
+fixtures of tests/it/navigate.rs (a Go module and a Rust crate whose function is used in 20 files).
 
 Each round asks the server directly, then coderd (one persistent socket connection), the same
 position, alternating, after both are warm; the table gives the medians, coderd's overhead

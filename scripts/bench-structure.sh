@@ -82,7 +82,7 @@ done
 
 echo "## cross-checks on the fetched repositories"
 [[ ${SKIP_CROSSCHECK:-0} == 1 ]] || (cd "$repo" && CROSSCHECK_PYTHON=$cache/requests CROSSCHECK_GO=$cache/prometheus CROSSCHECK_RUST=$cache/rust-analyzer \
-  cargo test --quiet --test crosscheck -- --nocapture 2>&1 | grep -E 'precision|test result' | tee "$results/crosscheck.txt")
+  cargo test --quiet --test it crosscheck:: -- --nocapture 2>&1 | grep -E 'precision|test result' | tee "$results/crosscheck.txt")
 
 python3 - "$results" "$build_s" "$bin" "$cache/coderd.stripped" "$build_kind" <<'PY'
 import json, os, sys

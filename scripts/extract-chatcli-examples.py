@@ -2,7 +2,7 @@
 """Extracts every @coder example of ChatCLI's plugin document (../shared/seeds/chatcli-coder-plugin.txt,
 or the path given) into tests/agent/chatcli_examples.json: the args of each <tool_call name="@coder">
 in document order (51, duplicates kept), each CLI-style example line (subcommand then flags), and the
-multipatch JSON block. The test replays them through the `tool` envelope (tests/agent.rs).
+multipatch JSON block. The test replays them through the `tool` envelope (tests/it/agent.rs).
 Methods that are not registered yet are listed under "pending"; the lead moves them out as they land."""
 import json, re, sys, pathlib
 

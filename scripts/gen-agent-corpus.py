@@ -2,7 +2,7 @@
 """Writes tests/agent/malformed.json: malformed @coder tool calls, each with the exact call it must
 become or the exact refusal it must get. Every case derives from an intended call written below
 (method + canonical params), so the expectation is what the model meant, never what coderd happens
-to do. tests/agent.rs sends each input to the `tool` method with dry_run and compares exactly.
+to do. tests/it/agent.rs sends each input to the `tool` method with dry_run and compares exactly.
 
 Classes: the seven ChatCLI strategies (strict, single quotes, unquoted keys, both, trailing commas,
 plain-value wrapping, object literals), the extra passes (un-stringifying, Windows paths, HTML

@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
-# Tools the `test` method's fixtures run (tests/exec_test.rs): cargo, go, python3 with pytest,
+# Tools the `test` method's fixtures run (tests/it/exec_test.rs): cargo, go, python3 with pytest,
 # node with npm, Maven with a JDK; and ripgrep, whose `rg -n` output `coder search` must equal
-# (tests/cli.rs); openssl, for the signing recipe of tests/chatcli.rs; Neovim, the real editor
-# tests/editor.rs drives through `coderd lsp`; Universal Ctags, the oracle of tests/corpus.rs.
+# (tests/it/cli.rs); openssl, for the signing recipe of tests/it/chatcli.rs; Neovim, the real editor
+# tests/it/editor.rs drives through `coderd lsp`; Universal Ctags, the oracle of tests/it/corpus.rs.
 # Go, Node and Python come with the machine; pytest is installed for the user when missing, the
 # Debian packages as root when their command is missing.
 # Idempotent: does nothing when everything is there.
 set -euo pipefail
 for tool in go python3 node npm; do
     command -v "$tool" >/dev/null 2>&1 || {
-        echo "install-test-tools.sh: \`$tool\` is not on PATH; tests/exec_test.rs needs it" >&2
+        echo "install-test-tools.sh: \`$tool\` is not on PATH; tests/it/exec_test.rs needs it" >&2
         exit 1
     }
 done
@@ -37,7 +37,7 @@ fi
 for pair in openssl:openssl nvim:neovim rg:ripgrep ctags:universal-ctags; do
     command -v "${pair%%:*}" >/dev/null 2>&1 || apt_install "${pair#*:}"
 done
-# tests/corpus.rs checks the golden corpora against each language's own parser: Bash's against
+# tests/it/corpus.rs checks the golden corpora against each language's own parser: Bash's against
 # shfmt's (mvdan.cc/sh), C and C++ against clang's AST (C++ with googletest's headers), Ruby's
 # against Ripper, PHP's against the php-ast extension.
 if ! command -v shfmt >/dev/null 2>&1 || ! command -v clang >/dev/null 2>&1 ||

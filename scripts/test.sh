@@ -26,7 +26,7 @@ ensure_components
 # The toolchains the `test` method's fixtures run (pytest is installed when missing).
 ./scripts/install-test-tools.sh
 ./scripts/install-structure-deps.sh
-# Real language servers for tests/lsp.rs (pinned, idempotent; see the script).
+# Real language servers for tests/it/lsp.rs (pinned, idempotent; see the script).
 ./scripts/install-language-servers.sh
 
 cargo fmt --all -- --check

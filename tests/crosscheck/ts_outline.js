@@ -1,7 +1,7 @@
 // Prints the definitions of TypeScript/JavaScript files as JSON lines [path, kind, name, line], as
 // the TypeScript compiler's own parser sees them, under coderd's notion of an item: nothing inside
 // function bodies; class and interface members; the members of object types a type alias names;
-// top-level (and namespace-level) variables, functions bound to a property at the top level. Run by tests/corpus.rs with `typescript` from
+// top-level (and namespace-level) variables, functions bound to a property at the top level. Run by tests/it/corpus.rs with `typescript` from
 // $CODERD_SERVERS_DIR/npm (scripts/install-language-servers.sh) or NODE_PATH.
 "use strict";
 const fs = require("fs");

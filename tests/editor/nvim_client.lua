@@ -1,4 +1,4 @@
--- Headless Neovim's built-in LSP client against `coderd lsp` (tests/editor.rs runs it):
+-- Headless Neovim's built-in LSP client against `coderd lsp` (tests/it/editor.rs runs it):
 -- opens lib/broken.rb, waits for the relayed diagnostic, asks for document symbols of
 -- lib/shapes.rb, workspace symbols and `coderd/map`, and writes what it got to $OUT as JSON.
 -- Environment: CODERD (the binary), SOCKET (the daemon's), ROOT (the workspace), OUT.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A scripted language server for the protocol tests (tests/lsp_fake.rs): the edge cases real
+"""A scripted language server for the protocol tests (tests/it/lsp_fake.rs): the edge cases real
 servers show only now and then, on demand. Standard library only.
 
 Its diagnostics: one error per line containing BROKEN ("broken at line N"). Flags choose how it

@@ -1,0 +1,276 @@
+//! Semantic moves through the real language servers (installed by
+//! scripts/install-language-servers.sh): `references`, `definition`, `hover` and `rename` on a Rust
+//! crate and a Go module where one function is used in 20 files. After the rename the project
+//! still builds (`cargo check`, `go build`) and no file names the old function. Where no server
+//! runs (Ruby), the answers come from the tag index, marked `source: "index"`.
+
+use crate::common;
+
+use common::{Daemon, Sandbox};
+use serde_json::{json, Value};
+use std::path::Path;
+use std::process::Command;
+
+/// Files that call the function.
+const USERS: usize = 20;
+
+/// The workspace's daemon, running the installed servers.
+fn daemon(sandbox: &Sandbox) -> Daemon {
+    // Cold starts (rust-analyzer loading the standard library) take long on a busy machine.
+    let lsp = json!({"lsp": {"warm_deadline_ms": 30000, "cold_deadline_ms": 120000}});
+    Daemon::start_with_servers(sandbox, &lsp.to_string(), &[])
+}
+
+/// A crate whose `compute_total` is imported and called twice in each of 20 modules.
+fn rust_crate(sandbox: &Sandbox) {
+    sandbox.write(
+        "Cargo.toml",
+        "[package]\nname = \"shop\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n",
+    );
+    let mut lib = String::new();
+    for n in 1..=USERS {
+        lib.push_str(&format!("pub mod m{n:02};\n"));
+        sandbox.write(
+            &format!("src/m{n:02}.rs"),
+            &format!("use crate::compute_total;\n\npub fn f{n:02}() -> u32 {{\n    compute_total(&[{n}]) + crate::compute_total(&[1])\n}}\n"),
+        );
+    }
+    // A secret (non-accessible by the default globs) used from a readable file.
+    lib.push_str("pub mod key;\npub mod secrets;\n");
+    sandbox.write(
+        "src/secrets/mod.rs",
+        "/// The live key.\npub const API_KEY: &str = \"sk-live-TOPSECRET-1234\";\n",
+    );
+    sandbox.write(
+        "src/key.rs",
+        "pub fn key() -> &'static str {\n    crate::secrets::API_KEY\n}\n",
+    );
+    lib.push_str("\n/// Adds the items up.\npub fn compute_total(items: &[u32]) -> u32 {\n    items.iter().sum()\n}\n");
+    sandbox.write("src/lib.rs", &lib);
+    sandbox.write(
+        "tools.rb",
+        "def helper(x)\n  x * 2\nend\n\nputs helper(3)\n",
+    );
+}
+
+/// A module whose `ComputeTotal` is called in 20 files.
+fn go_module(sandbox: &Sandbox) {
+    sandbox.write("go.mod", "module shop\n\ngo 1.21\n");
+    sandbox.write(
+        "total.go",
+        "package shop\n\n// ComputeTotal adds the items up.\nfunc ComputeTotal(items []int) int {\n\tsum := 0\n\tfor _, i := range items {\n\t\tsum += i\n\t}\n\treturn sum\n}\n",
+    );
+    for n in 1..=USERS {
+        sandbox.write(
+            &format!("f{n:02}.go"),
+            &format!(
+                "package shop\n\nfunc F{n:02}() int {{\n\treturn ComputeTotal([]int{{{n}}})\n}}\n"
+            ),
+        );
+    }
+}
+
+fn builds(dir: &Path, program: &str, args: &[&str], target: &Path) {
+    let out = Command::new(program)
+        .args(args)
+        .current_dir(dir)
+        .env("CARGO_TARGET_DIR", target)
+        .env("GOFLAGS", "-mod=mod")
+        .output()
+        .unwrap_or_else(|e| panic!("run {program}: {e}"));
+    assert!(
+        out.status.success(),
+        "{program} {args:?} failed after the rename:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Every file's text still naming `old`.
+fn still_named(dir: &Path, old: &str, extension: &str) -> Vec<String> {
+    let snapshot = common::snapshot(dir);
+    snapshot
+        .iter()
+        .filter(|(path, bytes)| {
+            path.ends_with(extension) && String::from_utf8_lossy(bytes).contains(old)
+        })
+        .map(|(path, _)| path.clone())
+        .collect()
+}
+
+fn lines(answer: &Value) -> Vec<(String, u64)> {
+    let locations = answer["locations"].as_array().unwrap();
+    let mut found: Vec<(String, u64)> = locations
+        .iter()
+        .map(|l| {
+            let path = Path::new(l["path"].as_str().unwrap());
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            (name, l["line"].as_u64().unwrap())
+        })
+        .collect();
+    found.sort();
+    found
+}
+
+#[test]
+fn rust_references_definition_hover_and_a_rename_over_21_files() {
+    let sandbox = Sandbox::empty();
+    rust_crate(&sandbox);
+    let daemon = daemon(&sandbox);
+
+    let refs = daemon.ok("references", json!({"symbol": "compute_total"}));
+    assert_eq!(refs["source"], "rust-analyzer", "{refs:#}");
+    // The definition, and in each module its import and two calls.
+    assert_eq!(refs["count"], 1 + 3 * USERS as u64, "{refs:#}");
+    let m07: Vec<(String, u64)> = lines(&refs)
+        .into_iter()
+        .filter(|(f, _)| f == "m07.rs")
+        .collect();
+    assert_eq!(
+        m07,
+        [
+            ("m07.rs".into(), 1),
+            ("m07.rs".into(), 4),
+            ("m07.rs".into(), 4)
+        ]
+    );
+    let line = refs["locations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["path"].as_str().unwrap().ends_with("m07.rs") && l["line"] == 4)
+        .unwrap();
+    assert_eq!(
+        line["text"],
+        "    compute_total(&[7]) + crate::compute_total(&[1])"
+    );
+    let without = daemon.ok(
+        "references",
+        json!({"symbol": "compute_total", "include_declaration": false}),
+    );
+    assert_eq!(without["count"], 3 * USERS as u64);
+
+    let def = daemon.ok(
+        "definition",
+        json!({"file": "src/m07.rs", "line": 4, "column": 6}),
+    );
+    assert_eq!(def["symbol"], "compute_total");
+    assert_eq!(
+        lines(&def),
+        [("lib.rs".into(), USERS as u64 + 5)],
+        "{def:#}"
+    );
+    let hover = daemon.ok(
+        "hover",
+        json!({"file": "src/m07.rs", "line": 4, "symbol": "compute_total"}),
+    );
+    let contents = hover["contents"].as_str().unwrap();
+    assert!(
+        contents.contains("pub fn compute_total(items: &[u32]) -> u32")
+            && contents.contains("Adds the items up"),
+        "{hover:#}"
+    );
+
+    // A hover shows the definition's text: not when it lies in a secret. The server runs in the
+    // sandbox, where the secret reads as empty, so it knows no text of it to show; coderd
+    // refuses a definition it does find in a secret (C211).
+    let secret = daemon.call(
+        "hover",
+        json!({"file": "src/key.rs", "line": 2, "symbol": "API_KEY"}),
+    );
+    if let Some(error) = secret.get("error") {
+        assert_eq!(error["data"]["code"], "C211", "{secret}");
+    }
+    let def = daemon.ok(
+        "definition",
+        json!({"file": "src/key.rs", "line": 2, "symbol": "API_KEY"}),
+    );
+    assert!(!def.to_string().contains("TOPSECRET"), "{def:#}");
+    assert!(!secret.to_string().contains("TOPSECRET"), "{secret}");
+
+    let before = common::snapshot(&sandbox.root);
+    let preview = daemon.ok(
+        "rename",
+        json!({"symbol": "compute_total", "new_name": "sum_items", "dry_run": true}),
+    );
+    assert_eq!(preview["files_changed"], USERS as u64 + 1, "{preview:#}");
+    let diff = preview["diff"].as_str().unwrap();
+    assert!(
+        diff.contains("-pub fn compute_total(") && diff.contains("+pub fn sum_items("),
+        "{diff}"
+    );
+    assert_eq!(common::snapshot(&sandbox.root), before, "a dry run wrote");
+
+    let renamed = daemon.ok(
+        "rename",
+        json!({"symbol": "compute_total", "new_name": "sum_items"}),
+    );
+    assert_eq!(renamed["files_changed"], USERS as u64 + 1, "{renamed:#}");
+    assert_eq!(renamed["edits"], 1 + 3 * USERS as u64);
+    assert!(
+        renamed.get("diagnostics").is_some(),
+        "the edit's diagnostics: {renamed:#}"
+    );
+    assert_eq!(
+        still_named(&sandbox.root, "compute_total", ".rs"),
+        Vec::<String>::new()
+    );
+    builds(
+        &sandbox.root,
+        "cargo",
+        &["check", "--offline", "--quiet"],
+        &sandbox.dir.path().join("target"),
+    );
+
+    // No server for Ruby: the tag index answers, by name.
+    let def = daemon.ok(
+        "definition",
+        json!({"file": "tools.rb", "line": 5, "column": 6}),
+    );
+    assert_eq!(def["source"], "index");
+    assert_eq!(lines(&def), [("tools.rb".into(), 1)]);
+    let refs = daemon.ok("references", json!({"symbol": "helper"}));
+    assert_eq!(refs["source"], "index");
+    assert_eq!(
+        lines(&refs),
+        [("tools.rb".into(), 1), ("tools.rb".into(), 5)]
+    );
+    let error = daemon.err(
+        "rename",
+        json!({"file": "tools.rb", "line": 1, "symbol": "helper", "new_name": "twice"}),
+    );
+    assert_eq!(error["data"]["code"], "C211", "{error}");
+    let error = daemon.err("definition", json!({"line": 3}));
+    assert_eq!(error["data"]["code"], "C210", "{error}");
+}
+
+#[test]
+fn go_references_and_a_rename_over_21_files() {
+    let sandbox = Sandbox::empty();
+    go_module(&sandbox);
+    let daemon = daemon(&sandbox);
+
+    let refs = daemon.ok("references", json!({"symbol": "ComputeTotal"}));
+    assert_eq!(refs["source"], "gopls", "{refs:#}");
+    assert_eq!(refs["count"], 1 + USERS as u64, "{refs:#}");
+    let def = daemon.ok(
+        "definition",
+        json!({"file": "f03.go", "line": 4, "symbol": "ComputeTotal"}),
+    );
+    assert_eq!(lines(&def), [("total.go".into(), 4)], "{def:#}");
+
+    let renamed = daemon.ok(
+        "rename",
+        json!({"symbol": "ComputeTotal", "new_name": "SumItems"}),
+    );
+    assert_eq!(renamed["files_changed"], USERS as u64 + 1, "{renamed:#}");
+    assert_eq!(
+        still_named(&sandbox.root, "ComputeTotal", ".go"),
+        Vec::<String>::new()
+    );
+    builds(
+        &sandbox.root,
+        "go",
+        &["build", "./..."],
+        &sandbox.dir.path().join("target"),
+    );
+}
