@@ -115,6 +115,15 @@ impl State {
         let Some(path) = &self.config_path else {
             return;
         };
+        // An editor that saves in place truncates the file before writing it: an empty file is
+        // that moment, not a wish for the defaults (which would drop the `exec` rules in force).
+        if std::fs::read(path).is_ok_and(|bytes| bytes.trim_ascii().is_empty()) {
+            self.warn_once(format!(
+                "config {} is empty (being saved?); keeping the previous settings",
+                path.display()
+            ));
+            return;
+        }
         match load_config(path) {
             Err(e) => self.warn_once(format!(
                 "config reload rejected, keeping the previous settings: {e}"

@@ -528,6 +528,15 @@ fn config_hot_reload_applies_budgets_and_refuses_jail_changes() {
     );
     let info = daemon.ok("info", json!({}));
     assert_eq!(info["limits"]["max_output_bytes"], 100000);
+
+    // An emptied file (an editor saving in place truncates first) is not the defaults.
+    std::fs::write(&config, "").unwrap();
+    wait_until("the empty file's warning", || {
+        daemon.log_text().contains("is empty (being saved?)")
+    });
+    let info = daemon.ok("info", json!({}));
+    assert_eq!(info["limits"]["max_output_bytes"], 100000);
+    assert_eq!(info["limits"]["list_default_page_size"], 1);
     // One save fires several file events; each warning is logged once.
     let log = daemon.log_text();
     assert_eq!(log.matches("restart coderd to apply").count(), 1, "{log}");
