@@ -11,5 +11,6 @@ pub fn methods() -> Vec<Method> {
          --restore HASH (snapshots first; never deletes newer files).",
         true,
         |s, p| crate::checkpoint::run(s, &s.checkpoints, p),
-    )]
+    )
+    .bare(&["label"])]
 }

@@ -14,6 +14,7 @@ pub fn methods() -> Vec<Method> {
             true,
             |s, p| write::write(s, p),
         )
+        .bare(&["file"])
         .changes_only_what_it_names(),
         method(
             "create-file",
@@ -30,6 +31,7 @@ pub fn methods() -> Vec<Method> {
             true,
             |s, p| write::rollback(s, p),
         )
+        .bare(&["file"])
         .changes_only_what_it_names(),
         method(
             "patch",
@@ -38,6 +40,7 @@ pub fn methods() -> Vec<Method> {
             true,
             |s, p| patch::patch(s, p),
         )
+        .bare(&["file"])
         .changes_only_what_it_names(),
         method(
             "multipatch",
@@ -78,6 +81,7 @@ pub fn methods() -> Vec<Method> {
             true,
             |s, p| paths::clean(s, p),
         )
+        .bare(&["dir"])
         .changes_only_what_it_names()
         // Without `force` it only lists.
         .changes_nothing_when(|_, params| paths::clean_changes_nothing(params)),

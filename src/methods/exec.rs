@@ -12,6 +12,7 @@ pub fn methods() -> Vec<Method> {
             true,
             |s, p| crate::exec::run::run(s, &s.socket, p),
         )
+        .bare(&["cmd", "dir"])
         // `dry_run` only reports the decision.
         .changes_nothing_when(|exec, params| {
             crate::protocol::keys::canonical(exec, params.clone())
@@ -26,6 +27,10 @@ pub fn methods() -> Vec<Method> {
             // runs first, as for `exec`.
             true,
             |s, p| crate::exec::test::run(s, &s.socket, p),
-        ),
+        )
+        // `test sub` tests `sub/`: a bare word says where, as for `tree` or `map`; a name filter
+        // is `--pattern`. A word misread as a folder fails C211 naming it, where a misread filter
+        // would quietly run no test.
+        .bare(&["dir"]),
     ]
 }

@@ -10,5 +10,6 @@ pub fn methods() -> Vec<Method> {
         "The current, settled language-server diagnostics of files (or a folder's files), without editing.",
         false,
         |s, p| crate::lsp::diagnostics(&s.lsp, s, p),
-    )]
+    )
+    .bare(&["dir"])]
 }

@@ -11,6 +11,7 @@ pub fn methods() -> Vec<Method> {
             false,
             |s, p| crate::map::run(s, &s.map, p),
         )
+        .bare(&["dir"])
         .heavy(super::always),
         method(
             "symbols",
@@ -19,6 +20,7 @@ pub fn methods() -> Vec<Method> {
             false,
             |s, p| crate::map::symbols::run(s, &s.map, p),
         )
+        .bare(&["query", "dir"])
         .heavy(super::always),
     ]
 }

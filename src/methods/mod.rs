@@ -42,6 +42,10 @@ pub struct Method {
     pub summary: &'static str,
     /// Whether the method changes files (agent front-ends gate these behind a permission).
     pub mutates: bool,
+    /// The params bare words fill, in order (`read main.go`, `search TODO src`): the one rule of
+    /// `coder`'s command line, the `tool` envelope's CLI-style words and its bare `args`, and
+    /// `schema`'s `bare`. None unless the entry declares them with `bare`.
+    pub bare: &'static [&'static str],
     /// The JSON Schema (draft 2020-12) of the params.
     pub schema: fn() -> Schema,
     /// Whether a call waits for a daemon-wide heavy slot (see `is_heavy`); never, unless the
@@ -81,6 +85,12 @@ fn always(_: &Method, _: &Value) -> bool {
 }
 
 impl Method {
+    /// Declares the params bare words fill, in order (see `bare`).
+    fn bare(mut self, fields: &'static [&'static str]) -> Method {
+        self.bare = fields;
+        self
+    }
+
     /// Declares when a call is heavy.
     fn heavy(mut self, heavy: fn(&Method, &Value) -> bool) -> Method {
         self.heavy = heavy;
@@ -272,6 +282,7 @@ where
         aliases,
         summary,
         mutates,
+        bare: &[],
         schema: match mutates {
             true => schema_with_switch::<P>,
             false => schema_of::<P>,
@@ -308,6 +319,7 @@ where
         aliases,
         summary,
         mutates: false,
+        bare: &[],
         schema: schema_of::<P>,
         heavy: never,
         changes_nothing: never,
@@ -385,6 +397,7 @@ fn core_methods() -> Vec<Method> {
             false,
             |s, p| read::handle(s, &s.line_counts, p),
         )
+        .bare(&["file"])
         .heavy(|_, params| read::is_heavy(params))
         .warms_servers(),
         method(
@@ -394,6 +407,7 @@ fn core_methods() -> Vec<Method> {
             false,
             |s, p| listing::tree(&s.jail, &s.limits(), p),
         )
+        .bare(&["dir"])
         .heavy(always),
         method(
             "list-folder",
@@ -401,13 +415,15 @@ fn core_methods() -> Vec<Method> {
             "One folder, paginated.",
             false,
             |s, p| listing::list_folder(&s.jail, &s.limits(), p),
-        ),
+        )
+        .bare(&["dir"]),
         raw_method(
             "search",
             &[],
             "Search file contents (or paths) for a literal or a regex.",
             |s, p| search::handle(&s.jail, &s.limits(), &s.policy(), p)?.into_json(),
         )
+        .bare(&["pattern", "dir"])
         .heavy(always),
         method("shutdown", &[], "Stop the daemon.", false, shutdown),
     ]
@@ -455,6 +471,7 @@ static DESCRIBED: LazyLock<Map<String, Value>> = LazyLock::new(|| {
             "summary": m.summary,
             "aliases": m.aliases,
             "mutates": m.mutates,
+            "bare": m.bare,
             "params": (m.schema)(),
             // The names agents give the params (`term` for `pattern`), so that a client types
             // `--term x` as the envelope does: `coder` is ChatCLI's plugin too (docs/chatcli.md).

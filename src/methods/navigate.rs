@@ -118,21 +118,24 @@ pub fn methods() -> Vec<Method> {
             "Where the symbol at a position (or by name) is defined: from the warm language server, else the tag index (`source: index`).",
             false,
             |s, p: Position| definition(s, p),
-        ),
+        )
+        .bare(&["file"]),
         method(
             "references",
             &[],
             "Every reference to the symbol at a position (or by name), each with its line: from the warm language server, else whole-word matches in the tag index.",
             false,
             references,
-        ),
+        )
+        .bare(&["file"]),
         method(
             "hover",
             &[],
             "The language server's hover text (type, signature, docs) at a position; else the definition's signature from the tag index.",
             false,
             |s, p: Position| hover(s, p),
-        ),
+        )
+        .bare(&["file"]),
         method(
             "rename",
             &[],
@@ -140,6 +143,7 @@ pub fn methods() -> Vec<Method> {
             true,
             rename,
         )
+        .bare(&["file"])
         .changes_nothing_when(|_, params| params["dry_run"] == true),
     ]
 }

@@ -10,5 +10,6 @@ pub fn methods() -> Vec<Method> {
         false,
         |s, p| crate::syntax::outline::run(s, &s.syntax, p),
     )
+    .bare(&["file"])
     .warms_servers()]
 }

@@ -19,7 +19,6 @@ use std::sync::{Arc, LazyLock, RwLock};
 pub struct MethodNames {
     #[serde(default)]
     pub aliases: BTreeMap<String, String>,
-    pub default_field: Option<String>,
     pub read_only: Option<bool>,
     pub destructive: Option<bool>,
     pub idempotent: Option<bool>,
@@ -209,9 +208,6 @@ mod tests {
             let declared = declared_names(&(m.schema)());
             for (alias, target) in &names.aliases {
                 assert!(declared.contains(target), "{method}: {alias} -> {target}");
-            }
-            if let Some(field) = &names.default_field {
-                assert!(declared.contains(field), "{method}: default {field}");
             }
         }
     }
