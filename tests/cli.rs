@@ -651,9 +651,29 @@ fn recording_proxy(daemon: &Path, at: &Path) -> std::sync::mpsc::Receiver<serde_
     received
 }
 
+/// `coder`'s params as the envelope holds them: `coder` makes the paths a person typed absolute
+/// from its folder (the root here); the envelope keeps them as written.
+fn as_written(params: &serde_json::Value, root: &Path) -> serde_json::Value {
+    use serde_json::Value;
+    let prefix = format!("{}/", root.display());
+    let relative = |v: &mut Value| {
+        if let Some(rest) = v.as_str().and_then(|s| s.strip_prefix(&prefix)) {
+            *v = Value::String(rest.to_string());
+        }
+    };
+    let mut params = params.clone();
+    for value in params.as_object_mut().unwrap().values_mut() {
+        match value {
+            Value::Array(items) => items.iter_mut().for_each(relative),
+            other => relative(other),
+        }
+    }
+    params
+}
+
 #[test]
 fn a_bare_word_means_the_same_to_coder_and_to_the_tool_envelope() {
-    use serde_json::{json, Value};
+    use serde_json::json;
     let sandbox = Sandbox::empty();
     let root = &sandbox.root;
     sandbox.write("a.txt", "hello\n");
@@ -687,21 +707,13 @@ fn a_bare_word_means_the_same_to_coder_and_to_the_tool_envelope() {
     assert_eq!(with_bare, covered, "a case per method with bare words");
     assert!(covered.len() >= 12, "{covered:?}");
 
-    let prefix = format!("{}/", root.display());
     for (method, words) in BARE_WORDS {
         let out = coder(&proxy, root, &[&["--json", method], *words].concat());
         let request = recorded
             .recv_timeout(std::time::Duration::from_secs(30))
             .unwrap_or_else(|_| panic!("coder {method} {words:?} sent nothing: {}", stderr(&out)));
         assert_eq!(request["method"], *method, "{words:?}");
-        // `coder` makes paths absolute from its folder (the root here); the envelope sends them
-        // as written.
-        let mut from_coder = request["params"].clone();
-        for value in from_coder.as_object_mut().unwrap().values_mut() {
-            if let Some(relative) = value.as_str().and_then(|s| s.strip_prefix(&prefix)) {
-                *value = Value::String(relative.to_string());
-            }
-        }
+        let from_coder = as_written(&request["params"], root);
         let line = format!("{method} {}", words.join(" "));
         let call = daemon.ok("tool", json!({"cmd": line, "dry_run": true}));
         assert_eq!(call["method"], *method, "{line}");
@@ -715,4 +727,54 @@ fn a_bare_word_means_the_same_to_coder_and_to_the_tool_envelope() {
             assert_eq!(through["result"], direct, "{line}");
         }
     }
+}
+
+/// The one alias system: every alias a method's entry declares (`schema`'s `param_aliases`) is the
+/// same flag to `coder` and to the envelope's CLI-style words, and becomes the canonical param.
+#[test]
+fn every_param_alias_means_its_param_to_coder_and_to_the_tool_envelope() {
+    use serde_json::json;
+    let sandbox = Sandbox::empty();
+    let root = &sandbox.root;
+    let daemon = Daemon::start(&sandbox, &[]);
+    let proxy = sandbox.dir.path().join("proxy.sock");
+    let recorded = recording_proxy(&daemon.socket, &proxy);
+    let described = daemon.ok("schema", json!({}));
+    let mut checked = 0;
+    for (method, entry) in described["methods"].as_object().unwrap() {
+        if NOT_THROUGH_THE_ENVELOPE.contains(&method.as_str()) {
+            continue;
+        }
+        for (alias, canonical) in entry["param_aliases"].as_object().unwrap() {
+            let canonical = canonical.as_str().unwrap();
+            // A value the param's type takes (a nested param is text).
+            let kind = entry["params"]["properties"][canonical].to_string();
+            let value = match () {
+                _ if kind.contains("\"boolean\"") => "true",
+                _ if kind.contains("integer") || kind.contains("number") => "1",
+                _ => "x",
+            };
+            let flag = format!("--{}", alias.replace('_', "-"));
+            let out = coder(&proxy, root, &["--json", method, &flag, value]);
+            let request = recorded
+                .recv_timeout(std::time::Duration::from_secs(30))
+                .unwrap_or_else(|_| panic!("coder {method} {flag}: {}", stderr(&out)));
+            let from_coder = as_written(&request["params"], root);
+            assert!(
+                from_coder.get(canonical).is_some(),
+                "{method} {flag}: {from_coder}"
+            );
+            let line = format!("{method} {flag} {value}");
+            let call = daemon.ok("tool", json!({"cmd": line, "dry_run": true}));
+            assert_eq!(call["params"], from_coder, "{line}");
+            // The same alias as a JSON key, on the socket: renamed before the method sees it.
+            let call = daemon.ok(
+                "tool",
+                json!({"cmd": method, "args": {(alias.as_str()): from_coder[canonical]}, "dry_run": true}),
+            );
+            assert_eq!(call["params"], from_coder, "{method} {{{alias}: …}}");
+            checked += 1;
+        }
+    }
+    assert!(checked >= 40, "{checked} aliases");
 }

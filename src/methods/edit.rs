@@ -14,6 +14,8 @@ pub fn methods() -> Vec<Method> {
             true,
             |s, p| write::write(s, p),
         )
+        .param_aliases(&[("path", "file"), ("filepath", "file"), ("file_path", "file")])
+        .hints(crate::protocol::keys::Overrides { idempotent: Some(true), ..Default::default() })
         .bare(&["file"])
         .changes_only_what_it_names(),
         method(
@@ -23,6 +25,7 @@ pub fn methods() -> Vec<Method> {
             true,
             |s, p| write::create_file(s, p),
         )
+        .param_aliases(&[("file", "path")])
         .changes_only_what_it_names(),
         method(
             "rollback",
@@ -31,6 +34,7 @@ pub fn methods() -> Vec<Method> {
             true,
             |s, p| write::rollback(s, p),
         )
+        .param_aliases(&[("path", "file"), ("filepath", "file"), ("file_path", "file")])
         .bare(&["file"])
         .changes_only_what_it_names(),
         method(
@@ -40,6 +44,7 @@ pub fn methods() -> Vec<Method> {
             true,
             |s, p| patch::patch(s, p),
         )
+        .param_aliases(&[("path", "file"), ("filepath", "file"), ("file_path", "file"), ("old_string", "search"), ("new_string", "replace")])
         .bare(&["file"])
         .changes_only_what_it_names(),
         method(
@@ -49,6 +54,7 @@ pub fn methods() -> Vec<Method> {
             true,
             |s, p| patch::multipatch(s, p),
         )
+        .param_aliases(&[("path", "file"), ("filepath", "file"), ("file_path", "file"), ("old_string", "search"), ("new_string", "replace")])
         .changes_only_what_it_names(),
         method(
             "update-file",
@@ -57,6 +63,7 @@ pub fn methods() -> Vec<Method> {
             true,
             |s, p| update_file::update_file(s, p),
         )
+        .param_aliases(&[("file", "path")])
         .changes_only_what_it_names(),
         method(
             "delete-file",
@@ -65,6 +72,8 @@ pub fn methods() -> Vec<Method> {
             true,
             |s, p| paths::delete_file(s, p),
         )
+        .param_aliases(&[("files", "paths")])
+        .hints(crate::protocol::keys::Overrides { idempotent: Some(true), ..Default::default() })
         .changes_only_what_it_names(),
         method(
             "move",
@@ -73,6 +82,7 @@ pub fn methods() -> Vec<Method> {
             true,
             |s, p| paths::move_entries(s, p),
         )
+        .param_aliases(&[("src", "from"), ("source", "from"), ("dst", "to"), ("dest", "to"), ("destination", "to")])
         .changes_only_what_it_names(),
         method(
             "clean",
@@ -81,6 +91,8 @@ pub fn methods() -> Vec<Method> {
             true,
             |s, p| paths::clean(s, p),
         )
+        .param_aliases(&[("path", "dir"), ("directory", "dir")])
+        .hints(crate::protocol::keys::Overrides { idempotent: Some(true), ..Default::default() })
         .bare(&["dir"])
         .changes_only_what_it_names()
         // Without `force` it only lists.

@@ -20,6 +20,7 @@ pub fn methods() -> Vec<Method> {
             false,
             |s, p| diff::run(s, p),
         )
+        .param_aliases(&[("path", "file")])
         .bare(&["file", "dir"]),
         method(
             "git-log",
@@ -28,6 +29,8 @@ pub fn methods() -> Vec<Method> {
             false,
             |s, p| log::run(s, p),
         )
+        // ChatCLI's `git-log --path`.
+        .param_aliases(&[("path", "file")])
         .bare(&["file", "dir"]),
         method(
             "git-changed",

@@ -11,6 +11,7 @@ pub fn methods() -> Vec<Method> {
             false,
             |s, p| crate::map::run(s, &s.map, p),
         )
+        .param_aliases(&[("path", "dir"), ("directory", "dir")])
         .bare(&["dir"])
         .heavy(super::always),
         method(

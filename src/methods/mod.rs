@@ -33,7 +33,8 @@ use serde_json::{json, Map, Value};
 use state::State;
 use std::sync::{Arc, LazyLock};
 
-type Handler = Box<dyn Fn(&Arc<State>, Value) -> Result<Box<RawValue>> + Send + Sync>;
+/// A handler, given its own entry (whose param aliases name a misspelt key's likely meaning).
+type Handler = Box<dyn Fn(&Method, &Arc<State>, Value) -> Result<Box<RawValue>> + Send + Sync>;
 
 pub struct Method {
     pub name: &'static str,
@@ -46,6 +47,13 @@ pub struct Method {
     /// `coder`'s command line, the `tool` envelope's CLI-style words and its bare `args`, and
     /// `schema`'s `bare`. None unless the entry declares them with `bare`.
     pub bare: &'static [&'static str],
+    /// The names agents give the params, as `(alias, canonical)` pairs (`path` for `file`):
+    /// renamed at every depth before a call is validated (`protocol::keys::canonical`), listed by
+    /// `schema` as `param_aliases` for `coder`'s flags and ChatCLI; the one place aliases live.
+    /// None unless the entry declares them with `param_aliases`.
+    pub param_aliases: &'static [(&'static str, &'static str)],
+    /// What a call may do beyond what `mutates` tells, for permission gates (`keys::hints`).
+    hints: protocol::keys::Overrides,
     /// The JSON Schema (draft 2020-12) of the params.
     pub schema: fn() -> Schema,
     /// Whether a call waits for a daemon-wide heavy slot (see `is_heavy`); never, unless the
@@ -88,6 +96,18 @@ impl Method {
     /// Declares the params bare words fill, in order (see `bare`).
     fn bare(mut self, fields: &'static [&'static str]) -> Method {
         self.bare = fields;
+        self
+    }
+
+    /// Declares the names agents give the params (see `param_aliases`).
+    fn param_aliases(mut self, pairs: &'static [(&'static str, &'static str)]) -> Method {
+        self.param_aliases = pairs;
+        self
+    }
+
+    /// Declares what a call may do beyond what `mutates` tells (see `keys::hints`).
+    fn hints(mut self, overrides: protocol::keys::Overrides) -> Method {
+        self.hints = overrides;
         self
     }
 
@@ -190,7 +210,7 @@ impl Method {
         };
         let result = match self.diagnostics_after {
             true => self.call_with_diagnostics(state, params)?,
-            false => (self.call)(state, params)?,
+            false => (self.call)(self, state, params)?,
         };
         if let Some(file) = warm {
             state.lsp.warm(&state.workspace, &file);
@@ -206,7 +226,7 @@ impl Method {
     ) -> Result<Box<RawValue>> {
         let switch = crate::lsp::take_switch(&mut params).map_err(|e| {
             let schema = (self.schema)().to_value();
-            crate::protocol::schema_error(self.name, &schema, &params).unwrap_or(e)
+            crate::protocol::schema_error(self, &schema, &params).unwrap_or(e)
         })?;
         // A call made by another call (`tool` runs the method it names) is off when that one is.
         let outer = crate::request::diagnostics();
@@ -224,10 +244,11 @@ impl Method {
         diagnostics: bool,
     ) -> Result<Box<RawValue>> {
         if !diagnostics {
-            return (self.call)(state, params);
+            return (self.call)(self, state, params);
         }
         let at_start = state.lsp.published_at_start(state);
-        let (result, events) = crate::documents::events::recorded(|| (self.call)(state, params));
+        let (result, events) =
+            crate::documents::events::recorded(|| (self.call)(self, state, params));
         let result = result?;
         match state.lsp.after_edit(state, &events, at_start) {
             Some(report) => crate::lsp::attach(result, &report),
@@ -263,6 +284,14 @@ impl protocol::keys::Named for Method {
     fn schema(&self) -> Schema {
         (self.schema)()
     }
+
+    fn param_aliases(&self) -> &'static [(&'static str, &'static str)] {
+        self.param_aliases
+    }
+
+    fn overrides(&self) -> protocol::keys::Overrides {
+        self.hints
+    }
 }
 
 /// Builds a table entry from a typed handler.
@@ -283,6 +312,8 @@ where
         summary,
         mutates,
         bare: &[],
+        param_aliases: &[],
+        hints: Default::default(),
         schema: match mutates {
             true => schema_with_switch::<P>,
             false => schema_of::<P>,
@@ -294,8 +325,8 @@ where
         delegate: |_, _| None,
         diagnostics_after: mutates,
         warm_after: false,
-        call: Box::new(move |state, params| {
-            let params: P = parse_params(name, params)?;
+        call: Box::new(move |entry, state, params| {
+            let params: P = parse_params(entry, params)?;
             let result = handler(state, params)?;
             serde_json::value::to_raw_value(&result)
                 .map_err(|e| Error::io(format!("serializing the result of `{name}`: {e}")))
@@ -320,6 +351,8 @@ where
         summary,
         mutates: false,
         bare: &[],
+        param_aliases: &[],
+        hints: Default::default(),
         schema: schema_of::<P>,
         heavy: never,
         changes_nothing: never,
@@ -328,7 +361,7 @@ where
         delegate: |_, _| None,
         diagnostics_after: false,
         warm_after: false,
-        call: Box::new(move |state, params| handler(state, parse_params(name, params)?)),
+        call: Box::new(move |entry, state, params| handler(state, parse_params(entry, params)?)),
     }
 }
 
@@ -397,6 +430,15 @@ fn core_methods() -> Vec<Method> {
             false,
             |s, p| read::handle(s, &s.line_counts, p),
         )
+        .param_aliases(&[
+            ("path", "file"),
+            ("filepath", "file"),
+            ("file_path", "file"),
+            ("from_line", "start"),
+            ("line_from", "start"),
+            ("to_line", "end"),
+            ("line_to", "end"),
+        ])
         .bare(&["file"])
         .heavy(|_, params| read::is_heavy(params))
         .warms_servers(),
@@ -407,6 +449,14 @@ fn core_methods() -> Vec<Method> {
             false,
             |s, p| listing::tree(&s.jail, &s.limits(), p),
         )
+        .param_aliases(&[
+            ("path", "dir"),
+            ("directory", "dir"),
+            ("max_depth", "depth"),
+            ("skip", "exclude"),
+            ("ignore", "exclude"),
+            ("include_hidden", "hidden"),
+        ])
         .bare(&["dir"])
         .heavy(always),
         method(
@@ -416,6 +466,7 @@ fn core_methods() -> Vec<Method> {
             false,
             |s, p| listing::list_folder(&s.jail, &s.limits(), p),
         )
+        .param_aliases(&[("path", "dir"), ("folder", "dir"), ("directory", "dir")])
         .bare(&["dir"]),
         raw_method(
             "search",
@@ -423,6 +474,17 @@ fn core_methods() -> Vec<Method> {
             "Search file contents (or paths) for a literal or a regex.",
             |s, p| search::handle(&s.jail, &s.limits(), &s.policy(), p)?.into_json(),
         )
+        .param_aliases(&[
+            ("term", "pattern"),
+            ("query", "pattern"),
+            ("include", "glob"),
+            ("path", "dir"),
+            ("directory", "dir"),
+            ("max_matches", "max_results"),
+            ("limit", "max_results"),
+            ("context_lines_before", "before"),
+            ("context_lines_after", "after"),
+        ])
         .bare(&["pattern", "dir"])
         .heavy(always),
         method("shutdown", &[], "Stop the daemon.", false, shutdown),
@@ -475,7 +537,7 @@ static DESCRIBED: LazyLock<Map<String, Value>> = LazyLock::new(|| {
             "params": (m.schema)(),
             // The names agents give the params (`term` for `pattern`), so that a client types
             // `--term x` as the envelope does: `coder` is ChatCLI's plugin too (docs/chatcli.md).
-            "param_aliases": crate::protocol::keys::of(m.name).aliases,
+            "param_aliases": m.param_aliases.iter().copied().collect::<std::collections::BTreeMap<_, _>>(),
         })
     };
     METHODS

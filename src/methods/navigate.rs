@@ -28,7 +28,7 @@ macro_rules! at_position {
         #[serde(deny_unknown_fields)]
         pub struct $name {
             /// The file (with `line`, and `column` or `symbol`).
-            #[serde(default, alias = "path")]
+            #[serde(default)]
             file: Option<String>,
             /// 1-based line in `file`.
             #[serde(default)]
@@ -119,6 +119,7 @@ pub fn methods() -> Vec<Method> {
             false,
             |s, p: Position| definition(s, p),
         )
+        .param_aliases(&[("path", "file")])
         .bare(&["file"]),
         method(
             "references",
@@ -127,6 +128,7 @@ pub fn methods() -> Vec<Method> {
             false,
             references,
         )
+        .param_aliases(&[("path", "file")])
         .bare(&["file"]),
         method(
             "hover",
@@ -135,6 +137,7 @@ pub fn methods() -> Vec<Method> {
             false,
             |s, p: Position| hover(s, p),
         )
+        .param_aliases(&[("path", "file")])
         .bare(&["file"]),
         method(
             "rename",
@@ -143,6 +146,7 @@ pub fn methods() -> Vec<Method> {
             true,
             rename,
         )
+        .param_aliases(&[("path", "file")])
         .bare(&["file"])
         .changes_nothing_when(|_, params| params["dry_run"] == true),
     ]

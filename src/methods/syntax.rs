@@ -10,6 +10,11 @@ pub fn methods() -> Vec<Method> {
         false,
         |s, p| crate::syntax::outline::run(s, &s.syntax, p),
     )
+    .param_aliases(&[
+        ("path", "file"),
+        ("filepath", "file"),
+        ("file_path", "file"),
+    ])
     .bare(&["file"])
     .warms_servers()]
 }

@@ -573,14 +573,12 @@ impl argv::Reader for Recovering<'_> {
     }
 }
 
-/// The flag's param name: snake_case, then the method's alias table.
+/// The flag's param name: snake_case, then the method's param aliases.
 fn canonical_key(subcommand: &str, flag: &str) -> String {
     let snake = keys::snake_case(flag).into_owned();
-    keys::of(subcommand)
-        .aliases
-        .get(&snake)
-        .cloned()
-        .unwrap_or(snake)
+    methods::find(subcommand)
+        .and_then(|m| keys::alias_target(m, &snake))
+        .map_or(snake, str::to_string)
 }
 
 /// A unified diff sent on one line with literal `\n`s (as the CLI-style examples write it) cannot
