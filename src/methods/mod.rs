@@ -534,6 +534,8 @@ static DESCRIBED: LazyLock<Map<String, Value>> = LazyLock::new(|| {
             "aliases": m.aliases,
             "mutates": m.mutates,
             "bare": m.bare,
+            // What a call may do, for permission gates (MCP's annotations, `tool`'s `read_only`).
+            "hints": hints_json(m),
             "params": (m.schema)(),
             // The names agents give the params (`term` for `pattern`), so that a client types
             // `--term x` as the envelope does: `coder` is ChatCLI's plugin too (docs/chatcli.md).
@@ -546,6 +548,16 @@ static DESCRIBED: LazyLock<Map<String, Value>> = LazyLock::new(|| {
         .map(|m| (m.name.to_string(), described(m)))
         .collect()
 });
+
+fn hints_json(m: &Method) -> Value {
+    let hints = protocol::keys::hints(m);
+    json!({
+        "read_only": hints.read_only,
+        "destructive": hints.destructive,
+        "idempotent": hints.idempotent,
+        "open_world": hints.open_world,
+    })
+}
 
 fn schema(_: &Arc<State>, p: SchemaParams) -> Result<Value> {
     match p.method {
@@ -643,6 +655,25 @@ mod tests {
                 assert_eq!(schema["additionalProperties"], false, "{}", m.name);
             }
         }
+    }
+
+    #[test]
+    fn schema_describes_each_method_from_its_entry() {
+        for m in METHODS.iter() {
+            let described = &DESCRIBED[m.name];
+            assert_eq!(described["bare"], json!(m.bare), "{}", m.name);
+            assert_eq!(described["hints"], hints_json(m), "{}", m.name);
+            let aliases = described["param_aliases"].as_object().unwrap();
+            assert_eq!(aliases.len(), m.param_aliases.len(), "{}", m.name);
+            for (alias, canonical) in m.param_aliases {
+                assert_eq!(aliases[*alias], *canonical, "{}", m.name);
+            }
+        }
+        // A mutating method is never read-only; `todo` is not, by its entry's hints.
+        assert_eq!(DESCRIBED["write"]["hints"]["read_only"], false);
+        assert_eq!(DESCRIBED["todo"]["hints"]["read_only"], false);
+        assert_eq!(DESCRIBED["exec"]["hints"]["open_world"], true);
+        assert_eq!(DESCRIBED["read"]["hints"]["read_only"], true);
     }
 
     #[test]
