@@ -12,5 +12,6 @@ pub fn methods() -> Vec<Method> {
         true,
         |s, p| crate::checkpoint::run(s, &s.checkpoints, p),
     )
+    .answers(wire::answers::Answer::Checkpoint)
     .bare(&["label"])]
 }

@@ -14,6 +14,7 @@ pub fn methods() -> Vec<Method> {
             true,
             |s, p| write::write(s, p),
         )
+        .answers(wire::answers::Answer::Edit)
         .param_aliases(&[("path", "file"), ("filepath", "file"), ("file_path", "file")])
         .hints(crate::protocol::keys::Overrides { idempotent: Some(true), ..Default::default() })
         .bare(&["file"])
@@ -25,6 +26,7 @@ pub fn methods() -> Vec<Method> {
             true,
             |s, p| write::create_file(s, p),
         )
+        .answers(wire::answers::Answer::Edit)
         .param_aliases(&[("file", "path")])
         .changes_only_what_it_names(),
         method(
@@ -34,6 +36,7 @@ pub fn methods() -> Vec<Method> {
             true,
             |s, p| write::rollback(s, p),
         )
+        .answers(wire::answers::Answer::Edit)
         .param_aliases(&[("path", "file"), ("filepath", "file"), ("file_path", "file")])
         .bare(&["file"])
         .changes_only_what_it_names(),
@@ -44,6 +47,7 @@ pub fn methods() -> Vec<Method> {
             true,
             |s, p| patch::patch(s, p),
         )
+        .answers(wire::answers::Answer::Edit)
         .param_aliases(&[("path", "file"), ("filepath", "file"), ("file_path", "file"), ("old_string", "search"), ("new_string", "replace")])
         .bare(&["file"])
         .changes_only_what_it_names(),
@@ -54,6 +58,7 @@ pub fn methods() -> Vec<Method> {
             true,
             |s, p| patch::multipatch(s, p),
         )
+        .answers(wire::answers::Answer::Edit)
         .param_aliases(&[("path", "file"), ("filepath", "file"), ("file_path", "file"), ("old_string", "search"), ("new_string", "replace")])
         .changes_only_what_it_names(),
         method(
@@ -63,6 +68,7 @@ pub fn methods() -> Vec<Method> {
             true,
             |s, p| update_file::update_file(s, p),
         )
+        .answers(wire::answers::Answer::Edit)
         .param_aliases(&[("file", "path")])
         .changes_only_what_it_names(),
         method(
@@ -72,6 +78,7 @@ pub fn methods() -> Vec<Method> {
             true,
             |s, p| paths::delete_file(s, p),
         )
+        .answers(wire::answers::Answer::Edit)
         .param_aliases(&[("files", "paths")])
         .hints(crate::protocol::keys::Overrides { idempotent: Some(true), ..Default::default() })
         .changes_only_what_it_names(),
@@ -82,6 +89,7 @@ pub fn methods() -> Vec<Method> {
             true,
             |s, p| paths::move_entries(s, p),
         )
+        .answers(wire::answers::Answer::Edit)
         .param_aliases(&[("src", "from"), ("source", "from"), ("dst", "to"), ("dest", "to"), ("destination", "to")])
         .changes_only_what_it_names(),
         method(
@@ -91,6 +99,7 @@ pub fn methods() -> Vec<Method> {
             true,
             |s, p| paths::clean(s, p),
         )
+        .answers(wire::answers::Answer::Edit)
         .param_aliases(&[("path", "dir"), ("directory", "dir")])
         .hints(crate::protocol::keys::Overrides { idempotent: Some(true), ..Default::default() })
         .bare(&["dir"])

@@ -12,6 +12,7 @@ pub fn methods() -> Vec<Method> {
             true,
             |s, p| crate::exec::run::run(s, &s.socket, p),
         )
+        .answers(wire::answers::Answer::Command)
         .param_aliases(&[("command", "cmd")])
         // A command may reach the network and anything the sandbox leaves open.
         .hints(crate::protocol::keys::Overrides { open_world: Some(true), ..Default::default() })
@@ -31,6 +32,7 @@ pub fn methods() -> Vec<Method> {
             true,
             |s, p| crate::exec::test::run(s, &s.socket, p),
         )
+        .answers(wire::answers::Answer::Command)
         .param_aliases(&[("path", "dir"), ("directory", "dir")])
         // It runs the project's code, as `exec` runs a command.
         .hints(crate::protocol::keys::Overrides { open_world: Some(true), ..Default::default() })

@@ -12,6 +12,7 @@ pub fn methods() -> Vec<Method> {
             false,
             |s, p: DirParams| status::status(&Repo::open(s, p.dir.as_deref())?),
         )
+        .answers(wire::answers::Answer::GitStatus)
         .bare(&["dir"]),
         method(
             "git-diff",
@@ -20,6 +21,7 @@ pub fn methods() -> Vec<Method> {
             false,
             |s, p| diff::run(s, p),
         )
+        .answers(wire::answers::Answer::GitDiff)
         .param_aliases(&[("path", "file")])
         .bare(&["file", "dir"]),
         method(
@@ -29,6 +31,7 @@ pub fn methods() -> Vec<Method> {
             false,
             |s, p| log::run(s, p),
         )
+        .answers(wire::answers::Answer::GitLog)
         // ChatCLI's `git-log --path`.
         .param_aliases(&[("path", "file")])
         .bare(&["file", "dir"]),
@@ -39,6 +42,7 @@ pub fn methods() -> Vec<Method> {
             false,
             |s, p: ChangedParams| status::changed(&Repo::open(s, p.dir.as_deref())?, p.staged),
         )
+        .answers(wire::answers::Answer::GitChanged)
         .bare(&["dir"]),
         method(
             "git-branch",
@@ -47,6 +51,7 @@ pub fn methods() -> Vec<Method> {
             false,
             |s, p| branch::run(s, p),
         )
+        .answers(wire::answers::Answer::GitBranch)
         .bare(&["dir"]),
     ]
 }

@@ -11,5 +11,6 @@ pub fn methods() -> Vec<Method> {
         false,
         |s, p| crate::lsp::diagnostics(&s.lsp, s, p),
     )
+    .answers(wire::answers::Answer::Diagnostics)
     .bare(&["dir"])]
 }

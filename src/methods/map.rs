@@ -11,6 +11,7 @@ pub fn methods() -> Vec<Method> {
             false,
             |s, p| crate::map::run(s, &s.map, p),
         )
+        .answers(wire::answers::Answer::Map)
         .param_aliases(&[("path", "dir"), ("directory", "dir")])
         .bare(&["dir"])
         .heavy(super::always),
@@ -21,6 +22,7 @@ pub fn methods() -> Vec<Method> {
             false,
             |s, p| crate::map::symbols::run(s, &s.map, p),
         )
+        .answers(wire::answers::Answer::Symbols)
         .bare(&["query", "dir"])
         .heavy(super::always),
     ]

@@ -32,6 +32,7 @@ use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 use state::State;
 use std::sync::{Arc, LazyLock};
+use wire::answers::Answer;
 
 /// A handler, given its own entry (whose param aliases name a misspelt key's likely meaning).
 type Handler = Box<dyn Fn(&Method, &Arc<State>, Value) -> Result<Box<RawValue>> + Send + Sync>;
@@ -54,6 +55,9 @@ pub struct Method {
     pub param_aliases: &'static [(&'static str, &'static str)],
     /// What a call may do beyond what `mutates` tells, for permission gates (`keys::hints`).
     hints: protocol::keys::Overrides,
+    /// The kind of answer it gives (`schema`'s `answer`), which a client renders by: JSON unless
+    /// the entry declares it with `answers`.
+    pub answer: Answer,
     /// The JSON Schema (draft 2020-12) of the params.
     pub schema: fn() -> Schema,
     /// Whether a call waits for a daemon-wide heavy slot (see `is_heavy`); never, unless the
@@ -108,6 +112,12 @@ impl Method {
     /// Declares what a call may do beyond what `mutates` tells (see `keys::hints`).
     fn hints(mut self, overrides: protocol::keys::Overrides) -> Method {
         self.hints = overrides;
+        self
+    }
+
+    /// Declares the kind of answer a call gives (see `answer`).
+    fn answers(mut self, kind: Answer) -> Method {
+        self.answer = kind;
         self
     }
 
@@ -314,6 +324,7 @@ where
         bare: &[],
         param_aliases: &[],
         hints: Default::default(),
+        answer: Answer::Json,
         schema: match mutates {
             true => schema_with_switch::<P>,
             false => schema_of::<P>,
@@ -353,6 +364,7 @@ where
         bare: &[],
         param_aliases: &[],
         hints: Default::default(),
+        answer: Answer::Json,
         schema: schema_of::<P>,
         heavy: never,
         changes_nothing: never,
@@ -430,6 +442,7 @@ fn core_methods() -> Vec<Method> {
             false,
             |s, p| read::handle(s, &s.line_counts, p),
         )
+        .answers(Answer::Read)
         .param_aliases(&[
             ("path", "file"),
             ("filepath", "file"),
@@ -449,6 +462,7 @@ fn core_methods() -> Vec<Method> {
             false,
             |s, p| listing::tree(&s.jail, &s.limits(), p),
         )
+        .answers(Answer::Tree)
         .param_aliases(&[
             ("path", "dir"),
             ("directory", "dir"),
@@ -466,6 +480,7 @@ fn core_methods() -> Vec<Method> {
             false,
             |s, p| listing::list_folder(&s.jail, &s.limits(), p),
         )
+        .answers(Answer::ListFolder)
         .param_aliases(&[("path", "dir"), ("folder", "dir"), ("directory", "dir")])
         .bare(&["dir"]),
         raw_method(
@@ -474,6 +489,7 @@ fn core_methods() -> Vec<Method> {
             "Search file contents (or paths) for a literal or a regex.",
             |s, p| search::handle(&s.jail, &s.limits(), &s.policy(), p)?.into_json(),
         )
+        .answers(Answer::Search)
         .param_aliases(&[
             ("term", "pattern"),
             ("query", "pattern"),
@@ -534,6 +550,7 @@ static DESCRIBED: LazyLock<Map<String, Value>> = LazyLock::new(|| {
             "aliases": m.aliases,
             "mutates": m.mutates,
             "bare": m.bare,
+            "answer": m.answer,
             // What a call may do, for permission gates (MCP's annotations, `tool`'s `read_only`).
             "hints": hints_json(m),
             "params": (m.schema)(),
@@ -663,6 +680,11 @@ mod tests {
             let described = &DESCRIBED[m.name];
             assert_eq!(described["bare"], json!(m.bare), "{}", m.name);
             assert_eq!(described["hints"], hints_json(m), "{}", m.name);
+            assert_eq!(described["answer"], json!(m.answer), "{}", m.name);
+            // An edit (it keeps what it replaces) answers with the files it changed.
+            if m.only_named {
+                assert_eq!(m.answer, Answer::Edit, "{}", m.name);
+            }
             let aliases = described["param_aliases"].as_object().unwrap();
             assert_eq!(aliases.len(), m.param_aliases.len(), "{}", m.name);
             for (alias, canonical) in m.param_aliases {

@@ -10,6 +10,7 @@ pub fn methods() -> Vec<Method> {
         false,
         |s, p| crate::syntax::outline::run(s, &s.syntax, p),
     )
+    .answers(wire::answers::Answer::Outline)
     .param_aliases(&[
         ("path", "file"),
         ("filepath", "file"),
