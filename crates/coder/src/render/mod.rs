@@ -127,7 +127,7 @@ pub fn render(
         Answer::GitChanged => git::changed(out, &value()),
         Answer::GitBranch => git::branch(out, &value()),
         Answer::Checkpoint => checkpoint::render(out, &value()),
-        Answer::Todo => todo::render(out, &value()),
+        Answer::Todo => todo::render(out, text),
         Answer::Stats => stats::render(out, &value()),
         Answer::Command => exec::render(out, &value()),
         Answer::Edit => render_edit(out, &value()),
