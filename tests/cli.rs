@@ -475,6 +475,13 @@ fn every_method_is_a_subcommand_with_flags_typed_by_its_schema() {
     ] {
         assert!(stdout(&out).contains(flag), "{flag} in {}", stdout(&out));
     }
+    // And the bare words it takes, from its entry's `bare`.
+    let out = coder(s, root, &["git-diff", "--help"]);
+    assert!(
+        stdout(&out).contains("usage: coder git-diff [FILE [DIR]] [--flag VALUE ...]"),
+        "{}",
+        stdout(&out)
+    );
 
     // A leading word may name a mode flag, the way subcommands are written.
     let out = coder(s, root, &["todo", "list"]);
