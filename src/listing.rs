@@ -20,7 +20,6 @@ const TREE_MAX_DEPTH: usize = 20;
 #[serde(deny_unknown_fields)]
 pub struct TreeParams {
     /// The folder to show (default: the primary root).
-    #[serde(alias = "path")]
     dir: Option<String>,
     /// Keep only files matching these globs, and the folders that lead to them.
     glob: Option<Globs>,
@@ -402,7 +401,6 @@ fn prune_empty_dirs(arena: &mut [Node], id: usize) -> bool {
 #[serde(deny_unknown_fields)]
 pub struct ListParams {
     /// The folder to list.
-    #[serde(alias = "path", alias = "folder")]
     dir: Option<String>,
     /// Entries per page (at most the config's `list_max_page_size`).
     page_size: Option<usize>,

@@ -9,39 +9,31 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use wire::answers::{TodoEntry, TodoPlan, TodoSummary};
 
 const DEFAULT_SESSION: &str = "default";
 const MAX_SESSION_BYTES: usize = 128;
 
-#[derive(Serialize, Deserialize, Clone, Copy, PartialEq, Eq, Debug, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Status {
-    Pending,
-    InProgress,
-    Completed,
-    Failed,
-}
+/// An item's status: the answer's type (`wire::answers`), saved as it is answered.
+pub use wire::answers::TodoStatus as Status;
 
-impl Status {
-    const NAMES: &'static str = "pending, in_progress, completed, failed";
+const STATUS_NAMES: &str = "pending, in_progress, completed, failed";
 
-    /// `field` names the request field for the error; `""` is pending where `blank_ok`.
-    fn parse(text: &str, field: &str, blank_ok: bool) -> Result<Status> {
-        Ok(match text {
-            "" if blank_ok => Status::Pending,
-            "pending" => Status::Pending,
-            "in_progress" => Status::InProgress,
-            "completed" => Status::Completed,
-            "failed" => Status::Failed,
-            other => {
-                return Err(Error::bad_input(format!(
-                    "`{field}`: unknown status {other:?}; one of {}",
-                    Status::NAMES
-                ))
-                .with_recovery(format!("use one of {}", Status::NAMES)))
-            }
-        })
-    }
+/// `field` names the request field for the error; `""` is pending where `blank_ok`.
+fn parse_status(text: &str, field: &str, blank_ok: bool) -> Result<Status> {
+    Ok(match text {
+        "" if blank_ok => Status::Pending,
+        "pending" => Status::Pending,
+        "in_progress" => Status::InProgress,
+        "completed" => Status::Completed,
+        "failed" => Status::Failed,
+        other => {
+            return Err(Error::bad_input(format!(
+                "`{field}`: unknown status {other:?}; one of {STATUS_NAMES}"
+            ))
+            .with_recovery(format!("use one of {STATUS_NAMES}")))
+        }
+    })
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug)]
@@ -83,29 +75,6 @@ pub struct TodoParams {
     pub error: Option<String>,
     /// Whose plan (`coder` sends $CODER_SESSION); "default" when absent.
     pub session: Option<String>,
-}
-
-#[derive(Serialize)]
-pub struct Plan<'a> {
-    pub session: &'a str,
-    pub todos: Vec<Numbered<'a>>,
-    pub summary: Summary,
-}
-
-#[derive(Serialize)]
-pub struct Numbered<'a> {
-    pub id: usize,
-    #[serde(flatten)]
-    pub item: &'a Item,
-}
-
-#[derive(Serialize, Default)]
-pub struct Summary {
-    pub total: usize,
-    pub completed: usize,
-    pub in_progress: usize,
-    pub pending: usize,
-    pub failed: usize,
 }
 
 /// The plans of every session, and the file they are saved to.
@@ -196,7 +165,7 @@ fn new_plan(todos: Option<Vec<NewItem>>) -> Result<Vec<Item>> {
                 )));
             }
             Ok(Item {
-                status: Status::parse(&item.status, &format!("todos[{i}].status"), true)?,
+                status: parse_status(&item.status, &format!("todos[{i}].status"), true)?,
                 description: item.description,
                 error: None,
             })
@@ -219,15 +188,16 @@ fn mark(
         .with_recovery("list the plan with `todo` first"));
     };
     let status = status.ok_or_else(|| Error::bad_input("`mark` needs `status`"))?;
-    item.status = Status::parse(status, "status", false)?;
+    item.status = parse_status(status, "status", false)?;
     item.error = error.filter(|_| item.status == Status::Failed);
     Ok(())
 }
 
-fn plan<'a>(session: &'a str, items: &'a [Item]) -> Plan<'a> {
-    let mut summary = Summary {
+/// The answer: the plan numbered from 1, with its summary.
+fn plan(session: &str, items: &[Item]) -> TodoPlan {
+    let mut summary = TodoSummary {
         total: items.len(),
-        ..Summary::default()
+        ..TodoSummary::default()
     };
     for item in items {
         match item.status {
@@ -237,12 +207,17 @@ fn plan<'a>(session: &'a str, items: &'a [Item]) -> Plan<'a> {
             Status::Failed => summary.failed += 1,
         }
     }
-    Plan {
-        session,
+    TodoPlan {
+        session: session.to_string(),
         todos: items
             .iter()
             .enumerate()
-            .map(|(i, item)| Numbered { id: i + 1, item })
+            .map(|(i, item)| TodoEntry {
+                id: i + 1,
+                description: item.description.clone(),
+                status: item.status,
+                error: item.error.clone(),
+            })
             .collect(),
         summary,
     }
@@ -260,6 +235,20 @@ mod tests {
                 error: None,
             })
             .collect()
+    }
+
+    #[test]
+    fn the_answer_is_the_wire_type_and_its_bytes_are_those_clients_read() {
+        let mut items = items(2);
+        mark(&mut items, Some(2), Some("failed"), Some("boom".into())).unwrap();
+        let answer = serde_json::to_value(plan("s", &items)).unwrap();
+        // The bytes before the answer became `wire::answers::TodoPlan` (keys in `Value`'s order).
+        assert_eq!(
+            answer.to_string(),
+            r#"{"session":"s","summary":{"completed":0,"failed":1,"in_progress":0,"pending":1,"total":2},"todos":[{"description":"task 0","id":1,"status":"pending"},{"description":"task 1","error":"boom","id":2,"status":"failed"}]}"#
+        );
+        let back: TodoPlan = serde_json::from_value(answer).unwrap();
+        assert_eq!(back, plan("s", &items));
     }
 
     #[test]

@@ -11,5 +11,7 @@ pub fn methods() -> Vec<Method> {
          --restore HASH (snapshots first; never deletes newer files).",
         true,
         |s, p| coderd_git::checkpoint::run(s, &s.checkpoints, p),
-    )]
+    )
+    .answers(wire::answers::Answer::Checkpoint)
+    .bare(&["label"])]
 }

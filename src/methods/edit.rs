@@ -14,6 +14,10 @@ pub fn methods() -> Vec<Method> {
             true,
             |s, p| write::write(s, p),
         )
+        .answers(wire::answers::Answer::Edit)
+        .param_aliases(&[("path", "file"), ("filepath", "file"), ("file_path", "file")])
+        .hints(crate::protocol::keys::Overrides { idempotent: Some(true), ..Default::default() })
+        .bare(&["file"])
         .changes_only_what_it_names(),
         method(
             "create-file",
@@ -22,6 +26,8 @@ pub fn methods() -> Vec<Method> {
             true,
             |s, p| write::create_file(s, p),
         )
+        .answers(wire::answers::Answer::Edit)
+        .param_aliases(&[("file", "path")])
         .changes_only_what_it_names(),
         method(
             "rollback",
@@ -30,6 +36,9 @@ pub fn methods() -> Vec<Method> {
             true,
             |s, p| write::rollback(s, p),
         )
+        .answers(wire::answers::Answer::Edit)
+        .param_aliases(&[("path", "file"), ("filepath", "file"), ("file_path", "file")])
+        .bare(&["file"])
         .changes_only_what_it_names(),
         method(
             "patch",
@@ -38,6 +47,9 @@ pub fn methods() -> Vec<Method> {
             true,
             |s, p| patch::patch(s, p),
         )
+        .answers(wire::answers::Answer::Edit)
+        .param_aliases(&[("path", "file"), ("filepath", "file"), ("file_path", "file"), ("old_string", "search"), ("new_string", "replace")])
+        .bare(&["file"])
         .changes_only_what_it_names(),
         method(
             "multipatch",
@@ -46,6 +58,8 @@ pub fn methods() -> Vec<Method> {
             true,
             |s, p| patch::multipatch(s, p),
         )
+        .answers(wire::answers::Answer::Edit)
+        .param_aliases(&[("path", "file"), ("filepath", "file"), ("file_path", "file"), ("old_string", "search"), ("new_string", "replace")])
         .changes_only_what_it_names(),
         method(
             "update-file",
@@ -54,6 +68,8 @@ pub fn methods() -> Vec<Method> {
             true,
             |s, p| update_file::update_file(s, p),
         )
+        .answers(wire::answers::Answer::Edit)
+        .param_aliases(&[("file", "path")])
         .changes_only_what_it_names(),
         method(
             "delete-file",
@@ -62,6 +78,9 @@ pub fn methods() -> Vec<Method> {
             true,
             |s, p| paths::delete_file(s, p),
         )
+        .answers(wire::answers::Answer::Edit)
+        .param_aliases(&[("files", "paths")])
+        .hints(crate::protocol::keys::Overrides { idempotent: Some(true), ..Default::default() })
         .changes_only_what_it_names(),
         method(
             "move",
@@ -70,6 +89,8 @@ pub fn methods() -> Vec<Method> {
             true,
             |s, p| paths::move_entries(s, p),
         )
+        .answers(wire::answers::Answer::Edit)
+        .param_aliases(&[("src", "from"), ("source", "from"), ("dst", "to"), ("dest", "to"), ("destination", "to")])
         .changes_only_what_it_names(),
         method(
             "clean",
@@ -78,6 +99,10 @@ pub fn methods() -> Vec<Method> {
             true,
             |s, p| paths::clean(s, p),
         )
+        .answers(wire::answers::Answer::Edit)
+        .param_aliases(&[("path", "dir"), ("directory", "dir")])
+        .hints(crate::protocol::keys::Overrides { idempotent: Some(true), ..Default::default() })
+        .bare(&["dir"])
         .changes_only_what_it_names()
         // Without `force` it only lists.
         .changes_nothing_when(|_, params| paths::clean_changes_nothing(params)),

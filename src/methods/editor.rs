@@ -50,7 +50,8 @@ pub fn methods() -> Vec<Method> {
         "An editor's buffer of a file (open, changed, saved, closed): while it holds unsaved changes, edits to the file are refused C212.",
         false,
         |s, p| buffer(s, p),
-    )]
+    )
+    .bare(&["file"])]
 }
 
 fn buffer(state: &Workspace, p: BufferParams) -> Result<BufferResult> {

@@ -12,6 +12,11 @@ pub fn methods() -> Vec<Method> {
             true,
             |s, p| coderd_exec::run::run(s, &s.socket, p),
         )
+        .answers(wire::answers::Answer::Command)
+        .param_aliases(&[("command", "cmd")])
+        // A command may reach the network and anything the sandbox leaves open.
+        .hints(crate::protocol::keys::Overrides { open_world: Some(true), ..Default::default() })
+        .bare(&["cmd", "dir"])
         // `dry_run` only reports the decision.
         .changes_nothing_when(|exec, params| {
             crate::protocol::keys::canonical(exec, params.clone())
@@ -26,6 +31,14 @@ pub fn methods() -> Vec<Method> {
             // runs first, as for `exec`.
             true,
             |s, p| coderd_exec::test::run(s, &s.socket, p),
-        ),
+        )
+        .answers(wire::answers::Answer::Command)
+        .param_aliases(&[("path", "dir"), ("directory", "dir")])
+        // It runs the project's code, as `exec` runs a command.
+        .hints(crate::protocol::keys::Overrides { open_world: Some(true), ..Default::default() })
+        // `test sub` tests `sub/`: a bare word says where, as for `tree` or `map`; a name filter
+        // is `--pattern`. A word misread as a folder fails C211 naming it, where a misread filter
+        // would quietly run no test.
+        .bare(&["dir"]),
     ]
 }

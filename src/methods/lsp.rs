@@ -10,5 +10,7 @@ pub fn methods() -> Vec<Method> {
         "The current, settled language-server diagnostics of files (or a folder's files), without editing.",
         false,
         |s, p| coderd_lsp::diagnostics(&s.lsp, s, p),
-    )]
+    )
+    .answers(wire::answers::Answer::Diagnostics)
+    .bare(&["dir"])]
 }

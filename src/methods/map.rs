@@ -11,6 +11,9 @@ pub fn methods() -> Vec<Method> {
             false,
             |s, p| coderd_syntax::map::run(s, &s.map, p),
         )
+        .answers(wire::answers::Answer::Map)
+        .param_aliases(&[("path", "dir"), ("directory", "dir")])
+        .bare(&["dir"])
         .heavy(super::always),
         method(
             "symbols",
@@ -19,6 +22,8 @@ pub fn methods() -> Vec<Method> {
             false,
             |s, p| coderd_syntax::map::symbols::run(s, &s.map, p),
         )
+        .answers(wire::answers::Answer::Symbols)
+        .bare(&["query", "dir"])
         .heavy(super::always),
     ]
 }

@@ -33,8 +33,10 @@ use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 use state::State;
 use std::sync::{Arc, LazyLock};
+use wire::answers::Answer;
 
-type Handler = Box<dyn Fn(&Arc<State>, Value) -> Result<Box<RawValue>> + Send + Sync>;
+/// A handler, given its own entry (whose param aliases name a misspelt key's likely meaning).
+type Handler = Box<dyn Fn(&Method, &Arc<State>, Value) -> Result<Box<RawValue>> + Send + Sync>;
 
 pub struct Method {
     pub name: &'static str,
@@ -43,6 +45,20 @@ pub struct Method {
     pub summary: &'static str,
     /// Whether the method changes files (agent front-ends gate these behind a permission).
     pub mutates: bool,
+    /// The params bare words fill, in order (`read main.go`, `search TODO src`): the one rule of
+    /// `coder`'s command line, the `tool` envelope's CLI-style words and its bare `args`, and
+    /// `schema`'s `bare`. None unless the entry declares them with `bare`.
+    pub bare: &'static [&'static str],
+    /// The names agents give the params, as `(alias, canonical)` pairs (`path` for `file`):
+    /// renamed at every depth before a call is validated (`protocol::keys::canonical`), listed by
+    /// `schema` as `param_aliases` for `coder`'s flags and ChatCLI; the one place aliases live.
+    /// None unless the entry declares them with `param_aliases`.
+    pub param_aliases: &'static [(&'static str, &'static str)],
+    /// What a call may do beyond what `mutates` tells, for permission gates (`keys::hints`).
+    hints: protocol::keys::Overrides,
+    /// The kind of answer it gives (`schema`'s `answer`), which a client renders by: JSON unless
+    /// the entry declares it with `answers`.
+    pub answer: Answer,
     /// The JSON Schema (draft 2020-12) of the params.
     pub schema: fn() -> Schema,
     /// Whether a call waits for a daemon-wide heavy slot (see `is_heavy`); never, unless the
@@ -82,6 +98,30 @@ fn always(_: &Method, _: &Value) -> bool {
 }
 
 impl Method {
+    /// Declares the params bare words fill, in order (see `bare`).
+    fn bare(mut self, fields: &'static [&'static str]) -> Method {
+        self.bare = fields;
+        self
+    }
+
+    /// Declares the names agents give the params (see `param_aliases`).
+    fn param_aliases(mut self, pairs: &'static [(&'static str, &'static str)]) -> Method {
+        self.param_aliases = pairs;
+        self
+    }
+
+    /// Declares what a call may do beyond what `mutates` tells (see `keys::hints`).
+    fn hints(mut self, overrides: protocol::keys::Overrides) -> Method {
+        self.hints = overrides;
+        self
+    }
+
+    /// Declares the kind of answer a call gives (see `answer`).
+    fn answers(mut self, kind: Answer) -> Method {
+        self.answer = kind;
+        self
+    }
+
     /// Declares when a call is heavy.
     fn heavy(mut self, heavy: fn(&Method, &Value) -> bool) -> Method {
         self.heavy = heavy;
@@ -181,7 +221,7 @@ impl Method {
         };
         let result = match self.diagnostics_after {
             true => self.call_with_diagnostics(state, params)?,
-            false => (self.call)(state, params)?,
+            false => (self.call)(self, state, params)?,
         };
         if let Some(file) = warm {
             state.lsp.warm(&state.workspace, &file);
@@ -197,7 +237,7 @@ impl Method {
     ) -> Result<Box<RawValue>> {
         let switch = coderd_lsp::take_switch(&mut params).map_err(|e| {
             let schema = (self.schema)().to_value();
-            crate::protocol::schema_error(self.name, &schema, &params).unwrap_or(e)
+            crate::protocol::schema_error(self, &schema, &params).unwrap_or(e)
         })?;
         // A call made by another call (`tool` runs the method it names) is off when that one is.
         let outer = coderd_core::request::diagnostics();
@@ -215,11 +255,11 @@ impl Method {
         diagnostics: bool,
     ) -> Result<Box<RawValue>> {
         if !diagnostics {
-            return (self.call)(state, params);
+            return (self.call)(self, state, params);
         }
         let at_start = state.lsp.published_at_start(state);
         let (result, events) =
-            coderd_core::documents::events::recorded(|| (self.call)(state, params));
+            coderd_core::documents::events::recorded(|| (self.call)(self, state, params));
         let result = result?;
         match state.lsp.after_edit(state, &events, at_start) {
             Some(report) => coderd_lsp::attach(result, &report),
@@ -255,6 +295,14 @@ impl protocol::keys::Named for Method {
     fn schema(&self) -> Schema {
         (self.schema)()
     }
+
+    fn param_aliases(&self) -> &'static [(&'static str, &'static str)] {
+        self.param_aliases
+    }
+
+    fn overrides(&self) -> protocol::keys::Overrides {
+        self.hints
+    }
 }
 
 /// Builds a table entry from a typed handler.
@@ -274,6 +322,10 @@ where
         aliases,
         summary,
         mutates,
+        bare: &[],
+        param_aliases: &[],
+        hints: Default::default(),
+        answer: Answer::Json,
         schema: match mutates {
             true => schema_with_switch::<P>,
             false => schema_of::<P>,
@@ -285,8 +337,8 @@ where
         delegate: |_, _| None,
         diagnostics_after: mutates,
         warm_after: false,
-        call: Box::new(move |state, params| {
-            let params: P = parse_params(name, params)?;
+        call: Box::new(move |entry, state, params| {
+            let params: P = parse_params(entry, params)?;
             let result = handler(state, params)?;
             serde_json::value::to_raw_value(&result)
                 .map_err(|e| Error::io(format!("serializing the result of `{name}`: {e}")))
@@ -310,6 +362,10 @@ where
         aliases,
         summary,
         mutates: false,
+        bare: &[],
+        param_aliases: &[],
+        hints: Default::default(),
+        answer: Answer::Json,
         schema: schema_of::<P>,
         heavy: never,
         changes_nothing: never,
@@ -318,7 +374,7 @@ where
         delegate: |_, _| None,
         diagnostics_after: false,
         warm_after: false,
-        call: Box::new(move |state, params| handler(state, parse_params(name, params)?)),
+        call: Box::new(move |entry, state, params| handler(state, parse_params(entry, params)?)),
     }
 }
 
@@ -387,6 +443,17 @@ fn core_methods() -> Vec<Method> {
             false,
             |s, p| read::handle(s, &s.line_counts, p),
         )
+        .answers(Answer::Read)
+        .param_aliases(&[
+            ("path", "file"),
+            ("filepath", "file"),
+            ("file_path", "file"),
+            ("from_line", "start"),
+            ("line_from", "start"),
+            ("to_line", "end"),
+            ("line_to", "end"),
+        ])
+        .bare(&["file"])
         .heavy(|_, params| read::is_heavy(params))
         .warms_servers(),
         method(
@@ -396,6 +463,16 @@ fn core_methods() -> Vec<Method> {
             false,
             |s, p| listing::tree(&s.jail, &s.limits(), p),
         )
+        .answers(Answer::Tree)
+        .param_aliases(&[
+            ("path", "dir"),
+            ("directory", "dir"),
+            ("max_depth", "depth"),
+            ("skip", "exclude"),
+            ("ignore", "exclude"),
+            ("include_hidden", "hidden"),
+        ])
+        .bare(&["dir"])
         .heavy(always),
         method(
             "list-folder",
@@ -403,13 +480,29 @@ fn core_methods() -> Vec<Method> {
             "One folder, paginated.",
             false,
             |s, p| listing::list_folder(&s.jail, &s.limits(), p),
-        ),
+        )
+        .answers(Answer::ListFolder)
+        .param_aliases(&[("path", "dir"), ("folder", "dir"), ("directory", "dir")])
+        .bare(&["dir"]),
         raw_method(
             "search",
             &[],
             "Search file contents (or paths) for a literal or a regex.",
             |s, p| search::handle(&s.jail, &s.limits(), &s.policy(), p)?.into_json(),
         )
+        .answers(Answer::Search)
+        .param_aliases(&[
+            ("term", "pattern"),
+            ("query", "pattern"),
+            ("include", "glob"),
+            ("path", "dir"),
+            ("directory", "dir"),
+            ("max_matches", "max_results"),
+            ("limit", "max_results"),
+            ("context_lines_before", "before"),
+            ("context_lines_after", "after"),
+        ])
+        .bare(&["pattern", "dir"])
         .heavy(always),
         method("shutdown", &[], "Stop the daemon.", false, shutdown),
     ]
@@ -457,10 +550,14 @@ static DESCRIBED: LazyLock<Map<String, Value>> = LazyLock::new(|| {
             "summary": m.summary,
             "aliases": m.aliases,
             "mutates": m.mutates,
+            "bare": m.bare,
+            "answer": m.answer,
+            // What a call may do, for permission gates (MCP's annotations, `tool`'s `read_only`).
+            "hints": hints_json(m),
             "params": (m.schema)(),
             // The names agents give the params (`term` for `pattern`), so that a client types
             // `--term x` as the envelope does: `coder` is ChatCLI's plugin too (docs/chatcli.md).
-            "param_aliases": crate::protocol::keys::of(m.name).aliases,
+            "param_aliases": m.param_aliases.iter().copied().collect::<std::collections::BTreeMap<_, _>>(),
         })
     };
     METHODS
@@ -469,6 +566,16 @@ static DESCRIBED: LazyLock<Map<String, Value>> = LazyLock::new(|| {
         .map(|m| (m.name.to_string(), described(m)))
         .collect()
 });
+
+fn hints_json(m: &Method) -> Value {
+    let hints = protocol::keys::hints(m);
+    json!({
+        "read_only": hints.read_only,
+        "destructive": hints.destructive,
+        "idempotent": hints.idempotent,
+        "open_world": hints.open_world,
+    })
+}
 
 fn schema(_: &Arc<State>, p: SchemaParams) -> Result<Value> {
     match p.method {
@@ -566,6 +673,30 @@ mod tests {
                 assert_eq!(schema["additionalProperties"], false, "{}", m.name);
             }
         }
+    }
+
+    #[test]
+    fn schema_describes_each_method_from_its_entry() {
+        for m in METHODS.iter() {
+            let described = &DESCRIBED[m.name];
+            assert_eq!(described["bare"], json!(m.bare), "{}", m.name);
+            assert_eq!(described["hints"], hints_json(m), "{}", m.name);
+            assert_eq!(described["answer"], json!(m.answer), "{}", m.name);
+            // An edit (it keeps what it replaces) answers with the files it changed.
+            if m.only_named {
+                assert_eq!(m.answer, Answer::Edit, "{}", m.name);
+            }
+            let aliases = described["param_aliases"].as_object().unwrap();
+            assert_eq!(aliases.len(), m.param_aliases.len(), "{}", m.name);
+            for (alias, canonical) in m.param_aliases {
+                assert_eq!(aliases[*alias], *canonical, "{}", m.name);
+            }
+        }
+        // A mutating method is never read-only; `todo` is not, by its entry's hints.
+        assert_eq!(DESCRIBED["write"]["hints"]["read_only"], false);
+        assert_eq!(DESCRIBED["todo"]["hints"]["read_only"], false);
+        assert_eq!(DESCRIBED["exec"]["hints"]["open_world"], true);
+        assert_eq!(DESCRIBED["read"]["hints"]["read_only"], true);
     }
 
     #[test]

@@ -28,7 +28,7 @@ macro_rules! at_position {
         #[serde(deny_unknown_fields)]
         pub struct $name {
             /// The file (with `line`, and `column` or `symbol`).
-            #[serde(default, alias = "path")]
+            #[serde(default)]
             file: Option<String>,
             /// 1-based line in `file`.
             #[serde(default)]
@@ -118,21 +118,27 @@ pub fn methods() -> Vec<Method> {
             "Where the symbol at a position (or by name) is defined: from the warm language server, else the tag index (`source: index`).",
             false,
             |s, p: Position| definition(s, p),
-        ),
+        )
+        .param_aliases(&[("path", "file")])
+        .bare(&["file"]),
         method(
             "references",
             &[],
             "Every reference to the symbol at a position (or by name), each with its line: from the warm language server, else whole-word matches in the tag index.",
             false,
             references,
-        ),
+        )
+        .param_aliases(&[("path", "file")])
+        .bare(&["file"]),
         method(
             "hover",
             &[],
             "The language server's hover text (type, signature, docs) at a position; else the definition's signature from the tag index.",
             false,
             |s, p: Position| hover(s, p),
-        ),
+        )
+        .param_aliases(&[("path", "file")])
+        .bare(&["file"]),
         method(
             "rename",
             &[],
@@ -140,6 +146,8 @@ pub fn methods() -> Vec<Method> {
             true,
             rename,
         )
+        .param_aliases(&[("path", "file")])
+        .bare(&["file"])
         .changes_nothing_when(|_, params| params["dry_run"] == true),
     ]
 }

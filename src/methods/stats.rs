@@ -22,7 +22,8 @@ pub fn methods() -> Vec<Method> {
         "Live metrics: requests and C2xx errors by method and code, latency p50/p99, bytes in/out, server restarts, settle outcomes, checkpoint failures; since start and over the last `minutes`.",
         false,
         |_, p| stats(p),
-    )]
+    )
+    .answers(wire::answers::Answer::Stats)]
 }
 
 fn stats(p: StatsParams) -> Result<Value> {

@@ -10,5 +10,12 @@ pub fn methods() -> Vec<Method> {
         false,
         |s, p| coderd_syntax::outline::run(s, &s.syntax, p),
     )
+    .answers(wire::answers::Answer::Outline)
+    .param_aliases(&[
+        ("path", "file"),
+        ("filepath", "file"),
+        ("file_path", "file"),
+    ])
+    .bare(&["file"])
     .warms_servers()]
 }

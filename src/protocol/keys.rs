@@ -1,25 +1,21 @@
 //! Param names as agents write them, made canonical before a method sees them: dashed and
-//! camelCased keys become snake_case, and each method's aliases (`data/agent.toml`: ChatCLI's flags
-//! and atomic-tool names, iii's names) become the key the method's schema declares.
+//! camelCased keys become snake_case, and each method's param aliases (its entry's in the method
+//! table, the one place they are declared: ChatCLI's flags and atomic-tool names, iii's names,
+//! Claude-Code-style names) become the key the method's schema declares.
 //!
-//! One table, applied to every request (socket, envelope, iii, MCP) in `Method::call`, and read by
-//! the schema validator so an alias is never reported as an unknown key.
+//! Applied to every request (socket, envelope, iii, MCP) in `Method::call`, and read by the schema
+//! validator so an alias is never reported as an unknown key.
 
 use coderd_core::error::{Error, Result};
 use schemars::Schema;
-use serde::Deserialize;
 use serde_json::{Map, Value};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::sync::{Arc, LazyLock, RwLock};
 
-/// What `data/agent.toml` says about one method: its agent names, and what it does to the world
-/// beyond what `mutates` tells (see `hints`).
-#[derive(Deserialize, Default, Debug)]
-#[serde(deny_unknown_fields)]
-pub struct MethodNames {
-    #[serde(default)]
-    pub aliases: BTreeMap<String, String>,
-    pub default_field: Option<String>,
+/// What a method's entry says a call may do beyond what `mutates` tells (see `hints`); `None`
+/// keeps the default.
+#[derive(Default, Debug, Clone, Copy)]
+pub struct Overrides {
     pub read_only: Option<bool>,
     pub destructive: Option<bool>,
     pub idempotent: Option<bool>,
@@ -28,8 +24,8 @@ pub struct MethodNames {
 
 /// What a call of a method may do, for permission gates: MCP's tool annotations and the `tool`
 /// envelope's `read_only`. From the method table's `mutates` (a mutating method is never
-/// read-only), unless `data/agent.toml` says more: `todo` writes its plan without changing the
-/// workspace, `exec` and `test` run programs that may reach anything.
+/// read-only), unless the entry's `Overrides` say more: `todo` writes its plan without changing
+/// the workspace, `exec` and `test` run programs that may reach anything.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Hints {
     pub read_only: bool,
@@ -49,36 +45,27 @@ pub trait Named {
     fn mutates(&self) -> bool;
     /// The JSON Schema of its params.
     fn schema(&self) -> Schema;
+    /// The names agents give its params, as `(alias, canonical)` pairs.
+    fn param_aliases(&self) -> &'static [(&'static str, &'static str)];
+    /// What a call may do beyond what `mutates` tells.
+    fn overrides(&self) -> Overrides;
 }
 
 pub fn hints(method: &impl Named) -> Hints {
-    let names = of(method.name());
-    let read_only = !method.mutates() && names.read_only.unwrap_or(true);
+    let says = method.overrides();
+    let read_only = !method.mutates() && says.read_only.unwrap_or(true);
     Hints {
         read_only,
-        destructive: !read_only && names.destructive.unwrap_or(true),
-        idempotent: names.idempotent.unwrap_or(read_only),
-        open_world: names.open_world.unwrap_or(false),
+        destructive: !read_only && says.destructive.unwrap_or(true),
+        idempotent: says.idempotent.unwrap_or(read_only),
+        open_world: says.open_world.unwrap_or(false),
     }
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Table {
-    methods: HashMap<String, MethodNames>,
-}
-
-static TABLE: LazyLock<HashMap<String, MethodNames>> = LazyLock::new(|| {
-    let table: Table = toml::from_str(include_str!("../../data/agent.toml"))
-        .expect("data/agent.toml is checked by a unit test");
-    table.methods
-});
-
-static NONE: LazyLock<MethodNames> = LazyLock::new(MethodNames::default);
-
-/// The agent names of a method (empty for methods the table does not list).
-pub fn of(method: &str) -> &'static MethodNames {
-    TABLE.get(method).unwrap_or(&NONE)
+/// The canonical name a method's alias stands for (snake_case in, as keys are made first).
+pub fn alias_target(method: &impl Named, key: &str) -> Option<&'static str> {
+    let aliases = method.param_aliases();
+    aliases.iter().find(|(a, _)| *a == key).map(|(_, c)| *c)
 }
 
 pub use wire::argv::snake_case;
@@ -135,16 +122,15 @@ pub fn canonical(method: &impl Named, params: Value) -> Result<Value> {
             &at,
         ));
     }
-    let names = of(method.name());
-    let declared = if names.aliases.is_empty() {
+    let declared = if method.param_aliases().is_empty() {
         Arc::new(Vec::new())
     } else {
         declared_of(method)
     };
     let rename = |key: &str| -> Option<&str> {
-        let target = names.aliases.get(key)?;
+        let target = alias_target(method, key)?;
         let applies = declared.iter().any(|d| d == target) && !declared.iter().any(|d| d == key);
-        applies.then_some(target.as_str())
+        applies.then_some(target)
     };
     rename_keys(params, "", &rename)
 }
@@ -201,17 +187,24 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn the_table_parses_and_every_alias_targets_a_declared_key_of_its_method() {
-        for (method, names) in TABLE.iter() {
-            let Some(m) = crate::methods::find(method) else {
-                continue; // a method another subsystem has not registered yet
-            };
+    fn every_alias_targets_a_declared_key_of_its_method_and_is_not_one_itself() {
+        for m in crate::methods::METHODS.iter() {
             let declared = declared_names(&(m.schema)());
-            for (alias, target) in &names.aliases {
-                assert!(declared.contains(target), "{method}: {alias} -> {target}");
-            }
-            if let Some(field) = &names.default_field {
-                assert!(declared.contains(field), "{method}: default {field}");
+            for (alias, target) in m.param_aliases {
+                let name = m.name;
+                assert!(
+                    declared.iter().any(|d| d == target),
+                    "{name}: {alias} -> {target}"
+                );
+                assert!(
+                    !declared.iter().any(|d| d == alias),
+                    "{name}: {alias} is declared"
+                );
+                assert_eq!(
+                    snake_case(alias),
+                    *alias,
+                    "{name}: {alias} is not snake_case"
+                );
             }
         }
     }

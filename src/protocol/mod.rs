@@ -123,7 +123,10 @@ pub fn not_json(e: &serde_json::Error) -> Error {
 /// checked against the method's JSON Schema so the error lists every violation as a JSON Pointer
 /// with what was expected there (`data.violations`), not only the first one serde met; what the
 /// schema cannot see (a value serde still refuses) is reported as serde's error naming the field.
-pub fn parse_params<T: DeserializeOwned + JsonSchema>(method: &str, params: Value) -> Result<T> {
+pub fn parse_params<T: DeserializeOwned + JsonSchema>(
+    method: &impl keys::Named,
+    params: Value,
+) -> Result<T> {
     let serde_error = match serde_path_to_error::deserialize::<_, T>(&params) {
         Ok(parsed) => return Ok(parsed),
         Err(e) => e,
@@ -131,6 +134,7 @@ pub fn parse_params<T: DeserializeOwned + JsonSchema>(method: &str, params: Valu
     let schema = schemars::schema_for!(T).to_value();
     schema_error(method, &schema, &params).map_or_else(
         || {
+            let method = method.name();
             let path = serde_error.path().to_string();
             let place = match path.as_str() {
                 "." => String::new(),
@@ -155,9 +159,9 @@ const LISTED_VIOLATIONS: usize = 20;
 
 /// The C210 that lists every violation of `params` against a method's params `schema` (JSON
 /// Pointer, what was expected), or `None` when the schema finds nothing wrong.
-pub fn schema_error(method: &str, schema: &Value, params: &Value) -> Option<Error> {
-    let aliases = &keys::of(method).aliases;
-    let alias_names: Vec<&str> = aliases.keys().map(String::as_str).collect();
+pub fn schema_error(method: &impl keys::Named, schema: &Value, params: &Value) -> Option<Error> {
+    let alias_names: Vec<&str> = method.param_aliases().iter().map(|(a, _)| *a).collect();
+    let method = method.name();
     let violations = validate::violations_of(schema, params, &alias_names);
     if violations.is_empty() {
         return None;

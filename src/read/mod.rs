@@ -40,13 +40,10 @@ const READ_BUFFER: usize = 64 * 1024;
 #[serde(deny_unknown_fields)]
 pub struct ReadParams {
     /// The file to read (relative paths resolve against the primary root).
-    #[serde(alias = "path", alias = "filepath")]
     pub file: Option<String>,
     /// First line of the window (1-based, inclusive).
-    #[serde(alias = "from_line")]
     pub start: Option<u64>,
     /// Last line of the window (1-based, inclusive).
-    #[serde(alias = "to_line")]
     pub end: Option<u64>,
     /// The first N lines.
     pub head: Option<u64>,

@@ -38,17 +38,14 @@ const SLURP_LIMIT: u64 = 4 * 1024 * 1024;
 #[serde(deny_unknown_fields)]
 pub struct SearchParams {
     /// What to look for: literal text unless `regex` is set.
-    #[serde(alias = "term", alias = "query")]
     pattern: Option<String>,
     /// `true` for regex mode, or the pattern itself (the flat atomic form `{"regex": "fo+"}`).
     regex: Option<RegexField>,
     /// Match `pattern` as literal text (the default).
     literal: Option<bool>,
     /// A folder to walk, or one file (default: the primary root).
-    #[serde(alias = "path")]
     dir: Option<String>,
     /// Search only files matching these globs (ripgrep's glob rules).
-    #[serde(alias = "include")]
     glob: Option<Globs>,
     /// Skip files matching these globs.
     exclude: Option<Globs>,
@@ -63,7 +60,6 @@ pub struct SearchParams {
     word: Option<bool>,
     /// Matches returned before the walk stops with `truncated: true` (default 100, capped by
     /// `search_default_max_matches`).
-    #[serde(alias = "max_matches")]
     max_results: Option<usize>,
     /// Lines of context around each match (default 2, at most 10).
     context: Option<usize>,

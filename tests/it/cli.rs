@@ -475,6 +475,13 @@ fn every_method_is_a_subcommand_with_flags_typed_by_its_schema() {
     ] {
         assert!(stdout(&out).contains(flag), "{flag} in {}", stdout(&out));
     }
+    // And the bare words it takes, from its entry's `bare`.
+    let out = coder(s, root, &["git-diff", "--help"]);
+    assert!(
+        stdout(&out).contains("usage: coder git-diff [FILE [DIR]] [--flag VALUE ...]"),
+        "{}",
+        stdout(&out)
+    );
 
     // A leading word may name a mode flag, the way subcommands are written.
     let out = coder(s, root, &["todo", "list"]);
@@ -562,4 +569,219 @@ fn help_lists_every_method_with_its_summary() {
         "{}",
         stdout(&out)
     );
+}
+
+/// What `coder M word ...` sends and what `tool {"cmd": "M word ..."}` runs, for every method that
+/// takes bare words (`schema`'s `bare`, the one declaration both read): the same call.
+const BARE_WORDS: &[(&str, &[&str])] = &[
+    ("read", &["a.txt"]),
+    ("write", &["new.txt", "--content", "x"]),
+    ("patch", &["a.txt", "--search", "hello", "--replace", "bye"]),
+    ("rollback", &["a.txt"]),
+    ("clean", &["sub"]),
+    ("outline", &["src/lib.rs"]),
+    ("tree", &["sub"]),
+    ("list-folder", &["sub"]),
+    ("map", &["src"]),
+    ("search", &["hello", "sub"]),
+    ("symbols", &["add", "src"]),
+    ("exec", &["ls", "sub"]),
+    ("test", &["sub"]),
+    ("git-status", &["sub"]),
+    ("git-diff", &["a.txt"]),
+    ("git-diff", &["a.txt", "sub"]),
+    ("git-log", &["a.txt", "sub"]),
+    ("git-changed", &["sub"]),
+    ("git-branch", &["sub"]),
+    ("checkpoint", &["create", "before"]),
+    ("diagnostics", &["src"]),
+    (
+        "definition",
+        &["src/lib.rs", "--line", "1", "--symbol", "add"],
+    ),
+    (
+        "references",
+        &["src/lib.rs", "--line", "1", "--symbol", "add"],
+    ),
+    ("hover", &["src/lib.rs", "--line", "1", "--symbol", "add"]),
+    (
+        "rename",
+        &[
+            "src/lib.rs",
+            "--line",
+            "1",
+            "--symbol",
+            "add",
+            "--new-name",
+            "plus",
+        ],
+    ),
+    // A leading word naming a flag is that flag, in both.
+    ("todo", &["list"]),
+];
+
+/// Methods whose bare words only `coder` reads: an editor's (`buffer`) and the envelope itself.
+const NOT_THROUGH_THE_ENVELOPE: &[&str] = &["buffer", "tool"];
+
+/// A socket in front of the daemon that passes `schema` through and keeps every other request
+/// `coder` sends (answered with an error, so nothing runs): the params the client built.
+fn recording_proxy(daemon: &Path, at: &Path) -> std::sync::mpsc::Receiver<serde_json::Value> {
+    use std::io::{BufRead, BufReader, Write};
+    use std::os::unix::net::UnixListener;
+    let listener = UnixListener::bind(at).unwrap();
+    let (sent, received) = std::sync::mpsc::channel();
+    let daemon = daemon.to_path_buf();
+    std::thread::spawn(move || {
+        for client in listener.incoming() {
+            let Ok(client) = client else { return };
+            let mut upstream = common::Client::connect(&daemon);
+            let mut writer = client.try_clone().unwrap();
+            for line in BufReader::new(client).lines() {
+                let Ok(line) = line else { break };
+                let request: serde_json::Value = serde_json::from_str(&line).unwrap();
+                let answer = match request["method"].as_str() {
+                    Some("schema") => upstream.call("schema", request["params"].clone()),
+                    _ => {
+                        let _ = sent.send(request.clone());
+                        serde_json::json!({"jsonrpc": "2.0", "id": request["id"],
+                            "error": {"code": -32000, "message": "recorded"}})
+                    }
+                };
+                let mut answer = answer;
+                answer["id"] = request["id"].clone();
+                if writeln!(writer, "{answer}").is_err() {
+                    break;
+                }
+            }
+        }
+    });
+    received
+}
+
+/// `coder`'s params as the envelope holds them: `coder` makes the paths a person typed absolute
+/// from its folder (the root here); the envelope keeps them as written.
+fn as_written(params: &serde_json::Value, root: &Path) -> serde_json::Value {
+    use serde_json::Value;
+    let prefix = format!("{}/", root.display());
+    let relative = |v: &mut Value| {
+        if let Some(rest) = v.as_str().and_then(|s| s.strip_prefix(&prefix)) {
+            *v = Value::String(rest.to_string());
+        }
+    };
+    let mut params = params.clone();
+    for value in params.as_object_mut().unwrap().values_mut() {
+        match value {
+            Value::Array(items) => items.iter_mut().for_each(relative),
+            other => relative(other),
+        }
+    }
+    params
+}
+
+#[test]
+fn a_bare_word_means_the_same_to_coder_and_to_the_tool_envelope() {
+    use serde_json::json;
+    let sandbox = Sandbox::empty();
+    let root = &sandbox.root;
+    sandbox.write("a.txt", "hello\n");
+    sandbox.write("sub/b.txt", "hello from sub\n");
+    sandbox.write(
+        "src/lib.rs",
+        "pub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n",
+    );
+    common::git(root, &["init", "-q"]);
+    common::git(root, &["add", "."]);
+    common::git(root, &["commit", "-qm", "start"]);
+    let daemon = Daemon::start(&sandbox, &[]);
+    let proxy = sandbox.dir.path().join("proxy.sock");
+    let recorded = recording_proxy(&daemon.socket, &proxy);
+
+    // Every method that takes bare words has a case (a new one fails here until it has).
+    let described = daemon.ok("schema", json!({}));
+    let mut with_bare: Vec<&str> = described["methods"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .filter(|(_, d)| d["bare"].as_array().is_some_and(|b| !b.is_empty()))
+        .map(|(name, _)| name.as_str())
+        .filter(|name| !NOT_THROUGH_THE_ENVELOPE.contains(name))
+        .collect();
+    let mut covered: Vec<&str> = BARE_WORDS.iter().map(|(m, _)| *m).collect();
+    covered.retain(|m| *m != "todo");
+    covered.sort();
+    covered.dedup();
+    with_bare.sort();
+    assert_eq!(with_bare, covered, "a case per method with bare words");
+    assert!(covered.len() >= 12, "{covered:?}");
+
+    for (method, words) in BARE_WORDS {
+        let out = coder(&proxy, root, &[&["--json", method], *words].concat());
+        let request = recorded
+            .recv_timeout(std::time::Duration::from_secs(30))
+            .unwrap_or_else(|_| panic!("coder {method} {words:?} sent nothing: {}", stderr(&out)));
+        assert_eq!(request["method"], *method, "{words:?}");
+        let from_coder = as_written(&request["params"], root);
+        let line = format!("{method} {}", words.join(" "));
+        let call = daemon.ok("tool", json!({"cmd": line, "dry_run": true}));
+        assert_eq!(call["method"], *method, "{line}");
+        assert_eq!(call["params"], from_coder, "{line}");
+        // What reads only answers the same through both (what edits or runs is compared above),
+        // once the first call has warmed the caches an answer reports (`parse: cached`).
+        if described["methods"][method]["mutates"] == false && *method != "todo" {
+            daemon.ok(method, from_coder.clone());
+            let direct = daemon.ok(method, from_coder.clone());
+            let through = daemon.ok("tool", json!({"cmd": line}));
+            assert_eq!(through["result"], direct, "{line}");
+        }
+    }
+}
+
+/// The one alias system: every alias a method's entry declares (`schema`'s `param_aliases`) is the
+/// same flag to `coder` and to the envelope's CLI-style words, and becomes the canonical param.
+#[test]
+fn every_param_alias_means_its_param_to_coder_and_to_the_tool_envelope() {
+    use serde_json::json;
+    let sandbox = Sandbox::empty();
+    let root = &sandbox.root;
+    let daemon = Daemon::start(&sandbox, &[]);
+    let proxy = sandbox.dir.path().join("proxy.sock");
+    let recorded = recording_proxy(&daemon.socket, &proxy);
+    let described = daemon.ok("schema", json!({}));
+    let mut checked = 0;
+    for (method, entry) in described["methods"].as_object().unwrap() {
+        if NOT_THROUGH_THE_ENVELOPE.contains(&method.as_str()) {
+            continue;
+        }
+        for (alias, canonical) in entry["param_aliases"].as_object().unwrap() {
+            let canonical = canonical.as_str().unwrap();
+            // A value the param's type takes (a nested param is text).
+            let kind = entry["params"]["properties"][canonical].to_string();
+            let value = match () {
+                _ if kind.contains("\"boolean\"") => "true",
+                _ if kind.contains("integer") || kind.contains("number") => "1",
+                _ => "x",
+            };
+            let flag = format!("--{}", alias.replace('_', "-"));
+            let out = coder(&proxy, root, &["--json", method, &flag, value]);
+            let request = recorded
+                .recv_timeout(std::time::Duration::from_secs(30))
+                .unwrap_or_else(|_| panic!("coder {method} {flag}: {}", stderr(&out)));
+            let from_coder = as_written(&request["params"], root);
+            assert!(
+                from_coder.get(canonical).is_some(),
+                "{method} {flag}: {from_coder}"
+            );
+            let line = format!("{method} {flag} {value}");
+            let call = daemon.ok("tool", json!({"cmd": line, "dry_run": true}));
+            assert_eq!(call["params"], from_coder, "{line}");
+            // The same alias as a JSON key, on the socket: renamed before the method sees it.
+            let call = daemon.ok(
+                "tool",
+                json!({"cmd": method, "args": {(alias.as_str()): from_coder[canonical]}, "dry_run": true}),
+            );
+            assert_eq!(call["params"], from_coder, "{method} {{{alias}: …}}");
+            checked += 1;
+        }
+    }
+    assert!(checked >= 40, "{checked} aliases");
 }

@@ -30,9 +30,18 @@ fn odd_repo() -> (Sandbox, Daemon) {
     (sandbox, daemon)
 }
 
+/// `coder`'s rendering of a git method's answer, by the kind its entry declares.
 fn rendered(method: &str, result: &Value) -> String {
+    use wire::answers::Answer;
+    let answer = match method {
+        "git-status" => Answer::GitStatus,
+        "git-diff" => Answer::GitDiff,
+        "git-log" => Answer::GitLog,
+        "git-changed" => Answer::GitChanged,
+        _ => Answer::GitBranch,
+    };
     let mut out = Vec::new();
-    coder::render(&mut out, method, false, &result.to_string()).unwrap();
+    coder::render(&mut out, answer, false, &result.to_string()).unwrap();
     String::from_utf8(out).unwrap()
 }
 

@@ -654,7 +654,13 @@ fn the_off_switches_work_for_every_mutating_method() {
     let errors = items(file_report(&result, &go("a.go")), "error");
     assert!(!errors.is_empty(), "{result}");
     let mut out = Vec::new();
-    coder::render(&mut out, "write", true, &result.to_string()).unwrap();
+    coder::render(
+        &mut out,
+        wire::answers::Answer::Edit,
+        true,
+        &result.to_string(),
+    )
+    .unwrap();
     let text = String::from_utf8(out).unwrap();
     let block = &text[text.find("[DIAGNOSTICS]\n").expect("a block")..];
     assert!(
@@ -668,7 +674,13 @@ fn the_off_switches_work_for_every_mutating_method() {
         format!("package main\n\nvar a int = {n}\n")
     });
     let mut out = Vec::new();
-    coder::render(&mut out, "write", true, &result.to_string()).unwrap();
+    coder::render(
+        &mut out,
+        wire::answers::Answer::Edit,
+        true,
+        &result.to_string(),
+    )
+    .unwrap();
     assert!(!String::from_utf8(out).unwrap().contains("[DIAGNOSTICS]"));
 
     // The client's switch: CODER_AUTODIAG=off sends `diagnostics: false`.
@@ -730,7 +742,13 @@ fn a_rust_file_outside_a_cargo_project_is_answered_at_once_as_not_analysed() {
     assert!(pending(Some(report)).is_empty(), "{result}");
     assert_eq!(server_pid(&daemon, "rust-analyzer"), None, "{result}");
     let mut out = Vec::new();
-    coder::render(&mut out, "write", true, &result.to_string()).unwrap();
+    coder::render(
+        &mut out,
+        wire::answers::Answer::Edit,
+        true,
+        &result.to_string(),
+    )
+    .unwrap();
     let text = String::from_utf8(out).unwrap();
     assert!(
         text.contains("not analysed [rust-analyzer]: no Cargo.toml"),
@@ -769,7 +787,13 @@ fn a_missing_server_is_unavailable_and_edits_still_work() {
         "{result}"
     );
     let mut out = Vec::new();
-    coder::render(&mut out, "patch", true, &result.to_string()).unwrap();
+    coder::render(
+        &mut out,
+        wire::answers::Answer::Edit,
+        true,
+        &result.to_string(),
+    )
+    .unwrap();
     assert!(!String::from_utf8(out).unwrap().contains("[DIAGNOSTICS]"));
     let info = daemon.ok("info", json!({}));
     let gopls = info["language_servers"]["servers"]

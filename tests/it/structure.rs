@@ -165,7 +165,13 @@ fn outline_renders_as_an_indented_skeleton() {
     let daemon = Daemon::start(&sandbox, &[]);
     let result = daemon.ok("outline", json!({"file": sandbox.root.join("sample.rs")}));
     let mut out = Vec::new();
-    coder::render(&mut out, "outline", false, &result.to_string()).unwrap();
+    coder::render(
+        &mut out,
+        wire::answers::Answer::Outline,
+        false,
+        &result.to_string(),
+    )
+    .unwrap();
     let text = String::from_utf8(out).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     assert!(lines[0].ends_with("sample.rs (rust)"), "{text}");

@@ -428,6 +428,33 @@ fn no_file_is_too_long() {
     );
 }
 
+/// One alias system: a param's other names are declared on its method's entry
+/// (`.param_aliases`, which `schema`, `coder`'s flags, the envelope and iii all read), never as a
+/// serde `alias` only the socket's decoding would know. (A config value's spelling is not a param.)
+#[test]
+fn no_param_has_a_serde_alias() {
+    let mut found = Vec::new();
+    for dir in ["src", "crates"] {
+        for file in rust_files(&root().join(dir)) {
+            let rel = file.strip_prefix(root()).unwrap().display().to_string();
+            if rel.starts_with("src/config/") || rel.contains("/config/") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&file).unwrap();
+            for (n, line) in text.lines().enumerate() {
+                if line.trim_start().starts_with("#[serde(") && line.contains("alias") {
+                    found.push(format!("{rel}:{}: {}", n + 1, line.trim()));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "declare these with the method's `.param_aliases(&[...])` instead:\n{}",
+        found.join("\n")
+    );
+}
+
 #[test]
 fn the_import_graph() {
     // Prints the graph with CODERD_PRINT_GRAPH set; always checks that it could be built.

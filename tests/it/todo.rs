@@ -93,7 +93,13 @@ fn coder_takes_the_session_from_its_environment_and_renders_marks() {
     let result = daemon.ok("todo", json!({"session": "agent-7"}));
     assert_eq!(result["summary"]["completed"], 1);
     let mut text = Vec::new();
-    coder::render(&mut text, "todo", false, &result.to_string()).unwrap();
+    coder::render(
+        &mut text,
+        wire::answers::Answer::Todo,
+        false,
+        &result.to_string(),
+    )
+    .unwrap();
     assert_eq!(
         String::from_utf8(text).unwrap(),
         "[✓] 1. Investigate bug\n[~] 2. Apply fix\n[ ] 3. Add tests\n1/3 completed, 1 in progress, 0 failed\n"

@@ -7,22 +7,18 @@ use std::io::Read;
 use wire::argv::{self, Problem, Reader, Syntax};
 use wire::client::ClientError;
 
-/// Params a positional argument fills, in order of preference, when the method has one of them.
-const POSITIONAL_KEYS: &[&str] = &[
-    "file", "path", "pattern", "query", "cmd", "term", "dir", "label",
-];
-
 /// The params a method's flags spell. `described` is the method's entry from `schema`.
 pub fn params_from_flags(args: &[String], described: &Value) -> Result<Value, ClientError> {
     let schema = &described["params"];
-    let declared: Vec<&str> = POSITIONAL_KEYS
-        .iter()
-        .copied()
-        .filter(|k| schema["properties"].get(*k).is_some())
-        .collect();
+    // The params bare words fill, as the method table declares them (`schema`'s `bare`): the
+    // same rule as the `tool` envelope's.
+    let bare: Vec<&str> = described["bare"]
+        .as_array()
+        .map(|fields| fields.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
     let aliases = &described["param_aliases"];
     let syntax = Syntax {
-        positional: &declared,
+        positional: &bare,
         key_of: &|name| key_of(name, aliases),
         single_dash: false,
         guess_untyped: false,
@@ -100,7 +96,7 @@ mod tests {
     use serde_json::json;
 
     fn described() -> Value {
-        json!({"summary": "s", "params": {
+        json!({"summary": "s", "bare": ["file"], "params": {
             "type": "object",
             "required": ["file"],
             "properties": {
@@ -132,7 +128,7 @@ mod tests {
         );
         // `start` takes a value, and `read` has a free-text param: the word is the file.
         assert_eq!(parse(&["start"]).unwrap(), json!({"file": "start"}));
-        let checkpoint = json!({"params": {"type": "object", "properties": {
+        let checkpoint = json!({"bare": ["label"], "params": {"type": "object", "properties": {
             "create": {"type": "boolean"},
             "label": {"type": ["string", "null"]},
             "restore": {"type": ["string", "null"]},

@@ -20,6 +20,7 @@ use serde_json::{json, Value};
 use std::io::{BufWriter, Write};
 use std::os::unix::net::UnixStream;
 use std::path::Path;
+use wire::answers::Answer;
 use wire::client::{self, ClientError};
 
 /// Runs the client as `program` (its name says which ChatCLI tool it is: `coder` is `@coder`,
@@ -85,11 +86,12 @@ fn run_for(atomic: Option<&str>, args: Vec<String>) -> i32 {
     if matches!(cli.command, Command::Schema) {
         return plugin_schema(&stream, atomic);
     }
-    let (method, mut params, mutates) = match (called, &cli.command) {
+    let (method, mut params, mutates, answer) = match (called, &cli.command) {
         (Some((method, params)), _) => {
             let mutates =
                 autodiag_off() && described(&stream, &method).is_ok_and(|d| d["mutates"] == true);
-            (method, params, mutates)
+            // `call` prints JSON.
+            (method, params, mutates, Answer::Json)
         }
         (None, Command::Method(args)) => match method_request(&stream, args) {
             Ok(Some(request)) => request,
@@ -132,7 +134,7 @@ fn run_for(atomic: Option<&str>, args: Vec<String>) -> i32 {
     }
     if let Some(result) = success_result(&reply) {
         // A closed pipe (`coder ... | head`) is not an error worth a message.
-        let _ = show(&mut out, &cli, &method, mutates, result);
+        let _ = show(&mut out, &cli, &method, mutates, answer, result);
         let _ = out.flush();
         if method == "shutdown" {
             wait_until_stopped(&stream);
@@ -168,7 +170,7 @@ fn run_for(atomic: Option<&str>, args: Vec<String>) -> i32 {
         eprintln!("coder: the daemon's answer has neither result nor error");
         return 3;
     };
-    let _ = show(&mut out, &cli, &method, mutates, result.get());
+    let _ = show(&mut out, &cli, &method, mutates, answer, result.get());
     let _ = out.flush();
     if method == "shutdown" {
         wait_until_stopped(&stream);
@@ -294,12 +296,14 @@ fn success_result(reply: &[u8]) -> Option<&str> {
     std::str::from_utf8(body).ok()
 }
 
-/// Prints a result: pretty JSON with `--json` (and for `call` and `info`), else its rendering.
+/// Prints a result: pretty JSON with `--json` (and for `call` and `info`), else its rendering, by
+/// the kind of answer the method's entry declares (`answer`; for `tool`, the call it made).
 fn show(
     out: &mut impl Write,
     cli: &Cli,
     method: &str,
     mutates: bool,
+    answer: Answer,
     result: &str,
 ) -> std::io::Result<()> {
     let raw = matches!(cli.command, Command::Call { .. }) || method == "info";
@@ -309,20 +313,16 @@ fn show(
         // The envelope's answer is shown as the call it made, from the call's own bytes (a
         // search's renderer reads its keys in the daemon's order).
         #[derive(Deserialize)]
-        struct Answer<'a> {
-            method: Option<String>,
+        struct Made<'a> {
             #[serde(borrow)]
             result: Option<&'a RawValue>,
         }
-        match serde_json::from_str::<Answer>(result) {
-            Ok(Answer {
-                method: Some(inner),
-                result: Some(r),
-            }) => render(out, &inner, mutates, r.get()),
+        match serde_json::from_str::<Made>(result) {
+            Ok(Made { result: Some(r) }) => render(out, answer, mutates, r.get()),
             _ => write_pretty(out, result.as_bytes()),
         }
     } else {
-        render(out, method, mutates, result)
+        render(out, answer, mutates, result)
     }
 }
 
@@ -352,8 +352,13 @@ fn error_details(data: &Value) -> String {
     text
 }
 
-/// A request to send: the method, its params, and whether it edits.
-type Request = (String, Value, bool);
+/// A request to send: the method, its params, whether it edits, and the kind of its answer.
+type Request = (String, Value, bool, Answer);
+
+/// The kind of answer a method's entry declares (`schema`'s `answer`); JSON when it says none.
+fn answer_of(described: &Value) -> Answer {
+    serde_json::from_value(described["answer"].clone()).unwrap_or_default()
+}
 
 /// `coder METHOD --flag value ...`: the flags become params, typed by the method's schema, which
 /// is asked of the daemon on the same connection. `Ok(None)`: help was printed.
@@ -383,7 +388,7 @@ fn method_request(stream: &UnixStream, args: &[String]) -> Result<Option<Request
     }
     absolutize_paths(&mut params);
     let mutates = described["mutates"] == true;
-    Ok(Some((canonical, params, mutates)))
+    Ok(Some((canonical, params, mutates, answer_of(&described))))
 }
 
 /// An atomic tool's words (`coder-read`): one JSON object, as ChatCLI passes flat args, or
@@ -417,7 +422,7 @@ fn tool_request(stream: &UnixStream, envelope: Value) -> Request {
         .iter()
         .any(|k| text.contains(k))
     {
-        return ("tool".into(), envelope, false);
+        return ("tool".into(), envelope, false, Answer::Json);
     }
     let mut dry = envelope.clone();
     dry["dry_run"] = json!(true);
@@ -427,17 +432,18 @@ fn tool_request(stream: &UnixStream, envelope: Value) -> Request {
         .map(|mut reply| reply["result"].take())
         .filter(|call| call["method"].is_string() && call["params"].is_object());
     let Some(mut call) = call else {
-        return ("tool".into(), envelope, false);
+        return ("tool".into(), envelope, false, Answer::Json);
     };
     let mut mutates = call["read_only"] == false;
     let mut params = call["params"].take();
     absolutize_paths(&mut params);
+    let inner = described(stream, call["method"].as_str().unwrap_or_default()).ok();
     // CODER_AUTODIAG=off reaches the call the envelope makes, when that call edits files.
     if autodiag_off() {
-        let method = call["method"].as_str().unwrap_or_default();
-        mutates = described(stream, method).is_ok_and(|d| d["mutates"] == true);
+        mutates = inner.as_ref().is_some_and(|d| d["mutates"] == true);
         render::diagnostics::apply_env_switch(mutates, &mut params);
     }
+    let answer = inner.as_ref().map_or(Answer::Json, answer_of);
     let atomic = envelope["tool"]
         .as_str()
         .filter(|t| t.trim_start_matches('@') != "coder");
@@ -445,7 +451,7 @@ fn tool_request(stream: &UnixStream, envelope: Value) -> Request {
         Some(tool) => json!({"tool": tool, "args": params}),
         None => json!({"cmd": call["method"], "args": params}),
     };
-    ("tool".into(), resolved, mutates)
+    ("tool".into(), resolved, mutates, answer)
 }
 
 /// Paths typed in a shell are relative to the shell's folder, not to the workspace root: the path

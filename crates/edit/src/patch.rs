@@ -18,7 +18,6 @@ use std::path::PathBuf;
 pub struct PatchParams {
     /// The file (required for search/replace). For a diff: the file its hunks apply to, whatever
     /// its headers name; a diff over several files is then refused.
-    #[serde(alias = "path", alias = "filepath")]
     file: Option<String>,
     /// Exact text to replace; it must occur once (see `occurrence`, `replace_all`).
     search: Option<String>,
@@ -261,7 +260,6 @@ pub struct MultipatchParams {
 #[serde(deny_unknown_fields)]
 struct Edit {
     /// The file this edit changes.
-    #[serde(alias = "path", alias = "filepath")]
     file: String,
     /// Exact text to replace; it must occur once.
     search: String,

@@ -134,7 +134,6 @@ fn remove_tree(parent: &OwnedFd, name: &OsStr, shown: &Path) -> Result<()> {
 #[serde(deny_unknown_fields)]
 pub struct DeleteParams {
     /// Files, symlinks or folders to remove.
-    #[serde(alias = "files")]
     paths: Vec<String>,
     /// Required to remove a folder that is not empty.
     #[serde(default)]
@@ -297,10 +296,8 @@ pub struct MoveParams {
 #[serde(deny_unknown_fields)]
 struct MoveItem {
     /// The file or folder to move.
-    #[serde(alias = "src", alias = "source")]
     from: String,
     /// Where it goes.
-    #[serde(alias = "dst", alias = "dest", alias = "destination")]
     to: String,
     /// Replace an existing destination (default false: C217).
     #[serde(default)]
@@ -486,7 +483,6 @@ fn move_one(
 #[serde(deny_unknown_fields)]
 pub struct CleanParams {
     /// Folder to clean (default: the primary root).
-    #[serde(alias = "path")]
     dir: Option<String>,
     /// Remove the backups listed (without it, `clean` only lists them). It confirms the
     /// listing; it never widens what is removed (only backups coderd wrote).

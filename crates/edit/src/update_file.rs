@@ -25,7 +25,6 @@ pub struct UpdateParams {
 #[serde(deny_unknown_fields)]
 struct FileOps {
     /// The file to change.
-    #[serde(alias = "file")]
     path: String,
     /// Line ops (`insert`, `remove`, `update_lines`), all numbered as the file was before the
     /// call (overlapping ones are C210), then regex `replace` ops.

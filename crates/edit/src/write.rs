@@ -12,7 +12,6 @@ use std::io::Read;
 #[serde(deny_unknown_fields)]
 pub struct WriteParams {
     /// The file to write (created with its folders when missing).
-    #[serde(alias = "path", alias = "filepath")]
     file: String,
     /// The new content (all of it, or what `append` adds).
     content: String,
@@ -88,7 +87,6 @@ pub struct CreateParams {
 #[serde(deny_unknown_fields)]
 struct NewFile {
     /// The file to create.
-    #[serde(alias = "file")]
     path: String,
     /// Its content (default empty).
     #[serde(default)]
@@ -168,7 +166,6 @@ pub fn exists(field: &str, path: &std::path::Path) -> Error {
 #[serde(deny_unknown_fields)]
 pub struct RollbackParams {
     /// The file to restore from its `.bak`.
-    #[serde(alias = "path", alias = "filepath")]
     file: String,
     /// The client's session: the daemon remembers which version of each file it read, and a
     /// line-number edit based on an outdated read is refused (C212).

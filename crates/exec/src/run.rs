@@ -14,7 +14,6 @@ use std::time::Duration;
 #[serde(deny_unknown_fields)]
 pub struct ExecParams {
     /// The command, as bash source.
-    #[serde(alias = "command")]
     pub cmd: String,
     /// The folder it runs in, inside the workspace (default: the primary root).
     pub dir: Option<String>,

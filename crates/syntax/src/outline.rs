@@ -13,7 +13,6 @@ use std::sync::Arc;
 #[serde(deny_unknown_fields)]
 pub struct OutlineParams {
     /// The file to outline.
-    #[serde(alias = "path")]
     pub file: String,
 }
 

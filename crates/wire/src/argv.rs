@@ -427,9 +427,30 @@ pub fn help(method: &str, described: &Value) -> String {
         .map(|r| r.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default();
     let mut text = format!(
-        "coder {method}: {}\n\nflags (each also accepts --NAME-stdin to read its value from stdin):\n",
+        "coder {method}: {}\n\n",
         described["summary"].as_str().unwrap_or_default()
     );
+    // The params bare words fill, as the method's entry declares them (`schema`'s `bare`).
+    let bare: Vec<String> = described["bare"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .map(|field| field.to_uppercase())
+        .collect();
+    if !bare.is_empty() {
+        let words = bare
+            .iter()
+            .rev()
+            .fold(String::new(), |inner, field| match inner.is_empty() {
+                true => format!("[{field}]"),
+                false => format!("[{field} {inner}]"),
+            });
+        text.push_str(&format!(
+            "usage: coder {method} {words} [--flag VALUE ...]\n\n"
+        ));
+    }
+    text.push_str("flags (each also accepts --NAME-stdin to read its value from stdin):\n");
     if let Some(properties) = schema["properties"].as_object() {
         for (key, property) in properties {
             let mut types: Vec<String> = param_types(schema, key)

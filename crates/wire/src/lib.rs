@@ -10,8 +10,10 @@
 //!   Schema, for `coder METHOD ...` and for the `tool` envelope's CLI-style calls.
 //! - `jsonw`: JSON text written and read by hand where answers are megabytes (`search`).
 //! - `diagnostics`: the typed view of an edit's `diagnostics` and the `[DIAGNOSTICS]` block.
+//! - `answers`: what kind of answer a method gives (`schema`'s `answer`), which a client renders by.
 #![warn(missing_docs)]
 
+pub mod answers;
 pub mod argv;
 pub mod client;
 pub mod diagnostics;

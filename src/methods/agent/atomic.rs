@@ -1,5 +1,5 @@
 //! ChatCLI's atomic tools (`@read`, `@search`, `@tree`, `@todo`): flat args (no `cmd`/`args`
-//! envelope), every alias of their schemas (`data/agent.toml`), and a per-tool output cap applied
+//! envelope), every alias of their methods (each entry's `param_aliases`), and a per-tool output cap applied
 //! as a budget: a result over it is cut to fit and says so (`truncated`, `truncation_note`)
 //! rather than failing. Any other method can be called the same flat way (`@write`, `@outline`).
 

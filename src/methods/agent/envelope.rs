@@ -4,7 +4,7 @@
 //!
 //! Normalizing is pure (`normalize`): it recovers malformed JSON (`recovery`), splits CLI-style
 //! words (`words`), merges flattened keys, un-stringifies `args`, wraps a bare value into the
-//! subcommand's default field, makes keys canonical (`keys`), and types CLI words by the method's
+//! subcommand's first bare param (`Method::bare`), makes keys canonical (`keys`), and types CLI words by the method's
 //! schema. Running is the method's own handler, found by name in the table, so a subcommand that
 //! another subsystem adds works here the day it is registered.
 
@@ -37,7 +37,7 @@ pub struct ToolParams {
     /// Same as `cmd` when `cmd` is absent.
     pub command: Option<Value>,
     /// The subcommand's args: an object, a string holding JSON (decoded, even twice), CLI-style
-    /// flags, or a bare value for the subcommand's default field.
+    /// flags, or a bare value for the subcommand's first bare param (`schema`'s `bare`).
     pub args: Option<Value>,
     /// More args, overriding `args` on a conflict.
     pub flags: Option<Value>,
@@ -473,22 +473,28 @@ fn string_args(
     wrap_plain(subcommand, Value::String(trimmed.to_string()), steps)
 }
 
-/// A bare value goes into the subcommand's default field (`read` → `file`, `search` → `pattern`).
+/// A bare value goes into the subcommand's first bare param (`read` → `file`, `search` →
+/// `pattern`: the method's `bare`).
 fn wrap_plain(
     subcommand: &str,
     value: Value,
     steps: &mut Vec<&'static str>,
 ) -> Result<Map<String, Value>> {
-    let Some(field) = &keys::of(subcommand).default_field else {
+    let Some(field) = bare_of(subcommand).first() else {
         return Err(Error::bad_input(format!(
-            "`args` of `{subcommand}` is the bare value {value}, and `{subcommand}` has no default field"
+            "`args` of `{subcommand}` is the bare value {value}, and `{subcommand}` takes no bare value"
         ))
         .with_recovery(format!("send \"args\" as an object; see `schema {{\"method\": \"{subcommand}\"}}`")));
     };
     steps.push("wrapped_plain");
     let mut map = Map::new();
-    map.insert(field.clone(), value);
+    map.insert(field.to_string(), value);
     Ok(map)
+}
+
+/// The params bare words fill, as the method table declares them (none for an unknown method).
+fn bare_of(subcommand: &str) -> &'static [&'static str] {
+    methods::find(subcommand).map_or(&[], |m| m.bare)
 }
 
 /// Later keys win.
@@ -501,7 +507,8 @@ fn merge(into: &mut Map<String, Value>, from: Map<String, Value>) {
 /// `--file main.go --start 10 --append`: flags typed by the method's schema, through the parser
 /// `coder` uses too (`wire::argv`). A flag whose param is a boolean takes no value (unless
 /// `true`/`false` follows); any other flag takes the next word, even one starting with `-`; a flag
-/// the schema does not type is guessed. A bare word fills the default field once.
+/// the schema does not type is guessed. Bare words fill the method's `bare` params, in order, and
+/// a leading word naming a flag is that flag (`todo list`), as on `coder`'s command line.
 fn flags_from_words(
     subcommand: &str,
     schema: Option<&Value>,
@@ -509,13 +516,12 @@ fn flags_from_words(
     steps: &mut Vec<&'static str>,
     guessed: &mut Vec<String>,
 ) -> Result<Map<String, Value>> {
-    let default_field = keys::of(subcommand).default_field.as_deref();
     let syntax = argv::Syntax {
-        positional: &default_field.into_iter().collect::<Vec<_>>(),
+        positional: bare_of(subcommand),
         key_of: &|name| canonical_key(subcommand, name),
         single_dash: true,
         guess_untyped: true,
-        leading_verb: false,
+        leading_verb: true,
         stdin_suffix: false,
         lists_accumulate: true,
     };
@@ -567,14 +573,12 @@ impl argv::Reader for Recovering<'_> {
     }
 }
 
-/// The flag's param name: snake_case, then the method's alias table.
+/// The flag's param name: snake_case, then the method's param aliases.
 fn canonical_key(subcommand: &str, flag: &str) -> String {
     let snake = keys::snake_case(flag).into_owned();
-    keys::of(subcommand)
-        .aliases
-        .get(&snake)
-        .cloned()
-        .unwrap_or(snake)
+    methods::find(subcommand)
+        .and_then(|m| keys::alias_target(m, &snake))
+        .map_or(snake, str::to_string)
 }
 
 /// A unified diff sent on one line with literal `\n`s (as the CLI-style examples write it) cannot
@@ -650,19 +654,25 @@ mod tests {
     }
 
     #[test]
-    fn every_default_field_takes_text_so_a_bare_word_stays_a_string() {
+    fn every_bare_param_is_declared_and_takes_text_so_a_bare_word_stays_a_string() {
         // The shared parser types a bare word by its param's schema; the envelope has always
-        // sent it as a string, which is the same as long as every default field takes text.
+        // sent it as a string, which is the same as long as every bare param takes text.
         for method in methods::METHODS.iter() {
-            let Some(field) = &keys::of(method.name).default_field else {
-                continue;
-            };
-            let types = argv::param_types(&(method.schema)().to_value(), field);
-            assert!(
-                types.iter().any(|t| t == "string"),
-                "{}: {field} is {types:?}",
-                method.name
-            );
+            let schema = (method.schema)().to_value();
+            for field in method.bare {
+                assert!(
+                    schema["properties"].get(field).is_some(),
+                    "{}: {field}",
+                    method.name
+                );
+                // Untyped (`tool`'s `cmd` takes any JSON) is text too: a word is never guessed.
+                let types = argv::param_types(&schema, field);
+                assert!(
+                    types.is_empty() || types.iter().any(|t| t == "string"),
+                    "{}: {field} is {types:?}",
+                    method.name
+                );
+            }
         }
     }
 }

@@ -17,6 +17,7 @@ pub fn methods() -> Vec<Method> {
         true,
         envelope::run,
     )
+    .bare(&["cmd"])
     // A tool call waits like the method it names: the envelope is no way around the gate.
     .heavy(|_, params| envelope::inner_call(params).is_some_and(|(m, p)| m.is_heavy(&p)))
     // It changes nothing when it is a dry run or names a method that reads.

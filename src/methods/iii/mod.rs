@@ -117,8 +117,10 @@ pub type Aliases<'a> = &'a [(&'a str, &'a str)];
 /// the `coder::*` entry around it already took the checkpoint), and parses its answer.
 fn inner(state: &Arc<State>, name: &str, params: Value, aliases: Aliases) -> Result<Value> {
     let method = super::find(name).ok_or_else(|| super::unknown(name))?;
-    let raw =
-        (method.call)(state, to_coderd(params, aliases)).map_err(|e| callers_fields(e, aliases))?;
+    // Made canonical as every call's params are (the method's own param aliases).
+    let params = crate::protocol::keys::canonical(method, to_coderd(params, aliases))
+        .map_err(|e| callers_fields(e, aliases))?;
+    let raw = (method.call)(method, state, params).map_err(|e| callers_fields(e, aliases))?;
     serde_json::from_str(raw.get())
         .map_err(|e| Error::io(format!("reading the answer of `{name}`: {e}")))
 }

@@ -5,16 +5,6 @@ use serde_json::Value;
 use std::io::{self, Write};
 
 /// Renders the result of one of the `git-*` methods.
-pub fn render(out: &mut impl Write, method: &str, result: &Value) -> io::Result<()> {
-    match method {
-        "git-status" => status(out, result),
-        "git-diff" => diff(out, result),
-        "git-log" => log(out, result),
-        "git-changed" => changed(out, result),
-        _ => branch(out, result),
-    }
-}
-
 fn text(v: &Value) -> &str {
     v.as_str().unwrap_or("")
 }
@@ -27,7 +17,7 @@ fn shown_path(entry: &Value) -> String {
     }
 }
 
-fn status(out: &mut impl Write, r: &Value) -> io::Result<()> {
+pub fn status(out: &mut impl Write, r: &Value) -> io::Result<()> {
     let b = &r["branch"];
     let mut head = match b["head"].as_str() {
         Some(name) => name.to_string(),
@@ -54,7 +44,7 @@ fn status(out: &mut impl Write, r: &Value) -> io::Result<()> {
     Ok(())
 }
 
-fn diff(out: &mut impl Write, r: &Value) -> io::Result<()> {
+pub fn diff(out: &mut impl Write, r: &Value) -> io::Result<()> {
     out.write_all(text(&r["diff"]).as_bytes())?;
     out.flush()?;
     if r["truncated"].as_bool() == Some(true) {
@@ -78,7 +68,7 @@ fn diff(out: &mut impl Write, r: &Value) -> io::Result<()> {
     Ok(())
 }
 
-fn log(out: &mut impl Write, r: &Value) -> io::Result<()> {
+pub fn log(out: &mut impl Write, r: &Value) -> io::Result<()> {
     let oneline = r["oneline"].as_bool() == Some(true);
     for c in r["commits"].as_array().into_iter().flatten() {
         if oneline {
@@ -98,14 +88,14 @@ fn log(out: &mut impl Write, r: &Value) -> io::Result<()> {
     Ok(())
 }
 
-fn changed(out: &mut impl Write, r: &Value) -> io::Result<()> {
+pub fn changed(out: &mut impl Write, r: &Value) -> io::Result<()> {
     for file in r["files"].as_array().into_iter().flatten() {
         writeln!(out, "{}", shown_path(file))?;
     }
     Ok(())
 }
 
-fn branch(out: &mut impl Write, r: &Value) -> io::Result<()> {
+pub fn branch(out: &mut impl Write, r: &Value) -> io::Result<()> {
     if r["detached"].as_bool() == Some(true) {
         writeln!(out, "* (HEAD detached)")?;
     }

@@ -16,6 +16,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use std::borrow::Cow;
 use std::io::Write;
+use wire::answers::Answer;
 
 /// Pretty-prints JSON text as it streams by (two-space indent, `"key": value`, the layout of
 /// `serde_json::to_string_pretty`), without parsing it into values: keys stay in the daemon's order.
@@ -82,28 +83,29 @@ pub fn write_pretty(out: &mut impl Write, json: &[u8]) -> std::io::Result<()> {
     out.write_all(b"\n")
 }
 
-/// Human rendering of a result of `method` (`mutates`: whether the method edits, so its answer may
-/// carry diagnostics and a checkpoint warning). Search, plain reads and trees are rendered from
+/// Human rendering of a result, by the kind of answer its method's entry declares (`answer`, from
+/// `schema`: no method's name is matched here; `mutates`: whether the method edits, so its answer
+/// may carry diagnostics and a checkpoint warning). Search, plain reads and trees are rendered from
 /// borrowed views of the reply's bytes; the small answers (stat, batch, list-folder) go through
 /// `Value`.
 pub fn render(
     out: &mut impl Write,
-    method: &str,
+    answer: Answer,
     mutates: bool,
     text: &str,
 ) -> std::io::Result<()> {
     let value = || serde_json::from_str::<Value>(text).unwrap_or_default();
-    match method {
-        "search" => match search_text::render(out, text) {
+    match answer {
+        Answer::Search => match search_text::render(out, text) {
             Ok(()) => Ok(()),
             Err(search_text::Failure::Io(e)) => Err(e),
             Err(search_text::Failure::NotSearch) => write_pretty(out, text.as_bytes()),
         },
-        "tree" => match serde_json::from_str::<TreeView>(text) {
+        Answer::Tree => match serde_json::from_str::<TreeView>(text) {
             Ok(view) => render_tree(out, &view.tree, "", true, true),
             Err(_) => write_pretty(out, text.as_bytes()),
         },
-        "read" => match serde_json::from_str::<TextView>(text) {
+        Answer::Read => match serde_json::from_str::<TextView>(text) {
             Ok(view) => render_text(out, &view),
             Err(_) => {
                 let result = value();
@@ -114,19 +116,22 @@ pub fn render(
                 }
             }
         },
-        "list-folder" => render_list(out, &value()),
-        "outline" => outline::render(out, text),
-        "map" => map::render(out, text),
-        "symbols" => map::symbols(out, text),
-        "diagnostics" => diagnostics::write_report(out, text),
-        m if m.starts_with("git-") => git::render(out, m, &value()),
-        "checkpoint" => checkpoint::render(out, &value()),
-        "todo" => todo::render(out, &value()),
-        "stats" => stats::render(out, &value()),
-        "exec" | "command" | "test" => exec::render(out, &value()),
-        "write" | "patch" | "multipatch" | "update-file" | "create-file" | "rollback"
-        | "delete-file" | "move" | "clean" => render_edit(out, &value()),
-        _ => write_pretty(out, text.as_bytes()),
+        Answer::ListFolder => render_list(out, &value()),
+        Answer::Outline => outline::render(out, text),
+        Answer::Map => map::render(out, text),
+        Answer::Symbols => map::symbols(out, text),
+        Answer::Diagnostics => diagnostics::write_report(out, text),
+        Answer::GitStatus => git::status(out, &value()),
+        Answer::GitDiff => git::diff(out, &value()),
+        Answer::GitLog => git::log(out, &value()),
+        Answer::GitChanged => git::changed(out, &value()),
+        Answer::GitBranch => git::branch(out, &value()),
+        Answer::Checkpoint => checkpoint::render(out, &value()),
+        Answer::Todo => todo::render(out, text),
+        Answer::Stats => stats::render(out, &value()),
+        Answer::Command => exec::render(out, &value()),
+        Answer::Edit => render_edit(out, &value()),
+        Answer::Json => write_pretty(out, text.as_bytes()),
     }?;
     // After any edit, what the language servers found in the files it changed.
     if mutates {
@@ -412,7 +417,7 @@ mod tests {
     fn an_edit_without_its_checkpoint_says_so_and_clean_lists_what_it_would_remove() {
         let mut out = Vec::new();
         let answer = r#"{"files":[],"checkpoint_warning":"no automatic checkpoint"}"#;
-        render(&mut out, "write", true, answer).unwrap();
+        render(&mut out, Answer::Edit, true, answer).unwrap();
         let text = String::from_utf8(out).unwrap();
         assert!(
             text.contains("[CHECKPOINT] no automatic checkpoint"),
@@ -421,7 +426,7 @@ mod tests {
         let mut out = Vec::new();
         let listing = r#"{"removed":[],"would_remove":["/w/a.bak"],"count":0,
             "kept_not_ours":["/w/db.bak"],"note":"pass `force`"}"#;
-        render(&mut out, "clean", true, listing).unwrap();
+        render(&mut out, Answer::Edit, true, listing).unwrap();
         let text = String::from_utf8(out).unwrap();
         assert_eq!(
             text,

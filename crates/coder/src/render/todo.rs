@@ -1,45 +1,46 @@
-//! `coder todo`: one line per item with its mark, then the progress.
+//! `coder todo`: one line per item with its mark, then the progress, from the answer's type
+//! (`wire::answers::TodoPlan`, the one the daemon builds).
 
 use std::io::{self, Write};
+use wire::answers::{TodoPlan, TodoStatus};
 
-/// The text `coder todo` prints: one line per item with its mark, then the progress.
-pub fn render(out: &mut impl Write, r: &serde_json::Value) -> io::Result<()> {
-    let todos = r["todos"].as_array().cloned().unwrap_or_default();
-    if todos.is_empty() {
-        return writeln!(
-            out,
-            "no todos in session {}",
-            r["session"].as_str().unwrap_or("?")
-        );
+/// The text `coder todo` prints: one line per item with its mark, then the progress; an answer
+/// that is not a plan is shown as JSON.
+pub fn render(out: &mut impl Write, text: &str) -> io::Result<()> {
+    let Ok(plan) = serde_json::from_str::<TodoPlan>(text) else {
+        return super::write_pretty(out, text.as_bytes());
+    };
+    if plan.todos.is_empty() {
+        return writeln!(out, "no todos in session {}", plan.session);
     }
-    for todo in &todos {
+    for todo in &plan.todos {
         write!(
             out,
             "{} {}. {}",
-            mark(todo["status"].as_str().unwrap_or_default()),
-            todo["id"],
-            todo["description"].as_str().unwrap_or("")
+            mark(todo.status),
+            todo.id,
+            todo.description
         )?;
-        match todo["error"].as_str() {
+        match &todo.error {
             Some(error) => writeln!(out, " ({error})")?,
             None => writeln!(out)?,
         }
     }
-    let s = &r["summary"];
+    let s = plan.summary;
     writeln!(
         out,
         "{}/{} completed, {} in progress, {} failed",
-        s["completed"], s["total"], s["in_progress"], s["failed"]
+        s.completed, s.total, s.in_progress, s.failed
     )
 }
 
-/// An item's mark by its status (an unknown status reads as pending).
-fn mark(status: &str) -> &'static str {
+/// An item's mark by its status.
+fn mark(status: TodoStatus) -> &'static str {
     match status {
-        "in_progress" => "[~]",
-        "completed" => "[✓]",
-        "failed" => "[✗]",
-        _ => "[ ]",
+        TodoStatus::Pending => "[ ]",
+        TodoStatus::InProgress => "[~]",
+        TodoStatus::Completed => "[✓]",
+        TodoStatus::Failed => "[✗]",
     }
 }
 
@@ -59,7 +60,7 @@ mod tests {
             "summary": {"total": 4, "pending": 1, "in_progress": 1, "completed": 1, "failed": 1},
         });
         let mut out = Vec::new();
-        render(&mut out, &value).unwrap();
+        render(&mut out, &value.to_string()).unwrap();
         let text = String::from_utf8(out).unwrap();
         assert_eq!(
             text,

@@ -1,0 +1,120 @@
+//! What kind of answer a method gives, declared once on its entry in the daemon's method table
+//! (`Method::answer`) and listed by `schema` as `answer`: a client picks its rendering from this
+//! type, never from the method's name, so a method renamed or added needs no second list (the
+//! client's former list of editing methods), and a kind without a rendering does not compile
+//! (the client matches on every variant).
+
+use serde::{Deserialize, Serialize};
+
+/// The shape of a method's answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Answer {
+    /// No rendering of its own: shown as JSON.
+    #[default]
+    Json,
+    /// `search`'s hits (or its text form).
+    Search,
+    /// A nested folder view.
+    Tree,
+    /// A text window, a stat probe, or a batch of reads.
+    Read,
+    /// One folder's entries.
+    ListFolder,
+    /// A file's definitions.
+    Outline,
+    /// The ranked definitions of a tree.
+    Map,
+    /// Definitions found by name.
+    Symbols,
+    /// The language servers' report.
+    Diagnostics,
+    /// Branch, upstream and changed paths.
+    GitStatus,
+    /// A unified diff.
+    GitDiff,
+    /// Commits.
+    GitLog,
+    /// Changed files.
+    GitChanged,
+    /// Branches.
+    GitBranch,
+    /// Snapshots listed, made or restored.
+    Checkpoint,
+    /// A session's plan.
+    Todo,
+    /// The daemon's metrics.
+    Stats,
+    /// A command's run: exit, output, a test summary.
+    Command,
+    /// Files an edit changed, created, moved or deleted.
+    Edit,
+}
+
+/// `todo`'s answer: a session's plan. The daemon builds it and the client renders it, so a field
+/// renamed here is renamed for both (or the client does not compile).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TodoPlan {
+    /// Whose plan.
+    pub session: String,
+    /// The items, numbered from 1.
+    pub todos: Vec<TodoEntry>,
+    /// How many items are in each status.
+    pub summary: TodoSummary,
+}
+
+/// One item of a plan.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TodoEntry {
+    /// Its 1-based number (what `mark --id` takes).
+    pub id: usize,
+    /// What to do.
+    pub description: String,
+    /// Where it stands.
+    pub status: TodoStatus,
+    /// Why it failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// Where an item stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TodoStatus {
+    /// Not started.
+    Pending,
+    /// Being done.
+    InProgress,
+    /// Done.
+    Completed,
+    /// Given up on, with its `error`.
+    Failed,
+}
+
+/// The count of a plan's items by status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct TodoSummary {
+    /// Every item.
+    pub total: usize,
+    /// Done.
+    pub completed: usize,
+    /// Being done.
+    pub in_progress: usize,
+    /// Not started.
+    pub pending: usize,
+    /// Given up on.
+    pub failed: usize,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_are_written_in_kebab_case() {
+        let text = serde_json::to_string(&Answer::ListFolder).unwrap();
+        assert_eq!(text, "\"list-folder\"");
+        let back: Answer = serde_json::from_str("\"git-status\"").unwrap();
+        assert_eq!(back, Answer::GitStatus);
+    }
+}
