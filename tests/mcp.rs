@@ -155,7 +155,7 @@ fn a_cut_line_is_answered_with_a_parse_error_and_the_session_goes_on() {
 
 /// Issue 21: `test` was announced `readOnlyHint: true, destructiveHint: false` though it runs
 /// project code, and `todo` as read-only though it writes the plan. Every tool's annotations now
-/// say what a call may do (src/agent/keys.rs `hints`, data/agent.toml).
+/// say what a call may do (src/protocol/keys.rs `hints`, data/agent.toml).
 #[test]
 fn tool_annotations_are_true_to_what_each_tool_does() {
     let sandbox = Sandbox::fixture("chatcli");

@@ -1,6 +1,8 @@
 //! Tidy checks on the source tree (as rust-analyzer's `xtask/src/tidy.rs`): the top-level modules
 //! of `src/` import one another only downwards through the layers below, and never in a cycle;
-//! every module has its row in ARCHITECTURE.md's code map; no non-test file grows past 800 lines.
+//! every module of every crate has its row in ARCHITECTURE.md's code map; no non-test file grows
+//! past 800 lines. Docs and data are checked like code: every repository path they cite exists,
+//! and no build artefact is tracked.
 //!
 //! The import graph is read from the syntax tree (syn), so comments and strings never count, and
 //! items under `#[cfg(test)]` are left out: a unit test may reach anything. To print the graph:
@@ -101,7 +103,7 @@ fn rust_files(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
-/// The top-level module a file of `src/` belongs to (`src/edit/txn.rs` → `edit`); `None` for the
+/// The top-level module a file of `src/` belongs to (`src/edit/txn/mod.rs` → `edit`); `None` for the
 /// crate root and the binaries.
 fn module_of(file: &Path) -> Option<String> {
     let rel = file.strip_prefix(root().join("src")).unwrap();
@@ -366,21 +368,64 @@ fn imports_run_down_the_layers() {
     );
 }
 
+/// The top-level modules of every crate: `(src folder, module)` for `src/` and each `crates/*/src/`
+/// (the crate roots `lib.rs`, `main.rs` and the binaries under `bin/` are not modules).
+fn modules_of_every_crate() -> Vec<(String, String)> {
+    let mut folders = vec!["src".to_string()];
+    for entry in std::fs::read_dir(root().join("crates")).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        if root().join("crates").join(&name).join("src").is_dir() {
+            folders.push(format!("crates/{name}/src"));
+        }
+    }
+    let mut modules = Vec::new();
+    for folder in folders {
+        for entry in std::fs::read_dir(root().join(&folder)).unwrap() {
+            let entry = entry.unwrap();
+            let name = entry.file_name().into_string().unwrap();
+            let module = match name.strip_suffix(".rs") {
+                Some("lib" | "main") => continue,
+                Some(module) => module.to_string(),
+                None if entry.path().is_dir() && name != "bin" => name,
+                None => continue,
+            };
+            modules.push((folder.clone(), module));
+        }
+    }
+    modules.sort();
+    modules.dedup(); // `src/jail.rs` beside `src/jail/`
+    modules
+}
+
 #[test]
 fn every_module_has_a_row_in_the_code_map() {
     let map = std::fs::read_to_string(root().join("ARCHITECTURE.md")).unwrap();
     let mut missing = Vec::new();
-    for module in graph().keys() {
-        let file = format!("`src/{module}.rs`");
-        let folder = format!("`src/{module}/`");
-        if !map.contains(&file) && !map.contains(&folder) {
-            missing.push(module.clone());
+    for (folder, module) in modules_of_every_crate() {
+        let named = |prefix: &str| {
+            map.contains(&format!("`{prefix}{module}.rs`"))
+                || map.contains(&format!("`{prefix}{module}/`"))
+        };
+        // A crate under crates/ may have one row (its folder) that names its modules.
+        let crate_row = folder
+            .strip_suffix("/src")
+            .filter(|f| f.starts_with("crates/"));
+        let in_crate_row = crate_row.is_some_and(|krate| {
+            map.lines()
+                .filter(|l| l.starts_with(&format!("| `{krate}/`")))
+                .any(|row| {
+                    row.contains(&format!("`{module}.rs`")) || row.contains(&format!("`{module}/`"))
+                })
+        });
+        if !named(&format!("{folder}/")) && !in_crate_row {
+            missing.push(format!("{folder}/{module}"));
         }
     }
     assert!(
         missing.is_empty(),
-        "modules of src/ missing from ARCHITECTURE.md's code map (a row naming `src/x.rs` or `src/x/`): {}",
-        missing.join(", ")
+        "modules missing from ARCHITECTURE.md's code map (a row naming `src/x.rs` or `src/x/`, \
+         or, in a crate under crates/, its full path or `x.rs` in the crate's row):\n{}",
+        missing.join("\n")
     );
 }
 
@@ -424,4 +469,190 @@ fn the_import_graph() {
         }
     }
     assert!(graph.contains_key("error"));
+}
+
+// Docs and data checked like code: every repository path they cite exists, and no build artefact
+// is tracked.
+
+/// The folders a cited repository path starts with.
+const CITED_FOLDERS: &[&str] = &[
+    "src/",
+    "crates/",
+    "tests/",
+    "scripts/",
+    "docs/",
+    "data/",
+    "grammars/",
+    "queries/",
+    "benches/",
+    "examples/",
+    ".ci/",
+];
+
+/// The top-level files a document may cite by their bare name (a moved `build.rs` must be cited
+/// by its new path).
+const TOP_LEVEL_FILES: &[&str] = &[
+    "build.rs",
+    "Cargo.lock",
+    "coderd.example.yaml",
+    "README.md",
+    "ARCHITECTURE.md",
+    "SECURITY.md",
+    "CONTRIBUTING.md",
+];
+
+/// Cited paths that are not this repository's: a user's files in the examples, placeholders.
+/// (A path holding `<`, `*`, `{`, `$` or `…` is a pattern and never checked.)
+const NOT_REPOSITORY_PATHS: &[&str] = &[
+    "src/main.rs",   // the user's file in the tour and the docs' examples
+    "src/a.rs",      // an error message's example
+    "docs/huge.txt", // protocol-guide.md's example of a big file
+    "tests/fixtures/workspaces/NAME/",
+];
+
+/// Folders under tests/ that hold workspaces and data, not the tests' code.
+const TEST_DATA: &[&str] = &["fixtures", "corpus", "lsp"];
+
+/// The files git tracks, relative to the root.
+fn tracked_files() -> Vec<String> {
+    let out = std::process::Command::new("git")
+        .args(["ls-files", "-z"])
+        .current_dir(root())
+        .output()
+        .expect("git runs (the tidy checks read the tracked files)");
+    assert!(out.status.success(), "git ls-files: {out:?}");
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .split('\0')
+        .filter(|f| !f.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// The part of a line of `file` that cites paths: a whole line of a document, data or config
+/// file; the comment of a manifest, a script or Rust source (their code names paths of its own
+/// workspaces); `None` for any other file.
+fn citing_part<'a>(file: &str, line: &'a str) -> Option<&'a str> {
+    let comment = |marker: &str| Some(line.find(marker).map_or("", |i| &line[i..]));
+    let top = file.split('/').next().unwrap();
+    let name = file.rsplit('/').next().unwrap();
+    if top == "tests" && (!file.ends_with(".rs") || file.split('/').any(|c| TEST_DATA.contains(&c)))
+    {
+        None // the tests' workspaces and corpus: other projects' files and paths
+    } else if file.ends_with(".md") || file == "coderd.example.yaml" {
+        Some(line)
+    } else if (top == "data" || top == "grammars") && file.ends_with(".toml") {
+        Some(line)
+    } else if name == "Cargo.toml" {
+        comment("#")
+    } else if top == "scripts" || top == ".ci" {
+        comment("#")
+    } else if file.ends_with(".rs") {
+        comment("//")
+    } else {
+        None
+    }
+}
+
+/// The repository paths `text` cites: words starting with one of `CITED_FOLDERS` or naming a
+/// `TOP_LEVEL_FILES` (`path:line` and `path::item` end the word at the colon); patterns left out.
+/// A word glued to a longer path or a URL (`crates/coder/src/…`, `https://…/src/…`) starts before
+/// the folder's name, so it is no citation.
+fn cited_paths(text: &str) -> Vec<String> {
+    let in_word = |c: char| c.is_alphanumeric() || "_./-<>*{}$…".contains(c);
+    let mut paths = Vec::new();
+    let mut rest = text;
+    while let Some(start) = rest.find(in_word) {
+        let end = rest[start..]
+            .find(|c| !in_word(c))
+            .map_or(rest.len(), |e| start + e);
+        let word = rest[start..end].trim_end_matches(['.', ',', ';']);
+        rest = &rest[end..];
+        let cited =
+            CITED_FOLDERS.iter().any(|f| word.starts_with(f)) || TOP_LEVEL_FILES.contains(&word);
+        if cited && !word.contains(['<', '>', '*', '{', '}', '$', '…']) {
+            paths.push(word.to_string());
+        }
+    }
+    paths
+}
+
+#[test]
+fn every_path_the_docs_and_data_cite_exists() {
+    let mut stale = Vec::new();
+    for file in tracked_files() {
+        let Ok(text) = std::fs::read_to_string(root().join(&file)) else {
+            continue; // binary
+        };
+        for (n, line) in text.lines().enumerate() {
+            let Some(part) = citing_part(&file, line) else {
+                break;
+            };
+            for path in cited_paths(part) {
+                if !NOT_REPOSITORY_PATHS.contains(&path.as_str()) && !root().join(&path).exists() {
+                    stale.push(format!("{file}:{}: `{path}` does not exist", n + 1));
+                }
+            }
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "repository paths cited that do not exist (fix the citation, or list a placeholder in \
+         NOT_REPOSITORY_PATHS in tests/tidy.rs):\n{}",
+        stale.join("\n")
+    );
+}
+
+#[test]
+fn the_path_scanner_reads_citations_as_written() {
+    let cases: &[(&str, &[&str])] = &[
+        (
+            "see `src/jail.rs:120` and src/edit/mod.rs.",
+            &["src/jail.rs", "src/edit/mod.rs"],
+        ),
+        (
+            "`src/protocol/keys.rs::canonical`",
+            &["src/protocol/keys.rs"],
+        ),
+        (
+            "crates/coder/src/lib.rs, not src/ inside it",
+            &["crates/coder/src/lib.rs", "src/"],
+        ),
+        (
+            "https://example.org/src/x.rs and `queries/<language>/tags.scm`",
+            &[],
+        ),
+        (
+            "build.rs reads grammars/grammars.toml;",
+            &["build.rs", "grammars/grammars.toml"],
+        ),
+        ("my-build.rs, dev.build.rs and data-src/x", &[]),
+    ];
+    for (text, want) in cases {
+        assert_eq!(&cited_paths(text), want, "in {text:?}");
+    }
+}
+
+/// What a build leaves behind, never to be tracked.
+fn is_artefact(file: &str) -> bool {
+    let name = file.rsplit('/').next().unwrap();
+    file.starts_with("target/")
+        || file.split('/').any(|c| c == "__pycache__")
+        || [".pyc", ".pyo", ".o", ".so", ".a", ".rlib", ".rmeta", ".d"]
+            .iter()
+            .any(|ext| name.ends_with(ext))
+}
+
+#[test]
+fn no_build_artefact_is_tracked() {
+    let artefacts: Vec<String> = tracked_files()
+        .into_iter()
+        .filter(|f| is_artefact(f))
+        .collect();
+    assert!(
+        artefacts.is_empty(),
+        "build artefacts tracked by git (`git rm --cached` them and extend .gitignore):\n{}",
+        artefacts.join("\n")
+    );
+    assert!(is_artefact("scripts/__pycache__/x.cpython-311.pyc") && !is_artefact("src/lib.rs"));
 }
