@@ -13,6 +13,7 @@ pub mod error;
 pub mod exec;
 pub mod git;
 pub mod globs;
+#[cfg(feature = "iii")]
 pub mod iii;
 pub mod jail;
 pub mod listing;
