@@ -656,3 +656,99 @@ fn no_build_artefact_is_tracked() {
     );
     assert!(is_artefact("scripts/__pycache__/x.cpython-311.pyc") && !is_artefact("src/lib.rs"));
 }
+
+// Numbers and lists the docs state about the data: checked against the data.
+
+/// The `[[table]]` entries of a data file (`grammars/languages.toml`'s `language`, …).
+fn entries(file: &str, table: &str) -> Vec<toml::Table> {
+    let text = std::fs::read_to_string(root().join(file)).unwrap();
+    let data: toml::Table = toml::from_str(&text).unwrap_or_else(|e| panic!("{file}: {e}"));
+    data[table]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e.as_table().unwrap().clone())
+        .collect()
+}
+
+/// The counts a document may state, each with the data that decides it: "18 languages" is
+/// `grammars/languages.toml`'s count, so a new language cannot leave the README behind.
+fn counted_things() -> Vec<(&'static str, usize)> {
+    let grammars = entries("grammars/grammars.toml", "grammar");
+    let crates: BTreeSet<&str> = grammars
+        .iter()
+        .map(|g| g["crate"].as_str().unwrap())
+        .collect();
+    vec![
+        (
+            "languages",
+            entries("grammars/languages.toml", "language").len(),
+        ),
+        ("grammars", grammars.len()),
+        ("grammar crates", crates.len()),
+    ]
+}
+
+#[test]
+fn the_counts_the_docs_state_are_the_datas() {
+    let counted = counted_things();
+    let mut wrong = Vec::new();
+    for file in tracked_files() {
+        if !file.ends_with(".md") || file.starts_with("tests/") {
+            continue;
+        }
+        let text = std::fs::read_to_string(root().join(&file)).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            let words: Vec<&str> = line.split(|c: char| !c.is_alphanumeric()).collect();
+            for (i, number) in words.iter().enumerate() {
+                let Ok(number) = number.parse::<usize>() else {
+                    continue;
+                };
+                for (thing, count) in &counted {
+                    let named = thing
+                        .split(' ')
+                        .enumerate()
+                        .all(|(k, w)| words.get(i + 1 + k) == Some(&w));
+                    if named && number != *count {
+                        wrong.push(format!(
+                            "{file}:{}: \"{number} {thing}\", the data has {count}",
+                            n + 1
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "counts in the docs that the data contradicts (grammars/*.toml decide them):\n{}",
+        wrong.join("\n")
+    );
+}
+
+/// Every language has its golden outline sample: `sample.<ext>` (or `Sample.<ext>`) beside its
+/// expected `<file>.outline`, for one of its extensions.
+#[test]
+fn every_language_has_its_sample_fixture() {
+    let dir = root().join("tests/fixtures/structure/outline");
+    let mut missing = Vec::new();
+    for language in entries("grammars/languages.toml", "language") {
+        let extensions = language.get("extensions").and_then(|e| e.as_array());
+        let has_sample = extensions.into_iter().flatten().any(|ext| {
+            let ext = ext.as_str().unwrap();
+            ["sample", "Sample"].iter().any(|stem| {
+                let sample = dir.join(format!("{stem}.{ext}"));
+                sample.exists() && dir.join(format!("{stem}.{ext}.outline")).exists()
+            })
+        });
+        if !has_sample {
+            missing.push(language["name"].as_str().unwrap().to_string());
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "languages without a golden sample in tests/fixtures/structure/outline/ (sample.EXT and \
+         sample.EXT.outline; UPDATE_GOLDEN=1 cargo test --test structure writes the outline): {}",
+        missing.join(", ")
+    );
+}
