@@ -26,12 +26,14 @@ import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
 import time
 import tomllib
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from coderd_bench import Connection  # noqa: E402  (the scripts' one socket client)
 
 REPO = os.path.realpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 DOC = "docs/protocol.md"
@@ -64,19 +66,7 @@ def build_daemon(tmp):
 
 
 def request(sock_path, method, params=None):
-    msg = {"jsonrpc": "2.0", "id": 1, "method": method}
-    if params is not None:
-        msg["params"] = params
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-        s.connect(sock_path)
-        s.sendall(json.dumps(msg).encode() + b"\n")
-        buf = b""
-        while not buf.endswith(b"\n"):
-            chunk = s.recv(1 << 16)
-            if not chunk:
-                break
-            buf += chunk
-    answer = json.loads(buf)
+    answer = Connection(sock_path, tries=1).call(method, params or {})
     if "error" in answer:
         fail(f"`{method}` answered an error: {answer['error']}")
     return answer["result"]

@@ -752,3 +752,22 @@ fn every_language_has_its_sample_fixture() {
         missing.join(", ")
     );
 }
+
+/// The scripts have one socket client, `scripts/coderd_bench.py`'s `Connection`: a script with a
+/// copy of its own drifts from it (framing, waiting for the daemon, errors).
+#[test]
+fn the_scripts_have_one_socket_client() {
+    let own_clients: Vec<String> = tracked_files()
+        .into_iter()
+        .filter(|f| f.starts_with("scripts/") && f != "scripts/coderd_bench.py")
+        .filter(|f| {
+            let text = std::fs::read_to_string(root().join(f)).unwrap_or_default();
+            text.contains("AF_UNIX") || text.contains("socat") || text.contains("nc -U")
+        })
+        .collect();
+    assert!(
+        own_clients.is_empty(),
+        "scripts with a socket client of their own (use coderd_bench.Connection): {}",
+        own_clients.join(", ")
+    );
+}
