@@ -536,16 +536,14 @@ fn citing_part<'a>(file: &str, line: &'a str) -> Option<&'a str> {
     let comment = |marker: &str| Some(line.find(marker).map_or("", |i| &line[i..]));
     let top = file.split('/').next().unwrap();
     let name = file.rsplit('/').next().unwrap();
-    if top == "tests" && (!file.ends_with(".rs") || file.split('/').any(|c| TEST_DATA.contains(&c)))
-    {
+    let test_data = file.split('/').any(|c| TEST_DATA.contains(&c));
+    let document = file.ends_with(".md") || file == "coderd.example.yaml";
+    let data = (top == "data" || top == "grammars") && file.ends_with(".toml");
+    if top == "tests" && (!file.ends_with(".rs") || test_data) {
         None // the tests' workspaces and corpus: other projects' files and paths
-    } else if file.ends_with(".md") || file == "coderd.example.yaml" {
+    } else if document || data {
         Some(line)
-    } else if (top == "data" || top == "grammars") && file.ends_with(".toml") {
-        Some(line)
-    } else if name == "Cargo.toml" {
-        comment("#")
-    } else if top == "scripts" || top == ".ci" {
+    } else if name == "Cargo.toml" || top == "scripts" || top == ".ci" {
         comment("#")
     } else if file.ends_with(".rs") {
         comment("//")
