@@ -7,7 +7,7 @@
 # Knobs: BENCH_DIR (scratch, default $TMPDIR/coderd-bench-answers), REAL_CORPUS (a source tree,
 # e.g. a prometheus checkout; default the cargo registry sources), RUNS (10).
 #
-# Rows: warm, one persistent connection (examples/rpc_bench) vs `rg --json -C 2`; and the `coder`
+# Rows: warm, one persistent connection (examples/rpc_bench.rs) vs `rg --json -C 2`; and the `coder`
 # CLI with text output vs plain `rg -n -C 2` (same lines printed). Both sides see the same files
 # (rg flags set to coderd's default selection) and the match counts are checked equal first.
 set -euo pipefail

@@ -13,7 +13,6 @@ engine callers sharing one SDK client as an iii agent would).
 """
 
 import argparse
-import json
 import os
 import socket
 import statistics
@@ -23,6 +22,9 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from coderd_bench import Connection  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -59,17 +61,13 @@ def wait_for(check, what, seconds=60):
 
 
 class SocketClient:
+    """`coder::read-file` over one connection (coderd_bench's)."""
+
     def __init__(self, path):
-        self.sock = socket.socket(socket.AF_UNIX)
-        self.sock.connect(path)
-        self.file = self.sock.makefile("rb")
-        self.id = 0
+        self.connection = Connection(path, tries=1)
 
     def read(self, params):
-        self.id += 1
-        frame = {"jsonrpc": "2.0", "id": self.id, "method": "coder::read-file", "params": params}
-        self.sock.sendall(json.dumps(frame).encode() + b"\n")
-        answer = json.loads(self.file.readline())
+        answer = self.connection.call("coder::read-file", params)
         assert "result" in answer, answer
         return answer["result"]
 

@@ -35,7 +35,7 @@ COST_N = 60 if QUICK else 300
 SERVERS_DIR = os.environ.get("CODERD_SERVERS_DIR") or os.path.join(
     os.environ.get("XDG_DATA_HOME") or os.path.expanduser("~/.local/share"), "coderd/servers")
 BIN = os.path.join(SERVERS_DIR, "bin")
-DEFS = {s["name"]: s for s in tomllib.load(open(os.path.join(REPO, "grammars/servers.toml"), "rb"))["server"]}
+DEFS = {s["name"]: s for s in tomllib.load(open(os.path.join(REPO, "data/servers.toml"), "rb"))["server"]}
 CASES = json.load(open(os.path.join(REPO, "tests/lsp/cases.json")))["cases"]
 LANGUAGE_IDS = {"go": "go", "python": "python", "c": "c", "typescript": "typescript", "rust": "rust"}
 # Bars from issue 8: warm p50 per server it names, p95 overall, cold. A server the issue does not

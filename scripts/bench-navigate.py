@@ -23,7 +23,7 @@ ROUNDS = int(next((a.split("=", 1)[1] for a in sys.argv if a.startswith("--round
 SERVERS_DIR = os.environ.get("CODERD_SERVERS_DIR") or os.path.join(
     os.environ.get("XDG_DATA_HOME") or os.path.expanduser("~/.local/share"), "coderd/servers")
 BIN = os.path.join(SERVERS_DIR, "bin")
-DEFS = {s["name"]: s for s in tomllib.load(open(os.path.join(REPO, "grammars/servers.toml"), "rb"))["server"]}
+DEFS = {s["name"]: s for s in tomllib.load(open(os.path.join(REPO, "data/servers.toml"), "rb"))["server"]}
 USERS = 20
 BAR = 0.010
 

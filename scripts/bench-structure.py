@@ -7,12 +7,14 @@ Prints one JSON object with the medians. Called by scripts/bench-structure.sh; s
 """
 import json
 import os
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from coderd_bench import Connection  # noqa: E402
 
 RUNS = 3
 
@@ -30,25 +32,11 @@ class Daemon:
         self.proc = subprocess.Popen(
             [binary, "--root", root, "--socket", self.socket, "--log-file", os.path.join(self.dir, "log")],
             env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.time() + 20
-        while True:
-            try:
-                self.conn = socket.socket(socket.AF_UNIX)
-                self.conn.connect(self.socket)
-                break
-            except OSError:
-                if time.time() > deadline:
-                    raise
-                time.sleep(0.02)
-        self.reader = self.conn.makefile("rb")
-        self.next_id = 0
+        self.conn = Connection(self.socket, tries=2000)
 
     def call(self, method, params, **members):
-        self.next_id += 1
-        line = json.dumps({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params, **members})
         start = time.perf_counter()
-        self.conn.sendall(line.encode() + b"\n")
-        reply = json.loads(self.reader.readline())
+        reply = self.conn.call(method, params, **members)
         elapsed = time.perf_counter() - start
         if "error" in reply:
             raise RuntimeError(f"{method} {params}: {reply['error']}")

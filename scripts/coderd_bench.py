@@ -1,5 +1,6 @@
 """Shared by the Python benchmark scripts: a coderd started on a workspace folder, and one persistent
-newline-delimited JSON-RPC connection to it (what an agent's backend keeps open)."""
+newline-delimited JSON-RPC connection to it (what an agent's backend keeps open). The one socket
+client of the benchmarks: a script that talks to the socket imports `Connection`, never its own."""
 import json, os, shutil, socket, subprocess, tempfile, time
 
 
@@ -7,20 +8,25 @@ class Connection:
     """One persistent connection to a coderd socket."""
 
     def __init__(self, sock_path, tries=1000):
-        for _ in range(tries):
+        """Connects, trying every 10 ms while the daemon comes up; the last failure is raised."""
+        for attempt in range(tries):
+            self.s = socket.socket(socket.AF_UNIX)
             try:
-                self.s = socket.socket(socket.AF_UNIX)
                 self.s.connect(sock_path)
                 break
             except OSError:
+                self.s.close()
+                if attempt + 1 == tries:
+                    raise
                 time.sleep(0.01)
         self.f = self.s.makefile("rwb")
         self.id = 0
 
-    def call(self, method, params):
-        """The whole JSON-RPC reply (`result` or `error`)."""
+    def call(self, method, params, **members):
+        """The whole JSON-RPC reply (`result` or `error`); `members` go beside `params`."""
         self.id += 1
-        line = json.dumps({"jsonrpc": "2.0", "id": self.id, "method": method, "params": params})
+        frame = {"jsonrpc": "2.0", "id": self.id, "method": method, "params": params, **members}
+        line = json.dumps(frame)
         self.f.write((line + "\n").encode())
         self.f.flush()
         return json.loads(self.f.readline())

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs the language servers coderd runs for post-edit diagnostics (grammars/servers.toml), at
+# Installs the language servers coderd runs for post-edit diagnostics (data/servers.toml), at
 # pinned versions, into one prefix the daemon searches after PATH:
 #
 #   ${CODERD_SERVERS_DIR:-${XDG_DATA_HOME:-$HOME/.local/share}/coderd/servers}/bin

@@ -35,6 +35,8 @@ cargo fmt --all -- --check
 # build is the first, so it runs crates/syntax/build.rs; clippy and the tests then reuse its dependencies.
 cargo fetch --locked
 cargo check --workspace --offline --locked --all-targets
+# The daemon without its default features (no `iii`, none of iii-sdk's crates) must still build.
+cargo check --offline --locked --all-targets --no-default-features
 cargo clippy --workspace --locked --all-targets -- -D warnings
 # The daemon's tests run the `coder` binary of another package of the workspace (crates/coder),
 # which `cargo test` does not build for them: build the whole workspace first.

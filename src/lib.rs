@@ -9,6 +9,7 @@
 mod agent;
 mod connections;
 pub mod editor;
+#[cfg(feature = "iii")]
 pub mod iii;
 mod listing;
 pub mod mcp;

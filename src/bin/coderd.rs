@@ -117,12 +117,21 @@ fn main() {
         return;
     }
     let beside: Option<coderd::server::Beside> = match args.command {
+        #[cfg(feature = "iii")]
         Some(Sub::Iii { engine, namespace }) => {
             let options = coderd::iii::IiiOptions { engine, namespace };
             Some(Box::new(move |state| {
                 let worker = coderd::iii::start(state, &options)?;
                 Ok(Box::new(move || worker.stop()) as Box<dyn FnOnce() + Send>)
             }))
+        }
+        #[cfg(not(feature = "iii"))]
+        Some(Sub::Iii { .. }) => {
+            eprintln!(
+                "coderd iii: this coderd was built without the `iii` feature (cargo's \
+                 --no-default-features); rebuild with `--features iii` to serve an iii engine"
+            );
+            std::process::exit(2);
         }
         _ => None,
     };

@@ -4,6 +4,8 @@
 //! else `shared/iii/iii` beside the repository (or beside one of its parent folders, as on the
 //! machines of this project; see /work/shared/iii/README.md). No engine is a failure, not a skip.
 
+#![cfg(feature = "iii")] // `coderd iii` is built with the `iii` feature only
+
 use crate::common;
 use crate::common::iii as engine;
 

@@ -5,6 +5,7 @@
 //! least 85 of the 89.
 
 use crate::common;
+#[cfg(feature = "iii")]
 use crate::common::iii as engine;
 
 use common::{matches, Daemon, Failures, Sandbox};
@@ -210,6 +211,7 @@ fn the_coder_workers_own_checks_agree() {
 }
 
 /// The same checks, each call made through the engine by `iii trigger`: what an iii agent sees.
+#[cfg(feature = "iii")]
 #[test]
 fn the_coder_workers_own_checks_agree_through_the_engine() {
     let suite = suite();
@@ -231,6 +233,7 @@ fn coderds_own_checks_pass() {
     );
 }
 
+#[cfg(feature = "iii")]
 #[test]
 fn coderds_own_checks_pass_through_the_engine() {
     through_the_engine(&suite(), |world, call| {
@@ -240,6 +243,7 @@ fn coderds_own_checks_pass_through_the_engine() {
 }
 
 /// A `coderd iii` worker with the suite's config on a fresh engine; `run` calls through it.
+#[cfg(feature = "iii")]
 fn through_the_engine(suite: &Value, run: impl FnOnce(&World, &dyn Fn(&str, Value) -> Value)) {
     let dir = tempfile::tempdir().unwrap();
     let engine = engine::Engine::start(dir.path(), engine::free_port());

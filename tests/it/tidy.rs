@@ -1,8 +1,10 @@
 //! Tidy checks on the source tree (as rust-analyzer's `xtask/src/tidy.rs`): the workspace's crates
 //! depend on one another only down their layers; within each crate, the top-level modules
 //! of `src/` import one another only downwards through the layers below, and never in a cycle;
-//! every module has its row in ARCHITECTURE.md's code map; no non-test file grows past 800 lines;
-//! each package's integration tests stay one binary (its `tests/it/`).
+//! every module of every crate has its row in ARCHITECTURE.md's code map; no non-test file grows
+//! past 800 lines; each package's integration tests stay one binary (its `tests/it/`). Docs and
+//! data are checked like code: every repository path they cite exists, and no build artefact is
+//! tracked.
 //!
 //! The import graph is read from the syntax tree (syn), so comments and strings never count, and
 //! items under `#[cfg(test)]` are left out: a unit test may reach anything. To print the graph:
@@ -597,5 +599,304 @@ fn the_integration_tests_are_one_binary() {
         wrong.is_empty(),
         "integration tests outside the one binary:\n{}",
         wrong.join("\n")
+    );
+}
+
+// Docs and data checked like code: every repository path they cite exists, and no build artefact
+// is tracked.
+
+/// The folders a cited repository path starts with.
+const CITED_FOLDERS: &[&str] = &[
+    "src/",
+    "crates/",
+    "tests/",
+    "scripts/",
+    "docs/",
+    "data/",
+    "grammars/",
+    "queries/",
+    "benches/",
+    "examples/",
+    ".ci/",
+];
+
+/// The top-level files a document may cite by their bare name (a moved `build.rs` must be cited
+/// by its new path).
+const TOP_LEVEL_FILES: &[&str] = &[
+    "build.rs",
+    "Cargo.lock",
+    "coderd.example.yaml",
+    "README.md",
+    "ARCHITECTURE.md",
+    "SECURITY.md",
+    "CONTRIBUTING.md",
+];
+
+/// Cited paths that are not this repository's: a user's files in the examples, placeholders.
+/// (A path holding `<`, `*`, `{`, `$` or `…` is a pattern and never checked.)
+const NOT_REPOSITORY_PATHS: &[&str] = &[
+    "src/main.rs",   // the user's file in the tour and the docs' examples
+    "src/a.rs",      // an error message's example
+    "docs/huge.txt", // protocol-guide.md's example of a big file
+    "tests/fixtures/workspaces/NAME/",
+];
+
+/// Folders under tests/ that hold workspaces and data, not the tests' code.
+const TEST_DATA: &[&str] = &["fixtures", "corpus", "lsp"];
+
+/// The files git tracks, relative to the root.
+fn tracked_files() -> Vec<String> {
+    let out = std::process::Command::new("git")
+        .args(["ls-files", "-z"])
+        .current_dir(root())
+        .output()
+        .expect("git runs (the tidy checks read the tracked files)");
+    assert!(out.status.success(), "git ls-files: {out:?}");
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .split('\0')
+        .filter(|f| !f.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// The part of a line of `file` that cites paths: a whole line of a document, data or config
+/// file; the comment of a manifest, a script or Rust source (their code names paths of its own
+/// workspaces); `None` for any other file.
+fn citing_part<'a>(file: &str, line: &'a str) -> Option<&'a str> {
+    let comment = |marker: &str| Some(line.find(marker).map_or("", |i| &line[i..]));
+    let top = file.split('/').next().unwrap();
+    let name = file.rsplit('/').next().unwrap();
+    let test_data = file.split('/').any(|c| TEST_DATA.contains(&c));
+    let document = file.ends_with(".md") || file == "coderd.example.yaml";
+    let data = (top == "data" || top == "grammars") && file.ends_with(".toml");
+    if top == "tests" && (!file.ends_with(".rs") || test_data) {
+        None // the tests' workspaces and corpus: other projects' files and paths
+    } else if document || data {
+        Some(line)
+    } else if name == "Cargo.toml" || top == "scripts" || top == ".ci" {
+        comment("#")
+    } else if file.ends_with(".rs") {
+        comment("//")
+    } else {
+        None
+    }
+}
+
+/// The repository paths `text` cites: words starting with one of `CITED_FOLDERS` or naming a
+/// `TOP_LEVEL_FILES` (`path:line` and `path::item` end the word at the colon); patterns left out.
+/// A word glued to a longer path or a URL (`crates/coder/src/…`, `https://…/src/…`) starts before
+/// the folder's name, so it is no citation.
+fn cited_paths(text: &str) -> Vec<String> {
+    let in_word = |c: char| c.is_alphanumeric() || "_./-<>*{}$…".contains(c);
+    let mut paths = Vec::new();
+    let mut rest = text;
+    while let Some(start) = rest.find(in_word) {
+        let end = rest[start..]
+            .find(|c| !in_word(c))
+            .map_or(rest.len(), |e| start + e);
+        let word = rest[start..end].trim_end_matches(['.', ',', ';']);
+        rest = &rest[end..];
+        let cited =
+            CITED_FOLDERS.iter().any(|f| word.starts_with(f)) || TOP_LEVEL_FILES.contains(&word);
+        if cited && !word.contains(['<', '>', '*', '{', '}', '$', '…']) {
+            paths.push(word.to_string());
+        }
+    }
+    paths
+}
+
+#[test]
+fn every_path_the_docs_and_data_cite_exists() {
+    let mut stale = Vec::new();
+    for file in tracked_files() {
+        let Ok(text) = std::fs::read_to_string(root().join(&file)) else {
+            continue; // binary
+        };
+        for (n, line) in text.lines().enumerate() {
+            let Some(part) = citing_part(&file, line) else {
+                break;
+            };
+            for path in cited_paths(part) {
+                if !NOT_REPOSITORY_PATHS.contains(&path.as_str()) && !root().join(&path).exists() {
+                    stale.push(format!("{file}:{}: `{path}` does not exist", n + 1));
+                }
+            }
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "repository paths cited that do not exist (fix the citation, or list a placeholder in \
+         NOT_REPOSITORY_PATHS in tests/it/tidy.rs):\n{}",
+        stale.join("\n")
+    );
+}
+
+#[test]
+fn the_path_scanner_reads_citations_as_written() {
+    let cases: &[(&str, &[&str])] = &[
+        (
+            "see `src/jail.rs:120` and src/edit/mod.rs.",
+            &["src/jail.rs", "src/edit/mod.rs"],
+        ),
+        (
+            "`src/protocol/keys.rs::canonical`",
+            &["src/protocol/keys.rs"],
+        ),
+        (
+            "crates/coder/src/lib.rs, not src/ inside it",
+            &["crates/coder/src/lib.rs", "src/"],
+        ),
+        (
+            "https://example.org/src/x.rs and `queries/<language>/tags.scm`",
+            &[],
+        ),
+        (
+            "build.rs reads grammars/grammars.toml;",
+            &["build.rs", "grammars/grammars.toml"],
+        ),
+        ("my-build.rs, dev.build.rs and data-src/x", &[]),
+    ];
+    for (text, want) in cases {
+        assert_eq!(&cited_paths(text), want, "in {text:?}");
+    }
+}
+
+/// What a build leaves behind, never to be tracked.
+fn is_artefact(file: &str) -> bool {
+    let name = file.rsplit('/').next().unwrap();
+    file.starts_with("target/")
+        || file.split('/').any(|c| c == "__pycache__")
+        || [".pyc", ".pyo", ".o", ".so", ".a", ".rlib", ".rmeta", ".d"]
+            .iter()
+            .any(|ext| name.ends_with(ext))
+}
+
+#[test]
+fn no_build_artefact_is_tracked() {
+    let artefacts: Vec<String> = tracked_files()
+        .into_iter()
+        .filter(|f| is_artefact(f))
+        .collect();
+    assert!(
+        artefacts.is_empty(),
+        "build artefacts tracked by git (`git rm --cached` them and extend .gitignore):\n{}",
+        artefacts.join("\n")
+    );
+    assert!(is_artefact("scripts/__pycache__/x.cpython-311.pyc") && !is_artefact("src/lib.rs"));
+}
+
+// Numbers and lists the docs state about the data: checked against the data.
+
+/// The `[[table]]` entries of a data file (`grammars/languages.toml`'s `language`, …).
+fn entries(file: &str, table: &str) -> Vec<toml::Table> {
+    let text = std::fs::read_to_string(root().join(file)).unwrap();
+    let data: toml::Table = toml::from_str(&text).unwrap_or_else(|e| panic!("{file}: {e}"));
+    data[table]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e.as_table().unwrap().clone())
+        .collect()
+}
+
+/// The counts a document may state, each with the data that decides it: "18 languages" is
+/// `grammars/languages.toml`'s count, so a new language cannot leave the README behind.
+fn counted_things() -> Vec<(&'static str, usize)> {
+    let grammars = entries("grammars/grammars.toml", "grammar");
+    let crates: BTreeSet<&str> = grammars
+        .iter()
+        .map(|g| g["crate"].as_str().unwrap())
+        .collect();
+    vec![
+        (
+            "languages",
+            entries("grammars/languages.toml", "language").len(),
+        ),
+        ("grammars", grammars.len()),
+        ("grammar crates", crates.len()),
+    ]
+}
+
+#[test]
+fn the_counts_the_docs_state_are_the_datas() {
+    let counted = counted_things();
+    let mut wrong = Vec::new();
+    for file in tracked_files() {
+        if !file.ends_with(".md") || file.starts_with("tests/") {
+            continue;
+        }
+        let text = std::fs::read_to_string(root().join(&file)).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            let words: Vec<&str> = line.split(|c: char| !c.is_alphanumeric()).collect();
+            for (i, number) in words.iter().enumerate() {
+                let Ok(number) = number.parse::<usize>() else {
+                    continue;
+                };
+                for (thing, count) in &counted {
+                    let named = thing
+                        .split(' ')
+                        .enumerate()
+                        .all(|(k, w)| words.get(i + 1 + k) == Some(&w));
+                    if named && number != *count {
+                        wrong.push(format!(
+                            "{file}:{}: \"{number} {thing}\", the data has {count}",
+                            n + 1
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "counts in the docs that the data contradicts (grammars/*.toml decide them):\n{}",
+        wrong.join("\n")
+    );
+}
+
+/// Every language has its golden outline sample: `sample.<ext>` (or `Sample.<ext>`) beside its
+/// expected `<file>.outline`, for one of its extensions.
+#[test]
+fn every_language_has_its_sample_fixture() {
+    let dir = root().join("tests/fixtures/structure/outline");
+    let mut missing = Vec::new();
+    for language in entries("grammars/languages.toml", "language") {
+        let extensions = language.get("extensions").and_then(|e| e.as_array());
+        let has_sample = extensions.into_iter().flatten().any(|ext| {
+            let ext = ext.as_str().unwrap();
+            ["sample", "Sample"].iter().any(|stem| {
+                let sample = dir.join(format!("{stem}.{ext}"));
+                sample.exists() && dir.join(format!("{stem}.{ext}.outline")).exists()
+            })
+        });
+        if !has_sample {
+            missing.push(language["name"].as_str().unwrap().to_string());
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "languages without a golden sample in tests/fixtures/structure/outline/ (sample.EXT and \
+         sample.EXT.outline; UPDATE_GOLDEN=1 cargo test --test structure writes the outline): {}",
+        missing.join(", ")
+    );
+}
+
+/// The scripts have one socket client, `scripts/coderd_bench.py`'s `Connection`: a script with a
+/// copy of its own drifts from it (framing, waiting for the daemon, errors).
+#[test]
+fn the_scripts_have_one_socket_client() {
+    let own_clients: Vec<String> = tracked_files()
+        .into_iter()
+        .filter(|f| f.starts_with("scripts/") && f != "scripts/coderd_bench.py")
+        .filter(|f| {
+            let text = std::fs::read_to_string(root().join(f)).unwrap_or_default();
+            text.contains("AF_UNIX") || text.contains("socat") || text.contains("nc -U")
+        })
+        .collect();
+    assert!(
+        own_clients.is_empty(),
+        "scripts with a socket client of their own (use coderd_bench.Connection): {}",
+        own_clients.join(", ")
     );
 }

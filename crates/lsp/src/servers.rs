@@ -1,4 +1,4 @@
-//! The language-server definitions: the built-in ones (`grammars/servers.toml`, compiled into the
+//! The language-server definitions: the built-in ones (`data/servers.toml`, compiled into the
 //! binary and parsed once), the `Registry` in force once the config's `lsp.servers` and
 //! `lsp.languages` are applied, and where a server's command is found (PATH, then the folder the
 //! install script fills).
@@ -19,8 +19,8 @@ struct ServersFile {
 }
 
 static SERVERS: LazyLock<Vec<ServerDef>> = LazyLock::new(|| {
-    let file: ServersFile = toml::from_str(include_str!("../../../grammars/servers.toml"))
-        .expect("grammars/servers.toml is checked by the servers_parse test");
+    let file: ServersFile = toml::from_str(include_str!("../../../data/servers.toml"))
+        .expect("data/servers.toml is checked by the servers_parse test");
     file.server
 });
 
@@ -40,8 +40,8 @@ pub struct Registry {
 
 impl Registry {
     /// Applies the config to the built-in servers. A language's servers are the ones
-    /// `lsp.languages` names for it, else the registry's (`grammars/languages.toml`) that still
-    /// list the language, then the config's servers that list it. Errors name the config key.
+    /// `lsp.languages` names for it, else every server in force that lists the language and is
+    /// not `opt_in` (built-in ones in file order, then the config's). Errors name the config key.
     /// Under `lsp.trust: untrusted` every definition has its `untrusted` table merged in (so a
     /// change of trust is a change of definition: its running instances are replaced).
     pub fn new(config: &LspConfig) -> Result<Registry, String> {
@@ -88,7 +88,7 @@ impl Registry {
         for language in languages::all() {
             let chosen = match config.languages.get(&language.name) {
                 Some(names) => chosen_servers(&language.name, names, &defs)?,
-                None => default_servers(language, config, &defs),
+                None => default_servers(language, &defs),
             };
             by_language.insert(language.name.clone(), chosen);
         }
@@ -224,30 +224,13 @@ fn chosen_servers(
         .collect()
 }
 
-/// A language's servers when the config does not choose them: the registry's, then the
-/// config's servers that list the language.
-fn default_servers(
-    language: &Language,
-    config: &LspConfig,
-    defs: &[Arc<ServerDef>],
-) -> Vec<Arc<ServerDef>> {
-    let serves = |d: &&Arc<ServerDef>| d.languages.contains(&language.name);
-    let mut chosen: Vec<Arc<ServerDef>> = language
-        .servers
-        .iter()
-        .filter_map(|name| defs.iter().find(|d| &d.name == name))
-        .filter(serves)
+/// A language's servers when the config does not choose them: those that list it and are not
+/// `opt_in`, in the order of `defs` (a config server replacing a built-in one takes its place).
+fn default_servers(language: &Language, defs: &[Arc<ServerDef>]) -> Vec<Arc<ServerDef>> {
+    defs.iter()
+        .filter(|d| !d.opt_in && d.languages.contains(&language.name))
         .cloned()
-        .collect();
-    for server in &config.servers {
-        let def = defs.iter().find(|d| d.name == server.name);
-        if let Some(def) = def.filter(serves) {
-            if !chosen.iter().any(|c| c.name == def.name) {
-                chosen.push(def.clone());
-            }
-        }
-    }
-    chosen
+        .collect()
 }
 
 /// The folder `scripts/install-language-servers.sh` installs into; its `bin/` is searched after PATH.
@@ -326,30 +309,24 @@ mod tests {
     }
 
     #[test]
-    fn servers_parse_and_every_language_names_defined_servers_that_serve_it() {
+    fn servers_parse_and_serve_known_languages() {
         assert!(built_in().len() >= 6);
         for def in built_in() {
             assert!(!def.install.is_empty(), "{}: no install hint", def.name);
-        }
-        for language in coderd_syntax::languages::all() {
-            for name in &language.servers {
-                let def = by_name(name)
-                    .unwrap_or_else(|| panic!("{}: unknown server {name}", language.name));
+            for language in &def.languages {
                 assert!(
-                    def.languages.contains(&language.name),
-                    "{name} does not list {}",
-                    language.name
+                    languages::by_name(language).is_some(),
+                    "{}: no language is named {language}",
+                    def.name
                 );
             }
         }
+        // The link is written once, in data/servers.toml: python's servers are those that list
+        // it, ty (opt-in) left out until `lsp.languages` names it.
         let registry = Registry::new(&LspConfig::default()).unwrap();
-        let python = languages::by_name("python").unwrap();
-        let names: Vec<&str> = registry
-            .for_language(python)
-            .iter()
-            .map(|d| d.name.as_str())
-            .collect();
-        assert_eq!(names, python.servers);
+        assert_eq!(names(&registry, "python"), ["pyright", "ruff"]);
+        let chosen = Registry::new(&config("languages: {python: [ty]}")).unwrap();
+        assert_eq!(names(&chosen, "python"), ["ty"]);
     }
 
     fn config(yaml: &str) -> LspConfig {

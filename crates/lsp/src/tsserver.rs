@@ -1,7 +1,7 @@
 //! Diagnostics from typescript-language-server by asking its tsserver directly
 //! (`workspace/executeCommand` `typescript.tsserverRequest` with `syntacticDiagnosticsSync` and
 //! `semanticDiagnosticsSync`), used instead of its publishes (`pull = "tsserver-request"` in
-//! grammars/servers.toml).
+//! data/servers.toml).
 //!
 //! Why: tsls stamps no version on its publishes and sends none at all when a clean file stays
 //! clean, so after such an edit nothing ever says the findings are current. tsserver handles

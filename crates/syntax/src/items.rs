@@ -4,6 +4,7 @@
 //! inside a class-like item is a method, a variable directly inside one is a field, and a method
 //! declared outside its type (`@receiver`) nests under the type of that name.
 
+use super::languages::Language;
 use super::queries::{KindSet, Queries, Role};
 use super::Kind;
 use serde::Serialize;
@@ -143,7 +144,8 @@ fn extract_from(tree: &Tree, source: &[u8], queries: &Queries, roots: Option<&Ki
             continue;
         }
         new_index[i] = Some(items.len());
-        items.push(to_item(f, parents[i].and_then(|p| new_index[p]), source));
+        let parent = parents[i].and_then(|p| new_index[p]);
+        items.push(to_item(f, parent, source, &queries.doc_markers));
     }
     attach_receivers(&found, &keep, &new_index, &mut items);
     relabel_members(&mut items);
@@ -361,8 +363,8 @@ fn relabel_members(items: &mut [Item]) {
     }
 }
 
-fn to_item(f: &Found, parent: Option<usize>, source: &[u8]) -> Item {
-    let extent = extent(f.node, source);
+fn to_item(f: &Found, parent: Option<usize>, source: &[u8], markers: &DocMarkers) -> Item {
+    let extent = extent(f.node, source, markers);
     let start = after_annotations(f.node);
     let signature = match (f.signature, f.body) {
         (Some(sig), _) => collapse(&text(source, sig)),
@@ -376,7 +378,7 @@ fn to_item(f: &Found, parent: Option<usize>, source: &[u8]) -> Item {
         }
     };
     let doc = match f.doc {
-        Some(doc) => first_doc_line(&text(source, doc)),
+        Some(doc) => first_doc_line(&text(source, doc), markers),
         None => extent.doc,
     };
     Item {
@@ -448,7 +450,7 @@ const WRAPPERS: &[&str] = &[
     "template_declaration",
 ];
 
-fn extent(node: Node, source: &[u8]) -> Extent {
+fn extent(node: Node, source: &[u8], markers: &DocMarkers) -> Extent {
     let mut anchor = node;
     while let Some(parent) = anchor.parent() {
         if !WRAPPERS.contains(&parent.kind()) {
@@ -480,7 +482,10 @@ fn extent(node: Node, source: &[u8]) -> Extent {
         doc: doc_start.and_then(|c| {
             // The whole run of line comments from the first one down.
             let end = anchor.start_byte().max(c.end_byte());
-            first_doc_line(&String::from_utf8_lossy(&source[c.start_byte()..end]))
+            first_doc_line(
+                &String::from_utf8_lossy(&source[c.start_byte()..end]),
+                markers,
+            )
         }),
     }
 }
@@ -497,21 +502,63 @@ fn starts_its_line(node: Node, source: &[u8]) -> bool {
         .all(|b| b.is_ascii_whitespace())
 }
 
+/// A docstring is a string, not a comment: its quotes, whatever the language.
+const DOCSTRING_QUOTES: &[&str] = &["r\"\"\"", "\"\"\"", "'''", "\"", "'"];
+
+/// What a doc's lines are stripped of: the language's comment markers (`line_comment` and
+/// `block_comment` of grammars/languages.toml), then a docstring's quotes.
+pub struct DocMarkers {
+    line: Option<String>,
+    block: Option<(String, String)>,
+}
+
+impl DocMarkers {
+    pub fn of(language: &Language) -> DocMarkers {
+        DocMarkers {
+            line: language.line_comment.clone(),
+            block: language.block_comment.clone(),
+        }
+    }
+
+    /// `line` without its opening marker. A doc comment is its marker with the marker's last
+    /// character repeated or a `!` after it (`///`, `//!`, `##`, `/**`, `/*!`); a block's inner
+    /// lines start with the opener's last character (` * `).
+    fn strip_open<'a>(&self, line: &'a str) -> &'a str {
+        let block_open = self.block.as_ref().map(|(open, _)| open.as_str());
+        for marker in [self.line.as_deref(), block_open].into_iter().flatten() {
+            if let Some(rest) = line.strip_prefix(marker) {
+                let last = marker.chars().next_back().unwrap_or(' ');
+                let rest = rest.trim_start_matches(last);
+                return rest.strip_prefix('!').unwrap_or(rest);
+            }
+        }
+        if let Some(inner) = block_open.and_then(|open| open.chars().next_back()) {
+            if let Some(rest) = line.strip_prefix(inner) {
+                return rest;
+            }
+        }
+        DOCSTRING_QUOTES
+            .iter()
+            .find_map(|q| line.strip_prefix(q))
+            .unwrap_or(line)
+    }
+
+    fn strip_close<'a>(&self, line: &'a str) -> &'a str {
+        let block_close = self.block.as_ref().map(|(_, close)| close.as_str());
+        block_close
+            .into_iter()
+            .chain(DOCSTRING_QUOTES.iter().copied())
+            .find_map(|s| line.strip_suffix(s))
+            .unwrap_or(line)
+    }
+}
+
 /// The first line of a comment or docstring with its markers removed.
-fn first_doc_line(text: &str) -> Option<String> {
-    const PREFIXES: &[&str] = &[
-        "///", "//!", "/**", "/*!", "/*", "//", "#", "--", "*", "r\"\"\"", "\"\"\"", "'''", "\"",
-        "'",
-    ];
-    const SUFFIXES: &[&str] = &["*/", "\"\"\"", "'''", "\"", "'"];
+fn first_doc_line(text: &str, markers: &DocMarkers) -> Option<String> {
     for line in text.lines() {
-        let mut line = line.trim();
-        if let Some(p) = PREFIXES.iter().find(|p| line.starts_with(**p)) {
-            line = line[p.len()..].trim_start();
-        }
-        if let Some(s) = SUFFIXES.iter().find(|s| line.ends_with(**s)) {
-            line = line[..line.len() - s.len()].trim_end();
-        }
+        // The closer first, so a line that is only `*/` is empty, not `/`.
+        let line = markers.strip_close(line.trim()).trim_end();
+        let line = markers.strip_open(line).trim_start();
         // C#'s XML doc comments: the summary's text.
         let line = line.replace("<summary>", "").replace("</summary>", "");
         let line = line.trim();
@@ -592,6 +639,32 @@ fn count_errors(tree: &Tree) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_docs_markers_are_its_languages() {
+        // (language, the doc as written, its first line): the markers come from
+        // grammars/languages.toml, so `//` is no marker in Python nor `#` in Rust.
+        let cases = [
+            ("rust", "/// Opens the file.", "Opens the file."),
+            ("rust", "//! The crate.", "The crate."),
+            ("rust", "/**\n * Closes it.\n */", "Closes it."),
+            ("rust", "# not a marker", "# not a marker"),
+            ("csharp", "/// <summary>Sums.</summary>", "Sums."),
+            ("python", "\"\"\"Parses it.\"\"\"", "Parses it."),
+            ("python", "## A heading", "A heading"),
+            ("python", "// not a marker", "// not a marker"),
+            ("bash", "# Installs it.", "Installs it."),
+            ("json", "\"A string.\"", "A string."),
+        ];
+        for (language, doc, want) in cases {
+            let markers = DocMarkers::of(crate::languages::by_name(language).unwrap());
+            assert_eq!(
+                first_doc_line(doc, &markers).as_deref(),
+                Some(want),
+                "{language}: {doc:?}"
+            );
+        }
+    }
     use crate::{languages, parse, queries};
 
     /// Running the outline query only at its patterns' root kinds outside functions gives exactly

@@ -1,6 +1,6 @@
 //! The language registry: `grammars/languages.toml`, compiled into the binary and parsed once.
-//! Everything language-specific that is data (extensions, shebangs, comment tokens, root markers,
-//! servers) lives there, not in code.
+//! Everything language-specific that is data (extensions, shebangs, comment tokens, root markers)
+//! lives there, not in code; the servers of a language are data/servers.toml's.
 
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -23,8 +23,6 @@ pub struct Language {
     pub block_comment: Option<(String, String)>,
     #[serde(default)]
     pub root_markers: Vec<String>,
-    #[serde(default)]
-    pub servers: Vec<String>,
 }
 
 #[derive(Deserialize)]

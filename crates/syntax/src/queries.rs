@@ -15,6 +15,7 @@
 //! definitions are the outline's items.
 
 use super::grammars::grammar;
+use super::items::DocMarkers;
 use super::languages::{self, Language};
 use super::Kind;
 use std::collections::HashMap;
@@ -50,6 +51,8 @@ pub struct Queries {
     /// outline then runs the query only at nodes of these kinds outside function bodies instead of
     /// over the whole tree (same items; the query engine's cost was most of the outline's).
     pub outline_roots: Option<KindSet>,
+    /// The language's comment markers, stripped from an item's doc.
+    pub doc_markers: DocMarkers,
 }
 
 /// A set of node kinds by kind id: every id of a kind's name counts (a grammar may alias one name
@@ -147,6 +150,7 @@ fn compile(language: &Language) -> Result<Queries, String> {
         tags,
         reference_set,
         outline_roots,
+        doc_markers: DocMarkers::of(language),
     })
 }
 

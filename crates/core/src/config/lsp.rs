@@ -1,5 +1,5 @@
 //! The `lsp:` section of the daemon config and the form of one server definition (also the form
-//! of `grammars/servers.toml`). The settings only; `lsp::servers` applies them.
+//! of `data/servers.toml`). The settings only; `lsp::servers` applies them.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -21,7 +21,7 @@ pub struct LspConfig {
     /// Start a language's servers when an agent first reads or outlines one of its files, so
     /// that its first edit finds them loaded (rust-analyzer needs seconds to load a project).
     pub warm_on_read: bool,
-    /// Servers beside the built-in ones (`grammars/servers.toml`), in the same form; one with a
+    /// Servers beside the built-in ones (`data/servers.toml`), in the same form; one with a
     /// built-in's name replaces it.
     pub servers: Vec<ServerDef>,
     /// The servers a language runs, by name, instead of the registry's (`[]`: none).
@@ -57,7 +57,7 @@ impl Default for LspConfig {
     }
 }
 
-/// One `[[server]]` of `grammars/servers.toml`, or one entry of the config's `lsp.servers`.
+/// One `[[server]]` of `data/servers.toml`, or one entry of the config's `lsp.servers`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ServerDef {
@@ -66,6 +66,10 @@ pub struct ServerDef {
     #[serde(default)]
     pub args: Vec<String>,
     pub languages: Vec<String>,
+    /// The server runs only for a language whose `lsp.languages` names it (an alternative to
+    /// the default ones, as ty is to pyright).
+    #[serde(default)]
+    pub opt_in: bool,
     #[serde(default)]
     pub root_markers: Vec<String>,
     /// The server analyses only the files of a project, one of its `root_markers` in their
