@@ -2,7 +2,7 @@
 //! - the query files under `queries/<language>/<kind>.scm` (`OUT_DIR/queries.rs`);
 //! - the grammars of `grammars/grammars.toml` (`OUT_DIR/grammars.rs`): each is compiled from its
 //!   crate's generated C sources into a shared object and deflated. Their parse tables are mostly
-//!   zeros, so 23 MB of grammars take 2.2 MB of the binary; `src/syntax/grammars.rs` writes one
+//!   zeros, so 23 MB of grammars take 2.2 MB of the binary; `crates/syntax/src/grammars.rs` writes one
 //!   to a cache file named by its hash the first time a file needs it, and loads it from there.
 //!
 //! The grammar crates' sources are found without asking cargo (no nested `cargo` call, which

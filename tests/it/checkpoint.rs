@@ -251,7 +251,7 @@ fn snapshots_honour_ignore_files_not_info_exclude_and_report_large_files_and_nes
     // Not followed: a command could write it to hide every new file from the snapshots.
     std::fs::write(root.join(".git/info/exclude"), "private/\n").unwrap();
     // The user's global `core.excludesFile`, outside the roots: theirs to name (the repository's
-    // own config may name only files inside the roots, tests/git.rs).
+    // own config may name only files inside the roots, tests/it/git.rs).
     let excludes = sandbox.dir.path().join("global-ignore");
     std::fs::write(&excludes, "*.tmp\n").unwrap();
     let xdg = sandbox.dir.path().join("xdg");
@@ -514,7 +514,7 @@ fn home_and_its_ancestors_are_never_snapshotted() {
 
 /// Only the daemon's environment and config switch automatic snapshots off; a client's
 /// environment does not (`coder` sends nothing; a request member is refused, see
-/// tests/no_work_lost.rs).
+/// tests/it/no_work_lost.rs).
 #[test]
 fn each_off_switch_stops_automatic_snapshots() {
     let sandbox = user_repo();

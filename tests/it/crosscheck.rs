@@ -49,7 +49,7 @@ fn corpus(ext: &str, env: &str, extra: &[(PathBuf, bool)]) -> Vec<PathBuf> {
         false,
         &mut files,
     );
-    // The golden corpora (tests/corpus.rs checks them against ctags).
+    // The golden corpora (tests/it/corpus.rs checks them against ctags).
     let golden = match ext {
         "py" => "python",
         "rs" => "rust",

@@ -2,7 +2,7 @@
 //! frames over the face's stdin/stdout), and by a real editor, headless Neovim with its built-in
 //! LSP client (tests/editor/nvim_client.lua; installed by scripts/install-test-tools.sh). Both
 //! against a daemon started by the harness, whose Ruby files are served by the scripted language
-//! server of tests/lsp_fake.rs (one error per line containing BROKEN), added through the config.
+//! server of tests/it/lsp_fake.rs (one error per line containing BROKEN), added through the config.
 
 use crate::common;
 

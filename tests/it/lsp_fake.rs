@@ -2,7 +2,7 @@
 //! edge cases real servers show only now and then (publishes without versions, stale publishes,
 //! open progress, a crash mid-session, a server that cannot start, junk between frames), each on
 //! demand. The fake is added through the config's `lsp.servers`, as a user would add a server.
-//! tests/lsp.rs drives the real servers; this suite is in addition to it, never instead.
+//! tests/it/lsp.rs drives the real servers; this suite is in addition to it, never instead.
 
 use crate::common;
 

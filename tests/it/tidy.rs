@@ -620,10 +620,8 @@ const CITED_FOLDERS: &[&str] = &[
     ".ci/",
 ];
 
-/// The top-level files a document may cite by their bare name (a moved `build.rs` must be cited
-/// by its new path).
+/// The top-level files a document may cite by their bare name.
 const TOP_LEVEL_FILES: &[&str] = &[
-    "build.rs",
     "Cargo.lock",
     "coderd.example.yaml",
     "README.md",
@@ -752,8 +750,8 @@ fn the_path_scanner_reads_citations_as_written() {
             &[],
         ),
         (
-            "build.rs reads grammars/grammars.toml;",
-            &["build.rs", "grammars/grammars.toml"],
+            "crates/syntax/build.rs reads grammars/grammars.toml;",
+            &["crates/syntax/build.rs", "grammars/grammars.toml"],
         ),
         ("my-build.rs, dev.build.rs and data-src/x", &[]),
     ];

@@ -1,5 +1,6 @@
 //! Test harness: real workspaces in temp folders, a real `coderd` on a real socket.
 
+#[cfg(feature = "iii")]
 pub mod iii;
 
 use serde_json::{json, Value};
@@ -224,7 +225,7 @@ impl Daemon {
     }
 
     pub fn start_with(args: &[String], socket: &Path, logdir: &Path) -> Daemon {
-        // No language servers unless a test asks (tests/lsp.rs): edits of .go/.py/.rs fixtures
+        // No language servers unless a test asks (tests/it/lsp.rs): edits of .go/.py/.rs fixtures
         // must not start gopls, pyright or rust-analyzer.
         let no_servers = logdir.join("no-servers");
         Daemon::start_with_env(
@@ -252,7 +253,7 @@ impl Daemon {
         Daemon::start_with_env(&args, &sandbox.socket(), sandbox.dir.path(), &all)
     }
 
-    /// A daemon with extra environment (tests/lsp.rs: where its language servers are).
+    /// A daemon with extra environment (tests/it/lsp.rs: where its language servers are).
     pub fn start_with_env(
         args: &[String],
         socket: &Path,
