@@ -141,8 +141,10 @@ impl Handle {
     }
 
     pub fn answered(&self) {
-        self.0.in_flight.fetch_sub(1, Ordering::SeqCst);
+        // The idle time restarts before the connection counts as idle: a reader that saw no
+        // request in flight must also see this answer's time, or it closes the connection at once.
         self.touch();
+        self.0.in_flight.fetch_sub(1, Ordering::SeqCst);
     }
 
     /// No request running: closing the connection loses nothing.

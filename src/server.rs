@@ -407,16 +407,22 @@ async fn next_frame<R: tokio::io::AsyncBufRead + Unpin>(
     bounds: &Bounds<'_>,
     conn: &Handle,
 ) -> std::io::Result<Frame> {
+    let mut check_at = conn.idle_deadline(bounds.idle);
     loop {
         tokio::select! {
             buf = reader.fill_buf() => match buf?.is_empty() {
                 true => return Ok(Frame::Eof),
                 false => break,
             },
-            _ = tokio::time::sleep_until(conn.idle_deadline(bounds.idle).into()) => {
-                if conn.is_idle() && Instant::now() >= conn.idle_deadline(bounds.idle) {
+            _ = tokio::time::sleep_until(check_at.into()) => {
+                let (now, deadline) = (Instant::now(), conn.idle_deadline(bounds.idle));
+                if conn.is_idle() && now >= deadline {
                     return Ok(Frame::Closed);
                 }
+                // A request is running (its answer restarts the idle time) or one was answered
+                // since: look again when the connection could next have been idle too long,
+                // never sooner (a deadline already past would wake this loop without pause).
+                check_at = deadline.max(now + bounds.idle);
             },
             _ = conn.told_to_close() => match conn.is_idle() {
                 true => return Ok(Frame::Closed),

@@ -1027,10 +1027,29 @@ fn half_open_frames_and_idle_connections_time_out() {
     assert!(read_to_close(&mut idle).is_empty());
 
     let mut busy = daemon.client();
-    let slow = busy.call("exec", json!({"command": "sleep 3; echo done"}));
+    let cpu_before = cpu_seconds(daemon.child.id());
+    let slow = busy.call("exec", json!({"command": "sleep 5; echo done"}));
     assert_eq!(slow["result"]["stdout"], "done\n", "{slow}");
+    // While the request runs past the idle time, the connection's reader waits: it does not
+    // spin (it did, for the 3 s past the idle time, at a core's full speed).
+    let spent = cpu_seconds(daemon.child.id()) - cpu_before;
+    assert!(
+        spent < 0.3,
+        "the daemon used {spent:.2} s of CPU while a command slept"
+    );
     // The idle time counts from the answer: the connection still takes a request.
     assert!(busy.call("info", json!({})).get("result").is_some());
+}
+
+/// The CPU time (user and system) a process has used so far, from /proc.
+fn cpu_seconds(pid: u32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    // The fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+    let after = &stat[stat.rfind(')').unwrap() + 2..];
+    let fields: Vec<&str> = after.split(' ').collect();
+    let ticks: u64 = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
+    let per_second = rustix::param::clock_ticks_per_second();
+    ticks as f64 / per_second as f64
 }
 
 /// Under a file limit of 150 (set on the running daemon with `prlimit`), 200 idle clients never
