@@ -4,6 +4,7 @@
 
 mod checkpoint;
 pub mod diagnostics;
+mod edit;
 mod exec;
 mod git;
 mod map;
@@ -130,7 +131,7 @@ pub fn render(
         Answer::Todo => todo::render(out, text),
         Answer::Stats => stats::render(out, &value()),
         Answer::Command => exec::render(out, &value()),
-        Answer::Edit => render_edit(out, &value()),
+        Answer::Edit => edit::render(out, text),
         Answer::Json => write_pretty(out, text.as_bytes()),
     }?;
     // After any edit, what the language servers found in the files it changed.
@@ -138,12 +139,22 @@ pub fn render(
         diagnostics::write_block(out, text)?;
         // The safety net this edit ran without, each time (see `checkpoint::auto`).
         if text.contains("\"checkpoint_warning\"") {
-            if let Some(warning) = value()["checkpoint_warning"].as_str() {
+            if let Ok(Hooked {
+                checkpoint_warning: Some(warning),
+            }) = serde_json::from_str(text)
+            {
                 writeln!(out, "[CHECKPOINT] {warning}")?;
             }
         }
     }
     Ok(())
+}
+
+/// What the daemon's hooks append to an edit's answer (`Outgoing::with_field`), whatever its kind.
+#[derive(Deserialize)]
+struct Hooked<'a> {
+    #[serde(borrow)]
+    checkpoint_warning: Option<Cow<'a, str>>,
 }
 
 /// A text read, borrowed from the reply (`content` is copied only when it holds escapes). Stat,
@@ -306,97 +317,6 @@ fn render_list(out: &mut impl Write, r: &Value) -> std::io::Result<()> {
     }
     if let Some(cursor) = r["next_cursor"].as_str() {
         eprintln!("[more: --cursor {cursor:?}]");
-    }
-    Ok(())
-}
-
-/// An edit's answer: a line per file (what happened, lines added and removed, the new version),
-/// the windows `update-file` echoes, and what was moved, deleted or cleaned.
-fn render_edit(out: &mut impl Write, r: &Value) -> std::io::Result<()> {
-    let files = match r.get("files").and_then(Value::as_array) {
-        Some(files) => files.iter().collect(),
-        None if r.get("path").is_some() => vec![r],
-        None => vec![],
-    };
-    for file in files {
-        render_file_change(out, file)?;
-    }
-    for m in r["moved"].as_array().into_iter().flatten() {
-        writeln!(
-            out,
-            "moved {} → {} ({})",
-            plain(&m["from"]),
-            plain(&m["to"]),
-            plain(&m["how"])
-        )?;
-    }
-    for d in r["deleted"].as_array().into_iter().flatten() {
-        writeln!(out, "deleted {} ({})", plain(&d["path"]), plain(&d["kind"]))?;
-    }
-    for path in r["removed"].as_array().into_iter().flatten() {
-        writeln!(out, "removed {}", plain(path))?;
-    }
-    // `clean` without `force` lists; .bak files coderd did not write are named, never removed.
-    for path in r["would_remove"].as_array().into_iter().flatten() {
-        writeln!(out, "would remove {}", plain(path))?;
-    }
-    for path in r["kept_not_ours"].as_array().into_iter().flatten() {
-        writeln!(out, "kept (not a backup coderd wrote) {}", plain(path))?;
-    }
-    if let Some(note) = r["note"].as_str() {
-        writeln!(out, "{note}")?;
-    }
-    Ok(())
-}
-
-fn render_file_change(out: &mut impl Write, f: &Value) -> std::io::Result<()> {
-    let what = if f["deleted"] == true {
-        "deleted"
-    } else if f["created"] == true {
-        "created"
-    } else if f["unchanged"] == true || f["already_applied"] == true {
-        "unchanged"
-    } else {
-        "updated"
-    };
-    write!(
-        out,
-        "{} {what}: +{} -{}, {} bytes, version {}",
-        plain(&f["path"]),
-        f["lines_added"].as_u64().unwrap_or(0),
-        f["lines_removed"].as_u64().unwrap_or(0),
-        f["bytes"].as_u64().unwrap_or(0),
-        plain(&f["version"]),
-    )?;
-    if f["already_applied"] == true {
-        write!(out, " (already applied)")?;
-    }
-    if let Some(rule) = f["matched_with"].as_str().filter(|m| *m != "exact") {
-        write!(out, " (matched with {rule})")?;
-    }
-    if let Some(backup) = f["backup"].as_str() {
-        write!(out, " (backup {backup})")?;
-    }
-    writeln!(out)?;
-    for echo in f["echoes"].as_array().into_iter().flatten() {
-        let lines = echo["lines"]
-            .as_array()
-            .map(Vec::as_slice)
-            .unwrap_or_default();
-        // A replace site echoes its first and last line; the lines between are counted.
-        let elided = echo["elided"].as_u64().filter(|n| *n > 0);
-        for (i, line) in lines.iter().enumerate() {
-            if let (Some(n), 1) = (elided, i) {
-                writeln!(out, "      ⋮ {n} lines")?;
-            }
-            writeln!(
-                out,
-                "{:>6}│{}",
-                line["line"].as_u64().unwrap_or(0),
-                plain(&line["text"])
-            )?;
-        }
-        writeln!(out, "      ─")?;
     }
     Ok(())
 }
