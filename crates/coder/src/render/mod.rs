@@ -130,7 +130,7 @@ pub fn render(
         Answer::Checkpoint => checkpoint::render(out, &value()),
         Answer::Todo => todo::render(out, text),
         Answer::Stats => stats::render(out, &value()),
-        Answer::Command => exec::render(out, &value()),
+        Answer::Command => exec::render(out, text),
         Answer::Edit => edit::render(out, text),
         Answer::Json => write_pretty(out, text.as_bytes()),
     }?;
