@@ -6,6 +6,7 @@
 
 pub mod command;
 pub mod edit;
+pub mod git;
 pub mod todo;
 
 pub use todo::{TodoEntry, TodoPlan, TodoStatus, TodoSummary};
