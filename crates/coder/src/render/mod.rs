@@ -127,7 +127,7 @@ pub fn render(
         Answer::GitLog => git::log(out, text),
         Answer::GitChanged => git::changed(out, text),
         Answer::GitBranch => git::branch(out, text),
-        Answer::Checkpoint => checkpoint::render(out, &value()),
+        Answer::Checkpoint => checkpoint::render(out, text),
         Answer::Todo => todo::render(out, text),
         Answer::Stats => stats::render(out, &value()),
         Answer::Command => exec::render(out, text),

@@ -4,6 +4,7 @@
 //! client's former list of editing methods), and a kind without a rendering does not compile
 //! (the client matches on every variant).
 
+pub mod checkpoint;
 pub mod command;
 pub mod edit;
 pub mod git;
