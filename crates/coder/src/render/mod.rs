@@ -129,7 +129,7 @@ pub fn render(
         Answer::GitBranch => git::branch(out, text),
         Answer::Checkpoint => checkpoint::render(out, text),
         Answer::Todo => todo::render(out, text),
-        Answer::Stats => stats::render(out, &value()),
+        Answer::Stats => stats::render(out, text),
         Answer::Command => exec::render(out, text),
         Answer::Edit => edit::render(out, text),
         Answer::Json => write_pretty(out, text.as_bytes()),
