@@ -17,6 +17,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use std::borrow::Cow;
 use std::io::Write;
+use wire::answers::listing::FolderPage;
 use wire::answers::Answer;
 
 /// Pretty-prints JSON text as it streams by (two-space indent, `"key": value`, the layout of
@@ -117,7 +118,7 @@ pub fn render(
                 }
             }
         },
-        Answer::ListFolder => render_list(out, &value()),
+        Answer::ListFolder => render_list(out, text),
         Answer::Outline => outline::render(out, text),
         Answer::Map => map::render(out, text),
         Answer::Symbols => map::symbols(out, text),
@@ -299,23 +300,22 @@ fn render_tree(
     Ok(())
 }
 
-fn render_list(out: &mut impl Write, r: &Value) -> std::io::Result<()> {
-    for e in r["entries"].as_array().into_iter().flatten() {
-        let flag = if e["non_accessible"] == true {
+/// `list-folder`: a line per entry (kind, size, name), from the answer's type
+/// (`wire::answers::listing`, the one the daemon builds); then the cursor of the next page.
+fn render_list(out: &mut impl Write, text: &str) -> std::io::Result<()> {
+    let Ok(page) = serde_json::from_str::<FolderPage>(text) else {
+        return write_pretty(out, text.as_bytes());
+    };
+    for e in &page.entries {
+        let flag = if e.non_accessible {
             "  [non-accessible]"
         } else {
             ""
         };
-        let size = e.get("size").map(plain).unwrap_or_default();
-        writeln!(
-            out,
-            "{:<8}{:>12}  {}{flag}",
-            plain(&e["kind"]),
-            size,
-            plain(&e["name"])
-        )?;
+        let size = e.size.map(|n| n.to_string()).unwrap_or_default();
+        writeln!(out, "{:<8}{:>12}  {}{flag}", e.kind, size, e.name)?;
     }
-    if let Some(cursor) = r["next_cursor"].as_str() {
+    if let Some(cursor) = &page.next_cursor {
         eprintln!("[more: --cursor {cursor:?}]");
     }
     Ok(())
@@ -351,6 +351,17 @@ mod tests {
         assert_eq!(
             text,
             "would remove /w/a.bak\nkept (not a backup coderd wrote) /w/db.bak\npass `force`\n"
+        );
+    }
+
+    #[test]
+    fn a_folder_page_renders_a_line_per_entry() {
+        let page = r#"{"entries":[{"default_excluded":true,"kind":"dir","name":"target"},{"kind":"file","name":".env","non_accessible":true,"size":12}],"next_cursor":null,"path":"/w","total":2}"#;
+        let mut out = Vec::new();
+        render(&mut out, Answer::ListFolder, false, page).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "dir                   target\nfile              12  .env  [non-accessible]\n"
         );
     }
 

@@ -8,6 +8,7 @@ pub mod checkpoint;
 pub mod command;
 pub mod edit;
 pub mod git;
+pub mod listing;
 pub mod stats;
 pub mod todo;
 
