@@ -1,6 +1,8 @@
 //! Human renderings of results (`coder` without `--json`), one module per area whose answers need
-//! more than the generic ones here. Each reads the answer's JSON (borrowed views where answers are
-//! big), never the daemon's types.
+//! more than the generic ones here. Each reads the answer into its type shared through `wire`
+//! (`wire::answers`: the type the daemon serialises, so a renamed field does not compile here), or
+//! into a borrowed view where answers are big (search, text reads, trees); never the daemon's
+//! crates. An answer that is not of its kind's shape is shown as JSON.
 
 mod checkpoint;
 pub mod diagnostics;
@@ -88,8 +90,7 @@ pub fn write_pretty(out: &mut impl Write, json: &[u8]) -> std::io::Result<()> {
 /// Human rendering of a result, by the kind of answer its method's entry declares (`answer`, from
 /// `schema`: no method's name is matched here; `mutates`: whether the method edits, so its answer
 /// may carry diagnostics and a checkpoint warning). Search, plain reads and trees are rendered from
-/// borrowed views of the reply's bytes; the small answers (stat, batch, list-folder) go through
-/// `Value`.
+/// borrowed views of the reply's bytes; stat and batch reads still go through `Value`.
 pub fn render(
     out: &mut impl Write,
     answer: Answer,
