@@ -8,10 +8,10 @@ use globset::GlobSet;
 use schemars::JsonSchema;
 use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Deserialize, Serialize, Serializer};
-use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
+use wire::answers::listing::{FolderEntry, FolderPage};
 
 pub const TREE_DEFAULT_MAX_ENTRIES: usize = 2000;
 const TREE_MAX_DEPTH: usize = 20;
@@ -411,7 +411,7 @@ pub struct ListParams {
     page: Option<usize>,
 }
 
-pub fn list_folder(jail: &Jail, limits: &Limits, p: ListParams) -> Result<Value> {
+pub fn list_folder(jail: &Jail, limits: &Limits, p: ListParams) -> Result<FolderPage> {
     let page_size = p.page_size.unwrap_or(limits.list_default_page_size);
     if page_size == 0 || page_size > limits.list_max_page_size {
         return Err(Error::bad_input(format!(
@@ -435,19 +435,19 @@ pub fn list_folder(jail: &Jail, limits: &Limits, p: ListParams) -> Result<Value>
         (None, None) => 0,
     };
     let page: Vec<&String> = names[start..].iter().take(page_size).collect();
-    let entries: Vec<Value> = page
+    let entries: Vec<FolderEntry> = page
         .iter()
-        .map(|name| entry_json(jail, &dir, &fd, name))
+        .map(|name| entry(jail, &dir, &fd, name))
         .collect();
     let next_cursor = (start + page.len() < total)
         .then(|| page.last().map(|n| n.to_string()))
         .flatten();
-    Ok(json!({
-        "path": dir.abs,
-        "total": total,
-        "entries": entries,
-        "next_cursor": next_cursor,
-    }))
+    Ok(FolderPage {
+        entries,
+        next_cursor,
+        path: dir.abs,
+        total,
+    })
 }
 
 fn read_names(fd: &std::os::fd::OwnedFd) -> std::io::Result<Vec<String>> {
@@ -461,7 +461,7 @@ fn read_names(fd: &std::os::fd::OwnedFd) -> std::io::Result<Vec<String>> {
     Ok(names)
 }
 
-fn entry_json(jail: &Jail, dir: &Resolved, fd: &std::os::fd::OwnedFd, name: &str) -> Value {
+fn entry(jail: &Jail, dir: &Resolved, fd: &std::os::fd::OwnedFd, name: &str) -> FolderEntry {
     use rustix::fs::{AtFlags, FileType};
     let rel = dir.rel.join(name);
     let stat = rustix::fs::statat(fd, name, AtFlags::SYMLINK_NOFOLLOW).ok();
@@ -472,15 +472,11 @@ fn entry_json(jail: &Jail, dir: &Resolved, fd: &std::os::fd::OwnedFd, name: &str
         Some(_) => "other",
         None => "unknown",
     };
-    let mut out = json!({"name": name, "kind": kind});
-    if kind == "file" {
-        out["size"] = json!(stat.map(|s| s.st_size));
+    FolderEntry {
+        default_excluded: jail.is_default_excluded(&rel),
+        kind: kind.into(),
+        name: name.to_string(),
+        non_accessible: jail.is_non_accessible(&rel),
+        size: stat.filter(|_| kind == "file").map(|s| s.st_size as u64),
     }
-    if jail.is_non_accessible(&rel) {
-        out["non_accessible"] = json!(true);
-    }
-    if jail.is_default_excluded(&rel) {
-        out["default_excluded"] = json!(true);
-    }
-    out
 }

@@ -4,7 +4,6 @@ use super::{method, Method};
 use coderd_core::error::{Error, Result};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::Value;
 use std::time::Duration;
 
 #[derive(Deserialize, JsonSchema)]
@@ -26,7 +25,7 @@ pub fn methods() -> Vec<Method> {
     .answers(wire::answers::Answer::Stats)]
 }
 
-fn stats(p: StatsParams) -> Result<Value> {
+fn stats(p: StatsParams) -> Result<wire::answers::stats::Stats> {
     let most = coderd_core::metrics::MAX_WINDOW.as_secs() / 60;
     let window = match p.minutes {
         None => None,

@@ -9,10 +9,11 @@
 //! kept one by one (at most `RECENT_MAX`), so a window's counts and percentiles are exact.
 //! **Invariant:** knows no module of coderd.
 
-use serde_json::{json, Map, Value};
+use std::borrow::Cow;
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::{LazyLock, Mutex};
 use std::time::{Duration, Instant};
+use wire::answers::stats::{Counts, MethodStats, Period, Stats};
 
 /// Events kept for windows; beyond it the oldest go first (a window then says it is partial).
 const RECENT_MAX: usize = 100_000;
@@ -177,12 +178,13 @@ fn round(ms: f64) -> f64 {
 }
 
 /// What `stats` answers: everything since start, and over the last `window` when given.
-pub fn snapshot(window: Option<Duration>) -> Value {
+pub fn snapshot(window: Option<Duration>) -> Stats {
     let m = METRICS.lock().unwrap_or_else(|e| e.into_inner());
-    let mut answer = json!({
-        "uptime_ms": m.started.elapsed().as_millis() as u64,
-        "since_start": totals_json(&m.totals),
-    });
+    let mut answer = Stats {
+        since_start: period(&m.totals),
+        uptime_ms: m.started.elapsed().as_millis() as u64,
+        window: None,
+    };
     if let Some(window) = window {
         let now = Instant::now();
         let mut totals = Totals::default();
@@ -200,54 +202,61 @@ pub fn snapshot(window: Option<Duration>) -> Value {
                     .push(micros);
             }
         }
-        let mut json = totals_json(&totals);
+        let mut recent = period(&totals);
+        // Over a window the samples are at hand: exact quantiles instead of the histogram's.
         for (name, mut micros) in samples {
             micros.sort_unstable();
-            let method = &mut json["methods"][name];
-            method["p50_ms"] = json!(round(exact_quantile(&micros, 0.5)));
-            method["p99_ms"] = json!(round(exact_quantile(&micros, 0.99)));
+            let method = recent.methods.entry(name.into()).or_default();
+            method.p50_ms = round(exact_quantile(&micros, 0.5));
+            method.p99_ms = round(exact_quantile(&micros, 0.99));
         }
         let oldest = m.recent.front().map(|(at, _)| now.duration_since(*at));
-        json["seconds"] = json!(window.as_secs());
-        json["partial"] = json!(m.dropped && oldest.is_some_and(|o| o < window));
-        answer["window"] = json;
+        recent.seconds = Some(window.as_secs());
+        recent.partial = Some(m.dropped && oldest.is_some_and(|o| o < window));
+        answer.window = Some(recent);
     }
     answer
 }
 
-fn totals_json(totals: &Totals) -> Value {
-    let methods: Map<String, Value> = totals
+/// The counts as a `Counts`, names borrowed.
+fn counts(map: &BTreeMap<&'static str, u64>) -> Counts {
+    map.iter().map(|(k, n)| (Cow::Borrowed(*k), *n)).collect()
+}
+
+fn period(totals: &Totals) -> Period {
+    let methods = totals
         .calls
         .iter()
         .map(|(name, t)| {
-            let errors: u64 = t.errors.values().sum();
-            let value = json!({
-                "requests": t.count,
-                "errors": errors,
-                "errors_by_code": t.errors,
-                "p50_ms": round(histogram_quantile(&t.histogram, 0.5)),
-                "p99_ms": round(histogram_quantile(&t.histogram, 0.99)),
-            });
-            (name.to_string(), value)
+            let method = MethodStats {
+                errors: t.errors.values().sum(),
+                errors_by_code: counts(&t.errors),
+                p50_ms: round(histogram_quantile(&t.histogram, 0.5)),
+                p99_ms: round(histogram_quantile(&t.histogram, 0.99)),
+                requests: t.count,
+            };
+            (Cow::Borrowed(*name), method)
         })
         .collect();
-    let mut by_code: BTreeMap<&str, u64> = BTreeMap::new();
+    let mut by_code: BTreeMap<&'static str, u64> = BTreeMap::new();
     for t in totals.calls.values() {
         for (code, n) in &t.errors {
             *by_code.entry(code).or_default() += n;
         }
     }
-    json!({
-        "requests": totals.calls.values().map(|t| t.count).sum::<u64>(),
-        "errors": by_code.values().sum::<u64>(),
-        "errors_by_code": by_code,
-        "methods": methods,
-        "bytes_in": totals.bytes_in,
-        "bytes_out": totals.bytes_out,
-        "server_restarts": totals.server_restarts,
-        "settle": totals.settle,
-        "checkpoint_failures": totals.checkpoint_failures,
-    })
+    Period {
+        bytes_in: totals.bytes_in,
+        bytes_out: totals.bytes_out,
+        checkpoint_failures: totals.checkpoint_failures,
+        errors: by_code.values().sum(),
+        errors_by_code: counts(&by_code),
+        methods,
+        partial: None,
+        requests: totals.calls.values().map(|t| t.count).sum(),
+        seconds: None,
+        server_restarts: totals.server_restarts,
+        settle: counts(&totals.settle),
+    }
 }
 
 #[cfg(test)]

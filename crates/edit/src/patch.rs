@@ -4,14 +4,13 @@
 use super::content::{decode, Encoding, Hardlinks};
 use super::diff;
 use super::locate::{locate_replace, Occurrence};
-use super::txn::{self, FileResult, Options, Target};
+use super::txn::{self, Options, Target};
 use super::write::target;
 use coderd_core::error::{Error, Result};
 use coderd_core::workspace::Workspace;
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use std::collections::HashMap;
-use std::path::PathBuf;
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -48,27 +47,7 @@ pub struct PatchParams {
     hardlinks: Option<Hardlinks>,
 }
 
-#[derive(Serialize)]
-pub struct Replaced {
-    #[serde(flatten)]
-    file: FileResult,
-    /// How the search text matched: `exact`, or the whitespace rule that found it.
-    matched_with: &'static str,
-    /// The file already held the replacement and not the search text: nothing was changed.
-    already_applied: bool,
-    /// 1-based line ranges (in the file before the edit) of each replaced region.
-    lines: Vec<(usize, usize)>,
-}
-
-#[derive(Serialize)]
-#[serde(untagged)]
-pub enum PatchResult {
-    Replace(Replaced),
-    Diff {
-        files: Vec<FileResult>,
-        already_applied: bool,
-    },
-}
+pub use wire::answers::edit::{EditOutcome, MultipatchResult, PatchResult, Replaced};
 
 pub fn patch(state: &Workspace, p: PatchParams) -> Result<PatchResult> {
     let opts = Options {
@@ -132,7 +111,7 @@ fn patch_replace(
     let located = outcome.expect("planned");
     Ok(PatchResult::Replace(Replaced {
         file: results.remove(0),
-        matched_with: located.matched_with,
+        matched_with: located.matched_with.into(),
         already_applied: located.already_applied,
         lines: located.lines,
     }))
@@ -273,20 +252,6 @@ struct Edit {
     expect_version: Option<String>,
 }
 
-#[derive(Serialize)]
-pub struct MultipatchResult {
-    files: Vec<FileResult>,
-    edits: Vec<EditOutcome>,
-}
-
-#[derive(Serialize)]
-struct EditOutcome {
-    file: PathBuf,
-    matched_with: &'static str,
-    already_applied: bool,
-    lines: Vec<(usize, usize)>,
-}
-
 /// All edits or none. N identical edits to one file whose search text occurs exactly N times
 /// replace all N (the reference tool's way to replace several occurrences).
 pub fn multipatch(state: &Workspace, p: MultipatchParams) -> Result<MultipatchResult> {
@@ -368,7 +333,7 @@ pub fn multipatch(state: &Workspace, p: MultipatchParams) -> Result<MultipatchRe
             }
             outcomes.push(EditOutcome {
                 file: path.clone(),
-                matched_with: located.matched_with,
+                matched_with: located.matched_with.into(),
                 already_applied: located.already_applied,
                 lines: located.lines,
             });

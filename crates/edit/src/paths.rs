@@ -9,7 +9,7 @@ use coderd_core::jail::Resolved;
 use coderd_core::workspace::Workspace;
 use rustix::fs::{AtFlags, FileType};
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use std::ffi::OsStr;
 use std::io::Read;
 use std::os::fd::OwnedFd;
@@ -145,16 +145,7 @@ pub struct DeleteParams {
     force: bool,
 }
 
-#[derive(Serialize)]
-pub struct Deleted {
-    path: PathBuf,
-    kind: &'static str,
-}
-
-#[derive(Serialize)]
-pub struct DeleteResult {
-    deleted: Vec<Deleted>,
-}
+pub use wire::answers::edit::{DeleteResult, Deleted};
 
 /// Every path is checked (exists, allowed, `recursive` where needed, no secret inside) before
 /// the first one is removed.
@@ -232,7 +223,7 @@ pub fn delete_file(state: &Workspace, p: DeleteParams) -> Result<DeleteResult> {
         forget(state, &resolved.abs, EventKind::Deleted, None);
         deleted.push(Deleted {
             path: resolved.abs,
-            kind: label,
+            kind: label.into(),
         });
     }
     Ok(DeleteResult { deleted })
@@ -307,18 +298,7 @@ struct MoveItem {
     parents: bool,
 }
 
-#[derive(Serialize)]
-pub struct Moved {
-    from: PathBuf,
-    to: PathBuf,
-    /// `rename` within a root; `copy` (then delete) across roots.
-    how: &'static str,
-}
-
-#[derive(Serialize)]
-pub struct MoveResult {
-    moved: Vec<Moved>,
-}
+pub use wire::answers::edit::{MoveResult, Moved};
 
 /// Moves entries. Same root: one `renameat` (`RENAME_NOREPLACE` unless `overwrite`). Across
 /// roots (files only): copy into a temp file, fsync, publish, then delete the source; if that
@@ -387,7 +367,7 @@ pub fn move_entries(state: &Workspace, p: MoveParams) -> Result<MoveResult> {
         moved.push(Moved {
             from: from.abs,
             to: to.abs,
-            how,
+            how: how.into(),
         });
     }
     Ok(MoveResult { moved })
@@ -490,36 +470,10 @@ pub struct CleanParams {
     force: bool,
 }
 
-#[derive(Serialize)]
-pub struct CleanResult {
-    /// Backups coderd wrote under the folder, removed (`force`).
-    removed: Vec<PathBuf>,
-    /// Backups coderd wrote under the folder, removed by `force` (the listing without it).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    would_remove: Vec<PathBuf>,
-    /// Backups removed (0 without `force`).
-    count: usize,
-    /// `.bak` files under the folder that coderd did not write (or that changed since): kept.
-    /// The first `FOREIGN_SHOWN` of them; `kept_not_ours_total` counts them all.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    kept_not_ours: Vec<PathBuf>,
-    #[serde(skip_serializing_if = "is_zero")]
-    kept_not_ours_total: usize,
-    /// Backups coderd wrote whose bytes exist nowhere else and could not be kept in the
-    /// checkpoint store (over `checkpoint_max_file_bytes`, or checkpoints off): not removed.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    kept_only_copy: Vec<PathBuf>,
-    /// What to do next, when nothing was removed.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    note: Option<String>,
-}
+pub use wire::answers::edit::CleanResult;
 
 /// How many of the `.bak` files coderd did not write an answer names.
 const FOREIGN_SHOWN: usize = 100;
-
-fn is_zero(n: &usize) -> bool {
-    *n == 0
-}
 
 /// Whether a `clean` call removes nothing (it only lists without `force`): it needs no snapshot.
 pub fn clean_changes_nothing(params: &serde_json::Value) -> bool {

@@ -1,13 +1,13 @@
 //! `update-file`: iii's batched line and regex ops (see `update`) over one or more files, all
 //! committed together or none.
 
-use super::txn::{self, FileResult, Options};
+use super::txn::{self, Options};
 use super::update::{self, Echo, Op};
 use super::write::target;
 use coderd_core::error::{Error, Result};
 use coderd_core::workspace::Workspace;
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use std::collections::HashMap;
 use std::path::PathBuf;
 
@@ -33,20 +33,7 @@ struct FileOps {
     expect_version: Option<String>,
 }
 
-#[derive(Serialize)]
-pub struct UpdatedFile {
-    #[serde(flatten)]
-    file: FileResult,
-    /// Lines in the file after the ops.
-    new_line_count: usize,
-    echoes: Vec<Echo>,
-    echoes_truncated: bool,
-}
-
-#[derive(Serialize)]
-pub struct UpdateResult {
-    files: Vec<UpdatedFile>,
-}
+pub use wire::answers::edit::{UpdateResult, UpdatedFile};
 
 pub fn update_file(state: &Workspace, p: UpdateParams) -> Result<UpdateResult> {
     if p.files.is_empty() {

@@ -5,7 +5,7 @@ use super::txn::{self, FileResult, Options, Target};
 use coderd_core::error::{Error, Result};
 use coderd_core::workspace::Workspace;
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use std::io::Read;
 
 #[derive(Deserialize, JsonSchema)]
@@ -102,10 +102,7 @@ struct NewFile {
     parents: bool,
 }
 
-#[derive(Serialize)]
-pub struct FilesResult {
-    pub files: Vec<FileResult>,
-}
+pub use wire::answers::edit::FilesResult;
 
 /// Creates files: all of them or none. Without `overwrite`, an existing path is C217, decided by
 /// the kernel at the rename (`RENAME_NOREPLACE`), so a racing creator cannot be overwritten.

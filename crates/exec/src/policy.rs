@@ -71,14 +71,8 @@ impl ArgvRule {
     }
 }
 
-/// One parsed simple command as `dry_run` shows it.
-#[derive(Serialize, Debug)]
-pub struct ParsedCommand {
-    pub argv: Vec<String>,
-    /// The wrappers or shell strings it was found through (`sudo`, `bash -c`, `find -exec`).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub via: Vec<String>,
-}
+/// One parsed simple command as `dry_run` shows it: the wire's type.
+pub use wire::answers::command::ParsedCommand;
 
 /// The verdict on a command.
 #[derive(Serialize, Debug)]
@@ -90,6 +84,28 @@ pub struct Decision {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub refusals: Vec<Violation>,
     pub commands: Vec<ParsedCommand>,
+}
+
+impl Decision {
+    /// The decision as `dry_run` answers it, beside the sandbox the command would run in (the
+    /// rules by name: the bytes the rules' own serialisation wrote).
+    pub fn dry_run(self, sandbox: serde_json::Value) -> wire::answers::command::DryRun {
+        wire::answers::command::DryRun {
+            allowed: self.allowed,
+            rule: self.rule.map(|r| r.name().into()),
+            refusals: self
+                .refusals
+                .into_iter()
+                .map(|v| wire::answers::command::Refusal {
+                    rule: v.rule.name().into(),
+                    command: v.command,
+                    reason: v.reason,
+                })
+                .collect(),
+            commands: self.commands,
+            sandbox,
+        }
+    }
 }
 
 /// Decides whether `source` may run in `places.cwd` under `config`.
@@ -171,6 +187,32 @@ mod tests {
 
     fn rule_of(source: &str, config: &ExecConfig) -> Option<&'static str> {
         decide(source, &places(), config).rule.map(Rule::name)
+    }
+
+    /// `dry_run` names rules by `Rule::name`; the decision once serialised `Rule` itself: the bytes
+    /// must be the same.
+    #[test]
+    fn the_dry_run_answer_is_the_decision_as_it_was_serialised() {
+        let config = ExecConfig {
+            deny: vec!["git push *".into()],
+            ..ExecConfig::default()
+        };
+        for source in ["ls -la", "sudo git push origin; rm -rf ~", "ls $("] {
+            let decision = decide(source, &places(), &config);
+            let before = serde_json::to_value(&decision).unwrap();
+            let sandbox = serde_json::json!({"mode": "off"});
+            let mut expected = before.as_object().unwrap().clone();
+            expected.insert("sandbox".into(), sandbox.clone());
+            let after = serde_json::to_value(decision.dry_run(sandbox)).unwrap();
+            assert_eq!(after, serde_json::Value::Object(expected), "{source}");
+        }
+        for rule in
+            Rule::BUILT_IN
+                .iter()
+                .chain(&[Rule::ConfigDeny, Rule::NotAllowed, Rule::Disabled])
+        {
+            assert_eq!(serde_json::to_value(rule).unwrap(), rule.name());
+        }
     }
 
     #[test]

@@ -6,7 +6,7 @@ use super::{environment, process, sandbox};
 use coderd_core::error::{Error, Result};
 use coderd_core::workspace::Workspace;
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -27,67 +27,8 @@ pub struct ExecParams {
     pub stream: bool,
 }
 
-#[derive(Serialize)]
-#[serde(untagged)]
-pub enum ExecResult {
-    Decision(DryRun),
-    Ran(RunReport),
-}
-
-/// A `dry_run` answer: the decision, and the sandbox the command would run in (the mode in
-/// force and where it could write).
-#[derive(Serialize)]
-pub struct DryRun {
-    #[serde(flatten)]
-    pub decision: Decision,
-    pub sandbox: serde_json::Value,
-}
-
-/// How a supervised run ended, as the wire shows it.
-#[derive(Serialize)]
-pub struct RunReport {
-    pub exit_code: Option<i32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub signal: Option<i32>,
-    pub timed_out: bool,
-    pub duration_ms: u64,
-    pub stdout: String,
-    pub stderr: String,
-    /// Bytes of output (both streams) left out between the head and the tail.
-    pub omitted_bytes: u64,
-    #[serde(skip_serializing_if = "is_zero")]
-    pub stdout_omitted_bytes: u64,
-    #[serde(skip_serializing_if = "is_zero")]
-    pub stderr_omitted_bytes: u64,
-    /// Processes the command left in the background holding its output were ended.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub background_killed: bool,
-    /// Output pipes still open after the final bounded read were dropped.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub drain_truncated: bool,
-    /// The sandbox that ran it: `namespaces`, `landlock` or `off`.
-    pub sandbox: &'static str,
-    /// Secrets inside the roots (by `non_accessible_globs`) the command saw empty.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub masked: Vec<String>,
-    /// What the sandbox did that the output may show (secrets read as empty files).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub note: Option<String>,
-    /// The limit of `exec.sandbox.limits` that ended the run: `memory` (the kernel's
-    /// out-of-memory killer ran in the run's control group).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub killed_by: Option<&'static str>,
-    /// Limits the run reached without being ended by them (`pids`: a fork was refused).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub limits_hit: Vec<&'static str>,
-    /// The output was also sent as `exec/progress` notifications (the CLI then does not repeat it).
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub streamed: bool,
-}
-
-fn is_zero(n: &u64) -> bool {
-    *n == 0
-}
+/// `exec`'s answers: the wire's types, shared with clients.
+pub use wire::answers::command::{DryRun, ExecResult, RunReport};
 
 /// What to run under supervision: a program and its arguments in a folder.
 pub struct Supervised<'a> {
@@ -168,8 +109,8 @@ pub fn supervise(
         (a, b) => a.or(b),
     };
     Ok(RunReport {
-        killed_by,
-        limits_hit,
+        killed_by: killed_by.map(Into::into),
+        limits_hit: limits_hit.into_iter().map(Into::into).collect(),
         exit_code: outcome.exit_code(),
         signal: outcome.signal(),
         timed_out: outcome.timed_out,
@@ -181,7 +122,7 @@ pub fn supervise(
         stderr: outcome.stderr.text,
         background_killed: outcome.background_killed,
         drain_truncated: outcome.drain_truncated,
-        sandbox: confined.kind.name(),
+        sandbox: confined.kind.name().into(),
         masked: confined.masked.iter().take(MASKED_SHOWN).cloned().collect(),
         note,
         streamed: false,
@@ -261,10 +202,8 @@ pub fn run(state: &Workspace, socket: &std::path::Path, params: ExecParams) -> R
     let decision = policy::decide(&params.cmd, &places(state, cwd), &limits.exec);
     if params.dry_run {
         let roots: Vec<PathBuf> = state.jail.roots().iter().map(|r| r.path.clone()).collect();
-        return Ok(ExecResult::Decision(DryRun {
-            decision,
-            sandbox: sandbox::describe(&limits.exec.sandbox, &roots),
-        }));
+        let sandbox = sandbox::describe(&limits.exec.sandbox, &roots);
+        return Ok(ExecResult::Decision(decision.dry_run(sandbox)));
     }
     if !decision.allowed {
         return Err(refusal(&decision));

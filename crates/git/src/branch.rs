@@ -5,7 +5,7 @@ use super::Repo;
 use coderd_core::error::Result;
 use coderd_core::workspace::Workspace;
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
 const FORMAT: &str = "--format=%(HEAD)%00%(refname)%00%(refname:short)%00%(objectname:short)%00\
 %(upstream:short)%00%(upstream:track,nobracket)%00%(symref)%00%(contents:subject)";
@@ -20,35 +20,8 @@ pub struct BranchParams {
     pub all: bool,
 }
 
-#[derive(Serialize, Debug, PartialEq)]
-pub struct BranchEntry {
-    pub name: String,
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub remote: bool,
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub current: bool,
-    pub commit: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub upstream: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub ahead: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub behind: Option<u64>,
-    /// The upstream branch no longer exists.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub gone: bool,
-    pub subject: String,
-}
-
-#[derive(Serialize, Debug)]
-pub struct Branches {
-    /// The current branch (also before its first commit); absent when HEAD is detached.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub current: Option<String>,
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub detached: bool,
-    pub branches: Vec<BranchEntry>,
-}
+/// `git-branch`'s answer: the wire's types, shared with clients.
+pub use wire::answers::git::{BranchEntry, Branches};
 
 pub fn run(state: &Workspace, p: BranchParams) -> Result<Branches> {
     let repo = Repo::open(state, p.dir.as_deref())?;

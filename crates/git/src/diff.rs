@@ -7,7 +7,7 @@ use super::{Repo, WirePath};
 use coderd_core::error::Result;
 use coderd_core::workspace::Workspace;
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use std::ffi::OsString;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 
@@ -25,38 +25,8 @@ pub struct DiffParams {
     pub context: Option<u32>,
 }
 
-#[derive(Serialize, Debug)]
-pub struct FileStat {
-    pub path: WirePath,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub orig_path: Option<WirePath>,
-    /// Lines added and removed; absent for binary files.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub added: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub removed: Option<u64>,
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub binary: bool,
-}
-
-#[derive(Serialize, Debug)]
-pub struct Diff {
-    pub staged: bool,
-    pub files: Vec<FileStat>,
-    /// The unified diff (lossy UTF-8), cut at `max_output_bytes`.
-    pub diff: String,
-    pub truncated: bool,
-    /// Bytes of diff left out after the cut.
-    #[serde(skip_serializing_if = "is_zero")]
-    pub omitted_bytes: u64,
-    /// Changed files whose content is not shown: non-accessible by the workspace policy.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub withheld: Vec<WirePath>,
-}
-
-fn is_zero(n: &u64) -> bool {
-    *n == 0
-}
+/// `git-diff`'s answer: the wire's types, shared with clients.
+pub use wire::answers::git::{Diff, FileStat};
 
 pub fn run(state: &Workspace, p: DiffParams) -> Result<Diff> {
     let repo = Repo::open(state, p.dir.as_deref())?;

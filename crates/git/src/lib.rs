@@ -27,8 +27,8 @@ use coderd_core::workspace::Workspace;
 use command::{Git, GitError, Isolation};
 use repository::Pinned;
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize, Serializer};
-use std::path::{Path, PathBuf};
+use serde::Deserialize;
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// How long one git read may run before its process group is killed.
@@ -198,38 +198,13 @@ impl<'a> Repo<'a> {
     }
 }
 
-/// A path as git printed it: bytes, shown as UTF-8 (lossy when they are not UTF-8, in which case
-/// the exact bytes go beside it as base64).
-#[derive(Debug, Clone)]
-pub struct WirePath {
-    pub bytes: Vec<u8>,
-    pub text: String,
-}
+/// A path as git printed it: the wire's type (the text on the wire, the bytes kept for git).
+pub use wire::answers::git::GitPath as WirePath;
 
-impl WirePath {
-    pub fn new(bytes: &[u8]) -> WirePath {
-        WirePath {
-            bytes: bytes.to_vec(),
-            text: String::from_utf8_lossy(bytes).into_owned(),
-        }
-    }
-
-    /// The exact bytes as base64, only when the text is not them.
-    pub fn base64(&self) -> Option<String> {
-        use base64::Engine;
-        std::str::from_utf8(&self.bytes)
-            .is_err()
-            .then(|| base64::engine::general_purpose::STANDARD.encode(&self.bytes))
-    }
-
-    pub fn as_path(&self) -> PathBuf {
-        use std::os::unix::ffi::OsStrExt;
-        PathBuf::from(std::ffi::OsStr::from_bytes(&self.bytes))
-    }
-}
-
-impl Serialize for WirePath {
-    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(&self.text)
-    }
+/// A path's exact bytes as base64, only when its text is not them.
+pub fn path_base64(path: &WirePath) -> Option<String> {
+    use base64::Engine;
+    std::str::from_utf8(&path.bytes)
+        .is_err()
+        .then(|| base64::engine::general_purpose::STANDARD.encode(&path.bytes))
 }

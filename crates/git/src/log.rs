@@ -6,7 +6,7 @@ use super::Repo;
 use coderd_core::error::{Error, Result};
 use coderd_core::workspace::Workspace;
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
 const DEFAULT_LIMIT: usize = 10;
 const MAX_LIMIT: usize = 10_000;
@@ -28,22 +28,8 @@ pub struct LogParams {
     pub file: Option<String>,
 }
 
-#[derive(Serialize, Debug)]
-pub struct Commit {
-    pub hash: String,
-    pub short_hash: String,
-    pub author: String,
-    pub email: String,
-    /// Author date, ISO 8601 with its offset.
-    pub date: String,
-    pub subject: String,
-}
-
-#[derive(Serialize, Debug)]
-pub struct Log {
-    pub oneline: bool,
-    pub commits: Vec<Commit>,
-}
+/// `git-log`'s answer: the wire's types, shared with clients.
+pub use wire::answers::git::{Commit, Log};
 
 pub fn run(state: &Workspace, p: LogParams) -> Result<Log> {
     let limit = p.limit.unwrap_or(DEFAULT_LIMIT);

@@ -5,83 +5,24 @@
 use super::command::nul_records;
 use super::{Repo, WirePath};
 use coderd_core::error::Result;
-use serde::Serialize;
 
-/// What happened to a path on one side (index or work tree), as porcelain's X and Y letters say.
-#[derive(Serialize, Clone, Copy, PartialEq, Eq, Debug)]
-#[serde(rename_all = "snake_case")]
-pub enum Change {
-    Unmodified,
-    Modified,
-    TypeChanged,
-    Added,
-    Deleted,
-    Renamed,
-    Copied,
-    Unmerged,
-    Untracked,
-    Ignored,
-}
+/// `git-status`'s and `git-changed`'s answers: the wire's types, shared with clients.
+pub use wire::answers::git::{Branch, Change, Changed, ChangedFiles, Entry, Status};
 
-impl Change {
-    fn from_letter(letter: u8) -> Change {
-        match letter {
-            b'M' => Change::Modified,
-            b'T' => Change::TypeChanged,
-            b'A' => Change::Added,
-            b'D' => Change::Deleted,
-            b'R' => Change::Renamed,
-            b'C' => Change::Copied,
-            b'U' => Change::Unmerged,
-            b'?' => Change::Untracked,
-            b'!' => Change::Ignored,
-            _ => Change::Unmodified,
-        }
+/// A porcelain letter's change.
+fn change_from_letter(letter: u8) -> Change {
+    match letter {
+        b'M' => Change::Modified,
+        b'T' => Change::TypeChanged,
+        b'A' => Change::Added,
+        b'D' => Change::Deleted,
+        b'R' => Change::Renamed,
+        b'C' => Change::Copied,
+        b'U' => Change::Unmerged,
+        b'?' => Change::Untracked,
+        b'!' => Change::Ignored,
+        _ => Change::Unmodified,
     }
-}
-
-#[derive(Serialize, Debug)]
-pub struct Entry {
-    pub path: WirePath,
-    /// The path's exact bytes (base64) when they are not UTF-8; `path` is then a lossy rendering.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub path_base64: Option<String>,
-    /// The path before a rename or copy (staged renames only: git sees work-tree renames as a
-    /// deletion and an untracked file).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub orig_path: Option<WirePath>,
-    /// The two porcelain letters, e.g. `RM` or `??` (`.` for unmodified).
-    pub code: String,
-    pub index: Change,
-    pub worktree: Change,
-    /// A secret by the workspace policy: listed, but `git-diff` never shows its content.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub non_accessible: bool,
-}
-
-#[derive(Serialize, Debug, Default)]
-pub struct Branch {
-    /// The current branch; absent when HEAD is detached.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub head: Option<String>,
-    /// The commit HEAD names; absent before the first commit.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub oid: Option<String>,
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub detached: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub upstream: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub ahead: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub behind: Option<u64>,
-}
-
-#[derive(Serialize, Debug)]
-pub struct Status {
-    pub branch: Branch,
-    pub entries: Vec<Entry>,
-    pub clean: bool,
 }
 
 /// Runs and parses `git status` in the repository.
@@ -158,12 +99,12 @@ fn entry(xy: &[u8], path: &[u8], orig: Option<&[u8]>) -> Entry {
     let y = xy.get(1).copied().unwrap_or(b'.');
     let path = WirePath::new(path);
     Entry {
-        path_base64: path.base64(),
+        path_base64: super::path_base64(&path),
         path,
         orig_path: orig.map(WirePath::new),
         code: String::from_utf8_lossy(&[x, y]).into_owned(),
-        index: Change::from_letter(x),
-        worktree: Change::from_letter(y),
+        index: change_from_letter(x),
+        worktree: change_from_letter(y),
         non_accessible: false,
     }
 }
@@ -193,30 +134,6 @@ fn read_header(branch: &mut Branch, record: &[u8]) {
         }
         _ => {}
     }
-}
-
-/// One changed file for `git-changed`: which sides it changed on.
-#[derive(Serialize, Debug)]
-pub struct Changed {
-    pub path: WirePath,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub path_base64: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub orig_path: Option<WirePath>,
-    pub code: String,
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub staged: bool,
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub unstaged: bool,
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub untracked: bool,
-}
-
-#[derive(Serialize, Debug)]
-pub struct ChangedFiles {
-    /// Only files with staged changes (`--staged`).
-    pub staged_only: bool,
-    pub files: Vec<Changed>,
 }
 
 /// `git-changed`: the status entries as a file list, each path once (renames carry their origin).

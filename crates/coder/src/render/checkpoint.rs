@@ -1,80 +1,73 @@
 //! `coder checkpoint`: the list, a creation, or what a restore did.
 
 use std::io::{self, Write};
+use wire::answers::checkpoint::{Listing, Outcome, Restored, Snapshot};
 
-/// The text `coder checkpoint` prints.
-pub fn render(out: &mut impl Write, r: &serde_json::Value) -> io::Result<()> {
-    let text = |v: &serde_json::Value| v.as_str().unwrap_or("").to_string();
-    let short = |v: &serde_json::Value| text(v).chars().take(12).collect::<String>();
-    match r["action"].as_str() {
-        Some("list") => {
-            for c in r["checkpoints"].as_array().into_iter().flatten() {
-                writeln!(
-                    out,
-                    "{}  {}  {}  ({} files)",
-                    short(&c["hash"]),
-                    utc(c["time"].as_i64().unwrap_or(0)),
-                    text(&c["label"]),
-                    c["files_changed"].as_u64().unwrap_or(0)
-                )?;
-            }
-            let auto = &r["auto"];
-            if auto["enabled"].as_bool() == Some(false) {
-                writeln!(
-                    out,
-                    "automatic checkpoints: off ({})",
-                    text(&auto["reason"])
-                )?;
-            }
-        }
-        Some("create") => {
-            let verb = match r["created"].as_bool() {
-                Some(true) => "created",
-                _ => "unchanged since",
-            };
-            writeln!(
-                out,
-                "checkpoint {verb} {} ({} files changed)",
-                short(&r["hash"]),
-                r["files_changed"]
-            )?;
-            for path in r["skipped_large"].as_array().into_iter().flatten() {
-                writeln!(out, "  skipped (over the size cap): {}", text(path))?;
-            }
-        }
-        _ => {
-            let restored = r["restored"].as_array().map_or(0, Vec::len);
-            writeln!(
-                out,
-                "restored {restored} files from {}",
-                short(&r["restored_from"])
-            )?;
-            for path in r["kept_newer"].as_array().into_iter().flatten() {
-                writeln!(out, "  kept (newer than the checkpoint): {}", text(path))?;
-            }
-            for path in r["undo_also_holds"].as_array().into_iter().flatten() {
-                writeln!(
-                    out,
-                    "  overwritten, held by the undo snapshot: {}",
-                    text(path)
-                )?;
-            }
-            for failure in r["failed"].as_array().into_iter().flatten() {
-                writeln!(
-                    out,
-                    "  failed: {}: {}",
-                    text(&failure["path"]),
-                    text(&failure["error"])
-                )?;
-            }
-            writeln!(
-                out,
-                "undo with: coder checkpoint --restore {}",
-                text(&r["undo"])
-            )?;
-        }
+/// The text `coder checkpoint` prints, from the answer's type (`wire::answers::checkpoint`, the
+/// one the daemon builds); an answer of another shape is shown as JSON.
+pub fn render(out: &mut impl Write, text: &str) -> io::Result<()> {
+    match serde_json::from_str::<Outcome>(text) {
+        Ok(Outcome::List(listing)) => list(out, &listing),
+        Ok(Outcome::Create(snapshot)) => created(out, &snapshot),
+        Ok(Outcome::Restore(restored)) => restore(out, &restored),
+        Err(_) => super::write_pretty(out, text.as_bytes()),
+    }
+}
+
+/// A hash as the list shows it.
+fn short(hash: &str) -> String {
+    hash.chars().take(12).collect()
+}
+
+fn list(out: &mut impl Write, r: &Listing) -> io::Result<()> {
+    for c in &r.checkpoints {
+        writeln!(
+            out,
+            "{}  {}  {}  ({} files)",
+            short(&c.hash),
+            utc(c.time),
+            c.label,
+            c.files_changed
+        )?;
+    }
+    if !r.auto.enabled {
+        let reason = r.auto.reason.as_deref().unwrap_or("");
+        writeln!(out, "automatic checkpoints: off ({reason})")?;
     }
     Ok(())
+}
+
+fn created(out: &mut impl Write, r: &Snapshot) -> io::Result<()> {
+    let verb = if r.created {
+        "created"
+    } else {
+        "unchanged since"
+    };
+    writeln!(
+        out,
+        "checkpoint {verb} {} ({} files changed)",
+        short(&r.hash),
+        r.files_changed
+    )?;
+    for path in &r.skipped_large {
+        writeln!(out, "  skipped (over the size cap): {path}")?;
+    }
+    Ok(())
+}
+
+fn restore(out: &mut impl Write, r: &Restored) -> io::Result<()> {
+    let (count, from) = (r.restored.len(), short(&r.restored_from));
+    writeln!(out, "restored {count} files from {from}")?;
+    for path in &r.kept_newer {
+        writeln!(out, "  kept (newer than the checkpoint): {path}")?;
+    }
+    for path in &r.undo_also_holds {
+        writeln!(out, "  overwritten, held by the undo snapshot: {path}")?;
+    }
+    for failure in &r.failed {
+        writeln!(out, "  failed: {}: {}", failure.path, failure.error)?;
+    }
+    writeln!(out, "undo with: coder checkpoint --restore {}", r.undo)
 }
 
 /// `YYYY-MM-DD HH:MM:SS UTC` from Unix seconds (civil-from-days, no time-zone database needed).
@@ -106,5 +99,28 @@ mod tests {
         assert_eq!(utc(0), "1970-01-01 00:00:00 UTC");
         assert_eq!(utc(1_796_237_036), "2026-12-02 18:43:56 UTC");
         assert_eq!(utc(951_782_400), "2000-02-29 00:00:00 UTC");
+    }
+
+    #[test]
+    fn each_action_renders_from_its_fields() {
+        let cases = [
+            (
+                r#"{"action":"list","checkpoints":[{"hash":"0123456789abcdef","time":0,"label":"write a.rs","files_changed":1}],"auto":{"enabled":false,"reason":"off by config","taken":0,"failures_in_a_row":0}}"#,
+                "0123456789ab  1970-01-01 00:00:00 UTC  write a.rs  (1 files)\nautomatic checkpoints: off (off by config)\n",
+            ),
+            (
+                r#"{"action":"create","hash":"abc","created":false,"files_changed":0,"skipped_large":["big.bin"]}"#,
+                "checkpoint unchanged since abc (0 files changed)\n  skipped (over the size cap): big.bin\n",
+            ),
+            (
+                r#"{"action":"restore","restored_from":"abc","undo":"def","restored":["a.rs"],"kept_newer":["n.rs"],"failed":[{"path":"b.rs","error":"denied"}]}"#,
+                "restored 1 files from abc\n  kept (newer than the checkpoint): n.rs\n  failed: b.rs: denied\nundo with: coder checkpoint --restore def\n",
+            ),
+        ];
+        for (answer, expected) in cases {
+            let mut out = Vec::new();
+            render(&mut out, answer).unwrap();
+            assert_eq!(String::from_utf8(out).unwrap(), expected, "{answer}");
+        }
     }
 }

@@ -1,9 +1,12 @@
 //! Human renderings of results (`coder` without `--json`), one module per area whose answers need
-//! more than the generic ones here. Each reads the answer's JSON (borrowed views where answers are
-//! big), never the daemon's types.
+//! more than the generic ones here. Each reads the answer into its type shared through `wire`
+//! (`wire::answers`: the type the daemon serialises, so a renamed field does not compile here), or
+//! into a borrowed view where answers are big (search, text reads, trees); never the daemon's
+//! crates. An answer that is not of its kind's shape is shown as JSON.
 
 mod checkpoint;
 pub mod diagnostics;
+mod edit;
 mod exec;
 mod git;
 mod map;
@@ -16,6 +19,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use std::borrow::Cow;
 use std::io::Write;
+use wire::answers::listing::FolderPage;
 use wire::answers::Answer;
 
 /// Pretty-prints JSON text as it streams by (two-space indent, `"key": value`, the layout of
@@ -86,8 +90,7 @@ pub fn write_pretty(out: &mut impl Write, json: &[u8]) -> std::io::Result<()> {
 /// Human rendering of a result, by the kind of answer its method's entry declares (`answer`, from
 /// `schema`: no method's name is matched here; `mutates`: whether the method edits, so its answer
 /// may carry diagnostics and a checkpoint warning). Search, plain reads and trees are rendered from
-/// borrowed views of the reply's bytes; the small answers (stat, batch, list-folder) go through
-/// `Value`.
+/// borrowed views of the reply's bytes; stat and batch reads still go through `Value`.
 pub fn render(
     out: &mut impl Write,
     answer: Answer,
@@ -116,21 +119,21 @@ pub fn render(
                 }
             }
         },
-        Answer::ListFolder => render_list(out, &value()),
+        Answer::ListFolder => render_list(out, text),
         Answer::Outline => outline::render(out, text),
         Answer::Map => map::render(out, text),
         Answer::Symbols => map::symbols(out, text),
         Answer::Diagnostics => diagnostics::write_report(out, text),
-        Answer::GitStatus => git::status(out, &value()),
-        Answer::GitDiff => git::diff(out, &value()),
-        Answer::GitLog => git::log(out, &value()),
-        Answer::GitChanged => git::changed(out, &value()),
-        Answer::GitBranch => git::branch(out, &value()),
-        Answer::Checkpoint => checkpoint::render(out, &value()),
+        Answer::GitStatus => git::status(out, text),
+        Answer::GitDiff => git::diff(out, text),
+        Answer::GitLog => git::log(out, text),
+        Answer::GitChanged => git::changed(out, text),
+        Answer::GitBranch => git::branch(out, text),
+        Answer::Checkpoint => checkpoint::render(out, text),
         Answer::Todo => todo::render(out, text),
-        Answer::Stats => stats::render(out, &value()),
-        Answer::Command => exec::render(out, &value()),
-        Answer::Edit => render_edit(out, &value()),
+        Answer::Stats => stats::render(out, text),
+        Answer::Command => exec::render(out, text),
+        Answer::Edit => edit::render(out, text),
         Answer::Json => write_pretty(out, text.as_bytes()),
     }?;
     // After any edit, what the language servers found in the files it changed.
@@ -138,12 +141,22 @@ pub fn render(
         diagnostics::write_block(out, text)?;
         // The safety net this edit ran without, each time (see `checkpoint::auto`).
         if text.contains("\"checkpoint_warning\"") {
-            if let Some(warning) = value()["checkpoint_warning"].as_str() {
+            if let Ok(Hooked {
+                checkpoint_warning: Some(warning),
+            }) = serde_json::from_str(text)
+            {
                 writeln!(out, "[CHECKPOINT] {warning}")?;
             }
         }
     }
     Ok(())
+}
+
+/// What the daemon's hooks append to an edit's answer (`Outgoing::with_field`), whatever its kind.
+#[derive(Deserialize)]
+struct Hooked<'a> {
+    #[serde(borrow)]
+    checkpoint_warning: Option<Cow<'a, str>>,
 }
 
 /// A text read, borrowed from the reply (`content` is copied only when it holds escapes). Stat,
@@ -288,115 +301,23 @@ fn render_tree(
     Ok(())
 }
 
-fn render_list(out: &mut impl Write, r: &Value) -> std::io::Result<()> {
-    for e in r["entries"].as_array().into_iter().flatten() {
-        let flag = if e["non_accessible"] == true {
+/// `list-folder`: a line per entry (kind, size, name), from the answer's type
+/// (`wire::answers::listing`, the one the daemon builds); then the cursor of the next page.
+fn render_list(out: &mut impl Write, text: &str) -> std::io::Result<()> {
+    let Ok(page) = serde_json::from_str::<FolderPage>(text) else {
+        return write_pretty(out, text.as_bytes());
+    };
+    for e in &page.entries {
+        let flag = if e.non_accessible {
             "  [non-accessible]"
         } else {
             ""
         };
-        let size = e.get("size").map(plain).unwrap_or_default();
-        writeln!(
-            out,
-            "{:<8}{:>12}  {}{flag}",
-            plain(&e["kind"]),
-            size,
-            plain(&e["name"])
-        )?;
+        let size = e.size.map(|n| n.to_string()).unwrap_or_default();
+        writeln!(out, "{:<8}{:>12}  {}{flag}", e.kind, size, e.name)?;
     }
-    if let Some(cursor) = r["next_cursor"].as_str() {
+    if let Some(cursor) = &page.next_cursor {
         eprintln!("[more: --cursor {cursor:?}]");
-    }
-    Ok(())
-}
-
-/// An edit's answer: a line per file (what happened, lines added and removed, the new version),
-/// the windows `update-file` echoes, and what was moved, deleted or cleaned.
-fn render_edit(out: &mut impl Write, r: &Value) -> std::io::Result<()> {
-    let files = match r.get("files").and_then(Value::as_array) {
-        Some(files) => files.iter().collect(),
-        None if r.get("path").is_some() => vec![r],
-        None => vec![],
-    };
-    for file in files {
-        render_file_change(out, file)?;
-    }
-    for m in r["moved"].as_array().into_iter().flatten() {
-        writeln!(
-            out,
-            "moved {} → {} ({})",
-            plain(&m["from"]),
-            plain(&m["to"]),
-            plain(&m["how"])
-        )?;
-    }
-    for d in r["deleted"].as_array().into_iter().flatten() {
-        writeln!(out, "deleted {} ({})", plain(&d["path"]), plain(&d["kind"]))?;
-    }
-    for path in r["removed"].as_array().into_iter().flatten() {
-        writeln!(out, "removed {}", plain(path))?;
-    }
-    // `clean` without `force` lists; .bak files coderd did not write are named, never removed.
-    for path in r["would_remove"].as_array().into_iter().flatten() {
-        writeln!(out, "would remove {}", plain(path))?;
-    }
-    for path in r["kept_not_ours"].as_array().into_iter().flatten() {
-        writeln!(out, "kept (not a backup coderd wrote) {}", plain(path))?;
-    }
-    if let Some(note) = r["note"].as_str() {
-        writeln!(out, "{note}")?;
-    }
-    Ok(())
-}
-
-fn render_file_change(out: &mut impl Write, f: &Value) -> std::io::Result<()> {
-    let what = if f["deleted"] == true {
-        "deleted"
-    } else if f["created"] == true {
-        "created"
-    } else if f["unchanged"] == true || f["already_applied"] == true {
-        "unchanged"
-    } else {
-        "updated"
-    };
-    write!(
-        out,
-        "{} {what}: +{} -{}, {} bytes, version {}",
-        plain(&f["path"]),
-        f["lines_added"].as_u64().unwrap_or(0),
-        f["lines_removed"].as_u64().unwrap_or(0),
-        f["bytes"].as_u64().unwrap_or(0),
-        plain(&f["version"]),
-    )?;
-    if f["already_applied"] == true {
-        write!(out, " (already applied)")?;
-    }
-    if let Some(rule) = f["matched_with"].as_str().filter(|m| *m != "exact") {
-        write!(out, " (matched with {rule})")?;
-    }
-    if let Some(backup) = f["backup"].as_str() {
-        write!(out, " (backup {backup})")?;
-    }
-    writeln!(out)?;
-    for echo in f["echoes"].as_array().into_iter().flatten() {
-        let lines = echo["lines"]
-            .as_array()
-            .map(Vec::as_slice)
-            .unwrap_or_default();
-        // A replace site echoes its first and last line; the lines between are counted.
-        let elided = echo["elided"].as_u64().filter(|n| *n > 0);
-        for (i, line) in lines.iter().enumerate() {
-            if let (Some(n), 1) = (elided, i) {
-                writeln!(out, "      ⋮ {n} lines")?;
-            }
-            writeln!(
-                out,
-                "{:>6}│{}",
-                line["line"].as_u64().unwrap_or(0),
-                plain(&line["text"])
-            )?;
-        }
-        writeln!(out, "      ─")?;
     }
     Ok(())
 }
@@ -431,6 +352,17 @@ mod tests {
         assert_eq!(
             text,
             "would remove /w/a.bak\nkept (not a backup coderd wrote) /w/db.bak\npass `force`\n"
+        );
+    }
+
+    #[test]
+    fn a_folder_page_renders_a_line_per_entry() {
+        let page = r#"{"entries":[{"default_excluded":true,"kind":"dir","name":"target"},{"kind":"file","name":".env","non_accessible":true,"size":12}],"next_cursor":null,"path":"/w","total":2}"#;
+        let mut out = Vec::new();
+        render(&mut out, Answer::ListFolder, false, page).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "dir                   target\nfile              12  .env  [non-accessible]\n"
         );
     }
 

@@ -9,7 +9,6 @@ use super::splice::{self, Splice};
 use coderd_core::documents::Document;
 use coderd_core::error::{Code, Error, Result};
 use coderd_core::jail::Resolved;
-use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -80,25 +79,8 @@ impl Options {
     }
 }
 
-/// One file's part of a call's answer.
-#[derive(Serialize, Debug, Clone)]
-pub struct FileResult {
-    pub path: PathBuf,
-    pub bytes: u64,
-    pub version: String,
-    pub revision: u64,
-    pub lines_added: usize,
-    pub lines_removed: usize,
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub created: bool,
-    /// Nothing needed changing: the content already was what the call asked for.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub unchanged: bool,
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub deleted: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub backup: Option<PathBuf>,
-}
+/// One file's part of a call's answer: the wire's type, shared with clients.
+pub use wire::answers::edit::FileResult;
 
 struct Slot {
     target: Target,

@@ -74,7 +74,7 @@ use std::borrow::Cow;
 use std::ops::Range;
 
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
 use super::locate::{split_lines, Line};
 use crate::splice::{self, Splice};
@@ -150,55 +150,8 @@ impl Op {
     }
 }
 
-/// Which op an echo belongs to (the op's `op` tag).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum EchoKind {
-    Insert,
-    Remove,
-    UpdateLines,
-    Replace,
-}
-
-/// One echoed line of the new file.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
-pub struct EchoLine {
-    /// 1-based line number in the new file.
-    pub line: usize,
-    /// The line without its EOL, as UTF-8 (invalid bytes shown as U+FFFD).
-    pub text: String,
-    /// True when `text` was cut at 1 KiB.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub clipped: bool,
-}
-
-/// A post-apply view of what one op wrote, in the new file's numbering.
-///
-/// For a line op, `start_line..=end_line` is the block of lines the op wrote, and `lines` adds up
-/// to 2 lines of context each side. When the op wrote no line (a removal, or empty content) the
-/// block is empty: `end_line` is `start_line` minus one and `start_line` is the line after the gap.
-/// For a replace op there is one echo per match site (the first 5): `start_line..=end_line` is the
-/// site's post-replace region and `lines` holds its first and last line. `elided` counts the
-/// lines of the window not shown (the gap in the `line` numbers).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
-pub struct Echo {
-    /// Index of the op in `ops`.
-    pub op: usize,
-    pub kind: EchoKind,
-    /// First line the op wrote (or, for an empty block, the line after the gap).
-    pub start_line: usize,
-    /// Last line the op wrote; `start_line - 1` for an empty block.
-    pub end_line: usize,
-    /// The echoed lines, in order, each with its line number.
-    pub lines: Vec<EchoLine>,
-    /// Lines of the window left out of `lines` (windows over 20 lines keep the first and last 8;
-    /// replace sites over 2 lines keep the first and last).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub elided: Option<usize>,
-    /// Replace ops only: how many matches the op replaced in all (sites beyond 5 are not echoed).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub replacements: Option<usize>,
-}
+/// What the ops wrote, echoed in the answer: the wire's types, shared with clients.
+pub use wire::answers::edit::{Echo, EchoKind, EchoLine};
 
 /// The outcome of [`apply`].
 #[derive(Clone, Debug, PartialEq, Eq)]

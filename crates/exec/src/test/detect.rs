@@ -4,24 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-/// Test frameworks by the name the result reports.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Framework {
-    Go,
-    Cargo,
-    Pytest,
-    Npm,
-    Pnpm,
-    Yarn,
-    Bun,
-    Maven,
-    Gradle,
-    Make,
-    Dotnet,
-    Mix,
-    Rspec,
-}
+/// Test frameworks by the name the result reports: the wire's type.
+pub use wire::answers::command::Framework;
 
 /// A detected test command: the framework, the argv, and the folder it runs in.
 #[derive(Debug)]

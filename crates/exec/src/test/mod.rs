@@ -7,13 +7,11 @@ pub mod summary;
 
 use super::parse::shell_quote;
 use super::policy;
-use super::run::{self, RunReport, Supervised};
+use super::run::{self, Supervised};
 use coderd_core::error::{Error, Result};
 use coderd_core::workspace::Workspace;
-use detect::Framework;
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
-use summary::Summary;
+use serde::Deserialize;
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -30,19 +28,8 @@ pub struct TestParams {
     pub stream: bool,
 }
 
-#[derive(Serialize)]
-pub struct TestResult {
-    pub framework: Framework,
-    /// The command run, as argv.
-    pub command: Vec<String>,
-    /// The folder it ran in.
-    pub folder: String,
-    #[serde(flatten)]
-    pub run: RunReport,
-    /// Passed, failed, skipped and the failing tests (cargo, go and pytest).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub summary: Option<Summary>,
-}
+/// `test`'s answer: the wire's type, shared with clients.
+pub use wire::answers::command::TestResult;
 
 pub fn run(state: &Workspace, socket: &std::path::Path, params: TestParams) -> Result<TestResult> {
     let limits = state.limits();

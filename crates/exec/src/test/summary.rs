@@ -5,7 +5,6 @@
 
 use super::detect::Framework;
 use regex::Regex;
-use serde::Serialize;
 use std::sync::LazyLock;
 
 const MAX_FAILURES: usize = 50;
@@ -13,20 +12,8 @@ const MAX_LINES: usize = 5;
 /// Longest line kept in a failure's lines.
 const MAX_LINE_CHARS: usize = 300;
 
-#[derive(Serialize, Default, Debug)]
-pub struct Summary {
-    pub passed: u64,
-    pub failed: u64,
-    pub skipped: u64,
-    pub failures: Vec<Failure>,
-}
-
-#[derive(Serialize, Debug)]
-pub struct Failure {
-    pub name: String,
-    /// The first lines that say why it failed.
-    pub lines: Vec<String>,
-}
+/// A run's counts and failures: the wire's types, shared with clients.
+pub use wire::answers::command::{Failure, Summary};
 
 /// Feeds output bytes in any chunking and parses complete lines.
 pub struct Parser {

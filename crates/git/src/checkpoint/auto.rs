@@ -23,7 +23,6 @@ use super::store::SnapshotError;
 use super::{caps, Checkpoints};
 use crate::command::GitError;
 use coderd_core::workspace::Workspace;
-use serde::Serialize;
 use std::time::{Duration, Instant};
 
 const DEADLINE: Duration = Duration::from_secs(10);
@@ -42,18 +41,8 @@ pub struct Auto {
     taken: u64,
 }
 
-/// How automatic snapshots fare, for `checkpoint --list`.
-#[derive(Serialize)]
-pub struct Report {
-    pub enabled: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
-    /// Automatic snapshots attempted and done by this daemon.
-    pub taken: u64,
-    pub failures_in_a_row: u32,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub last_error: Option<String>,
-}
+/// How automatic snapshots fare, for `checkpoint --list`: the wire's type.
+pub use wire::answers::checkpoint::AutoReport as Report;
 
 impl Auto {
     /// Off from the start when the daemon's environment says `CODER_CHECKPOINTS=off`.

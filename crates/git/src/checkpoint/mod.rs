@@ -14,7 +14,7 @@ pub mod store;
 use coderd_core::error::{Error, Result};
 use coderd_core::workspace::Workspace;
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -75,22 +75,8 @@ impl CheckpointParams {
     }
 }
 
-#[derive(Serialize)]
-#[serde(tag = "action", rename_all = "snake_case")]
-pub enum Outcome {
-    List(Listing),
-    Create(store::Snapshot),
-    Restore(restore::Restored),
-}
-
-#[derive(Serialize)]
-pub struct Listing {
-    pub checkpoints: Vec<store::Entry>,
-    pub auto: auto::Report,
-    /// The shadow repository (absent when the daemon has no data folder).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub store: Option<PathBuf>,
-}
+/// `checkpoint`'s answers: the wire's types, shared with clients.
+pub use wire::answers::checkpoint::{Listing, Outcome};
 
 /// The daemon's checkpoint state: where the shadow repository is and how automatic snapshots fare.
 pub struct Checkpoints {

@@ -16,7 +16,6 @@ use coderd_core::error::{Error, Result};
 use coderd_core::jail::{Jail, Resolved};
 use coderd_core::workspace::Workspace;
 use coderd_edit::commit::{self, Existing, Publish};
-use serde::Serialize;
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
@@ -27,29 +26,8 @@ const REGULAR: u32 = 0o100644;
 const EXECUTABLE: u32 = 0o100755;
 const SYMLINK: u32 = 0o120000;
 
-#[derive(Serialize, Debug)]
-pub struct Restored {
-    /// The snapshot restored.
-    pub restored_from: String,
-    /// The snapshot taken just before (restore it to undo this one).
-    pub undo: String,
-    /// Paths written back (content and mode as in the snapshot).
-    pub restored: Vec<String>,
-    /// Paths that exist now but not in the snapshot: created after it, kept as they are.
-    pub kept_newer: Vec<String>,
-    /// Paths snapshots leave out (over the size cap, ignored) that the restore overwrote: the
-    /// undo snapshot holds their bytes from just before.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub undo_also_holds: Vec<String>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub failed: Vec<Failure>,
-}
-
-#[derive(Serialize, Debug)]
-pub struct Failure {
-    pub path: String,
-    pub error: String,
-}
+/// What a restore did: the wire's types, shared with clients.
+pub use wire::answers::checkpoint::{RestoreFailure as Failure, Restored};
 
 /// Writes back every path where the present snapshot `now` differs from `target`.
 pub fn restore(

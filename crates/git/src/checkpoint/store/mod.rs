@@ -113,43 +113,8 @@ impl SnapshotError {
     }
 }
 
-/// What one snapshot did.
-#[derive(serde::Serialize, Debug, Clone)]
-pub struct Snapshot {
-    /// The commit naming the snapshot (the previous one when nothing changed).
-    pub hash: String,
-    /// Whether a new commit was made (false: the tree was the same as the last snapshot's).
-    pub created: bool,
-    /// Paths handed to git this time (changed, added or removed since the last snapshot).
-    pub files_changed: usize,
-    /// Untracked files over `checkpoint_max_file_bytes`, left out.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub skipped_large: Vec<String>,
-    /// Files left out because they are secrets by `non_accessible_globs`.
-    #[serde(skip_serializing_if = "is_zero")]
-    pub skipped_secrets: usize,
-    /// Nested git repositories, left out (their own history keeps them).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub skipped_nested_repos: Vec<String>,
-    /// True once a `.gitignore` changed after this daemon's first snapshot: new files are then
-    /// picked by the snapshots' own rules (`default_exclude_globs`), not the `.gitignore` files.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub own_rules: bool,
-}
-
-fn is_zero(n: &usize) -> bool {
-    *n == 0
-}
-
-/// One entry of `list`.
-#[derive(serde::Serialize, Debug)]
-pub struct Entry {
-    pub hash: String,
-    /// Unix seconds.
-    pub time: i64,
-    pub label: String,
-    pub files_changed: usize,
-}
+/// What one snapshot did, and one entry of `list`: the wire's types, shared with clients.
+pub use wire::answers::checkpoint::{Entry, Snapshot};
 
 /// The shadow repository of a workspace: one git directory for all its roots (see `roots`).
 pub struct Shadow {
