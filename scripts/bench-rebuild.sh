@@ -9,7 +9,7 @@ new=$(cd "$(dirname "$0")/.." && pwd)
 old=${1:?usage: bench-rebuild.sh OLD_CHECKOUT [ROUNDS]}
 rounds=${2:-3}
 
-# The edit engine's write.rs in either layout (src/edit/ before the crates, crates/edit/src/ after).
+# The edit engine's write.rs in either layout (the edit crate's, or the one crate's before the split).
 engine_file() {
     if [[ -f $1/crates/edit/src/write.rs ]]; then echo crates/edit/src/write.rs; else echo src/edit/write.rs; fi
 }
