@@ -186,7 +186,7 @@ def wait_quiet(daemon, settle=1.0, cap=120.0):
     return last
 
 
-def one_run(binary, root, big, other, files):
+def one_run(binary, root, big, other, files, words):
     row = {}
     d = Coderd(binary, root)
     try:
@@ -194,7 +194,7 @@ def one_run(binary, root, big, other, files):
         row["start_s"] = time.perf_counter() - d.started
         t, reply = d.timed("tree", {"depth": 3})
         row["tree_s"], row["tree"] = t, "ok" if "result" in reply else result_or_error(reply)
-        for name, word in (("rare", RARE), ("common", COMMON)):
+        for name, word in zip(("rare", "common"), words):
             t, reply = d.timed("search", {"pattern": word, "before": 2, "after": 2})
             row[f"search_{name}_s"] = t
             row[f"rg_{name}_s"] = rg_time(root, word)
@@ -292,20 +292,22 @@ def main():
     ap.add_argument("--tree", action="append", default=[])
     ap.add_argument("--other", default="HEAD~1", help="the revision --tree trees check out and back")
     ap.add_argument("--big", help="a --tree's file for the outline row")
+    ap.add_argument("--rare", default=RARE, help="a --tree's word found in a file or two")
+    ap.add_argument("--common", default=COMMON, help="a --tree's word found in most files")
     ap.add_argument("--generate", type=int, action="append", default=[])
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     rng = random.Random(7)
     results = []
     for root in args.tree:
-        results.append((root, root, args.big, args.other, False))
+        results.append((root, root, args.big, args.other, False, (args.rare, args.common)))
     for count in args.generate:
         root, other, big = generate(count, rng)
-        results.append((f"generated {count:,}", root, big, other, True))
+        results.append((f"generated {count:,}", root, big, other, True, (RARE, COMMON)))
     out = []
-    for name, root, big, other, temporary in results:
+    for name, root, big, other, temporary, words in results:
         files = some_files(root)
-        rows = [one_run(args.coderd, root, big, other, files) for _ in range(args.runs)]
+        rows = [one_run(args.coderd, root, big, other, files, words) for _ in range(args.runs)]
         row = median_rows(rows)
         n = count_files(root)
         out.append({"tree": name, "files": n, **row})
