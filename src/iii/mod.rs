@@ -93,17 +93,21 @@ pub fn start(state: &Arc<State>, options: &IiiOptions) -> Result<Worker> {
         .iter()
         .map(|m| client.register_function(m.name, registration(state, m, &runtime, &workspace)))
         .collect();
-    if let Err(refused) = tokio::task::block_in_place(|| runtime.block_on(claim.first(&client))) {
-        client.shutdown();
-        return Err(refused);
-    }
+    let owned = tokio::task::block_in_place(|| runtime.block_on(claim.first(&client)));
+    let owned = match owned {
+        Ok(owned) => owned,
+        Err(refused) => {
+            client.shutdown();
+            return Err(refused);
+        }
+    };
     tracing::info!(
         "iii worker: {} functions for engine {engine} (namespace {})",
         chosen.len(),
         claim.namespace
     );
     let watched = client.clone();
-    let lost = runtime.spawn(async move { claim.watch(&watched).await });
+    let lost = runtime.spawn(async move { claim.watch(&watched, owned).await });
     Ok(Worker {
         client,
         functions,

@@ -66,12 +66,13 @@ impl Claim {
         }
     }
 
-    /// Waits up to `FIRST_VERDICT` for a verdict: `Err` when the namespace is taken.
-    pub async fn first(&self, client: &IIIClient) -> Result<()> {
+    /// Waits up to `FIRST_VERDICT` for a verdict: `Err` when the namespace is taken, else whether
+    /// this worker was seen to own it (not yet when the engine has not answered).
+    pub async fn first(&self, client: &IIIClient) -> Result<bool> {
         let deadline = Instant::now() + FIRST_VERDICT;
         loop {
             match self.verdict(client).await {
-                Verdict::Owner => return Ok(()),
+                Verdict::Owner => return Ok(true),
                 Verdict::Taken(e) => return Err(e),
                 Verdict::Pending if Instant::now() >= deadline => {
                     tracing::warn!(
@@ -80,7 +81,7 @@ impl Claim {
                         self.engine,
                         self.namespace
                     );
-                    return Ok(());
+                    return Ok(false);
                 }
                 Verdict::Pending => tokio::time::sleep(TICK).await,
             }
@@ -89,8 +90,8 @@ impl Claim {
 
     /// Watches the connection for the daemon's life; returns the refusal when the namespace is
     /// lost (an engine restart replays the registrations, and the owner may then be another).
-    pub async fn watch(&self, client: &IIIClient) -> Error {
-        let mut checked = false;
+    /// `checked`: this connection was already seen to own the namespace (no probe again).
+    pub async fn watch(&self, client: &IIIClient, mut checked: bool) -> Error {
         loop {
             tokio::time::sleep(TICK).await;
             let connected = client.get_connection_state() == IIIConnectionState::Connected;
