@@ -126,8 +126,10 @@ impl Claim {
     /// The owner's workspace, asked of the namespace's `coder::info` by a client of its own (this
     /// worker's connection is closed once refused).
     async fn owner_workspace(&self) -> Option<String> {
-        let mut metadata = iii_sdk::iii::WorkerMetadata::default();
-        metadata.name = format!("coderd-probe:{}", std::process::id());
+        let metadata = iii_sdk::iii::WorkerMetadata {
+            name: format!("coderd-probe:{}", std::process::id()),
+            ..Default::default()
+        };
         let probe = iii_sdk::register_worker(&self.engine, options(metadata, None, false));
         let answer = info_workspace(&probe, Some(&self.namespace)).await;
         tokio::task::spawn_blocking(move || probe.shutdown())

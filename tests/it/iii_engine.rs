@@ -320,8 +320,10 @@ fn no_reply_is_lost_through_the_engine() {
 /// One caller's share of the soak: what went wrong, call by call.
 async fn soak_caller(url: &str, caller: usize, calls: usize, root: &str) -> Vec<String> {
     use iii_sdk::protocol::{TriggerRequest, TriggerRequestWithMetadata};
-    let mut metadata = iii_sdk::iii::WorkerMetadata::default();
-    metadata.name = format!("soak-caller-{caller}");
+    let metadata = iii_sdk::iii::WorkerMetadata {
+        name: format!("soak-caller-{caller}"),
+        ..Default::default()
+    };
     let mut options = iii_sdk::InitOptions {
         metadata: Some(metadata),
         ..Default::default()
