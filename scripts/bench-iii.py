@@ -183,7 +183,7 @@ def main():
     try:
         procs.append(subprocess.Popen(
             [engine_binary(), "--config", str(tmp / "engine.yaml"), "--no-update-check"],
-            cwd=tmp, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+            cwd=tmp, env=env, stdout=open(tmp / "engine.log", "w"), stderr=subprocess.STDOUT))
         wait_for(lambda: socket.create_connection(("127.0.0.1", port), 1).close() or True, "the engine")
         sock = str(tmp / "coderd.sock")
         daemon_env = dict(env, XDG_RUNTIME_DIR=str(tmp / "run"), XDG_DATA_HOME=str(tmp / "data"),
@@ -251,7 +251,7 @@ def main():
         for what in engine_soak[1][:3] + engine_soak[2][:3] + socket_soak[1][:3] + socket_soak[2][:3]:
             print("  ", what)
         if engine_soak[1] or engine_soak[2] or socket_soak[1] or socket_soak[2]:
-            sys.exit(1)
+            sys.exit(f"bench-iii: replies lost or wrong; logs in {tmp}")
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ pub const FIRST_VERDICT: Duration = Duration::from_secs(10);
 /// How often the watch looks at the connection.
 const TICK: Duration = Duration::from_millis(200);
 /// One `coder::info` probe through the engine.
-const PROBE_TIMEOUT_MS: u64 = 3000;
+const PROBE_TIMEOUT_MS: u64 = 10_000;
 
 /// What a look at the connection found.
 pub enum Verdict {
@@ -157,7 +157,7 @@ async fn info_workspace(client: &IIIClient, namespace: Option<&str>) -> Option<S
 }
 
 /// The SDK's options: the worker's metadata and namespace, OpenTelemetry export on or off
-/// (`iii.opentelemetry`; off by default: with it on, about 1 reply in a few thousand was lost).
+/// (`iii.opentelemetry`; off by default: see docs/iii.md, "No reply lost").
 pub fn options(
     metadata: iii_sdk::iii::WorkerMetadata,
     namespace: Option<String>,

@@ -17,6 +17,6 @@ pub struct IiiConfig {
     /// worker of a name per namespace, which keeps a namespace one workspace's).
     pub worker_name: Option<String>,
     /// Export the iii SDK's OpenTelemetry traces and metrics to the engine (default off: with it
-    /// on, about 1 reply in a few thousand never reached its caller, and p50 was 20% higher).
+    /// on, replies were reported lost and p50 through the engine was several times higher).
     pub opentelemetry: bool,
 }
