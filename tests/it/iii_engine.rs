@@ -16,6 +16,11 @@ use std::time::{Duration, Instant};
 
 /// `coderd iii` for a sandbox, against an engine, in a namespace.
 fn worker(sandbox: &Sandbox, engine: &Engine, namespace: &str) -> Daemon {
+    worker_at(sandbox, &engine.url(), namespace)
+}
+
+/// `worker` for an engine address (the engine may be down).
+fn worker_at(sandbox: &Sandbox, url: &str, namespace: &str) -> Daemon {
     let config = sandbox.dir.path().join("coderd.yaml");
     std::fs::write(
         &config,
@@ -29,7 +34,7 @@ fn worker(sandbox: &Sandbox, engine: &Engine, namespace: &str) -> Daemon {
             config.to_str().unwrap(),
             "iii",
             "--engine",
-            &engine.url(),
+            url,
             "--namespace",
             namespace,
         ],
@@ -351,4 +356,57 @@ async fn soak_caller(url: &str, caller: usize, calls: usize, root: &str) -> Vec<
         .await
         .unwrap();
     failures
+}
+
+/// The case: a second worker started while the engine is down (no verdict yet, so it
+/// serves its socket), then the engine comes back and both register again. Exactly one is left:
+/// the other stops (C214) instead of serving beside it, and every answer names the survivor.
+#[test]
+fn after_an_engine_restart_one_owner_is_left() {
+    let a = Sandbox::empty();
+    a.write("who.txt", "A\n");
+    let c = Sandbox::empty();
+    c.write("who.txt", "C\n");
+    let engine = Engine::start(a.dir.path(), free_port());
+    let mut wa = worker(&a, &engine, "nsx");
+    let who = json!({"path": "who.txt"});
+    engine.when_ready(Some("nsx"), "coder::read-file", who.clone());
+    let (port, dir, url) = (engine.port, engine.dir.clone(), engine.url());
+    drop(engine);
+    let mut wc = worker_at(&c, &url, "nsx");
+    let engine = Engine::start(&dir, port);
+    let deadline = Instant::now() + PATIENCE;
+    let (loser, survivor) = loop {
+        let a_done = wa.child.try_wait().unwrap();
+        let c_done = wc.child.try_wait().unwrap();
+        match (a_done, c_done) {
+            (Some(_), Some(_)) => panic!("both workers stopped"),
+            (Some(status), None) => break ((status, &mut wa), &c),
+            (None, Some(status)) => break ((status, &mut wc), &a),
+            (None, None) if Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(100))
+            }
+            (None, None) => panic!("both workers still serve namespace nsx"),
+        }
+    };
+    let (status, daemon) = loser;
+    let mut said = String::new();
+    use std::io::Read;
+    daemon
+        .child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut said)
+        .unwrap();
+    assert!(!status.success() && said.contains("C214"), "{said}");
+    let root = json!(survivor.root.display().to_string());
+    let first = engine.when_ready(Some("nsx"), "coder::read-file", who.clone());
+    assert_eq!(first["workspace"], root);
+    for _ in 0..5 {
+        let read = engine
+            .trigger(Some("nsx"), "coder::read-file", who.clone())
+            .unwrap();
+        assert_eq!(read["workspace"], root);
+    }
 }
