@@ -8,8 +8,16 @@ client (`scripts/install-iii-client.sh` puts it in target/iii-venv). Reports p50
 calls and the throughput of 8 concurrent callers (each socket caller on its own connection, the
 engine callers sharing one SDK client as an iii agent would).
 
+Then the soak (`--soak`, default 20000; 0 skips it): that many calls from 4 callers, each its own
+iii client (4 agents) through the engine, then the same over 4 socket connections; every reply is
+checked (the file's bytes, and through the engine the `workspace` it came from), a call with no
+reply within `--timeout` seconds is counted lost. Reports lost and wrong replies, p50/p99 per
+path, and how many calls coderd's `stats` saw. `--opentelemetry` turns the worker's SDK export on
+(`iii.opentelemetry: true`), to compare.
+
     scripts/install-iii-client.sh
     target/iii-venv/bin/python scripts/bench-iii.py [--coderd target/release/coderd] [--calls 2000]
+        [--soak 20000] [--opentelemetry]
 """
 
 import argparse
@@ -72,6 +80,12 @@ class SocketClient:
         return answer["result"]
 
 
+def read_calls(client):
+    """How many `coder::read-file` calls coderd's `stats` counted since it started."""
+    stats = client.connection.call("stats", {})["result"]
+    return stats["since_start"]["methods"]["coder::read-file"]["requests"]
+
+
 def percentiles(samples):
     ordered = sorted(samples)
     p = lambda q: ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
@@ -108,20 +122,59 @@ def throughput(make_call, callers, seconds):
     return sum(counts) / (time.perf_counter() - start)
 
 
+def soak(make_call, check, callers, total):
+    """`total` calls from `callers` threads, each with its own client; (latencies, lost, wrong)."""
+    latencies, lost, wrong = [], [], []
+    lock = threading.Lock()
+
+    def run(i):
+        call = make_call(i)
+        mine, my_lost, my_wrong = [], [], []
+        for n in range(total // callers):
+            start = time.perf_counter()
+            try:
+                answer = call()
+            except Exception as e:  # a timeout is a lost reply; any other error is wrong too
+                (my_lost if "timeout" in str(e).lower() or "timed out" in str(e).lower()
+                 else my_wrong).append(f"caller {i} call {n}: {e}")
+                continue
+            mine.append(time.perf_counter() - start)
+            if not check(answer):
+                my_wrong.append(f"caller {i} call {n}: {answer}")
+        with lock:
+            latencies.extend(mine)
+            lost.extend(my_lost)
+            wrong.extend(my_wrong)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(callers)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return latencies, lost, wrong
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--coderd", default=str(REPO / "target/debug/coderd"))
     ap.add_argument("--calls", type=int, default=2000)
     ap.add_argument("--seconds", type=float, default=5.0)
     ap.add_argument("--callers", type=int, default=8)
+    ap.add_argument("--soak", type=int, default=20000)
+    ap.add_argument("--soak-callers", type=int, default=4)
+    ap.add_argument("--timeout", type=float, default=30.0)
+    ap.add_argument("--opentelemetry", action="store_true")
     args = ap.parse_args()
+    # The callers' own SDK export stays off: what is measured is the worker's (coderd's) setting.
+    os.environ["OTEL_ENABLED"] = "false"
     from iii import InitOptions, register_worker  # from target/iii-venv
 
     tmp = Path(tempfile.mkdtemp(prefix="coderd-bench-iii-"))
     ws = tmp / "ws"
     ws.mkdir()
     (ws / "small.txt").write_text("".join(f"line {i}: some small file content\n" for i in range(30)))
-    (tmp / "coderd.yaml").write_text("checkpoints: false\n")
+    (tmp / "coderd.yaml").write_text(
+        "checkpoints: false\n" + ("iii:\n  opentelemetry: true\n" if args.opentelemetry else ""))
     port = free_port()
     (tmp / "engine.yaml").write_text(
         f"workers:\n  - name: iii-worker-manager\n    config:\n      host: 127.0.0.1\n      port: {port}\n")
@@ -130,7 +183,7 @@ def main():
     try:
         procs.append(subprocess.Popen(
             [engine_binary(), "--config", str(tmp / "engine.yaml"), "--no-update-check"],
-            cwd=tmp, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+            cwd=tmp, env=env, stdout=open(tmp / "engine.log", "w"), stderr=subprocess.STDOUT))
         wait_for(lambda: socket.create_connection(("127.0.0.1", port), 1).close() or True, "the engine")
         sock = str(tmp / "coderd.sock")
         daemon_env = dict(env, XDG_RUNTIME_DIR=str(tmp / "run"), XDG_DATA_HOME=str(tmp / "data"),
@@ -152,6 +205,26 @@ def main():
                                  args.callers, args.seconds)
         engine_tput = throughput(lambda: lambda: iii.trigger(request), args.callers, args.seconds)
         iii.shutdown()
+        soaked = None
+        if args.soak:
+            content = (ws / "small.txt").read_text()
+            ran_before = read_calls(client)
+            soak_request = dict(request, timeout_ms=int(args.timeout * 1000))
+            agents = []
+
+            def agent(i):
+                a = register_worker(f"ws://127.0.0.1:{port}", InitOptions(worker_name=f"soak-{i}"))
+                agents.append(a)
+                return lambda: a.trigger(soak_request)
+
+            engine_soak = soak(agent, lambda a: a["content"] == content and a["workspace"] == str(ws),
+                               args.soak_callers, args.soak)
+            for a in agents:
+                a.shutdown()
+            ran_engine = read_calls(client) - ran_before
+            socket_soak = soak(lambda i: (lambda c: lambda: c.read(params))(SocketClient(sock)),
+                               lambda a: a["content"] == content, args.soak_callers, args.soak)
+            soaked = (engine_soak, socket_soak, ran_engine)
     finally:
         for p in reversed(procs):
             p.terminate()
@@ -165,6 +238,20 @@ def main():
     print(f"\nthe engine adds {engine_lat[0] - socket_lat[0]:.3f} ms at p50 "
           f"({engine_lat[0] / socket_lat[0]:.1f}x the socket's latency, "
           f"{socket_tput / engine_tput:.1f}x less throughput)")
+    if soaked:
+        (engine_soak, socket_soak, ran_engine) = soaked
+        otel = "on" if args.opentelemetry else "off"
+        print(f"\nsoak: {args.soak} calls from {args.soak_callers} callers per path, worker's "
+              f"OpenTelemetry export {otel}; coderd ran {ran_engine} of the engine's calls\n")
+        print("| path | calls | lost | wrong | p50 (ms) | p99 (ms) |")
+        print("|---|---|---|---|---|---|")
+        for name, (lat, lost, wrong) in (("iii engine", engine_soak), ("Unix socket", socket_soak)):
+            p50, p99 = percentiles(lat) if lat else (float("nan"), float("nan"))
+            print(f"| {name} | {args.soak} | {len(lost)} | {len(wrong)} | {p50:.3f} | {p99:.3f} |")
+        for what in engine_soak[1][:3] + engine_soak[2][:3] + socket_soak[1][:3] + socket_soak[2][:3]:
+            print("  ", what)
+        if engine_soak[1] or engine_soak[2] or socket_soak[1] or socket_soak[2]:
+            sys.exit(f"bench-iii: replies lost or wrong; logs in {tmp}")
 
 
 if __name__ == "__main__":

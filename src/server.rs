@@ -35,7 +35,16 @@ pub struct ServeOptions {
 }
 
 /// A face started once the daemon's state exists; it returns how to stop it (run at shutdown).
-pub type Beside = Box<dyn FnOnce(&Arc<State>) -> Result<Box<dyn FnOnce() + Send>> + Send>;
+pub type Beside = Box<dyn FnOnce(&Arc<State>) -> Result<Started> + Send>;
+
+/// A face running beside the socket.
+pub struct Started {
+    /// Run at shutdown.
+    pub stop: Box<dyn FnOnce() + Send>,
+    /// Resolves if the face can no longer serve (the iii namespace taken over): the daemon stops
+    /// with that error.
+    pub lost: std::pin::Pin<Box<dyn std::future::Future<Output = Error> + Send>>,
+}
 
 /// Builds the jail from options and config, binds the socket, and serves until shut down.
 pub async fn serve(opts: ServeOptions) -> Result<()> {
@@ -93,11 +102,18 @@ pub async fn serve(opts: ServeOptions) -> Result<()> {
             .collect::<Vec<_>>(),
         socket.display()
     );
-    let stop_beside = match opts.beside {
-        Some(start) => Some(start(&state)?),
-        None => None,
+    let (result, stop_beside) = match opts.beside.map(|start| start(&state)) {
+        None => (accept_loop(&state, listener, signals).await, None),
+        // A face that cannot start stops the daemon, which cleans up as after a run.
+        Some(Err(refused)) => (Err(refused), None),
+        Some(Ok(Started { stop, lost })) => {
+            let result = tokio::select! {
+                served = accept_loop(&state, listener, signals) => served,
+                refused = lost => Err(refused),
+            };
+            (result, Some(stop))
+        }
     };
-    let result = accept_loop(&state, listener, signals).await;
     if let Some(stop) = stop_beside {
         let _ = tokio::task::spawn_blocking(stop).await;
     }

@@ -121,8 +121,12 @@ fn main() {
         Some(Sub::Iii { engine, namespace }) => {
             let options = coderd::iii::IiiOptions { engine, namespace };
             Some(Box::new(move |state| {
-                let worker = coderd::iii::start(state, &options)?;
-                Ok(Box::new(move || worker.stop()) as Box<dyn FnOnce() + Send>)
+                let mut worker = coderd::iii::start(state, &options)?;
+                let lost = Box::pin(worker.lost());
+                Ok(coderd::server::Started {
+                    stop: Box::new(move || worker.stop()),
+                    lost,
+                })
             }))
         }
         #[cfg(not(feature = "iii"))]

@@ -16,6 +16,11 @@ use std::time::{Duration, Instant};
 
 /// `coderd iii` for a sandbox, against an engine, in a namespace.
 fn worker(sandbox: &Sandbox, engine: &Engine, namespace: &str) -> Daemon {
+    worker_at(sandbox, &engine.url(), namespace)
+}
+
+/// `worker` for an engine address (the engine may be down).
+fn worker_at(sandbox: &Sandbox, url: &str, namespace: &str) -> Daemon {
     let config = sandbox.dir.path().join("coderd.yaml");
     std::fs::write(
         &config,
@@ -29,7 +34,7 @@ fn worker(sandbox: &Sandbox, engine: &Engine, namespace: &str) -> Daemon {
             config.to_str().unwrap(),
             "iii",
             "--engine",
-            &engine.url(),
+            url,
             "--namespace",
             namespace,
         ],
@@ -208,4 +213,200 @@ fn stats_count_each_call_through_the_engine_once() {
         0,
         "{after:#}"
     );
+}
+
+/// `coderd iii` for a sandbox in a namespace that another worker may own: it must refuse to start
+/// (non-zero exit) and say which namespace and whose workspace. `config` is its config file.
+fn refused_worker(sandbox: &Sandbox, engine: &Engine, namespace: &str, config: &str) -> String {
+    let dir = sandbox.dir.path();
+    let config_path = dir.join("coderd.yaml");
+    std::fs::write(&config_path, config).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_coderd"))
+        .args(["--root", sandbox.root.to_str().unwrap()])
+        .args(["--config", config_path.to_str().unwrap()])
+        .args(["--socket", dir.join("c.sock").to_str().unwrap()])
+        .args(["iii", "--engine", &engine.url(), "--namespace", namespace])
+        .env("XDG_RUNTIME_DIR", dir.join("run"))
+        .env("XDG_DATA_HOME", dir.join("data"))
+        .env("XDG_STATE_HOME", dir.join("state"))
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(
+        !out.status.success(),
+        "the second worker kept running: {stderr}"
+    );
+    assert!(!dir.join("c.sock").exists(), "its socket was left behind");
+    stderr
+}
+
+/// A second worker in a taken namespace never answers for it: refused at start whether it has the
+/// default worker name (the engine refuses the name) or its own (its functions are refused, and
+/// `coder::info` through the engine answers from the owner's workspace); after an engine restart
+/// the owner registers again and every answer names its workspace.
+#[test]
+fn a_second_worker_in_a_taken_namespace_refuses_to_start() {
+    let a = Sandbox::empty();
+    a.write("who.txt", "A\n");
+    let c = Sandbox::empty();
+    c.write("who.txt", "C\n");
+    let engine = Engine::start(a.dir.path(), free_port());
+    let _owner = worker(&a, &engine, "nsx");
+    let ns = Some("nsx");
+    let who = json!({"path": "who.txt"});
+    let owner_root = a.root.display().to_string();
+    let read = engine.when_ready(ns, "coder::read-file", who.clone());
+    assert_eq!(
+        (&read["content"], &read["workspace"]),
+        (&json!("A\n"), &json!(owner_root))
+    );
+    let configs = [
+        "checkpoints: false\n",
+        "checkpoints: false\niii:\n  worker_name: another-name\n",
+    ];
+    for config in configs {
+        let said = refused_worker(&c, &engine, "nsx", config);
+        assert!(
+            said.contains("\"nsx\"") && said.contains(&owner_root) && said.contains("C214"),
+            "{config}: {said}"
+        );
+        let read = engine.trigger(ns, "coder::read-file", who.clone()).unwrap();
+        assert_eq!(read["workspace"], json!(owner_root), "{config}");
+    }
+    // The engine restarts: the owner registers again and is still the one answering.
+    let (port, dir) = (engine.port, engine.dir.clone());
+    drop(engine);
+    let engine = Engine::start(&dir, port);
+    let again = engine.when_ready(ns, "coder::read-file", who);
+    assert_eq!(
+        (&again["content"], &again["workspace"]),
+        (&json!("A\n"), &json!(owner_root))
+    );
+}
+
+/// No reply lost: 3,000 `coder::read-file` calls through the engine from 4 concurrent callers (an
+/// iii-sdk client each), every one answered, from this workspace, with the file's bytes.
+#[test]
+fn no_reply_is_lost_through_the_engine() {
+    const CALLERS: usize = 4;
+    const CALLS: usize = 3000;
+    let sandbox = Sandbox::empty();
+    sandbox.write("small.txt", "one small file\n");
+    let engine = Engine::start(sandbox.dir.path(), free_port());
+    let daemon = worker(&sandbox, &engine, "ws-soak");
+    engine.when_ready(Some("ws-soak"), "coder::info", json!({}));
+    let root = sandbox.root.display().to_string();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let failures: Vec<String> = runtime.block_on(async {
+        let callers = (0..CALLERS).map(|i| {
+            let (url, root) = (engine.url(), root.clone());
+            tokio::spawn(async move { soak_caller(&url, i, CALLS / CALLERS, &root).await })
+        });
+        let mut failures = Vec::new();
+        for caller in callers.collect::<Vec<_>>() {
+            failures.extend(caller.await.unwrap());
+        }
+        failures
+    });
+    let stats = daemon.ok("stats", json!({}));
+    let ran = stats
+        .pointer("/since_start/methods/coder::read-file/requests")
+        .and_then(Value::as_u64);
+    assert!(
+        failures.is_empty(),
+        "{} of {CALLS} calls failed or were lost (coderd ran {ran:?}); first: {:?}",
+        failures.len(),
+        failures.first()
+    );
+    assert_eq!(ran, Some(CALLS as u64), "{stats:#}");
+}
+
+/// One caller's share of the soak: what went wrong, call by call.
+async fn soak_caller(url: &str, caller: usize, calls: usize, root: &str) -> Vec<String> {
+    use iii_sdk::protocol::{TriggerRequest, TriggerRequestWithMetadata};
+    let metadata = iii_sdk::iii::WorkerMetadata {
+        name: format!("soak-caller-{caller}"),
+        ..Default::default()
+    };
+    let mut options = iii_sdk::InitOptions {
+        metadata: Some(metadata),
+        ..Default::default()
+    };
+    let mut otel = options.otel.take().unwrap_or_default();
+    otel.enabled = Some(false);
+    options.otel = Some(otel);
+    let client = iii_sdk::register_worker(url, options);
+    let mut failures = Vec::new();
+    for n in 0..calls {
+        let request: TriggerRequestWithMetadata = TriggerRequest {
+            function_id: "coder::read-file".to_string(),
+            payload: json!({"path": "small.txt"}),
+            action: None,
+            timeout_ms: Some(30_000),
+        }
+        .into();
+        match client.trigger(request.namespace("ws-soak")).await {
+            Ok(a) if a["content"] == "one small file\n" && a["workspace"] == root => {}
+            Ok(a) => failures.push(format!("caller {caller} call {n}: wrong answer {a}")),
+            Err(e) => failures.push(format!("caller {caller} call {n}: {e}")),
+        }
+    }
+    tokio::task::spawn_blocking(move || client.shutdown())
+        .await
+        .unwrap();
+    failures
+}
+
+/// The case: a second worker started while the engine is down (no verdict yet, so it
+/// serves its socket), then the engine comes back and both register again. Exactly one is left:
+/// the other stops (C214) instead of serving beside it, and every answer names the survivor.
+#[test]
+fn after_an_engine_restart_one_owner_is_left() {
+    let a = Sandbox::empty();
+    a.write("who.txt", "A\n");
+    let c = Sandbox::empty();
+    c.write("who.txt", "C\n");
+    let engine = Engine::start(a.dir.path(), free_port());
+    let mut wa = worker(&a, &engine, "nsx");
+    let who = json!({"path": "who.txt"});
+    engine.when_ready(Some("nsx"), "coder::read-file", who.clone());
+    let (port, dir, url) = (engine.port, engine.dir.clone(), engine.url());
+    drop(engine);
+    let mut wc = worker_at(&c, &url, "nsx");
+    let engine = Engine::start(&dir, port);
+    let deadline = Instant::now() + PATIENCE;
+    let (loser, survivor) = loop {
+        let a_done = wa.child.try_wait().unwrap();
+        let c_done = wc.child.try_wait().unwrap();
+        match (a_done, c_done) {
+            (Some(_), Some(_)) => panic!("both workers stopped"),
+            (Some(status), None) => break ((status, &mut wa), &c),
+            (None, Some(status)) => break ((status, &mut wc), &a),
+            (None, None) if Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(100))
+            }
+            (None, None) => panic!("both workers still serve namespace nsx"),
+        }
+    };
+    let (status, daemon) = loser;
+    let mut said = String::new();
+    use std::io::Read;
+    daemon
+        .child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut said)
+        .unwrap();
+    assert!(!status.success() && said.contains("C214"), "{said}");
+    let root = json!(survivor.root.display().to_string());
+    let first = engine.when_ready(Some("nsx"), "coder::read-file", who.clone());
+    assert_eq!(first["workspace"], root);
+    for _ in 0..5 {
+        let read = engine
+            .trigger(Some("nsx"), "coder::read-file", who.clone())
+            .unwrap();
+        assert_eq!(read["workspace"], root);
+    }
 }

@@ -11,6 +11,7 @@
 mod common;
 
 mod agent;
+mod broad_roots;
 mod cases;
 mod chatcli;
 mod checkpoint;

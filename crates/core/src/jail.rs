@@ -10,6 +10,7 @@
 //!    directory handle, with `RESOLVE_NO_SYMLINKS`. The canonical path has no symlinks, so if one
 //!    appears between the check and the open (a swap race), the open fails instead of following it.
 
+mod broad;
 mod identities;
 
 pub use identities::{Identities, Identity};
@@ -46,6 +47,9 @@ pub struct JailSettings {
     /// default: hooks and config there run programs at the user's next plain `git` (see
     /// `Jail::check_edit`). A jail setting for the same reason as the one above.
     pub allow_git_dir: bool,
+    /// `allow_broad_roots`: serve `/` or a folder holding another user's home (see `broad`). Off
+    /// by default: a jail setting, since it decides what every caller may see.
+    pub allow_broad_roots: bool,
 }
 
 /// Longest wire path accepted (Linux PATH_MAX).
@@ -109,6 +113,9 @@ impl Jail {
             .with_recovery(
                 "pass --root DIR with an existing directory, or set base_paths in the config",
             ));
+        }
+        if !settings.allow_broad_roots {
+            broad::check(&opened.iter().map(|r| r.path.clone()).collect::<Vec<_>>())?;
         }
         Ok(Jail {
             roots: opened,

@@ -8,6 +8,7 @@
 //! `results[]` slot (iii's partial success). coderd's own names keep their all-or-nothing
 //! transactions. `batch.rs` holds the batch verbs, `views.rs` the read side.
 
+mod base_dir;
 mod batch;
 mod views;
 
@@ -89,7 +90,8 @@ fn methods() -> Vec<Method> {
 }
 
 /// A `coder::*` entry: no `diagnostics` switch (iii's schemas do not have one) and no language
-/// server warming; a mutating one still gets the automatic checkpoint before it.
+/// server warming; a mutating one still gets the automatic checkpoint before it. Every one takes
+/// the worker's `base_dir` (see `base_dir`).
 fn entry<P, R>(
     name: &'static str,
     summary: &'static str,
@@ -100,10 +102,15 @@ where
     P: DeserializeOwned + JsonSchema + 'static,
     R: Serialize + 'static,
 {
+    let plain = super::method(name, &[], summary, mutates, handler);
+    let call = plain.call;
     Method {
-        schema: super::schema_of::<P>,
+        schema: base_dir::schema::<P>,
         diagnostics_after: false,
-        ..super::method(name, &[], summary, mutates, handler)
+        call: Box::new(move |entry, state, params| {
+            call(entry, state, base_dir::apply(state, name, params)?)
+        }),
+        ..plain
     }
 }
 

@@ -157,6 +157,7 @@ impl Default for Config {
                 non_accessible_case_insensitive: true,
                 refuse_hardlinked_reads: false,
                 allow_git_dir: false,
+                allow_broad_roots: false,
                 default_exclude_globs: DEFAULT_EXCLUDES.iter().map(|s| s.to_string()).collect(),
             },
             limits: Limits::default(),
@@ -173,6 +174,7 @@ struct JailKeys {
     non_accessible_case_insensitive: Option<bool>,
     default_exclude_globs: Option<Vec<String>>,
     refuse_hardlinked_reads: Option<bool>,
+    allow_broad_roots: Option<bool>,
     edit: Option<EditKeys>,
 }
 
@@ -191,6 +193,7 @@ pub const JAIL_KEYS: &[&str] = &[
     "non_accessible_case_insensitive",
     "default_exclude_globs",
     "refuse_hardlinked_reads",
+    "allow_broad_roots",
     "edit",
 ];
 
@@ -252,6 +255,7 @@ impl Config {
                     .refuse_hardlinked_reads
                     .unwrap_or(defaults.jail.refuse_hardlinked_reads),
                 allow_git_dir: keys.edit.is_some_and(|e| e.allow_git_dir),
+                allow_broad_roots: keys.allow_broad_roots.unwrap_or(false),
                 default_exclude_globs: keys
                     .default_exclude_globs
                     .unwrap_or(defaults.jail.default_exclude_globs),
