@@ -481,10 +481,20 @@ fn a_syntax_error_is_diagnosed_in_json_yaml_toml_bash_and_php() {
     let cases: Value = serde_json::from_str(&text).unwrap();
     let (sandbox, daemon) = start("syntax", TEST_CONFIG, &[]);
     let root = sandbox.root.clone();
+    let info = daemon.ok("info", json!({}));
     for case in cases["cases"].as_array().unwrap() {
         let s = |key: &str| case[key].as_str().unwrap().to_string();
         let (file, server) = (s("file"), case["server"].clone());
         assert_servers_available(&daemon, std::slice::from_ref(&server));
+        // They run no workspace code: confined with nothing writable and no network.
+        let row = info["language_servers"]["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["name"] == server)
+            .unwrap();
+        assert_eq!(row["network"], false, "{row}");
+        assert_eq!(row["writable"], json!([]), "{row}");
         let path = root.join(&file);
 
         let result = patch(&daemon, &root, &file, &s("search"), &s("replace"));
