@@ -475,9 +475,11 @@ fn typescript_with_tsls_reports_current_diagnostics_after_every_edit() {
 /// installs them all).
 #[test]
 fn a_syntax_error_is_diagnosed_in_json_yaml_toml_bash_and_php() {
-    let text =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/lsp/syntax.json"))
-            .unwrap();
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/lsp/syntax.json"
+    ))
+    .unwrap();
     let cases: Value = serde_json::from_str(&text).unwrap();
     let (sandbox, daemon) = start("syntax", TEST_CONFIG, &[]);
     let root = sandbox.root.clone();
