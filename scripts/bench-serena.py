@@ -11,7 +11,8 @@ files. For each one:
   definition  at the first use the server lists (another line): the server
               (`textDocument/definition`), coderd (`definition`), Serena (`find_declaration`, a
               regex of that line with the name as its group).
-Places are compared as (file, 1-based line), the declaration's own line left out of references.
+Places are compared as (file, 1-based line), the declaration's own line left out of references;
+Serena's declarations are symbols (body lines): the server's place counts when inside one.
 "agree" = the same set as the server's; "found" = the share of the server's places listed.
 The server's own row is the reference (its answer asked over its stdio, timed too).
 Size: the answer as the agent gets it (coderd's JSON `result`, Serena's MCP text), tokens as
@@ -23,11 +24,12 @@ methods: see SYMBOL_EDITS below.
 
 Usage: scripts/bench-serena.py [path/to/coderd] [--repos=gin,requests,ripgrep] [--symbols=20]
   Needs: serena-agent in $SERENA_VENV (default /tmp/serena-venv:
-         python3 -m venv /tmp/serena-venv && /tmp/serena-venv/bin/pip install serena-agent==2.1.0),
+         python3 -m venv /tmp/serena-venv && /tmp/serena-venv/bin/pip install serena-agent==2.1.0 uv),
          the repositories in $BENCH_REPOS/<name> (default /tmp/bench-serena; cloned from GitHub
          when missing), the servers of scripts/install-language-servers.sh (Serena is given the
-         same gopls and rust-analyzer on its PATH; for Python it runs its own pyright)."""
-import asyncio, json, os, re, statistics, subprocess, sys, time, tomllib
+         same gopls and rust-analyzer on its PATH; for Python it runs pyright through uvx).
+  Run it with the venv's Python (it has the MCP SDK): $SERENA_VENV/bin/python scripts/bench-serena.py"""
+import asyncio, glob, json, os, re, statistics, subprocess, sys, time, tomllib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import coderd_bench  # noqa: E402
@@ -152,20 +154,22 @@ def places_serena_references(text):
     return out
 
 
-def places_serena_declaration(text):
+def places_serena_declaration(text, truth):
+    """Serena answers with symbols (file and body lines, 0-based), not positions: the server's
+    place counts as given when it lies inside a returned symbol's lines (a Rust item's lines start
+    at its doc comment and attributes, a Go function's at `func`)."""
     try:
         answer = json.loads(text)
     except ValueError:
         return set()
-    items = answer if isinstance(answer, list) else [answer]
-    out = set()
-    for s in items:
-        if isinstance(s, dict) and "relative_path" in s:
-            loc = s.get("location") or s.get("body_location") or {}
-            line = loc.get("line", loc.get("start_line"))
-            if line is not None:
-                out.add((s["relative_path"], line + 1))
-    return out
+    spans = []
+    for s in answer if isinstance(answer, list) else [answer]:
+        loc = s.get("body_location") if isinstance(s, dict) else None
+        if loc and "relative_path" in s:
+            spans.append((s["relative_path"], loc["start_line"] + 1, loc["end_line"] + 1))
+    covered = {p for p in truth if any(f == p[0] and a <= p[1] <= b for f, a, b in spans)}
+    # One symbol per place: an extra one is a wrong place (it can match nothing in `truth`).
+    return covered | {(f, -a) for f, a, _ in spans[len(covered):]}
 
 
 class Serena:
@@ -177,7 +181,13 @@ class Serena:
     async def __aenter__(self):
         from mcp import ClientSession, StdioServerParameters
         from mcp.client.stdio import stdio_client
-        env = dict(os.environ, PATH=BIN + ":" + os.environ["PATH"])
+        # Its Python server is pyright run by uvx (uv, installed in its venv).
+        # uvx runs it on Python 3.13, which uv would download (not reachable here): a pyenv one, if
+        # any, is put on the PATH. uv's own certificate store does not hold this machine's: the
+        # system's (UV_NATIVE_TLS).
+        pythons = sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.13*/bin")))[-1:]
+        path = ":".join([BIN, f"{SERENA_VENV}/bin", *pythons, os.environ["PATH"]])
+        env = dict(os.environ, PATH=path, UV_NATIVE_TLS="1", UV_PYTHON_DOWNLOADS="never")
         params = StdioServerParameters(
             command=os.path.join(SERENA_VENV, "bin/serena"),
             args=["start-mcp-server", "--project", self.root, "--context", "claude-code",
@@ -300,7 +310,7 @@ async def run_case(name, github, language, server, files):
             regex = re.escape(line_text[:col]) + "(" + re.escape(sym["name"]) + ")" + \
                 re.escape(line_text[col + len(sym["name"]):])
             text, t = await atimed(serena.call("find_declaration", {"relative_path": use_file, "regex": regex}))
-            score(rows["definition"]["serena"], dtruth, places_serena_declaration(text), text, t)
+            score(rows["definition"]["serena"], dtruth, places_serena_declaration(text, dtruth), text, t)
     direct.stop()
     d.ws = scratch  # close() removes its workspace: the scratch one, never the checkout
     d.close()
