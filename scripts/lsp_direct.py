@@ -42,6 +42,8 @@ class Server:
                 "synchronization": {"didSave": True},
                 "publishDiagnostics": {"versionSupport": True},
                 "diagnostic": {"dynamicRegistration": True},
+                # scripts/bench-serena.py picks symbols by their names' ranges.
+                "documentSymbol": {"hierarchicalDocumentSymbolSupport": True},
             },
         }
         result = self.request("initialize", {

@@ -4,7 +4,8 @@
 //! server reports it; an edit that breaks the file gets the error in the same answer, the fix
 //! clears it; 200 edits in bursts of 3 sent 10 ms apart never show a finding older than the edit's
 //! own version (zero stale); `kill -9` of a server answers without hanging and diagnostics come
-//! back after the restart. Then the off switches, and a missing server binary.
+//! back after the restart. Then the languages checked for syntax only (JSON, YAML, TOML, Bash,
+//! PHP), the off switches, and a missing server binary.
 
 use crate::common;
 
@@ -466,6 +467,56 @@ fn c_with_clangd_reports_current_diagnostics_after_every_edit() {
 #[test]
 fn typescript_with_tsls_reports_current_diagnostics_after_every_edit() {
     check_language("typescript");
+}
+
+/// The servers of the languages with syntax and no types (JSON, YAML, TOML, Bash, PHP;
+/// `tests/lsp/syntax.json`): a syntax error an edit makes is in the same answer, new, named by
+/// that language's server; the edit back clears it. A server not installed fails the test (CI
+/// installs them all).
+#[test]
+fn a_syntax_error_is_diagnosed_in_json_yaml_toml_bash_and_php() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/lsp/syntax.json"
+    ))
+    .unwrap();
+    let cases: Value = serde_json::from_str(&text).unwrap();
+    let (sandbox, daemon) = start("syntax", TEST_CONFIG, &[]);
+    let root = sandbox.root.clone();
+    let info = daemon.ok("info", json!({}));
+    for case in cases["cases"].as_array().unwrap() {
+        let s = |key: &str| case[key].as_str().unwrap().to_string();
+        let (file, server) = (s("file"), case["server"].clone());
+        assert_servers_available(&daemon, std::slice::from_ref(&server));
+        // They run no workspace code: confined with nothing writable and no network.
+        let row = info["language_servers"]["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["name"] == server)
+            .unwrap();
+        assert_eq!(row["network"], false, "{row}");
+        assert_eq!(row["writable"], json!([]), "{row}");
+        let path = root.join(&file);
+
+        let result = patch(&daemon, &root, &file, &s("search"), &s("replace"));
+        assert_every_server_current(&result, &path, std::slice::from_ref(&server));
+        let errors = items(file_report(&result, &path), "error");
+        assert!(
+            errors.iter().any(|e| e["server"] == server
+                && e["new"] == true
+                && e["message"].as_str().unwrap().contains(&s("message"))),
+            "{file}: no new error of {server} naming {:?}: {result}",
+            s("message")
+        );
+
+        let result = patch(&daemon, &root, &file, &s("replace"), &s("search"));
+        assert_every_server_current(&result, &path, std::slice::from_ref(&server));
+        assert!(
+            items(file_report(&result, &path), "error").is_empty(),
+            "{file}: the fix left errors: {result}"
+        );
+    }
 }
 
 /// A daemon killed with SIGKILL runs no clean-up: its servers must still go (the kernel's

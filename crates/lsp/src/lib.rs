@@ -719,11 +719,13 @@ fn outside_project(def: &ServerDef) -> Unanalysed {
     }
 }
 
-/// The LSP language id: the registry's name, except where LSP names JSX flavours apart.
+/// The LSP language id: the registry's name, except where LSP names flavours apart (JSX; JSON
+/// with comments, which the JSON server would otherwise report as errors).
 fn language_id(language: &Language, path: &Path) -> String {
     match path.extension().and_then(|e| e.to_str()) {
         Some("tsx") => "typescriptreact".into(),
         Some("jsx") => "javascriptreact".into(),
+        Some("jsonc") => "jsonc".into(),
         _ => language.name.clone(),
     }
 }

@@ -346,16 +346,16 @@ mod tests {
     fn config_servers_add_replace_and_choose() {
         let registry = Registry::new(&config(
             "servers:\n\
-             - {name: bash-ls, command: bash-language-server, args: [start], languages: [bash]}\n\
+             - {name: ruby-lsp, command: ruby-lsp, languages: [ruby]}\n\
              - {name: ruff, command: /opt/ruff, args: [server], languages: [python]}\n\
-             languages: {go: [], c: [clangd, bash-ls]}",
+             languages: {go: [], c: [clangd, ruby-lsp]}",
         ))
         .unwrap();
-        assert_eq!(names(&registry, "bash"), ["bash-ls"]);
+        assert_eq!(names(&registry, "ruby"), ["ruby-lsp"]);
         assert_eq!(names(&registry, "python"), ["pyright", "ruff"]);
         assert_eq!(registry.by_name("ruff").unwrap().command, "/opt/ruff");
         assert!(names(&registry, "go").is_empty());
-        assert_eq!(names(&registry, "c"), ["clangd", "bash-ls"]);
+        assert_eq!(names(&registry, "c"), ["clangd", "ruby-lsp"]);
         assert_eq!(names(&registry, "rust"), ["rust-analyzer"]);
         assert_eq!(registry.all().len(), built_in().len() + 1);
     }

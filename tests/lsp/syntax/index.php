@@ -1,0 +1,8 @@
+<?php
+
+function greet(string $name): string
+{
+    return "hello " . $name;
+}
+
+echo greet("world");
