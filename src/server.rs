@@ -32,7 +32,7 @@ pub struct ServeOptions {
     pub socket: Option<PathBuf>,
     /// Another face served beside the socket (`coderd iii`: the iii engine's worker).
     pub beside: Option<Beside>,
-    /// `--idle-exit SECS`: overrides the config's `idle_exit_secs` (see `exit_when_idle`).
+    /// `--idle-exit SECS`: overrides the config's `idle_exit_secs` (see `State::exit_when_idle`).
     pub idle_exit: Option<u64>,
 }
 
@@ -99,7 +99,7 @@ pub async fn serve(opts: ServeOptions) -> Result<()> {
         Some(start) => Some(start(&state)?),
         None => None,
     };
-    let idle = tokio::spawn(exit_when_idle(state.clone(), opts.idle_exit));
+    let idle = tokio::spawn(state.clone().exit_when_idle(opts.idle_exit));
     let result = accept_loop(&state, listener, signals).await;
     idle.abort();
     if let Some(stop) = stop_beside {
@@ -111,27 +111,6 @@ pub async fn serve(opts: ServeOptions) -> Result<()> {
     let _ = std::fs::remove_file(lock_path(&socket));
     tracing::info!("coderd stopped");
     result
-}
-
-/// Stops the daemon once no connection has been open for `--idle-exit` seconds, else the config's
-/// `idle_exit_secs` (read live; 0: never). A client that starts a daemon passes `--idle-exit`
-/// (`wire::client`), so a plugin's first call does not leave one running for ever; a daemon a
-/// person or `scripts/run.sh` starts runs until stopped.
-async fn exit_when_idle(state: Arc<State>, flag: Option<u64>) {
-    let mut idle_since = Instant::now();
-    loop {
-        tokio::time::sleep(Duration::from_millis(500)).await;
-        if state.connections.count() > 0 {
-            idle_since = Instant::now();
-            continue;
-        }
-        let after = flag.unwrap_or(state.limits().idle_exit_secs);
-        if after > 0 && idle_since.elapsed() >= Duration::from_secs(after) {
-            tracing::info!("no client for {after} s (idle_exit_secs): stopping");
-            state.shutdown.notify_one();
-            return;
-        }
-    }
 }
 
 /// SIGTERM and SIGINT, caught from before the socket exists until the daemon stops.

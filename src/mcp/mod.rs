@@ -275,7 +275,8 @@ mod tests {
     fn a_failed_command_is_a_tool_error_with_its_output_and_an_answer_is_sent_once() {
         let exec = crate::methods::find("exec").unwrap();
         let ran = |code: i32| {
-            let answer = json!({"exit_code": code, "timed_out": false, "stdout": "out", "stderr": "boom"});
+            let answer =
+                json!({"exit_code": code, "timed_out": false, "stdout": "out", "stderr": "boom"});
             tool_result(exec, &json!({ "result": answer }))
         };
         let failed = ran(3);

@@ -48,9 +48,15 @@ fn install(home: &Path) -> PathBuf {
     );
     assert!(text.contains("CHATCLI_ALLOW_UNSIGNED_PLUGINS") && text.contains(".sig"));
     // What keeps delegated work on coderd and reads unprompted (issue 36).
-    assert!(text.contains("export CHATCLI_AGENT_PARALLEL_MODE=false"), "{text}");
+    assert!(
+        text.contains("export CHATCLI_AGENT_PARALLEL_MODE=false"),
+        "{text}"
+    );
     for tool in ["@read", "@search", "@tree"] {
-        assert!(text.contains(&format!("/config security allow \"{tool}\"")), "{text}");
+        assert!(
+            text.contains(&format!("/config security allow \"{tool}\"")),
+            "{text}"
+        );
     }
     home.join(".chatcli/plugins")
 }
@@ -763,15 +769,28 @@ fn the_tool_envelope_marks_a_failed_command_as_failed() {
     let sandbox = Sandbox::fixture("chatcli");
     let daemon = Daemon::start(&sandbox, &[]);
     let cases = [
-        (json!({"cmd": "exec", "args": {"cmd": "echo out; exit 3"}}), true),
+        (
+            json!({"cmd": "exec", "args": {"cmd": "echo out; exit 3"}}),
+            true,
+        ),
         (json!({"raw": "exec --cmd 'exit 3'"}), true),
         (json!({"cmd": "exec", "args": {"cmd": "echo out"}}), false),
-        (json!({"tool": "@exec", "raw": "{'cmd': 'exit 3', 'dry_run': True}"}), false),
-        (json!({"cmd": "read", "args": {"file": "main.go", "end": 1}}), false),
+        (
+            json!({"tool": "@exec", "raw": "{'cmd': 'exit 3', 'dry_run': True}"}),
+            false,
+        ),
+        (
+            json!({"cmd": "read", "args": {"file": "main.go", "end": 1}}),
+            false,
+        ),
     ];
     for (call, failed) in cases {
         let answer = daemon.ok("tool", call.clone());
-        assert_eq!(answer.get("failed") == Some(&json!(true)), failed, "{call}: {answer}");
+        assert_eq!(
+            answer.get("failed") == Some(&json!(true)),
+            failed,
+            "{call}: {answer}"
+        );
         if failed {
             assert_eq!(answer["result"]["exit_code"], 3, "{answer}");
         }
@@ -802,7 +821,11 @@ fn a_daemon_a_plugin_call_started_stops_when_no_client_is_left() {
         .env("CODERD_SERVERS_PATH", dir.join("no-servers"))
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(String::from_utf8_lossy(&out.stdout).contains("package main"));
     let answers = || {
         Command::new(common::coder_bin())
@@ -824,6 +847,9 @@ fn a_daemon_a_plugin_call_started_stops_when_no_client_is_left() {
         std::thread::sleep(std::time::Duration::from_millis(200));
     }
     assert!(!answers(), "the socket is gone but a daemon answers");
-    assert!(kept.child.try_wait().unwrap().is_none(), "the daemon started as coderd stopped");
+    assert!(
+        kept.child.try_wait().unwrap().is_none(),
+        "the daemon started as coderd stopped"
+    );
     assert!(kept.ok("info", json!({}))["pid"].is_u64());
 }

@@ -504,6 +504,13 @@ fn every_method_is_a_subcommand_with_flags_typed_by_its_schema() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("unknown method `frobnicate`"));
     assert!(stderr(&out).contains("multipatch"));
+    // Issue 36: the hint was printed twice (in the message, then again on a line of its own).
+    assert_eq!(
+        stderr(&out).matches("methods: ").count(),
+        1,
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
@@ -548,7 +555,10 @@ fn help_lists_every_method_with_its_summary_with_or_without_a_daemon() {
     let methods = info["methods"].as_array().unwrap();
     assert!(methods.len() > 7, "{info}");
     let none = sandbox.dir.path().join("none.sock");
-    for (socket, says) in [(&daemon.socket, "from the daemon on"), (&none, "no daemon is running")] {
+    for (socket, says) in [
+        (&daemon.socket, "from the daemon on"),
+        (&none, "no daemon is running"),
+    ] {
         let out = coder(socket, &sandbox.root, &["--help"]);
         assert!(out.status.success(), "{}", stderr(&out));
         let help = stdout(&out);

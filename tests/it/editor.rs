@@ -305,7 +305,16 @@ fn stats_take_an_empty_list_and_the_help_names_every_request() {
         .output()
         .unwrap();
     let help = String::from_utf8_lossy(&help.stdout);
-    for request in ["symbols", "folding", "definition", "references", "hover", "rename", "coderd/map", "coderd/stats"] {
+    for request in [
+        "symbols",
+        "folding",
+        "definition",
+        "references",
+        "hover",
+        "rename",
+        "coderd/map",
+        "coderd/stats",
+    ] {
         assert!(help.contains(request), "{request} in {help}");
     }
 }

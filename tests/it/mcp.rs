@@ -290,10 +290,22 @@ fn an_mcp_client_previews_every_content_edit_as_a_diff_and_nothing_changes() {
     let taken = || daemon.ok("checkpoint", json!({}))["auto"]["taken"].clone();
     let taken_before = taken();
     let edits = [
-        ("patch", json!({"file": "main.go", "search": line, "replace": "package preview"})),
-        ("multipatch", json!({"edits": [{"file": "main.go", "search": line, "replace": "package preview"}]})),
-        ("write", json!({"file": "main.go", "content": "package preview\n"})),
-        ("update-file", json!({"files": [{"path": "main.go", "ops": [{"op": "update_lines", "from_line": 1, "to_line": 1, "content": "package preview"}]}]})),
+        (
+            "patch",
+            json!({"file": "main.go", "search": line, "replace": "package preview"}),
+        ),
+        (
+            "multipatch",
+            json!({"edits": [{"file": "main.go", "search": line, "replace": "package preview"}]}),
+        ),
+        (
+            "write",
+            json!({"file": "main.go", "content": "package preview\n"}),
+        ),
+        (
+            "update-file",
+            json!({"files": [{"path": "main.go", "ops": [{"op": "update_lines", "from_line": 1, "to_line": 1, "content": "package preview"}]}]}),
+        ),
     ];
     for (id, (name, mut arguments)) in edits.into_iter().enumerate() {
         arguments["dry_run"] = json!(true);
@@ -302,21 +314,37 @@ fn an_mcp_client_previews_every_content_edit_as_a_diff_and_nothing_changes() {
         let text = tool_text(&answer);
         let result: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{text}: {e}"));
         let file = result.get("files").map_or(&result, |files| &files[0]);
-        let diff = file["diff"].as_str().unwrap_or_else(|| panic!("{name}: no diff: {text}"));
+        let diff = file["diff"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{name}: no diff: {text}"));
         assert!(diff.contains("+package preview"), "{name}: {diff}");
         assert!(diff.contains(&format!("-{line}")), "{name}: {diff}");
-        assert_eq!(std::fs::read(&main).unwrap(), before, "{name} changed the file");
+        assert_eq!(
+            std::fs::read(&main).unwrap(),
+            before,
+            "{name} changed the file"
+        );
     }
-    assert_eq!(taken(), taken_before, "a dry run took an automatic checkpoint");
+    assert_eq!(
+        taken(),
+        taken_before,
+        "a dry run took an automatic checkpoint"
+    );
     // The control: the same patch without `dry_run` changes the file.
-    let ran = mcp.tool(9, "patch", json!({"file": "main.go", "search": line, "replace": "package preview"}));
+    let ran = mcp.tool(
+        9,
+        "patch",
+        json!({"file": "main.go", "search": line, "replace": "package preview"}),
+    );
     assert_eq!(ran["result"]["isError"], false, "{ran}");
     assert!(String::from_utf8_lossy(&std::fs::read(&main).unwrap()).contains("package preview"));
 }
 
 /// A file of real source text (quotes, backslashes, tabs: what JSON escapes) of about `bytes`.
 fn source_text(bytes: usize) -> String {
-    let real = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/read/mod.rs")).unwrap();
+    let real =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/read/mod.rs"))
+            .unwrap();
     let mut text = String::new();
     for line in real.lines().cycle() {
         if text.len() + line.len() + 1 > bytes {
@@ -340,28 +368,59 @@ fn an_answer_is_sent_once_and_a_window_never_exceeds_a_whole_reads_budget() {
     sandbox.write("hundred.rs", &hundred);
     sandbox.write("big.rs", &source_text(400_000));
     let daemon = common::Daemon::start(&sandbox, &[]);
-    let budget = daemon.ok("info", json!({}))["limits"]["max_output_bytes"].as_u64().unwrap();
+    let budget = daemon.ok("info", json!({}))["limits"]["max_output_bytes"]
+        .as_u64()
+        .unwrap();
     let mut mcp = Mcp::start(&daemon);
 
     // Every line of it (a read with no range stops at 2000 lines; this file has more).
-    let read = mcp.tool(1, "read", json!({"file": "hundred.rs", "start": 1, "end": 100000}));
-    assert!(read["result"].get("structuredContent").is_none(), "sent twice: {}", &read.to_string()[..300]);
+    let read = mcp.tool(
+        1,
+        "read",
+        json!({"file": "hundred.rs", "start": 1, "end": 100000}),
+    );
+    assert!(
+        read["result"].get("structuredContent").is_none(),
+        "sent twice: {}",
+        &read.to_string()[..300]
+    );
     let result: Value = serde_json::from_str(&tool_text(&read)).unwrap();
     let content = result["content"].as_str().unwrap();
-    assert!(content == hundred, "not the whole file: {} of {} bytes", content.len(), hundred.len());
+    assert!(
+        content == hundred,
+        "not the whole file: {} of {} bytes",
+        content.len(),
+        hundred.len()
+    );
     let sent = line_of(&read);
-    eprintln!("a read of {} bytes answers {sent} bytes over MCP", hundred.len());
+    eprintln!(
+        "a read of {} bytes answers {sent} bytes over MCP",
+        hundred.len()
+    );
     assert!(sent <= 130_000, "a 100 KB read answered {sent} bytes");
 
     // A window over a file too big to read whole: cut at a line within the same budget.
     let refused = mcp.tool(2, "read", json!({"file": "big.rs"}));
-    assert_eq!(refused["result"]["isError"], true, "{}", &refused.to_string()[..300]);
-    let window = mcp.tool(3, "read", json!({"file": "big.rs", "start": 1, "end": 100000}));
+    assert_eq!(
+        refused["result"]["isError"],
+        true,
+        "{}",
+        &refused.to_string()[..300]
+    );
+    let window = mcp.tool(
+        3,
+        "read",
+        json!({"file": "big.rs", "start": 1, "end": 100000}),
+    );
     let result: Value = serde_json::from_str(&tool_text(&window)).unwrap();
     assert_eq!(result["truncated"], true, "{}", &result.to_string()[..300]);
     assert!(result["next_start"].as_u64().unwrap() > 1);
     let content = result["content"].as_str().unwrap();
-    assert!(content.len() as u64 <= budget, "a window of {} bytes over a budget of {budget}", content.len());
+    assert!(
+        content.len() as u64 <= budget,
+        "a window of {} bytes over a budget of {budget}",
+        content.len()
+    );
     assert!(content.ends_with('\n'), "cut at a line boundary");
 }
 
@@ -373,12 +432,22 @@ fn a_command_that_fails_is_a_tool_error_with_its_output() {
     let sandbox = Sandbox::fixture("chatcli");
     let daemon = common::Daemon::start(&sandbox, &[]);
     let mut mcp = Mcp::start(&daemon);
-    let failed = mcp.tool(1, "exec", json!({"cmd": "echo to-stdout; echo to-stderr >&2; exit 3"}));
+    let failed = mcp.tool(
+        1,
+        "exec",
+        json!({"cmd": "echo to-stdout; echo to-stderr >&2; exit 3"}),
+    );
     assert_eq!(failed["result"]["isError"], true, "{failed}");
     let result: Value = serde_json::from_str(&tool_text(&failed)).unwrap();
     assert_eq!(result["exit_code"], 3, "{result}");
-    assert!(result["stdout"].as_str().unwrap().contains("to-stdout"), "{result}");
-    assert!(result["stderr"].as_str().unwrap().contains("to-stderr"), "{result}");
+    assert!(
+        result["stdout"].as_str().unwrap().contains("to-stdout"),
+        "{result}"
+    );
+    assert!(
+        result["stderr"].as_str().unwrap().contains("to-stderr"),
+        "{result}"
+    );
     let passed = mcp.tool(2, "exec", json!({"cmd": "echo fine"}));
     assert_eq!(passed["result"]["isError"], false, "{passed}");
     let decided = mcp.tool(3, "exec", json!({"cmd": "exit 3", "dry_run": true}));
@@ -428,7 +497,13 @@ fn logs_on_a_stderr_that_is_no_terminal_are_plain_text() {
     daemon_log.push(".log");
     let daemon_log = std::fs::read_to_string(&daemon_log).unwrap();
     assert!(daemon_log.contains("serving"), "{daemon_log}");
-    assert!(!daemon_log.contains('\x1b'), "colour codes in the daemon's log: {daemon_log:?}");
+    assert!(
+        !daemon_log.contains('\x1b'),
+        "colour codes in the daemon's log: {daemon_log:?}"
+    );
     let mcp_log = std::fs::read_to_string(&mcp_log).unwrap();
-    assert!(!mcp_log.contains('\x1b'), "colour codes in coderd mcp's stderr: {mcp_log:?}");
+    assert!(
+        !mcp_log.contains('\x1b'),
+        "colour codes in coderd mcp's stderr: {mcp_log:?}"
+    );
 }

@@ -202,6 +202,9 @@ fn offline_methods() -> Option<(String, serde_json::Map<String, Value>)> {
         .filter(|o| o.status.success())?;
     let described: Value = serde_json::from_slice(&out.stdout).ok()?;
     let methods = described["methods"].as_object()?.clone();
-    let source = format!("from {}; no daemon is running for this workspace", exe.display());
+    let source = format!(
+        "from {}; no daemon is running for this workspace",
+        exe.display()
+    );
     Some((source, methods))
 }

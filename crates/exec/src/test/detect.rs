@@ -28,7 +28,10 @@ pub enum Selection<'a> {
     All,
     Names(&'a str),
     /// A glob of test files: its folder part (relative to `dir`, maybe empty) and its file name.
-    Files { folder: &'a str, name: &'a str },
+    Files {
+        folder: &'a str,
+        name: &'a str,
+    },
 }
 
 impl<'a> Selection<'a> {
@@ -62,14 +65,18 @@ impl<'a> Selection<'a> {
 /// python_files=`). Other frameworks run their project's tests (their marker's folder: a crate, a
 /// package.json), and take no file glob.
 pub fn scope(detected: &mut Detected, start: &Path, selection: &Selection) -> Result<(), String> {
-    let rel = start.strip_prefix(&detected.folder).unwrap_or(Path::new(""));
+    let rel = start
+        .strip_prefix(&detected.folder)
+        .unwrap_or(Path::new(""));
     let rel = rel.to_string_lossy().into_owned();
     let folder = match selection {
         Selection::Files { folder, .. } => *folder,
         _ => "",
     };
     if folder.starts_with('/') || folder.split('/').any(|c| c == "..") {
-        return Err(format!("the glob's folder `{folder}` must stay below `dir`"));
+        return Err(format!(
+            "the glob's folder `{folder}` must stay below `dir`"
+        ));
     }
     let joined = [rel.as_str(), folder]
         .iter()
@@ -87,7 +94,10 @@ pub fn scope(detected: &mut Detected, start: &Path, selection: &Selection) -> Re
             let below = literal.len() < joined.split('/').filter(|c| !c.is_empty()).count()
                 || !matches!(selection, Selection::Files { .. })
                 || folder.is_empty();
-            let mut packages = std::iter::once(".").chain(literal).collect::<Vec<_>>().join("/");
+            let mut packages = std::iter::once(".")
+                .chain(literal)
+                .collect::<Vec<_>>()
+                .join("/");
             if below {
                 packages.push_str("/...");
             }
@@ -97,7 +107,9 @@ pub fn scope(detected: &mut Detected, start: &Path, selection: &Selection) -> Re
         }
         (Framework::Pytest, _) => {
             if let Selection::Files { name, .. } = selection {
-                detected.argv.extend(["-o".into(), format!("python_files={name}")]);
+                detected
+                    .argv
+                    .extend(["-o".into(), format!("python_files={name}")]);
             }
             if !joined.is_empty() {
                 detected.argv.push(joined);
@@ -342,13 +354,43 @@ mod tests {
             ("go.mod", "pkg", None, "go test -v ./pkg/..."),
             ("go.mod", "pkg", Some("*_test.go"), "go test -v ./pkg/..."),
             ("go.mod", ".", Some("api/*_test.go"), "go test -v ./api"),
-            ("go.mod", "pkg", Some("api/**/*_test.go"), "go test -v ./pkg/api/..."),
-            ("go.mod", "pkg", Some("TestLogin"), "go test -v ./pkg/... -run TestLogin"),
-            ("go.mod", ".", Some("Test.*Login"), "go test -v ./... -run Test.*Login"),
+            (
+                "go.mod",
+                "pkg",
+                Some("api/**/*_test.go"),
+                "go test -v ./pkg/api/...",
+            ),
+            (
+                "go.mod",
+                "pkg",
+                Some("TestLogin"),
+                "go test -v ./pkg/... -run TestLogin",
+            ),
+            (
+                "go.mod",
+                ".",
+                Some("Test.*Login"),
+                "go test -v ./... -run Test.*Login",
+            ),
             ("pyproject.toml", ".", None, "python3 -m pytest -q"),
-            ("pyproject.toml", "tests", None, "python3 -m pytest -q tests"),
-            ("pyproject.toml", "tests", Some("test_*.py"), "python3 -m pytest -q -o python_files=test_*.py tests"),
-            ("pyproject.toml", ".", Some("test_login"), "python3 -m pytest -q -k test_login"),
+            (
+                "pyproject.toml",
+                "tests",
+                None,
+                "python3 -m pytest -q tests",
+            ),
+            (
+                "pyproject.toml",
+                "tests",
+                Some("test_*.py"),
+                "python3 -m pytest -q -o python_files=test_*.py tests",
+            ),
+            (
+                "pyproject.toml",
+                ".",
+                Some("test_login"),
+                "python3 -m pytest -q -k test_login",
+            ),
             ("Cargo.toml", "src", Some("parse"), "cargo test parse"),
         ];
         for (marker, start, pattern, command) in cases {
@@ -358,7 +400,11 @@ mod tests {
             let selection = Selection::of(*pattern);
             let mut found = detect(&from, dir.path(), selection.names()).unwrap();
             scope(&mut found, &from, &selection).unwrap();
-            assert_eq!(found.argv.join(" "), *command, "{marker} {start} {pattern:?}");
+            assert_eq!(
+                found.argv.join(" "),
+                *command,
+                "{marker} {start} {pattern:?}"
+            );
             assert_eq!(found.folder, dir.path(), "runs where the marker is");
         }
         // No glob for a framework that cannot select files, and none that climbs out of `dir`.
@@ -366,7 +412,10 @@ mod tests {
             let dir = fixture(&[marker]);
             let selection = Selection::of(Some(pattern));
             let mut found = detect(dir.path(), dir.path(), selection.names()).unwrap();
-            assert!(scope(&mut found, dir.path(), &selection).is_err(), "{pattern}");
+            assert!(
+                scope(&mut found, dir.path(), &selection).is_err(),
+                "{pattern}"
+            );
         }
     }
 
