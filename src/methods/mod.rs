@@ -624,7 +624,7 @@ fn info(state: &Arc<State>, _: NoParams) -> Result<Value> {
         "default_exclude_globs": state.jail.default_exclude_globs,
         "limits": *limits,
         "read": {
-            "default_max_bytes": read::default_max_bytes(&limits),
+            "default_max_bytes": read::default_max_bytes(&limits, None),
             "unranged_line_cap": read::UNRANGED_LINE_CAP,
         },
         "search": {
