@@ -106,15 +106,11 @@ impl State {
     /// `--idle-exit` (`wire::client`), so a plugin's first call does not leave one running for
     /// ever; a daemon a person or `scripts/run.sh` starts runs until stopped.
     pub async fn exit_when_idle(self: Arc<Self>, flag: Option<u64>) {
-        let mut idle_since = Instant::now();
         loop {
             tokio::time::sleep(Duration::from_millis(500)).await;
-            if self.connections.count() > 0 {
-                idle_since = Instant::now();
-                continue;
-            }
             let after = flag.unwrap_or(self.limits().idle_exit_secs);
-            if after > 0 && idle_since.elapsed() >= Duration::from_secs(after) {
+            let idle = self.connections.idle_for();
+            if after > 0 && idle.is_some_and(|idle| idle >= Duration::from_secs(after)) {
                 tracing::info!("no client for {after} s (idle_exit_secs): stopping");
                 self.shutdown.notify_one();
                 return;
