@@ -45,6 +45,8 @@ struct Inner {
     open: Mutex<HashMap<u64, Arc<Conn>>>,
     next_id: AtomicU64,
     epoch: Instant,
+    /// When the last connection closed (same clock), 0 before any did.
+    last_left: AtomicU64,
 }
 
 impl Default for Inner {
@@ -53,6 +55,7 @@ impl Default for Inner {
             open: Default::default(),
             next_id: AtomicU64::new(1),
             epoch: Instant::now(),
+            last_left: AtomicU64::new(0),
         }
     }
 }
@@ -96,6 +99,18 @@ impl Connections {
     /// Open connections, not counting those closing to make room.
     pub fn count(&self) -> usize {
         staying(&self.inner.open.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// How long no connection has been open (since the last one closed, or since the start);
+    /// `None` while one is. Clients that connect for each call (`coder`, an editor's face, which
+    /// renews its buffers every second) keep this short though none stays connected.
+    pub fn idle_for(&self) -> Option<std::time::Duration> {
+        let open = self.inner.open.lock().unwrap_or_else(|e| e.into_inner());
+        if !open.is_empty() {
+            return None;
+        }
+        let since = self.inner.last_left.load(Ordering::SeqCst);
+        Some(std::time::Duration::from_millis(self.inner.now() - since))
     }
 }
 
@@ -184,6 +199,8 @@ impl Drop for Handle {
             .lock()
             .unwrap_or_else(|e| e.into_inner());
         open.remove(&self.0.id);
+        let now = self.0.registry.now();
+        self.0.registry.last_left.store(now, Ordering::SeqCst);
     }
 }
 
@@ -208,6 +225,18 @@ pub fn cap(configured: Option<usize>, max_memory_bytes: u64) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn idle_time_counts_from_the_last_connection_that_closed() {
+        let c = Connections::default();
+        assert!(c.idle_for().is_some(), "idle since the start");
+        let first = c.admit(4).unwrap();
+        assert_eq!(c.idle_for(), None);
+        std::thread::sleep(std::time::Duration::from_millis(30));
+        drop(first);
+        let idle = c.idle_for().unwrap();
+        assert!(idle < std::time::Duration::from_millis(30), "{idle:?}");
+    }
 
     #[test]
     fn the_longest_idle_gives_way_and_busy_ones_never_do() {

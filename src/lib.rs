@@ -21,3 +21,6 @@ mod registry;
 mod search;
 pub mod server;
 mod todo;
+
+/// The method table's description (`coderd schema`, for `coder --help` with no daemon).
+pub use methods::described_methods;

@@ -32,6 +32,8 @@ pub struct ServeOptions {
     pub socket: Option<PathBuf>,
     /// Another face served beside the socket (`coderd iii`: the iii engine's worker).
     pub beside: Option<Beside>,
+    /// `--idle-exit SECS`: overrides the config's `idle_exit_secs` (see `State::exit_when_idle`).
+    pub idle_exit: Option<u64>,
 }
 
 /// A face started once the daemon's state exists; it returns how to stop it (run at shutdown).
@@ -102,6 +104,7 @@ pub async fn serve(opts: ServeOptions) -> Result<()> {
             .collect::<Vec<_>>(),
         socket.display()
     );
+    let idle = tokio::spawn(state.clone().exit_when_idle(opts.idle_exit));
     let (result, stop_beside) = match opts.beside.map(|start| start(&state)) {
         None => (accept_loop(&state, listener, signals).await, None),
         // A face that cannot start stops the daemon, which cleans up as after a run.
@@ -114,6 +117,7 @@ pub async fn serve(opts: ServeOptions) -> Result<()> {
             (result, Some(stop))
         }
     };
+    idle.abort();
     if let Some(stop) = stop_beside {
         let _ = tokio::task::spawn_blocking(stop).await;
     }

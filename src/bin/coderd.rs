@@ -21,6 +21,10 @@ struct Args {
     /// Log filter, e.g. `info` or `coderd=debug` (default: $CODERD_LOG, else info).
     #[arg(long, global = true)]
     log: Option<String>,
+    /// Stop after this many seconds with no client connected (0: never; default: the config's
+    /// `idle_exit_secs`). A daemon `coder` or `coderd mcp` starts gets 1800.
+    #[arg(long, value_name = "SECS")]
+    idle_exit: Option<u64>,
     #[command(subcommand)]
     command: Option<Sub>,
 }
@@ -51,8 +55,10 @@ enum Sub {
         namespace: Option<String>,
     },
     /// Serve LSP on stdin/stdout for an editor (Neovim, VS Code, Helix, Zed): document and
-    /// workspace symbols, folding, the `coderd/map` request, diagnostics relayed from the
-    /// daemon's language servers. Finds (or starts) the daemon as `mcp` does.
+    /// workspace symbols, folding, definition, references, hover and rename (through the
+    /// daemon's warm language servers), the `coderd/map` and `coderd/stats` requests, and
+    /// diagnostics relayed from the daemon's language servers. Finds (or starts) the daemon as
+    /// `mcp` does.
     Lsp {
         /// Fail instead of starting a daemon when none answers.
         #[arg(long)]
@@ -61,6 +67,10 @@ enum Sub {
         #[arg(long, short = 'v')]
         verbose: bool,
     },
+    /// Print the method table's `schema` (what `coder --help` lists when no daemon answers) and
+    /// exit; no daemon is started.
+    #[command(hide = true)]
+    Schema,
     /// Started by the daemon itself: ends the process groups of running commands when the
     /// daemon is gone (see crates/exec/src/watchdog.rs).
     #[command(hide = true)]
@@ -78,6 +88,10 @@ fn main() {
     let args = Args::parse();
     if let Some(Sub::Watchdog) = args.command {
         coderd_exec::watchdog::watch(std::io::stdin().lock());
+        return;
+    }
+    if let Some(Sub::Schema) = args.command {
+        println!("{}", coderd::described_methods());
         return;
     }
     if let Some(Sub::SandboxExec { command }) = &args.command {
@@ -144,6 +158,7 @@ fn main() {
         config: args.config,
         socket: args.socket,
         beside,
+        idle_exit: args.idle_exit,
     };
     if let Err(e) = runtime.block_on(serve(options)) {
         tracing::error!("{e}");
@@ -161,8 +176,12 @@ fn init_logging(args: &Args) {
         .clone()
         .or_else(|| std::env::var("CODERD_LOG").ok())
         .unwrap_or_else(|| "info".into());
+    // Colour only for a person at a terminal: a log file, a pipe or an MCP client's stderr
+    // capture gets plain text (every subcommand logs through here).
+    use std::io::IsTerminal;
     let builder = tracing_subscriber::fmt()
         .with_env_filter(EnvFilter::new(filter))
+        .with_ansi(std::io::stderr().is_terminal())
         .with_target(false);
     match args.log_file.as_ref().map(|p| {
         std::fs::OpenOptions::new()

@@ -87,8 +87,11 @@ fn answer(reply: &[u8]) -> Result<Value, CallError> {
     if let Some(error) = reply.get("error") {
         let code = error["data"]["code"].as_str().map(str::to_owned);
         let mut message = error["message"].as_str().unwrap_or("error").to_string();
+        // The daemon's message carries its hint already (`Error`'s display); add it only when not.
         if let Some(recovery) = error["data"]["recovery"].as_str() {
-            message = format!("{message} ({recovery})");
+            if !message.contains(recovery) {
+                message = format!("{message} (hint: {recovery})");
+            }
         }
         return Err(CallError { code, message });
     }

@@ -251,8 +251,11 @@ impl Editor {
 
     /// `coderd/stats`: the daemon's `stats`, as `coder stats --json` prints it.
     pub async fn stats(&self, params: Value) -> jsonrpc::Result<Value> {
+        // No params at all, as LSP clients send them: nothing, `null`, or `[]` (Neovim's
+        // encoding of an empty table).
         let params = match params {
             Value::Null => json!({}),
+            Value::Array(items) if items.is_empty() => json!({}),
             other => other,
         };
         self.call("stats", params).await

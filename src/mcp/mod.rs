@@ -3,9 +3,11 @@
 //! starts) the daemon the way `coder` does (`wire::client::connect`), lists the method table as MCP tools
 //! (`tools/list`: name, summary, the params' JSON Schema, and the annotations `keys::hints` gives:
 //! read-only, destructive, idempotent, open world), and sends each `tools/call` to the daemon as the JSON-RPC request of that method, so
-//! every call runs the same handler as a socket request. Results are text content (the result's
-//! JSON, with a `[DIAGNOSTICS]` block after edits that report diagnostics) plus the same JSON as
-//! structured content; errors are tool errors carrying the C2xx code and the recovery hint.
+//! every call runs the same handler as a socket request. A result is sent once, as text content:
+//! the result's compact JSON, with a `[DIAGNOSTICS]` block after edits that report diagnostics
+//! (docs/mcp.md says why text and not `structuredContent`); a command that failed (`exec`/`test`:
+//! a non-zero exit) is a tool error with its output; errors are tool errors carrying the C2xx
+//! code and the recovery hint.
 
 pub mod stdio;
 
@@ -20,6 +22,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Map, Value};
 use std::os::unix::net::UnixStream;
 use std::sync::{Arc, Mutex};
+use wire::answers::Answer;
 use wire::client::{self, ClientError, Options};
 
 /// Methods not offered as tools: stopping the daemon is not an agent's decision, the `tool`
@@ -119,8 +122,8 @@ fn tool_of(method: &Method) -> Tool {
     Tool::new(method.name, method.summary, Arc::new(schema)).with_annotations(annotations)
 }
 
-/// An MCP result from the daemon's JSON-RPC answer.
-pub fn tool_result(reply: &Value) -> CallToolResult {
+/// An MCP result from the daemon's JSON-RPC answer to `method`.
+pub fn tool_result(method: &Method, reply: &Value) -> CallToolResult {
     if let Some(error) = reply.get("error") {
         let data = error.get("data").cloned().unwrap_or(Value::Null);
         let text = error["message"].as_str().unwrap_or("error").to_string();
@@ -128,15 +131,18 @@ pub fn tool_result(reply: &Value) -> CallToolResult {
         result.structured_content = Some(data);
         return result;
     }
-    let value = reply.get("result").cloned().unwrap_or(Value::Null);
-    let mut text = serde_json::to_string_pretty(&value).unwrap_or_default();
-    if let Some(block) = diagnostics_block(&value) {
+    let value = reply.get("result").unwrap_or(&Value::Null);
+    // One copy, compact: what every client shows the model (see docs/mcp.md).
+    let mut text = value.to_string();
+    if let Some(block) = diagnostics_block(value) {
         text.push_str("\n\n");
         text.push_str(&block);
     }
-    let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
-    result.structured_content = Some(value);
-    result
+    let content = vec![ContentBlock::text(text)];
+    match method.answer == Answer::Command && wire::answers::command::failed(value) {
+        true => CallToolResult::error(content),
+        false => CallToolResult::success(content),
+    }
 }
 
 /// The `[DIAGNOSTICS]` block after an edit whose answer carries findings: the same block `coder`
@@ -177,12 +183,12 @@ impl ServerHandler for CoderMcp {
         _context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let name = request.name.to_string();
-        if !is_tool(&name) || crate::methods::find(&name).is_none() {
+        let Some(method) = crate::methods::find(&name).filter(|_| is_tool(&name)) else {
             return Err(ErrorData::invalid_params(
                 format!("unknown tool `{name}`"),
                 None,
             ));
-        }
+        };
         let params = Value::Object(request.arguments.unwrap_or_default());
         let options = self.options.clone();
         let daemon = self.daemon.clone();
@@ -191,7 +197,7 @@ impl ServerHandler for CoderMcp {
                 .await
                 .map_err(|e| ErrorData::internal_error(e.to_string(), None))?
                 .map_err(|e| ErrorData::internal_error(e.0, None))?;
-        Ok(tool_result(&reply).into())
+        Ok(tool_result(method, &reply).into())
     }
 }
 
@@ -236,8 +242,9 @@ mod tests {
         };
         // An edit's answer, and the same answer inside a `tool` envelope's.
         let edit = json!({"path": "/ws/a.rs", "diagnostics": report});
+        let patch = crate::methods::find("patch").unwrap();
         for answer in [edit.clone(), json!({"method": "patch", "result": edit})] {
-            let result = tool_result(&json!({"result": answer}));
+            let result = tool_result(patch, &json!({"result": answer}));
             let ContentBlock::Text(text) = &result.content[0] else {
                 panic!()
             };
@@ -251,15 +258,41 @@ mod tests {
             files: vec![FileReport::new("/ws/a.rs".into(), true)],
             unavailable: vec![],
         };
-        let result = tool_result(&json!({"result": {"diagnostics": clean}}));
+        let result = tool_result(patch, &json!({"result": {"diagnostics": clean}}));
         let ContentBlock::Text(text) = &result.content[0] else {
             panic!()
         };
         assert!(!text.text.contains("[DIAGNOSTICS]"));
         let error = tool_result(
+            patch,
             &json!({"error": {"message": "C211: gone", "data": {"code": "C211", "recovery": "look"}}}),
         );
         assert_eq!(error.is_error, Some(true));
         assert_eq!(error.structured_content.unwrap()["code"], "C211");
+    }
+
+    #[test]
+    fn a_failed_command_is_a_tool_error_with_its_output_and_an_answer_is_sent_once() {
+        let exec = crate::methods::find("exec").unwrap();
+        let ran = |code: i32| {
+            let answer =
+                json!({"exit_code": code, "timed_out": false, "stdout": "out", "stderr": "boom"});
+            tool_result(exec, &json!({ "result": answer }))
+        };
+        let failed = ran(3);
+        assert_eq!(failed.is_error, Some(true));
+        let ContentBlock::Text(text) = &failed.content[0] else {
+            panic!()
+        };
+        assert!(text.text.contains("boom"), "{}", text.text);
+        let passed = ran(0);
+        assert_eq!(passed.is_error, Some(false));
+        assert!(passed.structured_content.is_none(), "one copy: the text");
+        // A decision (`dry_run`) is no failure; nor is a method that reads an `exit_code` field.
+        let decided = tool_result(exec, &json!({"result": {"allowed": false}}));
+        assert_eq!(decided.is_error, Some(false));
+        let read = crate::methods::find("read").unwrap();
+        let file = tool_result(read, &json!({"result": {"exit_code": 1}}));
+        assert_eq!(file.is_error, Some(false));
     }
 }

@@ -18,7 +18,8 @@ pub fn methods() -> Vec<Method> {
         .param_aliases(&[("path", "file"), ("filepath", "file"), ("file_path", "file")])
         .hints(crate::protocol::keys::Overrides { idempotent: Some(true), ..Default::default() })
         .bare(&["file"])
-        .changes_only_what_it_names(),
+        .changes_only_what_it_names()
+        .changes_nothing_when(asks_dry_run),
         method(
             "create-file",
             &[],
@@ -50,7 +51,8 @@ pub fn methods() -> Vec<Method> {
         .answers(wire::answers::Answer::Edit)
         .param_aliases(&[("path", "file"), ("filepath", "file"), ("file_path", "file"), ("old_string", "search"), ("new_string", "replace")])
         .bare(&["file"])
-        .changes_only_what_it_names(),
+        .changes_only_what_it_names()
+        .changes_nothing_when(asks_dry_run),
         method(
             "multipatch",
             &[],
@@ -60,7 +62,8 @@ pub fn methods() -> Vec<Method> {
         )
         .answers(wire::answers::Answer::Edit)
         .param_aliases(&[("path", "file"), ("filepath", "file"), ("file_path", "file"), ("old_string", "search"), ("new_string", "replace")])
-        .changes_only_what_it_names(),
+        .changes_only_what_it_names()
+        .changes_nothing_when(asks_dry_run),
         method(
             "update-file",
             &[],
@@ -70,7 +73,8 @@ pub fn methods() -> Vec<Method> {
         )
         .answers(wire::answers::Answer::Edit)
         .param_aliases(&[("file", "path")])
-        .changes_only_what_it_names(),
+        .changes_only_what_it_names()
+        .changes_nothing_when(asks_dry_run),
         method(
             "delete-file",
             &[],
@@ -107,4 +111,10 @@ pub fn methods() -> Vec<Method> {
         // Without `force` it only lists.
         .changes_nothing_when(|_, params| paths::clean_changes_nothing(params)),
     ]
+}
+
+/// A `dry_run` call answers with its diffs and writes nothing: no automatic checkpoint before it.
+fn asks_dry_run(edit: &Method, params: &serde_json::Value) -> bool {
+    crate::protocol::keys::canonical(edit, params.clone())
+        .is_ok_and(|p| p.get("dry_run") == Some(&serde_json::Value::Bool(true)))
 }

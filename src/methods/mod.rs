@@ -583,14 +583,18 @@ fn schema(_: &Arc<State>, p: SchemaParams) -> Result<Value> {
             let m = find(&name).ok_or_else(|| unknown(&name))?;
             Ok(json!({"method": m.name, "schema": DESCRIBED[m.name]}))
         }
-        // coderd's own methods; a `coder::*` id (iii's) is described when asked for by name.
-        None => {
-            let own = METHODS
-                .iter()
-                .map(|m| (m.name.to_string(), DESCRIBED[m.name].clone()));
-            Ok(json!({"methods": own.collect::<Map<_, _>>()}))
-        }
+        None => Ok(described_methods()),
     }
+}
+
+/// `schema`'s answer without params: every method of coderd's own (a `coder::*` id, iii's, is
+/// described when asked for by name). Also printed by `coderd schema`, so `coder --help` lists
+/// the methods with no daemon running.
+pub fn described_methods() -> Value {
+    let own = METHODS
+        .iter()
+        .map(|m| (m.name.to_string(), DESCRIBED[m.name].clone()));
+    json!({"methods": own.collect::<Map<_, _>>()})
 }
 
 fn shutdown(state: &Arc<State>, _: NoParams) -> Result<Value> {
@@ -620,7 +624,7 @@ fn info(state: &Arc<State>, _: NoParams) -> Result<Value> {
         "default_exclude_globs": state.jail.default_exclude_globs,
         "limits": *limits,
         "read": {
-            "default_max_bytes": read::DEFAULT_MAX_BYTES,
+            "default_max_bytes": read::default_max_bytes(&limits, None),
             "unranged_line_cap": read::UNRANGED_LINE_CAP,
         },
         "search": {

@@ -101,6 +101,23 @@ impl State {
         state
     }
 
+    /// Stops the daemon once no connection has been open for `--idle-exit` seconds (`flag`), else
+    /// the config's `idle_exit_secs` (read live; 0: never). A client that starts a daemon passes
+    /// `--idle-exit` (`wire::client`), so a plugin's first call does not leave one running for
+    /// ever; a daemon a person or `scripts/run.sh` starts runs until stopped.
+    pub async fn exit_when_idle(self: Arc<Self>, flag: Option<u64>) {
+        loop {
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            let after = flag.unwrap_or(self.limits().idle_exit_secs);
+            let idle = self.connections.idle_for();
+            if after > 0 && idle.is_some_and(|idle| idle >= Duration::from_secs(after)) {
+                tracing::info!("no client for {after} s (idle_exit_secs): stopping");
+                self.shutdown.notify_one();
+                return;
+            }
+        }
+    }
+
     /// Stops the daemon shortly, after the current response had time to reach its client.
     pub fn request_shutdown(self: &Arc<Self>) {
         let state = self.clone();

@@ -28,8 +28,21 @@ use std::path::PathBuf;
 
 /// A read without a range returns at most this many lines, with a `next_start` to continue.
 pub const UNRANGED_LINE_CAP: u64 = 2000;
-/// Bytes of content per read unless the caller asks for another cap (never above `max_read_bytes`).
+/// Bytes of content per read unless the caller asks for another cap (never above `max_read_bytes`),
+/// or less: see `default_max_bytes`.
 pub const DEFAULT_MAX_BYTES: u64 = 200_000;
+
+/// The cap of a read that names none: never above the call's budget for a whole-file read
+/// (`whole_read_budget`), so a window over a file never answers more than reading it whole may.
+pub fn default_max_bytes(limits: &Limits, asked_budget: Option<u64>) -> u64 {
+    DEFAULT_MAX_BYTES.min(whole_read_budget(limits, asked_budget))
+}
+
+/// A whole-file read's budget: the call's `max_output_bytes` (clamped to `max_read_bytes`), else
+/// the config's.
+fn whole_read_budget(limits: &Limits, asked: Option<u64>) -> u64 {
+    asked.map_or(limits.max_output_bytes, |b| b.min(limits.max_read_bytes))
+}
 /// How much of a file's start is looked at to tell binary from text.
 const SNIFF_BYTES: usize = 8192;
 /// Files up to this size get an exact `total_lines` with every window; larger ones only on `stat`/`tail`.
@@ -49,8 +62,9 @@ pub struct ReadParams {
     pub head: Option<u64>,
     /// The last N lines (counts every line of the file).
     pub tail: Option<u64>,
-    /// Cap on the content returned (default 200000, never above `max_read_bytes`); a cut stops at a
-    /// line boundary with `truncated: true` and `next_start`.
+    /// Cap on the content returned (default 200000, or the whole-read budget `max_output_bytes` if
+    /// smaller; never above `max_read_bytes`); a cut stops at a line boundary with `truncated:
+    /// true` and `next_start`.
     pub max_bytes: Option<u64>,
     /// This call's budget for a whole-file read (default: the config's `max_output_bytes`;
     /// clamped to `max_read_bytes`), as iii's `coder::read-file` takes it.
@@ -343,7 +357,7 @@ fn read_opened(
     }
     let asked = p
         .max_bytes
-        .unwrap_or(DEFAULT_MAX_BYTES)
+        .unwrap_or_else(|| default_max_bytes(limits, p.max_output_bytes))
         .min(limits.max_read_bytes);
     let cap = budget.map_or(asked, |b| b.min(asked));
     if p.encoding == Some(Encoding::Base64) {
@@ -485,9 +499,7 @@ fn choose_range(
     // A whole-file read. An explicit `max_bytes` means the caller accepts a cut, and a batch item
     // is governed by the batch budget instead (iii); otherwise an oversized file is refused with
     // the calls that would work.
-    let budget = p
-        .max_output_bytes
-        .map_or(limits.max_output_bytes, |b| b.min(limits.max_read_bytes));
+    let budget = whole_read_budget(limits, p.max_output_bytes);
     if p.max_bytes.is_none() && !in_batch && size > budget {
         return Err(oversize_error(resolved, file, size, total, budget));
     }

@@ -481,6 +481,16 @@ fn dry_run_in_a_tool_calls_text_is_honoured_or_refused_in_every_form() {
                     problems.push(format!("not `{}`'s decision: {answer}", case["method"]));
                 }
             }
+            "preview" => {
+                let result = &answer["result"];
+                let diff = result["result"]["diff"].as_str().unwrap_or_default();
+                if result["method"] != case["method"] || !diff.contains("+x") {
+                    problems.push(format!("not `{}`'s diff: {answer}", case["method"]));
+                }
+                if taken() != taken_before {
+                    problems.push("a dry run took an automatic checkpoint".into());
+                }
+            }
             _ => {
                 let says = case["says"].as_str().unwrap();
                 let message = answer["error"]["message"].as_str().unwrap_or("");

@@ -47,6 +47,17 @@ fn install(home: &Path) -> PathBuf {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(text.contains("CHATCLI_ALLOW_UNSIGNED_PLUGINS") && text.contains(".sig"));
+    // What keeps delegated work on coderd and reads unprompted (issue 36).
+    assert!(
+        text.contains("export CHATCLI_AGENT_PARALLEL_MODE=false"),
+        "{text}"
+    );
+    for tool in ["@read", "@search", "@tree"] {
+        assert!(
+            text.contains(&format!("/config security allow \"{tool}\"")),
+            "{text}"
+        );
+    }
     home.join(".chatcli/plugins")
 }
 
@@ -747,4 +758,98 @@ fn check_files(dir: &Path, files: &Value, problems: &mut Vec<String>) {
             problems.push(format!("{path}: expected {want}, found {got:?}"));
         }
     }
+}
+
+/// Issue 36: over the socket, the `tool` envelope answered `exec "exit 3"` as a plain success
+/// (only the plugin, reading the exit code itself, failed the call). Its answer now says
+/// `failed: true` beside the command's output, and nothing for a command that succeeded or a
+/// decision; the plugin still exits non-zero (`chatcli_loads_and_runs_the_plugins`).
+#[test]
+fn the_tool_envelope_marks_a_failed_command_as_failed() {
+    let sandbox = Sandbox::fixture("chatcli");
+    let daemon = Daemon::start(&sandbox, &[]);
+    let cases = [
+        (
+            json!({"cmd": "exec", "args": {"cmd": "echo out; exit 3"}}),
+            true,
+        ),
+        (json!({"raw": "exec --cmd 'exit 3'"}), true),
+        (json!({"cmd": "exec", "args": {"cmd": "echo out"}}), false),
+        (
+            json!({"tool": "@exec", "raw": "{'cmd': 'exit 3', 'dry_run': True}"}),
+            false,
+        ),
+        (
+            json!({"cmd": "read", "args": {"file": "main.go", "end": 1}}),
+            false,
+        ),
+    ];
+    for (call, failed) in cases {
+        let answer = daemon.ok("tool", call.clone());
+        assert_eq!(
+            answer.get("failed") == Some(&json!(true)),
+            failed,
+            "{call}: {answer}"
+        );
+        if failed {
+            assert_eq!(answer["result"]["exit_code"], 3, "{answer}");
+        }
+    }
+}
+
+/// Issue 36: loading the plugins started a daemon that kept running after ChatCLI exited. A
+/// daemon a client starts (here a plugin call, with no daemon for the workspace) gets
+/// `--idle-exit` and stops once no client has been connected that long (1800 s; the client's
+/// `CODERD_IDLE_EXIT_SECS` shortens it here); a daemon started as `coderd` runs on.
+#[test]
+fn a_daemon_a_plugin_call_started_stops_when_no_client_is_left() {
+    let sandbox = Sandbox::fixture("chatcli");
+    let plugins = install(sandbox.dir.path());
+    let socket = sandbox.socket();
+    let dir = sandbox.dir.path();
+    let person = Sandbox::fixture("chatcli");
+    let mut kept = Daemon::start(&person, &[]);
+    let out = Command::new(plugins.join("coder-read"))
+        .arg(r#"{"file": "main.go", "end": 1}"#)
+        .current_dir(&sandbox.root)
+        .env("CODERD_SOCKET", &socket)
+        .env("CODERD_IDLE_EXIT_SECS", "2")
+        .env("XDG_RUNTIME_DIR", dir.join("run"))
+        .env("XDG_DATA_HOME", dir.join("data"))
+        .env("XDG_STATE_HOME", dir.join("state"))
+        .env("CODERD_SERVERS_DIR", dir.join("no-servers"))
+        .env("CODERD_SERVERS_PATH", dir.join("no-servers"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("package main"));
+    let answers = || {
+        Command::new(common::coder_bin())
+            .args(["--no-start", "--socket"])
+            .arg(&socket)
+            .arg("info")
+            .output()
+            .unwrap()
+            .status
+            .success()
+    };
+    // Watched without connecting (a connection is a client): a stopping daemon removes its socket.
+    let started = std::time::Instant::now();
+    while socket.exists() {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(120),
+            "the daemon the plugin started is still up"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    assert!(!answers(), "the socket is gone but a daemon answers");
+    assert!(
+        kept.child.try_wait().unwrap().is_none(),
+        "the daemon started as coderd stopped"
+    );
+    assert!(kept.ok("info", json!({}))["pid"].is_u64());
 }

@@ -504,6 +504,13 @@ fn every_method_is_a_subcommand_with_flags_typed_by_its_schema() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("unknown method `frobnicate`"));
     assert!(stderr(&out).contains("multipatch"));
+    // Issue 36: the hint was printed twice (in the message, then again on a line of its own).
+    assert_eq!(
+        stderr(&out).matches("methods: ").count(),
+        1,
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
@@ -537,38 +544,36 @@ fn search_text_is_what_rg_prints_for_every_context() {
     }
 }
 
+/// `coder --help` lists every method with its summary: from the daemon when one answers, and
+/// (issue 36) from the `coderd` a call would start when none does (`coderd schema`), without
+/// starting one.
 #[test]
-fn help_lists_every_method_with_its_summary() {
+fn help_lists_every_method_with_its_summary_with_or_without_a_daemon() {
     let sandbox = Sandbox::fixture("basic");
     let daemon = Daemon::start(&sandbox, &[]);
-    let out = coder(&daemon.socket, &sandbox.root, &["--help"]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let help = stdout(&out);
     let info = daemon.ok("info", serde_json::json!({}));
     let methods = info["methods"].as_array().unwrap();
     assert!(methods.len() > 7, "{info}");
-    for method in methods {
-        let name = method.as_str().unwrap();
-        assert!(
-            help.lines()
-                .any(|l| l.trim_start().starts_with(&format!("{name} "))),
-            "{name} in {help}"
-        );
+    let none = sandbox.dir.path().join("none.sock");
+    for (socket, says) in [
+        (&daemon.socket, "from the daemon on"),
+        (&none, "no daemon is running"),
+    ] {
+        let out = coder(socket, &sandbox.root, &["--help"]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let help = stdout(&out);
+        assert!(help.contains(says), "{help}");
+        for method in methods {
+            let name = method.as_str().unwrap();
+            assert!(
+                help.lines()
+                    .any(|l| l.trim_start().starts_with(&format!("{name} "))),
+                "{name} in {help}"
+            );
+        }
+        assert!(help.contains("--socket PATH"), "{help}");
     }
-    assert!(help.contains("--socket PATH"), "{help}");
-
-    // With no daemon to ask, the help says how to get one instead of listing methods.
-    let out = coder(
-        &sandbox.dir.path().join("none.sock"),
-        &sandbox.root,
-        &["--help"],
-    );
-    assert!(out.status.success(), "{}", stderr(&out));
-    assert!(
-        stdout(&out).contains("no coderd answers"),
-        "{}",
-        stdout(&out)
-    );
+    assert!(!none.exists(), "the help started a daemon");
 }
 
 /// What `coder M word ...` sends and what `tool {"cmd": "M word ..."}` runs, for every method that

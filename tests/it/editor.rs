@@ -284,6 +284,39 @@ fn symbols_folding_and_the_map_come_from_the_daemons_structure() {
     );
     let bad = editor.request("coderd/map", json!({"budget": 0}));
     assert_eq!(bad["error"]["data"]["code"], "C210", "{bad}");
+    // Issue 36: the hint was printed twice ("(hint: omit it …) (omit it …)").
+    let message = bad["error"]["message"].as_str().unwrap();
+    assert_eq!(message.matches("omit it for").count(), 1, "{message}");
+}
+
+/// Issue 36: `coderd/stats` refused `"params": []`, what Neovim sends for an empty table; and
+/// `coderd lsp --help` named none of the navigation requests the face serves.
+#[test]
+fn stats_take_an_empty_list_and_the_help_names_every_request() {
+    let sandbox = Sandbox::empty();
+    let daemon = Daemon::start(&sandbox, &[]);
+    let mut editor = initialized(&daemon);
+    for empty in [json!([]), json!({}), Value::Null] {
+        let stats = editor.result("coderd/stats", empty.clone());
+        assert!(stats["since_start"].is_object(), "{empty}: {stats}");
+    }
+    let help = Command::new(env!("CARGO_BIN_EXE_coderd"))
+        .args(["lsp", "--help"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8_lossy(&help.stdout);
+    for request in [
+        "symbols",
+        "folding",
+        "definition",
+        "references",
+        "hover",
+        "rename",
+        "coderd/map",
+        "coderd/stats",
+    ] {
+        assert!(help.contains(request), "{request} in {help}");
+    }
 }
 
 #[test]

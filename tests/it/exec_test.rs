@@ -153,3 +153,51 @@ fn test_runs_obey_the_exec_policy_of_the_daemon_config() {
     assert_eq!(error["data"]["code"], "C214", "{error}");
     assert_eq!(error["data"]["rule"], "config-deny", "{error}");
 }
+
+/// Issue 36: `test --dir ./pkg` ran the whole project where ChatCLI runs only that folder, and
+/// ChatCLI's `--pattern "*_test.go"` became `go test -run "*_test.go"`, an invalid regex. Go now
+/// tests the packages below `dir` and pytest the folder; a glob of test files selects files
+/// (Go: the packages holding them), a name stays a name filter. The project's own failing test
+/// lies outside each selection, so a run that strayed would fail.
+#[test]
+fn dir_and_a_glob_of_test_files_select_as_chatcli_means_them() {
+    let sandbox = Sandbox::empty();
+    copy_tree(&fixtures().join("go"), &sandbox.root.join("gomod"));
+    copy_tree(&fixtures().join("pytest"), &sandbox.root.join("py"));
+    sandbox.write(
+        "gomod/pkg/ok_test.go",
+        "package pkg\n\nimport \"testing\"\n\nfunc TestInPkg(t *testing.T) {}\n",
+    );
+    sandbox.write("py/sub/test_ok.py", "def test_in_sub():\n    assert True\n");
+    let daemon = Daemon::start(&sandbox, &[]);
+    let cases = [
+        (json!({"dir": "gomod/pkg"}), "./pkg/..."),
+        (
+            json!({"dir": "gomod/pkg", "pattern": "*_test.go"}),
+            "./pkg/...",
+        ),
+        (json!({"dir": "gomod", "pattern": "pkg/*_test.go"}), "./pkg"),
+        (json!({"dir": "py/sub"}), "sub"),
+        (
+            json!({"dir": "py", "pattern": "test_ok*.py"}),
+            "python_files=test_ok*.py",
+        ),
+    ];
+    for (mut params, selects) in cases {
+        params["timeout"] = json!(300);
+        let run = daemon.ok("test", params.clone());
+        let command: Vec<&str> = run["command"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| a.as_str().unwrap())
+            .collect();
+        assert!(command.contains(&selects), "{params}: {command:?}");
+        assert!(
+            !command.contains(&"-run") && !command.contains(&"-k"),
+            "{params}: {command:?}"
+        );
+        assert_eq!(run["exit_code"], json!(0), "{params}: {run}");
+        assert_eq!(run["summary"]["passed"], json!(1), "{params}: {run}");
+    }
+}

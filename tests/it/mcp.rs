@@ -52,14 +52,21 @@ struct Mcp {
 
 impl Mcp {
     fn start(daemon: &common::Daemon) -> Mcp {
-        use std::io::BufRead;
-        let mut child = Command::new(env!("CARGO_BIN_EXE_coderd"))
+        let mut command = Command::new(env!("CARGO_BIN_EXE_coderd"));
+        command
             .arg("--socket")
             .arg(&daemon.socket)
             .args(["mcp", "--no-start"])
+            .stderr(std::process::Stdio::null());
+        Mcp::spawn(command)
+    }
+
+    /// `coderd mcp` as `command` runs it (its stdin and stdout become the session's).
+    fn spawn(mut command: Command) -> Mcp {
+        use std::io::BufRead;
+        let mut child = command
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::null())
             .spawn()
             .expect("spawn coderd mcp");
         let stdin = child.stdin.take().unwrap();
@@ -256,5 +263,247 @@ fn an_exec_command_nested_5000_deep_through_mcp_leaves_the_daemon_alive() {
     assert!(
         daemon.child.try_wait().unwrap().is_none(),
         "the daemon died"
+    );
+}
+
+/// The JSON-RPC line of an answer, as `coderd mcp` wrote it (its length is what a client reads).
+fn line_of(answer: &Value) -> usize {
+    answer.to_string().len()
+}
+
+/// Issue 36: `patch` had no `dry_run` (C210), so an MCP client could not preview an edit. Every
+/// content edit (`patch`, `multipatch`, `write`, `update-file`) now answers a dry run with each
+/// file's unified diff and changes nothing: the file stays byte-identical and no automatic
+/// checkpoint is taken; the same call without `dry_run` then makes exactly that change.
+#[test]
+fn an_mcp_client_previews_every_content_edit_as_a_diff_and_nothing_changes() {
+    let sandbox = Sandbox::fixture("chatcli");
+    let daemon = common::Daemon::start(&sandbox, &[]);
+    let mut mcp = Mcp::start(&daemon);
+    let main = sandbox.root.join("main.go");
+    let before = std::fs::read(&main).unwrap();
+    let line = String::from_utf8_lossy(&before)
+        .lines()
+        .find(|l| l.contains("package main"))
+        .unwrap()
+        .to_string();
+    let taken = || daemon.ok("checkpoint", json!({}))["auto"]["taken"].clone();
+    let taken_before = taken();
+    let edits = [
+        (
+            "patch",
+            json!({"file": "main.go", "search": line, "replace": "package preview"}),
+        ),
+        (
+            "multipatch",
+            json!({"edits": [{"file": "main.go", "search": line, "replace": "package preview"}]}),
+        ),
+        (
+            "write",
+            json!({"file": "main.go", "content": "package preview\n"}),
+        ),
+        (
+            "update-file",
+            json!({"files": [{"path": "main.go", "ops": [{"op": "update_lines", "from_line": 1, "to_line": 1, "content": "package preview"}]}]}),
+        ),
+    ];
+    for (id, (name, mut arguments)) in edits.into_iter().enumerate() {
+        arguments["dry_run"] = json!(true);
+        let answer = mcp.tool(id as u64 + 1, name, arguments);
+        assert_eq!(answer["result"]["isError"], false, "{name}: {answer}");
+        let text = tool_text(&answer);
+        let result: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{text}: {e}"));
+        let file = result.get("files").map_or(&result, |files| &files[0]);
+        let diff = file["diff"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{name}: no diff: {text}"));
+        assert!(diff.contains("+package preview"), "{name}: {diff}");
+        assert!(diff.contains(&format!("-{line}")), "{name}: {diff}");
+        assert_eq!(
+            std::fs::read(&main).unwrap(),
+            before,
+            "{name} changed the file"
+        );
+    }
+    assert_eq!(
+        taken(),
+        taken_before,
+        "a dry run took an automatic checkpoint"
+    );
+    // The control: the same patch without `dry_run` changes the file.
+    let ran = mcp.tool(
+        9,
+        "patch",
+        json!({"file": "main.go", "search": line, "replace": "package preview"}),
+    );
+    assert_eq!(ran["result"]["isError"], false, "{ran}");
+    assert!(String::from_utf8_lossy(&std::fs::read(&main).unwrap()).contains("package preview"));
+}
+
+/// A file of real source text (quotes, backslashes, tabs: what JSON escapes) of about `bytes`.
+fn source_text(bytes: usize) -> String {
+    let real =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/read/mod.rs"))
+            .unwrap();
+    let mut text = String::new();
+    for line in real.lines().cycle() {
+        if text.len() + line.len() + 1 > bytes {
+            break;
+        }
+        text.push_str(line);
+        text.push('\n');
+    }
+    text
+}
+
+/// Issue 36: every answer was sent twice (pretty-printed JSON text, plus the same JSON as
+/// `structuredContent`): a 100 KB read answered 203 KB, and a line window over a bigger file
+/// 202 KB though a whole read of it is refused above `max_output_bytes`. An answer is now sent
+/// once, as compact text, and a window is capped by the whole read's budget (`truncated`,
+/// `next_start`).
+#[test]
+fn an_answer_is_sent_once_and_a_window_never_exceeds_a_whole_reads_budget() {
+    let sandbox = Sandbox::fixture("chatcli");
+    let hundred = source_text(100_000);
+    sandbox.write("hundred.rs", &hundred);
+    sandbox.write("big.rs", &source_text(400_000));
+    let daemon = common::Daemon::start(&sandbox, &[]);
+    let budget = daemon.ok("info", json!({}))["limits"]["max_output_bytes"]
+        .as_u64()
+        .unwrap();
+    let mut mcp = Mcp::start(&daemon);
+
+    // Every line of it (a read with no range stops at 2000 lines; this file has more).
+    let read = mcp.tool(
+        1,
+        "read",
+        json!({"file": "hundred.rs", "start": 1, "end": 100000}),
+    );
+    assert!(
+        read["result"].get("structuredContent").is_none(),
+        "sent twice: {}",
+        &read.to_string()[..300]
+    );
+    let result: Value = serde_json::from_str(&tool_text(&read)).unwrap();
+    let content = result["content"].as_str().unwrap();
+    assert!(
+        content == hundred,
+        "not the whole file: {} of {} bytes",
+        content.len(),
+        hundred.len()
+    );
+    let sent = line_of(&read);
+    eprintln!(
+        "a read of {} bytes answers {sent} bytes over MCP",
+        hundred.len()
+    );
+    assert!(sent <= 130_000, "a 100 KB read answered {sent} bytes");
+
+    // A window over a file too big to read whole: cut at a line within the same budget.
+    let refused = mcp.tool(2, "read", json!({"file": "big.rs"}));
+    assert_eq!(
+        refused["result"]["isError"],
+        true,
+        "{}",
+        &refused.to_string()[..300]
+    );
+    let window = mcp.tool(
+        3,
+        "read",
+        json!({"file": "big.rs", "start": 1, "end": 100000}),
+    );
+    let result: Value = serde_json::from_str(&tool_text(&window)).unwrap();
+    assert_eq!(result["truncated"], true, "{}", &result.to_string()[..300]);
+    assert!(result["next_start"].as_u64().unwrap() > 1);
+    let content = result["content"].as_str().unwrap();
+    assert!(
+        content.len() as u64 <= budget,
+        "a window of {} bytes over a budget of {budget}",
+        content.len()
+    );
+    assert!(content.ends_with('\n'), "cut at a line boundary");
+}
+
+/// Issue 36: `exec` whose command exited 3 was `isError: false`, so a client took a failure for a
+/// success. A command that fails (a non-zero exit) is a tool error that still carries its output;
+/// one that exits 0, and a `dry_run` decision, are not.
+#[test]
+fn a_command_that_fails_is_a_tool_error_with_its_output() {
+    let sandbox = Sandbox::fixture("chatcli");
+    let daemon = common::Daemon::start(&sandbox, &[]);
+    let mut mcp = Mcp::start(&daemon);
+    let failed = mcp.tool(
+        1,
+        "exec",
+        json!({"cmd": "echo to-stdout; echo to-stderr >&2; exit 3"}),
+    );
+    assert_eq!(failed["result"]["isError"], true, "{failed}");
+    let result: Value = serde_json::from_str(&tool_text(&failed)).unwrap();
+    assert_eq!(result["exit_code"], 3, "{result}");
+    assert!(
+        result["stdout"].as_str().unwrap().contains("to-stdout"),
+        "{result}"
+    );
+    assert!(
+        result["stderr"].as_str().unwrap().contains("to-stderr"),
+        "{result}"
+    );
+    let passed = mcp.tool(2, "exec", json!({"cmd": "echo fine"}));
+    assert_eq!(passed["result"]["isError"], false, "{passed}");
+    let decided = mcp.tool(3, "exec", json!({"cmd": "exit 3", "dry_run": true}));
+    assert_eq!(decided["result"]["isError"], false, "{decided}");
+}
+
+/// Issue 36: the logs on stderr carried ANSI colour codes into files and clients' captures. A
+/// daemon that `coderd mcp` starts logs to a file through its stderr: plain text. So does
+/// `coderd mcp` itself, whose stderr the client captures.
+#[test]
+fn logs_on_a_stderr_that_is_no_terminal_are_plain_text() {
+    let sandbox = Sandbox::fixture("chatcli");
+    let socket = sandbox.socket();
+    let dir = sandbox.dir.path();
+    let mcp_log = dir.join("mcp-stderr.log");
+    let mut command = Command::new(env!("CARGO_BIN_EXE_coderd"));
+    command
+        .env("XDG_RUNTIME_DIR", dir.join("run"))
+        .env("XDG_DATA_HOME", dir.join("data"))
+        .env("XDG_STATE_HOME", dir.join("state"))
+        .env("CODERD_SERVERS_DIR", dir.join("no-servers"))
+        .env("CODERD_SERVERS_PATH", dir.join("no-servers"))
+        .args(["--log", "debug", "--root"])
+        .arg(&sandbox.root)
+        .arg("--socket")
+        .arg(&socket)
+        .arg("mcp")
+        .stderr(std::fs::File::create(&mcp_log).unwrap());
+    /// Stops the daemon `coderd mcp` started, whatever the test's outcome.
+    struct Stop(std::path::PathBuf);
+    impl Drop for Stop {
+        fn drop(&mut self) {
+            let _ = Command::new(common::coder_bin())
+                .args(["--no-start", "--socket"])
+                .arg(&self.0)
+                .arg("shutdown")
+                .output();
+        }
+    }
+    let _stop = Stop(socket.clone());
+    let mut mcp = Mcp::spawn(command);
+    let info = mcp.tool(1, "info", json!({}));
+    assert!(tool_text(&info).contains("\"pid\""), "{info}");
+    drop(mcp);
+    // The daemon's stderr is its log file beside the socket (wire::client::start_daemon).
+    let mut daemon_log = socket.clone().into_os_string();
+    daemon_log.push(".log");
+    let daemon_log = std::fs::read_to_string(&daemon_log).unwrap();
+    assert!(daemon_log.contains("serving"), "{daemon_log}");
+    assert!(
+        !daemon_log.contains('\x1b'),
+        "colour codes in the daemon's log: {daemon_log:?}"
+    );
+    let mcp_log = std::fs::read_to_string(&mcp_log).unwrap();
+    assert!(
+        !mcp_log.contains('\x1b'),
+        "colour codes in coderd mcp's stderr: {mcp_log:?}"
     );
 }

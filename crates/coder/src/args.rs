@@ -146,9 +146,9 @@ pub fn parse(args: Vec<String>) -> Result<Cli, ClientError> {
     Ok(cli)
 }
 
-/// `coder --help`: how to call, the options, and every method the daemon serves with its summary
-/// (from its `schema`). The help never starts a daemon: when none answers it says how to start
-/// one instead of listing methods it cannot know.
+/// `coder --help`: how to call, the options, and every method with its summary (from `schema`).
+/// The help never starts a daemon: the daemon that answers for this workspace lists its methods,
+/// else the `coderd` a call would start does (`coderd schema`, no daemon needed).
 pub fn help(cli: &Cli) -> i32 {
     let mut text = String::from(USAGE);
     text.push_str(OPTIONS);
@@ -157,7 +157,7 @@ pub fn help(cli: &Cli) -> i32 {
         verbose: false,
         ..cli.target.clone()
     };
-    let methods = client::connect(&target).ok().and_then(|stream| {
+    let from_daemon = client::connect(&target).ok().and_then(|stream| {
         let reply = client::send(&stream, "schema", json!({})).ok()?;
         let reply: Value = serde_json::from_slice(&reply).ok()?;
         let socket = stream
@@ -165,11 +165,12 @@ pub fn help(cli: &Cli) -> i32 {
             .ok()
             .and_then(|a| a.as_pathname().map(|p| p.display().to_string()))
             .unwrap_or_default();
-        Some((socket, reply["result"]["methods"].as_object()?.clone()))
+        let methods = reply["result"]["methods"].as_object()?.clone();
+        Some((format!("from the daemon on {socket}"), methods))
     });
-    match methods {
-        Some((socket, methods)) => {
-            text.push_str(&format!("\nmethods (from the daemon on {socket}):\n"));
+    match from_daemon.or_else(offline_methods) {
+        Some((source, methods)) => {
+            text.push_str(&format!("\nmethods ({source}):\n"));
             let width = methods.keys().map(String::len).max().unwrap_or(0);
             for (name, described) in &methods {
                 let summary = described["summary"].as_str().unwrap_or_default();
@@ -177,12 +178,33 @@ pub fn help(cli: &Cli) -> i32 {
                 text.push_str(&format!("  {name:<width$}  {summary}\n"));
             }
         }
-        None => text.push_str(
-            "\nmethods: no coderd answers for this workspace, so its methods cannot be listed.\n\
+        None => text.push_str(&format!(
+            "\nmethods: no coderd answers for this workspace and {} cannot list them.\n\
 Any call starts one (`coder info`), as does `coderd --root DIR`; then `coder --help` lists every\n\
 method with its summary.\n",
-        ),
+            client::daemon_exe().display()
+        )),
     }
     print!("{text}");
     0
+}
+
+/// The methods as the `coderd` a call would start describes them (`coderd schema`), with no
+/// daemon running.
+fn offline_methods() -> Option<(String, serde_json::Map<String, Value>)> {
+    let exe = client::daemon_exe();
+    let out = std::process::Command::new(&exe)
+        .arg("schema")
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()
+        .filter(|o| o.status.success())?;
+    let described: Value = serde_json::from_slice(&out.stdout).ok()?;
+    let methods = described["methods"].as_object()?.clone();
+    let source = format!(
+        "from {}; no daemon is running for this workspace",
+        exe.display()
+    );
+    Some((source, methods))
 }

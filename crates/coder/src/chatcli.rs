@@ -122,12 +122,7 @@ pub fn command_failed(method: &str, result: &Value) -> bool {
             result["method"].as_str().unwrap_or_default(),
             &result["result"],
         ),
-        "exec" | "test" => {
-            let exit = result["exit_code"].as_i64();
-            exit.is_some_and(|c| c != 0)
-                || !result["signal"].is_null()
-                || result["timed_out"] == true
-        }
+        "exec" | "test" => wire::answers::command::failed(result),
         _ => false,
     }
 }
@@ -227,8 +222,23 @@ Remove an entry point to keep ChatCLI's builtin tool of that name (docs/chatcli.
         b = binary.display(),
         atomic = names[1..].join(" "),
     ));
+    text.push_str(KEEP_ON_CODERD);
     text
 }
+
+/// What ChatCLI needs so the work reaches coderd and reads stay unprompted (docs/chatcli.md).
+/// Printed, not set: both are the user's ChatCLI settings, and writing its policy file before
+/// ChatCLI first runs would replace the default rules it writes then.
+const KEEP_ON_CODERD: &str = "
+ChatCLI's multi-agent mode (on by default) hands delegated work to its builtin engine, which
+never calls a plugin. Keep every call on coderd:
+  export CHATCLI_AGENT_PARALLEL_MODE=false
+A plugin cannot declare itself read-only to ChatCLI (only its builtins can), so @read, @search
+and @tree would ask before each call; its policy rules allow them as its builtins were:
+  /config security allow \"@read\"
+  /config security allow \"@search\"
+  /config security allow \"@tree\"
+";
 
 #[cfg(test)]
 mod tests {

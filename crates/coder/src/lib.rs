@@ -236,9 +236,9 @@ fn described(stream: &UnixStream, method: &str) -> Result<Value, (i32, String)> 
     let mut reply: Value = serde_json::from_slice(&reply)
         .map_err(|e| (3, format!("the daemon's answer is not JSON: {e}")))?;
     if let Some(error) = reply.get("error") {
+        // The message carries the recovery hint already.
         let message = error["message"].as_str().unwrap_or("(no message)");
-        let recovery = error["data"]["recovery"].as_str().unwrap_or_default();
-        return Err((2, format!("error {message}\n{recovery}")));
+        return Err((2, format!("error {message}")));
     }
     let mut result = reply["result"].take();
     let mut entry = result["schema"].take();

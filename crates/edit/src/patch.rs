@@ -45,6 +45,9 @@ pub struct PatchParams {
     /// A file with several hard links: `refuse` (default, C214) or `split` (the edited name gets
     /// its own inode; the other names keep the old content).
     hardlinks: Option<Hardlinks>,
+    /// Answer each file with the unified diff the call would make, and change nothing.
+    #[serde(default)]
+    dry_run: bool,
 }
 
 pub use wire::answers::edit::{EditOutcome, MultipatchResult, PatchResult, Replaced};
@@ -52,7 +55,7 @@ pub use wire::answers::edit::{EditOutcome, MultipatchResult, PatchResult, Replac
 pub fn patch(state: &Workspace, p: PatchParams) -> Result<PatchResult> {
     let opts = Options {
         must_exist: true,
-        ..Options::backed_up(p.session.clone(), p.hardlinks, p.backup)
+        ..Options::backed_up(p.session.clone(), p.hardlinks, p.backup, p.dry_run)
     };
     match (&p.diff, &p.search) {
         (Some(_), Some(_)) => Err(Error::bad_input(
@@ -233,6 +236,9 @@ pub struct MultipatchParams {
     hardlinks: Option<Hardlinks>,
     /// Keep each file's previous content as `<file>.bak` (default true).
     backup: Option<bool>,
+    /// Answer each file with the unified diff the call would make, and change nothing.
+    #[serde(default)]
+    dry_run: bool,
 }
 
 #[derive(Deserialize, JsonSchema, Clone, PartialEq)]
@@ -281,7 +287,7 @@ pub fn multipatch(state: &Workspace, p: MultipatchParams) -> Result<MultipatchRe
     }
     let opts = Options {
         must_exist: true,
-        ..Options::backed_up(p.session.clone(), p.hardlinks, p.backup)
+        ..Options::backed_up(p.session.clone(), p.hardlinks, p.backup, p.dry_run)
     };
     // Identical edits form a group, handled at its first member: all its occurrences at once.
     let first_twin: Vec<usize> = p

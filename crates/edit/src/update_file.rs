@@ -19,6 +19,9 @@ pub struct UpdateParams {
     /// The client's session: the daemon remembers which version of each file it read, and a
     /// line-number edit based on an outdated read is refused (C212).
     session: Option<String>,
+    /// Answer each file with the unified diff the call would make, and change nothing.
+    #[serde(default)]
+    dry_run: bool,
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -64,6 +67,7 @@ pub fn update_file(state: &Workspace, p: UpdateParams) -> Result<UpdateResult> {
         session: p.session,
         must_exist: true,
         line_numbers,
+        dry_run: p.dry_run,
         ..Options::default()
     };
     // Per file, what the answer adds to the commit's result: (line count, echoes, truncated).

@@ -36,6 +36,9 @@ pub struct WriteParams {
     /// `not_kept`. Without it such a call is refused and nothing changes.
     #[serde(default)]
     force: bool,
+    /// Answer each file with the unified diff the call would make, and change nothing.
+    #[serde(default)]
+    dry_run: bool,
 }
 
 pub fn write(state: &Workspace, p: WriteParams) -> Result<FileResult> {
@@ -47,7 +50,7 @@ pub fn write(state: &Workspace, p: WriteParams) -> Result<FileResult> {
     let opts = Options {
         force: p.force,
         method: "write",
-        ..Options::backed_up(p.session, p.hardlinks, p.backup)
+        ..Options::backed_up(p.session, p.hardlinks, p.backup, p.dry_run)
     };
     let mut results = txn::run(state, vec![target], &opts, |ws| {
         let new = if p.append && ws.exists(&path) {

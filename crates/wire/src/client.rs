@@ -201,14 +201,22 @@ fn log_path(socket: &Path) -> PathBuf {
     PathBuf::from(path)
 }
 
-/// Starts `coderd` detached (its own process group, output to a log file beside the socket).
-fn start_daemon(roots: &[PathBuf], socket: &Path) -> Result<std::process::Child, ClientError> {
-    use std::os::unix::process::CommandExt;
-    let exe = std::env::current_exe()
+/// How long a daemon a client started stays up with no client connected (its `--idle-exit`).
+pub const STARTED_IDLE_EXIT_SECS: u64 = 1800;
+
+/// The `coderd` a client starts: the one beside the client's own binary, else `coderd` on `$PATH`.
+pub fn daemon_exe() -> PathBuf {
+    std::env::current_exe()
         .ok()
         .and_then(|p| p.parent().map(|d| d.join("coderd")))
         .filter(|p| p.exists())
-        .unwrap_or_else(|| PathBuf::from("coderd"));
+        .unwrap_or_else(|| PathBuf::from("coderd"))
+}
+
+/// Starts `coderd` detached (its own process group, output to a log file beside the socket).
+fn start_daemon(roots: &[PathBuf], socket: &Path) -> Result<std::process::Child, ClientError> {
+    use std::os::unix::process::CommandExt;
+    let exe = daemon_exe();
     if let Some(dir) = socket.parent() {
         let _ = crate::paths::create_private_dir(dir);
     }
@@ -226,7 +234,15 @@ fn start_daemon(roots: &[PathBuf], socket: &Path) -> Result<std::process::Child,
     for root in roots {
         cmd.arg("--root").arg(root);
     }
-    cmd.arg("--socket")
+    // A daemon a client starts stops when no client has used it for a while (the daemon's
+    // `idle_exit_secs`); `$CODERD_IDLE_EXIT_SECS` in the client's environment sets it, 0 never.
+    let idle_exit = std::env::var("CODERD_IDLE_EXIT_SECS")
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .unwrap_or(STARTED_IDLE_EXIT_SECS);
+    cmd.arg("--idle-exit")
+        .arg(idle_exit.to_string())
+        .arg("--socket")
         .arg(socket)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())

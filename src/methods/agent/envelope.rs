@@ -88,6 +88,10 @@ pub struct ToolResult {
     params: Option<Map<String, Value>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     result: Option<Box<RawValue>>,
+    /// The command it ran failed (`exec`/`test`: a non-zero exit, a signal, the timeout); its
+    /// output is in `result`. A backend reads this instead of knowing each method's answer.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    failed: bool,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -115,6 +119,7 @@ pub fn run(state: &Arc<State>, p: ToolParams) -> Result<ToolResult> {
             quotes_straightened: straightened,
             params: Some(call.params),
             result: None,
+            failed: false,
         });
     }
     let result = match call.capped {
@@ -127,8 +132,15 @@ pub fn run(state: &Arc<State>, p: ToolParams) -> Result<ToolResult> {
         recovered_by: call.recovered_by,
         quotes_straightened: straightened,
         params: None,
+        failed: command_failed(method, &result),
         result: Some(result),
     })
+}
+
+/// Whether the answer of a command method reports a failed run (`wire::answers::command::failed`).
+fn command_failed(method: &Method, result: &RawValue) -> bool {
+    method.answer == wire::answers::Answer::Command
+        && serde_json::from_str(result.get()).is_ok_and(|v| wire::answers::command::failed(&v))
 }
 
 /// The method an envelope would run and its params, so that the server can treat a `tool` call

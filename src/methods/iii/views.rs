@@ -42,7 +42,14 @@ const READ: Aliases = &[("path", "file"), ("line_from", "start"), ("line_to", "e
 
 /// iii's read params as one object, under iii's names (`inner` renames them).
 fn read_params(p: &ReadParams) -> Value {
+    // iii's windows are not held to the whole-read budget (the reference worker's rule), where
+    // coderd's own `read` caps a window by it: their cap is `read`'s fixed default.
+    let window = p.line_from.is_some() || p.line_to.is_some();
     object(&[
+        (
+            "max_bytes",
+            some(window.then_some(crate::read::DEFAULT_MAX_BYTES)),
+        ),
         ("path", some(p.path.clone())),
         ("paths", some(p.paths.clone())),
         ("stat", some(p.stat)),

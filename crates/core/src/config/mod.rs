@@ -53,6 +53,9 @@ pub struct Limits {
     pub lsp: LspConfig,
     /// A connection with no request running and no frame arriving is closed after this long.
     pub idle_timeout_secs: u64,
+    /// The daemon stops after this long with no connection open (0: never). A daemon a client
+    /// started (`coder`, `coderd mcp`, a ChatCLI plugin call) gets 1800 from its `--idle-exit`.
+    pub idle_exit_secs: u64,
     /// A request frame must arrive whole (up to its newline) within this long of its first
     /// byte; a half-written one is dropped and its connection closed.
     pub frame_timeout_secs: u64,
@@ -93,6 +96,7 @@ impl Default for Limits {
             autodiag: true,
             lsp: LspConfig::default(),
             idle_timeout_secs: 600,
+            idle_exit_secs: 0,
             frame_timeout_secs: 30,
             write_timeout_secs: 30,
             max_connections: None,

@@ -60,6 +60,9 @@ pub struct Options {
     pub force: bool,
     /// The method, for the label of the snapshot that keeps replaced bytes ("edit" if unset).
     pub method: &'static str,
+    /// Plan every file as the call would, then answer each with its unified diff and write
+    /// nothing (`dry_run`: an agent previews an edit through any face, MCP included).
+    pub dry_run: bool,
 }
 
 impl Options {
@@ -69,9 +72,11 @@ impl Options {
         session: Option<String>,
         hardlinks: Option<Hardlinks>,
         backup: Option<bool>,
+        dry_run: bool,
     ) -> Options {
         Options {
             session,
+            dry_run,
             split_hardlinks: hardlinks == Some(Hardlinks::Split),
             backup: backup.unwrap_or(true),
             ..Options::default()
@@ -238,7 +243,10 @@ where
     loop {
         let mut draft = load(state, &targets, opts)?;
         plan(&mut draft)?;
-        let outcome = commit_all(state, &draft, opts);
+        let outcome = match opts.dry_run {
+            true => Ok(report::previewed(&draft)),
+            false => commit_all(state, &draft, opts),
+        };
         draft.recycle();
         match outcome {
             Err(e) if e.code == Code::Stale && attempt == 0 => attempt += 1,

@@ -82,6 +82,7 @@ pub(super) fn finish(
             unchanged: false,
             deleted: false,
             backup: places[i].backup.as_ref().map(|p| p.abs.clone()),
+            diff: None,
         });
     }
     // Files the call named but did not need to change are reported too, as unchanged.
@@ -107,6 +108,7 @@ pub(super) fn finish(
                 unchanged: true,
                 deleted: false,
                 backup: None,
+                diff: None,
             });
         }
     }
@@ -139,7 +141,46 @@ pub(super) fn deleted(state: &coderd_core::workspace::Workspace, slot: &Slot) ->
         unchanged: false,
         deleted: true,
         backup: None,
+        diff: None,
     }
+}
+
+/// A dry run's answer: each file the call names as the plan would leave it, with its unified
+/// diff (none when unchanged). Nothing is written, no event is published, no session notes a read:
+/// the version and revision are the file's current ones.
+pub(super) fn previewed(draft: &Draft) -> Vec<FileResult> {
+    let planned = draft
+        .slots
+        .values()
+        .filter(|s| s.original.is_some() || s.planned.is_some());
+    planned
+        .map(|slot| {
+            let old = slot.original_bytes().unwrap_or_default();
+            let new = slot.planned_bytes().unwrap_or(old);
+            let unchanged = slot.original.is_some() && !slot.delete && new == old;
+            let (lines_added, lines_removed) = match unchanged {
+                true => (0, 0),
+                false => slot.counts.unwrap_or_else(|| {
+                    let old_text = slot.doc.as_ref().map(|d| &d.text);
+                    line_counts(old, new, &changes(slot, old_text, new))
+                }),
+            };
+            let path = slot.target.resolved.abs.clone();
+            FileResult {
+                bytes: new.len() as u64,
+                version: slot.doc.as_ref().map(|d| d.version()).unwrap_or_default(),
+                revision: slot.doc.as_ref().map_or(0, |d| d.revision),
+                lines_added,
+                lines_removed,
+                created: slot.original.is_none(),
+                unchanged,
+                deleted: slot.delete,
+                backup: None,
+                diff: (!unchanged).then(|| super::unified_diff(old, new, &path)),
+                path,
+            }
+        })
+        .collect()
 }
 
 /// The changed regions, from the splices of a single change, else one region between the common

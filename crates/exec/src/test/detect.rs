@@ -20,6 +20,112 @@ pub const LOOKED_FOR: &str = "go.mod, Cargo.toml, pyproject.toml, pytest.ini, se
      package.json, pom.xml, build.gradle(.kts), Makefile with a `test:` target, *.csproj/*.sln, \
      mix.exs, Gemfile with spec/";
 
+/// What a `pattern` selects, as ChatCLI's `test` means it: a glob of test files (a wildcard and a
+/// file extension in its last part: `*_test.go`, `tests/test_*.py`) selects files; anything else
+/// (`TestLogin`, `Test.*Login`, `^TestA$`) is a filter of test names, the framework's own.
+#[derive(Debug, PartialEq)]
+pub enum Selection<'a> {
+    All,
+    Names(&'a str),
+    /// A glob of test files: its folder part (relative to `dir`, maybe empty) and its file name.
+    Files {
+        folder: &'a str,
+        name: &'a str,
+    },
+}
+
+impl<'a> Selection<'a> {
+    pub fn of(pattern: Option<&'a str>) -> Selection<'a> {
+        let Some(pattern) = pattern else {
+            return Selection::All;
+        };
+        let (folder, name) = pattern.rsplit_once('/').unwrap_or(("", pattern));
+        let wild = pattern.contains(['*', '?', '[']);
+        let extension = name.rsplit_once('.').is_some_and(|(stem, ext)| {
+            !stem.is_empty() && !ext.is_empty() && ext.chars().all(|c| c.is_ascii_alphanumeric())
+        });
+        match wild && extension {
+            true => Selection::Files { folder, name },
+            false => Selection::Names(pattern),
+        }
+    }
+
+    /// The name filter the framework's command gets.
+    pub fn names(&self) -> Option<&'a str> {
+        match self {
+            Selection::Names(names) => Some(names),
+            _ => None,
+        }
+    }
+}
+
+/// Narrows a detected command to what `start` and the selection name, as ChatCLI runs its tests
+/// in `--dir`: Go tests the packages under `start` (`./pkg/...`, or the folders a file glob
+/// names: Go runs whole packages), pytest the folder or the files a glob names (`-o
+/// python_files=`). Other frameworks run their project's tests (their marker's folder: a crate, a
+/// package.json), and take no file glob.
+pub fn scope(detected: &mut Detected, start: &Path, selection: &Selection) -> Result<(), String> {
+    let rel = start
+        .strip_prefix(&detected.folder)
+        .unwrap_or(Path::new(""));
+    let rel = rel.to_string_lossy().into_owned();
+    let folder = match selection {
+        Selection::Files { folder, .. } => *folder,
+        _ => "",
+    };
+    if folder.starts_with('/') || folder.split('/').any(|c| c == "..") {
+        return Err(format!(
+            "the glob's folder `{folder}` must stay below `dir`"
+        ));
+    }
+    let joined = [rel.as_str(), folder]
+        .iter()
+        .filter(|p| !p.is_empty())
+        .copied()
+        .collect::<Vec<_>>()
+        .join("/");
+    match (detected.framework, selection) {
+        (Framework::Go, _) => {
+            // The literal folders, then `...` for everything below (a `**` or any wildcard).
+            let literal: Vec<&str> = joined
+                .split('/')
+                .take_while(|c| !c.is_empty() && !c.contains(['*', '?', '[']))
+                .collect();
+            let below = literal.len() < joined.split('/').filter(|c| !c.is_empty()).count()
+                || !matches!(selection, Selection::Files { .. })
+                || folder.is_empty();
+            let mut packages = std::iter::once(".")
+                .chain(literal)
+                .collect::<Vec<_>>()
+                .join("/");
+            if below {
+                packages.push_str("/...");
+            }
+            for word in detected.argv.iter_mut().filter(|w| w.as_str() == "./...") {
+                word.clone_from(&packages);
+            }
+        }
+        (Framework::Pytest, _) => {
+            if let Selection::Files { name, .. } = selection {
+                detected
+                    .argv
+                    .extend(["-o".into(), format!("python_files={name}")]);
+            }
+            if !joined.is_empty() {
+                detected.argv.push(joined);
+            }
+        }
+        (framework, Selection::Files { .. }) => {
+            return Err(format!(
+                "a glob of test files selects go packages or pytest files; {framework:?} takes \
+                 a test name filter"
+            ))
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
 /// Looks from `start` up to `root` (inclusive) for a test setup; `pattern` narrows the tests.
 pub fn detect(start: &Path, root: &Path, pattern: Option<&str>) -> Option<Detected> {
     let mut folder = start.to_path_buf();
@@ -235,6 +341,80 @@ mod tests {
                 detected(files, ".", Some("X")),
                 Some((*framework, command.to_string())),
                 "{files:?}"
+            );
+        }
+    }
+
+    /// `dir` and `pattern` as ChatCLI means them: the tests of that folder, and a glob of test
+    /// files as the files (packages for Go); a name filter stays the framework's filter.
+    #[test]
+    fn dir_and_a_glob_of_test_files_narrow_the_run_as_chatcli_means_them() {
+        let cases: &[(&str, &str, Option<&str>, &str)] = &[
+            ("go.mod", ".", None, "go test -v ./..."),
+            ("go.mod", "pkg", None, "go test -v ./pkg/..."),
+            ("go.mod", "pkg", Some("*_test.go"), "go test -v ./pkg/..."),
+            ("go.mod", ".", Some("api/*_test.go"), "go test -v ./api"),
+            (
+                "go.mod",
+                "pkg",
+                Some("api/**/*_test.go"),
+                "go test -v ./pkg/api/...",
+            ),
+            (
+                "go.mod",
+                "pkg",
+                Some("TestLogin"),
+                "go test -v ./pkg/... -run TestLogin",
+            ),
+            (
+                "go.mod",
+                ".",
+                Some("Test.*Login"),
+                "go test -v ./... -run Test.*Login",
+            ),
+            ("pyproject.toml", ".", None, "python3 -m pytest -q"),
+            (
+                "pyproject.toml",
+                "tests",
+                None,
+                "python3 -m pytest -q tests",
+            ),
+            (
+                "pyproject.toml",
+                "tests",
+                Some("test_*.py"),
+                "python3 -m pytest -q -o python_files=test_*.py tests",
+            ),
+            (
+                "pyproject.toml",
+                ".",
+                Some("test_login"),
+                "python3 -m pytest -q -k test_login",
+            ),
+            ("Cargo.toml", "src", Some("parse"), "cargo test parse"),
+        ];
+        for (marker, start, pattern, command) in cases {
+            let dir = fixture(&[marker]);
+            let from = dir.path().join(start);
+            std::fs::create_dir_all(&from).unwrap();
+            let selection = Selection::of(*pattern);
+            let mut found = detect(&from, dir.path(), selection.names()).unwrap();
+            scope(&mut found, &from, &selection).unwrap();
+            assert_eq!(
+                found.argv.join(" "),
+                *command,
+                "{marker} {start} {pattern:?}"
+            );
+            assert_eq!(found.folder, dir.path(), "runs where the marker is");
+        }
+        // No glob for a framework that cannot select files, and none that climbs out of `dir`.
+        for (marker, pattern) in [("Cargo.toml", "*_test.rs"), ("go.mod", "../*_test.go")] {
+            let dir = fixture(&[marker]);
+            let selection = Selection::of(Some(pattern));
+            let mut found = detect(dir.path(), dir.path(), selection.names()).unwrap();
+            assert!(
+                scope(&mut found, dir.path(), &selection).is_err(),
+                "{pattern}"
             );
         }
     }

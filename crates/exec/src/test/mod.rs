@@ -19,7 +19,9 @@ pub struct TestParams {
     /// Where to start looking for the project (default: the primary root); the nearest folder
     /// upward with a marker file decides.
     pub dir: Option<String>,
-    /// Only tests whose name matches (`-run`, a cargo filter, `-k`, `-t`, `--tests`, ...).
+    /// Which tests: a glob of test files (`*_test.go`, `tests/test_*.py`: Go runs the packages
+    /// it names, pytest the files), else a filter of test names (`-run`, a cargo filter, `-k`,
+    /// `-t`, `--tests`, ...). Go and pytest run only the tests below `dir`.
     pub pattern: Option<String>,
     /// Seconds before the run is stopped (default `exec.test_timeout`, at most `exec.max_timeout`).
     pub timeout: Option<u64>,
@@ -50,12 +52,17 @@ pub fn run(state: &Workspace, socket: &std::path::Path, params: TestParams) -> R
         return Err(Error::bad_input("`pattern` is empty or starts with `-`")
             .with_recovery("pass a test name or part of one"));
     }
-    let detected = detect::detect(&start, &root, params.pattern.as_deref()).ok_or_else(|| {
+    let selection = detect::Selection::of(params.pattern.as_deref());
+    let mut detected = detect::detect(&start, &root, selection.names()).ok_or_else(|| {
         Error::not_found(format!(
             "no test setup found from {} up to the workspace root",
             start.display()
         ))
         .with_recovery(format!("looked for {}", detect::LOOKED_FOR))
+    })?;
+    detect::scope(&mut detected, &start, &selection).map_err(|e| {
+        Error::bad_input(format!("`pattern`: {e}"))
+            .with_recovery("pass a test name, or omit `pattern` to run every test below `dir`")
     })?;
     let timeout = run::timeout(
         params.timeout,

@@ -178,6 +178,16 @@ pub struct Failure {
     pub lines: Vec<String>,
 }
 
+/// Whether a command's answer (`Answer::Command`: `exec`'s or `test`'s) reports a failed run: an
+/// exit code other than 0, a signal, or the timeout. A decision (`dry_run`) is no failure. The
+/// one rule every face reads: MCP's `isError`, the `tool` envelope's `failed`, the exit status of
+/// `coder` as ChatCLI's plugin.
+pub fn failed(answer: &serde_json::Value) -> bool {
+    answer["exit_code"].as_i64().is_some_and(|code| code != 0)
+        || !answer["signal"].is_null()
+        || answer["timed_out"] == true
+}
+
 /// Any command's answer, as a client reads it (`test`'s first: it carries a run's fields too).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(untagged)]

@@ -33,6 +33,10 @@ pub struct FileResult {
     /// The `.bak` copy of the old content `write` left.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub backup: Option<PathBuf>,
+    /// A dry run (`dry_run`): the unified diff the call would make to the file; nothing was
+    /// written, and `version` is the file's current one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diff: Option<String>,
 }
 
 /// `create-file`'s answer.
@@ -275,6 +279,7 @@ mod tests {
             unchanged: false,
             deleted: false,
             backup: None,
+            diff: None,
         }
     }
 
