@@ -1,0 +1,269 @@
+//! Parse errors contained. tree-sitter recovers from most syntax errors where they are, but a form
+//! its grammar does not know can make it lose the file's structure from there on:
+//! tree-sitter-typescript 0.23.2 reads an interface call signature whose `<` opens its own line as
+//! a comparison, closes the interface there and leaves the rest of the file in fragments (hono's
+//! `src/types.ts`: 19 of its 56 declarations found); a Rust `macro` 2.0 item closes the module
+//! holding it. When an ERROR node lies directly under the root (the structure is lost), the file
+//! is parsed again without the damaged region: the parser is given the file's other bytes as its
+//! included ranges, so it skips the region and every node keeps its place in the file. The one
+//! tree then serves the outline, `symbols`, the tag index and the map alike.
+//!
+//! The damaged region starts at the line of the first error of the declaration that broke, and
+//! ends with the construct that line opens: the lines after it indented deeper, and the closers
+//! (`}`, `)`, `]`, `>`) at its own indentation. When the next parse breaks again in the same
+//! top-level declaration, the region runs from the new error to that declaration's end (the next
+//! line starting at column 0, which may be its closing `}`: the parser then closes it there).
+
+use std::ops::Range;
+use tree_sitter::{Node, Parser, Point, Tree};
+
+/// Reparses at most this many times per file: each damaged declaration takes one or two.
+const ROUNDS: usize = 12;
+
+/// `tree`, or when it lost the file's structure a tree of the same file parsed without the damaged
+/// regions (`Tree::included_ranges` has a gap for each).
+pub fn contain(parser: &mut Parser, source: &[u8], tree: Tree) -> Tree {
+    let Some(mut at) = first_break(&tree) else {
+        return tree;
+    };
+    let mut best_lost = lost(&tree);
+    let mut best = tree;
+    let mut skipped: Vec<Skip> = Vec::new();
+    for _ in 0..ROUNDS {
+        let skip = region(source, at, skipped.last());
+        skipped.push(skip);
+        if parser.set_included_ranges(&included(source, &skipped)).is_err() {
+            break;
+        }
+        let Some(next) = parser.parse(source, None) else {
+            break;
+        };
+        let broken_at = first_break(&next);
+        let next_lost = lost(&next);
+        if next_lost < best_lost {
+            (best, best_lost) = (next, next_lost);
+        }
+        match broken_at {
+            // Each region holds the error it was cut for: a later break is progress.
+            Some(b) if b >= skipped.last().map_or(0, |s| s.bytes.end) => at = b,
+            _ => break,
+        }
+    }
+    // The parser is shared by the thread: whole files from here on.
+    let _ = parser.set_included_ranges(&[]);
+    best
+}
+
+/// One region left out of a parse, and the end of the top-level declaration it lies in.
+struct Skip {
+    bytes: Range<usize>,
+    declaration_end: usize,
+}
+
+/// How many ERROR nodes lie directly under the root: fragments of a lost structure.
+fn lost(tree: &Tree) -> usize {
+    let root = tree.root_node();
+    let mut cursor = root.walk();
+    let fragments = root.children(&mut cursor).filter(|c| c.is_error()).count();
+    fragments + usize::from(root.is_error())
+}
+
+/// Where the parse first broke, when it lost the structure: the first error of the top-level
+/// declaration the fragments broke off from.
+fn first_break(tree: &Tree) -> Option<usize> {
+    let root = tree.root_node();
+    if lost(tree) == 0 {
+        return None;
+    }
+    let mut cursor = root.walk();
+    let children: Vec<Node> = root.children(&mut cursor).collect();
+    let Some(fragment) = children.iter().position(|c| c.is_error()) else {
+        return first_error(root);
+    };
+    // Back over the fragments (which do not start a line at column 0) and the declarations with
+    // errors, to the declaration that broke.
+    let mut first = fragment;
+    while first > 0 {
+        let before = children[first - 1];
+        if before.start_position().column == 0 && !before.has_error() {
+            break;
+        }
+        first -= 1;
+    }
+    children[first..=fragment]
+        .iter()
+        .find_map(|c| first_error(*c))
+}
+
+/// The first error under `node`, in file order: an ERROR node's start, or for a MISSING node (the
+/// parser closed something early) the start of the token the parser could not take.
+fn first_error(node: Node) -> Option<usize> {
+    if node.is_missing() {
+        return Some(next_token(node));
+    }
+    if node.is_error() {
+        return Some(node.start_byte());
+    }
+    if !node.has_error() {
+        return None;
+    }
+    let mut cursor = node.walk();
+    let children: Vec<Node> = node.children(&mut cursor).collect();
+    children.into_iter().find_map(first_error)
+}
+
+/// The start of the first token after `node` that is not a comment.
+fn next_token(node: Node) -> usize {
+    let mut at = node;
+    loop {
+        match at.next_sibling() {
+            Some(sibling) if sibling.is_extra() => at = sibling,
+            Some(sibling) => return sibling.start_byte(),
+            None => match at.parent() {
+                Some(parent) => at = parent,
+                None => return node.end_byte(),
+            },
+        }
+    }
+}
+
+/// The region to leave out for an error at byte `at`: the construct its line opens, or to the end
+/// of the top-level declaration when the last region was cut from the same one.
+fn region(source: &[u8], at: usize, last: Option<&Skip>) -> Skip {
+    // An ERROR node may start with the whitespace before its first token.
+    let at = at + (source[at.min(source.len())..].iter())
+        .take_while(|b| b.is_ascii_whitespace())
+        .count();
+    let start = line_start(source, at);
+    let declaration_end = next_line_where(source, start, |indent, _| indent == 0);
+    let same_declaration = last.is_some_and(|l| l.declaration_end == declaration_end);
+    let end = if same_declaration {
+        declaration_end
+    } else {
+        let own = indentation(&source[start..]);
+        next_line_where(source, start, |indent, first| {
+            indent < own || (indent == own && !b")]}>".contains(&first))
+        })
+    };
+    Skip {
+        bytes: start..end,
+        declaration_end,
+    }
+}
+
+/// The start of the first non-blank line after the one starting at `start` whose indentation and
+/// first character satisfy `stop`; the end of the file when none does.
+fn next_line_where(source: &[u8], start: usize, stop: impl Fn(usize, u8) -> bool) -> usize {
+    let mut at = start;
+    while let Some(newline) = source[at..].iter().position(|&b| b == b'\n') {
+        at += newline + 1;
+        let indent = indentation(&source[at..]);
+        match source.get(at + indent) {
+            Some(b'\n' | b'\r') => continue,
+            Some(&first) if stop(indent, first) => return at,
+            Some(_) => continue,
+            None => break,
+        }
+    }
+    source.len()
+}
+
+fn indentation(line: &[u8]) -> usize {
+    line.iter().take_while(|&&b| b == b' ' || b == b'\t').count()
+}
+
+fn line_start(source: &[u8], at: usize) -> usize {
+    let at = at.min(source.len());
+    source[..at]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1)
+}
+
+/// The file's bytes outside the skipped regions, as the parser's included ranges.
+fn included(source: &[u8], skipped: &[Skip]) -> Vec<tree_sitter::Range> {
+    let mut gaps: Vec<Range<usize>> = skipped.iter().map(|s| s.bytes.clone()).collect();
+    gaps.sort_by_key(|g| g.start);
+    let mut ranges = Vec::new();
+    let mut from = 0;
+    for gap in gaps {
+        if gap.start > from {
+            ranges.push(range(source, from, gap.start));
+        }
+        from = from.max(gap.end);
+    }
+    if from < source.len() || ranges.is_empty() {
+        ranges.push(range(source, from, source.len()));
+    }
+    ranges
+}
+
+fn range(source: &[u8], start: usize, end: usize) -> tree_sitter::Range {
+    tree_sitter::Range {
+        start_byte: start,
+        end_byte: end,
+        start_point: point(source, start),
+        end_point: point(source, end),
+    }
+}
+
+fn point(source: &[u8], at: usize) -> Point {
+    let before = &source[..at];
+    let row = before.iter().filter(|&&b| b == b'\n').count();
+    Point::new(row, at - line_start(source, at))
+}
+
+/// How many regions a parse left out.
+pub fn skipped(tree: &Tree) -> usize {
+    let ranges = tree.included_ranges();
+    let mut gaps = ranges.windows(2).filter(|w| w[0].end_byte < w[1].start_byte).count();
+    if ranges.first().is_some_and(|r| r.start_byte > 0) {
+        gaps += 1;
+    }
+    gaps
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{languages, outline_of};
+
+    /// (name, line, parent's name) of each item.
+    fn names(language: &str, source: &str) -> Vec<(String, usize, String)> {
+        let language = languages::by_name(language).unwrap();
+        let outline = outline_of(language, source.as_bytes()).unwrap();
+        let items = &outline.items;
+        let parent = |p: Option<usize>| p.map_or(String::new(), |p| items[p].name.clone());
+        (items.iter())
+            .map(|i| (i.name.clone(), i.line, parent(i.parent)))
+            .collect()
+    }
+
+    /// (language, source, a declaration after the error, its line, its parent): each is found,
+    /// in its place.
+    #[test]
+    fn declarations_after_a_lost_structure_are_found() {
+        let cases = [
+            (
+                "typescript",
+                "export interface Factory<E> {\n  // first\n  <\n    P extends string = string,\n  >(\n    handler: H<P>\n  ): Box<\n    E,\n    P\n  >\n\n  // second\n  <\n    P extends string = string,\n    I = P,\n  >(\n    ...handlers: [H<P>, H<I>]\n  ): Box<\n    E,\n    I\n  >\n}\n\nexport type After = string\n\nexport function later(): void {}\n",
+                "later",
+                26,
+                "",
+            ),
+            (
+                "rust",
+                "mod inner {\n    pub macro m($x:expr) {\n        $x + 1\n    }\n\n    pub fn after_in_mod() {}\n\n    pub struct InMod;\n}\n\npub fn after_mod() {}\n",
+                "InMod",
+                8,
+                "inner",
+            ),
+        ];
+        for (language, source, name, line, parent) in cases {
+            let found = names(language, source);
+            assert!(
+                found.contains(&(name.to_owned(), line, parent.to_owned())),
+                "{language}: {name} at {line} under {parent:?} not in {found:?}"
+            );
+        }
+    }
+}
