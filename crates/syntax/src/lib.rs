@@ -105,10 +105,9 @@ thread_local! {
 /// `None` when the language has no usable grammar.
 pub fn parse(language: &languages::Language, source: &[u8], old: Option<&Tree>) -> Option<Tree> {
     let queries = queries::of(language).ok()?;
-    // A C file with a bare macro line (a shell script with a form its grammar misreads) is parsed
-    // from scratch, masked (as is a Rust file with a form its grammar lacks): whether a line is
-    // masked depends on the line before it (on the whole
-    // line), which an edit elsewhere can change.
+    // A C file with a bare macro line (a shell script or a Rust file with a form its grammar
+    // misreads) is parsed from scratch, masked: whether a line is masked depends on the line
+    // before it (on the whole line), which an edit elsewhere can change.
     let masked = match language.name.as_str() {
         "c" | "cpp" => dialect::mask_macro_lines(source),
         "bash" => shell_mask::mask(source),

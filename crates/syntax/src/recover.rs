@@ -60,16 +60,30 @@ struct Skip {
     declaration_end: usize,
 }
 
-/// How many ERROR nodes lie directly under the root: fragments of a lost structure.
+/// How many signs of a lost structure the tree bears: ERROR nodes directly under the root
+/// (fragments), and blocks the parser closed with a `}` that is not there.
 fn lost(tree: &Tree) -> usize {
     let root = tree.root_node();
     let mut cursor = root.walk();
     let fragments = root.children(&mut cursor).filter(|c| c.is_error()).count();
-    fragments + usize::from(root.is_error())
+    fragments + usize::from(root.is_error()) + unclosed(root)
+}
+
+/// The MISSING `}` under `node`.
+fn unclosed(node: Node) -> usize {
+    if node.is_missing() {
+        return usize::from(node.kind() == "}");
+    }
+    if !node.has_error() {
+        return 0;
+    }
+    let mut cursor = node.walk();
+    let children: Vec<Node> = node.children(&mut cursor).collect();
+    children.into_iter().map(unclosed).sum()
 }
 
 /// Where the parse first broke, when it lost the structure: the first error of the top-level
-/// declaration the fragments broke off from.
+/// declaration that broke (a block closed early, or the fragments after it broke off from it).
 fn first_break(tree: &Tree) -> Option<usize> {
     let root = tree.root_node();
     if lost(tree) == 0 {
@@ -77,11 +91,20 @@ fn first_break(tree: &Tree) -> Option<usize> {
     }
     let mut cursor = root.walk();
     let children: Vec<Node> = root.children(&mut cursor).collect();
-    let Some(fragment) = children.iter().position(|c| c.is_error()) else {
-        return first_error(root);
+    let closed_early = children.iter().position(|c| unclosed(*c) > 0);
+    let fragment = children.iter().position(|c| c.is_error());
+    let broke = match (closed_early, fragment) {
+        (Some(c), Some(f)) => c.min(broke_off(&children, f)),
+        (Some(c), None) => c,
+        (None, Some(f)) => broke_off(&children, f),
+        (None, None) => return first_error(root),
     };
-    // Back over the fragments (which do not start a line at column 0) and the declarations with
-    // errors, to the declaration that broke.
+    children[broke..].iter().find_map(|c| first_error(*c))
+}
+
+/// The declaration the fragment at `fragment` broke off from: back over the fragments (which do
+/// not start a line at column 0) and the declarations with errors.
+fn broke_off(children: &[Node], fragment: usize) -> usize {
     let mut first = fragment;
     while first > 0 {
         let before = children[first - 1];
@@ -90,9 +113,7 @@ fn first_break(tree: &Tree) -> Option<usize> {
         }
         first -= 1;
     }
-    children[first..=fragment]
-        .iter()
-        .find_map(|c| first_error(*c))
+    first
 }
 
 /// The first error under `node`, in file order: an ERROR node's start, or for a MISSING node (the
@@ -245,9 +266,9 @@ mod tests {
         let cases = [
             (
                 "typescript",
-                "export interface Factory<E> {\n  // first\n  <\n    P extends string = string,\n  >(\n    handler: H<P>\n  ): Box<\n    E,\n    P\n  >\n\n  // second\n  <\n    P extends string = string,\n    I = P,\n  >(\n    ...handlers: [H<P>, H<I>]\n  ): Box<\n    E,\n    I\n  >\n}\n\nexport type After = string\n\nexport function later(): void {}\n",
-                "later",
-                26,
+                "export interface HandlerInterface<E extends Env = Env> {\n  // app.get(handler)\n  <\n    P extends string = string,\n    R extends HandlerResponse<any> = any,\n  >(\n    handler: H<E, P, R>\n  ): HonoBase<\n    IntersectNonAnyTypes<[E]>,\n    P\n  >\n\n  // app.get(handler x2)\n  <\n    P extends string = string,\n    I2 extends Input = I,\n    M1 extends H<E, P, I> = H<E, P, I>,\n  >(\n    ...handlers: [H<E, P, I> & M1, H<E, P, I2>]\n  ): HonoBase<\n    IntersectNonAnyTypes<[E, E2]>,\n    S & ToSchema<M, P, I2, MergeTypedResponse<R> | MergeMiddlewareResponse<M1>>\n  >\n}\n\nexport type ToSchema<M extends string> = { [K in M]: string }\n\nexport const createFactory = <E>(): Factory<E> => new Factory<E>()\n",
+                "createFactory",
+                28,
                 "",
             ),
             (
