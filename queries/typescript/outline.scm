@@ -10,7 +10,19 @@
 (enum_declaration name: (_) @name body: (_) @body) @definition.enum
 (internal_module name: (_) @name body: (_) @body) @definition.module
 (module name: (_) @name body: (_) @body) @definition.module
-(method_signature name: (_) @name) @definition.method
 (abstract_method_signature name: (_) @name) @definition.method
 (public_field_definition name: (_) @name) @definition.field
-(property_signature name: (_) @name) @definition.field
+
+; The members of an interface, of the object type a type alias names, and of a member's own object
+; type; not those of an object type elsewhere in a type (a union's, a parameter's: `type F =
+; (options?: { env?: E }) => string` has no field).
+(interface_body (property_signature name: (_) @name) @definition.field)
+(interface_body (method_signature name: (_) @name) @definition.method)
+(type_alias_declaration
+  value: (object_type (property_signature name: (_) @name) @definition.field))
+(type_alias_declaration
+  value: (object_type (method_signature name: (_) @name) @definition.method))
+(property_signature
+  type: (type_annotation (object_type (property_signature name: (_) @name) @definition.field)))
+(property_signature
+  type: (type_annotation (object_type (method_signature name: (_) @name) @definition.method)))

@@ -452,11 +452,11 @@ fn a_callbacks_locals_are_no_items_in_typescript_as_in_javascript() {
     let source = "import { describe, it } from 'vitest'\n\nconst top = 1\n\ndescribe('app', () => {\n  it('x', async () => {\n    const res = await fetch('/')\n    expect(res.status).toBe(200)\n  })\n})\n\nexport const handler = function () {\n  const inner = 2\n  return inner\n}\n";
     let sandbox = Sandbox::empty();
     for ext in ["ts", "tsx", "js"] {
-        sandbox.write(&format!("app.test.{ext}"), source);
+        sandbox.write(&format!("app.{ext}"), source);
     }
     let daemon = Daemon::start(&sandbox, &[]);
     for ext in ["ts", "tsx", "js"] {
-        let items = items_of(&daemon, &sandbox.root.join(format!("app.test.{ext}")));
+        let items = items_of(&daemon, &sandbox.root.join(format!("app.{ext}")));
         assert_eq!(
             items,
             [("top".to_owned(), 3), ("handler".to_owned(), 12)],

@@ -26,11 +26,15 @@ pub fn contain(parser: &mut Parser, source: &[u8], tree: Tree) -> Tree {
     let Some(mut at) = first_break(&tree) else {
         return tree;
     };
-    let mut best_lost = lost(&tree);
+    let mut best_score = score(&tree);
     let mut best = tree;
     let mut skipped: Vec<Skip> = Vec::new();
     for _ in 0..ROUNDS {
         let skip = region(source, at, skipped.last());
+        // A block left open at the end of the file (a file mid-edit) has nothing after it to save.
+        if skip.bytes.is_empty() || skipped.iter().any(|s| s.bytes.start == skip.bytes.start) {
+            break;
+        }
         skipped.push(skip);
         if parser.set_included_ranges(&included(source, &skipped)).is_err() {
             break;
@@ -39,9 +43,9 @@ pub fn contain(parser: &mut Parser, source: &[u8], tree: Tree) -> Tree {
             break;
         };
         let broken_at = first_break(&next);
-        let next_lost = lost(&next);
-        if next_lost < best_lost {
-            (best, best_lost) = (next, next_lost);
+        let next_score = score(&next);
+        if next_score > best_score {
+            (best, best_score) = (next, next_score);
         }
         match broken_at {
             // Each region holds the error it was cut for: a later break is progress.
@@ -52,6 +56,20 @@ pub fn contain(parser: &mut Parser, source: &[u8], tree: Tree) -> Tree {
     // The parser is shared by the thread: whole files from here on.
     let _ = parser.set_included_ranges(&[]);
     best
+}
+
+/// What makes one parse better than another: more declarations at the top level (nodes starting a
+/// line at column 0), then fewer signs of a lost structure. A region is cut only when it saves
+/// declarations or structure: tree-sitter's own recovery often loses neither (a call signature it
+/// misreads between two others closes its interface early, and the next interface is whole).
+fn score(tree: &Tree) -> (usize, std::cmp::Reverse<usize>) {
+    let root = tree.root_node();
+    let mut cursor = root.walk();
+    let declarations = (root.children(&mut cursor))
+        .filter(|c| c.is_named() && !c.is_error() && !c.is_extra())
+        .filter(|c| c.start_position().column == 0)
+        .count();
+    (declarations, std::cmp::Reverse(lost(tree)))
 }
 
 /// One region left out of a parse, and the end of the top-level declaration it lies in.
@@ -279,6 +297,9 @@ mod tests {
                 "inner",
             ),
         ];
+        // A block left open at the end (a file mid-edit) keeps the parser's own recovery.
+        let open = names("rust", "pub fn a() {}\n\nimpl A {\n    pub fn b(&self) {\n");
+        assert_eq!(open, [("a".to_owned(), 1, String::new())]);
         for (language, source, name, line, parent) in cases {
             let found = names(language, source);
             assert!(
