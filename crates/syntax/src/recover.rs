@@ -3,10 +3,12 @@
 //! tree-sitter-typescript 0.23.2 reads an interface call signature whose `<` opens its own line as
 //! a comparison, closes the interface there and leaves the rest of the file in fragments (hono's
 //! `src/types.ts`: 19 of its 56 declarations found); a Rust `macro` 2.0 item closes the module
-//! holding it. When an ERROR node lies directly under the root (the structure is lost), the file
-//! is parsed again without the damaged region: the parser is given the file's other bytes as its
-//! included ranges, so it skips the region and every node keeps its place in the file. The one
-//! tree then serves the outline, `symbols`, the tag index and the map alike.
+//! holding it. When the structure is lost (an ERROR node directly under the root, or a block
+//! closed by a `}` that is not there), the file is parsed again without the damaged region: the
+//! parser is given the file's other bytes as its included ranges, so it skips the region and every
+//! node keeps its place in the file. The one tree then serves the outline, `symbols`, the tag index
+//! and the map alike. The parse kept is the one with the most top-level declarations (`score`):
+//! tree-sitter's own recovery often loses none, and then it stands.
 //!
 //! The damaged region starts at the line of the first error of the declaration that broke, and
 //! ends with the construct that line opens: the lines after it indented deeper, and the closers
@@ -27,8 +29,10 @@ pub fn contain(parser: &mut Parser, source: &[u8], tree: Tree) -> Tree {
         return tree;
     };
     let mut best_score = score(&tree);
+    let declarations = best_score.0;
     let mut best = tree;
     let mut skipped: Vec<Skip> = Vec::new();
+    let mut stale = 0;
     for _ in 0..ROUNDS {
         let skip = region(source, at, skipped.last());
         // A block left open at the end of the file (a file mid-edit) has nothing after it to save.
@@ -44,8 +48,18 @@ pub fn contain(parser: &mut Parser, source: &[u8], tree: Tree) -> Tree {
         };
         let broken_at = first_break(&next);
         let next_score = score(&next);
+        if next_score.0 < declarations {
+            // The cuts took whole declarations: more would only take more.
+            break;
+        }
         if next_score > best_score {
-            (best, best_score) = (next, next_score);
+            (best, best_score, stale) = (next, next_score, 0);
+        } else {
+            // A damaged declaration takes two cuts at most (its construct, then its end).
+            stale += 1;
+            if stale == 2 {
+                break;
+            }
         }
         match broken_at {
             // Each region holds the error it was cut for: a later break is progress.
@@ -59,17 +73,22 @@ pub fn contain(parser: &mut Parser, source: &[u8], tree: Tree) -> Tree {
 }
 
 /// What makes one parse better than another: more declarations at the top level (nodes starting a
-/// line at column 0), then fewer signs of a lost structure. A region is cut only when it saves
-/// declarations or structure: tree-sitter's own recovery often loses neither (a call signature it
-/// misreads between two others closes its interface early, and the next interface is whole).
+/// line at column 0), then fewer fragments (ERROR nodes under the root). A region is cut only when
+/// it saves declarations or structure: tree-sitter's own recovery often loses neither (a call
+/// signature it misreads between two others closes its interface early, and the next interface
+/// is whole; a block it closes early in a Bash function).
 fn score(tree: &Tree) -> (usize, std::cmp::Reverse<usize>) {
     let root = tree.root_node();
     let mut cursor = root.walk();
-    let declarations = (root.children(&mut cursor))
-        .filter(|c| c.is_named() && !c.is_error() && !c.is_extra())
-        .filter(|c| c.start_position().column == 0)
-        .count();
-    (declarations, std::cmp::Reverse(lost(tree)))
+    let (mut declarations, mut fragments) = (0, usize::from(root.is_error()));
+    for child in root.children(&mut cursor) {
+        if child.is_error() {
+            fragments += 1;
+        } else if child.is_named() && !child.is_extra() && child.start_position().column == 0 {
+            declarations += 1;
+        }
+    }
+    (declarations, std::cmp::Reverse(fragments))
 }
 
 /// One region left out of a parse, and the end of the top-level declaration it lies in.
