@@ -13,11 +13,12 @@
 (abstract_method_signature name: (_) @name) @definition.method
 (public_field_definition name: (_) @name) @definition.field
 
-; The members of an interface, of the object type a type alias names, and of a member's own object
-; type; not those of an object type elsewhere in a type (a union's, a parameter's: `type F =
-; (options?: { env?: E }) => string` has no field).
+; The members of an interface, of the object type a type alias names and of a member's own object
+; type, and a class's overload signatures; not those of an object type elsewhere in a type (a
+; union's, a parameter's: `type F = (options?: { env?: E }) => string` has no field).
 (interface_body (property_signature name: (_) @name) @definition.field)
 (interface_body (method_signature name: (_) @name) @definition.method)
+(class_body (method_signature name: (_) @name) @definition.method)
 (type_alias_declaration
   value: (object_type (property_signature name: (_) @name) @definition.field))
 (type_alias_declaration
