@@ -777,7 +777,7 @@ fn every_corpus_outlines_as_ctags_tags_it() {
 /// are masked before parsing, so it parses clean): the test fails if one stops carrying them.
 const WITH_PARSE_ERRORS: &[&str] = &["macros.rs", "types.ts"];
 
-/// Files whose parse breaks (tests/corpus/recovery: hono's `src/types.ts`, which
+/// Files whose parse breaks (tests/corpus/recovery: hono's `types.ts`, which
 /// tree-sitter-typescript 0.23.2 loses from its first interface call signature whose `<` opens its
 /// own line, and Rust's rare forms: `macro_rules ! T_`, `default const`, macros 2.0) outline as
 /// their own compilers parse them: the TypeScript compiler, syn. The parse leaves the damaged

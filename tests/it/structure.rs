@@ -431,7 +431,12 @@ fn a_method_of_a_type_in_another_file_has_a_parent_by_name() {
 fn items_of(daemon: &Daemon, file: &Path) -> Vec<(String, u64)> {
     let outline = daemon.ok("outline", json!({ "file": file }));
     (outline["items"].as_array().unwrap().iter())
-        .map(|i| (i["name"].as_str().unwrap().to_owned(), i["line"].as_u64().unwrap()))
+        .map(|i| {
+            (
+                i["name"].as_str().unwrap().to_owned(),
+                i["line"].as_u64().unwrap(),
+            )
+        })
         .collect()
 }
 
@@ -440,7 +445,12 @@ fn defined(daemon: &Daemon, name: &str) -> Vec<(String, u64)> {
     let found = daemon.ok("symbols", json!({ "query": name }));
     (found["results"].as_array().unwrap().iter())
         .filter(|r| r["name"] == name && r["match"] == "exact")
-        .map(|r| (r["path"].as_str().unwrap().to_owned(), r["line"].as_u64().unwrap()))
+        .map(|r| {
+            (
+                r["path"].as_str().unwrap().to_owned(),
+                r["line"].as_u64().unwrap(),
+            )
+        })
         .collect()
 }
 
@@ -469,7 +479,7 @@ fn a_callbacks_locals_are_no_items_in_typescript_as_in_javascript() {
 
 /// Declarations after a parse error that lost the file's structure are found by `outline` and
 /// `symbols`: after an interface call signature whose `<` opens its own line (hono's
-/// `src/types.ts`, which tree-sitter-typescript 0.23.2 loses from there), after Rust's macros 2.0
+/// `types.ts`, which tree-sitter-typescript 0.23.2 loses from there), after Rust's macros 2.0
 /// in a module, `macro_rules ! T_` and `default const` (crates/syntax/src/recover.rs,
 /// crates/syntax/src/rust_mask.rs).
 #[test]
@@ -485,8 +495,15 @@ fn declarations_after_a_parse_error_are_found() {
     let outline = daemon.ok("outline", json!({"file": sandbox.root.join("types.ts")}));
     assert!(outline["parse_errors"].as_u64().unwrap() > 0, "{outline}");
     let items = items_of(&daemon, &sandbox.root.join("types.ts"));
-    for (name, line) in [("HandlerInterface", 1), ("ToSchema", 26), ("createFactory", 28)] {
-        assert!(items.contains(&(name.to_owned(), line)), "{name}: {items:?}");
+    for (name, line) in [
+        ("HandlerInterface", 1),
+        ("ToSchema", 26),
+        ("createFactory", 28),
+    ] {
+        assert!(
+            items.contains(&(name.to_owned(), line)),
+            "{name}: {items:?}"
+        );
         assert_eq!(defined(&daemon, name), [("types.ts".to_owned(), line)]);
     }
     // (name, file, line): after a macro 2.0 in a module, `macro_rules ! T_` and `default const`.
@@ -503,7 +520,10 @@ fn declarations_after_a_parse_error_are_found() {
     ];
     for (name, file, line) in rust {
         let found = defined(&daemon, name);
-        assert!(found.contains(&(file.to_owned(), line)), "{name}: {found:?}");
+        assert!(
+            found.contains(&(file.to_owned(), line)),
+            "{name}: {found:?}"
+        );
     }
     // In its module still, though a macro 2.0 before it closed the module in the grammar's parse.
     let found = daemon.ok("symbols", json!({"query": "after_in_mod"}));

@@ -2,7 +2,7 @@
 //! its grammar does not know can make it lose the file's structure from there on:
 //! tree-sitter-typescript 0.23.2 reads an interface call signature whose `<` opens its own line as
 //! a comparison, closes the interface there and leaves the rest of the file in fragments (hono's
-//! `src/types.ts`: 19 of its 56 declarations found); a Rust `macro` 2.0 item closes the module
+//! `types.ts`: 19 of its 56 declarations found); a Rust `macro` 2.0 item closes the module
 //! holding it. When the structure is lost (an ERROR node directly under the root, or a block
 //! closed by a `}` that is not there), the file is parsed again without the damaged region: the
 //! parser is given the file's other bytes as its included ranges, so it skips the region and every
@@ -40,7 +40,10 @@ pub fn contain(parser: &mut Parser, source: &[u8], tree: Tree) -> Tree {
             break;
         }
         skipped.push(skip);
-        if parser.set_included_ranges(&included(source, &skipped)).is_err() {
+        if parser
+            .set_included_ranges(&included(source, &skipped))
+            .is_err()
+        {
             break;
         }
         let Some(next) = parser.parse(source, None) else {
@@ -189,9 +192,10 @@ fn next_token(node: Node) -> usize {
 /// of the top-level declaration when the last region was cut from the same one.
 fn region(source: &[u8], at: usize, last: Option<&Skip>) -> Skip {
     // An ERROR node may start with the whitespace before its first token.
-    let at = at + (source[at.min(source.len())..].iter())
-        .take_while(|b| b.is_ascii_whitespace())
-        .count();
+    let at = at
+        + (source[at.min(source.len())..].iter())
+            .take_while(|b| b.is_ascii_whitespace())
+            .count();
     let start = line_start(source, at);
     let declaration_end = next_line_where(source, start, |indent, _| indent == 0);
     let same_declaration = last.is_some_and(|l| l.declaration_end == declaration_end);
@@ -227,7 +231,9 @@ fn next_line_where(source: &[u8], start: usize, stop: impl Fn(usize, u8) -> bool
 }
 
 fn indentation(line: &[u8]) -> usize {
-    line.iter().take_while(|&&b| b == b' ' || b == b'\t').count()
+    line.iter()
+        .take_while(|&&b| b == b' ' || b == b'\t')
+        .count()
 }
 
 fn line_start(source: &[u8], at: usize) -> usize {
@@ -274,7 +280,10 @@ fn point(source: &[u8], at: usize) -> Point {
 /// How many regions a parse left out.
 pub fn skipped(tree: &Tree) -> usize {
     let ranges = tree.included_ranges();
-    let mut gaps = ranges.windows(2).filter(|w| w[0].end_byte < w[1].start_byte).count();
+    let mut gaps = ranges
+        .windows(2)
+        .filter(|w| w[0].end_byte < w[1].start_byte)
+        .count();
     if ranges.first().is_some_and(|r| r.start_byte > 0) {
         gaps += 1;
     }

@@ -38,8 +38,10 @@ static MACRO_RULES: LazyLock<regex::bytes::Regex> = LazyLock::new(|| {
 
 /// `default` (captured) before `const` or `type` at the start of an item.
 static DEFAULT_ITEM: LazyLock<regex::bytes::Regex> = LazyLock::new(|| {
-    regex::bytes::Regex::new(r"(?m)^[ \t]*(?:pub(?:\([^)\n]*\))?[ \t]+)?(default)[ \t]+(?:const|type)[ \t]")
-        .expect("a valid regex")
+    regex::bytes::Regex::new(
+        r"(?m)^[ \t]*(?:pub(?:\([^)\n]*\))?[ \t]+)?(default)[ \t]+(?:const|type)[ \t]",
+    )
+    .expect("a valid regex")
 });
 
 #[cfg(test)]
@@ -53,7 +55,10 @@ mod tests {
             ("macro_rules ! T_ {}", Some("macro_rules!  T_ {}")),
             ("pub macro_rules  ! M {}", Some("pub macro_rules!   M {}")),
             ("macro_rules! ok {}", None),
-            ("    default const N: u32 = 4;", Some("            const N: u32 = 4;")),
+            (
+                "    default const N: u32 = 4;",
+                Some("            const N: u32 = 4;"),
+            ),
             ("    default type T = u8;", Some("            type T = u8;")),
             ("    default fn f() {}", None),
             ("let default_const = 1;", None),
