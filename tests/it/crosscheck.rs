@@ -261,6 +261,22 @@ fn rust_outline_matches_syn() {
     compare("rust", ours(&parsed, &kinds), theirs);
 }
 
+/// syn's items of Rust files as (kind, path, name, line) rows: tests/it/corpus.rs scores its
+/// recovery corpus (files the grammar reads with errors) with them.
+pub(crate) fn syn_rows(files: &[PathBuf]) -> Rows {
+    let mut rows = Rows::new();
+    for path in files {
+        let text = std::fs::read_to_string(path).unwrap();
+        let file = syn::parse_file(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let mut visitor = SynOutline {
+            path: path.display().to_string(),
+            rows: &mut rows,
+        };
+        visitor.items(&file.items, false);
+    }
+    rows
+}
+
 /// syn's view under coderd's rules: items outside function bodies; functions inside impls and
 /// traits are methods; named fields of structs, unions and enum variants are fields.
 struct SynOutline<'a> {

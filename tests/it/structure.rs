@@ -426,3 +426,106 @@ fn a_method_of_a_type_in_another_file_has_a_parent_by_name() {
         "{read}"
     );
 }
+
+/// The names and lines of a file's outline items.
+fn items_of(daemon: &Daemon, file: &Path) -> Vec<(String, u64)> {
+    let outline = daemon.ok("outline", json!({ "file": file }));
+    (outline["items"].as_array().unwrap().iter())
+        .map(|i| {
+            (
+                i["name"].as_str().unwrap().to_owned(),
+                i["line"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// `symbols`' (path, line) for a name matched exactly.
+fn defined(daemon: &Daemon, name: &str) -> Vec<(String, u64)> {
+    let found = daemon.ok("symbols", json!({ "query": name }));
+    (found["results"].as_array().unwrap().iter())
+        .filter(|r| r["name"] == name && r["match"] == "exact")
+        .map(|r| {
+            (
+                r["path"].as_str().unwrap().to_owned(),
+                r["line"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// A callback's contents are locals in TypeScript and TSX as in JavaScript (one item notion,
+/// queries/ecmascript/outline.scm): `const res` inside `it('x', async () => {…})` is no item, a
+/// top-level `const` is.
+#[test]
+fn a_callbacks_locals_are_no_items_in_typescript_as_in_javascript() {
+    let source = "import { describe, it } from 'vitest'\n\nconst top = 1\n\ndescribe('app', () => {\n  it('x', async () => {\n    const res = await fetch('/')\n    expect(res.status).toBe(200)\n  })\n})\n\nexport const handler = function () {\n  const inner = 2\n  return inner\n}\n";
+    let sandbox = Sandbox::empty();
+    for ext in ["ts", "tsx", "js"] {
+        sandbox.write(&format!("app.{ext}"), source);
+    }
+    let daemon = Daemon::start(&sandbox, &[]);
+    for ext in ["ts", "tsx", "js"] {
+        let items = items_of(&daemon, &sandbox.root.join(format!("app.{ext}")));
+        assert_eq!(
+            items,
+            [("top".to_owned(), 3), ("handler".to_owned(), 12)],
+            "{ext}"
+        );
+    }
+    assert_eq!(defined(&daemon, "res"), []);
+    assert_eq!(defined(&daemon, "top").len(), 3);
+}
+
+/// Declarations after a parse error that lost the file's structure are found by `outline` and
+/// `symbols`: after an interface call signature whose `<` opens its own line (hono's
+/// `types.ts`, which tree-sitter-typescript 0.23.2 loses from there), after Rust's macros 2.0
+/// in a module, `macro_rules ! T_` and `default const` (crates/syntax/src/recover.rs,
+/// crates/syntax/src/rust_mask.rs).
+#[test]
+fn declarations_after_a_parse_error_are_found() {
+    let interface = "export interface HandlerInterface<E extends Env = Env> {\n  // app.get(handler)\n  <\n    P extends string = string,\n    R extends HandlerResponse<any> = any,\n  >(\n    handler: H<E, P, R>\n  ): HonoBase<\n    IntersectNonAnyTypes<[E]>,\n    P\n  >\n\n  // app.get(handler x2)\n  <\n    P extends string = string,\n    I2 extends Input = I,\n    M1 extends H<E, P, I> = H<E, P, I>,\n  >(\n    ...handlers: [H<E, P, I> & M1, H<E, P, I2>]\n  ): HonoBase<\n    IntersectNonAnyTypes<[E, E2]>,\n    S & ToSchema<M, P, I2, MergeTypedResponse<R> | MergeMiddlewareResponse<M1>>\n  >\n}\n\nexport type ToSchema<M extends string> = { [K in M]: string }\n\nexport const createFactory = <E>(): Factory<E> => new Factory<E>()\n";
+    let sandbox = Sandbox::empty();
+    sandbox.write("types.ts", interface);
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/recovery");
+    for file in ["macros.rs", "specialization.rs"] {
+        std::fs::copy(corpus.join(file), sandbox.root.join(file)).unwrap();
+    }
+    let daemon = Daemon::start(&sandbox, &[]);
+    let outline = daemon.ok("outline", json!({"file": sandbox.root.join("types.ts")}));
+    assert!(outline["parse_errors"].as_u64().unwrap() > 0, "{outline}");
+    let items = items_of(&daemon, &sandbox.root.join("types.ts"));
+    for (name, line) in [
+        ("HandlerInterface", 1),
+        ("ToSchema", 26),
+        ("createFactory", 28),
+    ] {
+        assert!(
+            items.contains(&(name.to_owned(), line)),
+            "{name}: {items:?}"
+        );
+        assert_eq!(defined(&daemon, name), [("types.ts".to_owned(), line)]);
+    }
+    // (name, file, line): after a macro 2.0 in a module, `macro_rules ! T_` and `default const`.
+    let rust = [
+        ("T_", "macros.rs", 9),
+        ("after_in_mod", "macros.rs", 30),
+        ("count", "macros.rs", 34),
+        ("InMod", "macros.rs", 38),
+        ("AfterAll", "macros.rs", 51),
+        ("LIMIT", "macros.rs", 60),
+        ("Unit", "specialization.rs", 13),
+        ("after_impls", "specialization.rs", 27),
+        ("DEFAULT_BUDGET", "specialization.rs", 44),
+    ];
+    for (name, file, line) in rust {
+        let found = defined(&daemon, name);
+        assert!(
+            found.contains(&(file.to_owned(), line)),
+            "{name}: {found:?}"
+        );
+    }
+    // In its module still, though a macro 2.0 before it closed the module in the grammar's parse.
+    let found = daemon.ok("symbols", json!({"query": "after_in_mod"}));
+    assert_eq!(found["results"][0]["parent"], "inner", "{found}");
+}

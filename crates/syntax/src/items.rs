@@ -615,13 +615,14 @@ fn cap(mut text: String) -> String {
     text
 }
 
-/// ERROR and MISSING nodes: what the parser recovered from.
+/// ERROR and MISSING nodes, and the damaged regions the parse left out (`recover`): what the
+/// parser recovered from.
 fn count_errors(tree: &Tree) -> usize {
     let root = tree.root_node();
+    let mut count = super::recover::skipped(tree);
     if !root.has_error() {
-        return 0;
+        return count;
     }
-    let mut count = 0;
     let mut stack = vec![root];
     while let Some(node) = stack.pop() {
         if node.is_error() || node.is_missing() {

@@ -18,6 +18,8 @@ pub mod languages;
 pub mod map;
 pub mod outline;
 mod queries;
+mod recover;
+mod rust_mask;
 mod shell_mask;
 pub mod symbol;
 mod tags;
@@ -103,12 +105,13 @@ thread_local! {
 /// `None` when the language has no usable grammar.
 pub fn parse(language: &languages::Language, source: &[u8], old: Option<&Tree>) -> Option<Tree> {
     let queries = queries::of(language).ok()?;
-    // A C file with a bare macro line (a shell script with a form its grammar misreads) is parsed
-    // from scratch, masked: whether a line is masked depends on the line before it (on the whole
-    // line), which an edit elsewhere can change.
+    // A C file with a bare macro line (a shell script or a Rust file with a form its grammar
+    // misreads) is parsed from scratch, masked: whether a line is masked depends on the line
+    // before it (on the whole line), which an edit elsewhere can change.
     let masked = match language.name.as_str() {
         "c" | "cpp" => dialect::mask_macro_lines(source),
         "bash" => shell_mask::mask(source),
+        "rust" => rust_mask::mask(source),
         _ => None,
     };
     let (source, old) = match &masked {
@@ -118,7 +121,10 @@ pub fn parse(language: &languages::Language, source: &[u8], old: Option<&Tree>) 
     PARSER.with(|parser| {
         let mut parser = parser.borrow_mut();
         parser.set_language(&queries.language).ok()?;
-        parser.parse(source, old)
+        parser.set_included_ranges(&[]).ok()?;
+        let tree = parser.parse(source, old)?;
+        // A parse that lost the file's structure is parsed again without the damaged region.
+        Some(recover::contain(&mut parser, source, tree))
     })
 }
 
