@@ -14,14 +14,14 @@ use coderd_edit::txn::{FileResult, Target};
 use coderd_lsp::calls::Direction;
 use coderd_lsp::navigate::{self, At, Place, Unanswered};
 use coderd_syntax::map::lookup;
-use wire::answers::navigate::{Call, Calls, Group, Hover, Location, Locations};
-use wire::answers::Answer;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use wire::answers::navigate::{Call, Calls, Group, Hover, Location, Locations};
+use wire::answers::Answer;
 
 /// Params that start at a position: `file`, `line`, `column`, `symbol`, then the method's own.
 /// (A macro, not `#[serde(flatten)]`: flattening cannot be combined with `deny_unknown_fields`,
@@ -470,8 +470,8 @@ fn by_symbol(state: &Arc<State>, locations: &[Location]) -> Vec<Group> {
         let line = place.line as usize;
         // The last item holding the line is the innermost: a child follows its parent.
         let item = (items.iter())
-            .filter(|(_, first, last)| (*first..=*last).contains(&line))
-            .last()
+            .rev()
+            .find(|(_, first, last)| (*first..=*last).contains(&line))
             .map(|(name, first, _)| (name.clone(), *first as u32));
         let (symbol, line) = item.unwrap_or_default();
         match groups

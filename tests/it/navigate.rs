@@ -319,8 +319,11 @@ fn shapes_module(sandbox: &Sandbox) {
     );
 }
 
-/// The calls of an answer as (function, its file, each call's file and line).
-fn calls(answer: &Value) -> Vec<(String, String, Vec<(String, u64)>)> {
+/// A call as the tests compare it: (function, its file, each call's file and line).
+type CallSeen = (String, String, Vec<(String, u64)>);
+
+/// The calls of an answer.
+fn calls(answer: &Value) -> Vec<CallSeen> {
     let name = |v: &Value| {
         let path = Path::new(v["path"].as_str().unwrap());
         path.file_name().unwrap().to_string_lossy().into_owned()
@@ -330,7 +333,11 @@ fn calls(answer: &Value) -> Vec<(String, String, Vec<(String, u64)>)> {
         .map(|c| {
             let sites = c["sites"].as_array().unwrap();
             let sites = sites.iter().map(|s| (name(s), s["line"].as_u64().unwrap()));
-            (c["name"].as_str().unwrap().to_string(), name(c), sites.collect())
+            (
+                c["name"].as_str().unwrap().to_string(),
+                name(c),
+                sites.collect(),
+            )
         })
         .collect()
 }
@@ -359,7 +366,11 @@ fn go_implementations_callers_callees_and_type_definition_through_gopls() {
     assert_eq!(
         calls(&callers),
         [
-            ("Report".into(), "report.go".into(), vec![("report.go".into(), 7)]),
+            (
+                "Report".into(),
+                "report.go".into(),
+                vec![("report.go".into(), 7)]
+            ),
             (
                 "Twice".into(),
                 "report.go".into(),
@@ -416,7 +427,11 @@ fn go_implementations_callers_callees_and_type_definition_through_gopls() {
         .iter()
         .map(|g| {
             let count = g["locations"].as_array().unwrap().len();
-            (g["symbol"].as_str().unwrap().into(), g["line"].as_u64().unwrap(), count)
+            (
+                g["symbol"].as_str().unwrap().into(),
+                g["line"].as_u64().unwrap(),
+                count,
+            )
         })
         .collect();
     assert_eq!(
@@ -449,9 +464,10 @@ fn go_implementations_callers_callees_and_type_definition_through_gopls() {
         text,
         "circle.go:3: type Circle struct{ R int }\nsquare.go:3: type Square struct{ Side int }\n"
     );
-    let json: Value =
-        serde_json::from_str(&coder(&["--json", "callers", "total.go", "--symbol", "Total"]))
-            .unwrap();
+    let json: Value = serde_json::from_str(&coder(&[
+        "--json", "callers", "total.go", "--symbol", "Total",
+    ]))
+    .unwrap();
     assert_eq!(json["count"], 2, "{json:#}");
 }
 
@@ -462,7 +478,10 @@ fn python_callers_through_pyright_and_a_language_without_a_server_says_why() {
         "shapes.py",
         "def area(side):\n    return side * side\n\n\ndef report():\n    return area(2) + area(3)\n",
     );
-    sandbox.write("tools.rb", "def helper(x)\n  x * 2\nend\n\nputs helper(3)\n");
+    sandbox.write(
+        "tools.rb",
+        "def helper(x)\n  x * 2\nend\n\nputs helper(3)\n",
+    );
     let daemon = daemon(&sandbox);
 
     let callers = daemon.ok("callers", json!({"file": "shapes.py", "symbol": "area"}));
@@ -488,7 +507,13 @@ fn python_callers_through_pyright_and_a_language_without_a_server_says_why() {
         let why = answer["unanswered"].as_str().unwrap_or_default();
         assert!(why.contains("no language server"), "{method}: {answer:#}");
     }
-    let def = daemon.ok("definition", json!({"file": "tools.rb", "line": 5, "column": 6}));
+    let def = daemon.ok(
+        "definition",
+        json!({"file": "tools.rb", "line": 5, "column": 6}),
+    );
     assert_eq!(def["source"], "index");
-    assert!(def["unanswered"].as_str().unwrap().contains("no language server"));
+    assert!(def["unanswered"]
+        .as_str()
+        .unwrap()
+        .contains("no language server"));
 }

@@ -59,7 +59,9 @@ impl Lsp {
         let timeout = Duration::from_millis(state.limits().lsp.cold_deadline_ms);
         let mut calls = Vec::new();
         for item in &items {
-            let asked = prepared.client.request(request, json!({"item": item}), timeout);
+            let asked = prepared
+                .client
+                .request(request, json!({"item": item}), timeout);
             let answer = tokio::runtime::Handle::current().block_on(asked);
             let answer = answer.map_err(|e| Unanswered {
                 failed: vec![format!("{}: {request}: {e:?}", prepared.server)],
@@ -67,13 +69,22 @@ impl Lsp {
             })?;
             let own = item["uri"].as_str().and_then(uri::to_path);
             for entry in answer.as_array().map(Vec::as_slice).unwrap_or(&[]) {
-                calls.extend(call(&entry[key], &entry["fromRanges"], direction, own.as_ref()));
+                calls.extend(call(
+                    &entry[key],
+                    &entry["fromRanges"],
+                    direction,
+                    own.as_ref(),
+                ));
             }
         }
         calls.sort_by(|a, b| a.at.cmp(&b.at));
         Ok(Calls {
             server: prepared.server,
-            item: items.first().and_then(|i| i["name"].as_str()).unwrap_or_default().into(),
+            item: items
+                .first()
+                .and_then(|i| i["name"].as_str())
+                .unwrap_or_default()
+                .into(),
             calls,
         })
     }
@@ -81,7 +92,12 @@ impl Lsp {
 
 /// One entry of an incoming or outgoing answer: the other function and the call ranges, which
 /// lie in the caller's file (incoming: the other function's; outgoing: the item's own).
-fn call(other: &Value, ranges: &Value, direction: Direction, own: Option<&PathBuf>) -> Option<Call> {
+fn call(
+    other: &Value,
+    ranges: &Value,
+    direction: Direction,
+    own: Option<&PathBuf>,
+) -> Option<Call> {
     let other_uri = other["uri"].as_str()?;
     let at = places(&json!({"uri": other_uri, "range": other["selectionRange"]}))
         .into_iter()
@@ -113,7 +129,11 @@ mod tests {
         let ranges = json!([range(3), range(3), range(5)]);
         let incoming = call(&other, &ranges, Direction::Incoming, Some(&own)).unwrap();
         assert_eq!((incoming.name.as_str(), incoming.at.line), ("F03", 3));
-        let lines: Vec<_> = incoming.sites.iter().map(|s| (s.path.clone(), s.line)).collect();
+        let lines: Vec<_> = incoming
+            .sites
+            .iter()
+            .map(|s| (s.path.clone(), s.line))
+            .collect();
         let f03 = PathBuf::from("/ws/f03.go");
         assert_eq!(lines, [(f03.clone(), 4), (f03, 6)]);
         let outgoing = call(&other, &ranges, Direction::Outgoing, Some(&own)).unwrap();

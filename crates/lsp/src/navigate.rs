@@ -71,7 +71,8 @@ impl Unanswered {
         }
         parts.extend(self.not_running.iter().cloned());
         parts.extend(
-            (self.lacking.iter()).map(|s| format!("{s} does not offer {method} (its capabilities)")),
+            (self.lacking.iter())
+                .map(|s| format!("{s} does not offer {method} (its capabilities)")),
         );
         parts.extend(self.empty.iter().map(|(server, indexing)| match indexing {
             true => format!("{server} answered nothing while still indexing (try again)"),

@@ -36,9 +36,15 @@ pub fn name_in_file(
 ) -> Result<(u32, u32)> {
     let (item, source) = item_in_file(jail, resolved, symbol, max_bytes)?;
     let before = &source[..item.name_bytes.start.min(source.len())];
-    let line_start = before.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+    let line_start = before
+        .iter()
+        .rposition(|b| *b == b'\n')
+        .map_or(0, |i| i + 1);
     let line = before.iter().filter(|b| **b == b'\n').count() + 1;
-    let column = String::from_utf8_lossy(&before[line_start..]).encode_utf16().count() + 1;
+    let column = String::from_utf8_lossy(&before[line_start..])
+        .encode_utf16()
+        .count()
+        + 1;
     Ok((line as u32, column as u32))
 }
 

@@ -12,12 +12,20 @@ use wire::answers::navigate::{Calls, Hover, Location, Locations};
 /// A path as the user would type it: relative to the current folder when under it.
 fn shown(path: &Path) -> String {
     let here = std::env::current_dir().ok();
-    let relative = here.as_deref().and_then(|here| path.strip_prefix(here).ok());
+    let relative = here
+        .as_deref()
+        .and_then(|here| path.strip_prefix(here).ok());
     relative.unwrap_or(path).display().to_string()
 }
 
 fn place(out: &mut impl Write, l: &Location, indent: &str) -> io::Result<()> {
-    writeln!(out, "{indent}{}:{}: {}", shown(&l.path), l.line, l.text.trim())
+    writeln!(
+        out,
+        "{indent}{}:{}: {}",
+        shown(&l.path),
+        l.line,
+        l.text.trim()
+    )
 }
 
 fn unanswered(out: &mut impl Write, source: &str, why: Option<&String>) -> io::Result<()> {
@@ -32,7 +40,11 @@ pub fn locations(out: &mut impl Write, text: &str) -> io::Result<()> {
         match &r.groups {
             Some(groups) => {
                 for g in groups {
-                    let name = if g.symbol.is_empty() { "(top level)" } else { &g.symbol };
+                    let name = if g.symbol.is_empty() {
+                        "(top level)"
+                    } else {
+                        &g.symbol
+                    };
                     writeln!(out, "{}:{}: {name}", shown(&g.path), g.line)?;
                     for l in &g.locations {
                         place(out, l, "  ")?;
