@@ -10,17 +10,17 @@ use super::state::State;
 use super::{method, Method};
 use coderd_core::error::{Error, Result};
 use coderd_edit::rename::{self, TextEdit};
-use coderd_edit::txn::{FileResult, Target};
+use coderd_edit::txn::Target;
 use coderd_lsp::calls::Direction;
 use coderd_lsp::navigate::{self, At, Place, Unanswered};
 use coderd_syntax::map::lookup;
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use wire::answers::navigate::{Call, Calls, Group, Hover, Location, Locations};
+use wire::answers::navigate::{Call, Calls, Group, Hover, Location, Locations, Renamed};
 use wire::answers::Answer;
 
 /// Params that start at a position: `file`, `line`, `column`, `symbol`, then the method's own.
@@ -91,21 +91,6 @@ at_position!(RenameParams {
     #[serde(default)]
     dry_run: bool,
 });
-
-#[derive(Serialize)]
-struct Renamed {
-    source: String,
-    new_name: String,
-    files_changed: usize,
-    edits: usize,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    files: Vec<FileResult>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    diff: Option<String>,
-    /// With `dry_run`: the server's edits per file (LSP ranges, 0-based), for an editor to apply.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    changes: Option<Value>,
-}
 
 pub fn methods() -> Vec<Method> {
     vec![
@@ -186,6 +171,7 @@ pub fn methods() -> Vec<Method> {
             true,
             rename,
         )
+        .answers(Answer::Rename)
         .param_aliases(&[("path", "file")])
         .bare(&["file"])
         .changes_nothing_when(|_, params| params["dry_run"] == true),

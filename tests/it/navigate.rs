@@ -469,6 +469,22 @@ fn go_implementations_callers_callees_and_type_definition_through_gopls() {
     ]))
     .unwrap();
     assert_eq!(json["count"], 2, "{json:#}");
+    // A rename's dry run prints a plain unified diff, and changes nothing.
+    let before = common::snapshot(&sandbox.root);
+    let diff = coder(&[
+        "rename",
+        "report.go",
+        "--symbol",
+        "Twice",
+        "--new-name",
+        "Double",
+        "--dry-run",
+    ]);
+    assert!(
+        diff.contains("\n-func Twice() int {\n+func Double() int {\n") && diff.starts_with("---"),
+        "{diff}"
+    );
+    assert_eq!(common::snapshot(&sandbox.root), before, "a dry run wrote");
 }
 
 #[test]

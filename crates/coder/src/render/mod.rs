@@ -138,6 +138,7 @@ pub fn render(
         Answer::Locations => navigate::locations(out, text),
         Answer::Calls => navigate::calls(out, text),
         Answer::Hover => navigate::hover(out, text),
+        Answer::Rename => navigate::renamed(out, text),
         Answer::Json => write_pretty(out, text.as_bytes()),
     }?;
     // After any edit, what the language servers found in the files it changed.

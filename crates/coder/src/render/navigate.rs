@@ -2,12 +2,12 @@
 //! place (paths relative to the current folder when under it), the calls of `callers`/`callees`
 //! under the function that makes or receives them, hover as its markdown text. When nothing was
 //! found through a server, why (`unanswered`) is printed, on stderr's side of the story: last,
-//! marked `[NO SERVER ANSWER]`.
+//! marked `[NO SERVER ANSWER]`. A rename's dry run prints its diff as a plain unified diff.
 
 use super::git::typed;
 use std::io::{self, Write};
 use std::path::Path;
-use wire::answers::navigate::{Calls, Hover, Location, Locations};
+use wire::answers::navigate::{Calls, Hover, Location, Locations, Renamed};
 
 /// A path as the user would type it: relative to the current folder when under it.
 fn shown(path: &Path) -> String {
@@ -79,6 +79,15 @@ pub fn hover(out: &mut impl Write, text: &str) -> io::Result<()> {
             writeln!(out, "{}", r.contents.trim_end())?;
         }
         unanswered(out, &r.source, r.unanswered.as_ref())
+    })
+}
+
+/// A rename: its dry run's diff as a plain unified diff (what `git apply` takes), else a line per
+/// file changed, as every edit prints them.
+pub fn renamed(out: &mut impl Write, text: &str) -> io::Result<()> {
+    typed(out, text, |out, r: Renamed| match &r.diff {
+        Some(diff) => out.write_all(diff.as_bytes()),
+        None => super::edit::files(out, &r.files),
     })
 }
 

@@ -66,6 +66,8 @@ pub enum Answer {
     Calls,
     /// A server's hover text.
     Hover,
+    /// A rename's files, or its dry run's unified diff.
+    Rename,
 }
 
 #[cfg(test)]

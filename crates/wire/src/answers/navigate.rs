@@ -1,9 +1,10 @@
 //! The semantic moves' answers (`definition`, `references`, `implementations`,
-//! `type-definition`, `hover`, `callers`, `callees`): places with their line's text, as the daemon
+//! `type-definition`, `hover`, `callers`, `callees`, `rename`): places with their line's text, as the daemon
 //! builds them and `coder` renders them (`file:line: text`). Each says which server answered (or
 //! `index`, the tag index's match by name) and, when it found nothing, why (`unanswered`): an
 //! empty list is never silent.
 
+use super::edit::FileResult;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
@@ -103,4 +104,27 @@ pub struct Hover {
     /// Why no server answered.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unanswered: Option<String>,
+}
+
+/// `rename`'s answer: the files the server's edit changed, or, with `dry_run`, the unified diff
+/// (which `coder` prints as it is) and the server's edits per file.
+#[derive(Serialize, Deserialize, Clone, Debug, Default)]
+pub struct Renamed {
+    /// The server that answered.
+    pub source: String,
+    /// The symbol's new name.
+    pub new_name: String,
+    /// How many files the edit changes.
+    pub files_changed: usize,
+    /// How many text edits over them.
+    pub edits: usize,
+    /// The files changed (not with `dry_run`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<FileResult>,
+    /// With `dry_run`: the unified diff of the edit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diff: Option<String>,
+    /// With `dry_run`: the server's edits per file (LSP ranges, 0-based), for an editor to apply.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub changes: Option<serde_json::Value>,
 }
