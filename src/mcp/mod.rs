@@ -229,6 +229,7 @@ mod tests {
             message: "mismatched types".into(),
             server: "rust-analyzer".into(),
             new: true,
+            symbol: None,
         });
         let report = Report {
             files: vec![file],

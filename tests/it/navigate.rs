@@ -515,6 +515,26 @@ fn python_callers_through_pyright_and_a_language_without_a_server_says_why() {
     let names: Vec<String> = calls(&callees).into_iter().map(|c| c.0).collect();
     assert_eq!(names, ["area"], "{callees:#}");
 
+    // A finding is named by the function holding it.
+    daemon.ok(
+        "patch",
+        json!({"file": "shapes.py", "search": "area(3)", "replace": "missing_name"}),
+    );
+    let found = daemon.ok(
+        "diagnostics",
+        json!({"files": ["shapes.py"], "group_by": "symbol"}),
+    );
+    let items = found["files"][0]["items"].as_array().unwrap();
+    let named: Vec<(u64, &str)> = items
+        .iter()
+        .filter(|i| i["message"].as_str().unwrap().contains("missing_name"))
+        .map(|i| (i["line"].as_u64().unwrap(), i["symbol"].as_str().unwrap()))
+        .collect();
+    assert!(
+        !named.is_empty() && named.iter().all(|n| *n == (6, "report")),
+        "{found:#}"
+    );
+
     // No server for Ruby: nothing, and why, never a silent empty list.
     for method in ["implementations", "type-definition", "callers", "callees"] {
         let answer = daemon.ok(method, json!({"file": "tools.rb", "symbol": "helper"}));
