@@ -3,7 +3,7 @@
 //! others write: once a second it renews each buffer's claim with the daemon (`buffer` without
 //! text: a stamp check, no read; a claim not renewed lapses, so a dead editor blocks nothing), and
 //! when another writer (an agent) has changed the file of a clean buffer, it sends the editor the new text as a `workspace/applyEdit` of that buffer's
-//! version, which the editor refuses if the person typed meanwhile. A dirty buffer is never
+//! version, which the editor refuses if the person typed meanwhile, and the file's new findings. A dirty buffer is never
 //! touched: the daemon refuses edits under it (C212).
 
 use super::daemon::Daemon;
@@ -164,6 +164,12 @@ pub async fn follow(client: Client, daemon: Arc<Daemon>, buffers: Buffers) {
             };
             if let Some(current) = buffers.get(&path) {
                 buffers.record(&path, None, None, &answer);
+                // The agent's edit changed the file's findings too: shown now, not on a save
+                // (beside the new text, whose answer waits for the person's editor).
+                if let Some(uri) = Uri::from_file_path(&path) {
+                    let (client, daemon, path) = (client.clone(), daemon.clone(), path.clone());
+                    tokio::spawn(async move { super::relay(&client, &daemon, uri, path).await });
+                }
                 if text != current.text {
                     show(&client, &path, &current, text).await;
                 }

@@ -9,8 +9,8 @@
 //! - Document sync: each buffer's text reaches the daemon (`buffer`) on open, change and save; an
 //!   agent's edit to a file with unsaved changes is refused C212 there, and what an agent writes
 //!   to a file open in a clean buffer is shown in it (`buffers::follow`).
-//! - Diagnostics relay: on open and save, the daemon's settled findings for the file (`diagnostics`)
-//!   are published to the editor.
+//! - Diagnostics relay: on open and save, and when an agent's edit changed the file, the daemon's
+//!   settled findings for the file (`diagnostics`) are published to the editor.
 //! - `definition`, `references`, `hover`, `rename` (and `prepareRename`) from the daemon's methods
 //!   of those names: its warm server, else the tag index. A rename is the server's edit, computed
 //!   by the daemon as a dry run and applied by the editor to its buffers.
@@ -151,28 +151,9 @@ impl Editor {
         }
     }
 
-    /// Publishes the daemon's settled findings for one file (nothing when it has no servers).
-    /// A server still starting (or past its deadline) is listed as pending: asked again a few
-    /// times, so a cold start's findings still reach the editor.
+    /// Publishes the daemon's settled findings for one file (see `relay`).
     async fn relay_diagnostics(&self, uri: Uri, path: PathBuf) {
-        for _ in 0..RELAY_TRIES {
-            let Ok(report) = self.call("diagnostics", json!({"files": [path]})).await else {
-                return;
-            };
-            let files = report["files"].as_array().map(Vec::as_slice).unwrap_or(&[]);
-            let Some(file) = files
-                .iter()
-                .find(|f| f["path"].as_str().map(Path::new) == Some(&path))
-            else {
-                return;
-            };
-            let found = convert::diagnostics(file);
-            let pending = file["pending"].as_array().is_some_and(|p| !p.is_empty());
-            if !found.is_empty() || !pending {
-                return self.client.publish_diagnostics(uri, found, None).await;
-            }
-            tokio::time::sleep(RELAY_PAUSE).await;
-        }
+        relay(&self.client, &self.daemon, uri, path).await
     }
 
     /// The buffer's text as the editor has it, else the file's text through the daemon.
@@ -508,5 +489,31 @@ impl LanguageServer for Editor {
             document_changes: Some(DocumentChanges::Edits(document_edits)),
             ..WorkspaceEdit::default()
         }))
+    }
+}
+
+/// Publishes the daemon's settled findings for one file (nothing when it has no servers): on
+/// open and save, and when another writer (an agent) changed the file (`buffers::follow`). A
+/// server still starting (or past its deadline) is listed as pending: asked again a few times,
+/// so a cold start's findings still reach the editor.
+async fn relay(client: &Client, daemon: &Arc<Daemon>, uri: Uri, path: PathBuf) {
+    for _ in 0..RELAY_TRIES {
+        let params = json!({"files": [path]});
+        let Some(report) = buffers::call(daemon, "diagnostics", params).await else {
+            return;
+        };
+        let files = report["files"].as_array().map(Vec::as_slice).unwrap_or(&[]);
+        let Some(file) = files
+            .iter()
+            .find(|f| f["path"].as_str().map(Path::new) == Some(&path))
+        else {
+            return;
+        };
+        let found = convert::diagnostics(file);
+        let pending = file["pending"].as_array().is_some_and(|p| !p.is_empty());
+        if !found.is_empty() || !pending {
+            return client.publish_diagnostics(uri, found, None).await;
+        }
+        tokio::time::sleep(RELAY_PAUSE).await;
     }
 }

@@ -235,6 +235,7 @@ mod tests {
             message: "mismatched types".into(),
             server: "rust-analyzer".into(),
             new: true,
+            symbol: None,
         });
         let report = Report {
             files: vec![file],

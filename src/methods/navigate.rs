@@ -1,22 +1,27 @@
-//! Semantic moves: `definition`, `references`, `hover` and `rename`, at a file position or by a
-//! symbol's name. Asked of the warm language server of the file's language (`lsp::navigate`);
-//! when none answers, `definition`, `references` and `hover` come from the tag index
-//! (`map::lookup`, `source: "index"`: a match by name, not a resolution). `rename` needs a server:
-//! its `WorkspaceEdit` is applied as one edit call over every file (`edit::rename`).
+//! Semantic moves: `definition`, `references`, `implementations`, `type-definition`, `hover`,
+//! `callers`, `callees` and `rename`, at a file position, by a symbol's name, or by an item of a
+//! file's outline. Asked of the warm language server of the file's language (`lsp::navigate`,
+//! `lsp::calls`); when none answers, `definition`, `references` and `hover` come from the tag
+//! index (`map::lookup`, `source: "index"`: a match by name, not a resolution), and every answer
+//! that found nothing through a server says why (`unanswered`). `rename` needs a server: its
+//! `WorkspaceEdit` is applied as one edit call over every file (`edit::rename`).
 
 use super::state::State;
 use super::{method, Method};
 use coderd_core::error::{Error, Result};
 use coderd_edit::rename::{self, TextEdit};
-use coderd_edit::txn::{FileResult, Target};
-use coderd_lsp::navigate::{self, At, Place};
+use coderd_edit::txn::Target;
+use coderd_lsp::calls::Direction;
+use coderd_lsp::navigate::{self, At, Place, Unanswered};
 use coderd_syntax::map::lookup;
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use wire::answers::navigate::{Call, Calls, Group, Hover, Location, Locations, Renamed};
+use wire::answers::Answer;
 
 /// Params that start at a position: `file`, `line`, `column`, `symbol`, then the method's own.
 /// (A macro, not `#[serde(flatten)]`: flattening cannot be combined with `deny_unknown_fields`,
@@ -27,7 +32,7 @@ macro_rules! at_position {
         #[derive(Deserialize, JsonSchema, Default)]
         #[serde(deny_unknown_fields)]
         pub struct $name {
-            /// The file (with `line`, and `column` or `symbol`).
+            /// The file (with `line`, and `column` or `symbol`; or with `symbol` alone, an item of its outline).
             #[serde(default)]
             file: Option<String>,
             /// 1-based line in `file`.
@@ -36,7 +41,7 @@ macro_rules! at_position {
             /// 1-based column in `line` (characters; UTF-16 units beyond the BMP).
             #[serde(default)]
             column: Option<u32>,
-            /// A name: alone, its one definition in the tag index; with `file` and `line`, its place in that line.
+            /// A name: alone, its one definition in the tag index; with `file` and `line`, its place in that line; with `file` alone, the item of the file's outline it names (`Server.handle`, `impl Foo.bar`).
             #[serde(default)]
             symbol: Option<String>,
             $($(#[$own_meta])* $own: $ty,)*
@@ -66,7 +71,18 @@ at_position!(ReferencesParams {
     /// Count the definition itself among the references (default true).
     #[serde(default)]
     include_declaration: Option<bool>,
+    /// `symbol`: also group the places by the outline item that holds each (`groups`).
+    #[serde(default)]
+    group_by: Option<GroupBy>,
 });
+
+/// How places are grouped.
+#[derive(Deserialize, JsonSchema, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum GroupBy {
+    /// By the outline item (function, method, class) that holds each place.
+    Symbol,
+}
 
 at_position!(RenameParams {
     /// The symbol's new name.
@@ -75,40 +91,6 @@ at_position!(RenameParams {
     #[serde(default)]
     dry_run: bool,
 });
-
-/// A place with its line's text.
-#[derive(Serialize)]
-struct Found {
-    #[serde(flatten)]
-    place: Place,
-    text: String,
-}
-
-#[derive(Serialize)]
-struct Located {
-    /// The server that answered, or `index`.
-    source: String,
-    /// The name at the position.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    symbol: Option<String>,
-    count: usize,
-    locations: Vec<Found>,
-}
-
-#[derive(Serialize)]
-struct Renamed {
-    source: String,
-    new_name: String,
-    files_changed: usize,
-    edits: usize,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    files: Vec<FileResult>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    diff: Option<String>,
-    /// With `dry_run`: the server's edits per file (LSP ranges, 0-based), for an editor to apply.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    changes: Option<Value>,
-}
 
 pub fn methods() -> Vec<Method> {
     vec![
@@ -119,6 +101,7 @@ pub fn methods() -> Vec<Method> {
             false,
             |s, p: Position| definition(s, p),
         )
+        .answers(Answer::Locations)
         .param_aliases(&[("path", "file")])
         .bare(&["file"]),
         method(
@@ -128,6 +111,47 @@ pub fn methods() -> Vec<Method> {
             false,
             references,
         )
+        .answers(Answer::Locations)
+        .param_aliases(&[("path", "file")])
+        .bare(&["file"]),
+        method(
+            "implementations",
+            &[],
+            "The implementations of the interface, trait or abstract method at a position (or by name) from the warm language server; `unanswered` says why none came.",
+            false,
+            |s, p: Position| server_only(s, p, "textDocument/implementation"),
+        )
+        .answers(Answer::Locations)
+        .param_aliases(&[("path", "file")])
+        .bare(&["file"]),
+        method(
+            "type-definition",
+            &[],
+            "Where the type of the symbol at a position (or by name) is defined, from the warm language server; `unanswered` says why none came.",
+            false,
+            |s, p: Position| server_only(s, p, "textDocument/typeDefinition"),
+        )
+        .answers(Answer::Locations)
+        .param_aliases(&[("path", "file")])
+        .bare(&["file"]),
+        method(
+            "callers",
+            &[],
+            "The functions that call the function at a position (or by name), each with its calls' lines: the server's call hierarchy (incoming calls).",
+            false,
+            |s, p: Position| calls(s, p, Direction::Incoming),
+        )
+        .answers(Answer::Calls)
+        .param_aliases(&[("path", "file")])
+        .bare(&["file"]),
+        method(
+            "callees",
+            &[],
+            "The functions the function at a position (or by name) calls, each with its calls' lines: the server's call hierarchy (outgoing calls).",
+            false,
+            |s, p: Position| calls(s, p, Direction::Outgoing),
+        )
+        .answers(Answer::Calls)
         .param_aliases(&[("path", "file")])
         .bare(&["file"]),
         method(
@@ -137,6 +161,7 @@ pub fn methods() -> Vec<Method> {
             false,
             |s, p: Position| hover(s, p),
         )
+        .answers(Answer::Hover)
         .param_aliases(&[("path", "file")])
         .bare(&["file"]),
         method(
@@ -146,6 +171,7 @@ pub fn methods() -> Vec<Method> {
             true,
             rename,
         )
+        .answers(Answer::Rename)
         .param_aliases(&[("path", "file")])
         .bare(&["file"])
         .changes_nothing_when(|_, params| params["dry_run"] == true),
@@ -185,14 +211,26 @@ fn at_position(state: &State, p: &Position) -> Result<Start> {
                 name,
             })
         }
+        (Some(file), None, None, Some(symbol)) => {
+            let resolved = state.jail.resolve("file", file)?;
+            let max = state.limits().max_read_bytes;
+            let (line, column) =
+                coderd_syntax::symbol::name_in_file(&state.jail, &resolved, symbol, max)?;
+            let text = line_of(state, &resolved.abs, line)?;
+            Ok(Start {
+                at: At { line, column },
+                name: lookup::word_at(&text, column as usize),
+                path: resolved.abs,
+            })
+        }
         (None, None, None, Some(symbol)) => by_name(state, symbol),
         _ => Err(where_missing()),
     }
 }
 
 fn where_missing() -> Error {
-    Error::bad_input("a position needs `file` and `line` with `column` or `symbol`, or `symbol` alone")
-        .with_recovery("e.g. {\"file\": \"src/lib.rs\", \"line\": 12, \"column\": 8} or {\"symbol\": \"parse_config\"}")
+    Error::bad_input("a position needs `file` and `line` with `column` or `symbol`, `file` with `symbol` (an outline item), or `symbol` alone")
+        .with_recovery("e.g. {\"file\": \"src/lib.rs\", \"line\": 12, \"column\": 8}, {\"file\": \"src/lib.rs\", \"symbol\": \"Server.handle\"} or {\"symbol\": \"parse_config\"}")
 }
 
 /// The one definition of a name in the tag index, its name's place in its line.
@@ -255,7 +293,7 @@ fn column_of(text: &str, name: &str, path: &Path, line: u32) -> Result<u32> {
 
 /// Places with their lines' text, each file loaded and split once (a server may answer
 /// thousands of references in one file).
-fn with_text(state: &State, places: Vec<Place>) -> Vec<Found> {
+fn with_text(state: &State, places: Vec<Place>) -> Vec<Location> {
     let mut files: HashMap<PathBuf, Vec<String>> = HashMap::new();
     places
         .into_iter()
@@ -264,12 +302,20 @@ fn with_text(state: &State, places: Vec<Place>) -> Vec<Found> {
                 .entry(place.path.clone())
                 .or_insert_with(|| lines_of(state, &place.path));
             let index = place.line.saturating_sub(1) as usize;
-            Found {
-                text: lines.get(index).cloned().unwrap_or_default(),
-                place,
-            }
+            location(place, lines.get(index).cloned().unwrap_or_default())
         })
         .collect()
+}
+
+fn location(place: Place, text: String) -> Location {
+    Location {
+        path: place.path,
+        line: place.line,
+        column: place.column,
+        end_line: place.end_line,
+        end_column: place.end_column,
+        text,
+    }
 }
 
 /// A file's lines as `navigate::line_text` gives them; none when the jail does not let it be read.
@@ -288,102 +334,206 @@ fn lines_of(state: &State, path: &Path) -> Vec<String> {
         .collect()
 }
 
-fn located(source: String, symbol: Option<String>, locations: Vec<Found>) -> Located {
-    Located {
+fn located(source: String, symbol: Option<String>, locations: Vec<Location>) -> Locations {
+    Locations {
         source,
         symbol,
         count: locations.len(),
         locations,
+        ..Locations::default()
     }
 }
 
-fn definition(state: &Arc<State>, p: Position) -> Result<Located> {
+fn definition(state: &Arc<State>, p: Position) -> Result<Locations> {
     let start = start(state, &p)?;
-    if let Some(answered) = server_places(state, &start, "textDocument/definition", json!({})) {
-        return Ok(answered);
-    }
-    let name = index_name(&start)?;
+    let why = match server_places(state, &start, "textDocument/definition", json!({})) {
+        Ok(answered) => return Ok(answered),
+        Err(why) => why,
+    };
+    let name = index_name(&start, &why, "textDocument/definition")?;
     let found = lookup::definitions(state, &state.map, &name)?
         .into_iter()
-        .map(|d| Found {
+        .map(|d| Location {
             text: line_of(state, &d.path, d.line as u32).unwrap_or_default(),
-            place: Place {
-                path: d.path,
-                line: d.line as u32,
-                column: 1,
-                end_line: d.end_line as u32,
-                end_column: 1,
-            },
+            path: d.path,
+            line: d.line as u32,
+            column: 1,
+            end_line: d.end_line as u32,
+            end_column: 1,
         })
         .collect();
-    Ok(located("index".into(), Some(name), found))
+    let mut answer = located("index".into(), Some(name), found);
+    answer.unanswered = Some(why.reason("textDocument/definition"));
+    Ok(answer)
 }
 
-/// The places a warm server answers `method` with at the start, each with its line's text; none
-/// when no server answered.
+/// The places a warm server answers `method` with at the start, each with its line's text; why
+/// none did when no server answered.
 fn server_places(
     state: &Arc<State>,
     start: &Start,
     method: &str,
     params: Value,
-) -> Option<Located> {
-    let answer = state
-        .lsp
-        .ask(state, &start.path, start.at, method, params)?;
+) -> std::result::Result<Locations, Unanswered> {
+    let answer = (state.lsp).ask_why(state, &start.path, start.at, method, params)?;
     let found = with_text(state, navigate::places(&answer.result));
-    Some(located(answer.server, start.name.clone(), found))
+    Ok(located(answer.server, start.name.clone(), found))
 }
 
-/// The name the index is asked for: the one at the position.
-fn index_name(start: &Start) -> Result<String> {
-    start.name.clone().ok_or_else(|| {
-        Error::not_found("no language server answered, and no name is at that position")
-            .with_recovery("point `column` at an identifier, or pass `symbol`")
+/// A move only a server can make (`implementations`, `type-definition`): no server's answer is
+/// an empty list that says why (`source: none`), never a silent one.
+fn server_only(state: &Arc<State>, p: Position, method: &str) -> Result<Locations> {
+    let start = start(state, &p)?;
+    server_places(state, &start, method, json!({})).or_else(|why| {
+        let mut answer = located("none".into(), start.name.clone(), Vec::new());
+        answer.unanswered = Some(why.reason(method));
+        Ok(answer)
     })
 }
 
-fn references(state: &Arc<State>, p: ReferencesParams) -> Result<Located> {
-    let start = start(state, &p.position())?;
-    let context = json!({"context": {"includeDeclaration": p.include_declaration.unwrap_or(true)}});
-    if let Some(answered) = server_places(state, &start, "textDocument/references", context) {
-        return Ok(answered);
-    }
-    let name = index_name(&start)?;
-    let width = name.encode_utf16().count() as u32;
-    let found = lookup::references(state, &state.map, &name)?
-        .into_iter()
-        .map(|o| Found {
-            place: Place {
-                path: o.path,
-                line: o.line as u32,
-                column: o.column as u32,
-                end_line: o.line as u32,
-                end_column: o.column as u32 + width,
-            },
-            text: o.text,
-        })
-        .collect();
-    Ok(located("index".into(), Some(name), found))
+/// The name the index is asked for: the one at the position.
+fn index_name(start: &Start, why: &Unanswered, method: &str) -> Result<String> {
+    start.name.clone().ok_or_else(|| {
+        Error::not_found(format!(
+            "no language server answered ({}), and no name is at that position",
+            why.reason(method)
+        ))
+        .with_recovery("point `column` at an identifier, or pass `symbol`")
+    })
 }
 
-fn hover(state: &Arc<State>, p: Position) -> Result<Value> {
-    let start = start(state, &p)?;
-    let asked = state.lsp.ask(
-        state,
-        &start.path,
-        start.at,
-        "textDocument/hover",
-        json!({}),
-    );
-    if let Some(answer) = asked {
-        definitions_readable(state, &start)?;
-        return Ok(json!({
-            "source": answer.server,
-            "symbol": start.name,
-            "contents": hover_text(&answer.result["contents"]),
-        }));
+fn references(state: &Arc<State>, p: ReferencesParams) -> Result<Locations> {
+    let start = start(state, &p.position())?;
+    let context = json!({"context": {"includeDeclaration": p.include_declaration.unwrap_or(true)}});
+    let method = "textDocument/references";
+    let mut answer = match server_places(state, &start, method, context) {
+        Ok(answered) => answered,
+        Err(why) => {
+            let name = index_name(&start, &why, method)?;
+            let width = name.encode_utf16().count() as u32;
+            let found = lookup::references(state, &state.map, &name)?
+                .into_iter()
+                .map(|o| Location {
+                    path: o.path,
+                    line: o.line as u32,
+                    column: o.column as u32,
+                    end_line: o.line as u32,
+                    end_column: o.column as u32 + width,
+                    text: o.text,
+                })
+                .collect();
+            let mut answer = located("index".into(), Some(name), found);
+            answer.unanswered = Some(why.reason(method));
+            answer
+        }
+    };
+    if p.group_by == Some(GroupBy::Symbol) {
+        answer.groups = Some(by_symbol(state, &answer.locations));
     }
-    let name = index_name(&start)?;
+    Ok(answer)
+}
+
+/// Places grouped by the innermost outline item holding each (Serena's referencing symbols),
+/// in file order; places outside every item (imports, a file's top level) form a group of
+/// their own, named "".
+fn by_symbol(state: &Arc<State>, locations: &[Location]) -> Vec<Group> {
+    // Each file's items as (dotted name, first line, last line), in file order, parents first.
+    let mut outlines: HashMap<PathBuf, Vec<(String, usize, usize)>> = HashMap::new();
+    let mut groups: Vec<Group> = Vec::new();
+    for place in locations {
+        let items = outlines.entry(place.path.clone()).or_insert_with(|| {
+            let wire = place.path.to_string_lossy();
+            let parsed = coderd_syntax::outline::parse_file(state, &state.syntax, "file", &wire);
+            let Ok(((_, parsed), _)) = parsed else {
+                return Vec::new();
+            };
+            let outline = &parsed.outline;
+            let items = outline.items.iter().enumerate();
+            items
+                .map(|(i, item)| (outline.path_of(i), item.line, item.end_line))
+                .collect()
+        });
+        let line = place.line as usize;
+        // The last item holding the line is the innermost: a child follows its parent.
+        let item = (items.iter())
+            .rev()
+            .find(|(_, first, last)| (*first..=*last).contains(&line))
+            .map(|(name, first, _)| (name.clone(), *first as u32));
+        let (symbol, line) = item.unwrap_or_default();
+        match groups
+            .iter_mut()
+            .find(|g| g.path == place.path && g.symbol == symbol)
+        {
+            Some(group) => group.locations.push(place.clone()),
+            None => groups.push(Group {
+                path: place.path.clone(),
+                symbol,
+                line,
+                locations: vec![place.clone()],
+            }),
+        }
+    }
+    groups
+}
+
+/// `callers` and `callees`: the server's call hierarchy at the start, each call with its line.
+fn calls(state: &Arc<State>, p: Position, direction: Direction) -> Result<Calls> {
+    let start = start(state, &p)?;
+    let found = match state.lsp.calls(state, &start.path, start.at, direction) {
+        Ok(found) => found,
+        Err(why) => {
+            return Ok(Calls {
+                source: "none".into(),
+                symbol: start.name,
+                unanswered: Some(why.reason("textDocument/prepareCallHierarchy")),
+                ..Calls::default()
+            })
+        }
+    };
+    let calls: Vec<Call> = found
+        .calls
+        .into_iter()
+        .map(|c| Call {
+            name: c.name,
+            path: c.at.path,
+            line: c.at.line,
+            column: c.at.column,
+            sites: with_text(state, c.sites),
+        })
+        .collect();
+    let unanswered = calls.is_empty().then(|| {
+        let which = match direction {
+            Direction::Incoming => "callers",
+            Direction::Outgoing => "callees",
+        };
+        format!("{} found no {which} of {}", found.server, found.item)
+    });
+    Ok(Calls {
+        source: found.server,
+        symbol: Some(found.item),
+        count: calls.len(),
+        calls,
+        unanswered,
+    })
+}
+
+fn hover(state: &Arc<State>, p: Position) -> Result<Hover> {
+    let start = start(state, &p)?;
+    let method = "textDocument/hover";
+    let asked = (state.lsp).ask_why(state, &start.path, start.at, method, json!({}));
+    let why = match asked {
+        Ok(answer) => {
+            definitions_readable(state, &start)?;
+            return Ok(Hover {
+                source: answer.server,
+                symbol: start.name,
+                contents: hover_text(&answer.result["contents"]),
+                unanswered: None,
+            });
+        }
+        Err(why) => why,
+    };
+    let name = index_name(&start, &why, method)?;
     let found = lookup::definitions(state, &state.map, &name)?;
     let contents: Vec<String> = found
         .iter()
@@ -392,7 +542,12 @@ fn hover(state: &Arc<State>, p: Position) -> Result<Value> {
             None => d.signature.clone(),
         })
         .collect();
-    Ok(json!({"source": "index", "symbol": name, "contents": contents.join("\n\n")}))
+    Ok(Hover {
+        source: "index".into(),
+        symbol: Some(name),
+        contents: contents.join("\n\n"),
+        unanswered: Some(why.reason(method)),
+    })
 }
 
 /// A server's hover shows the definition's text (its doc comment, a constant's value): shown only

@@ -609,6 +609,13 @@ const BARE_WORDS: &[(&str, &[&str])] = &[
         &["src/lib.rs", "--line", "1", "--symbol", "add"],
     ),
     ("hover", &["src/lib.rs", "--line", "1", "--symbol", "add"]),
+    ("implementations", &["src/lib.rs", "--symbol", "add"]),
+    (
+        "type-definition",
+        &["src/lib.rs", "--line", "1", "--symbol", "add"],
+    ),
+    ("callers", &["src/lib.rs", "--symbol", "add"]),
+    ("callees", &["src/lib.rs", "--symbol", "add"]),
     (
         "rename",
         &[

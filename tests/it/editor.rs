@@ -645,3 +645,32 @@ fn a_persons_unsaved_buffer_is_theirs_until_they_save_or_leave() {
         json!({"file": "lib/fresh.rb", "content": "# agent\n"}),
     );
 }
+
+#[test]
+fn an_agents_edit_shows_its_new_findings_in_the_editor_without_a_save() {
+    let (sandbox, daemon) = workspace();
+    let mut editor = initialized(&daemon);
+    let shapes = sandbox.root.join("lib/shapes.rb");
+    let shapes_uri = uri(&shapes);
+    editor.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": shapes_uri, "languageId": "ruby", "version": 1, "text": SHAPES}}),
+    );
+    // The open's relay (after the daemon knew the buffer): a clean file, no findings.
+    editor.notification("textDocument/publishDiagnostics", |p| {
+        p["uri"] == shapes_uri && p["diagnostics"].as_array().is_some_and(Vec::is_empty)
+    });
+
+    // The agent (through the socket, not the editor) breaks the file; nobody saves anything.
+    daemon.ok(
+        "patch",
+        json!({"file": "lib/shapes.rb", "search": "    0\n", "replace": "    BROKEN\n"}),
+    );
+    let published = editor.notification("textDocument/publishDiagnostics", |p| {
+        p["uri"] == shapes_uri && p["diagnostics"].as_array().is_some_and(|d| !d.is_empty())
+    });
+    assert_eq!(
+        published["diagnostics"][0]["message"], "broken at line 3",
+        "{published}"
+    );
+}

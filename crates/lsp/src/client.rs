@@ -98,6 +98,8 @@ struct Record {
     /// Still loading its workspace, by the server's own `experimental/serverStatus`
     /// (`quiescent: false`); see `ServerDef::quiescent_status`.
     loading: bool,
+    /// The `capabilities` the server declared in its `initialize` answer.
+    capabilities: Value,
     refreshes: u64,
     stderr: VecDeque<String>,
 }
@@ -192,6 +194,7 @@ impl Client {
             .request("initialize", params, INITIALIZE_TIMEOUT)
             .await
             .map_err(|e| format!("initialize: {e}{}", self.stderr_suffix()))?;
+        self.lock().capabilities = result["capabilities"].clone();
         let provider = &result["capabilities"]["diagnosticProvider"];
         if !provider.is_null() {
             let identifier = provider["identifier"].as_str().map(str::to_string);
@@ -247,6 +250,14 @@ impl Client {
             self.record_pulled(uri, Some(version), items.clone());
             items
         }))
+    }
+
+    /// Whether the server declared a capability (`implementationProvider`, ...): present and
+    /// not `false`.
+    pub fn offers(&self, capability: &str) -> bool {
+        let record = self.lock();
+        let declared = &record.capabilities[capability];
+        !declared.is_null() && *declared != Value::Bool(false)
     }
 
     pub fn offers_pull(&self) -> bool {

@@ -21,6 +21,18 @@ pub struct DiagnosticsParams {
     files: Vec<String>,
     /// A folder: its files of languages with servers are checked (at most 200).
     dir: Option<String>,
+    /// `symbol`: name on each finding the outline item holding it (`symbol`), to group them by
+    /// function, method or class.
+    #[serde(default)]
+    group_by: Option<GroupBy>,
+}
+
+/// How findings are grouped.
+#[derive(Deserialize, JsonSchema, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum GroupBy {
+    /// By the innermost outline item (function, method, class) holding each finding.
+    Symbol,
 }
 
 pub fn diagnostics(lsp: &Lsp, state: &Workspace, p: DiagnosticsParams) -> Result<Report> {
@@ -42,7 +54,36 @@ pub fn diagnostics(lsp: &Lsp, state: &Workspace, p: DiagnosticsParams) -> Result
         let resolved = state.jail.resolve("dir", dir)?;
         paths.extend(files_with_servers(lsp, state, &resolved));
     }
-    Ok(lsp.check(state, &paths))
+    let mut report = lsp.check(state, &paths);
+    if p.group_by == Some(GroupBy::Symbol) {
+        name_symbols(state, &mut report);
+    }
+    Ok(report)
+}
+
+/// Names each finding's innermost outline item, from the file's current text (the one the
+/// findings are of).
+fn name_symbols(state: &Workspace, report: &mut Report) {
+    for file in &mut report.files {
+        let Some(document) = super::current_document(state, &file.path) else {
+            continue;
+        };
+        let Some(language) = super::language_of(&document) else {
+            continue;
+        };
+        let Some(outline) = coderd_syntax::outline_of(language, &document.bytes()) else {
+            continue;
+        };
+        for item in &mut file.items {
+            let line = item.line as usize;
+            // The last item holding the line is the innermost: a child follows its parent.
+            let holding = (0..outline.items.len()).rev().find(|&i| {
+                let it = &outline.items[i];
+                (it.line..=it.end_line).contains(&line)
+            });
+            item.symbol = holding.map(|i| outline.path_of(i));
+        }
+    }
 }
 
 /// The files under a folder whose language has servers, by the jail's walking policy.

@@ -16,6 +16,7 @@
 //! The crate stands on coderd-core, coderd-syntax (a file's language) and coderd-exec (the sandbox
 //! a server runs in); it knows no method and no face: the method table asks it for the report.
 
+pub mod calls;
 mod client;
 mod confine;
 mod diagnostics;

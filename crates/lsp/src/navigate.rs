@@ -6,13 +6,15 @@
 //! analysed the file once, as the diagnostics of an edit are; a server already holding the file
 //! is asked at once, so a move costs one request over its pipe.
 
+use super::client::Client;
 use super::instance::{Deadlines, Status};
-use super::{language_id, uri, Lsp};
+use super::{language_id, uri, Lsp, NotServed};
 use coderd_core::error::{Code, Error, Result};
 use coderd_core::workspace::Workspace;
 use serde::Serialize;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// A position in a file: 1-based line, 1-based column in UTF-16 units (what servers count; the
@@ -33,10 +35,66 @@ pub struct Place {
     pub end_column: u32,
 }
 
-/// One server's answer: its name and the result (never null).
+/// One server's answer: its name, the result (never null), and the server, for the requests
+/// that follow from it (a call hierarchy's calls).
 pub struct Answer {
     pub server: String,
     pub result: Value,
+    pub(crate) client: Arc<Client>,
+}
+
+/// Why no server answered: an answer says so rather than returning an empty list as if the
+/// symbol had none (the empty `definition` an agent cannot tell from "there is none").
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Unanswered {
+    /// The file's language has no server defined.
+    pub no_server: bool,
+    /// Servers that do not run here (not installed, or the file is outside their project), each
+    /// with its reason.
+    pub not_running: Vec<String>,
+    /// Servers that run but do not declare the request's capability.
+    pub lacking: Vec<String>,
+    /// Servers that answered nothing; `true` when the server still reported work in progress
+    /// (indexing) when coderd stopped waiting.
+    pub empty: Vec<(String, bool)>,
+    /// Servers whose request failed (timed out, errored), with the error.
+    pub failed: Vec<String>,
+}
+
+impl Unanswered {
+    /// One sentence an answer carries: every server asked and why it gave nothing.
+    pub fn reason(&self, method: &str) -> String {
+        let method = method.rsplit('/').next().unwrap_or(method);
+        let mut parts: Vec<String> = Vec::new();
+        if self.no_server {
+            parts.push("no language server is defined for this file's language".into());
+        }
+        parts.extend(self.not_running.iter().cloned());
+        parts.extend(
+            (self.lacking.iter())
+                .map(|s| format!("{s} does not offer {method} (its capabilities)")),
+        );
+        parts.extend(self.empty.iter().map(|(server, indexing)| match indexing {
+            true => format!("{server} answered nothing while still indexing (try again)"),
+            false => format!("{server} answered {method} with nothing at this position"),
+        }));
+        parts.extend(self.failed.iter().cloned());
+        parts.join("; ")
+    }
+}
+
+/// The server capability a request needs (LSP's `*Provider`), for the requests coderd asks.
+fn capability(method: &str) -> Option<&'static str> {
+    Some(match method {
+        "textDocument/definition" => "definitionProvider",
+        "textDocument/references" => "referencesProvider",
+        "textDocument/hover" => "hoverProvider",
+        "textDocument/rename" => "renameProvider",
+        "textDocument/implementation" => "implementationProvider",
+        "textDocument/typeDefinition" => "typeDefinitionProvider",
+        "textDocument/prepareCallHierarchy" => "callHierarchyProvider",
+        _ => return None,
+    })
 }
 
 impl Lsp {
@@ -51,8 +109,29 @@ impl Lsp {
         method: &str,
         extra: Value,
     ) -> Option<Answer> {
-        let runtime = tokio::runtime::Handle::try_current().ok()?;
-        let (document, language) = self.document_with_servers(state, path)?;
+        self.ask_why(state, path, at, method, extra).ok()
+    }
+
+    /// `ask`, saying why nothing answered. A server that answers nothing while it reports work
+    /// in progress (work-done progress, rust-analyzer's `serverStatus`) is still indexing: it is
+    /// waited for, up to the cold deadline, and asked once more.
+    pub fn ask_why(
+        &self,
+        state: &Workspace,
+        path: &Path,
+        at: At,
+        method: &str,
+        extra: Value,
+    ) -> Result<Answer, Unanswered> {
+        let mut why = Unanswered::default();
+        let Some(runtime) = tokio::runtime::Handle::try_current().ok() else {
+            why.failed.push("no runtime to ask a server from".into());
+            return Err(why);
+        };
+        let Some((document, language)) = self.document_with_servers(state, path) else {
+            why.no_server = true;
+            return Err(why);
+        };
         let config = state.limits().lsp.clone();
         let deadlines = Deadlines::of(&config);
         let timeout = Duration::from_millis(config.cold_deadline_ms);
@@ -63,11 +142,19 @@ impl Lsp {
         if let (Some(params), Value::Object(extra)) = (params.as_object_mut(), extra) {
             params.extend(extra);
         }
-        for instance in self
-            .instances_for(state, path, language)
-            .into_iter()
-            .flatten()
-        {
+        for instance in self.instances_for(state, path, language) {
+            let instance = match instance {
+                Ok(instance) => instance,
+                Err(NotServed::Unavailable(u)) => {
+                    why.not_running
+                        .push(format!("{} is not installed ({})", u.server, u.install));
+                    continue;
+                }
+                Err(NotServed::OutsideProject(u)) => {
+                    why.not_running.push(u.reason);
+                    continue;
+                }
+            };
             let known = instance.status() == Status::Ready && instance.has_open(path);
             {
                 let _in_order = self.syncing.lock().unwrap_or_else(|e| e.into_inner());
@@ -79,21 +166,55 @@ impl Lsp {
                 runtime.block_on(instance.clone().settle(path.to_path_buf(), deadlines));
             }
             let Some(client) = instance.client() else {
+                why.failed
+                    .push(format!("{} did not start", instance.def.name));
                 continue;
             };
-            match runtime.block_on(client.request(method, params.clone(), timeout)) {
-                Ok(result) if !is_empty(&result) => {
-                    return Some(Answer {
-                        server: instance.def.name.clone(),
-                        result,
-                    })
-                }
-                Ok(_) => {}
-                Err(e) => tracing::debug!(server = instance.def.name, method, "{e:?}"),
+            let server = instance.def.name.clone();
+            if capability(method).is_some_and(|c| !client.offers(c)) {
+                why.lacking.push(server);
+                continue;
             }
+            let mut indexing = false;
+            for attempt in 0..2 {
+                match runtime.block_on(client.request(method, params.clone(), timeout)) {
+                    Ok(result) if !is_empty(&result) => {
+                        return Ok(Answer {
+                            server,
+                            result,
+                            client,
+                        })
+                    }
+                    Ok(_) => {}
+                    Err(e) => {
+                        tracing::debug!(server, method, "{e:?}");
+                        why.failed.push(format!("{server}: {e:?}"));
+                        break;
+                    }
+                }
+                indexing = client.activity().1;
+                if attempt == 1 || !indexing {
+                    break;
+                }
+                indexing = !runtime.block_on(idle(&client, timeout));
+            }
+            why.empty.push((server, indexing));
         }
-        None
+        Err(why)
     }
+}
+
+/// Waits until the server reports no work in progress; `false` when it still does at `timeout`.
+async fn idle(client: &Client, timeout: Duration) -> bool {
+    let deadline = tokio::time::Instant::now() + timeout;
+    while client.activity().1 {
+        if tokio::time::Instant::now() >= deadline {
+            return false;
+        }
+        // The client's record has no waiter of its own for progress ending: a short poll.
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    true
 }
 
 fn is_empty(result: &Value) -> bool {

@@ -36,6 +36,7 @@ impl FileReportExt for FileReport {
                 message: diagnostic.message.trim_end().to_string(),
                 server: server.to_string(),
                 new: !before.iter().any(|b| same_finding(b, diagnostic)),
+                symbol: None,
             };
             let duplicate = self.items.iter().any(|i| {
                 let same_code = item.code.is_some() && i.code == item.code;

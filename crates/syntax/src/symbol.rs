@@ -22,6 +22,39 @@ pub fn lines_in_file(
     symbol: &str,
     max_bytes: u64,
 ) -> Result<(u64, u64)> {
+    let (item, _) = item_in_file(jail, resolved, symbol, max_bytes)?;
+    Ok((item.extent_line as u64, item.end_line as u64))
+}
+
+/// Where the name of the item `symbol` names stands in a resolved file: its 1-based line and
+/// 1-based column in UTF-16 units (a language server's position of the item).
+pub fn name_in_file(
+    jail: &Jail,
+    resolved: &Resolved,
+    symbol: &str,
+    max_bytes: u64,
+) -> Result<(u32, u32)> {
+    let (item, source) = item_in_file(jail, resolved, symbol, max_bytes)?;
+    let before = &source[..item.name_bytes.start.min(source.len())];
+    let line_start = before
+        .iter()
+        .rposition(|b| *b == b'\n')
+        .map_or(0, |i| i + 1);
+    let line = before.iter().filter(|b| **b == b'\n').count() + 1;
+    let column = String::from_utf8_lossy(&before[line_start..])
+        .encode_utf16()
+        .count()
+        + 1;
+    Ok((line as u32, column as u32))
+}
+
+/// The item `symbol` names in a resolved file, and the file's bytes.
+fn item_in_file(
+    jail: &Jail,
+    resolved: &Resolved,
+    symbol: &str,
+    max_bytes: u64,
+) -> Result<(Item, Vec<u8>)> {
     let (mut file, meta) = jail.open_file(resolved)?;
     if meta.len() > max_bytes {
         return Err(Error::too_large(format!(
@@ -43,13 +76,12 @@ pub fn lines_in_file(
             ))
             .with_recovery("read a line window instead: `start` and `end`")
         })?;
-    let outline = super::outline_of(language, &source).ok_or_else(|| {
+    let mut outline = super::outline_of(language, &source).ok_or_else(|| {
         Error::bad_input(format!("`symbol`: no grammar for {}", language.name))
             .with_recovery("read a line window instead: `start` and `end`")
     })?;
     let index = find(&outline, symbol)?;
-    let item = &outline.items[index];
-    Ok((item.extent_line as u64, item.end_line as u64))
+    Ok((outline.items.swap_remove(index), source))
 }
 
 /// The one item `symbol` names; C210 listing the candidates when several match, C211 listing the

@@ -44,6 +44,10 @@ pub struct Item {
     pub server: String,
     /// Not in the file's findings before this change.
     pub new: bool,
+    /// With `diagnostics`' `group_by: symbol`: the dotted name of the innermost outline item
+    /// (function, method, class) holding the finding.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub symbol: Option<String>,
 }
 
 /// A server whose findings for the file were not current by the deadline: none are shown.
@@ -252,6 +256,7 @@ mod tests {
 
     fn item(severity: Severity, line: u32, new: bool) -> Item {
         Item {
+            symbol: None,
             severity,
             line,
             column: 1,

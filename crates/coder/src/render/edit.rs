@@ -52,7 +52,7 @@ pub fn render(out: &mut impl Write, text: &str) -> io::Result<()> {
     Ok(())
 }
 
-fn files(out: &mut impl Write, files: &[FileResult]) -> io::Result<()> {
+pub(super) fn files(out: &mut impl Write, files: &[FileResult]) -> io::Result<()> {
     files
         .iter()
         .try_for_each(|f| file_line(out, f, &Found::default()))

@@ -7,8 +7,8 @@ use serde::de::DeserializeOwned;
 use std::io::{self, Write};
 use wire::answers::git::{Branches, ChangedFiles, Diff, GitPath, Log, Status};
 
-/// Renders `text` as `T` with `show`, or as JSON when it is not a `T`.
-fn typed<T: DeserializeOwned, W: Write>(
+/// Renders `text` as `T` with `show`, or as JSON when it is not a `T` (also `navigate`'s).
+pub(super) fn typed<T: DeserializeOwned, W: Write>(
     out: &mut W,
     text: &str,
     show: impl FnOnce(&mut W, T) -> io::Result<()>,

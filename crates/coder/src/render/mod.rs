@@ -10,6 +10,7 @@ mod edit;
 mod exec;
 mod git;
 mod map;
+mod navigate;
 mod outline;
 pub mod search_text;
 mod stats;
@@ -134,6 +135,10 @@ pub fn render(
         Answer::Stats => stats::render(out, text),
         Answer::Command => exec::render(out, text),
         Answer::Edit => edit::render(out, text),
+        Answer::Locations => navigate::locations(out, text),
+        Answer::Calls => navigate::calls(out, text),
+        Answer::Hover => navigate::hover(out, text),
+        Answer::Rename => navigate::renamed(out, text),
         Answer::Json => write_pretty(out, text.as_bytes()),
     }?;
     // After any edit, what the language servers found in the files it changed.

@@ -9,6 +9,7 @@ pub mod command;
 pub mod edit;
 pub mod git;
 pub mod listing;
+pub mod navigate;
 pub mod stats;
 pub mod todo;
 
@@ -59,6 +60,14 @@ pub enum Answer {
     Command,
     /// Files an edit changed, created, moved or deleted.
     Edit,
+    /// Places a semantic move found, each with its line (`definition`, `references`...).
+    Locations,
+    /// Calling or called functions (`callers`, `callees`).
+    Calls,
+    /// A server's hover text.
+    Hover,
+    /// A rename's files, or its dry run's unified diff.
+    Rename,
 }
 
 #[cfg(test)]
