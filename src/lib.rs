@@ -20,4 +20,5 @@ mod read;
 mod registry;
 mod search;
 pub mod server;
+mod symedit;
 mod todo;

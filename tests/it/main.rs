@@ -42,5 +42,6 @@ mod no_work_lost;
 mod perturb;
 mod reference;
 mod structure;
+mod symedit;
 mod tidy;
 mod todo;

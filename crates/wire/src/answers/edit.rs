@@ -93,6 +93,22 @@ pub struct EditOutcome {
     pub lines: Vec<(usize, usize)>,
 }
 
+/// `replace-symbol`, `insert-symbol`, `delete-symbol`: the item the name resolved to and the file
+/// (or, with `dry_run`, the diff the edit would make).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SymbolEdited {
+    /// The file changed; none for a dry run.
+    #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<FileResult>,
+    /// The item's dotted path (`Server.handle`), as the outline names it.
+    pub symbol: String,
+    /// Its lines before the edit, with its doc comment, attributes and decorators (1-based).
+    pub lines: (usize, usize),
+    /// With `dry_run`: the edit as a unified diff; nothing was written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diff: Option<String>,
+}
+
 /// `update-file`'s answer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct UpdateResult {
@@ -238,6 +254,8 @@ fn is_zero(n: &usize) -> bool {
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(untagged)]
 pub enum EditAnswer {
+    /// `replace-symbol`, `insert-symbol`, `delete-symbol`.
+    Symbol(SymbolEdited),
     /// `update-file`.
     Update(UpdateResult),
     /// `multipatch`.
