@@ -206,12 +206,13 @@ fn plan(jail: &Jail, path: &Path, source: &[u8], call: &Call) -> Result<(Splice,
 fn span(outline: &Outline, index: usize, source: &[u8], side: Where) -> Result<Span> {
     let item = &outline.items[index];
     let (first, last) = (item.extent_line, item.end_line);
-    // Another item on the item's lines, unless it is one of its own or holds it on lines of its
-    // own (a Go method nests under its type, declared elsewhere: no shared lines at all).
+    // Another item on the item's lines, unless it is one of its own or holds it from a line of
+    // its own (a Python class ends with its last method's line; a Go method nests under its
+    // type, declared elsewhere: no line in common at all).
     let shared = (0..outline.items.len()).find(|&j| {
         let other = &outline.items[j];
         let meets = other.extent_line <= last && other.end_line >= first;
-        let around = holds(outline, j, index) && other.line < first && other.end_line > last;
+        let around = holds(outline, j, index) && other.line < first && other.end_line >= last;
         meets && !around && !holds(outline, index, j)
     });
     if let Some(j) = shared {
