@@ -134,6 +134,8 @@ fn run(ws: &Workspace, call: Call) -> Result<SymbolEdited> {
     t.expect_version = call.expect_version.clone();
     let path = t.resolved.abs.clone();
     if call.dry_run {
+        // Even a dry run: an editor would apply its diff to a buffer, where it would land wrong.
+        ws.documents.buffers.refuse(&path)?;
         let doc = ws.load(&t.resolved)?;
         if let Some(expected) = call.expect_version.as_ref().filter(|e| **e != doc.version()) {
             return Err(Error::new(

@@ -616,6 +616,15 @@ const BARE_WORDS: &[(&str, &[&str])] = &[
             "plus",
         ],
     ),
+    (
+        "replace-symbol",
+        &["src/lib.rs", "add", "--content", "fn add() {}"],
+    ),
+    (
+        "insert-symbol",
+        &["src/lib.rs", "add", "--where", "after", "--content", "fn sub() {}"],
+    ),
+    ("delete-symbol", &["src/lib.rs", "add"]),
     // A leading word naming a flag is that flag, in both.
     ("todo", &["list"]),
 ];

@@ -197,3 +197,32 @@ fn coder_edits_by_symbol_with_content_from_stdin() {
     let now = std::fs::read_to_string(sandbox.root.join("s.py")).unwrap();
     assert!(now.ends_with("\n\ndef main():\n    return None\n"), "{now}");
 }
+
+/// The `tool` envelope finds the methods in the table, as every agent face does (MCP lists the
+/// same entries): CLI-style words with the bare `file` and `symbol`, and JSON args.
+#[test]
+fn the_tool_envelope_edits_by_symbol() {
+    let sandbox = Sandbox::empty();
+    sandbox.write("s.py", PY);
+    let daemon = Daemon::start(&sandbox, &[]);
+    let preview = daemon.ok(
+        "tool",
+        json!({"cmd": "delete-symbol s.py Server.handle --dry-run"}),
+    );
+    let diff = preview["diff"].as_str().unwrap_or_default();
+    assert!(diff.contains("-    @staticmethod"), "{preview}");
+    assert_eq!(
+        std::fs::read_to_string(sandbox.root.join("s.py")).unwrap(),
+        PY
+    );
+    daemon.ok(
+        "tool",
+        json!({"cmd": "insert-symbol", "args": {"path": "s.py", "name": "main", "where": "before",
+               "body": "def helper():\n    return 1"}}),
+    );
+    let now = std::fs::read_to_string(sandbox.root.join("s.py")).unwrap();
+    assert!(
+        now.contains("        return x\n\n\ndef helper():\n    return 1\n\n\ndef main():\n"),
+        "{now}"
+    );
+}
