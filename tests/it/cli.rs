@@ -616,13 +616,10 @@ const BARE_WORDS: &[(&str, &[&str])] = &[
             "plus",
         ],
     ),
-    (
-        "replace-symbol",
-        &["src/lib.rs", "add", "--content", "fn add() {}"],
-    ),
+    ("replace-symbol", &["src/lib.rs", "add", "--content", "x"]),
     (
         "insert-symbol",
-        &["src/lib.rs", "add", "--where", "after", "--content", "fn sub() {}"],
+        &["src/lib.rs", "add", "--where", "after", "--content", "x"],
     ),
     ("delete-symbol", &["src/lib.rs", "add"]),
     // A leading word naming a flag is that flag, in both.

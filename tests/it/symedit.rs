@@ -209,7 +209,7 @@ fn the_tool_envelope_edits_by_symbol() {
         "tool",
         json!({"cmd": "delete-symbol s.py Server.handle --dry-run"}),
     );
-    let diff = preview["diff"].as_str().unwrap_or_default();
+    let diff = preview["result"]["diff"].as_str().unwrap_or_default();
     assert!(diff.contains("-    @staticmethod"), "{preview}");
     assert_eq!(
         std::fs::read_to_string(sandbox.root.join("s.py")).unwrap(),
