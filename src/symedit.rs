@@ -137,10 +137,18 @@ fn run(ws: &Workspace, call: Call) -> Result<SymbolEdited> {
         // Even a dry run: an editor would apply its diff to a buffer, where it would land wrong.
         ws.documents.buffers.refuse(&path)?;
         let doc = ws.load(&t.resolved)?;
-        if let Some(expected) = call.expect_version.as_ref().filter(|e| **e != doc.version()) {
+        if let Some(expected) = call
+            .expect_version
+            .as_ref()
+            .filter(|e| **e != doc.version())
+        {
             return Err(Error::new(
                 Code::Stale,
-                format!("`file`: {} is at version {}, not the expected {expected}", path.display(), doc.version()),
+                format!(
+                    "`file`: {} is at version {}, not the expected {expected}",
+                    path.display(),
+                    doc.version()
+                ),
             )
             .with_recovery("read the file again, then retry"));
         }

@@ -14,8 +14,17 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use wire::answers::Answer;
 
-/// What agents call the params.
+/// What agents call the params of every symbol edit.
 const ALIASES: &[(&str, &str)] = &[
+    ("path", "file"),
+    ("filepath", "file"),
+    ("file_path", "file"),
+    ("name", "symbol"),
+    ("name_path", "symbol"),
+];
+
+/// And of the two that take content.
+const WITH_CONTENT: &[(&str, &str)] = &[
     ("path", "file"),
     ("filepath", "file"),
     ("file_path", "file"),
@@ -37,26 +46,33 @@ pub fn methods() -> Vec<Method> {
             "Replace an outline item by name (`Server.handle`, `impl Foo.bar`, `name@LINE`): its doc comment, attributes, signature and body, re-indented to its level; refused if the result would not parse (`dry_run`: the diff).",
             true,
             |s, p| symedit::replace(s, p),
-        ),
+        )
+        .param_aliases(WITH_CONTENT),
         method(
             "insert-symbol",
             &[],
             "Insert a new item before or after an outline item (by name), at its indentation, with the file's blank lines between items (`dry_run`: the diff).",
             true,
             |s, p| symedit::insert(s, p),
-        ),
+        )
+        .param_aliases(WITH_CONTENT)
+        // It adds an item; it replaces nothing.
+        .hints(crate::protocol::keys::Overrides {
+            destructive: Some(false),
+            ..Default::default()
+        }),
         method(
             "delete-symbol",
             &[],
             "Delete an outline item (by name) with its doc comment, attributes and decorators; refused (C214, listing them) while references to it remain elsewhere, unless `force` (`dry_run`: the diff).",
             true,
             delete,
-        ),
+        )
+        .param_aliases(ALIASES),
     ]
     .into_iter()
     .map(|m| {
         m.answers(Answer::Edit)
-            .param_aliases(ALIASES)
             .bare(&["file", "symbol"])
             .changes_only_what_it_names()
             .changes_nothing_when(dry_run)
@@ -84,13 +100,9 @@ fn unreferenced(state: &Arc<State>, p: &DeleteParams) -> Result<String> {
     let item = &outline.items[index];
     let at = position(&source, item.name_bytes.start);
     let context = json!({"context": {"includeDeclaration": false}});
-    let asked = state.lsp.ask(
-        state,
-        &resolved.abs,
-        at,
-        "textDocument/references",
-        context,
-    );
+    let asked = state
+        .lsp
+        .ask(state, &resolved.abs, at, "textDocument/references", context);
     let (source_name, places): (String, Vec<(PathBuf, usize)>) = match asked {
         Some(answer) => {
             let places = navigate::places(&answer.result);

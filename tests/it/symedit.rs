@@ -52,7 +52,9 @@ fn run_case(sources: &Value, case: &Value) -> Vec<String> {
         }
         let expected = text_of(expected);
         if now != expected {
-            problems.push(format!("bytes differ:\n--- expected\n{expected}--- got\n{now}"));
+            problems.push(format!(
+                "bytes differ:\n--- expected\n{expected}--- got\n{now}"
+            ));
         }
         // The answer names the item and the file's new version.
         let result = &response["result"];

@@ -194,7 +194,7 @@ fn reindent(content: &str, indent: &[u8], eol: &[u8]) -> Result<Vec<u8>> {
     for line in lines {
         if !blank(line) {
             out.extend_from_slice(indent);
-            out.extend_from_slice(line[common.len()..].as_bytes());
+            out.extend_from_slice(&line.as_bytes()[common.len()..]);
         }
         out.extend_from_slice(eol);
     }
@@ -223,7 +223,10 @@ mod tests {
     #[test]
     fn content_lands_at_the_items_indentation_whatever_its_own() {
         let text = b"impl A {\n    fn a() {}\n}\n";
-        for content in ["fn b() {\n    x\n}", "        fn b() {\n            x\n        }\n\n"] {
+        for content in [
+            "fn b() {\n    x\n}",
+            "        fn b() {\n            x\n        }\n\n",
+        ] {
             let s = replace(text, &span(2, 2, 1, false), content).unwrap();
             assert_eq!(
                 String::from_utf8(apply(text, &[s])).unwrap(),

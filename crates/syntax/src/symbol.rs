@@ -9,10 +9,10 @@
 //! the one whose lines hold LINE (`IndexExpr.fmt@120`).
 
 use super::items::{Item, Outline};
+use super::languages::Language;
 use super::Kind;
 use coderd_core::error::{Error, Result};
 use coderd_core::jail::{Jail, Resolved};
-use super::languages::Language;
 use std::io::Read;
 use std::path::Path;
 
@@ -58,8 +58,9 @@ pub fn language(jail: &Jail, path: &Path, source: &[u8]) -> Result<&'static Lang
 pub fn locate(jail: &Jail, path: &Path, source: &[u8], symbol: &str) -> Result<(Outline, usize)> {
     let language = language(jail, path, source)?;
     let outline = super::outline_of(language, source).ok_or_else(|| {
-        Error::bad_input(format!("`symbol`: no grammar for {}", language.name))
-            .with_recovery("address it by lines or text instead (`read` with `start`/`end`, `patch`)")
+        Error::bad_input(format!("`symbol`: no grammar for {}", language.name)).with_recovery(
+            "address it by lines or text instead (`read` with `start`/`end`, `patch`)",
+        )
     })?;
     let index = find(&outline, symbol)?;
     Ok((outline, index))

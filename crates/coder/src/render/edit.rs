@@ -26,7 +26,11 @@ pub fn render(out: &mut impl Write, text: &str) -> io::Result<()> {
                 (None, None) => {}
             }
             let (first, last) = s.lines;
-            writeln!(out, "symbol {} (lines {first}-{last} before the edit)", s.symbol)?;
+            writeln!(
+                out,
+                "symbol {} (lines {first}-{last} before the edit)",
+                s.symbol
+            )?;
         }
         EditAnswer::Update(update) => {
             for file in &update.files {

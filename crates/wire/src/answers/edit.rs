@@ -327,6 +327,16 @@ mod tests {
         let one = r#""path":"/w/b.rs","bytes":12,"version":"v1","revision":3,"lines_added":2,"lines_removed":1"#;
         let cases: Vec<(String, String, Shape)> = vec![
             (
+                serde_json::to_string(&SymbolEdited { file: Some(file("/w/b.rs")), symbol: "A.f".into(), lines: (3, 9), diff: None }).unwrap(),
+                format!(r#"{{{one},"symbol":"A.f","lines":[3,9]}}"#),
+                |a| matches!(a, EditAnswer::Symbol(s) if s.file.is_some() && s.lines == (3, 9)),
+            ),
+            (
+                serde_json::to_string(&SymbolEdited { file: None, symbol: "A.f".into(), lines: (3, 9), diff: Some("-x\n".into()) }).unwrap(),
+                r#"{"symbol":"A.f","lines":[3,9],"diff":"-x\n"}"#.into(),
+                |a| matches!(a, EditAnswer::Symbol(s) if s.file.is_none() && s.diff.is_some()),
+            ),
+            (
                 serde_json::to_string(&created).unwrap(),
                 r#"{"path":"/w/a.rs","bytes":12,"version":"v1","revision":3,"lines_added":2,"lines_removed":1,"created":true,"backup":"/w/a.rs.bak"}"#.into(),
                 |a| matches!(a, EditAnswer::File(f) if f.created),
