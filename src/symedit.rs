@@ -134,7 +134,9 @@ fn run(ws: &Workspace, call: Call) -> Result<SymbolEdited> {
     t.expect_version = call.expect_version.clone();
     let path = t.resolved.abs.clone();
     if call.dry_run {
-        // Even a dry run: an editor would apply its diff to a buffer, where it would land wrong.
+        // As the transaction would: nothing under `.git`, and not even a dry run of a file an
+        // editor holds unsaved (its diff would be applied to the buffer, where it lands wrong).
+        ws.jail.check_edit(&t.resolved)?;
         ws.documents.buffers.refuse(&path)?;
         let doc = ws.load(&t.resolved)?;
         if let Some(expected) = call

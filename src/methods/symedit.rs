@@ -119,7 +119,13 @@ fn unreferenced(state: &Arc<State>, p: &DeleteParams) -> Result<String> {
     let mut elsewhere: Vec<String> = places
         .into_iter()
         .filter(|(path, line)| *path != resolved.abs || !own.contains(line))
-        .map(|(path, line)| format!("{}:{line}", path.display()))
+        // A server may answer a place outside the roots: counted, never named.
+        .map(
+            |(path, line)| match state.jail.resolve("references", &path.to_string_lossy()) {
+                Ok(_) => format!("{}:{line}", path.display()),
+                Err(_) => "a file outside what coderd may read".to_string(),
+            },
+        )
         .collect();
     elsewhere.dedup();
     if elsewhere.is_empty() {

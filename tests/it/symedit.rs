@@ -228,3 +228,44 @@ fn the_tool_envelope_edits_by_symbol() {
         "{now}"
     );
 }
+
+/// `delete-symbol` asks the warm language server for references: gopls names the one call (not
+/// the comment that mentions the name), and a function only a comment mentions goes, where the
+/// tag index (a match by name) would have refused it.
+#[test]
+fn delete_asks_the_language_server_for_references() {
+    let sandbox = Sandbox::empty();
+    sandbox.write("go.mod", "module shop\n\ngo 1.21\n");
+    let total = "package shop\n\n// ComputeTotal adds the items up.\nfunc ComputeTotal(items []int) int {\n\treturn len(items)\n}\n\n// Unused is used by nothing.\nfunc Unused() int {\n\treturn 1\n}\n";
+    sandbox.write("total.go", total);
+    sandbox.write(
+        "f01.go",
+        "package shop\n\nfunc F01() int {\n\treturn ComputeTotal([]int{1})\n}\n",
+    );
+    sandbox.write(
+        "notes.go",
+        "package shop\n\n// Unused and ComputeTotal are described in the docs.\n",
+    );
+    let lsp = json!({"lsp": {"warm_deadline_ms": 30000, "cold_deadline_ms": 120000}});
+    let daemon = Daemon::start_with_servers(&sandbox, &lsp.to_string(), &[]);
+    let error = daemon.err(
+        "delete-symbol",
+        json!({"file": "total.go", "symbol": "ComputeTotal"}),
+    );
+    assert_eq!(error["data"]["code"], "C214", "{error}");
+    assert_eq!(error["data"]["source"], "gopls", "{error}");
+    let call = format!("{}:4", sandbox.root.join("f01.go").display());
+    assert_eq!(error["data"]["references"], json!([call]), "{error}");
+    let now = std::fs::read_to_string(sandbox.root.join("total.go")).unwrap();
+    assert_eq!(now, total);
+
+    daemon.ok(
+        "delete-symbol",
+        json!({"file": "total.go", "symbol": "Unused"}),
+    );
+    let now = std::fs::read_to_string(sandbox.root.join("total.go")).unwrap();
+    assert_eq!(
+        now,
+        "package shop\n\n// ComputeTotal adds the items up.\nfunc ComputeTotal(items []int) int {\n\treturn len(items)\n}\n"
+    );
+}
