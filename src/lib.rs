@@ -3,7 +3,7 @@
 //! This crate is the top of the layers: the method table (`methods`) over the subsystems that
 //! live in their own crates (coderd-core, coderd-syntax, coderd-exec, coderd-lsp, coderd-edit,
 //! coderd-git) and the ones small enough to live here (`read`, `listing`, `search`, `todo`,
-//! `agent`), and the faces that carry requests in: the socket (`server`, `connections`,
+//! `agent`, `symedit`), and the faces that carry requests in: the socket (`server`, `connections`,
 //! `outbox`, `protocol`), MCP (`mcp`), the iii engine (`iii`) and editors (`editor`).
 
 mod agent;
@@ -20,6 +20,7 @@ mod read;
 mod registry;
 mod search;
 pub mod server;
+mod symedit;
 mod todo;
 
 /// The method table's description (`coderd schema`, for `coder --help` with no daemon).

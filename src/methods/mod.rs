@@ -19,6 +19,7 @@ mod map;
 mod navigate;
 pub mod state;
 mod stats;
+mod symedit;
 mod syntax;
 mod todo;
 
@@ -413,6 +414,7 @@ pub static METHODS: LazyLock<Vec<Method>> = LazyLock::new(|| {
         editor::methods(),
         stats::methods(),
         navigate::methods(),
+        symedit::methods(),
     ]
     .into_iter()
     .flatten()

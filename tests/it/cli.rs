@@ -628,6 +628,12 @@ const BARE_WORDS: &[(&str, &[&str])] = &[
             "plus",
         ],
     ),
+    ("replace-symbol", &["src/lib.rs", "add", "--content", "x"]),
+    (
+        "insert-symbol",
+        &["src/lib.rs", "add", "--where", "after", "--content", "x"],
+    ),
+    ("delete-symbol", &["src/lib.rs", "add"]),
     // A leading word naming a flag is that flag, in both.
     ("todo", &["list"]),
 ];

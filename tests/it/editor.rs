@@ -613,6 +613,14 @@ fn a_persons_unsaved_buffer_is_theirs_until_they_save_or_leave() {
             "rename",
             json!({"file": "lib/shapes.rb", "line": 17, "symbol": "total", "new_name": "sum", "dry_run": true}),
         ),
+        (
+            "replace-symbol",
+            json!({"file": "lib/shapes.rb", "symbol": "total", "content": "def total\n  0\nend"}),
+        ),
+        (
+            "delete-symbol",
+            json!({"file": "lib/shapes.rb", "symbol": "total", "dry_run": true, "force": true}),
+        ),
     ];
     for (method, params) in refused {
         let error = daemon.err(method, params.clone());

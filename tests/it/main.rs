@@ -43,5 +43,6 @@ mod no_work_lost;
 mod perturb;
 mod reference;
 mod structure;
+mod symedit;
 mod tidy;
 mod todo;

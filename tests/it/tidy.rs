@@ -40,7 +40,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     // The subsystems small enough to live in the daemon crate.
     (
         "subsystems",
-        &["read", "listing", "search", "todo", "agent"],
+        &["read", "listing", "search", "todo", "agent", "symedit"],
     ),
     // The method table and the daemon's state: the only code that sees `State`.
     ("methods", &["methods"]),

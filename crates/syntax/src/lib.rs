@@ -134,3 +134,24 @@ pub fn outline_of(language: &languages::Language, source: &[u8]) -> Option<Outli
     let tree = parse(language, source, None)?;
     Some(items::extract(&tree, source, queries))
 }
+
+/// The first line (1-based) of a syntax error in `source` (an ERROR or MISSING node), none when
+/// it parses cleanly or the language has no grammar: what an edit by symbol checks it did not add.
+pub fn first_error_line(language: &languages::Language, source: &[u8]) -> Option<usize> {
+    let tree = parse(language, source, None)?;
+    let mut first: Option<usize> = None;
+    let mut stack = vec![tree.root_node()];
+    while let Some(node) = stack.pop() {
+        if node.is_error() || node.is_missing() {
+            let row = node.start_position().row + 1;
+            first = Some(first.map_or(row, |f| f.min(row)));
+            continue;
+        }
+        let mut cursor = node.walk();
+        stack.extend(
+            node.children(&mut cursor)
+                .filter(|c| c.has_error() || c.is_missing()),
+        );
+    }
+    first
+}

@@ -9,10 +9,12 @@
 //! the one whose lines hold LINE (`IndexExpr.fmt@120`).
 
 use super::items::{Item, Outline};
+use super::languages::Language;
 use super::Kind;
 use coderd_core::error::{Error, Result};
 use coderd_core::jail::{Jail, Resolved};
 use std::io::Read;
+use std::path::Path;
 
 /// Lines of the item `symbol` names in a resolved file: (first line with its leading doc comment
 /// and decorators, last line), 1-based inclusive.
@@ -67,25 +69,37 @@ fn item_in_file(
     let mut source = Vec::with_capacity(meta.len() as usize);
     file.read_to_end(&mut source)
         .map_err(|e| Error::from_io(&e, &resolved.abs))?;
-    let projects = super::dialect::Projects::default();
-    let language = super::dialect::language_of(jail, &projects, &resolved.abs, &source)
-        .ok_or_else(|| {
-            Error::bad_input(format!(
-                "`symbol`: {} is in no language coderd can outline",
-                resolved.abs.display()
-            ))
-            .with_recovery("read a line window instead: `start` and `end`")
-        })?;
-    let mut outline = super::outline_of(language, &source).ok_or_else(|| {
-        Error::bad_input(format!("`symbol`: no grammar for {}", language.name))
-            .with_recovery("read a line window instead: `start` and `end`")
-    })?;
-    let index = find(&outline, symbol)?;
+    let (mut outline, index) = locate(jail, &resolved.abs, &source, symbol)?;
     Ok((outline.items.swap_remove(index), source))
 }
 
-/// The one item `symbol` names; C210 listing the candidates when several match, C211 listing the
-/// top-level names when none does.
+/// The language of a file coderd can outline; C210 (with the way to read it instead) when none.
+pub fn language(jail: &Jail, path: &Path, source: &[u8]) -> Result<&'static Language> {
+    let projects = super::dialect::Projects::default();
+    super::dialect::language_of(jail, &projects, path, source).ok_or_else(|| {
+        Error::bad_input(format!(
+            "`symbol`: {} is in no language coderd can outline",
+            path.display()
+        ))
+        .with_recovery("address it by lines or text instead (`read` with `start`/`end`, `patch`)")
+    })
+}
+
+/// The one resolver of symbol names (`read --symbol`, the symbol edits): a file's outline and
+/// the index of the item `symbol` names in it (see `find`).
+pub fn locate(jail: &Jail, path: &Path, source: &[u8], symbol: &str) -> Result<(Outline, usize)> {
+    let language = language(jail, path, source)?;
+    let outline = super::outline_of(language, source).ok_or_else(|| {
+        Error::bad_input(format!("`symbol`: no grammar for {}", language.name)).with_recovery(
+            "address it by lines or text instead (`read` with `start`/`end`, `patch`)",
+        )
+    })?;
+    let index = find(&outline, symbol)?;
+    Ok((outline, index))
+}
+
+/// The one item `symbol` names; C211 listing the candidates when several match (no one item has
+/// that name), or the top-level names when none does.
 pub fn find(outline: &Outline, symbol: &str) -> Result<usize> {
     let (symbol, line) = at_line(symbol.trim());
     let matches: Vec<usize> = (0..outline.items.len())
@@ -132,7 +146,7 @@ pub fn find(outline: &Outline, symbol: &str) -> Result<usize> {
                 })
                 .collect();
             Err(
-                Error::bad_input(format!("`symbol`: {symbol} names {} items", several.len()))
+                Error::not_found(format!("`symbol`: {symbol} names {} items", several.len()))
                     .with_data("candidates", candidates.clone())
                     .with_recovery(format!(
                         "name one of them with its parents (dotted), a part's kind (`impl Foo`) or \

@@ -19,6 +19,19 @@ pub fn render(out: &mut impl Write, text: &str) -> io::Result<()> {
     };
     let plain = Found::default();
     match answer {
+        EditAnswer::Symbol(s) => {
+            match (&s.file, &s.diff) {
+                (_, Some(diff)) => out.write_all(diff.as_bytes())?,
+                (Some(file), None) => file_line(out, file, &plain)?,
+                (None, None) => {}
+            }
+            let (first, last) = s.lines;
+            writeln!(
+                out,
+                "symbol {} (lines {first}-{last} before the edit)",
+                s.symbol
+            )?;
+        }
         EditAnswer::Update(update) => {
             for file in &update.files {
                 file_line(out, &file.file, &plain)?;

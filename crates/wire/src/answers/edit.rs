@@ -97,6 +97,22 @@ pub struct EditOutcome {
     pub lines: Vec<(usize, usize)>,
 }
 
+/// `replace-symbol`, `insert-symbol`, `delete-symbol`: the item the name resolved to and the file
+/// (or, with `dry_run`, the diff the edit would make).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SymbolEdited {
+    /// The file changed; none for a dry run.
+    #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<FileResult>,
+    /// The item's dotted path (`Server.handle`), as the outline names it.
+    pub symbol: String,
+    /// Its lines before the edit, with its doc comment, attributes and decorators (1-based).
+    pub lines: (usize, usize),
+    /// With `dry_run`: the edit as a unified diff; nothing was written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diff: Option<String>,
+}
+
 /// `update-file`'s answer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct UpdateResult {
@@ -242,6 +258,8 @@ fn is_zero(n: &usize) -> bool {
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(untagged)]
 pub enum EditAnswer {
+    /// `replace-symbol`, `insert-symbol`, `delete-symbol`.
+    Symbol(SymbolEdited),
     /// `update-file`.
     Update(UpdateResult),
     /// `multipatch`.
@@ -313,6 +331,16 @@ mod tests {
         };
         let one = r#""path":"/w/b.rs","bytes":12,"version":"v1","revision":3,"lines_added":2,"lines_removed":1"#;
         let cases: Vec<(String, String, Shape)> = vec![
+            (
+                serde_json::to_string(&SymbolEdited { file: Some(file("/w/b.rs")), symbol: "A.f".into(), lines: (3, 9), diff: None }).unwrap(),
+                format!(r#"{{{one},"symbol":"A.f","lines":[3,9]}}"#),
+                |a| matches!(a, EditAnswer::Symbol(s) if s.file.is_some() && s.lines == (3, 9)),
+            ),
+            (
+                serde_json::to_string(&SymbolEdited { file: None, symbol: "A.f".into(), lines: (3, 9), diff: Some("-x\n".into()) }).unwrap(),
+                r#"{"symbol":"A.f","lines":[3,9],"diff":"-x\n"}"#.into(),
+                |a| matches!(a, EditAnswer::Symbol(s) if s.file.is_none() && s.diff.is_some()),
+            ),
             (
                 serde_json::to_string(&created).unwrap(),
                 r#"{"path":"/w/a.rs","bytes":12,"version":"v1","revision":3,"lines_added":2,"lines_removed":1,"created":true,"backup":"/w/a.rs.bak"}"#.into(),
