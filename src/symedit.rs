@@ -6,7 +6,7 @@
 //! (C210) unless `force`. `delete-symbol`'s reference check asks the language servers, so it is
 //! the method's (`methods::symedit`), which pins the version it checked.
 
-use coderd_core::error::{Code, Error, Result};
+use coderd_core::error::{Error, Result};
 use coderd_core::jail::Jail;
 use coderd_core::workspace::Workspace;
 use coderd_edit::splice::{self, Splice};
@@ -133,39 +133,12 @@ fn run(ws: &Workspace, call: Call) -> Result<SymbolEdited> {
     let mut t = target(ws, "file", call.file)?;
     t.expect_version = call.expect_version.clone();
     let path = t.resolved.abs.clone();
-    if call.dry_run {
-        // As the transaction would: nothing under `.git`, and not even a dry run of a file an
-        // editor holds unsaved (its diff would be applied to the buffer, where it lands wrong).
-        ws.jail.check_edit(&t.resolved)?;
-        ws.documents.buffers.refuse(&path)?;
-        let doc = ws.load(&t.resolved)?;
-        if let Some(expected) = call
-            .expect_version
-            .as_ref()
-            .filter(|e| **e != doc.version())
-        {
-            return Err(Error::new(
-                Code::Stale,
-                format!(
-                    "`file`: {} is at version {}, not the expected {expected}",
-                    path.display(),
-                    doc.version()
-                ),
-            )
-            .with_recovery("read the file again, then retry"));
-        }
-        let source = doc.bytes();
-        let (splice, mut answer) = plan(&ws.jail, &path, &source, &call)?;
-        let new = splice::apply(&source, &[splice]);
-        answer.diff = Some(txn::unified_diff(&source, &new, &path));
-        return Ok(answer);
-    }
     let opts = Options {
         must_exist: true,
         // A name with `@LINE` is a line number: refused if the session's read is outdated.
         line_numbers: call.symbol.contains('@'),
         method: call.method,
-        ..Options::backed_up(call.session.clone(), None, call.backup, false)
+        ..Options::backed_up(call.session.clone(), None, call.backup, call.dry_run)
     };
     let mut planned = None;
     let mut files = txn::run(ws, vec![t], &opts, |draft| {
@@ -175,7 +148,12 @@ fn run(ws: &Workspace, call: Call) -> Result<SymbolEdited> {
         Ok(())
     })?;
     let mut answer = planned.expect("planned");
-    answer.file = Some(files.remove(0));
+    let mut file = files.remove(0);
+    // A dry run answers the diff alone: nothing was written, so there is no file to report.
+    match call.dry_run {
+        true => answer.diff = file.diff.take(),
+        false => answer.file = Some(file),
+    }
     Ok(answer)
 }
 
