@@ -11,7 +11,13 @@ other modified files the map shows (a file is shown when its path heads a group 
   - focus only, and focus + mentions (the identifiers on the commit's changed lines, the 40 most
     frequent, keywords left out), at budgets of 1k / 4k / 8k characters;
   - callers: the commit's other files that use a name the focus file defines (names from
-    `ctags` on the focus file, 4+ characters, not defined by the user itself), shown at 8k.
+    `ctags` on the focus file, 4+ characters, not defined by the user itself), shown at 8k;
+  - first 10: of the commit's other files, those among the first 10 files the map lists (focus
+    only, at 8k): does the ranking, not the map's breadth, find them?
+
+"nearest" is the baseline a map has to beat: a plain list of as many files as coderd's map listed
+at that budget (10 for "first 10"), every source file ordered by how many folders separate it from
+the focus file's (its own folder first), then by path.
 
 aider's RepoMap gets the same inputs (chat file = focus, other files = every non-test source file,
 mentioned identifiers = the mentions, tokens counted as chars/4, so budget/4 tokens). Targets
@@ -31,7 +37,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from coderd_bench import Connection  # noqa: E402
 
 BUDGETS = (1000, 4000, 8000)
-SOURCE_EXTS = {".go", ".rs", ".py"}
+SOURCE_EXTS = set(os.environ.get("SOURCE_EXTS", ".go .rs .py").split())
 TEST_FOLDERS = {"test", "tests", "__tests__", "testdata", "spec"}
 SKIPPED_FOLDERS = {"vendor", "build", "node_modules", "target", "dist"}
 MAX_MENTIONS = 40
@@ -121,6 +127,31 @@ def callers(root, focus, others):
         if any(re.search(r"\b%s\b" % re.escape(n), text) for n in defined - own):
             found.append(rel)
     return found
+
+
+def listed_files(text, sources):
+    """The source files heading a group in a map, in the order listed."""
+    listed = []
+    for line in text.splitlines():
+        line = line.strip()
+        head = line[:-1] if line.endswith(":") else line
+        if head in sources and head not in listed:
+            listed.append(head)
+    return listed
+
+
+def nearest(focus, sources):
+    """Every source file but the focus, the nearest folder first (folders between), then by path."""
+    home = focus.split("/")[:-1]
+
+    def distance(rel):
+        folder = rel.split("/")[:-1]
+        common = 0
+        while common < min(len(home), len(folder)) and home[common] == folder[common]:
+            common += 1
+        return len(home) + len(folder) - 2 * common
+
+    return sorted((f for f in sources if f != focus), key=lambda f: (distance(f), f))
 
 
 def shown_files(text, candidates):
@@ -215,7 +246,7 @@ def new_tally():
 def run_repo(root, args, coderd_bin, aider):
     picked = commits(root, args.commits)
     head = git(root, "rev-parse", "HEAD").strip()
-    tally = {"coderd": new_tally(), "aider": new_tally()}
+    tally = {"coderd": new_tally(), "nearest": new_tally(), "aider": new_tally()}
     determinism = []
     daemon = Coderd(coderd_bin, root)
     seconds = {"coderd": 0.0, "aider": 0.0}
@@ -225,7 +256,10 @@ def run_repo(root, args, coderd_bin, aider):
             focus, targets = modified[0], modified[1:]
             idents = mentions(root, sha, parent, modified)
             calling = callers(root, focus, targets)
-            others = [f for f in all_sources(root) if f != focus]
+            sources = all_sources(root)
+            others = [f for f in sources if f != focus]
+            near = nearest(focus, sources)
+            source_set = set(sources)
             for variant, words in (("focus", []), ("mentions", idents)):
                 for budget in BUDGETS:
                     start = time.perf_counter()
@@ -236,10 +270,19 @@ def run_repo(root, args, coderd_bin, aider):
                         start = time.perf_counter()
                         tools.append(("aider", aider.map(root, focus, others, words, budget)))
                         seconds["aider"] += time.perf_counter() - start
-                    for tool, out in tools:
+                    # The baseline lists as many files as coderd's map did.
+                    listed = {tool: listed_files(out, source_set) for tool, out in tools}
+                    listed["nearest"] = near[:len(listed["coderd"])]
+                    for tool, files in listed.items():
                         cell = tally[tool][f"{variant}@{budget}"]
-                        cell[0] += len(shown_files(out, targets))
+                        cell[0] += len(set(files) & set(targets))
                         cell[1] += len(targets)
+                        if variant == "focus" and budget == 8000:
+                            cell = tally[tool]["first10"]
+                            first = near[:10] if tool == "nearest" else files[:10]
+                            cell[0] += len(set(first) & set(targets))
+                            cell[1] += len(targets)
+                    for tool, out in tools:
                         if variant == "focus" and budget == 8000:
                             cell = tally[tool]["callers@8000"]
                             cell[0] += len(shown_files(out, calling))

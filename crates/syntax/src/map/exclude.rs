@@ -2,7 +2,11 @@
 //! `test_*.py`, `conftest.py`, `*.test.ts`, Rust's out-of-line `#[cfg(test)] mod tests;` files)
 //! unless asked for, and generated code (by its name or the header its generator writes).
 
+use coderd_core::jail::Jail;
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use std::collections::HashSet;
+use std::io::Read;
+use std::path::Path;
 
 /// Test folders (and test fixtures' and helpers' folders), left out unless `include_tests`.
 pub const TEST_FOLDERS: &[&str] = &[
@@ -61,6 +65,37 @@ pub fn is_generated(rel: &str, source: &[u8]) -> bool {
     const DO_NOT: &[&str] = &["do not edit", "do not modify", "do not change", "don't edit"];
     ALONE.iter().any(|m| head.contains(m))
         || head.contains("generated") && DO_NOT.iter().any(|m| head.contains(m))
+}
+
+/// The files a root's `.gitattributes` marks `linguist-generated` (GitHub's own rule for hiding
+/// generated code from diffs and language statistics): the map leaves them out entirely. A later
+/// line unsetting it (`-linguist-generated`, `linguist-generated=false`) wins, as in git.
+pub fn generated_by_attributes(jail: &Jail, root: &Path) -> Option<Gitignore> {
+    let resolved = jail.locate(&root.join(".gitattributes"))?;
+    let (file, _) = jail.open_walked_file(&resolved).ok()?;
+    let mut text = String::new();
+    file.take(1024 * 1024).read_to_string(&mut text).ok()?;
+    let mut builder = GitignoreBuilder::new(root);
+    let mut any = false;
+    for line in text.lines() {
+        let mut words = line.split_whitespace();
+        let Some(pattern) = words.next().filter(|p| !p.starts_with('#')) else {
+            continue;
+        };
+        for attribute in words {
+            let set = match attribute {
+                "linguist-generated" | "linguist-generated=true" => true,
+                "-linguist-generated" | "!linguist-generated" | "linguist-generated=false" => false,
+                _ => continue,
+            };
+            let line = match set {
+                true => pattern.to_owned(),
+                false => format!("!{pattern}"),
+            };
+            any |= builder.add_line(None, &line).is_ok() && set;
+        }
+    }
+    any.then(|| builder.build().ok()).flatten()
 }
 
 /// The modules a Rust file declares out of line under `#[cfg(test)]` (`#[cfg(test)] mod tests;`),

@@ -217,6 +217,7 @@ fn list_sources(
     let mut builder = jail.walk_builder(dir, true, false);
     let noise = jail.default_excludes();
     let root = jail.roots()[dir.root].path.clone();
+    let generated = exclude::generated_by_attributes(jail, &root);
     builder.filter_entry(move |e| {
         if e.depth() == 0 {
             return true;
@@ -238,6 +239,11 @@ fn list_sources(
         }
         let name = entry.file_name().to_string_lossy();
         if !include_tests && exclude::is_test_file(&name) {
+            continue;
+        }
+        // As in git, a pattern names files (`gen/**`), not the folders holding them.
+        let marked = generated.as_ref().map(|g| g.matched(entry.path(), false));
+        if marked.is_some_and(|m| m.is_ignore()) {
             continue;
         }
         let Some(language) = languages::for_path(entry.path(), None) else {
