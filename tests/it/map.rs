@@ -182,12 +182,13 @@ fn rust_test_modules_declared_out_of_line_are_left_out_unless_tests_are_asked_fo
             "src/engine/unit.rs",
             "fn engine_state_is_empty() { let _ = super::EngineState; }\n",
         ),
-        (
-            "src/engine/unit/deep.rs",
-            "fn deep_engine_check() {}\n",
-        ),
+        ("src/engine/unit/deep.rs", "fn deep_engine_check() {}\n"),
     ];
-    let test_files = ["src/tests.rs", "src/engine/unit.rs", "src/engine/unit/deep.rs"];
+    let test_files = [
+        "src/tests.rs",
+        "src/engine/unit.rs",
+        "src/engine/unit/deep.rs",
+    ];
     let without = map_of(&files, json!({"budget": 100_000}));
     let text = without["map"].as_str().unwrap();
     let shown = shown_files(text);
@@ -200,7 +201,10 @@ fn rust_test_modules_declared_out_of_line_are_left_out_unless_tests_are_asked_fo
     let with = map_of(&files, json!({"budget": 100_000, "include_tests": true}));
     let text = with["map"].as_str().unwrap();
     for path in test_files {
-        assert!(shown_files(text).contains(&path), "{path} not shown\n{text}");
+        assert!(
+            shown_files(text).contains(&path),
+            "{path} not shown\n{text}"
+        );
     }
 }
 
@@ -270,7 +274,11 @@ fn a_go_map_lists_a_typescript_file_tied_only_by_a_bare_name_after_every_go_file
     let result = map_of(&files, json!({"budget": 100_000, "focus": ["cmd/main.go"]}));
     let text = result["map"].as_str().unwrap();
     let shown = shown_files(text);
-    assert_eq!(&shown[..2], ["query/parse.go", "store/store.go"], "\n{text}");
+    assert_eq!(
+        &shown[..2],
+        ["query/parse.go", "store/store.go"],
+        "\n{text}"
+    );
     let first_ts = shown.iter().position(|f| f.ends_with(".ts"));
     let last_go = shown.iter().rposition(|f| f.ends_with(".go"));
     assert!(first_ts.is_none_or(|ts| Some(ts) > last_go), "\n{text}");
@@ -283,7 +291,10 @@ fn a_restarted_daemon_retags_no_go_file_whose_method_is_above_its_receiver_type(
         "server/server.go",
         "package server\n\nfunc (s *Server) Start() error { return nil }\n\ntype Server struct {\n\taddr string\n}\n\nfunc (s *Server) Stop() {}\n",
     );
-    sandbox.write("main.go", "package main\n\nfunc main() { server.Start() }\n");
+    sandbox.write(
+        "main.go",
+        "package main\n\nfunc main() { server.Start() }\n",
+    );
     let params = json!({"budget": 100_000});
     let cold = {
         let daemon = Daemon::start(&sandbox, &[]);
@@ -296,5 +307,8 @@ fn a_restarted_daemon_retags_no_go_file_whose_method_is_above_its_receiver_type(
     let restarted = map(&daemon, params);
     assert_eq!(restarted["parsed"], 0, "re-tagged after a restart");
     assert_eq!(restarted["map"], cold["map"]);
-    assert!(cold["map"].as_str().unwrap().contains("Start() error"), "{cold}");
+    assert!(
+        cold["map"].as_str().unwrap().contains("Start() error"),
+        "{cold}"
+    );
 }

@@ -428,7 +428,9 @@ fn personalization(
     families.dedup();
     for mention in &steering.mentions {
         for family in &families {
-            let defining = name_index.get(&name_id(family, mention)).map(|&i| &definers[i]);
+            let defining = name_index
+                .get(&name_id(family, mention))
+                .map(|&i| &definers[i]);
             for &f in defining.into_iter().flatten() {
                 weights[f] += 1.0;
             }
