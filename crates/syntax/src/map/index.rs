@@ -43,6 +43,8 @@ pub struct FileTags {
     pub generated: bool,
     /// The test modules a Rust file declares out of line (`exclude::rust_test_modules`).
     pub test_modules: Vec<String>,
+    /// The ranking's id of the name other files use for this file's module (`steer::module_name`).
+    pub module_id: Option<u64>,
 }
 
 /// A file's identity, size and times: the same test the documents store uses.
@@ -315,7 +317,9 @@ impl FileTags {
         test_modules: Vec<String>,
     ) -> FileTags {
         let family = family(language);
+        let module_id = super::steer::module_name(&rel, language).map(|m| name_id(family, &m));
         FileTags {
+            module_id,
             rel,
             language,
             item_ids: tags
