@@ -108,8 +108,9 @@ pub fn generated_by_attributes(jail: &Jail, root: &Path) -> Option<Gitignore> {
 }
 
 /// The modules a Rust file declares out of line under `#[cfg(test)]` (`#[cfg(test)] mod tests;`),
-/// as paths without extension relative to the root (`crates/x/src/foo/tests` for `mod tests;` in
-/// `crates/x/src/foo.rs`): the file `<path>.rs` and everything under `<path>/` are test code.
+/// as paths without extension relative to the root (for `mod tests;` in a file named a.rs, the
+/// folder of a.rs then a, then tests): the file `<path>.rs` and everything under `<path>/` are test
+/// code.
 pub fn rust_test_modules(rel: &str, source: &[u8]) -> Vec<String> {
     let Ok(text) = std::str::from_utf8(source) else {
         return Vec::new();
