@@ -90,20 +90,21 @@ fi
 python3 - "$retrieval" "$restart" <<'PY'
 import json, sys
 retrieval, restart = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
-keys = ["focus@1000", "focus@4000", "focus@8000", "mentions@1000", "mentions@4000", "mentions@8000", "callers@8000"]
+keys = ["focus@1000", "focus@4000", "focus@8000", "mentions@1000", "mentions@4000", "mentions@8000", "callers@8000", "first10"]
 if retrieval:
-    print("\n| repository (commits) | tool | focus 1k | focus 4k | focus 8k | + mentions 1k | + mentions 4k | + mentions 8k | callers 8k |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("\n| repository (commits) | tool | focus 1k | focus 4k | focus 8k | + mentions 1k | + mentions 4k | + mentions 8k | callers 8k | first 10 |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     totals = {}
     for r in retrieval:
         for tool, t in r["recall"].items():
-            cells = " | ".join(f"{t[k]['pct']}%" for k in keys)
+            # The nearest-folder baseline has no callers column.
+            cells = " | ".join(f"{t[k]['pct']}%" if k in t else "—" for k in keys)
             print(f"| {r['repo']} ({r['commits']}) | {tool} | {cells} |")
-            for k in keys:
+            for k in (k for k in keys if k in t):
                 s = totals.setdefault(tool, {}).setdefault(k, [0, 0])
                 s[0] += t[k]["shown"]; s[1] += t[k]["targets"]
     for tool, t in totals.items():
-        cells = " | ".join(f"**{100 * t[k][0] / max(t[k][1], 1):.1f}%**" for k in keys)
+        cells = " | ".join(f"**{100 * t[k][0] / max(t[k][1], 1):.1f}%**" if k in t else "—" for k in keys)
         print(f"| all | {tool} | {cells} |")
     print("\ndeterministic (a fresh daemon gives the same maps): " + ", ".join(f"{r['repo']} {r['deterministic']}" for r in retrieval))
 if restart:

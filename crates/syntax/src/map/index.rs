@@ -2,7 +2,8 @@
 //! identity, size and times (the same test the documents store uses), so a warm map re-reads
 //! nothing and an edit re-tags only the file it touched. Files are tagged on all cores.
 
-use super::rank::name_id;
+use super::exclude;
+use super::rank::{family, name_id};
 use crate::languages;
 use crate::tags::{tag, Tags};
 use coderd_core::error::Result;
@@ -20,21 +21,6 @@ pub const MAX_FILE_BYTES: u64 = 1024 * 1024;
 
 /// Folders the map never enters, besides hidden ones, ignored ones and the default excludes.
 const SKIPPED_FOLDERS: &[&str] = &["vendor", "build", "node_modules", "target", "dist"];
-/// Test folders (and test fixtures' and helpers' folders), left out unless `include_tests`.
-const TEST_FOLDERS: &[&str] = &[
-    "test",
-    "tests",
-    "__tests__",
-    "testdata",
-    "test_data",
-    "test-data",
-    "fixtures",
-    "__fixtures__",
-    "spec",
-    "test-utils",
-    "test_utils",
-    "testutil",
-];
 
 /// One file's tags as the map sees them.
 pub struct FileTags {
@@ -55,6 +41,10 @@ pub struct FileTags {
     /// Whether the file says it is generated (`// Code generated ... DO NOT EDIT.`, `@generated`)
     /// or is named like generated code (`*.pb.go`, `*_pb2.py`): the map lists none of its items.
     pub generated: bool,
+    /// The test modules a Rust file declares out of line (`exclude::rust_test_modules`).
+    pub test_modules: Vec<String>,
+    /// The ranking's id of the name other files use for this file's module (`steer::module_name`).
+    pub module_id: Option<u64>,
 }
 
 /// A file's identity, size and times: the same test the documents store uses.
@@ -171,6 +161,9 @@ impl Index {
             .filter_map(|(r, _, _)| files.get(&r.abs).map(|e| e.tags.clone()))
             .collect();
         drop(files);
+        if !include_tests {
+            without_test_modules(&mut snapshot);
+        }
         snapshot.sort_by(|a, b| a.rel.cmp(&b.rel));
         let mut hasher = std::hash::DefaultHasher::new();
         for tags in &snapshot {
@@ -199,6 +192,24 @@ impl Index {
     }
 }
 
+/// Leaves out the files of the test modules the files declare out of line (Rust's
+/// `#[cfg(test)] mod tests;`), which no folder or file name marks.
+fn without_test_modules(files: &mut Vec<Arc<FileTags>>) {
+    let modules: HashSet<&str> = files
+        .iter()
+        .flat_map(|f| f.test_modules.iter().map(String::as_str))
+        .collect();
+    if modules.is_empty() {
+        return;
+    }
+    let tests: HashSet<String> = files
+        .iter()
+        .filter(|f| f.language == "rust" && exclude::in_test_module(&f.rel, &modules))
+        .map(|f| f.rel.clone())
+        .collect();
+    files.retain(|f| !tests.contains(&f.rel));
+}
+
 /// Source files (in a language with a grammar) under `dir`, by the jail's walking policy.
 fn list_sources(
     jail: &Jail,
@@ -208,6 +219,7 @@ fn list_sources(
     let mut builder = jail.walk_builder(dir, true, false);
     let noise = jail.default_excludes();
     let root = jail.roots()[dir.root].path.clone();
+    let generated = exclude::generated_by_attributes(jail, &root);
     builder.filter_entry(move |e| {
         if e.depth() == 0 {
             return true;
@@ -216,7 +228,7 @@ fn list_sources(
         let is_dir = e.file_type().is_some_and(|t| t.is_dir());
         if is_dir
             && (SKIPPED_FOLDERS.contains(&name.as_ref())
-                || (!include_tests && TEST_FOLDERS.contains(&name.as_ref())))
+                || (!include_tests && exclude::TEST_FOLDERS.contains(&name.as_ref())))
         {
             return false;
         }
@@ -228,7 +240,12 @@ fn list_sources(
             continue;
         }
         let name = entry.file_name().to_string_lossy();
-        if !include_tests && is_test_file(&name) {
+        if !include_tests && exclude::is_test_file(&name) {
+            continue;
+        }
+        // As in git, a pattern names files (`gen/**`), not the folders holding them.
+        let marked = generated.as_ref().map(|g| g.matched(entry.path(), false));
+        if marked.is_some_and(|m| m.is_ignore()) {
             continue;
         }
         let Some(language) = languages::for_path(entry.path(), None) else {
@@ -248,16 +265,6 @@ fn list_sources(
         out.push((resolved, language));
     }
     out
-}
-
-/// `*_test.go`, `test_*.py`, `*_test.py`, `*.spec.ts`, `*.test.js` and the like.
-pub fn is_test_file(name: &str) -> bool {
-    let stem = name.split('.').next().unwrap_or(name);
-    stem.ends_with("_test")
-        || stem.starts_with("test_")
-        || name.contains(".spec.")
-        || name.contains(".test.")
-        || stem.ends_with("Test") && name.ends_with(".java")
 }
 
 /// Reads a stale file: the held tags under its new key when its content is unchanged, else its
@@ -287,55 +294,51 @@ fn tag_file(
     };
     let tags = tag(language, &source)?;
     let rel = resolved.rel.to_string_lossy().into_owned();
-    let generated = is_generated(&rel, &source);
+    let generated = exclude::is_generated(&rel, &source);
+    let test_modules = match language.name.as_str() {
+        "rust" => exclude::rust_test_modules(&rel, &source),
+        _ => Vec::new(),
+    };
+    let file = FileTags::new(rel, &language.name, tags, generated, test_modules);
     Some(Fresh::Tagged(Entry {
         key,
         hash,
-        tags: Arc::new(FileTags::new(rel, &language.name, tags, generated)),
+        tags: Arc::new(file),
     }))
 }
 
 impl FileTags {
     /// A file's tags with the ranking's ids and key computed.
-    pub fn new(rel: String, language: &'static str, tags: Tags, generated: bool) -> FileTags {
+    pub fn new(
+        rel: String,
+        language: &'static str,
+        tags: Tags,
+        generated: bool,
+        test_modules: Vec<String>,
+    ) -> FileTags {
+        let family = family(language);
+        let module_id = super::steer::module_name(&rel, language).map(|m| name_id(family, &m));
         FileTags {
+            module_id,
             rel,
             language,
             item_ids: tags
                 .outline
                 .items
                 .iter()
-                .map(|i| name_id(&i.name))
+                .map(|i| name_id(family, &i.name))
                 .collect(),
             reference_ids: tags
                 .references
                 .iter()
-                .map(|(name, count)| (name_id(name), *count))
+                .map(|(name, count)| (name_id(family, name), *count))
                 .collect(),
             rank_key: rank_key(&tags, generated),
             generated,
+            test_modules,
             tags,
         }
     }
-}
-
-/// Generated code by its name or by the marker its generator writes near the top (Go's
-/// `Code generated ... DO NOT EDIT.`, the wider `@generated`).
-pub fn is_generated(rel: &str, source: &[u8]) -> bool {
-    const SUFFIXES: &[&str] = &[
-        ".pb.go",
-        ".pb.gw.go",
-        "_pb2.py",
-        "_pb2_grpc.py",
-        ".pb.rs",
-        "_generated.go",
-    ];
-    if SUFFIXES.iter().any(|s| rel.ends_with(s)) {
-        return true;
-    }
-    let head = &source[..source.len().min(2048)];
-    let has = |needle: &[u8]| head.windows(needle.len()).any(|w| w == needle);
-    has(b"@generated") || has(b"Code generated") && has(b"DO NOT EDIT")
 }
 
 fn rank_key(tags: &Tags, generated: bool) -> u64 {

@@ -5,6 +5,7 @@
 //! The ranking is cached per (folder, steering, versions of every file): a warm map with nothing
 //! changed only lists, stats and renders.
 
+pub mod exclude;
 pub mod index;
 pub mod lookup;
 pub mod rank;

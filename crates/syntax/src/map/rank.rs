@@ -10,12 +10,25 @@ use foldhash::HashMap;
 use rayon::prelude::*;
 use std::sync::Arc;
 
-/// A name's id in the ranking: a 64-bit hash with a fixed seed, so ids are the same in every
-/// process. Two names sharing an id would count as one; among the ~20,000 names of a large tree
-/// the chance that any two do is about 1 in 10^10.
-pub fn name_id(name: &str) -> u64 {
+/// A name's id in the ranking, within a language family (`family`): a 64-bit hash with a fixed
+/// seed, so ids are the same in every process. A Go file's `Labels` and a TypeScript file's
+/// `Labels` are different names: a bare name never ties files across languages. Two names sharing
+/// an id would count as one; among the ~20,000 names of a large tree the chance that any two do is
+/// about 1 in 10^10.
+pub fn name_id(family: &str, name: &str) -> u64 {
     use std::hash::BuildHasher;
-    foldhash::fast::FixedState::with_seed(0x636f_6465_7264).hash_one(name)
+    foldhash::fast::FixedState::with_seed(0x636f_6465_7264).hash_one((family, name))
+}
+
+/// The languages whose files call each other's definitions by name: C and C++ (headers are
+/// either), JavaScript and TypeScript, Java and Kotlin; every other language on its own.
+pub fn family(language: &str) -> &str {
+    match language {
+        "c" | "cpp" => "c",
+        "javascript" | "typescript" | "tsx" => "javascript",
+        "java" | "kotlin" => "jvm",
+        other => other,
+    }
 }
 
 const DAMPING: f64 = 0.85;
@@ -409,10 +422,18 @@ fn personalization(
     for &f in &steering.focus {
         weights[f] += 1.0;
     }
+    // A mention names no language: it is looked up in every family of the tree.
+    let mut families: Vec<&str> = files.iter().map(|f| family(f.language)).collect();
+    families.sort_unstable();
+    families.dedup();
     for mention in &steering.mentions {
-        let defining = name_index.get(&name_id(mention)).map(|&i| &definers[i]);
-        for &f in defining.into_iter().flatten() {
-            weights[f] += 1.0;
+        for family in &families {
+            let defining = name_index
+                .get(&name_id(family, mention))
+                .map(|&i| &definers[i]);
+            for &f in defining.into_iter().flatten() {
+                weights[f] += 1.0;
+            }
         }
         for (f, file) in files.iter().enumerate() {
             let stem = std::path::Path::new(&file.rel)

@@ -39,13 +39,41 @@ pub fn neighbours(
             }
         }
     }
-    // Callers: the users of what a focus file defines.
+    // Imports by a module's name (`use crate::cli::flags`, Go's `query.Parse`, Python's
+    // `from .fields import`): the files of a module a focus file names.
+    let mut modules: HashMap<u64, Vec<usize>> = HashMap::default();
+    for (f, file) in files.iter().enumerate() {
+        if let Some(id) = file.module_id {
+            modules.entry(id).or_default().push(f);
+        }
+    }
+    let module_tie = |id: &u64| {
+        modules
+            .get(id)
+            .map(|list| (list, MODULE_NAME / list.len() as f64))
+    };
+    for &f in focus {
+        for (list, tie) in files[f]
+            .reference_ids
+            .iter()
+            .filter_map(|(id, _)| module_tie(id))
+        {
+            for &to in list {
+                ties[to] += tie;
+            }
+        }
+    }
+    let focus_modules: Vec<u64> = focus.iter().filter_map(|&f| files[f].module_id).collect();
+    // Callers: the users of what a focus file defines, and of its module by name.
     for (f, file) in files.iter().enumerate() {
         for &(id, _) in &file.reference_ids {
             if let Some(&name) = name_index.get(&id) {
                 if focus_defines.contains(&name) && definers[name].binary_search(&f).is_err() {
                     ties[f] += name_weights[name] / definers[name].len() as f64;
                 }
+            }
+            if focus_modules.contains(&id) {
+                ties[f] += module_tie(&id).map_or(0.0, |(_, tie)| tie);
             }
         }
     }
@@ -61,6 +89,36 @@ pub fn neighbours(
         ties[f] = 0.0;
     }
     ties
+}
+
+/// What naming a module ties, shared among the module's files: as much as a specific name
+/// (`rank::name_weight`), since naming a module is an import.
+const MODULE_NAME: f64 = 10.0;
+
+/// The name other files of its language use for a file's module, where the language names modules
+/// by their files: Rust (`cli.rs`, `cli/mod.rs`: `cli`; a crate's `src/lib.rs`: the crate, `-` as
+/// `_`), Python (`fields.py`, `fields/__init__.py`), Go (the package, by its folder).
+pub fn module_name<'a>(rel: &'a str, language: &str) -> Option<std::borrow::Cow<'a, str>> {
+    let (dir, file) = rel.rsplit_once('/').unwrap_or(("", rel));
+    let parent = || dir.rsplit_once('/').map_or(dir, |(_, name)| name);
+    let name = match (
+        language,
+        file.rsplit_once('.').map_or(file, |(stem, _)| stem),
+    ) {
+        ("go", _) => parent(),
+        ("rust", "main") | ("python", "__main__") => return None,
+        ("rust", "mod") | ("python", "__init__") => parent(),
+        ("rust", "lib") => match dir.rsplit_once('/') {
+            Some((krate, "src")) => {
+                let krate = krate.rsplit_once('/').map_or(krate, |(_, name)| name);
+                return (!krate.is_empty()).then(|| krate.replace('-', "_").into());
+            }
+            _ => return None,
+        },
+        ("rust" | "python", stem) => stem,
+        _ => return None,
+    };
+    (!name.is_empty()).then_some(name.into())
 }
 
 /// How much more a tie counts for a file in a focus file's folder: 2 was the best of 1, 2, 3 and
@@ -162,4 +220,27 @@ fn is_builtin_like(name: &str) -> bool {
 /// `Labels` defined once answers `Labels` far better than a field `Labels` of ten structs.
 pub fn mention_weight(kind: Kind, name: &str, specificity: f64, n_definers: usize) -> f64 {
     kind_weight(kind, name) * specificity / n_definers.max(1) as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::module_name;
+
+    #[test]
+    fn a_files_module_name_is_what_its_importers_write() {
+        let cases = [
+            ("crates/rust-analyzer/src/cli.rs", "rust", Some("cli")),
+            ("crates/rust-analyzer/src/cli/mod.rs", "rust", Some("cli")),
+            ("crates/hir-ty/src/lib.rs", "rust", Some("hir_ty")),
+            ("src/bin/main.rs", "rust", None),
+            ("pydantic/fields.py", "python", Some("fields")),
+            ("pydantic/v1/__init__.py", "python", Some("v1")),
+            ("promql/parser/parse.go", "go", Some("parser")),
+            ("main.go", "go", None),
+            ("web/ui/query.ts", "typescript", None),
+        ];
+        for (rel, language, want) in cases {
+            assert_eq!(module_name(rel, language).as_deref(), want, "{rel}");
+        }
+    }
 }

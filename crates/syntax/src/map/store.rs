@@ -50,6 +50,8 @@ struct SavedFile {
     hash: String,
     language: String,
     generated: bool,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    test_modules: Vec<String>,
     items: Vec<SavedItem>,
     references: Vec<(String, u32)>,
 }
@@ -167,6 +169,7 @@ fn save_one(path: PathBuf, entry: Entry) -> SavedFile {
         hash: entry.hash.to_hex().to_string(),
         language: tags.language.to_owned(),
         generated: tags.generated,
+        test_modules: tags.test_modules.clone(),
         items: tags
             .tags
             .outline
@@ -192,9 +195,11 @@ fn save_one(path: PathBuf, entry: Entry) -> SavedFile {
 fn restore(saved: SavedFile) -> Option<(PathBuf, Entry)> {
     let language = languages::by_name(&saved.language)?;
     let hash = blake3::Hash::from_hex(&saved.hash).ok()?;
-    // A parent is an earlier item of the same file (rendering nests by it): a line saying
-    // otherwise was not written by this build, and its file is tagged again.
-    if (saved.items.iter().enumerate()).any(|(i, item)| item.5.is_some_and(|p| p >= i)) {
+    // Rendering nests by the parents: a line whose parents do not form a tree was not written by
+    // this build, and its file is tagged again. A parent may come after its child (a Go method
+    // declared above its receiver type), so the rule is a tree, not an order.
+    let parents: Vec<Option<usize>> = saved.items.iter().map(|item| item.5).collect();
+    if !is_forest(&parents) {
         return None;
     }
     let items = saved
@@ -224,7 +229,13 @@ fn restore(saved: SavedFile) -> Option<(PathBuf, Entry)> {
         },
         references: saved.references,
     };
-    let file = FileTags::new(saved.rel, &language.name, tags, saved.generated);
+    let file = FileTags::new(
+        saved.rel,
+        &language.name,
+        tags,
+        saved.generated,
+        saved.test_modules,
+    );
     Some((
         saved.path,
         Entry {
@@ -233,6 +244,33 @@ fn restore(saved: SavedFile) -> Option<(PathBuf, Entry)> {
             tags: Arc::new(file),
         },
     ))
+}
+
+/// Whether every parent is another item and following parents from any item ends at a top-level
+/// one (no cycle).
+fn is_forest(parents: &[Option<usize>]) -> bool {
+    let n = parents.len();
+    // 0: not yet seen, 1: on the path being followed, 2: known to reach the top.
+    let mut state = vec![0u8; n];
+    for start in 0..n {
+        let mut path = Vec::new();
+        let mut at = Some(start);
+        while let Some(i) = at {
+            if i >= n || state[i] == 1 {
+                return false;
+            }
+            if state[i] == 2 {
+                break;
+            }
+            state[i] = 1;
+            path.push(i);
+            at = parents[i];
+        }
+        for i in path {
+            state[i] = 2;
+        }
+    }
+    true
 }
 
 /// This build of coderd: its version and its executable's size and modification time (a rebuilt
@@ -277,15 +315,19 @@ mod tests {
             hash: blake3::hash(b"x").to_hex().to_string(),
             language: "rust".into(),
             generated: false,
+            test_modules: vec![],
             items: parents.iter().map(|&p| item(p)).collect(),
             references: vec![],
         }
     }
 
     #[test]
-    fn a_saved_file_whose_parents_are_not_earlier_items_is_tagged_again() {
+    fn a_saved_file_whose_parents_do_not_form_a_tree_is_tagged_again() {
         assert!(restore(saved(&[None, Some(0), Some(1)])).is_some());
+        // A Go method declared above its receiver type: its parent is a later item.
+        assert!(restore(saved(&[Some(1), None, Some(1)])).is_some());
         assert!(restore(saved(&[None, Some(1)])).is_none());
+        assert!(restore(saved(&[Some(1), Some(0)])).is_none());
         assert!(restore(saved(&[None, Some(7)])).is_none());
     }
 }
