@@ -151,7 +151,7 @@ fn extract_from(tree: &Tree, source: &[u8], queries: &Queries, roots: Option<&Ki
     relabel_members(&mut items);
     Outline {
         items,
-        parse_errors: count_errors(tree),
+        parse_errors: count_errors(tree, source),
     }
 }
 
@@ -617,9 +617,9 @@ fn cap(mut text: String) -> String {
 
 /// ERROR and MISSING nodes, and the damaged regions the parse left out (`recover`): what the
 /// parser recovered from.
-fn count_errors(tree: &Tree) -> usize {
+fn count_errors(tree: &Tree, source: &[u8]) -> usize {
     let root = tree.root_node();
-    let mut count = super::recover::skipped(tree);
+    let mut count = super::recover::skipped(tree, source);
     if !root.has_error() {
         return count;
     }

@@ -139,7 +139,8 @@ pub fn outline_of(language: &languages::Language, source: &[u8]) -> Option<Outli
 /// it parses cleanly or the language has no grammar: what an edit by symbol checks it did not add.
 pub fn first_error_line(language: &languages::Language, source: &[u8]) -> Option<usize> {
     let tree = parse(language, source, None)?;
-    let mut first: Option<usize> = None;
+    // A region the parse left out to contain an error (`recover`) is an error there too.
+    let mut first: Option<usize> = recover::first_skipped_line(&tree, source);
     let mut stack = vec![tree.root_node()];
     while let Some(node) = stack.pop() {
         if node.is_error() || node.is_missing() {

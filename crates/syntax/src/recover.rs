@@ -277,17 +277,31 @@ fn point(source: &[u8], at: usize) -> Point {
     Point::new(row, at - line_start(source, at))
 }
 
-/// How many regions a parse left out.
-pub fn skipped(tree: &Tree) -> usize {
+/// The 1-based line where the first region a parse of `source` left out starts, if it left one
+/// out (the end of the file included).
+pub fn first_skipped_line(tree: &Tree, source: &[u8]) -> Option<usize> {
     let ranges = tree.included_ranges();
-    let mut gaps = ranges
+    if ranges.first().is_some_and(|r| r.start_byte > 0) {
+        return Some(1);
+    }
+    let gap = ranges
+        .windows(2)
+        .find(|w| w[0].end_byte < w[1].start_byte)
+        .map(|w| &w[0]);
+    let tail = ranges.last().filter(|r| r.end_byte < source.len());
+    gap.or(tail).map(|r| r.end_point.row + 1)
+}
+
+/// How many regions a parse of `source` left out (the end of the file included).
+pub fn skipped(tree: &Tree, source: &[u8]) -> usize {
+    let ranges = tree.included_ranges();
+    let inner = ranges
         .windows(2)
         .filter(|w| w[0].end_byte < w[1].start_byte)
         .count();
-    if ranges.first().is_some_and(|r| r.start_byte > 0) {
-        gaps += 1;
-    }
-    gaps
+    let head = ranges.first().is_some_and(|r| r.start_byte > 0);
+    let tail = ranges.last().is_some_and(|r| r.end_byte < source.len());
+    inner + usize::from(head) + usize::from(tail)
 }
 
 #[cfg(test)]
