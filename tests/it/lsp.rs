@@ -623,6 +623,18 @@ fn the_off_switches_work_for_every_mutating_method() {
             json!({"files": [{"path": go("a.go"), "ops": [{"op": "insert", "at_line": 1, "content": "// a"}]}]}),
         ),
         (
+            "replace-symbol",
+            json!({"file": go("a.go"), "symbol": "a", "content": "var a int = \"y\""}),
+        ),
+        (
+            "insert-symbol",
+            json!({"file": go("a.go"), "symbol": "a", "where": "after", "content": "var z int = \"x\""}),
+        ),
+        (
+            "delete-symbol",
+            json!({"file": go("a.go"), "symbol": "z"}),
+        ),
+        (
             "move",
             json!({"moves": [{"from": go("b.go"), "to": go("c.go")}]}),
         ),
