@@ -46,7 +46,7 @@ pub fn free_port() -> u16 {
 
 /// What the engine 0.23 logs (at debug level, `iii::engine`) when a worker's result finds no
 /// pending invocation: the result is dropped and its caller waits out its timeout (docs/iii.md,
-/// "Where the reply goes").
+/// "Where the reply can go").
 pub const DROPPED_RESULT: &str = "Did not find caller for invocation";
 
 /// What it logs (same level) for each invocation it routes.
