@@ -17,7 +17,7 @@ path, and how many calls coderd's `stats` saw. `--opentelemetry` turns the worke
 
     scripts/install-iii-client.sh
     target/iii-venv/bin/python scripts/bench-iii.py [--coderd target/release/coderd] [--calls 2000]
-        [--soak 20000] [--opentelemetry]
+        [--soak 20000] [--opentelemetry] [--engine-log info]
 """
 
 import argparse
@@ -183,6 +183,8 @@ def main():
     ap.add_argument("--soak-callers", type=int, default=4)
     ap.add_argument("--timeout", type=float, default=30.0)
     ap.add_argument("--opentelemetry", action="store_true")
+    # `info` for latency figures without the engine's per-call debug lines.
+    ap.add_argument("--engine-log", default="info,iii::engine=debug")
     args = ap.parse_args()
     # The callers' own SDK export stays off: what is measured is the worker's (coderd's) setting.
     os.environ["OTEL_ENABLED"] = "false"
@@ -197,8 +199,8 @@ def main():
     port = free_port()
     (tmp / "engine.yaml").write_text(
         f"workers:\n  - name: iii-worker-manager\n    config:\n      host: 127.0.0.1\n      port: {port}\n"
-        # Its routing at debug level: each invocation routed, each worker result it dropped.
-        "  - name: iii-observability\n    config:\n      level: \"info,iii::engine=debug\"\n")
+        # By default its routing at debug level: each invocation routed, each result it dropped.
+        f"  - name: iii-observability\n    config:\n      level: \"{args.engine_log}\"\n")
     env = dict(os.environ, III_TELEMETRY_ENABLED="false")
     procs = []
     try:
