@@ -17,7 +17,7 @@ path, and how many calls coderd's `stats` saw. `--opentelemetry` turns the worke
 
     scripts/install-iii-client.sh
     target/iii-venv/bin/python scripts/bench-iii.py [--coderd target/release/coderd] [--calls 2000]
-        [--soak 20000] [--opentelemetry]
+        [--soak 20000] [--opentelemetry] [--engine-log info]
 """
 
 import argparse
@@ -135,8 +135,11 @@ def soak(make_call, check, callers, total):
             try:
                 answer = call()
             except Exception as e:  # a timeout is a lost reply; any other error is wrong too
+                # The invocation id (the SDK's InvocationError carries it) finds the call's hops
+                # in the engine's log.
+                what = f"caller {i} call {n}: {e} [invocation {getattr(e, 'invocation_id', '?')}]"
                 (my_lost if "timeout" in str(e).lower() or "timed out" in str(e).lower()
-                 else my_wrong).append(f"caller {i} call {n}: {e}")
+                 else my_wrong).append(what)
                 continue
             mine.append(time.perf_counter() - start)
             if not check(answer):
@@ -154,6 +157,22 @@ def soak(make_call, check, callers, total):
     return latencies, lost, wrong
 
 
+def hops(lost, engine_log):
+    """For each lost call, what the engine's debug log says of its invocation id (docs/iii.md,
+    "Where the reply can go"): routed to the worker, and whether the worker's result was dropped."""
+    lines = engine_log.splitlines()
+    dropped = {lines[i + 1].strip() for i in range(len(lines) - 1)
+               if "Did not find caller for invocation" in lines[i]}
+    routed = engine_log.count("Remembering invocation")  # 0: the debug level did not take
+    out = [f"the engine routed {routed} invocations and dropped {len(dropped)} worker results"]
+    for what in lost:
+        ident = what.rsplit("[invocation ", 1)[-1].rstrip("]")
+        seen = f"invocation_id: {ident}" in engine_log
+        gone = f"invocation_id: {ident}" in dropped
+        out.append(f"{ident}: routed by the engine: {seen}; its result dropped by the engine: {gone}")
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--coderd", default=str(REPO / "target/debug/coderd"))
@@ -164,6 +183,8 @@ def main():
     ap.add_argument("--soak-callers", type=int, default=4)
     ap.add_argument("--timeout", type=float, default=30.0)
     ap.add_argument("--opentelemetry", action="store_true")
+    # `info` for latency figures without the engine's per-call debug lines.
+    ap.add_argument("--engine-log", default="info,iii::engine=debug")
     args = ap.parse_args()
     # The callers' own SDK export stays off: what is measured is the worker's (coderd's) setting.
     os.environ["OTEL_ENABLED"] = "false"
@@ -177,7 +198,9 @@ def main():
         "checkpoints: false\n" + ("iii:\n  opentelemetry: true\n" if args.opentelemetry else ""))
     port = free_port()
     (tmp / "engine.yaml").write_text(
-        f"workers:\n  - name: iii-worker-manager\n    config:\n      host: 127.0.0.1\n      port: {port}\n")
+        f"workers:\n  - name: iii-worker-manager\n    config:\n      host: 127.0.0.1\n      port: {port}\n"
+        # By default its routing at debug level: each invocation routed, each result it dropped.
+        f"  - name: iii-observability\n    config:\n      level: \"{args.engine_log}\"\n")
     env = dict(os.environ, III_TELEMETRY_ENABLED="false")
     procs = []
     try:
@@ -250,6 +273,8 @@ def main():
             print(f"| {name} | {args.soak} | {len(lost)} | {len(wrong)} | {p50:.3f} | {p99:.3f} |")
         for what in engine_soak[1][:3] + engine_soak[2][:3] + socket_soak[1][:3] + socket_soak[2][:3]:
             print("  ", what)
+        for line in hops(engine_soak[1], (tmp / "engine.log").read_text(errors="replace")):
+            print("  ", line)
         if engine_soak[1] or engine_soak[2] or socket_soak[1] or socket_soak[2]:
             sys.exit(f"bench-iii: replies lost or wrong; logs in {tmp}")
 

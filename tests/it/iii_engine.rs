@@ -10,7 +10,7 @@ use crate::common;
 use crate::common::iii as engine;
 
 use common::{Daemon, Sandbox};
-use engine::{free_port, Engine, PATIENCE};
+use engine::{free_port, Engine, DROPPED_RESULT, PATIENCE, ROUTED};
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 
@@ -293,7 +293,7 @@ fn no_reply_is_lost_through_the_engine() {
     const CALLS: usize = 3000;
     let sandbox = Sandbox::empty();
     sandbox.write("small.txt", "one small file\n");
-    let engine = Engine::start(sandbox.dir.path(), free_port());
+    let engine = Engine::start_tracing_routes(sandbox.dir.path(), free_port());
     let daemon = worker(&sandbox, &engine, "ws-soak");
     engine.when_ready(Some("ws-soak"), "coder::info", json!({}));
     let root = sandbox.root.display().to_string();
@@ -313,11 +313,25 @@ fn no_reply_is_lost_through_the_engine() {
     let ran = stats
         .pointer("/since_start/methods/coder::read-file/requests")
         .and_then(Value::as_u64);
+    // The hop that loses a reply: the engine dropping a result coderd sent (see docs/iii.md).
+    let log = engine.log();
+    let lines: Vec<&str> = log.lines().collect();
+    let dropped: Vec<&str> = (0..lines.len())
+        .filter(|&i| lines[i].contains(DROPPED_RESULT))
+        .map(|i| lines.get(i + 1).map_or(lines[i], |id| id.trim())) // the invocation_id
+        .collect();
     assert!(
-        failures.is_empty(),
-        "{} of {CALLS} calls failed or were lost (coderd ran {ran:?}); first: {:?}",
+        failures.is_empty() && dropped.is_empty(),
+        "{} of {CALLS} calls failed or were lost (coderd ran {ran:?}); first: {:?}; \
+         results coderd sent that the engine dropped ({}): {dropped:?}",
         failures.len(),
-        failures.first()
+        failures.first(),
+        dropped.len()
+    );
+    // Otherwise the check above could not see a dropped result.
+    assert!(
+        log.matches(ROUTED).count() >= CALLS,
+        "the engine did not log its routing at debug level"
     );
     assert_eq!(ran, Some(CALLS as u64), "{stats:#}");
 }

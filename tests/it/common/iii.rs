@@ -44,6 +44,14 @@ pub fn free_port() -> u16 {
         .port()
 }
 
+/// What the engine 0.23 logs (at debug level, `iii::engine`) when a worker's result finds no
+/// pending invocation: the result is dropped and its caller waits out its timeout (docs/iii.md,
+/// "Where the reply can go").
+pub const DROPPED_RESULT: &str = "Did not find caller for invocation";
+
+/// What it logs (same level) for each invocation it routes.
+pub const ROUTED: &str = "Remembering invocation";
+
 /// A running engine; killed when dropped.
 pub struct Engine {
     child: Child,
@@ -53,11 +61,23 @@ pub struct Engine {
 
 impl Engine {
     pub fn start(dir: &Path, port: u16) -> Engine {
+        Engine::start_with(dir, port, "")
+    }
+
+    /// `start`, with the engine's routing (`iii::engine`) logged at debug level: each invocation
+    /// it remembers, and each worker result it could not match ([`DROPPED_RESULT`]).
+    pub fn start_tracing_routes(dir: &Path, port: u16) -> Engine {
+        let observability = "  - name: iii-observability\n    config:\n      \
+                             level: \"info,iii::engine=debug\"\n";
+        Engine::start_with(dir, port, observability)
+    }
+
+    fn start_with(dir: &Path, port: u16, more_workers: &str) -> Engine {
         let config = dir.join("engine.yaml");
         std::fs::write(
             &config,
             format!(
-                "workers:\n  - name: iii-worker-manager\n    config:\n      host: 127.0.0.1\n      port: {port}\n"
+                "workers:\n  - name: iii-worker-manager\n    config:\n      host: 127.0.0.1\n      port: {port}\n{more_workers}"
             ),
         )
         .unwrap();
