@@ -102,7 +102,7 @@ async def serena_body(serena, name_path, rel):
 class Tally:
     def __init__(self):
         self.rows = {op: {who: {"exact": 0, "parses": 0, "asked": 0, "refused": 0, "tokens": [], "t": []}
-                          for who in ("coderd", "serena")} for op in OPS}
+                          for who in WHO} for op in OPS}
 
     def add(self, op, who, path, language, expected, text, t, failed):
         row = self.rows[op][who]
@@ -118,34 +118,48 @@ class Tally:
         row["t"].append(t)
 
 
-async def run_edits(case, bench):
-    name, github, language, server, files = case
-    root = bench.checkout(name, github)
+WHO = ("coderd", "coderd-quiet", "serena")  # coderd-quiet: `autodiag: false`, as Serena 2.1.0 edits
+
+
+def daemon(bench, root, name, config=""):
+    """coderd on a fresh clone of the repository."""
     d = coderd_bench.Daemon(bench.CODERD, f"bench-serena-edits-{name}-",
-                            config="lsp:\n  warm_deadline_ms: 30000\n  cold_deadline_ms: 300000\n",
+                            config="lsp:\n  warm_deadline_ms: 30000\n  cold_deadline_ms: 300000\n" + config,
                             env={"CODERD_SERVERS_DIR": bench.SERVERS_DIR})
     os.rmdir(d.ws)
     subprocess.run(["git", "clone", "-q", "--shared", root, d.ws], check=True)
-    d.start()
+    return d.start()
+
+
+async def run_edits(case, bench):
+    name, github, language, server, files = case
+    root = bench.checkout(name, github)
+    d, quiet = daemon(bench, root, name), daemon(bench, root, name, "autodiag: false\n")
     serena_root = fresh_clone(root, f"bench-serena-edits-{name}-serena-")
     items = pick_items(d, d.ws, files, bench.N)
     tally = Tally()
-    want = {(who, f): open(os.path.join(root, f)).read() for who in ("coderd", "serena") for f in files}
+    want = {(who, f): open(os.path.join(root, f)).read() for who in WHO for f in files}
     async with bench.Serena(serena_root) as serena:
-        await serena.name_path(items[0])  # warm-up, untimed: the server's load
+        await serena.name_path(items[0])  # warm-ups, untimed: the servers' load
+        at = {"file": os.path.join(d.ws, items[0]["file"]), "line": items[0]["line"], "symbol": items[0]["name"]}
+        for tool in (d, quiet):
+            bench.until(lambda: (tool.call("references", dict(at, file=at["file"].replace(d.ws, tool.ws)))
+                                 .get("result") or {}).get("locations"))
         for i, item in enumerate(items):
             rel = item["file"]
             first = d.call("read", {"file": os.path.join(d.ws, rel),
                                     "symbol": f"{item['name']}@{item['line']}"})["result"]["start"]
-            for who, ws in (("coderd", d.ws), ("serena", serena_root)):
+            for who, tool, ws in (("coderd", d, d.ws), ("coderd-quiet", quiet, quiet.ws),
+                                  ("serena", serena, serena_root)):
                 path = os.path.join(ws, rel)
                 if open(path).read() != want[(who, rel)]:  # a wrong earlier step: start as it should
                     open(path, "w").write(want[(who, rel)])
                     time.sleep(1)  # the tool's watcher
-                edit = coderd_item if who == "coderd" else serena_item
-                await edit(tally, d if who == "coderd" else serena, item, first, path, rel, language, i)
+                edit = serena_item if who == "serena" else coderd_item
+                await edit(tally, who, tool, item, first, path, rel, language, i)
                 want[(who, rel)] = plan(item, want[(who, rel)], first, language, i)[2]
     d.close()
+    quiet.close()
     shutil.rmtree(serena_root, ignore_errors=True)
     return name, server, len(items), tally.rows
 
@@ -157,7 +171,7 @@ def timed_call(d, method, params):
     return json.dumps(reply.get("result") or reply.get("error"), separators=(",", ":")), t, "error" in reply
 
 
-async def coderd_item(tally, d, item, first, path, rel, language, i):
+async def coderd_item(tally, who, d, item, first, path, rel, language, i):
     before = open(path).read()
     at, changed, replaced, new, gap, inserted = plan(item, before, first, language, i)
     lines = before.split("\n")
@@ -165,24 +179,26 @@ async def coderd_item(tally, d, item, first, path, rel, language, i):
     symbol = f"{item['name']}@{item['line']}"
     text, t, refused = timed_call(d, "replace-symbol", {"file": path, "symbol": symbol, "content": content,
                                                         "backup": False})
-    tally.add("replace", "coderd", path, language, replaced, text, t, refused)
+    tally.add("replace", who, path, language, replaced, text, t, refused)
     before = open(path).read()
     text, t, refused = timed_call(d, "insert-symbol", {"file": path, "symbol": symbol, "where": "after",
                                                        "content": new, "backup": False})
-    tally.add("insert", "coderd", path, language, inserted, text, t, refused)
+    tally.add("insert", who, path, language, inserted, text, t, refused)
     new_line = item["end_line"] + gap + 1
     text, t, refused = timed_call(d, "delete-symbol", {"file": path, "symbol": f"{new_name(language, i)}@{new_line}",
                                                        "backup": False})
-    tally.add("delete", "coderd", path, language, before, text, t, refused)
+    tally.add("delete", who, path, language, before, text, t, refused)
 
 
-async def serena_item(tally, serena, item, first, path, rel, language, i):
+async def serena_item(tally, who, serena, item, first, path, rel, language, i):
     before = open(path).read()
     at, changed, replaced, new, gap, inserted = plan(item, before, first, language, i)
     name_path = await serena.name_path({"name": item["name"], "file": rel, "line": item["line"]})
     found = await serena_body(serena, name_path, rel) if name_path else None
     loc = (found or {}).get("body_location") or {}
     if not found or not loc.get("start_line", at) < at <= loc.get("end_line", -1):
+        print(f"serena: {item['name']}@{item['line']} in {rel}: name path {name_path}, "
+              f"body lines {loc or None}: not asked", file=sys.stderr)
         for op in OPS:  # not found, or the line is outside its body: nothing to ask, a miss
             tally.rows[op]["serena"]["asked"] += 1
         return
@@ -221,7 +237,8 @@ def print_edits(results):
     for name, server, n, rows in results:
         for op, by_tool in rows.items():
             for who, r in by_tool.items():
-                tool = f"coderd {tools[op][0]}" if who == "coderd" else f"Serena {tools[op][1]}"
+                tool = {"coderd": f"coderd {tools[op][0]}", "coderd-quiet": f"coderd {tools[op][0]}, `autodiag: false`",
+                        "serena": f"Serena {tools[op][1]}"}[who]
                 mid = lambda xs: statistics.median(xs) if xs else float("nan")
                 print(f"| {name} ({server}) | {op} | {tool} | {r['exact']}/{r['asked']} | {r['parses']}/{r['asked']} | "
                       f"{r['refused'] + r['asked'] - len(r['t'])} | {mid(r['tokens']):.0f} | {1000 * mid(r['t']):.1f} |")
