@@ -122,9 +122,9 @@ WHO = ("coderd", "coderd-quiet", "serena")  # coderd-quiet: `autodiag: false`, a
 
 
 def daemon(bench, root, name, config=""):
-    """coderd on a fresh clone of the repository."""
-    d = coderd_bench.Daemon(bench.CODERD, f"bench-serena-edits-{name}-",
-                            config="lsp:\n  warm_deadline_ms: 30000\n  cold_deadline_ms: 300000\n" + config,
+    """coderd on a fresh clone of the repository, its edit deadlines the defaults (what an edit waits
+    for its diagnostics is part of its latency)."""
+    d = coderd_bench.Daemon(bench.CODERD, f"bench-serena-edits-{name}-", config=config,
                             env={"CODERD_SERVERS_DIR": bench.SERVERS_DIR})
     os.rmdir(d.ws)
     subprocess.run(["git", "clone", "-q", "--shared", root, d.ws], check=True)
