@@ -194,6 +194,8 @@ async def serena_item(tally, who, serena, item, first, path, rel, language, i):
     before = open(path).read()
     at, changed, replaced, new, gap, inserted = plan(item, before, first, language, i)
     name_path = await serena.name_path({"name": item["name"], "file": rel, "line": item["line"]})
+    # Absolute (from the file's top): a relative pattern also matches a deeper namesake (a field).
+    name_path = name_path and "/" + name_path
     found = await serena_body(serena, name_path, rel) if name_path else None
     loc = (found or {}).get("body_location") or {}
     if not found or not loc.get("start_line", at) < at <= loc.get("end_line", -1):
