@@ -79,7 +79,7 @@ def plan(item, text, first_line, language, i):
     indent = re.match(r"\s*", lines[item["line"] - 1]).group(0) if language != "go" else ""
     new = "\n".join(indent + ln for ln in NEW[language].format(i=i).split("\n"))
     gap = (blanks(lines, item["end_line"], 1) if item["after"] else
-           blanks(lines, first_line - 2, -1) if item["before"] else 1) or 1
+           blanks(lines, first_line - 2, -1) if item["before"] else 1)
     end = item["end_line"]
     inserted = replaced[:end] + [""] * gap + new.split("\n") + replaced[end:]
     return at, changed, "\n".join(replaced), new, gap, "\n".join(inserted)
