@@ -19,9 +19,10 @@ Size: the answer as the agent gets it (coderd's JSON `result`, Serena's MCP text
 chars/4 (no tokenizer is installed). Latency: each question once, after one untimed warm-up call
 per tool and repository; coderd over its socket, Serena through MCP (both one persistent client).
 
-Symbol edits (`--part=edits`; see run_edits): 20 functions and methods per repository, every k-th
+Symbol edits (`--part=edits`; scripts/serena_edits.py): 20 functions and methods per repository, every k-th
 of coderd's outline of the same files with ≥ 3 lines whose second-to-last line can take a comment,
-each tool on a fresh clone of the repository (`git clone --shared`), in turn for each item:
+each tool on a fresh clone of the repository (`git clone --shared`; coderd twice, by default and
+with `autodiag: false` as Serena 2.1.0 edits), in turn for each item:
   replace  the item's own text with its second-to-last line ending in a comment (coderd
            `replace-symbol` gets the item's lines, doc comment included; Serena `replace_symbol_body`
            gets its own `find_symbol` body — the server's range, which may leave the doc out — with
