@@ -19,10 +19,24 @@ Size: the answer as the agent gets it (coderd's JSON `result`, Serena's MCP text
 chars/4 (no tokenizer is installed). Latency: each question once, after one untimed warm-up call
 per tool and repository; coderd over its socket, Serena through MCP (both one persistent client).
 
-Symbol edits (replace/insert/delete-symbol) are left for after the merge of the symbol-edit
-methods: see SYMBOL_EDITS below.
+Symbol edits (`--part=edits`; scripts/serena_edits.py): 20 functions and methods per repository, every k-th
+of coderd's outline of the same files with ≥ 3 lines whose second-to-last line can take a comment,
+each tool on a fresh clone of the repository (`git clone --shared`; coderd twice, by default and
+with `autodiag: false` as Serena 2.1.0 edits), in turn for each item:
+  replace  the item's own text with its second-to-last line ending in a comment (coderd
+           `replace-symbol` gets the item's lines, doc comment included; Serena `replace_symbol_body`
+           gets its own `find_symbol` body — the server's range, which may leave the doc out — with
+           the same line changed): the file must be the original with exactly that line changed;
+  insert   a new function after it (`insert-symbol where=after` / `insert_after_symbol`), at the
+           item's indentation, separated from it by the file's own gap between sibling items (Serena
+           is given that gap as leading newlines, its contract for blank lines);
+  delete   that new function (`delete-symbol` / `safe_delete_symbol`): it has no references, so
+           neither tool may refuse; the file must be as it was before the insert.
+Scored per tool and operation: byte-exact (against the file computed here from the bytes before the
+edit), parses (gofmt -e, Python's compile(), rustfmt reading stdin), answer tokens, p50 latency.
 
 Usage: scripts/bench-serena.py [path/to/coderd] [--repos=gin,requests,ripgrep] [--symbols=20]
+                               [--part=questions,edits]
   Needs: serena-agent in $SERENA_VENV (default /tmp/serena-venv:
          python3 -m venv /tmp/serena-venv && /tmp/serena-venv/bin/pip install serena-agent==2.1.0 uv),
          the repositories in $BENCH_REPOS/<name> (default /tmp/bench-serena; cloned from GitHub
@@ -41,6 +55,7 @@ opt = lambda name, default: next((a.split("=", 1)[1] for a in sys.argv if a.star
 CODERD = os.path.abspath(args[0] if args else os.path.join(REPO, "target/debug/coderd"))
 WANTED = opt("repos", "gin,requests,ripgrep").split(",")
 N = int(opt("symbols", 20))
+PARTS = opt("part", "questions,edits").split(",")
 SERENA_VENV = os.environ.get("SERENA_VENV", "/tmp/serena-venv")
 REPOS_DIR = os.environ.get("BENCH_REPOS", "/tmp/bench-serena")
 SERVERS_DIR = os.environ.get("CODERD_SERVERS_DIR") or os.path.join(
@@ -58,14 +73,6 @@ CASES = [
      ["crates/searcher/src/searcher/mod.rs", "crates/ignore/src/walk.rs", "crates/globset/src/lib.rs",
       "crates/regex/src/matcher.rs"]),
 ]
-
-# Symbol edits: filled in after the symbol-edit methods are merged (the lead). Each entry will be
-# (question, coderd method and params, Serena tool and arguments); the table has a row per entry.
-# TODO(symbol edits): replace-symbol vs replace_symbol_body, insert-symbol vs insert_after_symbol,
-# delete-symbol vs safe_delete_symbol: correctness (the file as the edit should leave it), answer
-# tokens, p50.
-SYMBOL_EDITS = []
-
 
 def checkout(name, github):
     path = os.path.join(REPOS_DIR, name)
@@ -326,8 +333,17 @@ def score(row, truth, got, text, t):
 
 
 def main():
-    results = [asyncio.run(run_case(*c)) for c in CASES if c[0] in WANTED]
+    cases = [c for c in CASES if c[0] in WANTED]
     print(f"\ncoderd: {CODERD}; Serena: {SERENA_VENV}; tokens = chars/4")
+    if "questions" in PARTS:
+        print_questions([asyncio.run(run_case(*c)) for c in cases])
+    if "edits" in PARTS:
+        import serena_edits
+        serena_edits.print_edits([asyncio.run(serena_edits.run_edits(c, sys.modules[__name__]))
+                                  for c in cases])
+
+
+def print_questions(results):
     print("\n| repository (server) | question | tool | agrees with the server | places found | "
           "answer tokens p50 | p50 ms |")
     print("|---|---|---|---|---|---|---|")
@@ -335,14 +351,13 @@ def main():
         for method, tools in rows.items():
             for who, r in tools.items():
                 tool = {"server": f"{server} itself (`textDocument/{method}`, raw LSP JSON)",
-                         "coderd": f"coderd `{method}`",
+                        "coderd": f"coderd `{method}`",
                         "serena": "Serena `find_referencing_symbols`" if method == "references"
                         else "Serena `find_declaration`"}[who]
                 print(f"| {name} ({server}) | {method} | {tool} | {r['agree']}/{r['asked']} | "
                       f"{100 * (sum(r['found']) / len(r['found']) if r['found'] else 0):.0f}% | "
                       f"{p50(r['tokens']):.0f} | {1000 * p50(r['t']):.1f} |")
-    for edit in SYMBOL_EDITS:  # filled in after the symbol-edit methods are merged
-        print(f"| {edit} | (symbol edit) | TODO | | | | |")
 
 
-main()
+if __name__ == "__main__":
+    main()
