@@ -385,6 +385,11 @@ fn schema_of<P: JsonSchema>() -> Schema {
 
 /// A mutating method's schema: its params plus the `diagnostics` switch `Method::call` takes.
 fn schema_with_switch<P: JsonSchema>() -> Schema {
+    schema_with::<P>("diagnostics", coderd_lsp::switch_schema())
+}
+
+/// `P`'s schema with one more property, which a face takes before the params reach `P`.
+pub fn schema_with<P: JsonSchema>(name: &str, property: Value) -> Schema {
     let mut schema = schemars::schema_for!(P);
     if let Some(properties) = schema
         .ensure_object()
@@ -392,7 +397,7 @@ fn schema_with_switch<P: JsonSchema>() -> Schema {
         .or_insert_with(|| json!({}))
         .as_object_mut()
     {
-        properties.insert("diagnostics".into(), coderd_lsp::switch_schema());
+        properties.insert(name.into(), property);
     }
     schema
 }

@@ -13,6 +13,7 @@ use coderd_edit::rename::{self, TextEdit};
 use coderd_edit::txn::Target;
 use coderd_lsp::calls::Direction;
 use coderd_lsp::navigate::{self, At, Place, Unanswered};
+use coderd_lsp::GroupBy;
 use coderd_syntax::map::lookup;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -75,14 +76,6 @@ at_position!(ReferencesParams {
     #[serde(default)]
     group_by: Option<GroupBy>,
 });
-
-/// How places are grouped.
-#[derive(Deserialize, JsonSchema, Clone, Copy, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum GroupBy {
-    /// By the outline item (function, method, class) that holds each place.
-    Symbol,
-}
 
 at_position!(RenameParams {
     /// The symbol's new name.

@@ -630,10 +630,7 @@ fn the_off_switches_work_for_every_mutating_method() {
             "insert-symbol",
             json!({"file": go("a.go"), "symbol": "a", "where": "after", "content": "var z int = \"x\""}),
         ),
-        (
-            "delete-symbol",
-            json!({"file": go("a.go"), "symbol": "z"}),
-        ),
+        ("delete-symbol", json!({"file": go("a.go"), "symbol": "z"})),
         (
             "move",
             json!({"moves": [{"from": go("b.go"), "to": go("c.go")}]}),

@@ -27,11 +27,11 @@ pub struct DiagnosticsParams {
     group_by: Option<GroupBy>,
 }
 
-/// How findings are grouped.
+/// How places (`references`) or findings (`diagnostics`) are grouped.
 #[derive(Deserialize, JsonSchema, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum GroupBy {
-    /// By the innermost outline item (function, method, class) holding each finding.
+    /// By the innermost outline item (function, method, class) that holds each one.
     Symbol,
 }
 

@@ -30,7 +30,7 @@ mod transport;
 mod tsserver;
 mod uri;
 
-pub use diagnostics::{diagnostics, DiagnosticsParams};
+pub use diagnostics::{diagnostics, DiagnosticsParams, GroupBy};
 
 use coderd_core::config::LspConfig;
 use coderd_core::documents::{Document, Event, EventKind};

@@ -18,23 +18,14 @@ const STARTS_AT_PATH: &[&str] = &["coder::tree", "coder::list-folder", "coder::s
 
 /// `P`'s schema with the `base_dir` property.
 pub fn schema<P: JsonSchema>() -> Schema {
-    let mut schema = schemars::schema_for!(P);
-    if let Some(properties) = schema
-        .ensure_object()
-        .entry("properties")
-        .or_insert_with(|| json!({}))
-        .as_object_mut()
-    {
-        properties.insert(
-            "base_dir".into(),
-            json!({
-                "type": "string",
-                "description": "The folder relative paths resolve against (default: the primary \
-                    root); a folder inside the allowed roots. Absolute paths are unaffected."
-            }),
-        );
-    }
-    schema
+    super::super::schema_with::<P>(
+        "base_dir",
+        json!({
+            "type": "string",
+            "description": "The folder relative paths resolve against (default: the primary \
+                root); a folder inside the allowed roots. Absolute paths are unaffected."
+        }),
+    )
 }
 
 /// The params with `base_dir` taken out and applied to every relative path they name.
