@@ -14,6 +14,10 @@ import json, os, shutil, sys, tempfile, time, tomllib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import coderd_bench  # noqa: E402
+from coderd_bench import until  # noqa: E402
+
+# How long a language server may take to load before its first answer.
+LOAD_S = 180
 import lsp_direct  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -81,16 +85,6 @@ def places_coderd(reply):
     return {(l["path"], l["line"], l["column"]) for l in result.get("locations", [])}, result.get("source")
 
 
-def until(f, timeout=180):
-    """Calls f until it answers something non-empty (a server still loading answers nothing)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = f()
-        if value or time.monotonic() > deadline:
-            return value
-        time.sleep(0.5)
-
-
 def run_case(language, server, files, rel, line, column):
     binary = os.path.join(BIN, server)
     if not os.path.exists(binary):
@@ -115,8 +109,8 @@ def run_case(language, server, files, rel, line, column):
                   "position": {"line": line - 1, "character": column - 1}, **extra}
         ask_direct = lambda: places_direct(direct.request(f"textDocument/{method}", params, timeout=120))
         ask_coderd = lambda: d.call(method, {"file": rel, "line": line, "column": column})
-        warm_direct = until(ask_direct)
-        warm_coderd, source = places_coderd(until(lambda: places_coderd(ask_coderd())[0] and ask_coderd()))
+        warm_direct = until(ask_direct, LOAD_S)
+        warm_coderd, source = places_coderd(until(lambda: places_coderd(ask_coderd())[0] and ask_coderd(), LOAD_S))
         same = {(os.path.relpath(p, direct_root), l, c) for p, l, c in warm_direct} == \
                {(os.path.relpath(p, d.ws), l, c) for p, l, c in warm_coderd}
         t_direct, t_coderd = [], []

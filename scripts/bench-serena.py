@@ -43,10 +43,14 @@ Usage: scripts/bench-serena.py [path/to/coderd] [--repos=gin,requests,ripgrep] [
          when missing), the servers of scripts/install-language-servers.sh (Serena is given the
          same gopls and rust-analyzer on its PATH; for Python it runs pyright through uvx).
   Run it with the venv's Python (it has the MCP SDK): $SERENA_VENV/bin/python scripts/bench-serena.py"""
-import asyncio, glob, json, os, re, statistics, subprocess, sys, time, tomllib
+import asyncio, glob, json, os, re, subprocess, sys, time, tomllib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import coderd_bench  # noqa: E402
+from coderd_bench import p50, until  # noqa: E402
+
+# How long a language server may take to load before its first answer.
+LOAD_S = 300
 import lsp_direct  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -86,20 +90,6 @@ def tokens(text):
     return len(text) / 4
 
 
-def p50(xs):
-    return statistics.median(xs) if xs else float("nan")
-
-
-def until(f, timeout=300):
-    """Calls f until it answers something non-empty (a server still loading answers nothing)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = f()
-        if value or time.monotonic() > deadline:
-            return value
-        time.sleep(0.5)
-
-
 def flatten(symbols, out):
     for s in symbols or []:
         out.append(s)
@@ -115,7 +105,7 @@ def pick_symbols(direct, root, language, files):
         text = open(path).read()
         direct.open(path, language, text, 1)
         listed = until(lambda: direct.request("textDocument/documentSymbol",
-                                              {"textDocument": {"uri": lsp_direct.uri_of(path)}}, timeout=300))
+                                              {"textDocument": {"uri": lsp_direct.uri_of(path)}}, timeout=300), LOAD_S)
         lines = text.split("\n")
         for s in flatten(listed, []):
             if s.get("kind") not in KINDS or "selectionRange" not in s:
@@ -274,12 +264,12 @@ async def run_case(name, github, language, server, files):
                           "context": {"includeDeclaration": False}}
             ask = lambda: places_lsp(direct.request("textDocument/references", ref_params, timeout=300), root)
             if first:
-                until(ask)  # the server's load
+                until(ask, LOAD_S)  # the server's load
             answer, t = timed(lambda: direct.request("textDocument/references", ref_params, timeout=300))
             truth = places_lsp(answer, root) - {decl}
             score(rows["references"]["server"], truth, truth, json.dumps(answer, separators=(",", ":")), t)
             if first:  # warm-ups, untimed
-                until(lambda: places_coderd(d.call("references", at), root))
+                until(lambda: places_coderd(d.call("references", at), root), LOAD_S)
                 np = await serena.name_path(sym)
                 if np:
                     await serena.call("find_referencing_symbols", {"name_path": np, "relative_path": sym["file"]})

@@ -1,7 +1,8 @@
 """Shared by the Python benchmark scripts: a coderd started on a workspace folder, and one persistent
 newline-delimited JSON-RPC connection to it (what an agent's backend keeps open). The one socket
-client of the benchmarks: a script that talks to the socket imports `Connection`, never its own."""
-import json, os, shutil, socket, subprocess, tempfile, time
+client of the benchmarks: a script that talks to the socket imports `Connection`, never its own; and
+`until`, the one way the scripts wait for a language server that is still loading, and `p50`."""
+import json, os, shutil, socket, statistics, subprocess, tempfile, time
 
 
 class Connection:
@@ -65,3 +66,19 @@ class Daemon:
             self.proc.wait()
         shutil.rmtree(self.ws, ignore_errors=True)
         shutil.rmtree(self.side, ignore_errors=True)
+
+
+def until(f, timeout):
+    """Calls f until it answers something non-empty (a server still loading answers nothing), at
+    most `timeout` seconds; the last answer."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = f()
+        if value or time.monotonic() > deadline:
+            return value
+        time.sleep(0.5)
+
+
+def p50(xs):
+    """The median, NaN for no samples."""
+    return statistics.median(xs) if xs else float("nan")

@@ -5,7 +5,7 @@
 The expected file of every step is computed here from the bytes the tool's file had just before
 it, so one wrong step does not count against the next ones; an item starts from the file as the
 previous items should have left it (rewritten when a tool left it otherwise)."""
-import difflib, json, os, re, shutil, statistics, subprocess, sys, tempfile, time
+import difflib, json, os, re, shutil, subprocess, sys, tempfile, time
 
 import coderd_bench
 
@@ -144,7 +144,7 @@ async def run_edits(case, bench):
         at = {"file": os.path.join(d.ws, items[0]["file"]), "line": items[0]["line"], "symbol": items[0]["name"]}
         for tool in (d, quiet):
             bench.until(lambda: (tool.call("references", dict(at, file=at["file"].replace(d.ws, tool.ws)))
-                                 .get("result") or {}).get("locations"))
+                                 .get("result") or {}).get("locations"), bench.LOAD_S)
         for i, item in enumerate(items):
             rel = item["file"]
             first = d.call("read", {"file": os.path.join(d.ws, rel),
@@ -241,6 +241,5 @@ def print_edits(results):
             for who, r in by_tool.items():
                 tool = {"coderd": f"coderd {tools[op][0]}", "coderd-quiet": f"coderd {tools[op][0]}, `autodiag: false`",
                         "serena": f"Serena {tools[op][1]}"}[who]
-                mid = lambda xs: statistics.median(xs) if xs else float("nan")
                 print(f"| {name} ({server}) | {op} | {tool} | {r['exact']}/{r['asked']} | {r['parses']}/{r['asked']} | "
-                      f"{r['refused'] + r['asked'] - len(r['t'])} | {mid(r['tokens']):.0f} | {1000 * mid(r['t']):.1f} |")
+                      f"{r['refused'] + r['asked'] - len(r['t'])} | {coderd_bench.p50(r['tokens']):.0f} | {1000 * coderd_bench.p50(r['t']):.1f} |")
