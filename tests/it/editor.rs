@@ -383,9 +383,20 @@ fn diagnostics_are_relayed_and_unsaved_buffers_refuse_agent_edits() {
 /// Retries an agent's edit until its error code satisfies `wanted` (the face passes the editor's
 /// notifications on asynchronously); the error.
 fn wait_for_code(daemon: &Daemon, edit: &Value, wanted: impl Fn(&str) -> bool) -> Value {
+    wait_for_method_code(daemon, "patch", edit, wanted)
+}
+
+/// Calls `method` until its error code is one `wanted` accepts: the editor face relays each
+/// buffer to the daemon on its own, so a claim is in force only once an edit says so.
+fn wait_for_method_code(
+    daemon: &Daemon,
+    method: &str,
+    edit: &Value,
+    wanted: impl Fn(&str) -> bool,
+) -> Value {
     let start = Instant::now();
     loop {
-        let reply = daemon.call("patch", edit.clone());
+        let reply = daemon.call(method, edit.clone());
         let code = reply["error"]["data"]["code"]
             .as_str()
             .unwrap_or("none")
@@ -583,6 +594,9 @@ fn a_persons_unsaved_buffer_is_theirs_until_they_save_or_leave() {
     );
     let probe = json!({"file": "lib/shapes.rb", "search": "no such text", "replace": "x"});
     wait_for_code(&daemon, &probe, |code| code == "C212");
+    // Both buffers' claims, not just the first one's: each open is relayed on its own.
+    let fresh_probe = json!({"file": "lib/fresh.rb", "content": "# agent\n", "dry_run": true});
+    wait_for_method_code(&daemon, "write", &fresh_probe, |code| code == "C212");
     let before = common::snapshot(&sandbox.root);
 
     let refused = [
