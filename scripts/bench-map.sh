@@ -15,7 +15,7 @@
 # counted as chars/4; without it its columns are left out). COMMITS (default 40) commits per
 # repository; RUNS (default 5) runs of the cold timings; BENCH_NO_BUILD=1 uses the release binary
 # already built. PART (retrieval, cold; default both) runs one part; REPOS (owner/name ...) replaces
-# the SET's repositories. See scripts/bench-map-retrieval.py for what is counted.
+# the SET's repositories; AIDER=0 leaves aider out (no install, no columns). See scripts/bench-map-retrieval.py for what is counted.
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -56,7 +56,9 @@ for r in "${repos[@]}"; do
 done
 
 aider=()
-if [[ $part != cold && ! -f $cache/aider-venv/.installed ]]; then
+if [[ ${AIDER:-1} == 0 ]]; then
+  echo "## aider left out (AIDER=0)"
+elif [[ $part != cold && ! -f $cache/aider-venv/.installed ]]; then
   echo "## installing aider-chat into $cache/aider-venv"
   if python3 -m venv "$cache/aider-venv" && "$cache/aider-venv/bin/pip" install -q aider-chat; then
     touch "$cache/aider-venv/.installed"
@@ -64,7 +66,7 @@ if [[ $part != cold && ! -f $cache/aider-venv/.installed ]]; then
     echo "note: aider-chat could not be installed; its columns are left out"
   fi
 fi
-[[ -f $cache/aider-venv/.installed ]] && aider=(--aider-python "$cache/aider-venv/bin/python")
+[[ ${AIDER:-1} != 0 && -f $cache/aider-venv/.installed ]] && aider=(--aider-python "$cache/aider-venv/bin/python")
 
 if [[ ${BENCH_NO_BUILD:-0} != 1 ]]; then
   echo "## building (release)"
