@@ -14,7 +14,7 @@
 # left out of the checkout: scripts/sparse-without-missing.py). aider-chat is installed from PyPI into a venv there (tokens
 # counted as chars/4; without it its columns are left out). COMMITS (default 40) commits per
 # repository; RUNS (default 5) runs of the cold timings; BENCH_NO_BUILD=1 uses the release binary
-# already built. PART (retrieval, cold; default both) runs one part; REPOS (owner/name ...) replaces
+# already built (CODERD_BIN=path: that binary instead). PART (retrieval, cold; default both) runs one part; REPOS (owner/name ...) replaces
 # the SET's repositories; AIDER=0 leaves aider out (no install, no columns). See scripts/bench-map-retrieval.py for what is counted.
 set -euo pipefail
 
@@ -72,7 +72,7 @@ if [[ ${BENCH_NO_BUILD:-0} != 1 ]]; then
   echo "## building (release)"
   (cd "$repo" && cargo build --release --quiet --bin coderd)
 fi
-bin=$CARGO_TARGET_DIR/release/coderd
+bin=${CODERD_BIN:-$CARGO_TARGET_DIR/release/coderd}
 
 out=$cache/results
 retrieval=$out/map-retrieval.json restart=$out/map-restart.json
