@@ -1,6 +1,10 @@
 //! The structure of a tree: `map` and `symbols` (see `map`).
 
+use super::state::State;
 use super::{method, Method};
+use coderd_core::error::Result;
+use coderd_syntax::map::{MapParams, MapResult};
+use std::sync::Arc;
 
 pub fn methods() -> Vec<Method> {
     vec![
@@ -9,7 +13,7 @@ pub fn methods() -> Vec<Method> {
             &[],
             "The most important definitions under a folder, ranked by the reference graph, within a character budget.",
             false,
-            |s, p| coderd_syntax::map::run(s, &s.map, p),
+            map,
         )
         .answers(wire::answers::Answer::Map)
         .param_aliases(&[("path", "dir"), ("directory", "dir")])
@@ -26,4 +30,21 @@ pub fn methods() -> Vec<Method> {
         .bare(&["query", "dir"])
         .heavy(super::always),
     ]
+}
+
+/// The map, with the recent history of the repository holding the (first) focus file: its
+/// ties are to the focus files, so a map without focus reads none. History is a signal, not a
+/// requirement: a file in no repository, or one git cannot read, is mapped by the graph alone (the
+/// reason is logged), and a bad path is the map's own error.
+fn map(s: &Arc<State>, p: MapParams) -> Result<MapResult> {
+    let history = match p.focus.first().map(|focus| s.history.read(s, focus)) {
+        Some(Ok(history)) => history,
+        Some(Err(e)) => {
+            tracing::debug!(error = %e.message, "map without history");
+            None
+        }
+        None => None,
+    };
+    let commits = history.as_ref().map(|h| h.commits.as_slice());
+    coderd_syntax::map::run(s, &s.map, p, commits)
 }

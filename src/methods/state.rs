@@ -32,6 +32,8 @@ pub struct State {
     pub syntax: coderd_syntax::Cache,
     /// The map's tag index and last ranking (see `map`).
     pub map: coderd_syntax::map::MapCache,
+    /// The repositories' recent history the map reads (see `history`).
+    pub history: coderd_git::history::HistoryCache,
     /// The language servers (see `lsp`).
     pub lsp: Arc<coderd_lsp::Lsp>,
     /// The daemon-wide gate for heavy requests (see `memory`).
@@ -53,6 +55,9 @@ impl State {
         let journal = Journal::open(state_dir(&socket).as_deref());
         let map =
             coderd_syntax::map::MapCache::new(state_dir(&socket).map(|d| d.join("map")).as_deref());
+        let history = coderd_git::history::HistoryCache::new(
+            state_dir(&socket).map(|d| d.join("history")).as_deref(),
+        );
         let policy = Policy::new(config.limits.max_memory_bytes);
         let heavy = Arc::new(Gate::new(&policy));
         let frames = FrameBudget::new(&policy);
@@ -90,6 +95,7 @@ impl State {
             line_counts: read::LineCounts::default(),
             syntax,
             map,
+            history,
             lsp,
             started: Instant::now(),
             shutdown: Notify::new(),

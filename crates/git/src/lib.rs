@@ -17,6 +17,7 @@ pub mod checkpoint;
 mod command;
 mod config_files;
 pub mod diff;
+pub mod history;
 pub mod log;
 mod repository;
 pub mod status;

@@ -168,7 +168,7 @@ pub fn inside(jail: &Jail, path: &Path, what: impl Fn() -> String) -> Result<Pat
 }
 
 /// A small file inside the roots, read through the jail; `None` when it does not exist.
-fn read_inside(jail: &Jail, path: &Path) -> Result<Option<Vec<u8>>> {
+pub(crate) fn read_inside(jail: &Jail, path: &Path) -> Result<Option<Vec<u8>>> {
     let Some(wire) = path.to_str() else {
         return Ok(None);
     };

@@ -4,9 +4,11 @@
 pub mod exec;
 pub mod iii;
 pub mod lsp;
+pub mod map;
 
 pub use crate::jail::JailSettings;
 pub use lsp::LspConfig;
+pub use map::MapConfig;
 
 use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
@@ -67,6 +69,8 @@ pub struct Limits {
     pub max_connections: Option<usize>,
     /// The iii engine face (`coderd iii`): engine, namespace, functions (see `iii`).
     pub iii: iii::IiiConfig,
+    /// The map: how much of the repository's history its ranking reads (see `history`).
+    pub map: MapConfig,
 }
 
 impl Default for Limits {
@@ -101,6 +105,7 @@ impl Default for Limits {
             write_timeout_secs: 30,
             max_connections: None,
             iii: iii::IiiConfig::default(),
+            map: MapConfig::default(),
         }
     }
 }
@@ -317,6 +322,7 @@ impl Limits {
             ("lsp.warm_deadline_ms", self.lsp.warm_deadline_ms),
             ("lsp.cold_deadline_ms", self.lsp.cold_deadline_ms),
             ("lsp.idle_secs", self.lsp.idle_secs),
+            ("map.history_max_files", self.map.history_max_files as u64),
             ("idle_timeout_secs", self.idle_timeout_secs),
             ("frame_timeout_secs", self.frame_timeout_secs),
             ("write_timeout_secs", self.write_timeout_secs),
@@ -327,6 +333,12 @@ impl Limits {
         ];
         if let Some((name, _)) = positive.iter().find(|(_, v)| *v == 0) {
             return Err(Error::bad_input(format!("`{name}` must be greater than 0")));
+        }
+        if self.map.history_commits > map::MAX_HISTORY_COMMITS {
+            return Err(Error::bad_input(format!(
+                "`map.history_commits` must be at most {}",
+                map::MAX_HISTORY_COMMITS
+            )));
         }
         if self.tree_default_depth > 20 {
             return Err(Error::bad_input(

@@ -5,6 +5,7 @@
 //! The ranking is cached per (folder, steering, versions of every file): a warm map with nothing
 //! changed only lists, stats and renders.
 
+pub mod cochange;
 pub mod exclude;
 pub mod index;
 pub mod lookup;
@@ -87,7 +88,14 @@ pub struct MapResult {
     pub items: Option<Vec<MapItem>>,
 }
 
-pub fn run(state: &Workspace, cache: &MapCache, p: MapParams) -> Result<MapResult> {
+/// The map `p` asks for; `history` (the repository's recent commits, when the folder is in one)
+/// ties the files that changed with the focus files.
+pub fn run(
+    state: &Workspace,
+    cache: &MapCache,
+    p: MapParams,
+    history: Option<&[Vec<String>]>,
+) -> Result<MapResult> {
     let budget = p.budget.unwrap_or(DEFAULT_BUDGET);
     if budget == 0 || budget > MAX_BUDGET {
         return Err(Error::bad_input(format!(
@@ -113,10 +121,14 @@ pub fn run(state: &Workspace, cache: &MapCache, p: MapParams) -> Result<MapResul
     let mut mentions = p.mentions.clone();
     mentions.sort();
     mentions.dedup();
+    let co_changed = history
+        .map(|h| cochange::ties(&snapshot.files, &focus, h))
+        .unwrap_or_default();
     let steering = Steering {
         focus,
         mentions,
         include_tests: p.include_tests,
+        co_changed,
     };
     let listed = started.elapsed();
     let ranked = cache.ranked(&dir.abs, &steering, snapshot.fingerprint, || {

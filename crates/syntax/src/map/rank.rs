@@ -39,11 +39,14 @@ const STRONG_MENTION: f64 = 1.0;
 /// Each further item of a file in the graph's class counts this much of the one before.
 const FILE_DECAY: f64 = 0.7;
 const ITERATIONS: usize = 60;
+/// What a file that changed together with the focus file in every commit of it is worth as a tie,
+/// against a name's (`name_weight`: a specific name is 10, shared among its definers).
+const CO_CHANGE: f64 = 100.0;
 /// Ranks sum to 1; a total change below this moves no definition past another in practice.
 const TOLERANCE: f64 = 1e-10;
 
 /// What steers the ranking besides the files themselves.
-#[derive(Clone, Debug, Default, Hash)]
+#[derive(Clone, Debug, Default)]
 pub struct Steering {
     /// Indices of the focus files (their neighbours rise; their own items are not listed).
     pub focus: Vec<usize>,
@@ -51,6 +54,18 @@ pub struct Steering {
     pub mentions: Vec<String>,
     /// Whether items inside a module named `test` or `tests` (Rust's `mod tests`) are listed.
     pub include_tests: bool,
+    /// Files that changed together with the focus files in the repository's history, with how
+    /// strongly (`cochange::ties`), by file index.
+    pub co_changed: Vec<(usize, f64)>,
+}
+
+impl std::hash::Hash for Steering {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        (&self.focus, &self.mentions, self.include_tests).hash(state);
+        for &(file, strength) in &self.co_changed {
+            (file, strength.to_bits()).hash(state);
+        }
+    }
 }
 
 /// One definition in ranked order.
@@ -257,13 +272,16 @@ pub fn rank(files: &[Arc<FileTags>], steering: &Steering) -> Ranked {
         (score > 0.0).then_some(score)
     };
 
-    let ties = steer::neighbours(
+    let mut ties = steer::neighbours(
         files,
         &steering.focus,
         &name_index,
         &graph.definers,
         &name_weights,
     );
+    for &(f, strength) in &steering.co_changed {
+        ties[f] += CO_CHANGE * strength;
+    }
     let mut scored: Vec<(u8, f64, usize, usize)> = Vec::new();
     let mut focus_items = 0;
     for (f, file) in files.iter().enumerate() {

@@ -1,0 +1,293 @@
+//! The repository's recent history as the map reads it: which files each of the last commits
+//! changed together. Files that changed together before are what the next change needs
+//! (evolutionary coupling); the map's ranking weighs them beside the reference graph.
+//!
+//! Read with one hardened `git log --name-only` from HEAD (no merges, no rename detection, no
+//! diff drivers: only trees are compared, no file content is read), bounded by the config: the
+//! last `map.history_commits` commits, and a commit that changed more than
+//! `map.history_max_files` files (a mass rename, a formatting pass) says nothing about any pair
+//! and is left out. Only HEAD's ancestors are read: no other branch, no commit after HEAD.
+//!
+//! Kept per repository in memory and in the daemon's state folder, keyed by the commit HEAD names:
+//! a map asks for HEAD by reading `HEAD` and its ref as files (no process), and reads the log again
+//! only when HEAD moved. A folder in no repository (or one git cannot read) has no history: the
+//! map ranks by the graph alone.
+
+use super::{command::nul_records, repository, Repo};
+use coderd_core::config::MapConfig;
+use coderd_core::error::{Error, Result};
+use coderd_core::workspace::Workspace;
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+/// The most output one log may produce (a thousand commits of a few dozen paths is well under).
+const MAX_LOG_BYTES: usize = 64 * 1024 * 1024;
+
+/// What one repository's last commits changed.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct History {
+    /// The commit HEAD named when the log was read, and the bounds it was read with.
+    pub head: String,
+    pub bounds: MapConfig,
+    /// Per commit, newest first, the files it changed, relative to the workspace root the map's
+    /// folder is in (as the map prints paths); commits over the bound are left out.
+    pub commits: Vec<Vec<String>>,
+}
+
+/// The histories read so far, by repository, and where they are saved.
+#[derive(Default)]
+pub struct HistoryCache {
+    dir: Option<PathBuf>,
+    held: Mutex<HashMap<PathBuf, Arc<History>>>,
+}
+
+impl HistoryCache {
+    /// A cache saved in `dir` (the daemon's state folder); in memory only without one.
+    pub fn new(dir: Option<&Path>) -> HistoryCache {
+        HistoryCache {
+            dir: dir.map(Path::to_path_buf),
+            held: Mutex::default(),
+        }
+    }
+
+    /// The history of the repository holding `near` (a wire path of a file or a folder; the map
+    /// passes its focus file), as of its HEAD now: `None` when it is in no repository, the
+    /// repository has no commit, or the config turns history off (`map.history_commits: 0`).
+    pub fn read(&self, state: &Workspace, near: &str) -> Result<Option<Arc<History>>> {
+        let bounds = state.limits().map.clone();
+        if bounds.history_commits == 0 {
+            return Ok(None);
+        }
+        let jail = &state.jail;
+        let mut resolved = jail.resolve("focus", near)?;
+        if !jail.metadata(&resolved).is_ok_and(|m| m.is_dir()) {
+            let Some(folder) = resolved.abs.parent().and_then(|p| jail.locate(p)) else {
+                return Ok(None);
+            };
+            resolved = folder;
+        }
+        let wire = resolved.abs.to_string_lossy().into_owned();
+        let dir = Some(wire.as_str());
+        let Some(pinned) = repository::find(jail, &resolved)? else {
+            return Ok(None);
+        };
+        let root = &jail.roots()[resolved.root].path;
+        let key = cache_key(&pinned.git_dir, root, &bounds);
+        let head = match head_of(jail, &pinned)? {
+            Some(head) => head,
+            // A ref git packed or keeps another way: git names the commit.
+            None => match rev_parse_head(state, dir)? {
+                Some(head) => head,
+                None => return Ok(None),
+            },
+        };
+        let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(history) = held.get(&pinned.git_dir) {
+            if history.head == head && history.bounds == bounds {
+                return Ok(Some(history.clone()));
+            }
+        }
+        let history = match self.load(key, &head, &bounds) {
+            Some(saved) => saved,
+            None => {
+                let repo = Repo::open(state, dir)?;
+                let prefix = root_prefix(&repo.pinned.work_tree, root);
+                let history = read_log(&repo, head, bounds, &prefix)?;
+                self.save(key, &history);
+                history
+            }
+        };
+        let history = Arc::new(history);
+        held.insert(pinned.git_dir, history.clone());
+        Ok(Some(history))
+    }
+
+    fn path(&self, key: u64) -> Option<PathBuf> {
+        Some(self.dir.as_ref()?.join(format!("{key:016x}.json")))
+    }
+
+    /// The saved history, if it is of this HEAD and these bounds.
+    fn load(&self, key: u64, head: &str, bounds: &MapConfig) -> Option<History> {
+        let text = std::fs::read(self.path(key)?).ok()?;
+        let saved: History = serde_json::from_slice(&text).ok()?;
+        (saved.head == head && saved.bounds == *bounds).then_some(saved)
+    }
+
+    /// Saves a history (whole or not at all: written beside, then renamed); a failure costs only
+    /// the next daemon's log.
+    fn save(&self, key: u64, history: &History) {
+        let Some(path) = self.path(key) else {
+            return;
+        };
+        let written = (|| {
+            std::fs::create_dir_all(path.parent()?).ok()?;
+            let partial = path.with_extension("partial");
+            std::fs::write(&partial, serde_json::to_vec(history).ok()?).ok()?;
+            std::fs::rename(&partial, &path).ok()
+        })();
+        if written.is_none() {
+            tracing::debug!(path = %path.display(), "history not saved");
+        }
+    }
+}
+
+/// The saved file of a repository's history as seen from one root with one set of bounds.
+fn cache_key(git_dir: &Path, root: &Path, bounds: &MapConfig) -> u64 {
+    let mut hasher = std::hash::DefaultHasher::new();
+    (
+        git_dir,
+        root,
+        bounds.history_commits,
+        bounds.history_max_files,
+    )
+        .hash(&mut hasher);
+    hasher.finish()
+}
+
+/// The commit HEAD names, read as git's files: `HEAD` (a commit, or `ref: NAME`) and a loose ref.
+/// `None` when the ref is not a loose file (packed, reftable, unborn): git is asked instead.
+fn head_of(jail: &coderd_core::jail::Jail, pinned: &repository::Pinned) -> Result<Option<String>> {
+    let Some(head) = repository::read_inside(jail, &pinned.git_dir.join("HEAD"))? else {
+        return Ok(None);
+    };
+    let head = String::from_utf8_lossy(head.trim_ascii()).into_owned();
+    let Some(name) = head.strip_prefix("ref:").map(str::trim) else {
+        return Ok(is_commit_id(&head).then_some(head));
+    };
+    if !name.starts_with("refs/") || name.split('/').any(|part| part == "..") {
+        return Ok(None);
+    }
+    let Some(id) = repository::read_inside(jail, &pinned.common_dir.join(name))? else {
+        return Ok(None);
+    };
+    let id = String::from_utf8_lossy(id.trim_ascii()).into_owned();
+    Ok(is_commit_id(&id).then_some(id))
+}
+
+fn is_commit_id(text: &str) -> bool {
+    matches!(text.len(), 40 | 64) && text.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// `git rev-parse HEAD`: `None` in a repository without commits.
+fn rev_parse_head(state: &Workspace, dir: Option<&str>) -> Result<Option<String>> {
+    let repo = Repo::open(state, dir)?;
+    let output = repo
+        .git()
+        .args(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"])
+        .output()
+        .map_err(|e| repo.error("map", e))?;
+    let id = String::from_utf8_lossy(output.stdout.trim_ascii()).into_owned();
+    Ok((output.status.success() && is_commit_id(&id)).then_some(id))
+}
+
+/// What turns a path git prints (relative to the work tree) into one relative to the root:
+/// the work tree's place under the root, or the root's place under the work tree.
+enum Prefix {
+    Add(String),
+    Strip(String),
+}
+
+fn root_prefix(work_tree: &Path, root: &Path) -> Prefix {
+    let text = |p: &Path| {
+        let mut s = p.to_string_lossy().into_owned();
+        if !s.is_empty() {
+            s.push('/');
+        }
+        s
+    };
+    match work_tree.strip_prefix(root) {
+        Ok(inner) => Prefix::Add(text(inner)),
+        Err(_) => Prefix::Strip(text(root.strip_prefix(work_tree).unwrap_or(root))),
+    }
+}
+
+/// The log from `head`: each commit's changed files, the commits over the bound left out.
+fn read_log(repo: &Repo, head: String, bounds: MapConfig, prefix: &Prefix) -> Result<History> {
+    let output = repo
+        .git()
+        .args([
+            "log",
+            "-z",
+            "--no-merges",
+            "--no-renames",
+            "--no-ext-diff",
+            "--no-textconv",
+            "--no-color",
+            "--name-only",
+            "--format=%x01",
+        ])
+        .arg(format!("--max-count={}", bounds.history_commits))
+        .arg(&head)
+        .arg("--")
+        .stdout_cap(MAX_LOG_BYTES)
+        .run()
+        .map_err(|e| repo.error("map", e))?;
+    let mut commits = parse(&output.stdout, bounds.history_max_files, prefix);
+    if output.omitted > 0 {
+        // The last commit was cut short.
+        commits.pop();
+    }
+    if commits.len() > bounds.history_commits {
+        return Err(Error::io("git log listed more commits than asked"));
+    }
+    Ok(History {
+        head,
+        bounds,
+        commits,
+    })
+}
+
+/// `git log -z --name-only --format=%x01`: a record `\x01` opens each commit, the records after it
+/// are its paths (the first one after a newline).
+fn parse(bytes: &[u8], max_files: usize, prefix: &Prefix) -> Vec<Vec<String>> {
+    let mut commits: Vec<Vec<String>> = Vec::new();
+    // The open commit's files under the root, and how many it changed in all.
+    let mut current: Option<(Vec<String>, usize)> = None;
+    let mut close = |commit: Option<(Vec<String>, usize)>| {
+        if let Some((files, changed)) = commit {
+            if !files.is_empty() && changed <= max_files {
+                commits.push(files);
+            }
+        }
+    };
+    for record in nul_records(bytes) {
+        let record = record.strip_prefix(b"\n").unwrap_or(record);
+        if record == b"\x01" {
+            close(current.replace((Vec::new(), 0)));
+            continue;
+        }
+        let Some((files, changed)) = current.as_mut() else {
+            continue;
+        };
+        *changed += 1;
+        let Ok(path) = std::str::from_utf8(record) else {
+            continue;
+        };
+        let path = match prefix {
+            Prefix::Add(p) => Some(format!("{p}{path}")),
+            Prefix::Strip(p) => path.strip_prefix(p.as_str()).map(str::to_owned),
+        };
+        files.extend(path.filter(|p| !p.is_empty()));
+    }
+    close(current);
+    commits
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{parse, Prefix};
+
+    #[test]
+    fn commits_over_the_bound_and_empty_ones_are_left_out() {
+        let log = b"\x01\0\na.rs\0b.rs\0\x01\0\x01\0\nc.rs\0d.rs\0e.rs\0\x01\0\nsub/f.rs\0";
+        let at_top = parse(log, 2, &Prefix::Add(String::new()));
+        assert_eq!(at_top, [vec!["a.rs", "b.rs"], vec!["sub/f.rs"]]);
+        let below = parse(log, 3, &Prefix::Add("repo/".into()));
+        assert_eq!(below[1], ["repo/c.rs", "repo/d.rs", "repo/e.rs"]);
+        let above = parse(log, 3, &Prefix::Strip("sub/".into()));
+        assert_eq!(above, [vec!["f.rs"]]);
+    }
+}
