@@ -277,6 +277,8 @@ fn a_repository_whose_config_names_programs_gets_none_of_them_run() {
     daemon.ok("git-diff", json!({"staged": true}));
     daemon.ok("git-log", json!({"limit": 5}));
     daemon.ok("git-branch", json!({"all": true}));
+    // The map reads the focus file's history (`git log --name-only`) through the same pin.
+    daemon.ok("map", json!({"focus": ["a.txt"]}));
     let created = daemon.ok("checkpoint", json!({"create": true}));
     std::fs::write(sandbox.root.join("a.txt"), "three\n").unwrap();
     daemon.ok("checkpoint", json!({"restore": created["hash"]}));
