@@ -23,7 +23,7 @@ use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-/// The most output one log may produce (a thousand commits of a few dozen paths is well under).
+/// The most output one log may produce (3,000 commits of up to 30 paths is a few MB).
 const MAX_LOG_BYTES: usize = 64 * 1024 * 1024;
 
 /// What one repository's last commits changed.

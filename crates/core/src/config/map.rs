@@ -20,7 +20,7 @@ pub struct MapConfig {
 impl Default for MapConfig {
     fn default() -> Self {
         MapConfig {
-            history_commits: 1000,
+            history_commits: 3000,
             history_max_files: 30,
         }
     }
