@@ -1,8 +1,7 @@
 //! The map's history ties (crates/git/src/history.rs, crates/syntax/src/map/cochange.rs) over the
 //! real socket on real repositories: files with no name in common, whose only tie is that they
-//! changed together. Without history the map lists them by path (`src/a1.rs` first); each case
-//! builds a history, moves HEAD, and says which file a map with `src/focus.rs` as focus lists
-//! first.
+//! changed together. Without history the map lists them by path (a1 first); each case builds a
+//! history, moves HEAD, and says which file a map focused on the tree's focus file lists first.
 
 use crate::common;
 
