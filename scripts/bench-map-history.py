@@ -8,10 +8,11 @@ with nothing saved.
 Per repository, with the newest commit's first changed source file as focus (budget 8000):
   - cold: the first map of a daemon with nothing saved (tags every file; with history on, reads HEAD
     and runs the one `git log`);
-  - warm: the next map with another focus file (history held: HEAD is read from its files, the ties
-    weighed again, the ranking computed again);
+  - warm: the same map again (history held: HEAD is read from its files and the ties weighed
+    again; the ranking is the cached one);
+  - warm, new focus: the next map with another focus file (ranked again);
   - restart: the first map of a daemon started on the first one's state (tag index and history
-    saved: no `git log`);
+    saved: no `git log`, no file tagged);
   - log: `git log` as the daemon runs it (3000 commits, the default `map.history_commits`), timed alone;
   - the daemon's CPU seconds after the cold map.
 Prints one JSON object (a list, one entry per repository).
@@ -72,23 +73,26 @@ def focus_files(root):
     return picked[0], picked[1]
 
 
-def saved(side):
-    return any(name.endswith(".json") and os.path.basename(d) == "history"
-               for d, _, names in os.walk(side) for name in names)
+def saved(side, history):
+    """Whether the daemon saved its tag index (and its history, when it reads one)."""
+    names = [(os.path.basename(d), name) for d, _, files in os.walk(side) for name in files]
+    tags = any(name == "tags.jsonl" for _, name in names)
+    return tags and (not history or any(d == "history" and name.endswith(".json") for d, name in names))
 
 
 def measure(binary, root, runs, config):
     first, second = focus_files(root)
-    rows = {"cold": [], "warm": [], "restart": [], "cpu": []}
+    rows = {"cold": [], "warm": [], "warm_new_focus": [], "restart": [], "cpu": []}
     for _ in range(runs):
         side = tempfile.mkdtemp(prefix="coderd-history-")
         try:
             daemon = Coderd(binary, root, side, config)
             rows["cold"].append(daemon.map(first))
             rows["cpu"].append(daemon.cpu_s())
-            rows["warm"].append(daemon.map(second))
+            rows["warm"].append(daemon.map(first))
+            rows["warm_new_focus"].append(daemon.map(second))
             deadline = time.time() + 60
-            while "history_commits: 0" not in config and not saved(side) and time.time() < deadline:
+            while not saved(side, "history_commits: 0" not in config) and time.time() < deadline:
                 time.sleep(0.05)
             daemon.stop()
             daemon = Coderd(binary, root, side, config)
