@@ -41,7 +41,8 @@ pub struct History {
 #[derive(Default)]
 pub struct HistoryCache {
     dir: Option<PathBuf>,
-    held: Mutex<HashMap<PathBuf, Arc<History>>>,
+    /// By `cache_key`: a repository seen from one root with one set of bounds.
+    held: Mutex<HashMap<u64, Arc<History>>>,
 }
 
 impl HistoryCache {
@@ -84,8 +85,10 @@ impl HistoryCache {
                 None => return Ok(None),
             },
         };
+        // Held across the log: a second map of the same moment waits for this one's log instead
+        // of running its own.
         let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(history) = held.get(&pinned.git_dir) {
+        if let Some(history) = held.get(&key) {
             if history.head == head && history.bounds == bounds {
                 return Ok(Some(history.clone()));
             }
@@ -101,7 +104,7 @@ impl HistoryCache {
             }
         };
         let history = Arc::new(history);
-        held.insert(pinned.git_dir, history.clone());
+        held.insert(key, history.clone());
         Ok(Some(history))
     }
 
