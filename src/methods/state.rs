@@ -51,8 +51,6 @@ pub struct State {
 impl State {
     pub fn new(jail: Jail, config: Config, config_path: Option<PathBuf>, socket: PathBuf) -> State {
         let journal = Journal::open(state_dir(&socket).as_deref());
-        let map =
-            coderd_syntax::map::MapCache::new(state_dir(&socket).map(|d| d.join("map")).as_deref());
         let policy = Policy::new(config.limits.max_memory_bytes);
         let heavy = Arc::new(Gate::new(&policy));
         let frames = FrameBudget::new(&policy);
@@ -70,6 +68,10 @@ impl State {
         let todos = Todos::open(data.as_deref(), jail.primary());
         let documents = Documents::default();
         let syntax = coderd_syntax::Cache::new(documents.subscribe());
+        let map = coderd_syntax::map::MapCache::new(
+            state_dir(&socket).map(|d| d.join("map")).as_deref(),
+            Some(documents.subscribe()),
+        );
         let lsp = Arc::new(coderd_lsp::Lsp::new(&config.limits.lsp));
         let workspace = Arc::new(Workspace::new(jail, config.limits, documents, journal));
         lsp.confine_with(workspace.clone(), socket.clone());
