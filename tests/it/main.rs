@@ -37,6 +37,7 @@ mod lsp;
 mod lsp_fake;
 mod lsp_sandbox;
 mod map;
+mod map_fresh;
 mod mcp;
 mod navigate;
 mod no_work_lost;

@@ -73,9 +73,12 @@ impl Watch {
             return true;
         }
         if self.folders.len() as u64 >= cap {
-            let why = format!(
-                "the tree has more than {cap} folders (map_watch_max_folders): every map walks it"
-            );
+            let why = match cap {
+                0 => "map_watch_max_folders is 0: every map walks the tree".to_owned(),
+                _ => format!(
+                    "the tree has more than {cap} folders (map_watch_max_folders): every map walks it"
+                ),
+            };
             return self.give_up(why, cap);
         }
         let watcher = match self.watcher.as_mut() {
