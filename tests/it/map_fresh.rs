@@ -18,12 +18,16 @@ fn go(name: &str, calls: &str) -> String {
     format!("package p\n\nfunc {name}() {{\n\t{calls}()\n}}\n")
 }
 
-/// Three folders of Go files calling each other.
+/// Go files calling each other in folders, and sixteen more folders: a change in a few folders
+/// re-lists those (past a quarter of the folders the map walks everything instead).
 fn tree(sandbox: &Sandbox) {
     sandbox.write("a/one.go", &go("One", "Two"));
     sandbox.write("a/two.go", &go("Two", "Three"));
     sandbox.write("b/three.go", &go("Three", "One"));
     sandbox.write("b/c/four.go", &go("Four", "One"));
+    for i in 0..16 {
+        sandbox.write(&format!("z{i}/z{i}.go"), &go(&format!("Z{i}"), "One"));
+    }
 }
 
 fn map(daemon: &Daemon) -> Value {
@@ -186,6 +190,12 @@ fn the_daemons_own_edits_show_in_the_very_next_map() {
     );
     daemon.ok("delete-file", json!({"paths": ["b/two.go"]}));
     assert!(!text(&map(&daemon)).contains("two.go"));
+    daemon.ok(
+        "create-file",
+        json!({"files": [{"path": "n/e/w/eight.go", "content": go("Eight", "One"), "parents": true}]}),
+    );
+    let created = text(&map(&daemon));
+    assert!(created.contains("n/e/w/eight.go"), "{created}");
 }
 
 /// A daemon whose config file holds `config`.

@@ -48,6 +48,8 @@ struct Listing {
     /// Every folder entered (each one watched).
     folders: BTreeSet<PathBuf>,
     dirty: Changes,
+    /// The watcher's epoch when the folder was walked (`Watch::epoch`).
+    epoch: u64,
     last: Snapshot,
 }
 
@@ -94,7 +96,7 @@ impl Tree {
             None => Listing::new(dir, include_tests),
         };
         let mut tagged = None;
-        if walked_because.is_none() && at.is_some() {
+        if walked_because.is_none() && at.is_some() && listing.epoch == inner.watch.epoch() {
             tagged = listing
                 .refresh(&ws.jail, index, &mut inner.watch, cap, max_files)
                 .ok();
@@ -149,6 +151,7 @@ impl Listing {
             files: BTreeMap::new(),
             folders: BTreeSet::new(),
             dirty: Changes::default(),
+            epoch: 0,
             last: Snapshot::of(std::iter::empty(), include_tests),
         }
     }
@@ -173,6 +176,7 @@ impl Listing {
         max_files: u64,
     ) -> Result<usize> {
         self.dirty = Changes::default();
+        self.epoch = watch.epoch();
         let walked = walk(jail, &self.dir, self.include_tests, None, max_files, &mut |f| {
             watch.folder(f, cap);
         })?;
@@ -205,12 +209,17 @@ impl Listing {
         if dirty.overflow || dirty.paths.iter().any(|p| *p == self.dir.abs || rules(p)) {
             return Err(WalkAll);
         }
+        // A path in a folder not listed yet (the daemon wrote a file into new folders) re-lists
+        // the nearest listed one, which walks the new ones.
         let folders: BTreeSet<&Path> = dirty
             .paths
             .iter()
-            .filter_map(|p| p.parent())
-            .filter(|f| self.folders.contains(*f))
+            .filter_map(|p| p.ancestors().skip(1).find(|f| self.folders.contains(*f)))
             .collect();
+        // Past a quarter of the folders, one walk costs less than a listing per folder.
+        if folders.len() * 4 > self.folders.len() {
+            return Err(WalkAll);
+        }
         let (mut changed, mut removed) = (Vec::new(), Vec::new());
         for folder in folders {
             // A folder removed by its parent's listing, earlier in this loop, is gone with it.

@@ -52,6 +52,9 @@ pub struct Watch {
     /// Why the tree is not watched (then every map walks it), with the cap it was decided under:
     /// a new cap in the config tries again.
     broken: Option<(String, u64)>,
+    /// How many times the watches were given up: a listing made before the last time missed
+    /// changes since.
+    epoch: u64,
 }
 
 impl Watch {
@@ -114,8 +117,9 @@ impl Watch {
         }
     }
 
-    pub fn folders(&self) -> usize {
-        self.folders.len()
+    /// Changes since the start of a listing made at this epoch are all known when it still is.
+    pub fn epoch(&self) -> u64 {
+        self.epoch
     }
 
     fn start(&mut self) -> notify::Result<&mut RecommendedWatcher> {
@@ -137,6 +141,44 @@ impl Watch {
         self.watcher = None;
         self.folders.clear();
         self.broken = Some((why, cap));
+        self.epoch += 1;
         false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn changes_past_the_cap_become_one_overflow_and_hold_no_paths() {
+        let mut changes = Changes::default();
+        for i in 0..MAX_PENDING {
+            changes.add(PathBuf::from(format!("/w/{i}")));
+        }
+        assert!(!changes.overflow);
+        assert_eq!(changes.paths.len(), MAX_PENDING);
+        changes.add(PathBuf::from("/w/one-more"));
+        assert!(changes.overflow);
+        assert!(changes.paths.is_empty());
+        changes.add(PathBuf::from("/w/after"));
+        assert!(changes.paths.is_empty(), "nothing kept once lost");
+    }
+
+    #[test]
+    fn a_folder_cap_of_zero_watches_nothing_and_a_new_cap_tries_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut watch = Watch::default();
+        assert!(!watch.folder(dir.path(), 0));
+        assert!(watch.broken(0).unwrap().contains("map_watch_max_folders"));
+        assert_eq!(watch.epoch(), 1);
+        assert!(watch.broken(10).is_none(), "a new cap tries again");
+        assert!(watch.folder(dir.path(), 10));
+        std::fs::write(dir.path().join("f.go"), "package f\n").unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while !watch.take().paths.contains(&dir.path().join("f.go")) {
+            assert!(std::time::Instant::now() < deadline, "no event");
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
     }
 }
