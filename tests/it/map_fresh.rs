@@ -164,7 +164,11 @@ fn a_git_checkout_of_another_branch_shows_in_the_map() {
     let back = map_until(&daemon, "checkout of main", |t| {
         t.contains("func One()") && !t.contains("seven") && t.contains("b/three.go")
     });
-    assert_eq!(text(&back), on_main, "back on main, the map is main's again");
+    assert_eq!(
+        text(&back),
+        on_main,
+        "back on main, the map is main's again"
+    );
     assert_eq!(text(&back), walked_map(&sandbox, daemon, &[]));
 }
 
@@ -182,7 +186,10 @@ fn the_daemons_own_edits_show_in_the_very_next_map() {
     let after = map(&daemon);
     assert!(text(&after).contains("OneWritten"), "{after}");
     assert_eq!(after["parsed"], 1, "only the written file is tagged again");
-    daemon.ok("move", json!({"moves": [{"from": "a/two.go", "to": "b/two.go"}]}));
+    daemon.ok(
+        "move",
+        json!({"moves": [{"from": "a/two.go", "to": "b/two.go"}]}),
+    );
     let moved = text(&map(&daemon));
     assert!(
         moved.contains("b/two.go") && !moved.contains("a/two.go"),
@@ -222,7 +229,10 @@ fn a_tree_the_watcher_cannot_cover_is_walked_on_every_map_and_the_answer_says_wh
         for (what, change, shown, gone) in &CHANGES[..4] {
             change(&sandbox.root);
             let t = text(&map(&daemon));
-            assert!(t.contains(shown) && !t.contains(gone), "{config} {what}\n{t}");
+            assert!(
+                t.contains(shown) && !t.contains(gone),
+                "{config} {what}\n{t}"
+            );
         }
     }
 }
@@ -232,10 +242,7 @@ fn a_tree_over_map_max_files_is_refused_with_the_key_that_raises_it() {
     let sandbox = Sandbox::empty();
     tree(&sandbox);
     let daemon = with_config(&sandbox, "map_max_files: 3\n");
-    for (method, params) in [
-        ("map", json!({})),
-        ("symbols", json!({"query": "One"})),
-    ] {
+    for (method, params) in [("map", json!({})), ("symbols", json!({"query": "One"}))] {
         let error = daemon.err(method, params);
         assert_eq!(error["data"]["code"], "C213", "{method}: {error}");
         let message = error["message"].as_str().unwrap();

@@ -159,7 +159,14 @@ impl Index {
             .par_iter()
             .map(|(i, held)| {
                 let s = &sources[*i];
-                let fresh = tag_file(jail, &projects, &s.resolved, s.language, s.key, held.as_ref());
+                let fresh = tag_file(
+                    jail,
+                    &projects,
+                    &s.resolved,
+                    s.language,
+                    s.key,
+                    held.as_ref(),
+                );
                 (*i, fresh)
             })
             .collect();

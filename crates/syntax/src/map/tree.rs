@@ -160,7 +160,11 @@ impl Listing {
         if changes.overflow {
             self.dirty.lost();
         }
-        for path in changes.paths.iter().filter(|p| p.starts_with(&self.dir.abs)) {
+        for path in changes
+            .paths
+            .iter()
+            .filter(|p| p.starts_with(&self.dir.abs))
+        {
             self.dirty.add(path.clone());
         }
     }
@@ -177,12 +181,22 @@ impl Listing {
     ) -> Result<usize> {
         self.dirty = Changes::default();
         self.epoch = watch.epoch();
-        let walked = walk(jail, &self.dir, self.include_tests, None, max_files, &mut |f| {
-            watch.folder(f, cap);
-        })?;
+        let walked = walk(
+            jail,
+            &self.dir,
+            self.include_tests,
+            None,
+            max_files,
+            &mut |f| {
+                watch.folder(f, cap);
+            },
+        )?;
         let mut sources = stat(jail, walked.files);
         let tagged = index.update(jail, &mut sources, &[], Some(&self.dir.abs));
-        self.files = sources.into_iter().map(|s| (rel_of(&s.resolved), s)).collect();
+        self.files = sources
+            .into_iter()
+            .map(|s| (rel_of(&s.resolved), s))
+            .collect();
         self.folders = walked.folders.into_iter().collect();
         self.last = Snapshot::of(self.files.values(), self.include_tests);
         Ok(tagged)
@@ -224,7 +238,15 @@ impl Listing {
         for folder in folders {
             // A folder removed by its parent's listing, earlier in this loop, is gone with it.
             if self.folders.contains(folder) {
-                self.relist(jail, folder, watch, cap, max_files, &mut changed, &mut removed)?;
+                self.relist(
+                    jail,
+                    folder,
+                    watch,
+                    cap,
+                    max_files,
+                    &mut changed,
+                    &mut removed,
+                )?;
             }
         }
         // A file listed again under the identity it had keeps its tags without asking the index.
@@ -267,9 +289,16 @@ impl Listing {
             return Ok(()); // gone: its parent's listing (the same events) forgets it
         };
         let mut entered = Vec::new();
-        let walked = walk(jail, &resolved, self.include_tests, Some(1), max_files, &mut |f| {
-            entered.push(watch.folder(f, cap));
-        })
+        let walked = walk(
+            jail,
+            &resolved,
+            self.include_tests,
+            Some(1),
+            max_files,
+            &mut |f| {
+                entered.push(watch.folder(f, cap));
+            },
+        )
         .map_err(|_| WalkAll)?;
         if entered.contains(&false) {
             return Err(WalkAll);
@@ -289,7 +318,10 @@ impl Listing {
         let now: HashSet<&PathBuf> = walked.folders.iter().collect();
         let known: Vec<PathBuf> = self
             .folders
-            .range::<Path, _>((std::ops::Bound::Excluded(folder), std::ops::Bound::Unbounded))
+            .range::<Path, _>((
+                std::ops::Bound::Excluded(folder),
+                std::ops::Bound::Unbounded,
+            ))
             .take_while(|f| f.starts_with(folder))
             .filter(|f| f.parent() == Some(folder))
             .cloned()
@@ -305,9 +337,16 @@ impl Listing {
                 continue;
             };
             let mut entered = Vec::new();
-            let inside = walk(jail, &sub_resolved, self.include_tests, None, max_files, &mut |f| {
-                entered.push(watch.folder(f, cap));
-            })
+            let inside = walk(
+                jail,
+                &sub_resolved,
+                self.include_tests,
+                None,
+                max_files,
+                &mut |f| {
+                    entered.push(watch.folder(f, cap));
+                },
+            )
             .map_err(|_| WalkAll)?;
             if entered.contains(&false) {
                 return Err(WalkAll);
