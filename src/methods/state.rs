@@ -53,8 +53,6 @@ pub struct State {
 impl State {
     pub fn new(jail: Jail, config: Config, config_path: Option<PathBuf>, socket: PathBuf) -> State {
         let journal = Journal::open(state_dir(&socket).as_deref());
-        let map =
-            coderd_syntax::map::MapCache::new(state_dir(&socket).map(|d| d.join("map")).as_deref());
         let history = coderd_git::history::HistoryCache::new(
             state_dir(&socket).map(|d| d.join("history")).as_deref(),
         );
@@ -75,6 +73,10 @@ impl State {
         let todos = Todos::open(data.as_deref(), jail.primary());
         let documents = Documents::default();
         let syntax = coderd_syntax::Cache::new(documents.subscribe());
+        let map = coderd_syntax::map::MapCache::new(
+            state_dir(&socket).map(|d| d.join("map")).as_deref(),
+            Some(documents.subscribe()),
+        );
         let lsp = Arc::new(coderd_lsp::Lsp::new(&config.limits.lsp));
         let workspace = Arc::new(Workspace::new(jail, config.limits, documents, journal));
         lsp.confine_with(workspace.clone(), socket.clone());

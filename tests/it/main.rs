@@ -37,6 +37,7 @@ mod lsp;
 mod lsp_fake;
 mod lsp_sandbox;
 mod map;
+mod map_fresh;
 mod map_history;
 mod mcp;
 mod navigate;

@@ -46,6 +46,12 @@ pub struct Limits {
     pub checkpoint_max_file_bytes: u64,
     /// A workspace with more files than this is not snapshotted.
     pub checkpoint_max_files: u64,
+    /// A map (or `symbols`) of a folder with more source files than this is refused (C213): the
+    /// tag index keeps every file's tags in memory, about 2.5 KiB a file.
+    pub map_max_files: u64,
+    /// The map watches at most this many folders (one inotify watch each) to learn what changed;
+    /// a tree with more is walked and stat'ed on every map instead (0: never watch).
+    pub map_watch_max_folders: u64,
     /// Running commands (`exec`, `test`): the policy and process limits (see docs/exec-safety.md).
     pub exec: exec::ExecConfig,
     /// Attach language-server diagnostics to edit answers (`diagnostics: false` turns it off per
@@ -96,6 +102,8 @@ impl Default for Limits {
             checkpoint_interval_ms: 15_000,
             checkpoint_max_file_bytes: 10 * MIB,
             checkpoint_max_files: 50_000,
+            map_max_files: 300_000,
+            map_watch_max_folders: 50_000,
             exec: exec::ExecConfig::default(),
             autodiag: true,
             lsp: LspConfig::default(),

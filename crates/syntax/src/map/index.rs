@@ -1,12 +1,12 @@
-//! The tag index: every source file under a folder, outlined and tagged, cached per file by its
+//! The tag index: every source file the map has seen, outlined and tagged, cached per file by its
 //! identity, size and times (the same test the documents store uses), so a warm map re-reads
-//! nothing and an edit re-tags only the file it touched. Files are tagged on all cores.
+//! nothing and an edit re-tags only the file it touched. Files are tagged on all cores. Which
+//! files there are, and which changed, is the tree's business (`tree`).
 
 use super::exclude;
 use super::rank::{family, name_id};
 use crate::languages;
 use crate::tags::{tag, Tags};
-use coderd_core::error::Result;
 use coderd_core::jail::{Jail, Resolved};
 use rayon::prelude::*;
 use std::collections::{HashMap, HashSet};
@@ -18,9 +18,6 @@ use std::sync::{Arc, Mutex};
 
 /// Files larger than this are left out of the map (generated code, data).
 pub const MAX_FILE_BYTES: u64 = 1024 * 1024;
-
-/// Folders the map never enters, besides hidden ones, ignored ones and the default excludes.
-const SKIPPED_FOLDERS: &[&str] = &["vendor", "build", "node_modules", "target", "dist"];
 
 /// One file's tags as the map sees them.
 pub struct FileTags {
@@ -50,7 +47,7 @@ pub struct FileTags {
 /// A file's identity, size and times: the same test the documents store uses.
 pub type FileKey = (u64, u64, u64, i64, i64, i64, i64);
 
-fn key_of(meta: &std::fs::Metadata) -> FileKey {
+pub fn key_of(meta: &std::fs::Metadata) -> FileKey {
     (
         meta.dev(),
         meta.ino(),
@@ -70,12 +67,45 @@ pub struct Entry {
     pub tags: Arc<FileTags>,
 }
 
+/// One source file a walk found: where, its language, its identity when listed, and its tags
+/// once the index has them (`None`: not readable).
+pub struct Source {
+    pub resolved: Resolved,
+    pub language: &'static languages::Language,
+    pub key: FileKey,
+    pub tags: Option<Arc<FileTags>>,
+}
+
 /// The files under one folder, sorted by path, and a fingerprint of what the ranking reads.
+#[derive(Clone)]
 pub struct Snapshot {
-    pub files: Vec<Arc<FileTags>>,
+    pub files: Arc<Vec<Arc<FileTags>>>,
     pub fingerprint: u64,
     /// Files (re)tagged by this call.
     pub tagged: usize,
+    /// Why the tree is not watched, when it is not: then every map walks and stats all of it.
+    pub walked_because: Option<String>,
+}
+
+impl Snapshot {
+    /// The snapshot of these files, given in path order.
+    pub fn of<'a>(sources: impl Iterator<Item = &'a Source>, include_tests: bool) -> Snapshot {
+        let mut files: Vec<Arc<FileTags>> = sources.filter_map(|s| s.tags.clone()).collect();
+        if !include_tests {
+            without_test_modules(&mut files);
+        }
+        let mut hasher = std::hash::DefaultHasher::new();
+        for tags in &files {
+            tags.rel.hash(&mut hasher);
+            tags.rank_key.hash(&mut hasher);
+        }
+        Snapshot {
+            files: Arc::new(files),
+            fingerprint: hasher.finish(),
+            tagged: 0,
+            walked_because: None,
+        }
+    }
 }
 
 /// The index: every tagged file by its absolute path, loaded from the store (when the daemon
@@ -102,79 +132,70 @@ impl Index {
         }
     }
 
-    /// Lists, stats and (where changed) tags every source file under `dir`.
-    pub fn snapshot(&self, jail: &Jail, dir: &Resolved, include_tests: bool) -> Result<Snapshot> {
+    /// Brings the tags of `sources` up to date: a file under the identity held keeps its tags, any
+    /// other is read (and tagged again if its content changed); those not readable get none.
+    /// The index forgets `gone`, and with `under` every file below it that `sources` does not
+    /// list (a whole walk's result). Returns how many files were tagged.
+    pub fn update(
+        &self,
+        jail: &Jail,
+        sources: &mut [Source],
+        gone: &[PathBuf],
+        under: Option<&Path>,
+    ) -> usize {
         self.load();
-        let listed = list_sources(jail, dir, include_tests);
-        let mut keyed = Vec::with_capacity(listed.len());
-        for (resolved, language) in listed {
-            if let Ok(meta) = jail.metadata(&resolved) {
-                if meta.len() <= MAX_FILE_BYTES {
-                    keyed.push((resolved, language, key_of(&meta)));
+        let mut stale = Vec::new();
+        {
+            let files = self.lock();
+            for (i, source) in sources.iter_mut().enumerate() {
+                match files.get(&source.resolved.abs) {
+                    Some(held) if held.key == source.key => source.tags = Some(held.tags.clone()),
+                    held => stale.push((i, held.cloned())),
                 }
             }
         }
-        let held: HashMap<PathBuf, Entry> = {
-            let files = self.lock();
-            keyed
-                .iter()
-                .filter_map(|(r, _, _)| files.get(&r.abs).map(|e| (r.abs.clone(), e.clone())))
-                .collect()
-        };
-        let stale: Vec<&(Resolved, &'static languages::Language, FileKey)> = keyed
-            .iter()
-            .filter(|(r, _, key)| held.get(&r.abs).is_none_or(|e| e.key != *key))
-            .collect();
         let projects = crate::dialect::Projects::default();
-        let fresh: Vec<(PathBuf, Fresh)> = stale
+        let fresh: Vec<(usize, Option<Fresh>)> = stale
             .par_iter()
-            .filter_map(|(resolved, language, key)| {
+            .map(|(i, held)| {
+                let s = &sources[*i];
                 let fresh = tag_file(
                     jail,
                     &projects,
-                    resolved,
-                    language,
-                    *key,
-                    held.get(&resolved.abs),
-                )?;
-                Some((resolved.abs.clone(), fresh))
+                    &s.resolved,
+                    s.language,
+                    s.key,
+                    held.as_ref(),
+                );
+                (*i, fresh)
             })
             .collect();
         let tagged = fresh
             .iter()
-            .filter(|(_, f)| matches!(f, Fresh::Tagged(_)))
+            .filter(|(_, f)| matches!(f, Some(Fresh::Tagged(_))))
             .count();
         let mut files = self.lock();
-        let under: HashSet<&Path> = keyed.iter().map(|(r, _, _)| r.abs.as_path()).collect();
         let before = files.len();
-        files.retain(|path, _| !path.starts_with(&dir.abs) || under.contains(path.as_path()));
+        for path in gone {
+            files.remove(path);
+        }
+        if let Some(under) = under {
+            let listed: HashSet<&Path> = sources.iter().map(|s| s.resolved.abs.as_path()).collect();
+            files.retain(|path, _| !path.starts_with(under) || listed.contains(path.as_path()));
+        }
         let changed = !fresh.is_empty() || files.len() != before;
-        for (path, fresh) in fresh {
-            let (Fresh::Tagged(entry) | Fresh::Rekeyed(entry)) = fresh;
-            files.insert(path, entry);
+        for (i, fresh) in fresh {
+            let source = &mut sources[i];
+            source.tags = None;
+            if let Some(Fresh::Tagged(entry) | Fresh::Rekeyed(entry)) = fresh {
+                source.tags = Some(entry.tags.clone());
+                files.insert(source.resolved.abs.clone(), entry);
+            }
         }
         if let (true, Some(store)) = (changed, &self.store) {
             store.save(files.iter().map(|(p, e)| (p.clone(), e.clone())).collect());
         }
-        let mut snapshot: Vec<Arc<FileTags>> = keyed
-            .iter()
-            .filter_map(|(r, _, _)| files.get(&r.abs).map(|e| e.tags.clone()))
-            .collect();
-        drop(files);
-        if !include_tests {
-            without_test_modules(&mut snapshot);
-        }
-        snapshot.sort_by(|a, b| a.rel.cmp(&b.rel));
-        let mut hasher = std::hash::DefaultHasher::new();
-        for tags in &snapshot {
-            tags.rel.hash(&mut hasher);
-            tags.rank_key.hash(&mut hasher);
-        }
-        Ok(Snapshot {
-            files: snapshot,
-            fingerprint: hasher.finish(),
-            tagged,
-        })
+        tagged
     }
 
     /// Fills the index from the store, once.
@@ -208,63 +229,6 @@ fn without_test_modules(files: &mut Vec<Arc<FileTags>>) {
         .map(|f| f.rel.clone())
         .collect();
     files.retain(|f| !tests.contains(&f.rel));
-}
-
-/// Source files (in a language with a grammar) under `dir`, by the jail's walking policy.
-fn list_sources(
-    jail: &Jail,
-    dir: &Resolved,
-    include_tests: bool,
-) -> Vec<(Resolved, &'static languages::Language)> {
-    let mut builder = jail.walk_builder(dir, true, false);
-    let noise = jail.default_excludes();
-    let root = jail.roots()[dir.root].path.clone();
-    let generated = exclude::generated_by_attributes(jail, &root);
-    builder.filter_entry(move |e| {
-        if e.depth() == 0 {
-            return true;
-        }
-        let name = e.file_name().to_string_lossy();
-        let is_dir = e.file_type().is_some_and(|t| t.is_dir());
-        if is_dir
-            && (SKIPPED_FOLDERS.contains(&name.as_ref())
-                || (!include_tests && exclude::TEST_FOLDERS.contains(&name.as_ref())))
-        {
-            return false;
-        }
-        !coderd_core::globs::hit(&noise, e.path().strip_prefix(&root).unwrap_or(e.path()))
-    });
-    let mut out = Vec::new();
-    for entry in builder.build().flatten() {
-        if !entry.file_type().is_some_and(|t| t.is_file()) {
-            continue;
-        }
-        let name = entry.file_name().to_string_lossy();
-        if !include_tests && exclude::is_test_file(&name) {
-            continue;
-        }
-        // As in git, a pattern names files (`gen/**`), not the folders holding them.
-        let marked = generated.as_ref().map(|g| g.matched(entry.path(), false));
-        if marked.is_some_and(|m| m.is_ignore()) {
-            continue;
-        }
-        let Some(language) = languages::for_path(entry.path(), None) else {
-            continue;
-        };
-        // Not `queries::of`: compiling a language's queries costs tens of milliseconds, which a
-        // restarted daemon whose saved tags are all current never needs to spend.
-        if !crate::queries::available(language) {
-            continue;
-        }
-        let Some(resolved) = jail.locate(entry.path()) else {
-            continue;
-        };
-        if jail.is_non_accessible(&resolved.rel) {
-            continue;
-        }
-        out.push((resolved, language));
-    }
-    out
 }
 
 /// Reads a stale file: the held tags under its new key when its content is unchanged, else its

@@ -31,9 +31,9 @@ pub struct Occurrence {
 /// Every outline item named exactly `name` under the workspace's first root.
 pub fn definitions(state: &Workspace, cache: &MapCache, name: &str) -> Result<Vec<Definition>> {
     let dir = state.jail.resolve("dir", ".")?;
-    let snapshot = cache.index.snapshot(&state.jail, &dir, true)?;
+    let snapshot = cache.snapshot(state, &dir, true)?;
     let mut found = Vec::new();
-    for file in &snapshot.files {
+    for file in snapshot.files.iter() {
         for item in file.tags.outline.items.iter().filter(|i| i.name == name) {
             found.push(Definition {
                 path: dir.abs.join(&file.rel),
@@ -51,10 +51,10 @@ pub fn definitions(state: &Workspace, cache: &MapCache, name: &str) -> Result<Ve
 /// Every whole-word occurrence of `name` in the files that refer to it or define it.
 pub fn references(state: &Workspace, cache: &MapCache, name: &str) -> Result<Vec<Occurrence>> {
     let dir = state.jail.resolve("dir", ".")?;
-    let snapshot = cache.index.snapshot(&state.jail, &dir, true)?;
+    let snapshot = cache.snapshot(state, &dir, true)?;
     let limits = state.limits();
     let mut found = Vec::new();
-    for file in &snapshot.files {
+    for file in snapshot.files.iter() {
         let tags = &file.tags;
         let refers = tags
             .references

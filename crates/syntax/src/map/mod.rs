@@ -2,8 +2,8 @@
 //! every definition under a folder by the reference graph (`rank`) and renders the best into a
 //! character budget (`render`); `symbols` finds definitions by name (`symbols`).
 //!
-//! The ranking is cached per (folder, steering, versions of every file): a warm map with nothing
-//! changed only lists, stats and renders.
+//! The files come from `tree` (the walk's result, kept fresh by `watch`); the ranking is cached
+//! per (folder, steering, versions of every file): a warm map with nothing changed only renders.
 
 pub mod cochange;
 pub mod exclude;
@@ -14,6 +14,8 @@ pub mod render;
 pub mod steer;
 pub mod store;
 pub mod symbols;
+pub mod tree;
+pub mod watch;
 
 use coderd_core::error::{Error, Result};
 use coderd_core::workspace::Workspace;
@@ -28,10 +30,10 @@ pub const DEFAULT_BUDGET: usize = 8000;
 /// The largest budget a map may ask for (a map is a summary; beyond this read outlines).
 pub const MAX_BUDGET: usize = 1_000_000;
 
-/// The map's state in the daemon: the tag index and the last ranking.
-#[derive(Default)]
+/// The map's state in the daemon: the tag index, the tree's listings and the last ranking.
 pub struct MapCache {
     pub index: Index,
+    tree: tree::Tree,
     ranked: Mutex<Option<(u64, Arc<Ranked>)>>,
 }
 
@@ -83,6 +85,12 @@ pub struct MapResult {
     pub elided_items: usize,
     /// Files (re)parsed by this call (0 when every file's tags were cached).
     pub parsed: usize,
+    /// How the map knows what changed: `watched` (a watcher on every folder: a map reads only the
+    /// changed folders) or `walked` (every map walks and stats the whole tree; `freshness_note`
+    /// says why: the folder cap, the kernel's watch limit, no watcher).
+    pub freshness: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub freshness_note: Option<String>,
     pub map: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub items: Option<Vec<MapItem>>,
@@ -107,7 +115,7 @@ pub fn run(
     }
     let dir = state.jail.resolve("dir", p.dir.as_deref().unwrap_or("."))?;
     let started = std::time::Instant::now();
-    let snapshot = cache.index.snapshot(&state.jail, &dir, p.include_tests)?;
+    let snapshot = cache.snapshot(state, &dir, p.include_tests)?;
     let mut focus = Vec::new();
     for wire in &p.focus {
         let resolved = state.jail.resolve("focus", wire)?;
@@ -157,6 +165,11 @@ pub fn run(
         elided_files: rendered.elided_files,
         elided_items: rendered.elided_items,
         parsed: snapshot.tagged,
+        freshness: match snapshot.walked_because {
+            None => "watched",
+            Some(_) => "walked",
+        },
+        freshness_note: snapshot.walked_because,
         map: rendered.text,
         items,
     })
@@ -179,12 +192,27 @@ fn map_items(files: &[Arc<index::FileTags>], ranked: &Ranked, shown: &[usize]) -
 }
 
 impl MapCache {
-    /// A map whose tag index is kept on disk in `dir` (see `store`); in memory only without one.
-    pub fn new(dir: Option<&std::path::Path>) -> MapCache {
+    /// A map whose tag index is kept on disk in `dir` (see `store`), in memory only without one,
+    /// told of the daemon's own edits by the documents store's `events`.
+    pub fn new(
+        dir: Option<&std::path::Path>,
+        events: Option<tokio::sync::broadcast::Receiver<coderd_core::documents::Event>>,
+    ) -> MapCache {
         MapCache {
             index: Index::with_store(dir),
+            tree: tree::Tree::new(events),
             ranked: Mutex::default(),
         }
+    }
+
+    /// The source files under `dir` with their current tags (see `tree`).
+    pub fn snapshot(
+        &self,
+        state: &Workspace,
+        dir: &coderd_core::jail::Resolved,
+        include_tests: bool,
+    ) -> Result<index::Snapshot> {
+        self.tree.snapshot(state, &self.index, dir, include_tests)
     }
 
     /// The ranking for these files and steering: the last one when nothing changed.

@@ -83,7 +83,7 @@ pub fn run(state: &Workspace, cache: &super::MapCache, p: SymbolsParams) -> Resu
             .with_recovery("give a name or part of one, e.g. {\"query\": \"Server\"}"));
     }
     let dir = state.jail.resolve("dir", p.dir.as_deref().unwrap_or("."))?;
-    let snapshot = cache.index.snapshot(&state.jail, &dir, p.include_tests)?;
+    let snapshot = cache.snapshot(state, &dir, p.include_tests)?;
     let query_lower = query.to_lowercase();
     let mut found = Vec::new();
     for (f, file) in snapshot.files.iter().enumerate() {

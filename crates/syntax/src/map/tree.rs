@@ -1,0 +1,513 @@
+//! The tree the map reads, kept between maps: the walk's result per folder mapped (each source
+//! file's path, language, identity and tags), refreshed from the change signal (`watch`) rather
+//! than walked and stat'ed again. A warm map with nothing changed answers the last snapshot; a
+//! changed path re-lists its folder only (one level, by the same walking rules), and a new folder
+//! is walked. What a folder's listing cannot tell — an ignore or attributes file changed, changes
+//! lost, a tree the watcher cannot cover — makes the map walk everything, as before.
+
+use super::exclude;
+use super::index::{key_of, Index, Snapshot, Source, MAX_FILE_BYTES};
+use super::watch::{Changes, Watch};
+use crate::languages;
+use coderd_core::documents::{Event, EventKind};
+use coderd_core::error::{Error, Result};
+use coderd_core::jail::{Jail, Resolved};
+use coderd_core::workspace::Workspace;
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use tokio::sync::broadcast;
+
+/// Folders the map never enters, besides hidden ones, ignored ones and the default excludes.
+const SKIPPED_FOLDERS: &[&str] = &["vendor", "build", "node_modules", "target", "dist"];
+
+/// Files whose change can change what a walk lists anywhere below their folder.
+const RULE_FILES: &[&str] = &[".gitignore", ".ignore", ".gitattributes"];
+
+/// Folders (with their tests or not) whose listing is kept; the least recently mapped goes first.
+const LISTINGS: usize = 4;
+
+/// The listings and what keeps them fresh.
+pub struct Tree {
+    inner: Mutex<Inner>,
+}
+
+struct Inner {
+    watch: Watch,
+    /// The documents store's events: the daemon's own edits count before the kernel tells.
+    events: Option<broadcast::Receiver<Event>>,
+    listings: Vec<Listing>,
+}
+
+/// One folder's source files as last walked, and the paths changed below it since.
+struct Listing {
+    dir: Resolved,
+    include_tests: bool,
+    /// By root-relative path: the map's order.
+    files: BTreeMap<String, Source>,
+    /// Every folder entered (each one watched).
+    folders: BTreeSet<PathBuf>,
+    dirty: Changes,
+    /// The watcher's epoch when the folder was walked (`Watch::epoch`).
+    epoch: u64,
+    last: Snapshot,
+}
+
+/// Why a listing cannot be brought up to date by its folders.
+struct WalkAll;
+
+impl Tree {
+    pub fn new(events: Option<broadcast::Receiver<Event>>) -> Tree {
+        Tree {
+            inner: Mutex::new(Inner {
+                watch: Watch::default(),
+                events,
+                listings: Vec::new(),
+            }),
+        }
+    }
+
+    /// The source files under `dir` with their current tags: the last snapshot when nothing
+    /// changed, else the changed folders re-listed, else (first time, or the tree not watched)
+    /// a whole walk. C213 past `map_max_files` source files.
+    pub fn snapshot(
+        &self,
+        ws: &Workspace,
+        index: &Index,
+        dir: &Resolved,
+        include_tests: bool,
+    ) -> Result<Snapshot> {
+        let limits = ws.limits();
+        let (cap, max_files) = (limits.map_watch_max_folders, limits.map_max_files);
+        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let inner = &mut *inner;
+        inner.drain_events();
+        let changes = inner.watch.take();
+        for listing in &mut inner.listings {
+            listing.absorb(&changes);
+        }
+        let walked_because = inner.watch.broken(cap).map(str::to_owned);
+        let at = inner
+            .listings
+            .iter()
+            .position(|l| l.dir.abs == dir.abs && l.include_tests == include_tests);
+        let mut listing = match at {
+            Some(at) => inner.listings.remove(at),
+            None => Listing::new(dir, include_tests),
+        };
+        let mut tagged = None;
+        if walked_because.is_none() && at.is_some() && listing.epoch == inner.watch.epoch() {
+            tagged = listing
+                .refresh(&ws.jail, index, &mut inner.watch, cap, max_files)
+                .ok();
+        }
+        let tagged = match tagged {
+            Some(tagged) => tagged,
+            None => listing.walk_all(&ws.jail, index, &mut inner.watch, cap, max_files)?,
+        };
+        let mut snapshot = listing.last.clone();
+        snapshot.tagged = tagged;
+        snapshot.walked_because = inner.watch.broken(cap).map(str::to_owned);
+        inner.listings.push(listing);
+        if inner.listings.len() > LISTINGS {
+            inner.listings.remove(0);
+        }
+        Ok(snapshot)
+    }
+}
+
+impl Inner {
+    /// Notes the paths the daemon's own edits touched.
+    fn drain_events(&mut self) {
+        let Some(events) = self.events.as_mut() else {
+            return;
+        };
+        let mut paths = Vec::new();
+        loop {
+            match events.try_recv() {
+                Ok(event) => {
+                    if let EventKind::Moved { from } = event.kind {
+                        paths.push(from);
+                    }
+                    paths.push(event.path);
+                }
+                Err(broadcast::error::TryRecvError::Lagged(_)) => {
+                    for listing in &mut self.listings {
+                        listing.dirty.lost();
+                    }
+                }
+                Err(_) => break,
+            }
+        }
+        self.watch.note(paths);
+    }
+}
+
+impl Listing {
+    fn new(dir: &Resolved, include_tests: bool) -> Listing {
+        Listing {
+            dir: dir.clone(),
+            include_tests,
+            files: BTreeMap::new(),
+            folders: BTreeSet::new(),
+            dirty: Changes::default(),
+            epoch: 0,
+            last: Snapshot::of(std::iter::empty(), include_tests),
+        }
+    }
+
+    fn absorb(&mut self, changes: &Changes) {
+        if changes.overflow {
+            self.dirty.lost();
+        }
+        for path in changes
+            .paths
+            .iter()
+            .filter(|p| p.starts_with(&self.dir.abs))
+        {
+            self.dirty.add(path.clone());
+        }
+    }
+
+    /// Walks the whole folder again (watching every folder entered), keeping the tags of the
+    /// files whose identity did not change. Returns how many files were tagged.
+    fn walk_all(
+        &mut self,
+        jail: &Jail,
+        index: &Index,
+        watch: &mut Watch,
+        cap: u64,
+        max_files: u64,
+    ) -> Result<usize> {
+        self.dirty = Changes::default();
+        self.epoch = watch.epoch();
+        let walked = walk(
+            jail,
+            &self.dir,
+            self.include_tests,
+            None,
+            max_files,
+            &mut |f| {
+                watch.folder(f, cap);
+            },
+        )?;
+        let mut sources = stat(jail, walked.files);
+        let tagged = index.update(jail, &mut sources, &[], Some(&self.dir.abs));
+        self.files = sources
+            .into_iter()
+            .map(|s| (rel_of(&s.resolved), s))
+            .collect();
+        self.folders = walked.folders.into_iter().collect();
+        self.last = Snapshot::of(self.files.values(), self.include_tests);
+        Ok(tagged)
+    }
+
+    /// Re-lists the folders of the paths changed since the last map, walking the new folders.
+    /// Returns how many files were tagged; `WalkAll` when only a whole walk can tell.
+    fn refresh(
+        &mut self,
+        jail: &Jail,
+        index: &Index,
+        watch: &mut Watch,
+        cap: u64,
+        max_files: u64,
+    ) -> std::result::Result<usize, WalkAll> {
+        let dirty = std::mem::take(&mut self.dirty);
+        if dirty.paths.is_empty() && !dirty.overflow {
+            return Ok(0);
+        }
+        let rules = |p: &PathBuf| {
+            p.file_name()
+                .is_some_and(|n| RULE_FILES.iter().any(|r| n == *r))
+        };
+        if dirty.overflow || dirty.paths.iter().any(|p| *p == self.dir.abs || rules(p)) {
+            return Err(WalkAll);
+        }
+        // A path in a folder not listed yet (the daemon wrote a file into new folders) re-lists
+        // the nearest listed one, which walks the new ones.
+        let folders: BTreeSet<&Path> = dirty
+            .paths
+            .iter()
+            .filter_map(|p| p.ancestors().skip(1).find(|f| self.folders.contains(*f)))
+            .collect();
+        // Past a quarter of the folders, one walk costs less than a listing per folder.
+        if folders.len() * 4 > self.folders.len() {
+            return Err(WalkAll);
+        }
+        let (mut changed, mut removed) = (Vec::new(), Vec::new());
+        for folder in folders {
+            // A folder removed by its parent's listing, earlier in this loop, is gone with it.
+            if self.folders.contains(folder) {
+                self.relist(
+                    jail,
+                    folder,
+                    watch,
+                    cap,
+                    max_files,
+                    &mut changed,
+                    &mut removed,
+                )?;
+            }
+        }
+        // A file listed again under the identity it had keeps its tags without asking the index.
+        let mut old: HashMap<PathBuf, Source> = removed
+            .into_iter()
+            .map(|s| (s.resolved.abs.clone(), s))
+            .collect();
+        let (mut kept, mut fresh) = (Vec::new(), Vec::new());
+        for source in stat(jail, changed) {
+            match old.remove(&source.resolved.abs) {
+                Some(o) if o.key == source.key && o.tags.is_some() => kept.push(o),
+                _ => fresh.push(source),
+            }
+        }
+        let gone: Vec<PathBuf> = old.into_keys().collect();
+        let tagged = index.update(jail, &mut fresh, &gone, None);
+        let listed = kept.into_iter().chain(fresh);
+        self.files.extend(listed.map(|s| (rel_of(&s.resolved), s)));
+        if self.files.len() as u64 > max_files {
+            return Err(WalkAll); // the whole walk says so, with the limit's name
+        }
+        self.last = Snapshot::of(self.files.values(), self.include_tests);
+        Ok(tagged)
+    }
+
+    /// One folder listed again: its files replaced (the new ones to `changed`, the old ones to
+    /// `removed`), its removed subfolders forgotten, its new ones walked.
+    #[allow(clippy::too_many_arguments)]
+    fn relist(
+        &mut self,
+        jail: &Jail,
+        folder: &Path,
+        watch: &mut Watch,
+        cap: u64,
+        max_files: u64,
+        changed: &mut Vec<(Resolved, &'static languages::Language)>,
+        removed: &mut Vec<Source>,
+    ) -> std::result::Result<(), WalkAll> {
+        let Some(resolved) = jail.locate(folder).filter(|_| folder.is_dir()) else {
+            return Ok(()); // gone: its parent's listing (the same events) forgets it
+        };
+        let mut entered = Vec::new();
+        let walked = walk(
+            jail,
+            &resolved,
+            self.include_tests,
+            Some(1),
+            max_files,
+            &mut |f| {
+                entered.push(watch.folder(f, cap));
+            },
+        )
+        .map_err(|_| WalkAll)?;
+        if entered.contains(&false) {
+            return Err(WalkAll);
+        }
+        let prefix = prefix_of(&resolved);
+        let direct: Vec<String> = self
+            .files
+            .range(prefix.clone()..)
+            .take_while(|(rel, _)| rel.starts_with(&prefix))
+            .filter(|(rel, _)| !rel[prefix.len()..].contains('/'))
+            .map(|(rel, _)| rel.clone())
+            .collect();
+        for rel in direct {
+            removed.extend(self.files.remove(&rel));
+        }
+        changed.extend(walked.files);
+        let now: HashSet<&PathBuf> = walked.folders.iter().collect();
+        let known: Vec<PathBuf> = self
+            .folders
+            .range::<Path, _>((
+                std::ops::Bound::Excluded(folder),
+                std::ops::Bound::Unbounded,
+            ))
+            .take_while(|f| f.starts_with(folder))
+            .filter(|f| f.parent() == Some(folder))
+            .cloned()
+            .collect();
+        for sub in known.iter().filter(|s| !now.contains(s)) {
+            self.forget(jail, sub, removed);
+        }
+        for sub in walked.folders.iter().filter(|s| *s != folder) {
+            if self.folders.contains(sub) {
+                continue;
+            }
+            let Some(sub_resolved) = jail.locate(sub) else {
+                continue;
+            };
+            let mut entered = Vec::new();
+            let inside = walk(
+                jail,
+                &sub_resolved,
+                self.include_tests,
+                None,
+                max_files,
+                &mut |f| {
+                    entered.push(watch.folder(f, cap));
+                },
+            )
+            .map_err(|_| WalkAll)?;
+            if entered.contains(&false) {
+                return Err(WalkAll);
+            }
+            changed.extend(inside.files);
+            self.folders.extend(inside.folders);
+        }
+        self.folders.insert(folder.to_path_buf());
+        Ok(())
+    }
+
+    /// Forgets a removed folder: its files (to `removed`) and its folders.
+    fn forget(&mut self, jail: &Jail, sub: &Path, removed: &mut Vec<Source>) {
+        let below: Vec<PathBuf> = self
+            .folders
+            .range::<Path, _>((std::ops::Bound::Included(sub), std::ops::Bound::Unbounded))
+            .take_while(|f| f.starts_with(sub))
+            .cloned()
+            .collect();
+        for f in below {
+            self.folders.remove(&f);
+        }
+        let Some(resolved) = jail.locate(sub) else {
+            return;
+        };
+        let prefix = prefix_of(&resolved);
+        let rels: Vec<String> = self
+            .files
+            .range(prefix.clone()..)
+            .take_while(|(rel, _)| rel.starts_with(&prefix))
+            .map(|(rel, _)| rel.clone())
+            .collect();
+        for rel in rels {
+            removed.extend(self.files.remove(&rel));
+        }
+    }
+}
+
+/// A root-relative path as the map prints it and orders it.
+fn rel_of(resolved: &Resolved) -> String {
+    resolved.rel.to_string_lossy().into_owned()
+}
+
+/// What every file below a folder's root-relative path starts with.
+fn prefix_of(folder: &Resolved) -> String {
+    match rel_of(folder) {
+        rel if rel.is_empty() => rel,
+        rel => rel + "/",
+    }
+}
+
+/// Each listed file's identity, leaving out those gone or too large since.
+fn stat(jail: &Jail, files: Vec<(Resolved, &'static languages::Language)>) -> Vec<Source> {
+    let keyed = files.into_iter().filter_map(|(resolved, language)| {
+        let meta = jail.metadata(&resolved).ok()?;
+        (meta.len() <= MAX_FILE_BYTES).then(|| Source {
+            key: key_of(&meta),
+            resolved,
+            language,
+            tags: None,
+        })
+    });
+    keyed.collect()
+}
+
+/// What a walk found: the source files, and the folders entered (the walk's own first).
+struct Walked {
+    files: Vec<(Resolved, &'static languages::Language)>,
+    folders: Vec<PathBuf>,
+}
+
+/// Source files (in a language with a grammar) under `dir`, by the jail's walking policy, to
+/// `depth` levels; `entered` hears of each folder before the walk reads it (so a watch placed
+/// then misses no change to what is listed). C213 past `max_files`: the walk stops there.
+fn walk(
+    jail: &Jail,
+    dir: &Resolved,
+    include_tests: bool,
+    depth: Option<usize>,
+    max_files: u64,
+    entered: &mut dyn FnMut(&Path),
+) -> Result<Walked> {
+    let mut builder = jail.walk_builder(dir, true, false);
+    builder.max_depth(depth);
+    let noise = jail.default_excludes();
+    let root = jail.roots()[dir.root].path.clone();
+    let generated = exclude::generated_by_attributes(jail, &root);
+    let filter_root = root.clone();
+    builder.filter_entry(move |e| {
+        if e.depth() == 0 {
+            return true;
+        }
+        let name = e.file_name().to_string_lossy();
+        let is_dir = e.file_type().is_some_and(|t| t.is_dir());
+        if is_dir
+            && (SKIPPED_FOLDERS.contains(&name.as_ref())
+                || (!include_tests && exclude::TEST_FOLDERS.contains(&name.as_ref())))
+        {
+            return false;
+        }
+        let rel = e.path().strip_prefix(&filter_root).unwrap_or(e.path());
+        !coderd_core::globs::hit(&noise, rel)
+    });
+    let mut out = Walked {
+        files: Vec::new(),
+        folders: Vec::new(),
+    };
+    for entry in builder.build().flatten() {
+        let Some(kind) = entry.file_type() else {
+            continue;
+        };
+        if kind.is_dir() {
+            entered(entry.path());
+            out.folders.push(entry.path().to_path_buf());
+            continue;
+        }
+        if !kind.is_file() {
+            continue;
+        }
+        let name = entry.file_name().to_string_lossy();
+        if !include_tests && exclude::is_test_file(&name) {
+            continue;
+        }
+        // As in git, a pattern names files (`gen/**`), not the folders holding them.
+        let marked = generated.as_ref().map(|g| g.matched(entry.path(), false));
+        if marked.is_some_and(|m| m.is_ignore()) {
+            continue;
+        }
+        let Some(language) = languages::for_path(entry.path(), None) else {
+            continue;
+        };
+        // Not `queries::of`: compiling a language's queries costs tens of milliseconds, which a
+        // restarted daemon whose saved tags are all current never needs to spend.
+        if !crate::queries::available(language) {
+            continue;
+        }
+        let Some(resolved) = jail.locate(entry.path()) else {
+            continue;
+        };
+        if jail.is_non_accessible(&resolved.rel) {
+            continue;
+        }
+        if out.files.len() as u64 >= max_files {
+            return Err(too_many(dir, max_files));
+        }
+        out.files.push((resolved, language));
+    }
+    Ok(out)
+}
+
+fn too_many(dir: &Resolved, max_files: u64) -> Error {
+    let shown = match rel_of(dir) {
+        rel if rel.is_empty() => ".".to_owned(),
+        rel => rel,
+    };
+    Error::too_large(format!(
+        "`{shown}` holds more than {max_files} source files, over map_max_files: the map keeps \
+         every file's tags in memory (about 2.5 KiB a file)"
+    ))
+    .with_recovery(
+        "map a folder below it (`dir`), or raise map_max_files in the config (memory grows with it)",
+    )
+    .with_data("limit", "map_max_files")
+}

@@ -1,0 +1,254 @@
+//! The map stays fresh without walking the tree on every question (crates/syntax/src/map/tree.rs,
+//! crates/syntax/src/map/watch.rs): what another program changes, adds, deletes or renames, and
+//! a `git checkout`, show in the map, which then equals a fresh daemon's walk of the same tree; the
+//! daemon's own edits show in the very next map; a tree the watcher cannot cover is walked (and the
+//! answer says so); a tree over `map_max_files` is refused with C213.
+
+use crate::common;
+
+use common::{git, Daemon, Sandbox};
+use serde_json::{json, Value};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+const BUDGET: u64 = 100_000;
+
+/// A Go file defining `name`, and calling `calls`.
+fn go(name: &str, calls: &str) -> String {
+    format!("package p\n\nfunc {name}() {{\n\t{calls}()\n}}\n")
+}
+
+/// Go files calling each other in folders, and sixteen more folders: a change in a few folders
+/// re-lists those (past a quarter of the folders the map walks everything instead).
+fn tree(sandbox: &Sandbox) {
+    sandbox.write("a/one.go", &go("One", "Two"));
+    sandbox.write("a/two.go", &go("Two", "Three"));
+    sandbox.write("b/three.go", &go("Three", "One"));
+    sandbox.write("b/c/four.go", &go("Four", "One"));
+    for i in 0..16 {
+        sandbox.write(&format!("z{i}/z{i}.go"), &go(&format!("Z{i}"), "One"));
+    }
+}
+
+fn map(daemon: &Daemon) -> Value {
+    daemon.ok("map", json!({ "budget": BUDGET }))
+}
+
+fn text(answer: &Value) -> String {
+    answer["map"].as_str().unwrap().to_owned()
+}
+
+/// Maps until `done` holds (the watcher's event arrives a moment after the change), at most 20 s.
+fn map_until(daemon: &Daemon, what: &str, done: impl Fn(&str) -> bool) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let answer = map(daemon);
+        if done(&text(&answer)) {
+            return answer;
+        }
+        assert!(Instant::now() < deadline, "{what}: never shown\n{answer}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The map a daemon started now gives of the same tree: a whole walk.
+fn walked_map(sandbox: &Sandbox, running: Daemon, extra: &[&str]) -> String {
+    drop(running);
+    let fresh = Daemon::start(sandbox, extra);
+    text(&map(&fresh))
+}
+
+type Change = fn(&Path);
+
+const NOTHING: &str = "\u{0}";
+
+/// What another program does to the tree, and a name the map must show after it and one it
+/// must not (none: `NOTHING`, found in no map).
+const CHANGES: &[(&str, Change, &str, &str)] = &[
+    (
+        "a definition renamed in place",
+        |r| std::fs::write(r.join("a/one.go"), go("OneRenamed", "Two")).unwrap(),
+        "OneRenamed",
+        "func One()",
+    ),
+    (
+        "a file added to a folder",
+        |r| std::fs::write(r.join("b/five.go"), go("Five", "One")).unwrap(),
+        "b/five.go",
+        NOTHING,
+    ),
+    (
+        "a file in new folders",
+        |r| {
+            std::fs::create_dir_all(r.join("d/e/f")).unwrap();
+            std::fs::write(r.join("d/e/f/six.go"), go("Six", "Two")).unwrap();
+        },
+        "d/e/f/six.go",
+        NOTHING,
+    ),
+    (
+        "a file deleted",
+        |r| std::fs::remove_file(r.join("a/two.go")).unwrap(),
+        "a/one.go",
+        "a/two.go",
+    ),
+    (
+        "a file renamed (an editor's save-by-rename)",
+        |r| std::fs::rename(r.join("b/three.go"), r.join("b/drei.go")).unwrap(),
+        "b/drei.go",
+        "b/three.go",
+    ),
+    (
+        "a folder renamed",
+        |r| std::fs::rename(r.join("b/c"), r.join("b/moved")).unwrap(),
+        "b/moved/four.go",
+        "b/c/four.go",
+    ),
+    (
+        "a folder deleted",
+        |r| std::fs::remove_dir_all(r.join("d")).unwrap(),
+        "a/one.go",
+        "d/e/f/six.go",
+    ),
+    (
+        "a folder ignored by a new .gitignore",
+        |r| std::fs::write(r.join(".gitignore"), "b/moved/\n").unwrap(),
+        "b/drei.go",
+        "b/moved/four.go",
+    ),
+];
+
+#[test]
+fn what_another_program_changes_shows_in_the_map_as_a_fresh_walk_would_show_it() {
+    let sandbox = Sandbox::empty();
+    tree(&sandbox);
+    let daemon = Daemon::start(&sandbox, &[]);
+    let cold = map(&daemon);
+    assert_eq!(cold["freshness"], "watched", "{cold}");
+    for (what, change, shown, gone) in CHANGES {
+        change(&sandbox.root);
+        let answer = map_until(&daemon, what, |t| t.contains(shown) && !t.contains(gone));
+        assert_eq!(answer["freshness"], "watched", "{what}: {answer}");
+    }
+    let warm = text(&map(&daemon));
+    assert_eq!(
+        warm,
+        walked_map(&sandbox, daemon, &[]),
+        "the kept listing differs from a walk"
+    );
+}
+
+#[test]
+fn a_git_checkout_of_another_branch_shows_in_the_map() {
+    let sandbox = Sandbox::empty();
+    tree(&sandbox);
+    git(&sandbox.root, &["init", "-q", "-b", "main"]);
+    git(&sandbox.root, &["add", "-A"]);
+    git(&sandbox.root, &["commit", "-qm", "main"]);
+    git(&sandbox.root, &["checkout", "-qb", "other"]);
+    sandbox.write("a/one.go", &go("OneOther", "Two"));
+    sandbox.write("g/h/seven.go", &go("Seven", "One"));
+    std::fs::remove_file(sandbox.root.join("b/three.go")).unwrap();
+    git(&sandbox.root, &["add", "-A"]);
+    git(&sandbox.root, &["commit", "-qm", "other"]);
+    git(&sandbox.root, &["checkout", "-q", "main"]);
+
+    let daemon = Daemon::start(&sandbox, &[]);
+    let on_main = text(&map(&daemon));
+    assert!(on_main.contains("b/three.go") && !on_main.contains("seven"));
+    git(&sandbox.root, &["checkout", "-q", "other"]);
+    map_until(&daemon, "checkout of other", |t| {
+        t.contains("OneOther") && t.contains("g/h/seven.go") && !t.contains("b/three.go")
+    });
+    git(&sandbox.root, &["checkout", "-q", "main"]);
+    let back = map_until(&daemon, "checkout of main", |t| {
+        t.contains("func One()") && !t.contains("seven") && t.contains("b/three.go")
+    });
+    assert_eq!(
+        text(&back),
+        on_main,
+        "back on main, the map is main's again"
+    );
+    assert_eq!(text(&back), walked_map(&sandbox, daemon, &[]));
+}
+
+#[test]
+fn the_daemons_own_edits_show_in_the_very_next_map() {
+    let sandbox = Sandbox::empty();
+    tree(&sandbox);
+    let daemon = Daemon::start(&sandbox, &[]);
+    map(&daemon);
+    // No waiting: the documents store tells the map before the edit answers.
+    daemon.ok(
+        "write",
+        json!({"file": "a/one.go", "content": go("OneWritten", "Two")}),
+    );
+    let after = map(&daemon);
+    assert!(text(&after).contains("OneWritten"), "{after}");
+    assert_eq!(after["parsed"], 1, "only the written file is tagged again");
+    daemon.ok(
+        "move",
+        json!({"moves": [{"from": "a/two.go", "to": "b/two.go"}]}),
+    );
+    let moved = text(&map(&daemon));
+    assert!(
+        moved.contains("b/two.go") && !moved.contains("a/two.go"),
+        "{moved}"
+    );
+    daemon.ok("delete-file", json!({"paths": ["b/two.go"]}));
+    assert!(!text(&map(&daemon)).contains("two.go"));
+    daemon.ok(
+        "create-file",
+        json!({"files": [{"path": "n/e/w/eight.go", "content": go("Eight", "One"), "parents": true}]}),
+    );
+    let created = text(&map(&daemon));
+    assert!(created.contains("n/e/w/eight.go"), "{created}");
+}
+
+/// A daemon whose config file holds `config`.
+fn with_config(sandbox: &Sandbox, config: &str) -> Daemon {
+    let path = sandbox.dir.path().join("coderd.yaml");
+    std::fs::write(&path, config).unwrap();
+    Daemon::start(sandbox, &["--config", path.to_str().unwrap()])
+}
+
+#[test]
+fn a_tree_the_watcher_cannot_cover_is_walked_on_every_map_and_the_answer_says_why() {
+    for (config, why) in [
+        ("map_watch_max_folders: 2\n", "map_watch_max_folders"),
+        ("map_watch_max_folders: 0\n", "map_watch_max_folders"),
+    ] {
+        let sandbox = Sandbox::empty();
+        tree(&sandbox);
+        let daemon = with_config(&sandbox, config);
+        let cold = map(&daemon);
+        assert_eq!(cold["freshness"], "walked", "{config}: {cold}");
+        let note = cold["freshness_note"].as_str().unwrap_or_default();
+        assert!(note.contains(why), "{config}: {cold}");
+        // A walk sees every change at once: no waiting for an event.
+        for (what, change, shown, gone) in &CHANGES[..4] {
+            change(&sandbox.root);
+            let t = text(&map(&daemon));
+            assert!(
+                t.contains(shown) && !t.contains(gone),
+                "{config} {what}\n{t}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_tree_over_map_max_files_is_refused_with_the_key_that_raises_it() {
+    let sandbox = Sandbox::empty();
+    tree(&sandbox);
+    let daemon = with_config(&sandbox, "map_max_files: 3\n");
+    for (method, params) in [("map", json!({})), ("symbols", json!({"query": "One"}))] {
+        let error = daemon.err(method, params);
+        assert_eq!(error["data"]["code"], "C213", "{method}: {error}");
+        let message = error["message"].as_str().unwrap();
+        assert!(message.contains("map_max_files"), "{method}: {error}");
+    }
+    // A folder under the limit is mapped.
+    let b = daemon.ok("map", json!({"dir": "b"}));
+    assert_eq!(b["files"], 2, "{b}");
+}
