@@ -342,7 +342,7 @@ def run_repo(root, args, coderd_bin, aider):
                     text = daemon.map(focus, words, budget)
                     seconds["coderd"] += time.perf_counter() - start
                     tools = [("coderd", text)]
-                    if aider:
+                    if aider and f"{variant}@{budget}" in args.aider_maps:
                         start = time.perf_counter()
                         tools.append(("aider", aider.map(root, focus, others, words, budget)))
                         seconds["aider"] += time.perf_counter() - start
@@ -397,6 +397,8 @@ def main():
     parser.add_argument("--coderd", required=True)
     parser.add_argument("--aider-python")
     parser.add_argument("--aider-cache", help="JSON-lines file keeping aider's maps across runs")
+    parser.add_argument("--aider-maps", type=str.split, default=" ".join(f"{v}@{b}" for v in ("focus", "mentions") for b in BUDGETS),
+                        help="the maps aider is asked for (focus@8000 alone gives its first-10 column)")
     parser.add_argument("--commits", type=int, default=30)
     parser.add_argument("repos", nargs="+")
     args = parser.parse_args()

@@ -16,7 +16,8 @@
 # left out of the checkout: scripts/sparse-without-missing.py). aider-chat is installed from PyPI into a venv there (tokens
 # counted as chars/4; without it, or with AIDER=off, its columns are left out). aider's maps do not
 # depend on coderd and are kept in BENCH_CACHE/results/aider-maps.jsonl: a re-run after a change to
-# coderd asks aider nothing it answered before. COMMITS (default 40) commits per repository, where
+# coderd asks aider nothing it answered before; AIDER_MAPS="focus@8000" asks it only for the maps
+# its first-10 column needs (a few seconds each on a busy machine). COMMITS (default 40) commits per repository, where
 # the repository names none (owner/name:N); RUNS (default 5) runs of the cold timings; BENCH_NO_BUILD=1 uses the release binary
 # already built. PART (retrieval, cold; default both) runs one part; REPOS (owner/name[:N] ...) replaces
 # the SET's repositories. Source files are those of each repository's languages (every language
@@ -78,7 +79,8 @@ if [[ $part != cold && ${AIDER:-on} != off && ! -f $cache/aider-venv/.installed 
   fi
 fi
 [[ ${AIDER:-on} != off && -f $cache/aider-venv/.installed ]] &&
-  aider=(--aider-python "$cache/aider-venv/bin/python" --aider-cache "$cache/results/aider-maps.jsonl")
+  aider=(--aider-python "$cache/aider-venv/bin/python" --aider-cache "$cache/results/aider-maps.jsonl"
+    ${AIDER_MAPS:+--aider-maps "$AIDER_MAPS"})
 
 if [[ ${BENCH_NO_BUILD:-0} != 1 ]]; then
   echo "## building (release)"
