@@ -4,13 +4,14 @@
 ; Names a macro call defines, outside functions (definitions for the map and `symbols`; not
 ; `outline` items, which are what the language itself declares).
 ;
-; In a call with braces, `m! { … }`, each identifier that opens an entry of its list (right after
-; the brace, a `,` or a `;`) and ends it (right before a `,`, `;`, `=` or the closing brace):
-; `define_symbols! { foo, bar = "bar", }` defines foo and bar.
+; In a call with braces, `m! { … }`, each identifier that opens an entry of its comma-separated list
+; (right after the brace or a `,`) and ends it or its name (right before a `,`, a `=` or the closing
+; brace): `define_symbols! { foo, bar = "bar", }` defines foo and bar. Entries separated by `;`
+; are rows of a table (`Sized, sym::sized, TraitId;`), whose names are mostly uses: none.
 ((macro_invocation (token_tree (identifier) @name @definition.const) @_list)
   (#match? @_list "^\\{")
-  (#prev-is? @name "{" "," ";")
-  (#next-is? @name "," ";" "=" "}"))
+  (#prev-is? @name "{" ",")
+  (#next-is? @name "," "=" "}"))
 
 ; In any call, the name after a declaring keyword, in the call's tokens or one level of brackets
 ; inside them: `bitflags! { pub struct Flags: u32 { const A = 1; } }` defines Flags and A,
