@@ -289,7 +289,7 @@ class Aider:
 
     def map(self, root, focus, others, idents, budget):
         commit = git(root, "rev-parse", "HEAD").strip()
-        key = json.dumps([commit, focus, idents, budget])
+        key = json.dumps([commit, focus, idents, budget, sorted(SOURCE_EXTS)])
         if key not in self.cache:
             self.cache[key] = self.ask(root, focus, others, idents, budget)
             if self.cache_path:
