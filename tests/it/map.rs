@@ -325,7 +325,10 @@ fn names_a_macro_call_lists_are_definitions_for_symbols_and_the_map_not_outline_
     .unwrap();
     let sandbox = Sandbox::empty();
     for case in cases.as_array().unwrap() {
-        sandbox.write(case["file"].as_str().unwrap(), case["text"].as_str().unwrap());
+        sandbox.write(
+            case["file"].as_str().unwrap(),
+            case["text"].as_str().unwrap(),
+        );
     }
     // A user of the listed names, and files it does not use.
     sandbox.write(
@@ -371,14 +374,20 @@ fn names_a_macro_call_lists_are_definitions_for_symbols_and_the_map_not_outline_
         .collect();
     assert_eq!(names, ["define_symbols"]);
     // The map ties the user to the file whose macro call defines what it uses, before the rest.
-    let result = map(&daemon, json!({"focus": ["src/user.rs"], "budget": 100_000}));
+    let result = map(
+        &daemon,
+        json!({"focus": ["src/user.rs"], "budget": 100_000}),
+    );
     let text = result["map"].as_str().unwrap();
     let shown = shown_files(text);
     let at = |f: &str| shown.iter().position(|s| *s == f);
     let symbols = at("src/symbols.rs").unwrap_or_else(|| panic!("not shown\n{text}"));
     for i in 0..6 {
         let other = format!("src/other{i}.rs");
-        assert!(at(&other).is_none_or(|o| symbols < o), "{other} first\n{text}");
+        assert!(
+            at(&other).is_none_or(|o| symbols < o),
+            "{other} first\n{text}"
+        );
     }
     assert!(text.contains("intern_me"), "{text}");
 }

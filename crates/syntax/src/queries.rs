@@ -193,7 +193,10 @@ fn outline_query(language: &tree_sitter::Language, text: &str) -> Result<Outline
 
 /// `tags.scm`'s text as its `@reference` patterns (`None` when it has none) and its
 /// `@definition` patterns (empty when none), each pattern's text kept whole.
-fn split_tags(language: &tree_sitter::Language, text: &str) -> Result<(Option<String>, String), String> {
+fn split_tags(
+    language: &tree_sitter::Language,
+    text: &str,
+) -> Result<(Option<String>, String), String> {
     let query = Query::new(language, text).map_err(|e| e.to_string())?;
     let (mut references, mut definitions) = (String::new(), String::new());
     for i in 0..query.pattern_count() {
