@@ -23,7 +23,9 @@ aider's RepoMap gets the same inputs (chat file = focus, other files = every non
 mentioned identifiers = the mentions, tokens counted as chars/4, so budget/4 tokens). Targets
 are non-test source files (what `map` lists with `include_tests: false`: neither generated code
 by its header nor a Rust `#[cfg(test)] mod name;` file is one); files a commit adds or deletes are
-not targets (the map is of the tree before the commit). Prints one JSON object.
+not targets (the map is of the tree before the commit). Source files are those of the
+repository's languages: each language family with a quarter of its non-test source files
+(`languages`; SOURCE_EXTS=".py .pyi" in the environment names them instead). Prints one JSON object.
 """
 import collections
 import json
