@@ -23,7 +23,9 @@ aider's RepoMap gets the same inputs (chat file = focus, other files = every non
 mentioned identifiers = the mentions, tokens counted as chars/4, so budget/4 tokens). Targets
 are non-test source files (what `map` lists with `include_tests: false`: neither generated code
 by its header nor a Rust `#[cfg(test)] mod name;` file is one); files a commit adds or deletes are
-not targets (the map is of the tree before the commit). Prints one JSON object.
+not targets (the map is of the tree before the commit). Source files are those of the
+repository's languages: each language family with a quarter of its non-test source files
+(`languages`; SOURCE_EXTS=".py .pyi" in the environment names them instead). Prints one JSON object.
 """
 import collections
 import json
@@ -38,7 +40,12 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from coderd_bench import Connection  # noqa: E402
 
 BUDGETS = (1000, 4000, 8000)
-SOURCE_EXTS = set(os.environ.get("SOURCE_EXTS", ".go .rs .py").split())
+# The language families a repository is scored in: each family holding at least a quarter of its
+# (non-test) source files, so a Go repository's web UI or a Python package's Rust core is not.
+FAMILIES = {"go": {".go"}, "rust": {".rs"}, "python": {".py", ".pyi"},
+            "typescript": {".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"}}
+FAMILY_SHARE = 0.25
+SOURCE_EXTS = set()  # set per repository by `languages`; SOURCE_EXTS in the environment overrides
 TEST_FOLDERS = {"test", "tests", "__tests__", "testdata", "spec"}
 SKIPPED_FOLDERS = {"vendor", "build", "node_modules", "target", "dist"}
 MAX_MENTIONS = 40
@@ -49,6 +56,8 @@ as async await crate dyn enum extern impl in let loop match mod move mut pub ref
 trait unsafe use where while Some None Ok Err Option Result Vec String Box usize isize u8 u16 u32 u64
 i8 i16 i32 i64 f32 f64 str fn and assert class def del elif except finally from global is lambda
 nonlocal not or pass raise try with yield True False print len list dict set tuple
+function export typeof instanceof new this undefined null void any unknown never number boolean object
+interface extends implements readonly private public protected declare namespace keyof infer
 """.split())
 
 
@@ -94,10 +103,24 @@ def hidden_by_design(repo, commit, rel):
     return is_generated(text) or rel.endswith(".rs") and declares_test_module(repo, commit, rel)
 
 
-def is_source(rel):
+def is_source(rel, exts=None):
     parts = rel.split("/")
-    return (os.path.splitext(rel)[1] in SOURCE_EXTS and not is_test_path(rel)
+    return (os.path.splitext(rel)[1] in (SOURCE_EXTS if exts is None else exts) and not is_test_path(rel)
             and not any(p in SKIPPED_FOLDERS or p.startswith(".") for p in parts[:-1]))
+
+
+def languages(repo):
+    """The source extensions of the repository's languages (see FAMILIES), from its HEAD's files."""
+    if os.environ.get("SOURCE_EXTS"):
+        return set(os.environ["SOURCE_EXTS"].split())
+    every = set().union(*FAMILIES.values())
+    counts = collections.Counter()
+    for rel in git(repo, "ls-files").splitlines():
+        if is_source(rel, every):
+            ext = os.path.splitext(rel)[1]
+            counts[next(f for f, exts in FAMILIES.items() if ext in exts)] += 1
+    total = sum(counts.values())
+    return set().union(*(FAMILIES[f] for f, n in counts.items() if n >= FAMILY_SHARE * total))
 
 
 def git(repo, *args):
@@ -252,11 +275,31 @@ for line in sys.stdin:
 
 
 class Aider:
-    def __init__(self, python):
+    """aider's RepoMap in a child process. Its maps do not depend on coderd, so each answer is kept in
+    `cache` (a JSON-lines file, keyed by the tree's commit and the question) and a re-run of the
+    benchmark asks aider only what it has not answered before."""
+
+    def __init__(self, python, cache):
         self.proc = subprocess.Popen([python, "-c", AIDER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.DEVNULL, text=True)
+        self.cache_path = cache
+        self.cache = {}
+        if cache and os.path.exists(cache):
+            for line in open(cache):
+                entry = json.loads(line)
+                self.cache[entry["key"]] = entry["map"]
 
     def map(self, root, focus, others, idents, budget):
+        commit = git(root, "rev-parse", "HEAD").strip()
+        key = json.dumps([commit, focus, idents, budget, sorted(SOURCE_EXTS)])
+        if key not in self.cache:
+            self.cache[key] = self.ask(root, focus, others, idents, budget)
+            if self.cache_path:
+                with open(self.cache_path, "a") as out:
+                    out.write(json.dumps({"key": key, "map": self.cache[key]}) + "\n")
+        return self.cache[key]
+
+    def ask(self, root, focus, others, idents, budget):
         self.proc.stdin.write(json.dumps({"root": root, "focus": focus, "others": others, "idents": idents,
                                           "budget": budget}) + "\n")
         self.proc.stdin.flush()
@@ -277,6 +320,8 @@ def new_tally():
 
 
 def run_repo(root, args, coderd_bin, aider):
+    SOURCE_EXTS.clear()
+    SOURCE_EXTS.update(languages(root))
     picked = commits(root, args.commits)
     head = git(root, "rev-parse", "HEAD").strip()
     tally = {"coderd": new_tally(), "nearest": new_tally(), "aider": new_tally()}
@@ -299,7 +344,7 @@ def run_repo(root, args, coderd_bin, aider):
                     text = daemon.map(focus, words, budget)
                     seconds["coderd"] += time.perf_counter() - start
                     tools = [("coderd", text)]
-                    if aider:
+                    if aider and f"{variant}@{budget}" in args.aider_maps:
                         start = time.perf_counter()
                         tools.append(("aider", aider.map(root, focus, others, words, budget)))
                         seconds["aider"] += time.perf_counter() - start
@@ -340,6 +385,7 @@ def run_repo(root, args, coderd_bin, aider):
     return {
         "repo": os.path.basename(root.rstrip("/")),
         "commits": len(picked),
+        "extensions": sorted(SOURCE_EXTS),
         "deterministic": same,
         "seconds": seconds,
         "recall": {tool: {k: {"shown": v[0], "targets": v[1], "pct": round(100 * v[0] / v[1], 1) if v[1] else None}
@@ -352,10 +398,13 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--coderd", required=True)
     parser.add_argument("--aider-python")
+    parser.add_argument("--aider-cache", help="JSON-lines file keeping aider's maps across runs")
+    parser.add_argument("--aider-maps", type=str.split, default=" ".join(f"{v}@{b}" for v in ("focus", "mentions") for b in BUDGETS),
+                        help="the maps aider is asked for (focus@8000 alone gives its first-10 column)")
     parser.add_argument("--commits", type=int, default=30)
     parser.add_argument("repos", nargs="+")
     args = parser.parse_args()
-    aider = Aider(args.aider_python) if args.aider_python else None
+    aider = Aider(args.aider_python, args.aider_cache) if args.aider_python else None
     try:
         rows = [run_repo(os.path.abspath(r), args, args.coderd, aider) for r in args.repos]
     finally:

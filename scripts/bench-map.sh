@@ -4,7 +4,9 @@
 # the map's cold costs (from nothing, after a restart, warm) beside `ctags -R`.
 #
 #   scripts/bench-map.sh              held-out repositories (the numbers in docs/benchmarks.md)
-#   SET=tuning scripts/bench-map.sh   the repositories the ranking was tuned on
+#   SET=tuning scripts/bench-map.sh   the repositories the ranking was tuned on (30 commits each)
+#   SET=all scripts/bench-map.sh      held-out, tuning, and hono (TypeScript) and pydantic (Python),
+#                                     never tuned on: the table of issue 35 in docs/benchmarks.md
 #   PART=cold REPOS="prometheus/prometheus rust-lang/rust-analyzer" scripts/bench-map.sh
 #                                     only the cold costs, on the structure benchmark's corpora
 #
@@ -12,10 +14,15 @@
 # into BENCH_CACHE (default ~/.cache/coderd-bench/history); without network, BENCH_MIRRORS names a
 # folder of local mirrors laid out as <owner>+<name>/repo (a mirror's folders of missing blobs are
 # left out of the checkout: scripts/sparse-without-missing.py). aider-chat is installed from PyPI into a venv there (tokens
-# counted as chars/4; without it its columns are left out). COMMITS (default 40) commits per
-# repository; RUNS (default 5) runs of the cold timings; BENCH_NO_BUILD=1 uses the release binary
-# already built (CODERD_BIN=path: that binary instead). PART (retrieval, cold; default both) runs one part; REPOS (owner/name ...) replaces
-# the SET's repositories; AIDER=0 leaves aider out (no install, no columns). See scripts/bench-map-retrieval.py for what is counted.
+# counted as chars/4; without it, or with AIDER=0 (or off), its columns are left out). aider's maps do not
+# depend on coderd and are kept in BENCH_CACHE/results/aider-maps.jsonl: a re-run after a change to
+# coderd asks aider nothing it answered before; AIDER_MAPS="focus@8000" asks it only for the maps
+# its first-10 column needs (a few seconds each on a busy machine). COMMITS (default 40) commits per repository, where
+# the repository names none (owner/name:N); RUNS (default 5) runs of the cold timings; BENCH_NO_BUILD=1 uses the release binary
+# already built (CODERD_BIN=path: that binary instead). PART (retrieval, cold; default both) runs one part; REPOS (owner/name[:N] ...) replaces
+# the SET's repositories. Source files are those of each repository's languages (every language
+# with a quarter of its source files; SOURCE_EXTS=".ts .tsx" overrides). See
+# scripts/bench-map-retrieval.py for what is counted.
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -24,16 +31,23 @@ cache=${BENCH_CACHE:-$HOME/.cache/coderd-bench}
 mkdir -p "$cache/history" "$cache/results"
 command -v ctags >/dev/null || { sudo apt-get install -y universal-ctags >/dev/null 2>&1 || apt-get install -y universal-ctags >/dev/null; }
 
+heldout=(prometheus/alertmanager tokio-rs/axum encode/httpx)
+tuning=(gin-gonic/gin:30 BurntSushi/ripgrep:30 scrapy/scrapy:30)
+untuned=(honojs/hono pydantic/pydantic)
 case ${SET:-heldout} in
-  tuning) repos=(gin-gonic/gin BurntSushi/ripgrep scrapy/scrapy) ;;
-  *) repos=(prometheus/alertmanager tokio-rs/axum encode/httpx) ;;
+  tuning) repos=("${tuning[@]}") ;;
+  all) repos=("${heldout[@]}" "${tuning[@]}" "${untuned[@]}") ;;
+  heldout) repos=("${heldout[@]}") ;;
+  *) echo "SET is heldout, tuning or all, not $SET" >&2; exit 2 ;;
 esac
 [[ -n ${REPOS:-} ]] && read -ra repos <<<"$REPOS"
 part=${PART:-all}
 case $part in all | retrieval | cold) ;; *) echo "PART is retrieval, cold or unset (both), not $part" >&2; exit 2 ;; esac
 
-dirs=()
-for r in "${repos[@]}"; do
+dirs=() counts=()
+for entry in "${repos[@]}"; do
+  r=${entry%%:*}
+  [[ $entry == *:* ]] && counts+=("${entry##*:}") || counts+=("${COMMITS:-40}")
   dest=$cache/history/${r#*/}
   if [[ ! -d $dest ]]; then
     echo "## fetching $r (with history)"
@@ -56,8 +70,9 @@ for r in "${repos[@]}"; do
 done
 
 aider=()
-if [[ ${AIDER:-1} == 0 ]]; then
-  echo "## aider left out (AIDER=0)"
+case ${AIDER:-on} in 0 | off) aider_off=1 ;; *) aider_off=0 ;; esac
+if ((aider_off)); then
+  echo "## aider left out (AIDER=${AIDER})"
 elif [[ $part != cold && ! -f $cache/aider-venv/.installed ]]; then
   echo "## installing aider-chat into $cache/aider-venv"
   if python3 -m venv "$cache/aider-venv" && "$cache/aider-venv/bin/pip" install -q aider-chat; then
@@ -66,7 +81,9 @@ elif [[ $part != cold && ! -f $cache/aider-venv/.installed ]]; then
     echo "note: aider-chat could not be installed; its columns are left out"
   fi
 fi
-[[ ${AIDER:-1} != 0 && -f $cache/aider-venv/.installed ]] && aider=(--aider-python "$cache/aider-venv/bin/python")
+[[ $aider_off == 0 && -f $cache/aider-venv/.installed ]] &&
+  aider=(--aider-python "$cache/aider-venv/bin/python" --aider-cache "$cache/results/aider-maps.jsonl"
+    ${AIDER_MAPS:+--aider-maps "$AIDER_MAPS"})
 
 if [[ ${BENCH_NO_BUILD:-0} != 1 ]]; then
   echo "## building (release)"
@@ -77,8 +94,14 @@ bin=${CODERD_BIN:-$CARGO_TARGET_DIR/release/coderd}
 out=$cache/results
 retrieval=$out/map-retrieval.json restart=$out/map-restart.json
 if [[ $part != cold ]]; then
-  echo "## retrieval (${COMMITS:-40} commits per repository)"
-  python3 "$repo/scripts/bench-map-retrieval.py" --coderd "$bin" "${aider[@]}" --commits "${COMMITS:-40}" "${dirs[@]}" >"$retrieval"
+  # One run per repository (each its own number of commits), then one list of rows.
+  rows=()
+  for i in "${!dirs[@]}"; do
+    echo "## retrieval: ${dirs[$i]##*/} (${counts[$i]} commits)"
+    rows+=("$out/map-retrieval-${dirs[$i]##*/}.json")
+    python3 "$repo/scripts/bench-map-retrieval.py" --coderd "$bin" "${aider[@]}" --commits "${counts[$i]}" "${dirs[$i]}" >"${rows[$i]}"
+  done
+  python3 -c 'import json, sys; print(json.dumps([r for f in sys.argv[1:] for r in json.load(open(f))]))' "${rows[@]}" >"$retrieval"
 else
   echo "[]" >"$retrieval"
 fi

@@ -312,3 +312,82 @@ fn a_restarted_daemon_retags_no_go_file_whose_method_is_above_its_receiver_type(
         "{cold}"
     );
 }
+
+/// Names a Rust macro call lists are definitions (queries/rust/tags.scm: a call with braces
+/// outside functions, each entry of its list; a name after a declaring keyword in any call), for
+/// `symbols` and the map, but not `outline` items; what a call inside a function or without
+/// braces lists is a use (tests/fixtures/macro-definitions.json).
+#[test]
+fn names_a_macro_call_lists_are_definitions_for_symbols_and_the_map_not_outline_items() {
+    let cases: Value = serde_json::from_str(
+        &std::fs::read_to_string(Path::new(FIXTURES).join("macro-definitions.json")).unwrap(),
+    )
+    .unwrap();
+    let sandbox = Sandbox::empty();
+    for case in cases.as_array().unwrap() {
+        sandbox.write(
+            case["file"].as_str().unwrap(),
+            case["text"].as_str().unwrap(),
+        );
+    }
+    // A user of the listed names, and files it does not use.
+    sandbox.write(
+        "src/user.rs",
+        "fn lower(s: &str) -> bool { s == sym::intern_me.as_str() || s == sym::last_one.as_str() }\n",
+    );
+    for i in 0..6 {
+        sandbox.write(
+            &format!("src/other{i}.rs"),
+            &format!("pub fn unrelated_{i}() {{}}\npub struct Unrelated{i};\n"),
+        );
+    }
+    let daemon = Daemon::start(&sandbox, &[]);
+    for case in cases.as_array().unwrap() {
+        let (name, file) = (&case["case"], case["file"].as_str().unwrap());
+        let in_file = |query: &str| -> Vec<Value> {
+            let found = daemon.ok("symbols", json!({"query": query}));
+            found["results"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|r| r["path"] == file && r["name"] == query)
+                .cloned()
+                .collect()
+        };
+        for pair in case["defined"].as_array().unwrap() {
+            let (defined, kind) = (pair[0].as_str().unwrap(), &pair[1]);
+            let found = in_file(defined);
+            assert_eq!(found.len(), 1, "{name}: {defined} {found:?}");
+            assert_eq!(&found[0]["kind"], kind, "{name}: {defined}");
+        }
+        for used in strings(case, "not_defined") {
+            assert!(in_file(&used).is_empty(), "{name}: {used} is a definition");
+        }
+    }
+    // Not outline items: the outline lists what the language declares (the macro itself).
+    let outline = daemon.ok("outline", json!({"file": "src/symbols.rs"}));
+    let names: Vec<&str> = outline["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["define_symbols"]);
+    // The map ties the user to the file whose macro call defines what it uses, before the rest.
+    let result = map(
+        &daemon,
+        json!({"focus": ["src/user.rs"], "budget": 100_000}),
+    );
+    let text = result["map"].as_str().unwrap();
+    let shown = shown_files(text);
+    let at = |f: &str| shown.iter().position(|s| *s == f);
+    let symbols = at("src/symbols.rs").unwrap_or_else(|| panic!("not shown\n{text}"));
+    for i in 0..6 {
+        let other = format!("src/other{i}.rs");
+        assert!(
+            at(&other).is_none_or(|o| symbols < o),
+            "{other} first\n{text}"
+        );
+    }
+    assert!(text.contains("intern_me"), "{text}");
+}

@@ -5,13 +5,13 @@
 //! declared outside its type (`@receiver`) nests under the type of that name.
 
 use super::languages::Language;
-use super::queries::{KindSet, Queries, Role};
+use super::queries::{KindSet, OutlineQuery, Queries, Role};
 use super::Kind;
 use serde::Serialize;
 use std::collections::HashMap;
 use std::ops::Range;
 use streaming_iterator::StreamingIterator;
-use tree_sitter::{Node, QueryCursor, Tree};
+use tree_sitter::{Node, Query, QueryCursor, QueryMatch, QueryPredicateArg, Tree};
 
 /// Signatures longer than this many characters are cut (with `…`).
 pub const SIGNATURE_CAP: usize = 200;
@@ -128,13 +128,29 @@ struct Found<'t> {
 }
 
 pub fn extract(tree: &Tree, source: &[u8], queries: &Queries) -> Outline {
-    extract_from(tree, source, queries, queries.outline_roots.as_ref())
+    extract_with(tree, source, queries, &queries.outline)
+}
+
+/// The map's definitions: the outline's items and the names `tags.scm` says a file defines
+/// otherwise (a Rust macro call's list), placed and nested the same way.
+pub fn extract_definitions(tree: &Tree, source: &[u8], queries: &Queries) -> Outline {
+    extract_with(tree, source, queries, queries.definitions())
+}
+
+fn extract_with(tree: &Tree, source: &[u8], queries: &Queries, query: &OutlineQuery) -> Outline {
+    extract_from(tree, source, queries, query, query.roots.as_ref())
 }
 
 /// The outline, with the query run only at `roots` kinds outside functions when given, else over
 /// the whole tree.
-fn extract_from(tree: &Tree, source: &[u8], queries: &Queries, roots: Option<&KindSet>) -> Outline {
-    let found = find_definitions(tree, source, queries, roots);
+fn extract_from(
+    tree: &Tree,
+    source: &[u8],
+    queries: &Queries,
+    query: &OutlineQuery,
+    roots: Option<&KindSet>,
+) -> Outline {
+    let found = find_definitions(tree, source, query, roots);
     let parents = nest(&found);
     let keep = not_local(&found, &parents);
     let mut new_index = vec![None; found.len()];
@@ -158,7 +174,7 @@ fn extract_from(tree: &Tree, source: &[u8], queries: &Queries, roots: Option<&Ki
 fn find_definitions<'t>(
     tree: &'t Tree,
     source: &[u8],
-    queries: &Queries,
+    query: &OutlineQuery,
     roots: Option<&KindSet>,
 ) -> Vec<Found<'t>> {
     let mut found = Vec::new();
@@ -168,14 +184,14 @@ fn find_definitions<'t>(
             cursor.set_max_start_depth(Some(0));
             walk_roots(tree, roots, |node| {
                 let before = found.len();
-                collect_matches(&mut cursor, node, source, queries, &mut found);
+                collect_matches(&mut cursor, node, source, query, &mut found);
                 // A function's descendants are locals: never visited.
                 found[before..]
                     .iter()
                     .any(|f| f.node == node && matches!(f.kind, Kind::Function | Kind::Method))
             });
         }
-        None => collect_matches(&mut cursor, tree.root_node(), source, queries, &mut found),
+        None => collect_matches(&mut cursor, tree.root_node(), source, query, &mut found),
     }
     sort_outer_first(&mut found);
     found
@@ -207,20 +223,54 @@ pub(crate) fn walk_roots<'t>(
     }
 }
 
+/// A pattern's `(#prev-is? @capture "," ";")` and `(#next-is? @capture "," "}")`: the token right
+/// before (after) the captured node is one of those. The query language's anchor `.` cannot say
+/// so: it skips anonymous nodes (`, Slot>> =` would be `Slot` followed by `=`).
+fn neighbours_hold(query: &Query, m: &QueryMatch<'_, '_>) -> bool {
+    query
+        .general_predicates(m.pattern_index)
+        .iter()
+        .all(|predicate| {
+            let before = match &*predicate.operator {
+                "prev-is?" => true,
+                "next-is?" => false,
+                _ => return true,
+            };
+            let Some((QueryPredicateArg::Capture(captured), tokens)) = predicate.args.split_first()
+            else {
+                return true;
+            };
+            m.captures()
+                .iter()
+                .filter(|c| c.index == *captured)
+                .all(|c| {
+                    let neighbour = match before {
+                        true => c.node.prev_sibling(),
+                        false => c.node.next_sibling(),
+                    };
+                    neighbour.is_some_and(|n| {
+                        tokens
+                            .iter()
+                            .any(|t| matches!(t, QueryPredicateArg::String(s) if **s == *n.kind()))
+                    })
+                })
+        })
+}
+
 fn collect_matches<'t>(
     cursor: &mut QueryCursor,
     node: Node<'t>,
     source: &[u8],
-    queries: &Queries,
+    query: &OutlineQuery,
     found: &mut Vec<Found<'t>>,
 ) {
-    let mut matches = cursor.matches(&queries.outline, node, source);
+    let mut matches = cursor.matches(&query.query, node, source);
     while let Some(m) = matches.next() {
         let mut item = None;
         let (mut names, mut body, mut signature, mut receiver, mut doc) =
             (Vec::new(), None, None, None, None);
         for capture in m.captures() {
-            match queries.roles[capture.index as usize] {
+            match query.roles[capture.index as usize] {
                 Role::Definition(kind) => item = Some((capture.node, kind)),
                 Role::Name => names.push(capture.node),
                 Role::Body => body = Some(capture.node),
@@ -231,7 +281,10 @@ fn collect_matches<'t>(
             }
         }
         let Some((node, kind)) = item else { continue };
-        let settings = queries.outline.property_settings(m.pattern_index);
+        if !neighbours_hold(&query.query, m) {
+            continue;
+        }
+        let settings = query.query.property_settings(m.pattern_index);
         let exclusive = settings.iter().any(|p| &*p.key == "exclusive");
         let skip = settings.iter().any(|p| &*p.key == "skip");
         let scope = settings.iter().any(|p| &*p.key == "scope");
@@ -694,21 +747,24 @@ mod tests {
                 continue;
             };
             let queries = queries::of(language).unwrap();
-            let Some(roots) = &queries.outline_roots else {
-                continue;
-            };
-            let source = std::fs::read(&path).unwrap();
-            let tree = parse(language, &source, None).unwrap();
-            let walked = extract_from(&tree, &source, queries, Some(roots));
-            let whole = extract_from(&tree, &source, queries, None);
-            assert!(!whole.items.is_empty(), "{}", path.display());
-            assert_eq!(
-                format!("{:?}", walked.items),
-                format!("{:?}", whole.items),
-                "{}",
-                path.display()
-            );
-            checked += 1;
+            // The outline's query and the map's (with tags.scm's definitions) alike.
+            for query in [&queries.outline, queries.definitions()] {
+                let Some(roots) = &query.roots else {
+                    continue;
+                };
+                let source = std::fs::read(&path).unwrap();
+                let tree = parse(language, &source, None).unwrap();
+                let walked = extract_from(&tree, &source, queries, query, Some(roots));
+                let whole = extract_from(&tree, &source, queries, query, None);
+                assert!(!whole.items.is_empty(), "{}", path.display());
+                assert_eq!(
+                    format!("{:?}", walked.items),
+                    format!("{:?}", whole.items),
+                    "{}",
+                    path.display()
+                );
+                checked += 1;
+            }
         }
         assert!(checked >= 18, "only {checked} files checked");
     }

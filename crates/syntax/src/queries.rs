@@ -11,8 +11,10 @@
 //! `(#set! scope)` makes it no item whose contents are local, as a function's are;
 //! `(#set! name "N")` names the item N (the `@name` capture still places it).
 //!
-//! `tags.scm` captures `@reference` on every name that refers to a definition elsewhere; the map's
-//! definitions are the outline's items.
+//! `tags.scm` captures `@reference` on every name that refers to a definition elsewhere. The map's
+//! definitions are the outline's items and what `tags.scm`'s patterns with `@definition.<kind>` and
+//! `@name` captures (as in `outline.scm`) find: names a file defines where its language declares no
+//! item (a Rust macro call's list), which `outline` does not list.
 
 use super::grammars::grammar;
 use super::items::DocMarkers;
@@ -39,20 +41,38 @@ pub enum Role {
 
 pub struct Queries {
     pub language: tree_sitter::Language,
-    pub outline: Query,
-    /// The role of each outline capture, by capture index.
-    pub roles: Vec<Role>,
+    /// `outline.scm`: the items of `outline`.
+    pub outline: OutlineQuery,
+    /// `outline.scm` with `tags.scm`'s `@definition` patterns (names defined where the language
+    /// declares no item, as by a Rust macro call's list): the map's definitions. `None` when
+    /// `tags.scm` has none (the map's definitions are the outline's items).
+    map_definitions: Option<OutlineQuery>,
+    /// `tags.scm`'s `@reference` patterns.
     pub tags: Option<Query>,
-    /// When `tags.scm` is only `(kind) @reference` patterns: those kinds, as a set over the
-    /// grammar's kind ids. The tagger then walks the tree instead of running the query engine
-    /// (same captures, several times faster).
+    /// When `tags.scm`'s references are only `(kind) @reference` patterns: those kinds, as a set
+    /// over the grammar's kind ids. The tagger then walks the tree instead of running the query
+    /// engine (same captures, several times faster).
     pub reference_set: Option<KindSet>,
-    /// The kinds the outline's patterns start at, when every pattern starts at a named kind: the
-    /// outline then runs the query only at nodes of these kinds outside function bodies instead of
-    /// over the whole tree (same items; the query engine's cost was most of the outline's).
-    pub outline_roots: Option<KindSet>,
     /// The language's comment markers, stripped from an item's doc.
     pub doc_markers: DocMarkers,
+}
+
+/// A compiled query of definitions (`@definition.<kind>`, `@name`, …).
+pub struct OutlineQuery {
+    pub query: Query,
+    /// The role of each capture, by capture index.
+    pub roles: Vec<Role>,
+    /// The kinds the patterns start at, when every pattern starts at a named kind: the query then
+    /// runs only at nodes of these kinds outside function bodies instead of over the whole tree
+    /// (same items; the query engine's cost was most of the outline's).
+    pub roots: Option<KindSet>,
+}
+
+impl Queries {
+    /// The query of the map's definitions (see `map_definitions`).
+    pub fn definitions(&self) -> &OutlineQuery {
+        self.map_definitions.as_ref().unwrap_or(&self.outline)
+    }
 }
 
 /// A set of node kinds by kind id: every id of a kind's name counts (a grammar may alias one name
@@ -121,22 +141,25 @@ fn compile(language: &Language) -> Result<Queries, String> {
     let ts_language = grammar(&language.grammar)?;
     let outline_text = text(&language.name, "outline")
         .ok_or_else(|| format!("queries/{}/outline.scm is missing", language.name))?;
-    let outline = Query::new(&ts_language, &outline_text)
+    let outline = outline_query(&ts_language, &outline_text)
         .map_err(|e| format!("queries/{}/outline.scm: {e}", language.name))?;
-    let roles = outline
-        .capture_names()
-        .iter()
-        .map(|name| role_of(name))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| format!("queries/{}/outline.scm: {e}", language.name))?;
-    let outline_roots =
-        pattern_roots(&outline, &outline_text).map(|r| KindSet::new(&ts_language, &r));
-    let tags_text = text(&language.name, "tags");
-    let reference_set = tags_text
+    let (references, definitions) = match text(&language.name, "tags") {
+        Some(t) => split_tags(&ts_language, &t)
+            .map_err(|e| format!("queries/{}/tags.scm: {e}", language.name))?,
+        None => (None, String::new()),
+    };
+    let map_definitions = match definitions.is_empty() {
+        true => None,
+        false => Some(
+            outline_query(&ts_language, &(outline_text + "\n" + &definitions))
+                .map_err(|e| format!("queries/{}/tags.scm: {e}", language.name))?,
+        ),
+    };
+    let reference_set = references
         .as_deref()
         .and_then(simple_kinds)
         .map(|k| KindSet::new(&ts_language, &k));
-    let tags = match tags_text {
+    let tags = match references {
         Some(t) => Some(
             Query::new(&ts_language, &t)
                 .map_err(|e| format!("queries/{}/tags.scm: {e}", language.name))?,
@@ -146,12 +169,56 @@ fn compile(language: &Language) -> Result<Queries, String> {
     Ok(Queries {
         language: ts_language,
         outline,
-        roles,
+        map_definitions,
         tags,
         reference_set,
-        outline_roots,
         doc_markers: DocMarkers::of(language),
     })
+}
+
+fn outline_query(language: &tree_sitter::Language, text: &str) -> Result<OutlineQuery, String> {
+    let query = Query::new(language, text).map_err(|e| e.to_string())?;
+    let roles = query
+        .capture_names()
+        .iter()
+        .map(|name| role_of(name))
+        .collect::<Result<Vec<_>, _>>()?;
+    let roots = pattern_roots(&query, text).map(|r| KindSet::new(language, &r));
+    Ok(OutlineQuery {
+        query,
+        roles,
+        roots,
+    })
+}
+
+/// `tags.scm`'s text as its `@reference` patterns (`None` when it has none) and its
+/// `@definition` patterns (empty when none), each pattern's text kept whole.
+fn split_tags(
+    language: &tree_sitter::Language,
+    text: &str,
+) -> Result<(Option<String>, String), String> {
+    let query = Query::new(language, text).map_err(|e| e.to_string())?;
+    let (mut references, mut definitions) = (String::new(), String::new());
+    for i in 0..query.pattern_count() {
+        let start = query.start_byte_for_pattern(i);
+        let end = match i + 1 < query.pattern_count() {
+            true => query.start_byte_for_pattern(i + 1),
+            false => text.len(),
+        };
+        let pattern = &text[start..end];
+        let code: String = pattern
+            .lines()
+            .filter(|l| !l.trim_start().starts_with(';'))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let into = match code.contains("@definition.") {
+            true => &mut definitions,
+            false => &mut references,
+        };
+        into.push_str(code.trim());
+        into.push('\n');
+    }
+    Ok(((!references.is_empty()).then_some(references), definitions))
 }
 
 /// The node kind each pattern of a query starts at (`(kind ...)`, or `((kind ...) (#pred ...))`),

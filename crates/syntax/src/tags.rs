@@ -20,7 +20,7 @@ pub struct Tags {
 pub fn tag(language: &Language, source: &[u8]) -> Option<Tags> {
     let queries = queries::of(language).ok()?;
     let tree = parse(language, source, None)?;
-    let outline = items::extract(&tree, source, queries);
+    let outline = items::extract_definitions(&tree, source, queries);
     let definitions: HashSet<usize> = outline.items.iter().map(|i| i.name_bytes.start).collect();
     let mut counts: HashMap<&[u8], u32> = HashMap::default();
     let mut count = |node: Node| {
