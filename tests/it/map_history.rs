@@ -22,10 +22,12 @@ const FILES: &[&str] = &[
     "src/zeta.rs",
 ];
 
-/// One step of a case: commit each list of files (changed together), or check out a revision;
+/// One step of a case: commit each list of files (changed together), the same then pack the refs
+/// (a fresh clone's branch lives in `packed-refs`, not a file of its own), or check out a revision;
 /// then the file the map lists first.
 enum Step {
     Commit(&'static [&'static [&'static str]]),
+    CommitAndPack(&'static [&'static [&'static str]]),
     Checkout(&'static str),
 }
 
@@ -115,6 +117,21 @@ const CASES: &[Case] = &[
                 "src/a4.rs",
             ),
             (Step::Checkout("HEAD~2"), "src/zeta.rs"),
+        ],
+    },
+    Case {
+        name: "a branch whose ref is packed: HEAD is read from packed-refs",
+        repo: Some(""),
+        config: "",
+        steps: &[
+            (Step::Commit(PAIR), "src/zeta.rs"),
+            (
+                Step::CommitAndPack(&[
+                    &["src/focus.rs", "src/a4.rs"],
+                    &["src/focus.rs", "src/a4.rs"],
+                ]),
+                "src/a4.rs",
+            ),
         ],
     },
     Case {
@@ -229,6 +246,15 @@ fn files_that_changed_together_with_the_focus_file_are_listed_first() {
         for (at, (step, want)) in case.steps.iter().enumerate() {
             match step {
                 Step::Commit(commits) => commit(&top, commits),
+                Step::CommitAndPack(commits) => {
+                    commit(&top, commits);
+                    git(&top, &["pack-refs", "--all", "--prune"]).truncate(0);
+                    let branch = git(&top, &["symbolic-ref", "HEAD"]);
+                    assert!(
+                        !top.join(".git").join(branch.trim()).exists(),
+                        "{branch} still loose"
+                    );
+                }
                 Step::Checkout(rev) => git(&top, &["checkout", "-q", "--detach", rev]).truncate(0),
             }
             let (first, text) = first_listed(&daemon, &format!("{prefix}src/focus.rs"));

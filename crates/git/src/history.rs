@@ -151,7 +151,8 @@ fn cache_key(git_dir: &Path, root: &Path, bounds: &MapConfig) -> u64 {
 }
 
 /// The commit HEAD names, read as git's files: `HEAD` (a commit, or `ref: NAME`) and a loose ref.
-/// `None` when the ref is not a loose file (packed, reftable, unborn): git is asked instead.
+/// `None` when the ref is neither a loose file nor in `packed-refs` (reftable, unborn): git is
+/// asked instead.
 fn head_of(jail: &coderd_core::jail::Jail, pinned: &repository::Pinned) -> Result<Option<String>> {
     let Some(head) = repository::read_inside(jail, &pinned.git_dir.join("HEAD"))? else {
         return Ok(None);
@@ -163,11 +164,30 @@ fn head_of(jail: &coderd_core::jail::Jail, pinned: &repository::Pinned) -> Resul
     if !name.starts_with("refs/") || name.split('/').any(|part| part == "..") {
         return Ok(None);
     }
-    let Some(id) = repository::read_inside(jail, &pinned.common_dir.join(name))? else {
+    let id = match repository::read_inside(jail, &pinned.common_dir.join(name))? {
+        Some(id) => String::from_utf8_lossy(id.trim_ascii()).into_owned(),
+        None => return packed_ref(jail, pinned, name),
+    };
+    Ok(is_commit_id(&id).then_some(id))
+}
+
+/// The commit `packed-refs` names for `name` (a fresh clone packs its refs): read as a file, so a
+/// warm map spawns no git to learn where HEAD is.
+fn packed_ref(
+    jail: &coderd_core::jail::Jail,
+    pinned: &repository::Pinned,
+    name: &str,
+) -> Result<Option<String>> {
+    let Some(packed) = repository::read_inside(jail, &pinned.common_dir.join("packed-refs"))?
+    else {
         return Ok(None);
     };
-    let id = String::from_utf8_lossy(id.trim_ascii()).into_owned();
-    Ok(is_commit_id(&id).then_some(id))
+    let text = String::from_utf8_lossy(&packed);
+    let id = text.lines().find_map(|line| {
+        let (id, listed) = line.split_once(' ')?;
+        (listed == name && is_commit_id(id)).then(|| id.to_owned())
+    });
+    Ok(id)
 }
 
 fn is_commit_id(text: &str) -> bool {
