@@ -61,7 +61,9 @@ pub fn parse(
     if bodies.is_empty() {
         return None;
     }
-    parser.set_included_ranges(&included(source, &bodies)).ok()?;
+    parser
+        .set_included_ranges(&included(source, &bodies))
+        .ok()?;
     let tree = parser.parse(source, None);
     parser.set_included_ranges(&[]).ok()?;
     let tree = tree?;
@@ -260,7 +262,8 @@ fn is_keyword(dialect: Dialect, word: &[u8]) -> bool {
         ),
         Dialect::Rust => matches!(
             word,
-            b"as" | b"async"
+            b"as"
+                | b"async"
                 | b"await"
                 | b"break"
                 | b"const"
@@ -398,7 +401,8 @@ impl<'s> Lexer<'s> {
                 b'/' if self.byte(start + 1) == b'*' => self.block_comment(),
                 b'"' => self.quoted(b'"'),
                 b'`' if self.dialect == Dialect::Go => {
-                    self.at = memchr::memchr(b'`', &s[start + 1..]).map_or(s.len(), |i| start + i + 2);
+                    self.at =
+                        memchr::memchr(b'`', &s[start + 1..]).map_or(s.len(), |i| start + i + 2);
                 }
                 b'\'' => match self.quote_or_lifetime() {
                     Some(lifetime) => return Some(lifetime),

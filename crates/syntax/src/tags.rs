@@ -112,10 +112,16 @@ mod tests {
             items.map(|i| format!("{i:?}")).collect()
         };
         assert_eq!(shape(&fast), shape(&full));
-        let fast_refs: HashMap<&str, u32> =
-            fast.references.iter().map(|(n, c)| (n.as_str(), *c)).collect();
-        let full_refs: HashMap<&str, u32> =
-            full.references.iter().map(|(n, c)| (n.as_str(), *c)).collect();
+        let fast_refs: HashMap<&str, u32> = fast
+            .references
+            .iter()
+            .map(|(n, c)| (n.as_str(), *c))
+            .collect();
+        let full_refs: HashMap<&str, u32> = full
+            .references
+            .iter()
+            .map(|(n, c)| (n.as_str(), *c))
+            .collect();
         let (mut missing, mut extra, mut total) = (0, 0, 0);
         for (name, &n) in &full_refs {
             let got = fast_refs.get(name).copied().unwrap_or(0);
@@ -181,7 +187,9 @@ mod tests {
                 eprintln!("full parse: {}", path.display());
             }
         }
-        eprintln!("{served}/{files} files served; uses: {missing} missing, {extra} extra of {total}");
+        eprintln!(
+            "{served}/{files} files served; uses: {missing} missing, {extra} extra of {total}"
+        );
         assert!(served * 10 >= files * 9);
         assert!((missing + extra) * 20 <= total);
     }
