@@ -21,6 +21,7 @@ mod queries;
 mod recover;
 mod rust_mask;
 mod shell_mask;
+mod skeleton;
 pub mod symbol;
 mod tags;
 
@@ -105,15 +106,7 @@ thread_local! {
 /// `None` when the language has no usable grammar.
 pub fn parse(language: &languages::Language, source: &[u8], old: Option<&Tree>) -> Option<Tree> {
     let queries = queries::of(language).ok()?;
-    // A C file with a bare macro line (a shell script or a Rust file with a form its grammar
-    // misreads) is parsed from scratch, masked: whether a line is masked depends on the line
-    // before it (on the whole line), which an edit elsewhere can change.
-    let masked = match language.name.as_str() {
-        "c" | "cpp" => dialect::mask_macro_lines(source),
-        "bash" => shell_mask::mask(source),
-        "rust" => rust_mask::mask(source),
-        _ => None,
-    };
+    let masked = masked(language, source);
     let (source, old) = match &masked {
         Some(masked) => (masked.as_slice(), None),
         None => (source, old),
@@ -125,6 +118,33 @@ pub fn parse(language: &languages::Language, source: &[u8], old: Option<&Tree>) 
         let tree = parser.parse(source, old)?;
         // A parse that lost the file's structure is parsed again without the damaged region.
         Some(recover::contain(&mut parser, source, tree))
+    })
+}
+
+/// The source rewritten for its grammar, at the same length, when it needs it: a C file with a
+/// bare macro line (a shell script or a Rust file with a form its grammar misreads) is parsed from
+/// scratch, masked: whether a line is masked depends on the line before it (on the whole line),
+/// which an edit elsewhere can change.
+fn masked(language: &languages::Language, source: &[u8]) -> Option<Vec<u8>> {
+    match language.name.as_str() {
+        "c" | "cpp" => dialect::mask_macro_lines(source),
+        "bash" => shell_mask::mask(source),
+        "rust" => rust_mask::mask(source),
+        _ => None,
+    }
+}
+
+/// The map's parse of a file: its skeleton (`skeleton`: function bodies left out) when the
+/// language has one and it proves itself, else the full parse with no bodies left out.
+fn parse_for_tags(language: &languages::Language, source: &[u8]) -> Option<skeleton::Skeleton> {
+    let queries = queries::of(language).ok()?;
+    let dialect = skeleton::Dialect::of(language)?;
+    let masked = masked(language, source);
+    let source = masked.as_deref().unwrap_or(source);
+    PARSER.with(|parser| {
+        let mut parser = parser.borrow_mut();
+        parser.set_language(&queries.language).ok()?;
+        skeleton::parse(dialect, &mut parser, source)
     })
 }
 

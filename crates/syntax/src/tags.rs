@@ -19,8 +19,23 @@ pub struct Tags {
 /// Parses a source text and tags it; `None` when the language has no grammar or queries.
 pub fn tag(language: &Language, source: &[u8]) -> Option<Tags> {
     let queries = queries::of(language).ok()?;
-    let tree = parse(language, source, None)?;
-    let outline = items::extract_definitions(&tree, source, queries);
+    // Most files: their skeleton, and their bodies' names from the lexer (see `skeleton`).
+    let (tree, bodies) = match super::parse_for_tags(language, source) {
+        Some(skeleton) => (skeleton.tree, skeleton.bodies),
+        None => (parse(language, source, None)?, Vec::new()),
+    };
+    Some(tag_tree(language, queries, &tree, &bodies, source))
+}
+
+/// The tags of a parse whose `bodies` were left out (none for a full parse).
+fn tag_tree(
+    language: &Language,
+    queries: &queries::Queries,
+    tree: &Tree,
+    bodies: &[std::ops::Range<usize>],
+    source: &[u8],
+) -> Tags {
+    let outline = items::extract_definitions(tree, source, queries);
     let definitions: HashSet<usize> = outline.items.iter().map(|i| i.name_bytes.start).collect();
     let mut counts: HashMap<&[u8], u32> = HashMap::default();
     let mut count = |node: Node| {
@@ -29,19 +44,26 @@ pub fn tag(language: &Language, source: &[u8]) -> Option<Tags> {
         }
     };
     match (&queries.reference_set, &queries.tags) {
-        (Some(kinds), _) => walk_kinds(&tree, kinds, &mut count),
-        (None, Some(query)) => run_query(&tree, query, source, &mut count),
+        (Some(kinds), _) => walk_kinds(tree, kinds, &mut count),
+        (None, Some(query)) => run_query(tree, query, source, &mut count),
         (None, None) => {}
+    }
+    if let Some(dialect) = super::skeleton::Dialect::of(language) {
+        for body in bodies {
+            super::skeleton::count_names(dialect, source, body.clone(), &mut |name| {
+                *counts.entry(name).or_default() += 1;
+            });
+        }
     }
     let mut references: Vec<(String, u32)> = counts
         .into_iter()
         .filter_map(|(name, n)| Some((std::str::from_utf8(name).ok()?.to_owned(), n)))
         .collect();
     references.sort();
-    Some(Tags {
+    Tags {
         outline,
         references,
-    })
+    }
 }
 
 /// Every named node of the given kinds, in document order.
@@ -71,6 +93,106 @@ fn run_query<'t>(tree: &'t Tree, query: &Query, source: &[u8], found: &mut impl 
 mod tests {
     use super::*;
     use crate::languages;
+
+    /// A skeleton's tags against the full parse's: the same items, and the references as a
+    /// (missing, extra) count of uses.
+    fn compare(language: &Language, source: &[u8]) -> Option<(usize, usize, usize)> {
+        let queries = queries::of(language).unwrap();
+        let skeleton = crate::parse_for_tags(language, source)?;
+        let fast = tag_tree(language, queries, &skeleton.tree, &skeleton.bodies, source);
+        let full_tree = parse(language, source, None).unwrap();
+        let full = tag_tree(language, queries, &full_tree, &[], source);
+        // Where the full parse has errors in a body the skeleton (which leaves bodies out) has none,
+        // and its outline may be the better one: nothing to compare.
+        if full.outline.parse_errors > 0 {
+            return Some((0, 0, 0));
+        }
+        let shape = |t: &Tags| -> Vec<String> {
+            let items = t.outline.items.iter();
+            items.map(|i| format!("{i:?}")).collect()
+        };
+        assert_eq!(shape(&fast), shape(&full));
+        let fast_refs: HashMap<&str, u32> = fast
+            .references
+            .iter()
+            .map(|(n, c)| (n.as_str(), *c))
+            .collect();
+        let full_refs: HashMap<&str, u32> = full
+            .references
+            .iter()
+            .map(|(n, c)| (n.as_str(), *c))
+            .collect();
+        let (mut missing, mut extra, mut total) = (0, 0, 0);
+        for (name, &n) in &full_refs {
+            let got = fast_refs.get(name).copied().unwrap_or(0);
+            missing += n.saturating_sub(got) as usize;
+            total += n as usize;
+        }
+        for (name, &n) in &fast_refs {
+            let want = full_refs.get(name).copied().unwrap_or(0);
+            extra += n.saturating_sub(want) as usize;
+        }
+        Some((missing, extra, total))
+    }
+
+    /// The skeleton serves the Go and Rust fixtures: the same outline as the full parse, and all
+    /// but a few uses the same (the lexer's noise: Go package names in types, Rust shorthand
+    /// fields).
+    #[test]
+    fn skeleton_tags_match_the_full_parse() {
+        let dir = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../tests/fixtures/structure/outline"
+        );
+        for name in ["sample.go", "sample.rs"] {
+            let path = std::path::Path::new(dir).join(name);
+            let language = languages::for_path(&path, None).unwrap();
+            let source = std::fs::read(&path).unwrap();
+            let (missing, extra, total) = compare(language, &source).expect(name);
+            assert!(
+                missing + extra <= total / 50,
+                "{name}: {missing} missing, {extra} extra of {total}"
+            );
+        }
+    }
+
+    /// The same over a tree named by CODERD_SKELETON_CORPUS (a checkout of prometheus or
+    /// rust-analyzer): how often the skeleton serves a file with bodies, and how far its uses are
+    /// from the full parse's.
+    #[test]
+    #[ignore = "needs a corpus"]
+    fn skeleton_tags_match_the_full_parse_on_a_corpus() {
+        let root = std::env::var("CODERD_SKELETON_CORPUS").unwrap();
+        let (mut files, mut served, mut missing, mut extra, mut total) = (0, 0, 0, 0, 0);
+        for entry in ignore::Walk::new(root).flatten() {
+            let path = entry.path();
+            let Some(language) = languages::for_path(path, None) else {
+                continue;
+            };
+            if !matches!(language.name.as_str(), "go" | "rust") {
+                continue;
+            }
+            let Ok(source) = std::fs::read(path) else {
+                continue;
+            };
+            let dialect = crate::skeleton::Dialect::of(language).unwrap();
+            if crate::skeleton::bodies(dialect, &source).is_empty() {
+                continue;
+            }
+            files += 1;
+            if let Some((m, e, t)) = compare(language, &source) {
+                served += 1;
+                (missing, extra, total) = (missing + m, extra + e, total + t);
+            } else {
+                eprintln!("full parse: {}", path.display());
+            }
+        }
+        eprintln!(
+            "{served}/{files} files served; uses: {missing} missing, {extra} extra of {total}"
+        );
+        assert!(served * 10 >= files * 9);
+        assert!((missing + extra) * 20 <= total);
+    }
 
     /// The tree walk finds exactly what the query engine captures, on every golden fixture of a
     /// language whose tags query is simple.

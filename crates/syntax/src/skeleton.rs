@@ -1,0 +1,595 @@
+//! The map's cheap parse: a file parsed by tree-sitter without the insides of its function bodies,
+//! whose names are counted by a lexer instead.
+//!
+//! Tagging a tree from nothing was mostly tree-sitter building nodes for function bodies (about
+//! two thirds of a Go or Rust file's tokens), yet a body holds no outline item (what a function
+//! defines is local) and the map wants only the names it uses, which for Go and Rust are every
+//! identifier (`queries/{go,rust}/tags.scm`). So the tagger finds the bodies with a lexer
+//! (`bodies`), gives the parser the rest of the file as its included ranges (every node keeps its
+//! place, so lines, signatures and docs are those of the full parse), and counts the identifiers
+//! inside each body with the same lexer (`count_names`).
+//!
+//! The skeleton is used only when it proves itself: no syntax error, and each left-out range is
+//! exactly the inside of a function's body block. Anything else (a body the lexer misjudged, a
+//! file with errors) is parsed in full as before. What the lexer cannot tell from a token alone
+//! (Go's package names in types, Rust's shorthand fields) counts as a reference: a little noise in
+//! the use counts, no change to any definition.
+
+use super::languages::Language;
+use std::ops::Range;
+use tree_sitter::{Point, Tree};
+
+/// The languages whose bodies are left out, each with its lexical rules.
+#[derive(Clone, Copy, PartialEq)]
+pub enum Dialect {
+    Go,
+    Rust,
+}
+
+impl Dialect {
+    pub fn of(language: &Language) -> Option<Dialect> {
+        match language.name.as_str() {
+            "go" => Some(Dialect::Go),
+            "rust" => Some(Dialect::Rust),
+            _ => None,
+        }
+    }
+
+    /// The node kinds a body block may sit in.
+    fn is_function(self, kind: &str) -> bool {
+        match self {
+            Dialect::Go => matches!(kind, "function_declaration" | "method_declaration"),
+            Dialect::Rust => kind == "function_item",
+        }
+    }
+}
+
+/// A skeleton parse: the tree and the left-out insides of the bodies, in file order.
+pub struct Skeleton {
+    pub tree: Tree,
+    pub bodies: Vec<Range<usize>>,
+}
+
+/// Parses `source` (already masked by the language's rewrites: same length) without its function
+/// bodies; `None` when the skeleton does not prove itself (see the module's doc).
+pub fn parse(
+    dialect: Dialect,
+    parser: &mut tree_sitter::Parser,
+    source: &[u8],
+) -> Option<Skeleton> {
+    let bodies = bodies(dialect, source);
+    if bodies.is_empty() {
+        return None;
+    }
+    parser
+        .set_included_ranges(&included(source, &bodies))
+        .ok()?;
+    let tree = parser.parse(source, None);
+    parser.set_included_ranges(&[]).ok()?;
+    let tree = tree?;
+    let root = tree.root_node();
+    let proven = !root.has_error()
+        && bodies.iter().all(|b| {
+            let block = root.descendant_for_byte_range(b.start - 1, b.end + 1);
+            block.is_some_and(|n| {
+                n.kind() == "block"
+                    && n.byte_range() == (b.start - 1..b.end + 1)
+                    && n.parent().is_some_and(|p| dialect.is_function(p.kind()))
+            })
+        });
+    proven.then_some(Skeleton { tree, bodies })
+}
+
+/// The file's bytes outside `gaps` (sorted, disjoint), as tree-sitter ranges.
+fn included(source: &[u8], gaps: &[Range<usize>]) -> Vec<tree_sitter::Range> {
+    let mut bounds = Vec::with_capacity(gaps.len() * 2 + 2);
+    bounds.push(0);
+    for gap in gaps {
+        bounds.extend([gap.start, gap.end]);
+    }
+    bounds.push(source.len());
+    let points = points_at(source, &bounds);
+    bounds
+        .chunks(2)
+        .zip(points.chunks(2))
+        .map(|(b, p)| tree_sitter::Range {
+            start_byte: b[0],
+            end_byte: b[1],
+            start_point: p[0],
+            end_point: p[1],
+        })
+        .collect()
+}
+
+/// The (row, column) of each byte offset of a sorted list, in one pass.
+fn points_at(source: &[u8], offsets: &[usize]) -> Vec<Point> {
+    let (mut row, mut line_start, mut at) = (0, 0, 0);
+    offsets
+        .iter()
+        .map(|&offset| {
+            for newline in memchr::memchr_iter(b'\n', &source[at..offset]) {
+                row += 1;
+                line_start = at + newline + 1;
+            }
+            at = offset;
+            Point::new(row, offset - line_start)
+        })
+        .collect()
+}
+
+/// The insides of the function bodies the lexer finds (between the braces, non-empty), in order.
+pub fn bodies(dialect: Dialect, source: &[u8]) -> Vec<Range<usize>> {
+    let mut lexer = Lexer::new(dialect, source);
+    let mut found = Vec::new();
+    let mut previous: Option<Token> = None;
+    while let Some(token) = lexer.next() {
+        let starts_function = match (dialect, &previous, &token) {
+            // gofmt puts every function declaration's `func` at a line's start; a `func` elsewhere is
+            // a literal (or an unformatted file, parsed in full where it is).
+            (Dialect::Go, _, Token::Ident(r)) => {
+                &source[r.clone()] == b"func" && (r.start == 0 || source[r.start - 1] == b'\n')
+            }
+            // `fn name`, not the type `fn(u8)`.
+            (Dialect::Rust, Some(Token::Ident(f)), Token::Ident(_)) => &source[f.clone()] == b"fn",
+            _ => false,
+        };
+        if dialect == Dialect::Rust {
+            skip_macro(&mut lexer, &previous, &token);
+        }
+        previous = Some(token);
+        if starts_function {
+            if let Some(body) = body_after_signature(&mut lexer) {
+                if !body.is_empty() {
+                    found.push(body);
+                }
+            }
+            previous = None;
+        }
+    }
+    found
+}
+
+/// After `name!` (or `macro_rules! name`), skips the macro's delimited group: what a macro holds
+/// is tokens, not items, whatever it looks like.
+fn skip_macro(lexer: &mut Lexer, previous: &Option<Token>, token: &Token) {
+    let (Some(Token::Ident(name)), Token::Punct(b'!', _)) = (previous, token) else {
+        return;
+    };
+    let mut next = lexer.peek();
+    if &lexer.source[name.clone()] == b"macro_rules" {
+        if let Some(Token::Ident(_)) = next {
+            lexer.next();
+            next = lexer.peek();
+        }
+    }
+    if let Some(Token::Punct(open @ (b'(' | b'[' | b'{'), _)) = next {
+        lexer.next();
+        lexer.skip_group(open);
+    }
+}
+
+/// From just after `func`/`fn name`: the inside of the body's braces, or `None` when the
+/// declaration has no body (a `;` or, in Go, a new line's declaration first).
+fn body_after_signature(lexer: &mut Lexer) -> Option<Range<usize>> {
+    let mut depth = 0usize;
+    let mut previous: Option<Token> = None;
+    loop {
+        let token = lexer.peek()?;
+        if depth == 0 && lexer.dialect == Dialect::Go && previous.is_some() {
+            if let Token::Ident(r) = &token {
+                if r.start == 0 || lexer.source[r.start - 1] == b'\n' {
+                    return None;
+                }
+            }
+        }
+        lexer.next();
+        match token {
+            Token::Punct(b'(' | b'[', _) => depth += 1,
+            Token::Punct(b')' | b']', _) => depth = depth.saturating_sub(1),
+            Token::Punct(b';', _) if depth == 0 => return None,
+            Token::Punct(b'{', open) if depth == 0 => {
+                let type_braces = matches!(&previous, Some(Token::Ident(r))
+                    if matches!(&lexer.source[r.clone()], b"struct" | b"interface"));
+                if type_braces && lexer.dialect == Dialect::Go {
+                    lexer.skip_group(b'{');
+                } else {
+                    let close = lexer.skip_group(b'{')?;
+                    return Some(open + 1..close);
+                }
+            }
+            Token::Punct(b'{', _) => {
+                lexer.skip_group(b'{');
+            }
+            _ => {}
+        }
+        previous = Some(token);
+    }
+}
+
+/// Counts the identifiers of `source[range]` as references (keywords and literals are not names).
+pub fn count_names<'s>(
+    dialect: Dialect,
+    source: &'s [u8],
+    range: Range<usize>,
+    count: &mut impl FnMut(&'s [u8]),
+) {
+    let mut lexer = Lexer::new(dialect, &source[..range.end]);
+    lexer.at = range.start;
+    while let Some(token) = lexer.next() {
+        match token {
+            Token::Ident(r) if !is_keyword(dialect, &source[r.clone()]) => count(&source[r]),
+            // `'a` and `'outer:`: tree-sitter's lifetimes and labels hold an identifier.
+            Token::Lifetime(r) => count(&source[r]),
+            _ => {}
+        }
+    }
+}
+
+/// Words the grammars give their own nodes, not `identifier` ones.
+fn is_keyword(dialect: Dialect, word: &[u8]) -> bool {
+    match dialect {
+        Dialect::Go => matches!(
+            word,
+            b"break"
+                | b"case"
+                | b"chan"
+                | b"const"
+                | b"continue"
+                | b"default"
+                | b"defer"
+                | b"else"
+                | b"fallthrough"
+                | b"for"
+                | b"func"
+                | b"go"
+                | b"goto"
+                | b"if"
+                | b"import"
+                | b"interface"
+                | b"map"
+                | b"package"
+                | b"range"
+                | b"return"
+                | b"select"
+                | b"struct"
+                | b"switch"
+                | b"type"
+                | b"var"
+                | b"true"
+                | b"false"
+                | b"nil"
+                | b"iota"
+        ),
+        Dialect::Rust => matches!(
+            word,
+            b"as"
+                | b"async"
+                | b"await"
+                | b"break"
+                | b"const"
+                | b"continue"
+                | b"crate"
+                | b"dyn"
+                | b"else"
+                | b"enum"
+                | b"extern"
+                | b"false"
+                | b"fn"
+                | b"for"
+                | b"if"
+                | b"impl"
+                | b"in"
+                | b"let"
+                | b"loop"
+                | b"match"
+                | b"mod"
+                | b"move"
+                | b"mut"
+                | b"pub"
+                | b"ref"
+                | b"return"
+                | b"self"
+                | b"static"
+                | b"struct"
+                | b"super"
+                | b"trait"
+                | b"true"
+                | b"type"
+                | b"unsafe"
+                | b"use"
+                | b"where"
+                | b"while"
+                | b"_"
+                | b"bool"
+                | b"char"
+                | b"str"
+                | b"i8"
+                | b"i16"
+                | b"i32"
+                | b"i64"
+                | b"i128"
+                | b"isize"
+                | b"u8"
+                | b"u16"
+                | b"u32"
+                | b"u64"
+                | b"u128"
+                | b"usize"
+                | b"f32"
+                | b"f64"
+        ),
+    }
+}
+
+/// A token as the body finder and the name counter see it; strings, numbers and comments are
+/// skipped whole.
+#[derive(Clone, Debug)]
+enum Token {
+    Ident(Range<usize>),
+    /// The identifier of a Rust lifetime or label (after its `'`).
+    Lifetime(Range<usize>),
+    /// A punctuation byte and its offset.
+    Punct(u8, usize),
+}
+
+struct Lexer<'s> {
+    dialect: Dialect,
+    source: &'s [u8],
+    at: usize,
+}
+
+fn is_ident_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
+}
+
+impl<'s> Lexer<'s> {
+    fn new(dialect: Dialect, source: &'s [u8]) -> Lexer<'s> {
+        Lexer {
+            dialect,
+            source,
+            at: 0,
+        }
+    }
+
+    fn peek(&mut self) -> Option<Token> {
+        let at = self.at;
+        let token = self.next();
+        self.at = at;
+        token
+    }
+
+    /// After an opening delimiter: skips to its matching closer (nested ones of the same kind
+    /// counted) and returns the closer's offset; `None` at the end of the file.
+    fn skip_group(&mut self, open: u8) -> Option<usize> {
+        let close = match open {
+            b'(' => b')',
+            b'[' => b']',
+            _ => b'}',
+        };
+        let mut depth = 1usize;
+        while let Some(token) = self.next() {
+            match token {
+                Token::Punct(b, _) if b == open => depth += 1,
+                Token::Punct(b, at) if b == close => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Some(at);
+                    }
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+
+    fn byte(&self, at: usize) -> u8 {
+        self.source.get(at).copied().unwrap_or(0)
+    }
+
+    fn next(&mut self) -> Option<Token> {
+        let s = self.source;
+        loop {
+            while self.at < s.len() && s[self.at].is_ascii_whitespace() {
+                self.at += 1;
+            }
+            let start = self.at;
+            let b = *s.get(start)?;
+            match b {
+                b'/' if self.byte(start + 1) == b'/' => {
+                    self.at = memchr::memchr(b'\n', &s[start..]).map_or(s.len(), |i| start + i);
+                }
+                b'/' if self.byte(start + 1) == b'*' => self.block_comment(),
+                b'"' => self.quoted(b'"'),
+                b'`' if self.dialect == Dialect::Go => {
+                    self.at =
+                        memchr::memchr(b'`', &s[start + 1..]).map_or(s.len(), |i| start + i + 2);
+                }
+                b'\'' => match self.quote_or_lifetime() {
+                    Some(lifetime) => return Some(lifetime),
+                    None => continue,
+                },
+                b'0'..=b'9' => {
+                    self.at += 1;
+                    while self.at < s.len() && is_ident_byte(s[self.at]) {
+                        self.at += 1;
+                    }
+                }
+                _ if is_ident_byte(b) => {
+                    if self.dialect == Dialect::Rust && self.rust_prefixed_literal() {
+                        continue;
+                    }
+                    while self.at < s.len() && is_ident_byte(s[self.at]) {
+                        self.at += 1;
+                    }
+                    return Some(Token::Ident(start..self.at));
+                }
+                _ => {
+                    self.at += 1;
+                    return Some(Token::Punct(b, start));
+                }
+            }
+        }
+    }
+
+    /// `/* … */`, nested in Rust.
+    fn block_comment(&mut self) {
+        let s = self.source;
+        let mut depth = 0usize;
+        while self.at < s.len() {
+            if s[self.at] == b'/' && self.byte(self.at + 1) == b'*' {
+                depth += 1;
+                self.at += 2;
+            } else if s[self.at] == b'*' && self.byte(self.at + 1) == b'/' {
+                self.at += 2;
+                depth -= 1;
+                if depth == 0 || self.dialect == Dialect::Go {
+                    return;
+                }
+            } else {
+                self.at += 1;
+            }
+        }
+    }
+
+    /// A literal quoted by `quote`, with backslash escapes, from its opening quote.
+    fn quoted(&mut self, quote: u8) {
+        let s = self.source;
+        self.at += 1;
+        while self.at < s.len() {
+            match s[self.at] {
+                b'\\' => self.at += 2,
+                b if b == quote => {
+                    self.at += 1;
+                    return;
+                }
+                _ => self.at += 1,
+            }
+        }
+        self.at = s.len();
+    }
+
+    /// From a `'`: skips a character literal (`None`), or returns a Rust lifetime's or label's
+    /// identifier.
+    fn quote_or_lifetime(&mut self) -> Option<Token> {
+        let s = self.source;
+        let start = self.at;
+        if self.dialect == Dialect::Rust && self.byte(start + 1) != b'\\' {
+            // One character, then `'` for a character literal; otherwise a lifetime.
+            let width = match self.byte(start + 1) {
+                b if b < 0x80 => 1,
+                b if b >= 0xf0 => 4,
+                b if b >= 0xe0 => 3,
+                _ => 2,
+            };
+            if self.byte(start + 1 + width) != b'\'' && is_ident_byte(self.byte(start + 1)) {
+                let mut end = start + 1;
+                while end < s.len() && is_ident_byte(s[end]) {
+                    end += 1;
+                }
+                self.at = end;
+                return Some(Token::Lifetime(start + 1..end));
+            }
+        }
+        self.quoted(b'\'');
+        None
+    }
+
+    /// At an identifier's start: skips a Rust literal with a letter prefix (`b"…"`, `b'x'`,
+    /// `r"…"`, `r#"…"#`, `br#"…"#`, `c"…"`) and says so.
+    fn rust_prefixed_literal(&mut self) -> bool {
+        let s = self.source;
+        let start = self.at;
+        let mut at = start;
+        if matches!(self.byte(at), b'b' | b'c') {
+            at += 1;
+        }
+        let raw = self.byte(at) == b'r';
+        if raw {
+            at += 1;
+        }
+        if at == start {
+            return false;
+        }
+        if !raw {
+            return match self.byte(at) {
+                q @ (b'"' | b'\'') => {
+                    self.at = at;
+                    self.quoted(q);
+                    true
+                }
+                _ => false,
+            };
+        }
+        let hashes = s[at..].iter().take_while(|&&b| b == b'#').count();
+        if self.byte(at + hashes) != b'"' {
+            return false;
+        }
+        // The closing `"` followed by as many `#`.
+        let mut end = at + hashes + 1;
+        loop {
+            match memchr::memchr(b'"', &s[end..]) {
+                Some(i) => {
+                    let quote = end + i;
+                    let closing = s[quote + 1..].iter().take(hashes).all(|&b| b == b'#')
+                        && quote + 1 + hashes <= s.len();
+                    end = quote + 1;
+                    if closing {
+                        self.at = quote + 1 + hashes;
+                        return true;
+                    }
+                }
+                None => {
+                    self.at = s.len();
+                    return true;
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bodies_of(dialect: Dialect, source: &str) -> Vec<&str> {
+        let found = bodies(dialect, source.as_bytes());
+        found.into_iter().map(|r| &source[r]).collect()
+    }
+
+    #[test]
+    fn go_bodies_are_those_of_declarations() {
+        let source = "package p\n\nfunc A(x interface{}) map[string]struct{} {\n\treturn nil\n}\n\nvar f = func() { g() }\n\nfunc (r *T) M() (int, error) { s := `\n}\nfunc` ; _ = '}'; return 0, nil }\n\nfunc asm(x int)\n\nfunc E() {}\n";
+        assert_eq!(
+            bodies_of(Dialect::Go, source),
+            [
+                "\n\treturn nil\n",
+                " s := `\n}\nfunc` ; _ = '}'; return 0, nil "
+            ]
+        );
+    }
+
+    #[test]
+    fn rust_bodies_skip_macros_strings_and_lifetimes() {
+        let source = "macro_rules! m { () => { fn x() { } } }\nimpl<'a> T<'a> {\n    fn a(&'a self) -> [u8; 2] where Self: Sized { let c = '}'; r#\"}\"#; b'{'; 'outer: loop {} }\n    fn b();\n}\nm! { fn hidden() { 1 } }\ntype F = fn(u8) -> u8;\nfn c() { /* } /* } */ */ }\n";
+        assert_eq!(
+            bodies_of(Dialect::Rust, source),
+            [
+                " let c = '}'; r#\"}\"#; b'{'; 'outer: loop {} ",
+                " /* } /* } */ */ "
+            ]
+        );
+    }
+
+    #[test]
+    fn names_are_identifiers_outside_strings_and_comments() {
+        let source = "{ let x: u8 = foo(\"bar\", 'q', b\"baz\") + self.field; // note\n 'a: loop { break 'a; } r#\"raw\"#; Self::new() }";
+        let mut names = Vec::new();
+        count_names(
+            Dialect::Rust,
+            source.as_bytes(),
+            0..source.len(),
+            &mut |n| names.push(std::str::from_utf8(n).unwrap()),
+        );
+        assert_eq!(names, ["x", "foo", "field", "a", "a", "Self", "new"]);
+    }
+}
