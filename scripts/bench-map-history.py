@@ -28,7 +28,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from coderd_bench import Connection  # noqa: E402
+from coderd_bench import Connection, cpu_s  # noqa: E402
 
 SOURCE_EXTS = (".go", ".rs", ".py")
 
@@ -53,9 +53,7 @@ class Coderd:
         return time.perf_counter() - start
 
     def cpu_s(self):
-        with open(f"/proc/{self.proc.pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return cpu_s(self.proc.pid)
 
     def stop(self):
         self.proc.terminate()

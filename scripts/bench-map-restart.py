@@ -22,7 +22,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from coderd_bench import Connection  # noqa: E402
+from coderd_bench import Connection, cpu_s  # noqa: E402
 
 PARAMS = {"budget": 8000}
 
@@ -59,11 +59,7 @@ class Coderd:
         return kb / 1024
 
     def cpu_s(self):
-        """The daemon's CPU time so far (user + system, all threads): unlike wall time, about the same
-        on a busy machine as on an idle one."""
-        with open(f"/proc/{self.proc.pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return cpu_s(self.proc.pid)
 
     def stop(self):
         self.proc.terminate()

@@ -1,7 +1,8 @@
 """Shared by the Python benchmark scripts: a coderd started on a workspace folder, and one persistent
 newline-delimited JSON-RPC connection to it (what an agent's backend keeps open). The one socket
 client of the benchmarks: a script that talks to the socket imports `Connection`, never its own; and
-`until`, the one way the scripts wait for a language server that is still loading, and `p50`."""
+`until`, the one way the scripts wait for a language server that is still loading, `p50`, and
+`cpu_s`, a process's CPU time."""
 import json, os, shutil, socket, statistics, subprocess, tempfile, time
 
 
@@ -82,3 +83,11 @@ def until(f, timeout):
 def p50(xs):
     """The median, NaN for no samples."""
     return statistics.median(xs) if xs else float("nan")
+
+
+def cpu_s(pid):
+    """A process's CPU time so far (user + system, all threads, and the children it has waited for,
+    such as the git it runs): unlike wall time, about the same on a busy machine as on an idle one."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return sum(int(x) for x in fields[11:15]) / os.sysconf("SC_CLK_TCK")
