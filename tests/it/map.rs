@@ -91,7 +91,7 @@ fn the_map_is_byte_identical_across_calls_and_fresh_daemons() {
 fn wait_for_saved_index(sandbox: &Sandbox) -> PathBuf {
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
-        let found = walk(&sandbox.dir.path().join("state"))
+        let found = common::files_under(&sandbox.dir.path().join("state"))
             .into_iter()
             .find(|p| p.file_name().is_some_and(|n| n == "tags.jsonl"));
         if let Some(path) = found {
@@ -100,19 +100,6 @@ fn wait_for_saved_index(sandbox: &Sandbox) -> PathBuf {
         assert!(Instant::now() < deadline, "the tag index was never saved");
         std::thread::sleep(Duration::from_millis(20));
     }
-}
-
-fn walk(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            out.extend(walk(&path));
-        } else {
-            out.push(path);
-        }
-    }
-    out
 }
 
 #[test]

@@ -267,7 +267,7 @@ fn files_that_changed_together_with_the_focus_file_are_listed_first() {
 fn wait_for_saved_history(state: &Path) -> Vec<PathBuf> {
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
-        let saved: Vec<PathBuf> = walk(state)
+        let saved: Vec<PathBuf> = common::files_under(state)
             .into_iter()
             .filter(|p| {
                 p.extension().is_some_and(|e| e == "json")
@@ -280,19 +280,6 @@ fn wait_for_saved_history(state: &Path) -> Vec<PathBuf> {
         assert!(Instant::now() < deadline, "no history was saved");
         std::thread::sleep(Duration::from_millis(20));
     }
-}
-
-fn walk(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            out.extend(walk(&path));
-        } else {
-            out.push(path);
-        }
-    }
-    out
 }
 
 #[test]

@@ -591,6 +591,21 @@ impl Rng {
     }
 }
 
+/// Every file under `dir` (a folder that is missing or unreadable has none), to find what a daemon
+/// saved in its state folder.
+pub fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(files_under(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
+}
+
 /// Every entry under `dir`: relative path → bytes (symlinks as "-> target", folders as "/" with
 /// no bytes), to compare a tree before and after.
 pub fn snapshot(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {

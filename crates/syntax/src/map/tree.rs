@@ -272,6 +272,28 @@ impl Listing {
         Ok(tagged)
     }
 
+    /// A walk of `dir` (to `depth`) whose every folder gets a watch; a walk that fails, or a folder
+    /// the watcher cannot take, is a whole walk's matter.
+    fn walk_watched(
+        &self,
+        jail: &Jail,
+        dir: &Resolved,
+        depth: Option<usize>,
+        max_files: u64,
+        watch: &mut Watch,
+        cap: u64,
+    ) -> std::result::Result<Walked, WalkAll> {
+        let mut entered = true;
+        let walked = walk(jail, dir, self.include_tests, depth, max_files, &mut |f| {
+            entered &= watch.folder(f, cap);
+        })
+        .map_err(|_| WalkAll)?;
+        if !entered {
+            return Err(WalkAll);
+        }
+        Ok(walked)
+    }
+
     /// One folder listed again: its files replaced (the new ones to `changed`, the old ones to
     /// `removed`), its removed subfolders forgotten, its new ones walked.
     #[allow(clippy::too_many_arguments)]
@@ -288,21 +310,7 @@ impl Listing {
         let Some(resolved) = jail.locate(folder).filter(|_| folder.is_dir()) else {
             return Ok(()); // gone: its parent's listing (the same events) forgets it
         };
-        let mut entered = Vec::new();
-        let walked = walk(
-            jail,
-            &resolved,
-            self.include_tests,
-            Some(1),
-            max_files,
-            &mut |f| {
-                entered.push(watch.folder(f, cap));
-            },
-        )
-        .map_err(|_| WalkAll)?;
-        if entered.contains(&false) {
-            return Err(WalkAll);
-        }
+        let walked = self.walk_watched(jail, &resolved, Some(1), max_files, watch, cap)?;
         let prefix = prefix_of(&resolved);
         let direct: Vec<String> = self
             .files
@@ -336,21 +344,7 @@ impl Listing {
             let Some(sub_resolved) = jail.locate(sub) else {
                 continue;
             };
-            let mut entered = Vec::new();
-            let inside = walk(
-                jail,
-                &sub_resolved,
-                self.include_tests,
-                None,
-                max_files,
-                &mut |f| {
-                    entered.push(watch.folder(f, cap));
-                },
-            )
-            .map_err(|_| WalkAll)?;
-            if entered.contains(&false) {
-                return Err(WalkAll);
-            }
+            let inside = self.walk_watched(jail, &sub_resolved, None, max_files, watch, cap)?;
             changed.extend(inside.files);
             self.folders.extend(inside.folders);
         }
