@@ -38,9 +38,10 @@ fn text(answer: &Value) -> String {
     answer["map"].as_str().unwrap().to_owned()
 }
 
-/// Maps until `done` holds (the watcher's event arrives a moment after the change), at most 20 s.
+/// Maps until `done` holds (the watcher's event arrives a moment after the change), at most 60 s
+/// (a debug daemon on a busy machine).
 fn map_until(daemon: &Daemon, what: &str, done: impl Fn(&str) -> bool) -> Value {
-    let deadline = Instant::now() + Duration::from_secs(20);
+    let deadline = Instant::now() + Duration::from_secs(60);
     loop {
         let answer = map(daemon);
         if done(&text(&answer)) {
