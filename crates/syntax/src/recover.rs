@@ -246,35 +246,54 @@ fn line_start(source: &[u8], at: usize) -> usize {
 
 /// The file's bytes outside the skipped regions, as the parser's included ranges.
 fn included(source: &[u8], skipped: &[Skip]) -> Vec<tree_sitter::Range> {
-    let mut gaps: Vec<Range<usize>> = skipped.iter().map(|s| s.bytes.clone()).collect();
+    let gaps: Vec<Range<usize>> = skipped.iter().map(|s| s.bytes.clone()).collect();
+    included_outside(source, &gaps)
+}
+
+/// The file's bytes outside `gaps` (in any order, possibly overlapping), as a parser's included
+/// ranges: no empty range, and never none (a file left out whole keeps its empty end). The parse
+/// of a damaged region's surroundings and the map's skeleton parse (`skeleton`) both use it.
+pub(crate) fn included_outside(source: &[u8], gaps: &[Range<usize>]) -> Vec<tree_sitter::Range> {
+    let mut gaps = gaps.to_vec();
     gaps.sort_by_key(|g| g.start);
-    let mut ranges = Vec::new();
+    let mut bounds = Vec::new();
     let mut from = 0;
     for gap in gaps {
         if gap.start > from {
-            ranges.push(range(source, from, gap.start));
+            bounds.extend([from, gap.start]);
         }
         from = from.max(gap.end);
     }
-    if from < source.len() || ranges.is_empty() {
-        ranges.push(range(source, from, source.len()));
+    if from < source.len() || bounds.is_empty() {
+        bounds.extend([from, source.len()]);
     }
-    ranges
+    let points = points_at(source, &bounds);
+    bounds
+        .chunks(2)
+        .zip(points.chunks(2))
+        .map(|(b, p)| tree_sitter::Range {
+            start_byte: b[0],
+            end_byte: b[1],
+            start_point: p[0],
+            end_point: p[1],
+        })
+        .collect()
 }
 
-fn range(source: &[u8], start: usize, end: usize) -> tree_sitter::Range {
-    tree_sitter::Range {
-        start_byte: start,
-        end_byte: end,
-        start_point: point(source, start),
-        end_point: point(source, end),
-    }
-}
-
-fn point(source: &[u8], at: usize) -> Point {
-    let before = &source[..at];
-    let row = before.iter().filter(|&&b| b == b'\n').count();
-    Point::new(row, at - line_start(source, at))
+/// The (row, column) of each byte offset of a sorted list, in one pass.
+fn points_at(source: &[u8], offsets: &[usize]) -> Vec<Point> {
+    let (mut row, mut line_start, mut at) = (0, 0, 0);
+    offsets
+        .iter()
+        .map(|&offset| {
+            for newline in memchr::memchr_iter(b'\n', &source[at..offset]) {
+                row += 1;
+                line_start = at + newline + 1;
+            }
+            at = offset;
+            Point::new(row, offset - line_start)
+        })
+        .collect()
 }
 
 /// The 1-based line where the first region a parse of `source` left out starts, if it left one

@@ -17,7 +17,7 @@
 
 use super::languages::Language;
 use std::ops::Range;
-use tree_sitter::{Point, Tree};
+use tree_sitter::Tree;
 
 /// The languages whose bodies are left out, each with its lexical rules.
 #[derive(Clone, Copy, PartialEq)]
@@ -62,7 +62,7 @@ pub fn parse(
         return None;
     }
     parser
-        .set_included_ranges(&included(source, &bodies))
+        .set_included_ranges(&crate::recover::included_outside(source, &bodies))
         .ok()?;
     let tree = parser.parse(source, None);
     parser.set_included_ranges(&[]).ok()?;
@@ -78,43 +78,6 @@ pub fn parse(
             })
         });
     proven.then_some(Skeleton { tree, bodies })
-}
-
-/// The file's bytes outside `gaps` (sorted, disjoint), as tree-sitter ranges.
-fn included(source: &[u8], gaps: &[Range<usize>]) -> Vec<tree_sitter::Range> {
-    let mut bounds = Vec::with_capacity(gaps.len() * 2 + 2);
-    bounds.push(0);
-    for gap in gaps {
-        bounds.extend([gap.start, gap.end]);
-    }
-    bounds.push(source.len());
-    let points = points_at(source, &bounds);
-    bounds
-        .chunks(2)
-        .zip(points.chunks(2))
-        .map(|(b, p)| tree_sitter::Range {
-            start_byte: b[0],
-            end_byte: b[1],
-            start_point: p[0],
-            end_point: p[1],
-        })
-        .collect()
-}
-
-/// The (row, column) of each byte offset of a sorted list, in one pass.
-fn points_at(source: &[u8], offsets: &[usize]) -> Vec<Point> {
-    let (mut row, mut line_start, mut at) = (0, 0, 0);
-    offsets
-        .iter()
-        .map(|&offset| {
-            for newline in memchr::memchr_iter(b'\n', &source[at..offset]) {
-                row += 1;
-                line_start = at + newline + 1;
-            }
-            at = offset;
-            Point::new(row, offset - line_start)
-        })
-        .collect()
 }
 
 /// The insides of the function bodies the lexer finds (between the braces, non-empty), in order.
