@@ -85,6 +85,8 @@ enum Sub {
 }
 
 fn main() {
+    // SAFETY: first thing, before any parse (see its doc).
+    unsafe { coderd_syntax::allocate_with_mimalloc() };
     let args = Args::parse();
     if let Some(Sub::Watchdog) = args.command {
         coderd_exec::watchdog::watch(std::io::stdin().lock());

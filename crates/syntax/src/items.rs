@@ -128,29 +128,41 @@ struct Found<'t> {
 }
 
 pub fn extract(tree: &Tree, source: &[u8], queries: &Queries) -> Outline {
-    extract_with(tree, source, queries, &queries.outline)
+    extract_with(tree, source, queries, queries.outline())
 }
 
 /// The map's definitions: the outline's items and the names `tags.scm` says a file defines
-/// otherwise (a Rust macro call's list), placed and nested the same way.
-pub fn extract_definitions(tree: &Tree, source: &[u8], queries: &Queries) -> Outline {
-    extract_with(tree, source, queries, queries.definitions())
+/// otherwise (a Rust macro call's list), placed and nested the same way. With `also`, every node
+/// of its kinds is handed to its function on the same walk of the tree (the tagger's references:
+/// one walk instead of two); `false` when the query has no root kinds to walk by, and then nothing
+/// is handed.
+pub fn extract_definitions<'t>(
+    tree: &'t Tree,
+    source: &[u8],
+    queries: &Queries,
+    also: Option<(&KindSet, &mut dyn FnMut(Node))>,
+) -> (Outline, bool) {
+    let query = queries.definitions();
+    let walked = also.is_some() && query.roots.is_some();
+    let outline = extract_from(tree, source, queries, query, query.roots.as_ref(), also);
+    (outline, walked)
 }
 
 fn extract_with(tree: &Tree, source: &[u8], queries: &Queries, query: &OutlineQuery) -> Outline {
-    extract_from(tree, source, queries, query, query.roots.as_ref())
+    extract_from(tree, source, queries, query, query.roots.as_ref(), None)
 }
 
 /// The outline, with the query run only at `roots` kinds outside functions when given, else over
-/// the whole tree.
-fn extract_from(
-    tree: &Tree,
+/// the whole tree (and `also` not called).
+fn extract_from<'t>(
+    tree: &'t Tree,
     source: &[u8],
     queries: &Queries,
     query: &OutlineQuery,
     roots: Option<&KindSet>,
+    also: Option<(&KindSet, &mut dyn FnMut(Node))>,
 ) -> Outline {
-    let found = find_definitions(tree, source, query, roots);
+    let found = find_definitions(tree, source, query, roots, also);
     let parents = nest(&found);
     let keep = not_local(&found, &parents);
     let mut new_index = vec![None; found.len()];
@@ -176,20 +188,25 @@ fn find_definitions<'t>(
     source: &[u8],
     query: &OutlineQuery,
     roots: Option<&KindSet>,
+    also: Option<(&KindSet, &mut dyn FnMut(Node))>,
 ) -> Vec<Found<'t>> {
     let mut found = Vec::new();
     let mut cursor = QueryCursor::new();
     match roots {
         Some(roots) => {
             cursor.set_max_start_depth(Some(0));
-            walk_roots(tree, roots, |node| {
+            let visit = |node| {
                 let before = found.len();
                 collect_matches(&mut cursor, node, source, query, &mut found);
                 // A function's descendants are locals: never visited.
                 found[before..]
                     .iter()
                     .any(|f| f.node == node && matches!(f.kind, Kind::Function | Kind::Method))
-            });
+            };
+            match also {
+                Some((kinds, each)) => walk_roots_and(tree, roots, visit, kinds, each),
+                None => walk_roots(tree, roots, visit),
+            }
         }
         None => collect_matches(&mut cursor, tree.root_node(), source, query, &mut found),
     }
@@ -216,6 +233,49 @@ pub(crate) fn walk_roots<'t>(
             if !cursor.goto_parent() {
                 return;
             }
+            if cursor.goto_next_sibling() {
+                break;
+            }
+        }
+    }
+}
+
+/// `walk_roots`, and on the same walk `each` on every node of `kinds`, in document order, skipped
+/// subtrees included.
+fn walk_roots_and<'t>(
+    tree: &'t Tree,
+    roots: &KindSet,
+    mut visit: impl FnMut(Node<'t>) -> bool,
+    kinds: &KindSet,
+    each: &mut dyn FnMut(Node),
+) {
+    let mut cursor = tree.walk();
+    // The depth of the cursor, and of the node whose descendants `visit` does not see.
+    let (mut depth, mut skipping) = (0usize, None);
+    loop {
+        let node = cursor.node();
+        if skipping.is_some_and(|d| depth <= d) {
+            skipping = None;
+        }
+        let kind = node.kind_id();
+        if kinds.contains(kind) {
+            each(node);
+        }
+        if skipping.is_none() && roots.contains(kind) && visit(node) {
+            skipping = Some(depth);
+        }
+        if cursor.goto_first_child() {
+            depth += 1;
+            continue;
+        }
+        if cursor.goto_next_sibling() {
+            continue;
+        }
+        loop {
+            if !cursor.goto_parent() {
+                return;
+            }
+            depth -= 1;
             if cursor.goto_next_sibling() {
                 break;
             }
@@ -748,14 +808,14 @@ mod tests {
             };
             let queries = queries::of(language).unwrap();
             // The outline's query and the map's (with tags.scm's definitions) alike.
-            for query in [&queries.outline, queries.definitions()] {
+            for query in [queries.outline(), queries.definitions()] {
                 let Some(roots) = &query.roots else {
                     continue;
                 };
                 let source = std::fs::read(&path).unwrap();
                 let tree = parse(language, &source, None).unwrap();
-                let walked = extract_from(&tree, &source, queries, query, Some(roots));
-                let whole = extract_from(&tree, &source, queries, query, None);
+                let walked = extract_from(&tree, &source, queries, query, Some(roots), None);
+                let whole = extract_from(&tree, &source, queries, query, None, None);
                 assert!(!whole.items.is_empty(), "{}", path.display());
                 assert_eq!(
                     format!("{:?}", walked.items),

@@ -98,6 +98,29 @@ impl Kind {
     }
 }
 
+/// Gives tree-sitter's C allocations (trees, parse stacks, query cursors) to mimalloc instead of
+/// glibc's malloc: a cold map builds and frees millions of small nodes on every core, and glibc
+/// took a tenth of its CPU time (docs/benchmarks.md, "Cold map"). Only tree-sitter's: the Rust
+/// heap stays glibc's, whose memory policy (`coderd_core::memory`) the daemon tunes. The grammars'
+/// external scanners keep libc's malloc, each freeing what it allocated.
+///
+/// # Safety
+/// Call before any tree-sitter object exists (first thing in `main`), and once: memory is freed
+/// by the allocator that gave it.
+pub unsafe fn allocate_with_mimalloc() {
+    use libmimalloc_sys::{mi_calloc, mi_free, mi_malloc, mi_realloc};
+    // SAFETY: one allocator family; mimalloc aligns as malloc does and returns null only when out
+    // of memory, which tree-sitter checks; the caller guarantees no tree-sitter object exists yet.
+    unsafe {
+        tree_sitter::set_allocator(Some(tree_sitter::Allocator {
+            malloc: mi_malloc,
+            calloc: mi_calloc,
+            realloc: mi_realloc,
+            free: mi_free,
+        }));
+    }
+}
+
 thread_local! {
     static PARSER: RefCell<Parser> = RefCell::new(Parser::new());
 }

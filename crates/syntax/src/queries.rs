@@ -41,20 +41,55 @@ pub enum Role {
 
 pub struct Queries {
     pub language: tree_sitter::Language,
-    /// `outline.scm`: the items of `outline`.
-    pub outline: OutlineQuery,
-    /// `outline.scm` with `tags.scm`'s `@definition` patterns (names defined where the language
-    /// declares no item, as by a Rust macro call's list): the map's definitions. `None` when
-    /// `tags.scm` has none (the map's definitions are the outline's items).
-    map_definitions: Option<OutlineQuery>,
+    /// The map's definitions: `outline.scm`, with `tags.scm`'s `@definition` patterns when it has
+    /// some (names defined where the language declares no item, as by a Rust macro call's list).
+    definitions: OutlineQuery,
+    /// `outline.scm` alone (the items of `outline`) when it is not `definitions`.
+    outline_only: Option<OnFirstUse<OutlineQuery>>,
     /// `tags.scm`'s `@reference` patterns.
-    pub tags: Option<Query>,
+    tags: Option<OnFirstUse<Query>>,
     /// When `tags.scm`'s references are only `(kind) @reference` patterns: those kinds, as a set
     /// over the grammar's kind ids. The tagger then walks the tree instead of running the query
     /// engine (same captures, several times faster).
     pub reference_set: Option<KindSet>,
     /// The language's comment markers, stripped from an item's doc.
     pub doc_markers: DocMarkers,
+}
+
+/// A query compiled when first asked for. Compiling queries was 8% of a cold map's CPU, and a
+/// cold map never runs two of Rust's four: the outline's own query (the map runs it with
+/// `tags.scm`'s definitions) and the references query (the tagger walks their kinds). Each is a
+/// subset of patterns already compiled by `of`, or checked by this module's test, so it compiles
+/// later too; were it not to, it is left out (with a warning) rather than a panic.
+struct OnFirstUse<T> {
+    text: String,
+    compiled: OnceLock<Option<T>>,
+}
+
+impl<T> OnFirstUse<T> {
+    fn new(text: String) -> OnFirstUse<T> {
+        OnFirstUse {
+            text,
+            compiled: OnceLock::new(),
+        }
+    }
+
+    /// Already compiled (a query `of` needs at once, its errors reported there).
+    fn compiled(text: String, query: T) -> OnFirstUse<T> {
+        OnFirstUse {
+            text,
+            compiled: OnceLock::from(Some(query)),
+        }
+    }
+
+    fn get(&self, compile: impl FnOnce(&str) -> Result<T, String>) -> Option<&T> {
+        let compiled = self.compiled.get_or_init(|| {
+            compile(&self.text)
+                .map_err(|e| tracing::warn!("a query left out: {e}"))
+                .ok()
+        });
+        compiled.as_ref()
+    }
 }
 
 /// A compiled query of definitions (`@definition.<kind>`, `@name`, …).
@@ -69,9 +104,27 @@ pub struct OutlineQuery {
 }
 
 impl Queries {
-    /// The query of the map's definitions (see `map_definitions`).
+    /// The query of the map's definitions (see `definitions`).
     pub fn definitions(&self) -> &OutlineQuery {
-        self.map_definitions.as_ref().unwrap_or(&self.outline)
+        &self.definitions
+    }
+
+    /// `outline.scm`'s query: the items of `outline`.
+    pub fn outline(&self) -> &OutlineQuery {
+        let Some(own) = &self.outline_only else {
+            return &self.definitions;
+        };
+        let language = &self.language;
+        own.get(|text| outline_query(language, text))
+            .unwrap_or(&self.definitions)
+    }
+
+    /// `tags.scm`'s `@reference` patterns, when it has some.
+    pub fn tags(&self) -> Option<&Query> {
+        let language = &self.language;
+        self.tags
+            .as_ref()?
+            .get(|text| Query::new(language, text).map_err(|e| e.to_string()))
     }
 }
 
@@ -141,35 +194,41 @@ fn compile(language: &Language) -> Result<Queries, String> {
     let ts_language = grammar(&language.grammar)?;
     let outline_text = text(&language.name, "outline")
         .ok_or_else(|| format!("queries/{}/outline.scm is missing", language.name))?;
-    let outline = outline_query(&ts_language, &outline_text)
-        .map_err(|e| format!("queries/{}/outline.scm: {e}", language.name))?;
     let (references, definitions) = match text(&language.name, "tags") {
         Some(t) => split_tags(&ts_language, &t)
             .map_err(|e| format!("queries/{}/tags.scm: {e}", language.name))?,
         None => (None, String::new()),
     };
-    let map_definitions = match definitions.is_empty() {
-        true => None,
-        false => Some(
-            outline_query(&ts_language, &(outline_text + "\n" + &definitions))
-                .map_err(|e| format!("queries/{}/tags.scm: {e}", language.name))?,
+    let (definitions, outline_only) = match definitions.is_empty() {
+        true => (
+            outline_query(&ts_language, &outline_text)
+                .map_err(|e| format!("queries/{}/outline.scm: {e}", language.name))?,
+            None,
+        ),
+        false => (
+            outline_query(&ts_language, &(outline_text.clone() + "\n" + &definitions)).map_err(
+                |e| format!("queries/{0}/outline.scm with tags.scm: {e}", language.name),
+            )?,
+            Some(OnFirstUse::new(outline_text)),
         ),
     };
     let reference_set = references
         .as_deref()
         .and_then(simple_kinds)
         .map(|k| KindSet::new(&ts_language, &k));
-    let tags = match references {
-        Some(t) => Some(
+    let tags = match (references, &reference_set) {
+        (Some(t), Some(_)) => Some(OnFirstUse::new(t)),
+        (Some(t), None) => Some(OnFirstUse::compiled(
+            t.clone(),
             Query::new(&ts_language, &t)
                 .map_err(|e| format!("queries/{}/tags.scm: {e}", language.name))?,
-        ),
-        None => None,
+        )),
+        (None, _) => None,
     };
     Ok(Queries {
         language: ts_language,
-        outline,
-        map_definitions,
+        definitions,
+        outline_only,
         tags,
         reference_set,
         doc_markers: DocMarkers::of(language),
@@ -342,8 +401,12 @@ mod tests {
                 ));
             }
             match of(language) {
+                // The queries compiled on first use compile.
+                Ok(q) if q.outline().query.pattern_count() == 0 => {
+                    problems.push(format!("queries/{}/outline.scm: no pattern", language.name))
+                }
                 Ok(q)
-                    if q.tags.is_none()
+                    if q.tags().is_none()
                         && !matches!(
                             language.name.as_str(),
                             "json" | "yaml" | "toml" | "markdown"

@@ -22,6 +22,20 @@ pub fn mask(source: &[u8]) -> Option<Vec<u8>> {
         out[blanks.start()] = b'!';
         out[blanks.start() + 1..=bang.start()].fill(b' ');
     }
+    // The regex starts at every line, so it reads the whole file byte by byte: it runs only where
+    // a `default` is followed by blanks and `const` or `type` (rare; `Default::default()` is not).
+    let candidate = memchr::memmem::find_iter(source, b"default").any(|at| {
+        let after = &source[at + b"default".len()..];
+        let blanks = after
+            .iter()
+            .take_while(|b| matches!(b, b' ' | b'\t'))
+            .count();
+        let item = &after[blanks..];
+        blanks > 0 && (item.starts_with(b"const") || item.starts_with(b"type"))
+    });
+    if !candidate {
+        return masked;
+    }
     for found in DEFAULT_ITEM.captures_iter(source) {
         let Some(keyword) = found.get(1) else {
             continue;

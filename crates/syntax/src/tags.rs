@@ -35,18 +35,26 @@ fn tag_tree(
     bodies: &[std::ops::Range<usize>],
     source: &[u8],
 ) -> Tags {
-    let outline = items::extract_definitions(tree, source, queries);
+    // The references of a simple `tags.scm` are found on the outline's own walk of the tree.
+    let mut referenced: Vec<std::ops::Range<usize>> = Vec::new();
+    let mut keep = |node: Node| referenced.push(node.byte_range());
+    let also =
+        (queries.reference_set.as_ref()).map(|kinds| (kinds, &mut keep as &mut dyn FnMut(Node)));
+    let (outline, walked) = items::extract_definitions(tree, source, queries, also);
     let definitions: HashSet<usize> = outline.items.iter().map(|i| i.name_bytes.start).collect();
     let mut counts: HashMap<&[u8], u32> = HashMap::default();
-    let mut count = |node: Node| {
-        if !definitions.contains(&node.start_byte()) {
-            *counts.entry(&source[node.byte_range()]).or_default() += 1;
+    let mut count = |range: std::ops::Range<usize>| {
+        if !definitions.contains(&range.start) {
+            *counts.entry(&source[range]).or_default() += 1;
         }
     };
-    match (&queries.reference_set, &queries.tags) {
-        (Some(kinds), _) => walk_kinds(tree, kinds, &mut count),
-        (None, Some(query)) => run_query(tree, query, source, &mut count),
-        (None, None) => {}
+    match (walked, &queries.reference_set, queries.tags()) {
+        (true, _, _) => referenced.into_iter().for_each(&mut count),
+        (false, Some(kinds), _) => walk_kinds(tree, kinds, &mut |n| count(n.byte_range())),
+        (false, None, Some(query)) => {
+            run_query(tree, query, source, &mut |n| count(n.byte_range()))
+        }
+        (false, None, None) => {}
     }
     if let Some(dialect) = super::skeleton::Dialect::of(language) {
         for body in bodies {
@@ -194,6 +202,46 @@ mod tests {
         assert!((missing + extra) * 20 <= total);
     }
 
+    /// The references found on the outline's walk are those a walk of their own finds, in the same
+    /// order, and the outline is the one found without them, on every golden fixture.
+    #[test]
+    fn references_on_the_outlines_walk_equal_their_own_walk() {
+        let dir = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../tests/fixtures/structure/outline"
+        );
+        let mut checked = 0;
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            let Some(language) = languages::for_path(&path, None) else {
+                continue;
+            };
+            let queries = queries::of(language).unwrap();
+            let Some(kinds) = &queries.reference_set else {
+                continue;
+            };
+            let source = std::fs::read(&path).unwrap();
+            let tree = parse(language, &source, None).unwrap();
+            let (mut fused, mut alone) = (Vec::new(), Vec::new());
+            let mut keep = |n: Node| fused.push(n.byte_range());
+            let (outline, walked) =
+                items::extract_definitions(&tree, &source, queries, Some((kinds, &mut keep)));
+            let (plain, _) = items::extract_definitions(&tree, &source, queries, None);
+            walk_kinds(&tree, kinds, &mut |n| alone.push(n.byte_range()));
+            assert!(walked, "{}", path.display());
+            assert!(!fused.is_empty(), "{}", path.display());
+            assert_eq!(fused, alone, "{}", path.display());
+            assert_eq!(
+                format!("{:?}", outline.items),
+                format!("{:?}", plain.items),
+                "{}",
+                path.display()
+            );
+            checked += 1;
+        }
+        assert!(checked >= 12, "only {checked} fixtures checked");
+    }
+
     /// The tree walk finds exactly what the query engine captures, on every golden fixture of a
     /// language whose tags query is simple.
     #[test]
@@ -209,7 +257,7 @@ mod tests {
                 continue;
             };
             let queries = queries::of(language).unwrap();
-            let (Some(kinds), Some(query)) = (&queries.reference_set, &queries.tags) else {
+            let (Some(kinds), Some(query)) = (&queries.reference_set, queries.tags()) else {
                 continue;
             };
             let source = std::fs::read(&path).unwrap();
