@@ -9,8 +9,12 @@
 //! place, so lines, signatures and docs are those of the full parse), and counts the identifiers
 //! inside each body with the same lexer (`count_names`).
 //!
+//! Go's package-level composite literals (`var table = []T{…}`) are left out the same way: they
+//! hold no item either, and a generated parser's or protobuf descriptor's tables were a fifth of
+//! what the skeleton still parsed.
+//!
 //! The skeleton is used only when it proves itself: no syntax error, and each left-out range is
-//! exactly the inside of a function's body block. Anything else (a body the lexer misjudged, a
+//! exactly the inside of a function's body block (or, in Go, of a composite literal). Anything else (a body the lexer misjudged, a
 //! file with errors) is parsed in full as before. What the lexer cannot tell from a token alone
 //! (Go's package names in types, Rust's shorthand fields) counts as a reference: a little noise in
 //! the use counts, no change to any definition.
@@ -44,7 +48,8 @@ impl Dialect {
     }
 }
 
-/// A skeleton parse: the tree and the left-out insides of the bodies, in file order.
+/// A skeleton parse: the tree and the left-out insides of the bodies (and of Go's package-level
+/// composite literals, `go_var_literals`), in file order.
 pub struct Skeleton {
     pub tree: Tree,
     pub bodies: Vec<Range<usize>>,
@@ -70,11 +75,14 @@ pub fn parse(
     let root = tree.root_node();
     let proven = !root.has_error()
         && bodies.iter().all(|b| {
-            let block = root.descendant_for_byte_range(b.start - 1, b.end + 1);
-            block.is_some_and(|n| {
-                n.kind() == "block"
-                    && n.byte_range() == (b.start - 1..b.end + 1)
-                    && n.parent().is_some_and(|p| dialect.is_function(p.kind()))
+            let node = root.descendant_for_byte_range(b.start - 1, b.end + 1);
+            node.is_some_and(|n| {
+                n.byte_range() == (b.start - 1..b.end + 1)
+                    && match n.kind() {
+                        "block" => n.parent().is_some_and(|p| dialect.is_function(p.kind())),
+                        "literal_value" => dialect == Dialect::Go,
+                        _ => false,
+                    }
             })
         });
     proven.then_some(Skeleton { tree, bodies })
@@ -90,7 +98,7 @@ pub fn bodies(dialect: Dialect, source: &[u8]) -> Vec<Range<usize>> {
             // gofmt puts every function declaration's `func` at a line's start; a `func` elsewhere is
             // a literal (or an unformatted file, parsed in full where it is).
             (Dialect::Go, _, Token::Ident(r)) => {
-                &source[r.clone()] == b"func" && (r.start == 0 || source[r.start - 1] == b'\n')
+                &source[r.clone()] == b"func" && at_line_start(source, r.start)
             }
             // `fn name`, not the type `fn(u8)`.
             (Dialect::Rust, Some(Token::Ident(f)), Token::Ident(_)) => &source[f.clone()] == b"fn",
@@ -98,6 +106,13 @@ pub fn bodies(dialect: Dialect, source: &[u8]) -> Vec<Range<usize>> {
         };
         if dialect == Dialect::Rust {
             skip_macro(&mut lexer, &previous, &token);
+        }
+        if let (Dialect::Go, Token::Ident(r)) = (dialect, &token) {
+            if &source[r.clone()] == b"var" && at_line_start(source, r.start) {
+                go_var_literals(&mut lexer, &mut found);
+                previous = None;
+                continue;
+            }
         }
         previous = Some(token);
         if starts_function {
@@ -110,6 +125,50 @@ pub fn bodies(dialect: Dialect, source: &[u8]) -> Vec<Range<usize>> {
         }
     }
     found
+}
+
+fn at_line_start(source: &[u8], at: usize) -> bool {
+    at == 0 || source[at - 1] == b'\n'
+}
+
+/// After a Go `var` at a line's start (gofmt puts every package-level one there): the insides of
+/// the composite literals its values build (`var x = []T{…}`, `var ( m = map[K]V{…} )`), up to the
+/// next declaration at a line's start. Like a body, a literal's inside holds no item (a function
+/// literal there holds locals) and gives the map only names, and package-level tables (a
+/// generated parser's, a protobuf descriptor's bytes) were a fifth of what the skeleton still
+/// parsed. Braces after `func` (a function literal's body, or a function type) are skipped, not
+/// left out; `parse` checks that each left-out range is a literal's.
+fn go_var_literals(lexer: &mut Lexer, found: &mut Vec<Range<usize>>) {
+    let (mut previous, mut after_func): (Option<Token>, bool) = (None, false);
+    while let Some(token) = lexer.peek() {
+        if matches!(&token, Token::Ident(r) if at_line_start(lexer.source, r.start)) {
+            return;
+        }
+        lexer.next();
+        match &token {
+            Token::Punct(b'=', _) => after_func = false,
+            Token::Ident(r) if &lexer.source[r.clone()] == b"func" => after_func = true,
+            Token::Punct(b'{', open) => {
+                let type_braces = matches!(&previous, Some(Token::Ident(r))
+                    if matches!(&lexer.source[r.clone()], b"struct" | b"interface"));
+                // `T{`, `pkg.T{`, `[]T{`, `map[K]V{`, `T[int]{`, `struct{…}{`.
+                let after_type = matches!(
+                    &previous,
+                    Some(Token::Ident(_) | Token::Punct(b']' | b'}', _))
+                );
+                let Some(close) = lexer.skip_group(b'{') else {
+                    return;
+                };
+                if !type_braces && !after_func && after_type && close > open + 1 {
+                    found.push(open + 1..close);
+                }
+                previous = Some(Token::Punct(b'}', close));
+                continue;
+            }
+            _ => {}
+        }
+        previous = Some(token);
+    }
 }
 
 /// After `name!` (or `macro_rules! name`), skips the macro's delimited group: what a macro holds
@@ -529,6 +588,19 @@ mod tests {
                 " s := `\n}\nfunc` ; _ = '}'; return 0, nil "
             ]
         );
+    }
+
+    #[test]
+    fn go_package_level_literals_are_left_out_too() {
+        let source = "package p\n\nvar a = []int{1, 2}\n\nvar (\n\tm = map[string]struct{}{\"x\": {}}\n\tf = func() T { return T{} }\n\tt = pkg.T{A: b}\n\te = T{}\n)\n\nfunc F() { x := T{1} }\n";
+        assert_eq!(
+            bodies_of(Dialect::Go, source),
+            ["1, 2", "\"x\": {}", "A: b", " x := T{1} "]
+        );
+        // Each is a literal's inside, so the skeleton proves itself.
+        let language = crate::languages::by_name("go").unwrap();
+        let parsed = crate::parse_for_tags(language, source.as_bytes()).unwrap();
+        assert_eq!(parsed.bodies.len(), 4);
     }
 
     #[test]
