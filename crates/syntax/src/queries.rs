@@ -195,8 +195,7 @@ fn compile(language: &Language) -> Result<Queries, String> {
     let outline_text = text(&language.name, "outline")
         .ok_or_else(|| format!("queries/{}/outline.scm is missing", language.name))?;
     let (references, definitions) = match text(&language.name, "tags") {
-        Some(t) => split_tags(&ts_language, &t)
-            .map_err(|e| format!("queries/{}/tags.scm: {e}", language.name))?,
+        Some(t) => split_tags(&t),
         None => (None, String::new()),
     };
     let (definitions, outline_only) = match definitions.is_empty() {
@@ -251,20 +250,12 @@ fn outline_query(language: &tree_sitter::Language, text: &str) -> Result<Outline
 }
 
 /// `tags.scm`'s text as its `@reference` patterns (`None` when it has none) and its
-/// `@definition` patterns (empty when none), each pattern's text kept whole.
-fn split_tags(
-    language: &tree_sitter::Language,
-    text: &str,
-) -> Result<(Option<String>, String), String> {
-    let query = Query::new(language, text).map_err(|e| e.to_string())?;
+/// `@definition` patterns (empty when none), each pattern's text kept whole. Split by its text, not
+/// by compiling it: the compiled query would be thrown away, and Rust's costs a cold map more than
+/// its outline query does. A query that does not compile fails where its parts are compiled.
+fn split_tags(text: &str) -> (Option<String>, String) {
     let (mut references, mut definitions) = (String::new(), String::new());
-    for i in 0..query.pattern_count() {
-        let start = query.start_byte_for_pattern(i);
-        let end = match i + 1 < query.pattern_count() {
-            true => query.start_byte_for_pattern(i + 1),
-            false => text.len(),
-        };
-        let pattern = &text[start..end];
+    for pattern in patterns(text) {
         let code: String = pattern
             .lines()
             .filter(|l| !l.trim_start().starts_with(';'))
@@ -277,7 +268,41 @@ fn split_tags(
         into.push_str(code.trim());
         into.push('\n');
     }
-    Ok(((!references.is_empty()).then_some(references), definitions))
+    ((!references.is_empty()).then_some(references), definitions)
+}
+
+/// A query's text cut into its patterns: each starts at a `(` or `[` outside any other (a
+/// pattern's captures and quantifiers follow it; comments and strings are skipped), and runs to
+/// the next one's start, the comments before it included (as tree-sitter's own pattern offsets
+/// cut it).
+fn patterns(text: &str) -> Vec<&str> {
+    let bytes = text.as_bytes();
+    let (mut starts, mut depth, mut at) = (Vec::new(), 0usize, 0);
+    while at < bytes.len() {
+        match bytes[at] {
+            b';' => {
+                at = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |i| at + i);
+                continue;
+            }
+            b'"' => {
+                at += 1;
+                while at < bytes.len() && bytes[at] != b'"' {
+                    at += if bytes[at] == b'\\' { 2 } else { 1 };
+                }
+            }
+            b'(' | b'[' => {
+                if depth == 0 {
+                    starts.push(at);
+                }
+                depth += 1;
+            }
+            b')' | b']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        at += 1;
+    }
+    let ends = starts.iter().skip(1).copied().chain([text.len()]);
+    starts.iter().zip(ends).map(|(&s, e)| &text[s..e]).collect()
 }
 
 /// The node kind each pattern of a query starts at (`(kind ...)`, or `((kind ...) (#pred ...))`),
@@ -387,6 +412,34 @@ fn role_of(capture: &str) -> Result<Role, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The patterns cut from a query's text start where tree-sitter's compiled query says, for
+    /// every query file.
+    #[test]
+    fn patterns_are_cut_where_tree_sitter_starts_them() {
+        let mut checked = 0;
+        for language in languages::all() {
+            let Ok(ts_language) = grammar(&language.grammar) else {
+                continue;
+            };
+            for kind in ["outline", "tags"] {
+                let Some(text) = text(&language.name, kind) else {
+                    continue;
+                };
+                let query = Query::new(&ts_language, &text).unwrap();
+                let cut: Vec<usize> = patterns(&text)
+                    .iter()
+                    .map(|p| p.as_ptr() as usize - text.as_ptr() as usize)
+                    .collect();
+                let compiled: Vec<usize> = (0..query.pattern_count())
+                    .map(|i| query.start_byte_for_pattern(i))
+                    .collect();
+                assert_eq!(cut, compiled, "queries/{}/{kind}.scm", language.name);
+                checked += 1;
+            }
+        }
+        assert!(checked >= 20, "only {checked} query files checked");
+    }
 
     /// Every language in the registry has a grammar and an outline query that compiles with it,
     /// and its tags query (when it has one) compiles too.
