@@ -6,7 +6,7 @@
 
 use super::languages::Language;
 use super::queries::{KindSet, OutlineQuery, Queries, Role};
-use super::Kind;
+use super::{walk, Kind};
 use serde::Serialize;
 use std::collections::HashMap;
 use std::ops::Range;
@@ -204,83 +204,20 @@ fn find_definitions<'t>(
                     .any(|f| f.node == node && matches!(f.kind, Kind::Function | Kind::Method))
             };
             match also {
-                Some((kinds, each)) => walk_roots_and(tree, roots, visit, kinds, each),
-                None => walk_roots(tree, roots, visit),
+                Some((kinds, each)) => walk::roots_and(
+                    tree,
+                    |k| roots.contains(k),
+                    visit,
+                    |k| kinds.contains(k),
+                    each,
+                ),
+                None => walk::roots(tree, |k| roots.contains(k), visit),
             }
         }
         None => collect_matches(&mut cursor, tree.root_node(), source, query, &mut found),
     }
     sort_outer_first(&mut found);
     found
-}
-
-/// Calls `visit` on every node of a root kind in document order, and does not descend into a node
-/// for which it returns true. Matches rooted inside a function only yield locals, which the
-/// outline drops anyway, so skipping them changes nothing but the time.
-pub(crate) fn walk_roots<'t>(
-    tree: &'t Tree,
-    roots: &KindSet,
-    mut visit: impl FnMut(Node<'t>) -> bool,
-) {
-    let mut cursor = tree.walk();
-    loop {
-        let node = cursor.node();
-        let skip = roots.contains(node.kind_id()) && visit(node);
-        if (!skip && cursor.goto_first_child()) || cursor.goto_next_sibling() {
-            continue;
-        }
-        loop {
-            if !cursor.goto_parent() {
-                return;
-            }
-            if cursor.goto_next_sibling() {
-                break;
-            }
-        }
-    }
-}
-
-/// `walk_roots`, and on the same walk `each` on every node of `kinds`, in document order, skipped
-/// subtrees included.
-fn walk_roots_and<'t>(
-    tree: &'t Tree,
-    roots: &KindSet,
-    mut visit: impl FnMut(Node<'t>) -> bool,
-    kinds: &KindSet,
-    each: &mut dyn FnMut(Node),
-) {
-    let mut cursor = tree.walk();
-    // The depth of the cursor, and of the node whose descendants `visit` does not see.
-    let (mut depth, mut skipping) = (0usize, None);
-    loop {
-        let node = cursor.node();
-        if skipping.is_some_and(|d| depth <= d) {
-            skipping = None;
-        }
-        let kind = node.kind_id();
-        if kinds.contains(kind) {
-            each(node);
-        }
-        if skipping.is_none() && roots.contains(kind) && visit(node) {
-            skipping = Some(depth);
-        }
-        if cursor.goto_first_child() {
-            depth += 1;
-            continue;
-        }
-        if cursor.goto_next_sibling() {
-            continue;
-        }
-        loop {
-            if !cursor.goto_parent() {
-                return;
-            }
-            depth -= 1;
-            if cursor.goto_next_sibling() {
-                break;
-            }
-        }
-    }
 }
 
 /// A pattern's `(#prev-is? @capture "," ";")` and `(#next-is? @capture "," "}")`: the token right

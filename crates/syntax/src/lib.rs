@@ -24,6 +24,7 @@ mod shell_mask;
 mod skeleton;
 pub mod symbol;
 mod tags;
+mod walk;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

@@ -77,10 +77,14 @@ fn tag_tree(
 /// Every named node of the given kinds, in document order.
 fn walk_kinds<'t>(tree: &'t Tree, kinds: &KindSet, found: &mut impl FnMut(Node<'t>)) {
     // Never skips a subtree: references are wanted everywhere, inside functions too.
-    items::walk_roots(tree, kinds, |node| {
-        found(node);
-        false
-    });
+    super::walk::roots(
+        tree,
+        |k| kinds.contains(k),
+        |node| {
+            found(node);
+            false
+        },
+    );
 }
 
 /// Every `@reference` capture of a query, each node once.
