@@ -367,7 +367,7 @@ pub fn release_free_memory() {
 
 /// What `info` says about the allocator.
 pub const ALLOCATOR: &str = if cfg!(all(target_os = "linux", target_env = "gnu")) {
-    "glibc malloc; mmap threshold fixed at 256 KiB; malloc_trim(0) 200 ms after heavy work goes quiet"
+    "glibc malloc (tree-sitter's parses: mimalloc); mmap threshold fixed at 256 KiB; malloc_trim(0) 200 ms after heavy work goes quiet"
 } else {
     "system allocator"
 };
