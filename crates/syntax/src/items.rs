@@ -127,6 +127,9 @@ struct Found<'t> {
     name_row: usize,
 }
 
+/// Nodes of these kinds, each handed to the function on the outline's own walk of the tree.
+pub type Also<'a> = Option<(&'a KindSet, &'a mut dyn FnMut(Node))>;
+
 pub fn extract(tree: &Tree, source: &[u8], queries: &Queries) -> Outline {
     extract_with(tree, source, queries, queries.outline())
 }
@@ -136,11 +139,11 @@ pub fn extract(tree: &Tree, source: &[u8], queries: &Queries) -> Outline {
 /// of its kinds is handed to its function on the same walk of the tree (the tagger's references:
 /// one walk instead of two); `false` when the query has no root kinds to walk by, and then nothing
 /// is handed.
-pub fn extract_definitions<'t>(
-    tree: &'t Tree,
+pub fn extract_definitions(
+    tree: &Tree,
     source: &[u8],
     queries: &Queries,
-    also: Option<(&KindSet, &mut dyn FnMut(Node))>,
+    also: Also,
 ) -> (Outline, bool) {
     let query = queries.definitions();
     let walked = also.is_some() && query.roots.is_some();
@@ -154,13 +157,13 @@ fn extract_with(tree: &Tree, source: &[u8], queries: &Queries, query: &OutlineQu
 
 /// The outline, with the query run only at `roots` kinds outside functions when given, else over
 /// the whole tree (and `also` not called).
-fn extract_from<'t>(
-    tree: &'t Tree,
+fn extract_from(
+    tree: &Tree,
     source: &[u8],
     queries: &Queries,
     query: &OutlineQuery,
     roots: Option<&KindSet>,
-    also: Option<(&KindSet, &mut dyn FnMut(Node))>,
+    also: Also,
 ) -> Outline {
     let found = find_definitions(tree, source, query, roots, also);
     let parents = nest(&found);
@@ -188,7 +191,7 @@ fn find_definitions<'t>(
     source: &[u8],
     query: &OutlineQuery,
     roots: Option<&KindSet>,
-    also: Option<(&KindSet, &mut dyn FnMut(Node))>,
+    also: Also,
 ) -> Vec<Found<'t>> {
     let mut found = Vec::new();
     let mut cursor = QueryCursor::new();
