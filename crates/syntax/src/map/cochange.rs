@@ -75,6 +75,7 @@ pub fn ties(
     let mut own = Weighed::new(files.len());
     let mut near = Weighed::new(files.len());
     let mut listed = Vec::new();
+    let mut changes = vec![0u32; files.len()];
     let half_life = half_life();
     for (age, commit) in commits.iter().enumerate() {
         listed.clear();
@@ -85,6 +86,9 @@ pub fn ties(
         }));
         listed.sort_unstable();
         listed.dedup();
+        for &f in &listed {
+            changes[f] += 1;
+        }
         let weight = 0.5f64.powf(age as f64 / half_life);
         if listed.iter().any(|f| focus.contains(f)) {
             own.add(&listed, weight);
@@ -99,13 +103,27 @@ pub fn ties(
     let borrowed = folder_weight() * few() / (few() + own.commits as f64);
     let single = if own.commits >= 3 { single() } else { 1.0 };
     let scale = co_scale();
-    own.strength(1.0)
+    let prior = prior();
+    let mut out: Vec<(usize, f64)> = own
+        .strength(1.0)
         .zip(near.strength(borrowed))
         .zip(&own.counts)
         .enumerate()
-        .map(|(f, ((a, b), &n))| (f, scale * (if n == 1 { single * a } else { a } + b)))
+        .map(|(f, ((a, b), &n))| {
+            let s = scale * (if n == 1 { single * a } else { a } + b);
+            (f, s * (1.0 + prior * (1.0 + changes[f] as f64).ln()))
+        })
         .filter(|&(f, s)| s > 0.0 && !focus.contains(&f))
-        .collect()
+        .collect();
+    let (top, top_x) = (knob("CODERD_TUNE_TOP", 0.0) as usize, knob("CODERD_TUNE_TOPX", 1.0));
+    if top > 0 {
+        let mut order: Vec<usize> = (0..out.len()).collect();
+        order.sort_by(|&a, &b| out[b].1.total_cmp(&out[a].1).then(a.cmp(&b)));
+        for &i in order.iter().take(top) {
+            out[i].1 *= top_x;
+        }
+    }
+    out
 }
 
 /// Commits' shares summed per file, and the weight of the commits summed.
@@ -176,4 +194,7 @@ fn single() -> f64 {
 }
 fn co_scale() -> f64 {
     knob("CODERD_TUNE_SCALE", 1.0)
+}
+fn prior() -> f64 {
+    knob("CODERD_TUNE_PRIOR", 0.0)
 }
