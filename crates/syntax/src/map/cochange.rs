@@ -100,7 +100,11 @@ pub fn ties(
         }
     }
     // The folder speaks for a focus file as much as `FEW` commits of its own would.
-    let borrowed = folder_weight() * few() / (few() + own.commits as f64);
+    let borrowed = if (own.commits as f64) < knob("CODERD_TUNE_MAXOWN", 1e9) {
+        folder_weight() * few() / (few() + own.commits as f64)
+    } else {
+        0.0
+    };
     let single = if own.commits >= 3 { single() } else { 1.0 };
     let scale = co_scale();
     let prior = prior();
