@@ -3,17 +3,19 @@
 //! The commits come from the caller (the git layer reads them, `coderd_git::history`); this module
 //! only weighs them, so the same history gives the same ties in every process.
 //!
-//! Three rules over the plain count of commits shared with the focus file:
-//! - recency: a commit's say halves every `HALF_LIFE` commits back from HEAD, so what changed with
-//!   the focus file lately outranks what changed with it years ago;
-//! - the folder: a focus file with few commits of its own (new, or rarely changed) borrows the
-//!   co-changes of the other files in its folder, fading as its own commits add up;
-//! - weighed once per (HEAD, focus files, file set): a warm map with a new question reuses them.
+//! Beside the plain share of the focus file's commits (docs/benchmarks.md, "The history lever"):
+//! - recency: a commit's say halves every `HALF_LIFE` commits back from HEAD, so of two files that
+//!   changed with the focus file equally often, the one that did lately is first;
+//! - the folder: a focus file with no commit of its own in the window (new, or not changed for
+//!   as long) borrows the co-changes of the other files in its folder;
+//! - the strongest: the `TOP` files that changed with the focus file most count `TOP_TIMES` more,
+//!   so they stand beside the strongest name ties instead of behind them;
+//! - weighed once per (HEAD, focus files, file set) (`History::ties`): a warm map pays none of it.
 
 use super::index::FileTags;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 /// The repository's recent commits as the map weighs them, and where the weighed ties are kept.
 pub struct History<'a> {
@@ -28,18 +30,24 @@ pub struct History<'a> {
 #[derive(Default)]
 pub struct Memo(Mutex<HashMap<u64, Arc<Vec<(usize, f64)>>>>);
 
+/// Ties kept at most: a map's focus follows the agent's task; a few hundred covers a session.
+const MEMO_ENTRIES: usize = 256;
+
 impl Memo {
-    fn held(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Arc<Vec<(usize, f64)>>>> {
+    fn held(&self) -> MutexGuard<'_, HashMap<u64, Arc<Vec<(usize, f64)>>>> {
         self.0.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 
-/// Ties kept at most: a map's focus changes with the agent's task, a few hundred covers a session.
-const MEMO_ENTRIES: usize = 256;
-
 impl History<'_> {
-    /// `ties` for these files (a snapshot, `fingerprint` naming it), weighed once.
-    pub fn ties(&self, files: &[Arc<FileTags>], focus: &[usize], fingerprint: u64) -> Vec<(usize, f64)> {
+    /// `ties` for these files (a snapshot, `fingerprint` naming its paths and versions), weighed
+    /// once: the key holds HEAD, so a HEAD that moved weighs them anew even if no file changed.
+    pub fn ties(
+        &self,
+        files: &[Arc<FileTags>],
+        focus: &[usize],
+        fingerprint: u64,
+    ) -> Vec<(usize, f64)> {
         let mut hasher = std::hash::DefaultHasher::new();
         (self.head, self.commits.len(), focus, fingerprint).hash(&mut hasher);
         let key = hasher.finish();
@@ -61,8 +69,8 @@ impl History<'_> {
 /// that shrinks with how many listed files the commit changed (a commit of two files ties them
 /// more than one of twenty) and with the commit's age, and the sum is over the weight of all such
 /// commits, so a file that changed with the focus file every time is near 1 however often that
-/// was. A focus file with few commits adds its folder's co-changes (`FOLDER`). Files of the history
-/// that are not listed (another language, tests, removed) take no share.
+/// was. Files of the history that are not listed (another language, tests, removed) take no share.
+/// `commits` are the repository's recent commits, newest first.
 pub fn ties(
     files: &[Arc<FileTags>],
     focus: &[usize],
@@ -75,21 +83,16 @@ pub fn ties(
     let mut own = Weighed::new(files.len());
     let mut near = Weighed::new(files.len());
     let mut listed = Vec::new();
-    let mut changes = vec![0u32; files.len()];
-    let half_life = half_life();
     for (age, commit) in commits.iter().enumerate() {
         listed.clear();
-        listed.extend(commit.iter().filter_map(|path| {
-            files
-                .binary_search_by(|f| f.rel.as_str().cmp(path))
-                .ok()
-        }));
+        listed.extend(
+            commit
+                .iter()
+                .filter_map(|path| files.binary_search_by(|f| f.rel.as_str().cmp(path)).ok()),
+        );
         listed.sort_unstable();
         listed.dedup();
-        for &f in &listed {
-            changes[f] += 1;
-        }
-        let weight = 0.5f64.powf(age as f64 / half_life);
+        let weight = 0.5f64.powf(age as f64 / HALF_LIFE);
         if listed.iter().any(|f| focus.contains(f)) {
             own.add(&listed, weight);
         } else if listed
@@ -99,35 +102,21 @@ pub fn ties(
             near.add(&listed, weight);
         }
     }
-    // The folder speaks for a focus file as much as `FEW` commits of its own would.
-    let borrowed = if (own.commits as f64) < knob("CODERD_TUNE_MAXOWN", 1e9) {
-        folder_weight() * few() / (few() + own.commits as f64)
-    } else {
-        0.0
-    };
-    let single = if own.commits >= 3 { single() } else { 1.0 };
-    let scale = co_scale();
-    let prior = prior();
-    let mut out: Vec<(usize, f64)> = own
+    // The folder speaks only for a focus file that has no say of its own.
+    let borrowed = if own.commits == 0 { FOLDER } else { 0.0 };
+    let mut ties: Vec<(usize, f64)> = own
         .strength(1.0)
         .zip(near.strength(borrowed))
-        .zip(&own.counts)
         .enumerate()
-        .map(|(f, ((a, b), &n))| {
-            let s = scale * (if n == 1 { single * a } else { a } + b);
-            (f, s * (1.0 + prior * (1.0 + changes[f] as f64).ln()))
-        })
+        .map(|(f, (mine, folder))| (f, mine + folder))
         .filter(|&(f, s)| s > 0.0 && !focus.contains(&f))
         .collect();
-    let (top, top_x) = (knob("CODERD_TUNE_TOP", 0.0) as usize, knob("CODERD_TUNE_TOPX", 1.0));
-    if top > 0 {
-        let mut order: Vec<usize> = (0..out.len()).collect();
-        order.sort_by(|&a, &b| out[b].1.total_cmp(&out[a].1).then(a.cmp(&b)));
-        for &i in order.iter().take(top) {
-            out[i].1 *= top_x;
-        }
+    let mut strongest: Vec<usize> = (0..ties.len()).collect();
+    strongest.sort_unstable_by(|&a, &b| ties[b].1.total_cmp(&ties[a].1).then(a.cmp(&b)));
+    for &at in strongest.iter().take(TOP) {
+        ties[at].1 *= TOP_TIMES;
     }
-    out
+    ties
 }
 
 /// Commits' shares summed per file, and the weight of the commits summed.
@@ -135,7 +124,6 @@ struct Weighed {
     shares: Vec<f64>,
     total: f64,
     commits: usize,
-    counts: Vec<u32>,
 }
 
 impl Weighed {
@@ -144,7 +132,6 @@ impl Weighed {
             shares: vec![0.0; n],
             total: 0.0,
             commits: 0,
-            counts: vec![0; n],
         }
     }
 
@@ -158,7 +145,6 @@ impl Weighed {
         let share = weight * ((listed.len() - 1) as f64).powf(-SIZE_EXPONENT);
         for &f in listed {
             self.shares[f] += share;
-            self.counts[f] += 1;
         }
     }
 
@@ -177,28 +163,15 @@ fn folder(rel: &str) -> &str {
 /// How fast a commit's share falls with its size: 1/(n-1)^this for a commit of n listed files
 /// (0.5 over 1 on the tuning repositories: a commit of five files still says a good deal).
 const SIZE_EXPONENT: f64 = 0.5;
-
-fn knob(name: &str, default: f64) -> f64 {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-fn half_life() -> f64 {
-    knob("CODERD_TUNE_HALF_LIFE", f64::INFINITY)
-}
-fn folder_weight() -> f64 {
-    knob("CODERD_TUNE_FOLDER", 0.0)
-}
-fn few() -> f64 {
-    knob("CODERD_TUNE_FEW", 2.0)
-}
-fn single() -> f64 {
-    knob("CODERD_TUNE_SINGLE", 1.0)
-}
-fn co_scale() -> f64 {
-    knob("CODERD_TUNE_SCALE", 1.0)
-}
-fn prior() -> f64 {
-    knob("CODERD_TUNE_PRIOR", 0.0)
-}
+/// Commits back from HEAD after which a commit's say is half (3,000, the default window: the last
+/// commit of the window counts half the newest; 500 and 1,500 lost on the tuning set, stronger
+/// decay lost more on every repository, history alone ranked).
+const HALF_LIFE: f64 = 3000.0;
+/// What the folder's co-changes are worth against a focus file's own (0.5 and 1 alike on the
+/// tuning set). Only a focus file without commits borrows them: every focus file borrowing
+/// (fading with its own commits) won 5 files at 4k on the tuning set and lost 5 on tokio, those
+/// with under 2 commits lost 5 on tokio too (docs/benchmarks.md).
+const FOLDER: f64 = 0.5;
+/// The strongest co-changed files and how much more they count (3 and 3 over 5 and 3, and none).
+const TOP: usize = 3;
+const TOP_TIMES: f64 = 3.0;
