@@ -152,17 +152,6 @@ const CASES: &[Case] = &[
         )],
     },
     Case {
-        // The focus file has no commit under the bound (the tree's first commit is over it); its
-        // folder-mates `a3` and `yak` changed together since (by path alone `a1` would be first).
-        name: "a focus file without commits gets its folder's co-changes",
-        repo: Some(""),
-        config: "map:\n  history_max_files: 5\n",
-        steps: &[(
-            Step::Commit(&[&["src/a3.rs", "src/yak.rs"], &["src/a3.rs", "src/yak.rs"]]),
-            "src/a3.rs",
-        )],
-    },
-    Case {
         name: "a branch whose ref is packed: HEAD is read from packed-refs",
         repo: Some(""),
         config: "",

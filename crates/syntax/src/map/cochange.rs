@@ -6,8 +6,6 @@
 //! Beside the plain share of the focus file's commits (docs/benchmarks.md, "The history lever"):
 //! - recency: a commit's say halves every `HALF_LIFE` commits back from HEAD, so of two files that
 //!   changed with the focus file equally often, the one that did lately is first;
-//! - the folder: a focus file with no commit of its own in the window (new, or not changed for
-//!   as long) borrows the co-changes of the other files in its folder;
 //! - the strongest: the `TOP` files that changed with the focus file most count `TOP_TIMES` more,
 //!   so they stand beside the strongest name ties instead of behind them;
 //! - weighed once per (HEAD, focus files, file set) (`History::ties`): a warm map pays none of it.
@@ -79,11 +77,14 @@ pub fn ties(
     if focus.is_empty() {
         return Vec::new();
     }
-    let folders: Vec<&str> = focus.iter().map(|&f| folder(&files[f].rel)).collect();
+    let focus_paths: Vec<&str> = focus.iter().map(|&f| files[f].rel.as_str()).collect();
     let mut own = Weighed::new(files.len());
-    let mut near = Weighed::new(files.len());
     let mut listed = Vec::new();
     for (age, commit) in commits.iter().enumerate() {
+        // Most commits never touch the focus file: they are passed over without a lookup.
+        if !commit.iter().any(|p| focus_paths.contains(&p.as_str())) {
+            continue;
+        }
         listed.clear();
         listed.extend(
             commit
@@ -92,23 +93,11 @@ pub fn ties(
         );
         listed.sort_unstable();
         listed.dedup();
-        let weight = 0.5f64.powf(age as f64 / HALF_LIFE);
-        if listed.iter().any(|f| focus.contains(f)) {
-            own.add(&listed, weight);
-        } else if listed
-            .iter()
-            .any(|&f| folders.contains(&folder(&files[f].rel)))
-        {
-            near.add(&listed, weight);
-        }
+        own.add(&listed, 0.5f64.powf(age as f64 / HALF_LIFE));
     }
-    // The folder speaks only for a focus file that has no say of its own.
-    let borrowed = if own.commits == 0 { FOLDER } else { 0.0 };
     let mut ties: Vec<(usize, f64)> = own
-        .strength(1.0)
-        .zip(near.strength(borrowed))
+        .strength()
         .enumerate()
-        .map(|(f, (mine, folder))| (f, mine + folder))
         .filter(|&(f, s)| s > 0.0 && !focus.contains(&f))
         .collect();
     let mut strongest: Vec<usize> = (0..ties.len()).collect();
@@ -123,7 +112,6 @@ pub fn ties(
 struct Weighed {
     shares: Vec<f64>,
     total: f64,
-    commits: usize,
 }
 
 impl Weighed {
@@ -131,13 +119,11 @@ impl Weighed {
         Weighed {
             shares: vec![0.0; n],
             total: 0.0,
-            commits: 0,
         }
     }
 
     /// One commit of `listed` files (sorted, distinct), its say `weight`.
     fn add(&mut self, listed: &[usize], weight: f64) {
-        self.commits += 1;
         self.total += weight;
         if listed.len() < 2 {
             return;
@@ -148,30 +134,21 @@ impl Weighed {
         }
     }
 
-    /// Each file's share of all the commits' weight, times `scale`.
-    fn strength(&self, scale: f64) -> impl Iterator<Item = f64> + '_ {
+    /// Each file's share of all the commits' weight.
+    fn strength(&self) -> impl Iterator<Item = f64> + '_ {
         let total = if self.total > 0.0 { self.total } else { 1.0 };
-        self.shares.iter().map(move |s| scale * s / total)
+        self.shares.iter().map(move |s| s / total)
     }
-}
-
-/// A file's folder, as the index's relative paths write it (`""` at the top).
-fn folder(rel: &str) -> &str {
-    rel.rsplit_once('/').map_or("", |(dir, _)| dir)
 }
 
 /// How fast a commit's share falls with its size: 1/(n-1)^this for a commit of n listed files
 /// (0.5 over 1 on the tuning repositories: a commit of five files still says a good deal).
 const SIZE_EXPONENT: f64 = 0.5;
-/// Commits back from HEAD after which a commit's say is half (3,000, the default window: the last
-/// commit of the window counts half the newest; 500 and 1,500 lost on the tuning set, stronger
-/// decay lost more on every repository, history alone ranked).
+/// Commits back from HEAD after which a commit's say is half: 3,000 (the default window, whose
+/// last commit counts half the newest) over 500 and 1,500, which lost on the tuning set; stronger
+/// decay lost more on every repository (docs/benchmarks.md).
 const HALF_LIFE: f64 = 3000.0;
-/// What the folder's co-changes are worth against a focus file's own (0.5 and 1 alike on the
-/// tuning set). Only a focus file without commits borrows them: every focus file borrowing
-/// (fading with its own commits) won 5 files at 4k on the tuning set and lost 5 on tokio, those
-/// with under 2 commits lost 5 on tokio too (docs/benchmarks.md).
-const FOLDER: f64 = 0.5;
-/// The strongest co-changed files and how much more they count (3 and 3 over 5 and 3, and none).
+/// The strongest co-changed files and how much more they count: 3 and 3 over 5 and 3 and over
+/// none on the tuning set (3 and 10 alike).
 const TOP: usize = 3;
 const TOP_TIMES: f64 = 3.0;
