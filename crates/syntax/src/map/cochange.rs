@@ -24,15 +24,18 @@ pub struct History<'a> {
     pub memo: &'a Memo,
 }
 
+/// Files tied to the focus files, by index, with how strongly.
+pub type Ties = Vec<(usize, f64)>;
+
 /// The ties weighed so far, by (HEAD, commits, focus files, file set).
 #[derive(Default)]
-pub struct Memo(Mutex<HashMap<u64, Arc<Vec<(usize, f64)>>>>);
+pub struct Memo(Mutex<HashMap<u64, Arc<Ties>>>);
 
 /// Ties kept at most: a map's focus follows the agent's task; a few hundred covers a session.
 const MEMO_ENTRIES: usize = 256;
 
 impl Memo {
-    fn held(&self) -> MutexGuard<'_, HashMap<u64, Arc<Vec<(usize, f64)>>>> {
+    fn held(&self) -> MutexGuard<'_, HashMap<u64, Arc<Ties>>> {
         self.0.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
