@@ -148,10 +148,10 @@ impl Weighed {
 /// (0.5 over 1 on the tuning repositories: a commit of five files still says a good deal).
 const SIZE_EXPONENT: f64 = 0.5;
 /// Commits back from HEAD after which a commit's say is half: 3,000 (the default window, whose
-/// last commit counts half the newest) over 500 and 1,500, which lost on the tuning set; stronger
-/// decay lost more on every repository (docs/benchmarks.md).
+/// last commit counts half the newest) over 500 and 1,500, which lost on the tuning set, where
+/// stronger decay lost more (docs/benchmarks.md): near a tie-breaker between equal counts.
 const HALF_LIFE: f64 = 3000.0;
-/// The strongest co-changed files and how much more they count: 3 and 3 over 5 and 3 and over
-/// none on the tuning set (3 and 10 alike).
+/// The strongest co-changed files and how much more they count: 3 and 3 over 5 and 3, and over
+/// none, on the tuning set (docs/benchmarks.md).
 const TOP: usize = 3;
 const TOP_TIMES: f64 = 3.0;
