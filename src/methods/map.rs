@@ -3,6 +3,7 @@
 use super::state::State;
 use super::{method, Method};
 use coderd_core::error::Result;
+use coderd_syntax::map::cochange::History;
 use coderd_syntax::map::{MapParams, MapResult};
 use std::sync::Arc;
 
@@ -45,6 +46,10 @@ fn map(s: &Arc<State>, p: MapParams) -> Result<MapResult> {
         }
         None => None,
     };
-    let commits = history.as_ref().map(|h| h.commits.as_slice());
-    coderd_syntax::map::run(s, &s.map, p, commits)
+    let history = history.as_ref().map(|h| History {
+        head: &h.head,
+        commits: &h.commits,
+        memo: &s.co_changed,
+    });
+    coderd_syntax::map::run(s, &s.map, p, history)
 }

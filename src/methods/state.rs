@@ -34,6 +34,8 @@ pub struct State {
     pub map: coderd_syntax::map::MapCache,
     /// The repositories' recent history the map reads (see `history`).
     pub history: coderd_git::history::HistoryCache,
+    /// The history's ties weighed so far, per (HEAD, focus, file set) (see `map::cochange`).
+    pub co_changed: coderd_syntax::map::cochange::Memo,
     /// The language servers (see `lsp`).
     pub lsp: Arc<coderd_lsp::Lsp>,
     /// The daemon-wide gate for heavy requests (see `memory`).
@@ -98,6 +100,7 @@ impl State {
             syntax,
             map,
             history,
+            co_changed: Default::default(),
             lsp,
             started: Instant::now(),
             shutdown: Notify::new(),

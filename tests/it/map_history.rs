@@ -29,6 +29,8 @@ enum Step {
     Commit(&'static [&'static [&'static str]]),
     CommitAndPack(&'static [&'static [&'static str]]),
     Checkout(&'static str),
+    /// `git reset --soft`: HEAD moves, every file stays as it is.
+    MoveHead(&'static str),
 }
 
 struct Case {
@@ -118,6 +120,36 @@ const CASES: &[Case] = &[
             ),
             (Step::Checkout("HEAD~2"), "src/zeta.rs"),
         ],
+    },
+    Case {
+        name: "HEAD moving alone (the files as they were) weighs the ties again",
+        repo: Some(""),
+        config: "",
+        steps: &[
+            (
+                Step::Commit(&[
+                    &["src/focus.rs", "src/zeta.rs"],
+                    &["src/focus.rs", "src/a4.rs"],
+                    &["src/focus.rs", "src/a4.rs"],
+                ]),
+                "src/a4.rs",
+            ),
+            (Step::MoveHead("HEAD~2"), "src/zeta.rs"),
+        ],
+    },
+    Case {
+        // Once each, so only their age tells them apart (by path alone `a2` would be first).
+        name: "a recent pair outranks an old one",
+        repo: Some(""),
+        config: "",
+        steps: &[(
+            Step::Commit(&[
+                &["src/focus.rs", "src/a2.rs"],
+                &["src/a5.rs"],
+                &["src/focus.rs", "src/zeta.rs"],
+            ]),
+            "src/zeta.rs",
+        )],
     },
     Case {
         name: "a branch whose ref is packed: HEAD is read from packed-refs",
@@ -256,6 +288,7 @@ fn files_that_changed_together_with_the_focus_file_are_listed_first() {
                     );
                 }
                 Step::Checkout(rev) => git(&top, &["checkout", "-q", "--detach", rev]).truncate(0),
+                Step::MoveHead(rev) => git(&top, &["reset", "-q", "--soft", rev]).truncate(0),
             }
             let (first, text) = first_listed(&daemon, &format!("{prefix}src/focus.rs"));
             assert_eq!(first, *want, "{}, step {at}\n{text}", case.name);

@@ -102,7 +102,7 @@ pub fn run(
     state: &Workspace,
     cache: &MapCache,
     p: MapParams,
-    history: Option<&[Vec<String>]>,
+    history: Option<cochange::History<'_>>,
 ) -> Result<MapResult> {
     let budget = p.budget.unwrap_or(DEFAULT_BUDGET);
     if budget == 0 || budget > MAX_BUDGET {
@@ -130,7 +130,7 @@ pub fn run(
     mentions.sort();
     mentions.dedup();
     let co_changed = history
-        .map(|h| cochange::ties(&snapshot.files, &focus, h))
+        .map(|h| h.ties(&snapshot.files, &focus, snapshot.fingerprint))
         .unwrap_or_default();
     let steering = Steering {
         focus,
