@@ -23,6 +23,8 @@ pub struct Structure {
     importers: Vec<Vec<(u32, f64)>>,
     /// Per file, its unit (a Rust crate, a Go package), if its language has units.
     unit: Vec<Option<u32>>,
+    /// Per file, its folder's number (files of one folder share it).
+    folder: Vec<u32>,
     /// Per unit, the units it depends on, and those depending on it (sorted, unique).
     deps: Vec<Vec<u32>>,
     dependents: Vec<Vec<u32>>,
@@ -37,7 +39,8 @@ pub struct Weights {
     pub import: f64,
     /// A file importing a focus file.
     pub imported_by: f64,
-    /// A name or module tie to a file in the focus file's own unit counts this much more.
+    /// A name or module tie to a file in the focus file's own unit, outside its folder (which
+    /// counts already), counts this much more.
     pub same_unit: f64,
     /// A name or module tie to a file whose unit neither depends on the focus file's nor is a
     /// dependency of it counts this much: a bare name shared across unrelated crates or packages
@@ -100,10 +103,19 @@ impl Structure {
             deps[a as usize].push(b);
             dependents[b as usize].push(a);
         }
+        let mut folders: HashMap<&str, u32> = HashMap::new();
+        let folder = files
+            .iter()
+            .map(|f| {
+                let next = folders.len() as u32;
+                *folders.entry(folder(&f.rel)).or_insert(next)
+            })
+            .collect();
         Structure {
             imports,
             importers,
             unit,
+            folder,
             deps,
             dependents,
             transitive: units.transitive,
@@ -119,9 +131,12 @@ impl Structure {
         }
         let same: Vec<u32> = focus.iter().filter_map(|&f| self.unit[f]).collect();
         let related = self.related(&same);
+        let focus_folders: Vec<u32> = focus.iter().map(|&f| self.folder[f]).collect();
         for (f, tie) in ties.iter_mut().enumerate() {
             let factor = match self.unit[f] {
                 _ if same.is_empty() => 1.0,
+                // The focus file's own folder counts already (`steer`); a Go package is one.
+                Some(u) if same.contains(&u) && focus_folders.contains(&self.folder[f]) => 1.0,
                 Some(u) if same.contains(&u) => weights.same_unit,
                 Some(u) if related.binary_search(&u).is_ok() => 1.0,
                 Some(_) => weights.unrelated,
