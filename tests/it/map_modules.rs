@@ -140,11 +140,7 @@ fn resolution_never_leaves_the_jail() {
     let sandbox = Sandbox::empty();
     let crate_dir = sandbox.outside.join("evil");
     std::fs::create_dir_all(crate_dir.join("src")).unwrap();
-    std::fs::write(
-        crate_dir.join("Cargo.toml"),
-        "[package]\nname = \"evil\"\n",
-    )
-    .unwrap();
+    std::fs::write(crate_dir.join("Cargo.toml"), "[package]\nname = \"evil\"\n").unwrap();
     std::fs::write(
         crate_dir.join("src/lib.rs"),
         format!("/// {OUTSIDE_SECRET}\npub struct Gadget;\n"),
@@ -167,8 +163,5 @@ fn resolution_never_leaves_the_jail() {
     );
     let text = result["map"].as_str().unwrap();
     assert!(!text.contains(OUTSIDE_SECRET), "{text}");
-    assert!(
-        listed(text).iter().all(|f| f.starts_with("app/")),
-        "{text}"
-    );
+    assert!(listed(text).iter().all(|f| f.starts_with("app/")), "{text}");
 }

@@ -150,7 +150,13 @@ fn raw_string(s: &[u8], at: usize) -> Option<usize> {
     }
     i += 1;
     while i < s.len() {
-        if s[i] == b'"' && s[i + 1..].iter().take(hashes).filter(|&&b| b == b'#').count() == hashes
+        if s[i] == b'"'
+            && s[i + 1..]
+                .iter()
+                .take(hashes)
+                .filter(|&&b| b == b'#')
+                .count()
+                == hashes
         {
             return Some(i + 1 + hashes);
         }
@@ -274,9 +280,9 @@ fn go(text: &str, out: &mut Vec<String>) {
             }
         } else if let Some(rest) = line.strip_prefix("import") {
             let rest = rest.trim_start();
-            if rest.starts_with('(') {
-                in_block = !rest.contains(')');
-                if let Some(path) = quoted_path(&rest[1..]) {
+            if let Some(block) = rest.strip_prefix('(') {
+                in_block = !block.contains(')');
+                if let Some(path) = quoted_path(block) {
                     out.push(path.to_owned());
                 }
             } else if let Some(path) = quoted_path(rest) {

@@ -151,6 +151,17 @@ impl Structure {
         }
     }
 
+    /// Whether a tie by a module's bare name between a focus file and another file is an import:
+    /// always when the structure resolved none of the focus file's imports (a language it does not
+    /// know, a tree it cannot read), else only when one imports the other.
+    pub fn module_tie(&self, focus: usize, other: usize) -> bool {
+        let Some(imports) = self.imports.get(focus) else {
+            return true;
+        };
+        let has = |list: &[(u32, f64)]| list.binary_search_by_key(&(other as u32), |e| e.0).is_ok();
+        imports.is_empty() || has(imports) || has(&self.importers[focus])
+    }
+
     /// The units the focus units depend on or are depended on by (transitively for crates),
     /// sorted.
     fn related(&self, from: &[u32]) -> Vec<u32> {
@@ -169,7 +180,9 @@ impl Structure {
                 }
             }
         }
-        (0..seen.len() as u32).filter(|&u| seen[u as usize]).collect()
+        (0..seen.len() as u32)
+            .filter(|&u| seen[u as usize])
+            .collect()
     }
 }
 
@@ -206,17 +219,29 @@ impl Units {
     fn new(files: &[Arc<FileTags>]) -> Units {
         let mut units = Units::default();
         let mut packages: HashMap<&str, u32> = HashMap::new();
-        let manifests: Vec<&FileTags> = files.iter().filter(|f| is_manifest(&f.rel)).map(|f| &**f).collect();
+        let manifests: Vec<&FileTags> = files
+            .iter()
+            .filter(|f| is_manifest(&f.rel))
+            .map(|f| &**f)
+            .collect();
         for manifest in &manifests {
             let u = units.get("rust", folder(&manifest.rel));
-            for name in manifest.imports.iter().filter_map(|i| i.strip_prefix("package:")) {
+            for name in manifest
+                .imports
+                .iter()
+                .filter_map(|i| i.strip_prefix("package:"))
+            {
                 packages.insert(name, u);
                 units.crate_names.insert(name.replace('-', "_"), u);
             }
         }
         for manifest in &manifests {
             let u = units.get("rust", folder(&manifest.rel));
-            for dep in manifest.imports.iter().filter_map(|i| i.strip_prefix("dep:")) {
+            for dep in manifest
+                .imports
+                .iter()
+                .filter_map(|i| i.strip_prefix("dep:"))
+            {
                 let package = dep.split_once('=').map_or(dep, |(_, p)| p);
                 match packages.get(package) {
                     Some(&v) if v != u => units.manifest_deps.push((u, v)),
@@ -315,7 +340,10 @@ impl<'a> Resolver<'a> {
                     rust_modules.entry((u, path.clone())).or_insert(f as u32);
                     rust_paths[f] = path;
                 }
-                ("go", _) => go_packages.entry(folder(&file.rel)).or_default().push(f as u32),
+                ("go", _) => go_packages
+                    .entry(folder(&file.rel))
+                    .or_default()
+                    .push(f as u32),
                 ("python", _) => {
                     let dotted = python_module(&file.rel);
                     let parts: Vec<&str> = dotted.split('.').collect();
@@ -369,21 +397,20 @@ impl<'a> Resolver<'a> {
         let here = self.unit[from]?;
         let segments: Vec<&str> = import.split("::").collect();
         let own = self.rust_path_of(from);
-        let (krate, mut base, rest, anchored): (u32, Vec<&str>, &[&str], bool) =
-            match segments[0] {
-                "crate" => (here, Vec::new(), &segments[1..], true),
-                "self" => (here, own.clone(), &segments[1..], true),
-                "super" => {
-                    let supers = segments.iter().take_while(|s| **s == "super").count();
-                    let keep = own.len().checked_sub(supers)?;
-                    (here, own[..keep].to_vec(), &segments[supers..], true)
-                }
-                name => match self.crate_names.get(name) {
-                    Some(&krate) => (krate, Vec::new(), &segments[1..], true),
-                    // A module in scope (`use a::b` inside the module that declares `a`).
-                    None => (here, own.clone(), &segments[..], false),
-                },
-            };
+        let (krate, mut base, rest, anchored): (u32, Vec<&str>, &[&str], bool) = match segments[0] {
+            "crate" => (here, Vec::new(), &segments[1..], true),
+            "self" => (here, own.clone(), &segments[1..], true),
+            "super" => {
+                let supers = segments.iter().take_while(|s| **s == "super").count();
+                let keep = own.len().checked_sub(supers)?;
+                (here, own[..keep].to_vec(), &segments[supers..], true)
+            }
+            name => match self.crate_names.get(name) {
+                Some(&krate) => (krate, Vec::new(), &segments[1..], true),
+                // A module in scope (`use a::b` inside the module that declares `a`).
+                None => (here, own.clone(), &segments[..], false),
+            },
+        };
         let depth = base.len();
         for take in (1..=rest.len()).rev() {
             base.truncate(depth);
@@ -424,7 +451,9 @@ impl<'a> Resolver<'a> {
 fn rust_module_path(rel: &str, crate_folder: &str) -> String {
     let inside = match crate_folder {
         "" => rel,
-        dir => rel.strip_prefix(dir).map_or(rel, |r| r.trim_start_matches('/')),
+        dir => rel
+            .strip_prefix(dir)
+            .map_or(rel, |r| r.trim_start_matches('/')),
     };
     let inside = inside.strip_prefix("src/").unwrap_or(inside);
     let inside = inside.strip_suffix(".rs").unwrap_or(inside);
@@ -441,7 +470,9 @@ fn python_root_depth(rel: &str, files: &[Arc<FileTags>]) -> usize {
     let mut dir = folder(rel);
     let is_package = |dir: &str| {
         let init = format!("{dir}/__init__.py");
-        files.binary_search_by(|f| f.rel.as_str().cmp(&init)).is_ok()
+        files
+            .binary_search_by(|f| f.rel.as_str().cmp(&init))
+            .is_ok()
     };
     while !dir.is_empty() && is_package(dir) {
         dir = folder(dir);
@@ -536,24 +567,39 @@ mod tests {
                 "[package]\nname = \"a\"\n[dependencies]\nb-crate = { path = \"../b\" }\n",
             ),
             file("a/src/lib.rs", "rust", "mod x;\npub mod y;\n"),
-            file("a/src/x.rs", "rust", "use crate::y::Z;\nuse b_crate::c::D;\nuse super::nothing;"),
+            file(
+                "a/src/x.rs",
+                "rust",
+                "use crate::y::Z;\nuse b_crate::c::D;\nuse super::nothing;",
+            ),
             file("a/src/y/mod.rs", "rust", "use super::x::f; mod w;"),
             file("a/src/y/w.rs", "rust", "use super::super::x;"),
             file("b/Cargo.toml", "toml", "[package]\nname = \"b-crate\"\n"),
             file("b/src/c.rs", "rust", ""),
             file("b/src/lib.rs", "rust", "pub mod c;"),
-            file("go/cmd/main.go", "go", "import (\n\"ex.com/m/go/p\"\n\"ex.com/m/go/q\"\n\"fmt\"\n)\n"),
+            file(
+                "go/cmd/main.go",
+                "go",
+                "import (\n\"ex.com/m/go/p\"\n\"ex.com/m/go/q\"\n\"fmt\"\n)\n",
+            ),
             file("go/p/p.go", "go", "import \"ex.com/m/go/q\"\n"),
             file("go/q/q1.go", "go", ""),
             file("go/q/q2.go", "go", ""),
             file("py/pkg/__init__.py", "python", "from .mod import f\n"),
-            file("py/pkg/mod.py", "python", "from pkg import sub\nimport os\n"),
+            file(
+                "py/pkg/mod.py",
+                "python",
+                "from pkg import sub\nimport os\n",
+            ),
             file("py/pkg/sub.py", "python", "from . import mod\n"),
         ];
         let structure = Structure::of(&files);
         let cases: &[(&str, &[&str])] = &[
             ("a/src/lib.rs", &["a/src/x.rs", "a/src/y/mod.rs"]),
-            ("a/src/x.rs", &["a/src/lib.rs", "a/src/y/mod.rs", "b/src/c.rs"]),
+            (
+                "a/src/x.rs",
+                &["a/src/lib.rs", "a/src/y/mod.rs", "b/src/c.rs"],
+            ),
             ("a/src/y/mod.rs", &["a/src/x.rs", "a/src/y/w.rs"]),
             ("a/src/y/w.rs", &["a/src/x.rs"]),
             ("go/cmd/main.go", &["go/p/p.go", "go/q/q1.go", "go/q/q2.go"]),

@@ -281,6 +281,7 @@ pub fn rank(files: &[Arc<FileTags>], steering: &Steering, structure: &Structure)
         &name_index,
         &graph.definers,
         &name_weights,
+        structure,
     );
     structure.tie(&steering.focus, &mut ties, &super::modules::WEIGHTS);
     for &(f, strength) in &steering.co_changed {
