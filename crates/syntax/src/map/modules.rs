@@ -1,7 +1,7 @@
 //! The module structure the languages themselves define, resolved to the tree's files, so that a
 //! tie between two files is a real import and not two names that happen to be spelled alike:
-//! Rust's module tree (`crate::a::b` → `src/a/b.rs` or `src/a/b/mod.rs`, `self::`, `super::`, a
-//! workspace crate by its package name), Go's import paths (through the module path the imports
+//! Rust's module tree (`crate::a::b` → a/b.rs or a/b/mod.rs under the crate's src/, `self::`,
+//! `super::`, a workspace crate by its package name), Go's import paths (through the module path the imports
 //! themselves reveal) and Python's dotted and relative imports. Files group into units — a Rust
 //! crate (the folder of its `Cargo.toml`), a Go package (a folder) — and units depend on units
 //! (a `Cargo.toml`'s dependencies, and any resolved import between their files).
@@ -468,7 +468,7 @@ fn path_hash(hash: u64, segment: &str) -> u64 {
     foldhash::fast::FixedState::with_seed(ROOT).hash_one((hash, segment))
 }
 
-/// A Rust file's module path in its crate: `src/a/b.rs` and `src/a/b/mod.rs` are `a::b`,
+/// A Rust file's module path in its crate: a/b.rs and a/b/mod.rs under src/ are `a::b`,
 /// `src/lib.rs` and `src/main.rs` the root (`""`).
 fn rust_module_path(rel: &str, crate_folder: &str) -> String {
     let inside = match crate_folder {
