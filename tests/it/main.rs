@@ -39,6 +39,7 @@ mod lsp_sandbox;
 mod map;
 mod map_fresh;
 mod map_history;
+mod map_modules;
 mod mcp;
 mod navigate;
 mod no_work_lost;

@@ -42,6 +42,9 @@ pub struct FileTags {
     pub test_modules: Vec<String>,
     /// The ranking's id of the name other files use for this file's module (`steer::module_name`).
     pub module_id: Option<u64>,
+    /// What the file says it imports, in its language's words (`imports::imports`); `modules`
+    /// resolves them to files.
+    pub imports: Vec<String>,
 }
 
 /// A file's identity, size and times: the same test the documents store uses.
@@ -263,7 +266,8 @@ fn tag_file(
         "rust" => exclude::rust_test_modules(&rel, &source),
         _ => Vec::new(),
     };
-    let file = FileTags::new(rel, &language.name, tags, generated, test_modules);
+    let imports = super::imports::imports(&language.name, &rel, &source);
+    let file = FileTags::new(rel, &language.name, tags, generated, test_modules, imports);
     Some(Fresh::Tagged(Entry {
         key,
         hash,
@@ -279,6 +283,7 @@ impl FileTags {
         tags: Tags,
         generated: bool,
         test_modules: Vec<String>,
+        imports: Vec<String>,
     ) -> FileTags {
         let family = family(language);
         let module_id = super::steer::module_name(&rel, language).map(|m| name_id(family, &m));
@@ -297,17 +302,18 @@ impl FileTags {
                 .iter()
                 .map(|(name, count)| (name_id(family, name), *count))
                 .collect(),
-            rank_key: rank_key(&tags, generated),
+            rank_key: rank_key(&tags, generated, &imports),
             generated,
             test_modules,
+            imports,
             tags,
         }
     }
 }
 
-fn rank_key(tags: &Tags, generated: bool) -> u64 {
+fn rank_key(tags: &Tags, generated: bool, imports: &[String]) -> u64 {
     let mut hasher = std::hash::DefaultHasher::new();
-    generated.hash(&mut hasher);
+    (generated, imports).hash(&mut hasher);
     for item in &tags.outline.items {
         (item.kind, &item.name, item.parent).hash(&mut hasher);
     }

@@ -7,8 +7,10 @@
 
 pub mod cochange;
 pub mod exclude;
+pub mod imports;
 pub mod index;
 pub mod lookup;
+pub mod modules;
 pub mod rank;
 pub mod render;
 pub mod steer;
@@ -35,6 +37,8 @@ pub struct MapCache {
     pub index: Index,
     tree: tree::Tree,
     ranked: Mutex<Option<(u64, Arc<Ranked>)>>,
+    /// The imports of the last snapshot resolved (`modules`), by its fingerprint.
+    structure: Mutex<Option<(u64, Arc<modules::Structure>)>>,
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -140,7 +144,8 @@ pub fn run(
     };
     let listed = started.elapsed();
     let ranked = cache.ranked(&dir.abs, &steering, snapshot.fingerprint, || {
-        rank::rank(&snapshot.files, &steering)
+        let structure = cache.structure(&snapshot);
+        rank::rank(&snapshot.files, &steering, &structure)
     });
     let ranked_at = started.elapsed();
     let rendered = render::render(&snapshot.files, &ranked, budget);
@@ -202,6 +207,7 @@ impl MapCache {
             index: Index::with_store(dir),
             tree: tree::Tree::new(events),
             ranked: Mutex::default(),
+            structure: Mutex::default(),
         }
     }
 
@@ -213,6 +219,19 @@ impl MapCache {
         include_tests: bool,
     ) -> Result<index::Snapshot> {
         self.tree.snapshot(state, &self.index, dir, include_tests)
+    }
+
+    /// The module structure of a snapshot: the last one's when nothing the ranking reads changed.
+    fn structure(&self, snapshot: &index::Snapshot) -> Arc<modules::Structure> {
+        let mut last = self.structure.lock().unwrap_or_else(|e| e.into_inner());
+        match last.as_ref() {
+            Some((k, structure)) if *k == snapshot.fingerprint => structure.clone(),
+            _ => {
+                let structure = Arc::new(modules::Structure::of(&snapshot.files));
+                *last = Some((snapshot.fingerprint, structure.clone()));
+                structure
+            }
+        }
     }
 
     /// The ranking for these files and steering: the last one when nothing changed.

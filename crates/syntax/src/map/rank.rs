@@ -4,6 +4,7 @@
 //! input gives the same floating-point sums and the same order.
 
 use super::index::FileTags;
+use super::modules::Structure;
 use super::steer;
 use crate::Kind;
 use foldhash::HashMap;
@@ -196,8 +197,8 @@ struct Scratch {
     per_name: Vec<f64>,
 }
 
-/// Ranks the definitions of `files`, which are sorted by path.
-pub fn rank(files: &[Arc<FileTags>], steering: &Steering) -> Ranked {
+/// Ranks the definitions of `files`, which are sorted by path; `structure` is theirs.
+pub fn rank(files: &[Arc<FileTags>], steering: &Steering, structure: &Structure) -> Ranked {
     debug_assert!(files.windows(2).all(|w| w[0].rel < w[1].rel));
     let n = files.len();
     let is_focus: Vec<bool> = (0..n).map(|i| steering.focus.contains(&i)).collect();
@@ -280,7 +281,9 @@ pub fn rank(files: &[Arc<FileTags>], steering: &Steering) -> Ranked {
         &name_index,
         &graph.definers,
         &name_weights,
+        structure,
     );
+    structure.tie(&steering.focus, &mut ties, &super::modules::WEIGHTS);
     for &(f, strength) in &steering.co_changed {
         ties[f] += CO_CHANGE * strength;
     }

@@ -3,6 +3,7 @@
 //! what it defines — its callers), and how strongly a mentioned definition answers its mention.
 
 use super::index::FileTags;
+use super::modules::Structure;
 use crate::Kind;
 use foldhash::{HashMap, HashSet};
 use std::sync::Arc;
@@ -16,6 +17,7 @@ pub fn neighbours(
     name_index: &HashMap<u64, usize>,
     definers: &[Vec<usize>],
     name_weights: &[f64],
+    structure: &Structure,
 ) -> Vec<f64> {
     let mut ties = vec![0.0; files.len()];
     if focus.is_empty() {
@@ -40,7 +42,9 @@ pub fn neighbours(
         }
     }
     // Imports by a module's name (`use crate::cli::flags`, Go's `query.Parse`, Python's
-    // `from .fields import`): the files of a module a focus file names.
+    // `from .fields import`): the files of a module a focus file names — only those its imports
+    // resolve to, when the structure resolved any (`modules`): a module named alike elsewhere is
+    // a collision.
     let mut modules: HashMap<u64, Vec<usize>> = HashMap::default();
     for (f, file) in files.iter().enumerate() {
         if let Some(id) = file.module_id {
@@ -58,12 +62,15 @@ pub fn neighbours(
             .iter()
             .filter_map(|(id, _)| module_tie(id))
         {
-            for &to in list {
+            for &to in list.iter().filter(|&&to| structure.module_tie(f, to)) {
                 ties[to] += tie;
             }
         }
     }
-    let focus_modules: Vec<u64> = focus.iter().filter_map(|&f| files[f].module_id).collect();
+    let focus_modules: Vec<(usize, u64)> = focus
+        .iter()
+        .filter_map(|&f| Some((f, files[f].module_id?)))
+        .collect();
     // Callers: the users of what a focus file defines, and of its module by name.
     for (f, file) in files.iter().enumerate() {
         for &(id, _) in &file.reference_ids {
@@ -72,7 +79,8 @@ pub fn neighbours(
                     ties[f] += name_weights[name] / definers[name].len() as f64;
                 }
             }
-            if focus_modules.contains(&id) {
+            let naming = |&(g, module): &(usize, u64)| module == id && structure.module_tie(g, f);
+            if focus_modules.iter().any(naming) {
                 ties[f] += module_tie(&id).map_or(0.0, |(_, tie)| tie);
             }
         }

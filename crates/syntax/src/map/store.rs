@@ -54,6 +54,8 @@ struct SavedFile {
     test_modules: Vec<String>,
     items: Vec<SavedItem>,
     references: Vec<(String, u32)>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    imports: Vec<String>,
 }
 
 /// An outline item as an array — kind, name, signature, line, end line, parent, parent's name (a
@@ -189,6 +191,7 @@ fn save_one(path: PathBuf, entry: Entry) -> SavedFile {
             })
             .collect(),
         references: tags.tags.references.clone(),
+        imports: tags.imports.clone(),
     }
 }
 
@@ -235,6 +238,7 @@ fn restore(saved: SavedFile) -> Option<(PathBuf, Entry)> {
         tags,
         saved.generated,
         saved.test_modules,
+        saved.imports,
     );
     Some((
         saved.path,
@@ -318,6 +322,7 @@ mod tests {
             test_modules: vec![],
             items: parents.iter().map(|&p| item(p)).collect(),
             references: vec![],
+            imports: vec![],
         }
     }
 
