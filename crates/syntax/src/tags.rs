@@ -206,20 +206,24 @@ mod tests {
         assert!((missing + extra) * 20 <= total);
     }
 
-    /// The references found on the outline's walk are those a walk of their own finds, in the same
-    /// order, and the outline is the one found without them, on every golden fixture.
-    #[test]
-    fn references_on_the_outlines_walk_equal_their_own_walk() {
+    /// The golden outline fixtures whose language coderd knows, with it.
+    fn outline_fixtures() -> Vec<(std::path::PathBuf, &'static languages::Language)> {
         let dir = concat!(
             env!("CARGO_MANIFEST_DIR"),
             "/../../tests/fixtures/structure/outline"
         );
+        let paths = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path());
+        paths
+            .filter_map(|path| Some((path.clone(), languages::for_path(&path, None)?)))
+            .collect()
+    }
+
+    /// The references found on the outline's walk are those a walk of their own finds, in the same
+    /// order, and the outline is the one found without them, on every golden fixture.
+    #[test]
+    fn references_on_the_outlines_walk_equal_their_own_walk() {
         let mut checked = 0;
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            let Some(language) = languages::for_path(&path, None) else {
-                continue;
-            };
+        for (path, language) in outline_fixtures() {
             let queries = queries::of(language).unwrap();
             let Some(kinds) = &queries.reference_set else {
                 continue;
@@ -250,16 +254,8 @@ mod tests {
     /// language whose tags query is simple.
     #[test]
     fn walking_simple_tags_equals_running_the_query() {
-        let dir = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../tests/fixtures/structure/outline"
-        );
         let mut checked = 0;
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            let Some(language) = languages::for_path(&path, None) else {
-                continue;
-            };
+        for (path, language) in outline_fixtures() {
             let queries = queries::of(language).unwrap();
             let (Some(kinds), Some(query)) = (&queries.reference_set, queries.tags()) else {
                 continue;

@@ -22,8 +22,13 @@ pub fn imports(language: &str, rel: &str, source: &[u8]) -> Vec<String> {
         "toml" if rel == "Cargo.toml" || rel.ends_with("/Cargo.toml") => cargo(&text, &mut out),
         _ => {}
     }
-    let mut seen = std::collections::HashSet::new();
-    out.retain(|i| seen.insert(i.clone()));
+    // First-seen order kept; a Rust file writes the same path many times, so no copy per path.
+    let first_seen: Vec<bool> = {
+        let mut seen = foldhash::HashSet::default();
+        out.iter().map(|i| seen.insert(i.as_str())).collect()
+    };
+    let mut first = first_seen.into_iter();
+    out.retain(|_| first.next().unwrap_or(false));
     out.truncate(MAX_IMPORTS);
     out
 }
