@@ -33,6 +33,7 @@ import os
 import re
 import subprocess
 import sys
+import shutil
 import tempfile
 import time
 
@@ -248,6 +249,8 @@ class Coderd:
     def stop(self):
         self.proc.terminate()
         self.proc.wait()
+        # Its socket, config and state folder: each daemon's own, never reused.
+        shutil.rmtree(self.side, ignore_errors=True)
 
 
 AIDER = r'''
