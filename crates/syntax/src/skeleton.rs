@@ -343,10 +343,17 @@ fn is_keyword(dialect: Dialect, word: &[u8]) -> bool {
     }
 }
 
+/// The tokens of `source` in `dialect`, lexed as the body finder lexes them: for other readers of
+/// a file's words (the map's imports), so one lexer knows the language's comments and literals.
+pub(crate) fn tokens(dialect: Dialect, source: &[u8]) -> impl Iterator<Item = Token> + '_ {
+    let mut lexer = Lexer::new(dialect, source);
+    std::iter::from_fn(move || lexer.next())
+}
+
 /// A token as the body finder and the name counter see it; strings, numbers and comments are
 /// skipped whole.
 #[derive(Clone, Debug)]
-enum Token {
+pub(crate) enum Token {
     Ident(Range<usize>),
     /// The identifier of a Rust lifetime or label (after its `'`).
     Lifetime(Range<usize>),

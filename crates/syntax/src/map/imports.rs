@@ -2,8 +2,9 @@
 //! Rust's `use` trees, `mod x;` and paths written in the code (`crate::a::b`, `super::x`,
 //! `other_crate::c`); Go's import paths; Python's `import a.b` and `from .x import y`; a
 //! `Cargo.toml`'s package name and dependencies. Nothing here resolves a path to a file: that is
-//! `modules`, over the whole tree. A cheap lexer, not a parse: comments and literals are skipped,
-//! and a file says at most `MAX_IMPORTS` things.
+//! `modules`, over the whole tree. Not a parse: Rust is read through the skeleton's lexer (its
+//! comments and literals skipped as the body finder skips them), the others line by line; a file
+//! says at most `MAX_IMPORTS` things.
 
 /// What one file may say at most (a generated file of paths says no more than this).
 const MAX_IMPORTS: usize = 512;
@@ -41,133 +42,26 @@ enum Token<'s> {
     Punct(u8),
 }
 
+/// Rust's tokens from the skeleton's lexer (comments and literals skipped), `::` joined into one.
 fn rust_tokens(text: &str) -> Vec<Token<'_>> {
-    let s = text.as_bytes();
-    let mut tokens = Vec::new();
-    let mut at = 0;
-    while at < s.len() {
-        let b = s[at];
-        match b {
-            b'/' if s.get(at + 1) == Some(&b'/') => {
-                at = memchr::memchr(b'\n', &s[at..]).map_or(s.len(), |i| at + i);
+    use crate::skeleton::{tokens, Dialect, Token as Lexed};
+    let mut out = Vec::new();
+    for token in tokens(Dialect::Rust, text.as_bytes()) {
+        // Every range starts and ends at an ASCII byte or the text's ends: char boundaries.
+        let token = match token {
+            Lexed::Ident(range) | Lexed::Lifetime(range) => Token::Ident(&text[range]),
+            // The second of two adjacent colons.
+            Lexed::Punct(b':', at)
+                if out.last() == Some(&Token::Punct(b':')) && text.as_bytes()[at - 1] == b':' =>
+            {
+                out.pop();
+                Token::Path
             }
-            b'/' if s.get(at + 1) == Some(&b'*') => at = block_comment(s, at),
-            b'"' => at = quoted(s, at),
-            b'\'' => at = char_or_lifetime(s, at),
-            b'r' | b'b' if raw_string(s, at).is_some() => at = raw_string(s, at).unwrap_or(s.len()),
-            b':' if s.get(at + 1) == Some(&b':') => {
-                tokens.push(Token::Path);
-                at += 2;
-            }
-            b'0'..=b'9' => at = ident_end(s, at),
-            _ if is_ident(b) => {
-                let end = ident_end(s, at);
-                tokens.push(Token::Ident(&text[at..end]));
-                at = end;
-            }
-            _ if b.is_ascii_whitespace() => at += 1,
-            _ => {
-                tokens.push(Token::Punct(b));
-                at += 1;
-            }
-        }
+            Lexed::Punct(b, _) => Token::Punct(b),
+        };
+        out.push(token);
     }
-    tokens
-}
-
-fn is_ident(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
-}
-
-fn ident_end(s: &[u8], mut at: usize) -> usize {
-    while at < s.len() && is_ident(s[at]) {
-        at += 1;
-    }
-    at
-}
-
-/// `/* … */`, nested, from its opening: the offset after it.
-fn block_comment(s: &[u8], mut at: usize) -> usize {
-    let mut depth = 0usize;
-    while at < s.len() {
-        if s[at] == b'/' && s.get(at + 1) == Some(&b'*') {
-            depth += 1;
-            at += 2;
-        } else if s[at] == b'*' && s.get(at + 1) == Some(&b'/') {
-            depth -= 1;
-            at += 2;
-            if depth == 0 {
-                return at;
-            }
-        } else {
-            at += 1;
-        }
-    }
-    at
-}
-
-/// A `"`-quoted literal with backslash escapes, from its opening quote: the offset after it.
-fn quoted(s: &[u8], mut at: usize) -> usize {
-    at += 1;
-    while at < s.len() {
-        match s[at] {
-            b'\\' => at += 2,
-            b'"' => return at + 1,
-            _ => at += 1,
-        }
-    }
-    at
-}
-
-/// `'x'`, `'\n'` (a character: skipped) or `'a` (a lifetime: its quote skipped).
-fn char_or_lifetime(s: &[u8], at: usize) -> usize {
-    match (s.get(at + 1), s.get(at + 2)) {
-        (Some(b'\\'), _) => {
-            let close = memchr::memchr(b'\'', &s[(at + 2).min(s.len())..]);
-            close.map_or(s.len(), |i| at + 2 + i + 1)
-        }
-        (Some(_), Some(b'\'')) => at + 3,
-        _ => {
-            // A multi-byte character literal (`'é'`) or a lifetime.
-            let end = ident_end(s, at + 1);
-            match s.get(end) {
-                Some(b'\'') if end > at + 1 => end + 1,
-                _ => at + 1,
-            }
-        }
-    }
-}
-
-/// A raw (byte) string `r"…"`, `br#"…"#` starting at `at`: the offset after it.
-fn raw_string(s: &[u8], at: usize) -> Option<usize> {
-    if at > 0 && is_ident(s[at - 1]) {
-        return None;
-    }
-    let mut i = at + usize::from(s[at] == b'b');
-    if s.get(i) != Some(&b'r') {
-        return None;
-    }
-    i += 1;
-    let hashes = s[i..].iter().take_while(|&&b| b == b'#').count();
-    i += hashes;
-    if s.get(i) != Some(&b'"') {
-        return None;
-    }
-    i += 1;
-    while i < s.len() {
-        if s[i] == b'"'
-            && s[i + 1..]
-                .iter()
-                .take(hashes)
-                .filter(|&&b| b == b'#')
-                .count()
-                == hashes
-        {
-            return Some(i + 1 + hashes);
-        }
-        i += 1;
-    }
-    Some(s.len())
+    out
 }
 
 /// `use` trees expanded to paths, `mod x;` as `self::x`, `extern crate x;` as `x`, and every path
