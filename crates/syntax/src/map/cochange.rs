@@ -29,13 +29,13 @@ pub type Ties = Vec<(usize, f64)>;
 
 /// The ties weighed so far, by (HEAD, commits, focus files, file set).
 #[derive(Default)]
-pub struct Memo(Mutex<HashMap<u64, Arc<Ties>>>);
+pub struct Memo(Mutex<HashMap<u64, Ties>>);
 
 /// Ties kept at most: a map's focus follows the agent's task; a few hundred covers a session.
 const MEMO_ENTRIES: usize = 256;
 
 impl Memo {
-    fn held(&self) -> MutexGuard<'_, HashMap<u64, Arc<Ties>>> {
+    fn held(&self) -> MutexGuard<'_, HashMap<u64, Ties>> {
         self.0.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
@@ -43,24 +43,19 @@ impl Memo {
 impl History<'_> {
     /// `ties` for these files (a snapshot, `fingerprint` naming its paths and versions), weighed
     /// once: the key holds HEAD, so a HEAD that moved weighs them anew even if no file changed.
-    pub fn ties(
-        &self,
-        files: &[Arc<FileTags>],
-        focus: &[usize],
-        fingerprint: u64,
-    ) -> Vec<(usize, f64)> {
+    pub fn ties(&self, files: &[Arc<FileTags>], focus: &[usize], fingerprint: u64) -> Ties {
         let mut hasher = std::hash::DefaultHasher::new();
         (self.head, self.commits.len(), focus, fingerprint).hash(&mut hasher);
         let key = hasher.finish();
         if let Some(ties) = self.memo.held().get(&key) {
-            return ties.as_ref().clone();
+            return ties.clone();
         }
         let ties = ties(files, focus, self.commits);
         let mut memo = self.memo.held();
         if memo.len() >= MEMO_ENTRIES {
             memo.clear();
         }
-        memo.insert(key, Arc::new(ties.clone()));
+        memo.insert(key, ties.clone());
         ties
     }
 }
