@@ -334,7 +334,7 @@ pub fn rank(files: &[Arc<FileTags>], steering: &Steering, structure: &Structure)
     scored.sort_unstable_by(order);
     spread_over_files(&mut scored, files.len());
     scored.sort_unstable_by(order);
-    let items = neighbours_first(scored, &ties);
+    let items = neighbours_first(scored, &ties, &steering.co_changed, files);
     Ranked { items, focus_items }
 }
 
@@ -348,30 +348,49 @@ fn spread_over_files(scored: &mut [(u8, f64, usize, usize)], n_files: usize) {
     }
 }
 
-/// The mentioned items, then the best item of each focus neighbour (most tied first), then the
-/// rest in order: an agent editing a file needs to see that its imports and callers exist before
-/// it needs a second item of any of them.
-fn neighbours_first(scored: Vec<(u8, f64, usize, usize)>, ties: &[f64]) -> Vec<RankedItem> {
+/// Every this many places among the focus neighbours listed first, the file that changed most
+/// with the focus file and is not listed yet: 3 over 2, 4 and 5, and over none (the ties alone),
+/// on the tuning repositories and tokio (docs/benchmarks.md, "The history's lane").
+const HISTORY_LANE: usize = 3;
+
+/// The mentioned items, then one item of each focus neighbour, then the rest in order: an agent
+/// editing a file needs to see that its imports and callers exist before it needs a second item
+/// of any of them. The neighbours come most tied first, except that every `HISTORY_LANE`-th place
+/// goes to the next file by the history alone: a file that changed with the focus file before is
+/// what its next change needs more often than a tie's size says, when the focus file's many names
+/// outweigh it (`cochange`). A neighbour is shown by its best top-level item when it has one: one
+/// line under its path, where a method or field takes its parent's line and a gap too, so the
+/// budget lists more of the neighbours.
+fn neighbours_first(
+    scored: Vec<(u8, f64, usize, usize)>,
+    ties: &[f64],
+    co_changed: &[(usize, f64)],
+    files: &[Arc<FileTags>],
+) -> Vec<RankedItem> {
     let item = |&(_, _, f, i): &(u8, f64, usize, usize)| RankedItem {
         file: f as u32,
         item: i as u32,
     };
     let (mentioned, rest): (Vec<_>, Vec<_>) = scored.into_iter().partition(|e| e.0 == 0);
-    let mut best: Vec<Option<usize>> = vec![None; ties.len()];
-    for (at, e) in rest.iter().enumerate() {
-        if ties[e.2] > 0.0 && best[e.2].is_none() {
-            best[e.2] = Some(at);
-        }
-    }
-    let mut front: Vec<(f64, usize, usize)> = best
-        .iter()
-        .enumerate()
-        .filter_map(|(f, at)| at.map(|at| (ties[f], f, at)))
+    let best = best_items(&rest, ties, files);
+    let by_strength = |list: &mut Vec<(f64, usize)>| {
+        list.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    };
+    let mut tied: Vec<(f64, usize)> = (0..ties.len())
+        .filter(|&f| best[f].is_some())
+        .map(|f| (ties[f], f))
         .collect();
-    front.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    by_strength(&mut tied);
+    let mut history: Vec<(f64, usize)> = co_changed
+        .iter()
+        .filter(|&&(f, _)| best[f].is_some())
+        .map(|&(f, strength)| (strength, f))
+        .collect();
+    by_strength(&mut history);
     let mut taken = vec![false; rest.len()];
     let mut items: Vec<RankedItem> = mentioned.iter().map(item).collect();
-    for &(_, _, at) in &front {
+    for f in interleave(&tied, &history, ties.len()) {
+        let at = best[f].expect("only files with a best item are interleaved");
         taken[at] = true;
         items.push(item(&rest[at]));
     }
@@ -382,6 +401,53 @@ fn neighbours_first(scored: Vec<(u8, f64, usize, usize)>, ties: &[f64]) -> Vec<R
             .map(|(e, _)| item(e)),
     );
     items
+}
+
+/// Per file, where its item shown among the neighbours is in `rest` (`None`: not a neighbour):
+/// its first top-level item, else its first item.
+fn best_items(
+    rest: &[(u8, f64, usize, usize)],
+    ties: &[f64],
+    files: &[Arc<FileTags>],
+) -> Vec<Option<usize>> {
+    let mut first: Vec<Option<usize>> = vec![None; ties.len()];
+    let mut top: Vec<Option<usize>> = vec![None; ties.len()];
+    for (at, &(_, _, f, i)) in rest.iter().enumerate() {
+        if ties[f] > 0.0 {
+            first[f].get_or_insert(at);
+            if files[f].tags.outline.items[i].parent.is_none() {
+                top[f].get_or_insert(at);
+            }
+        }
+    }
+    top.iter().zip(first).map(|(t, f)| t.or(f)).collect()
+}
+
+/// The files of `tied` in order, every `HISTORY_LANE`-th place taken by the next of `history`
+/// not placed yet (both lists of the same files' subset, best first); `n` files in the tree.
+fn interleave(tied: &[(f64, usize)], history: &[(f64, usize)], n: usize) -> Vec<usize> {
+    let mut placed = vec![false; n];
+    let mut cursors = [0, 0];
+    let lists = [tied, history];
+    let mut order = Vec::new();
+    loop {
+        let lane = usize::from((order.len() + 1) % HISTORY_LANE == 0);
+        let mut next = |list: usize| {
+            let at = &mut cursors[list];
+            while let Some(&(_, f)) = lists[list].get(*at) {
+                *at += 1;
+                if !placed[f] {
+                    return Some(f);
+                }
+            }
+            None
+        };
+        let Some(f) = next(lane).or_else(|| next(1 - lane)) else {
+            return order;
+        };
+        placed[f] = true;
+        order.push(f);
+    }
 }
 
 /// One file's uses of defined names, and the weight they carry out of it in all.
