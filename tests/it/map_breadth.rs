@@ -36,7 +36,10 @@ const CASES: &[Case] = &[
             let calls: String = (0..count)
                 .map(|n| format!("    x.method_number_{n}();\n"))
                 .collect();
-            ("src/focus.rs".into(), format!("pub fn run(x: X) {{\n{calls}}}\n"))
+            (
+                "src/focus.rs".into(),
+                format!("pub fn run(x: X) {{\n{calls}}}\n"),
+            )
         },
     },
     Case {
@@ -91,7 +94,10 @@ fn a_neighbour_is_shown_by_a_top_level_item_so_the_budget_lists_more_files() {
         let wide = daemon.ok("map", json!({"focus": [focus], "budget": 100_000}));
         let wide = wide["map"].as_str().unwrap();
         if !wide.contains("method_number_0") {
-            problems.push(format!("{}: no nested name at a wide budget\n{wide}", case.name));
+            problems.push(format!(
+                "{}: no nested name at a wide budget\n{wide}",
+                case.name
+            ));
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));

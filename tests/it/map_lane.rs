@@ -15,11 +15,11 @@ const NAMED: &[&str] = &["a1", "a2", "a3", "a4", "a5"];
 struct Case {
     name: &'static str,
     config: &'static str,
-    /// Commits of the focus file and `zeta.rs` together, then of the focus file alone: the
+    /// Commits of the focus file and the zeta file together, then of the focus file alone: the
     /// pair's tie is its share of the focus file's commits.
     together: usize,
     alone: usize,
-    /// Where the map lists `src/zeta.rs` among its files (1: first).
+    /// Where the map lists the zeta file among its files (1: first).
     want: usize,
 }
 
