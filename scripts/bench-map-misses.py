@@ -14,7 +14,10 @@ merges, none of more than 30 files) whether the target ever changed together wit
   - else nothing of the above, though it changed;     ("elsewhere")
   - else it did not change in the window at all.      ("never")
 and how many commits of its own the focus file has there (0, 1-2, 3+). Prints a JSON object per
-repository and a table of counts.
+repository and a table of counts. With --places, also (on stderr) each commit's targets with their
+place in the 8k map's files, and the first 10 files that are not targets, each with whether it is
+in the focus file's folder and how many of the focus file's commits it changed in (what took the
+missed files' places).
 """
 import collections
 import json
@@ -80,7 +83,25 @@ def own(commits, focus):
     return "0" if n == 0 else "1-2" if n <= 2 else "3+"
 
 
-def run(root, binary, wanted):
+def places(log, focus, targets, listed):
+    """Where each target is among the files listed, and what holds the first 10 places instead."""
+    with_focus = [c for c in log if focus in c]
+
+    def tie(rel):
+        tags = ["folder"] if folder(rel) == folder(focus) else []
+        n = sum(rel in c for c in with_focus)
+        return ",".join(tags + ([f"changed with it {n}/{len(with_focus)}"] if n else [])) or "-"
+
+    print(f"== focus {focus}", file=sys.stderr)
+    for t in targets:
+        at = listed.index(t) + 1 if t in listed else None
+        print(f"   target at {at}: {t} [{tie(t)}]", file=sys.stderr)
+    for at, rel in enumerate(listed[:10], 1):
+        if rel not in targets:
+            print(f"      {at}: {rel} [{tie(rel)}]", file=sys.stderr)
+
+
+def run(root, binary, wanted, show_places=False):
     SOURCE_EXTS.clear()
     SOURCE_EXTS.update(languages(root))
     picked = commits(root, wanted)
@@ -95,6 +116,8 @@ def run(root, binary, wanted):
             at4k = listed_files(daemon.map(focus, [], 4000), sources)
             first10 = listed_files(daemon.map(focus, [], 8000), sources)[:10]
             log = history(root, parent)
+            if show_places:
+                places(log, focus, targets, listed_files(daemon.map(focus, [], 8000), sources))
             for t in targets:
                 cat, n = category(log, focus, t), own(log, focus)
                 tally[("targets", cat, n)] += 1
@@ -127,9 +150,10 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--coderd", required=True)
     parser.add_argument("--commits", type=int, default=40)
+    parser.add_argument("--places", action="store_true", help="each commit's places, on stderr")
     parser.add_argument("repos", nargs="+")
     args = parser.parse_args()
-    rows = [run(os.path.abspath(r), args.coderd, args.commits) for r in args.repos]
+    rows = [run(os.path.abspath(r), args.coderd, args.commits, args.places) for r in args.repos]
     print(json.dumps(rows))
     table(rows)
 
