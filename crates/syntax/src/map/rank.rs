@@ -389,8 +389,11 @@ fn neighbours_first(
     by_strength(&mut history);
     let mut taken = vec![false; rest.len()];
     let mut items: Vec<RankedItem> = mentioned.iter().map(item).collect();
-    for f in interleave(&tied, &history, ties.len()) {
-        let at = best[f].expect("only files with a best item are interleaved");
+    // Both lists hold only files with a best item.
+    for at in interleave(&tied, &history, ties.len())
+        .into_iter()
+        .filter_map(|f| best[f])
+    {
         taken[at] = true;
         items.push(item(&rest[at]));
     }
