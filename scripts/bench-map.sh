@@ -29,6 +29,9 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$repo/target}
 cache=${BENCH_CACHE:-$HOME/.cache/coderd-bench}
 mkdir -p "$cache/history" "$cache/results"
+# Two runs on one BENCH_CACHE check out commits in the same clones under each other: refused.
+exec 9>"$cache/.lock"
+flock -n 9 || { echo "another bench-map.sh run uses $cache: wait for it, or give this one its own BENCH_CACHE" >&2; exit 1; }
 command -v ctags >/dev/null || { sudo apt-get install -y universal-ctags >/dev/null 2>&1 || apt-get install -y universal-ctags >/dev/null; }
 
 heldout=(prometheus/alertmanager tokio-rs/axum encode/httpx)

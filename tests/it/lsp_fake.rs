@@ -246,6 +246,19 @@ fn publishes_without_a_version_count_from_the_first_after_the_change() {
 }
 
 #[test]
+fn a_set_published_again_for_the_same_text_is_new_against_the_text_before() {
+    // Seen with intelephense on a busy machine: the second set's "before" was the first set, so
+    // the edit's own error was answered as already there.
+    let fake = Fake::start(&["--no-version", "--twice"], json!({}));
+    for (n, result) in (1..=6).zip(fake.writes_current(1..=6)) {
+        let report = fake.report(&result);
+        for item in report["items"].as_array().into_iter().flatten() {
+            assert_eq!(item["new"], true, "edit {n}: {result}");
+        }
+    }
+}
+
+#[test]
 fn a_publish_for_an_older_version_is_never_shown() {
     // Each change: first a publish stamped with the version before (and its text's findings plus
     // a marker), then the current one.

@@ -7,6 +7,8 @@ reports them:
 
   --delay MS         publish MS ms after each change (default 0)
   --no-version       publishes carry no version
+  --twice            every set is published twice, back to back (intelephense publishes a file's
+                     findings again, unversioned, once it has indexed the workspace)
   --stale-first      before each publish, publish the previous version's findings stamped with it
   --progress MS      open a $/progress, publish an empty set at once, the real one MS ms later,
                      then end the progress
@@ -93,7 +95,8 @@ def publish(uri, version, items):
     params = {"uri": uri, "diagnostics": items}
     if not flag("--no-version"):
         params["version"] = version
-    send({"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics", "params": params})
+    for _ in range(2 if flag("--twice") else 1):
+        send({"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics", "params": params})
 
 
 def report(uri):

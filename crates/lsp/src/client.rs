@@ -89,6 +89,9 @@ struct Record {
     /// pulls can publish other findings too (rust-analyzer's `cargo check`).
     pulled: HashMap<String, Findings>,
     publish_seq: u64,
+    /// `publish_seq` when a new text of each document was last sent (`sent`): a set without a
+    /// version is about that text when it came after it.
+    sent: HashMap<String, u64>,
     /// The server's check runs (see `ServerDef::check_progress`): how many have begun, whether
     /// the latest is still open, and the publish counter at its begin.
     checks: Checks,
@@ -278,6 +281,14 @@ impl Client {
         self.lock().checks
     }
 
+    /// Notes that a new text of the document `uri` is being sent (`didOpen`, `didChange`): a set
+    /// without a version that arrives after this is about that text.
+    pub fn sent(&self, uri: &str) {
+        let mut record = self.lock();
+        let seq = record.publish_seq;
+        record.sent.insert(uri.to_string(), seq);
+    }
+
     /// Every document's findings that arrived after publish number `after` (files the server
     /// reports on its own, such as callers an edit broke).
     pub fn findings_since(&self, after: u64) -> Vec<(PathBuf, Findings)> {
@@ -390,9 +401,11 @@ impl Client {
     }
 
     fn record(&self, uri: String, version: Option<i32>, items: Vec<Diagnostic>, pulled: bool) {
+        tracing::debug!(server = %self.def.name, %uri, ?version, items = items.len(), pulled, "findings");
         let mut record = self.lock();
         record.publish_seq += 1;
         let seq = record.publish_seq;
+        let sent_at = record.sent.get(&uri).copied();
         // The quiet period counts from what the server sends on its own, not from our pulls.
         if !pulled {
             record.last_publish = Some(Instant::now());
@@ -412,7 +425,14 @@ impl Client {
         // clearing the last run's (an empty set, without a version for files not open), and
         // "before" is what the file had before the run, not that empty set.
         let same_run = !pulled && run_began.is_some_and(|began| entry.seq > began);
-        let newer_version = !same_run && (version.is_none() || version != entry.version);
+        // A set without a version is about a newer text only when one was sent since the last
+        // set: intelephense publishes twice for one change (on the change and on the save), and
+        // the second set's "before" must still be the text before the change, not the first set.
+        let newer_text = match version {
+            Some(_) => version != entry.version,
+            None => sent_at.is_none_or(|sent| entry.seq <= sent),
+        };
+        let newer_version = !same_run && newer_text;
         let before = match newer_version {
             true => std::mem::take(&mut entry.items),
             false => std::mem::take(&mut entry.before),

@@ -463,6 +463,7 @@ async fn wait(
 
 fn did_open(client: &Client, path: &Path, doc: &mut OpenDoc) {
     doc.sent_seq = client.publish_seq();
+    client.sent(&uri::from_path(path));
     doc.check_mark = client.checks().begun;
     client.notify(
         "textDocument/didOpen",
@@ -487,6 +488,7 @@ fn did_change(client: &Client, path: &Path, doc: &mut OpenDoc) {
     doc.sent_seq = client.publish_seq();
     doc.check_mark = client.checks().begun;
     let uri = uri::from_path(path);
+    client.sent(&uri);
     client.notify(
         "textDocument/didChange",
         json!({
