@@ -170,13 +170,17 @@ fn extract_from(
     let keep = not_local(&found, &parents);
     let mut new_index = vec![None; found.len()];
     let mut items = Vec::new();
+    // Whether the grammar has a wrapper kind at all (`Node::parent` searches from the root down,
+    // so it is asked only where a wrapper may be).
+    let language = tree.language();
+    let wraps = (WRAPPERS.iter()).any(|kind| language.id_for_node_kind(kind, true) != 0);
     for (i, f) in found.iter().enumerate() {
         if !keep[i] || f.scope {
             continue;
         }
         new_index[i] = Some(items.len());
         let parent = parents[i].and_then(|p| new_index[p]);
-        items.push(to_item(f, parent, source, &queries.doc_markers));
+        items.push(to_item(f, parent, source, &queries.doc_markers, wraps));
     }
     attach_receivers(&found, &keep, &new_index, &mut items);
     relabel_members(&mut items);
@@ -416,8 +420,14 @@ fn relabel_members(items: &mut [Item]) {
     }
 }
 
-fn to_item(f: &Found, parent: Option<usize>, source: &[u8], markers: &DocMarkers) -> Item {
-    let extent = extent(f.node, source, markers);
+fn to_item(
+    f: &Found,
+    parent: Option<usize>,
+    source: &[u8],
+    markers: &DocMarkers,
+    wraps: bool,
+) -> Item {
+    let extent = extent(f.node, source, markers, wraps);
     let start = after_annotations(f.node);
     let signature = match (f.signature, f.body) {
         (Some(sig), _) => collapse(&text(source, sig)),
@@ -479,15 +489,33 @@ fn after_annotations(item: Node) -> usize {
 }
 
 /// Where the declaration before `body` ends: comments between it and the body are not part of it.
+/// The body's siblings are read with a cursor from `item` down (`Node::prev_sibling` searches from
+/// the root).
 fn header_end(item: Node, body: Node) -> usize {
-    let mut at = body;
-    while let Some(prev) = at.prev_sibling() {
-        if !prev.kind().contains("comment") {
-            return prev.end_byte();
-        }
-        at = prev;
+    let fallback = body.start_byte().max(item.start_byte());
+    let mut cursor = item.walk();
+    // The end of the last sibling before the body that is not a comment, on the body's level.
+    let mut last = None;
+    if !cursor.goto_first_child() {
+        return fallback;
     }
-    body.start_byte().max(item.start_byte())
+    loop {
+        let node = cursor.node();
+        if node.id() == body.id() {
+            return last.unwrap_or(fallback);
+        }
+        let holds_body = node.start_byte() <= body.start_byte() && node.end_byte() >= body.end_byte();
+        if holds_body && cursor.goto_first_child() {
+            last = None;
+            continue;
+        }
+        if !node.kind().contains("comment") {
+            last = Some(node.end_byte());
+        }
+        if !cursor.goto_next_sibling() {
+            return fallback;
+        }
+    }
 }
 
 /// Where an item's leading matter starts (doc comments, attributes, decorators), and its doc.
@@ -503,9 +531,9 @@ const WRAPPERS: &[&str] = &[
     "template_declaration",
 ];
 
-fn extent(node: Node, source: &[u8], markers: &DocMarkers) -> Extent {
+fn extent(node: Node, source: &[u8], markers: &DocMarkers, wraps: bool) -> Extent {
     let mut anchor = node;
-    while let Some(parent) = anchor.parent() {
+    while let Some(parent) = anchor.parent().filter(|_| wraps) {
         if !WRAPPERS.contains(&parent.kind()) {
             break;
         }
