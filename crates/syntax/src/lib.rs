@@ -21,6 +21,7 @@ mod queries;
 mod recover;
 mod rust_mask;
 mod shell_mask;
+mod lexer;
 mod skeleton;
 pub mod symbol;
 mod tags;
@@ -158,15 +159,15 @@ fn masked(language: &languages::Language, source: &[u8]) -> Option<Vec<u8>> {
     }
 }
 
-/// The map's parse of a file whose language has a lexer (`skeleton::Dialect`): its tokens, lexed
+/// The map's parse of a file whose language has a lexer (`lexer::Dialect`): its tokens, lexed
 /// once for the body finder, the name counter and the imports, and its skeleton (function bodies
 /// left out) when it proves itself; `None` for other languages.
 fn parse_for_tags(language: &languages::Language, source: &[u8]) -> Option<ForTags> {
     let queries = queries::of(language).ok()?;
-    let dialect = skeleton::Dialect::of(language)?;
+    let dialect = lexer::Dialect::of(language)?;
     let masked = masked(language, source);
     let source = masked.as_deref().unwrap_or(source);
-    let tokens = skeleton::lex(dialect, source);
+    let tokens = lexer::lex(dialect, source);
     let skeleton = PARSER.with(|parser| {
         let mut parser = parser.borrow_mut();
         parser.set_language(&queries.language).ok()?;
@@ -179,7 +180,7 @@ fn parse_for_tags(language: &languages::Language, source: &[u8]) -> Option<ForTa
 struct ForTags {
     skeleton: Option<skeleton::Skeleton>,
     /// The masked source's tokens: at the same offsets as the source's (masking keeps lengths).
-    tokens: Vec<skeleton::Token>,
+    tokens: Vec<lexer::Token>,
 }
 
 /// The outline of a source text, parsed from scratch (tests, the map's workers).

@@ -4,7 +4,8 @@
 use super::items::{self, Outline};
 use super::languages::Language;
 use super::queries::KindSet;
-use super::skeleton::{count_names, Dialect, Skeleton, Token};
+use super::lexer::{Dialect, Token};
+use super::skeleton::{count_names, Skeleton};
 use super::{parse, queries};
 use foldhash::{HashMap, HashSet};
 use streaming_iterator::StreamingIterator;
@@ -18,7 +19,7 @@ pub struct Tags {
 }
 
 /// Parses a source text and tags it, `None` when the language has no grammar or queries; with the
-/// file's tokens when its language has a lexer (`skeleton::lex`): the map's imports read them
+/// file's tokens when its language has a lexer (`lexer::lex`): the map's imports read them
 /// instead of lexing the file once more.
 pub fn tag_lexed(language: &Language, source: &[u8]) -> Option<(Tags, Option<Vec<Token>>)> {
     let queries = queries::of(language).ok()?;
@@ -212,7 +213,7 @@ mod tests {
                 continue;
             };
             let dialect = Dialect::of(language).unwrap();
-            let tokens = crate::skeleton::lex(dialect, &source);
+            let tokens = crate::lexer::lex(dialect, &source);
             if crate::skeleton::bodies(dialect, &source, &tokens).is_empty() {
                 continue;
             }

@@ -6,7 +6,7 @@
 //! comments and literals skipped as the body finder skips them), the others line by line; a file
 //! says at most `MAX_IMPORTS` things.
 
-use crate::skeleton::{lex, Dialect, Token as Lexed};
+use crate::lexer::{lex, Dialect, Token as Lexed};
 
 /// What one file may say at most (a generated file of paths says no more than this).
 const MAX_IMPORTS: usize = 512;
