@@ -174,13 +174,19 @@ fn extract_from(
     // so it is asked only where a wrapper may be).
     let language = tree.language();
     let wraps = (WRAPPERS.iter()).any(|kind| language.id_for_node_kind(kind, true) != 0);
+    // Without wrappers an item's leading doc comments and attributes are its own siblings, all
+    // found on one walk (`Node::prev_sibling` searches from the root down at each step).
+    let targets = found.iter().enumerate().filter(|(i, f)| keep[*i] && !f.scope);
+    let targets: Vec<Node> = targets.map(|(_, f)| f.node).collect();
+    let runs = (!wraps).then(|| walk::leading_runs(tree, &targets, leads));
     for (i, f) in found.iter().enumerate() {
         if !keep[i] || f.scope {
             continue;
         }
         new_index[i] = Some(items.len());
         let parent = parents[i].and_then(|p| new_index[p]);
-        items.push(to_item(f, parent, source, &queries.doc_markers, wraps));
+        let leading = runs.as_ref().and_then(|r| r.get(&f.node.id())).map(Vec::as_slice);
+        items.push(to_item(f, parent, source, &queries.doc_markers, (wraps, leading)));
     }
     attach_receivers(&found, &keep, &new_index, &mut items);
     relabel_members(&mut items);
@@ -425,14 +431,15 @@ fn to_item(
     parent: Option<usize>,
     source: &[u8],
     markers: &DocMarkers,
-    wraps: bool,
+    (wraps, leading): (bool, Option<&[Node]>),
 ) -> Item {
-    let extent = extent(f.node, source, markers, wraps);
+    let extent = extent(f.node, source, markers, wraps, leading);
     let start = after_annotations(f.node);
     let signature = match (f.signature, f.body) {
         (Some(sig), _) => collapse(&text(source, sig)),
         (None, Some(body)) if body.start_byte() > start => {
-            let end = header_end(f.node, body);
+            // Comments between the declaration and its body are not part of it.
+            let end = walk::end_before(f.node, body, |kind| !kind.contains("comment"));
             collapse(&String::from_utf8_lossy(&source[start..end.max(start)]))
         }
         _ => {
@@ -488,36 +495,6 @@ fn after_annotations(item: Node) -> usize {
     item.start_byte()
 }
 
-/// Where the declaration before `body` ends: comments between it and the body are not part of it.
-/// The body's siblings are read with a cursor from `item` down (`Node::prev_sibling` searches from
-/// the root).
-fn header_end(item: Node, body: Node) -> usize {
-    let fallback = body.start_byte().max(item.start_byte());
-    let mut cursor = item.walk();
-    // The end of the last sibling before the body that is not a comment, on the body's level.
-    let mut last = None;
-    if !cursor.goto_first_child() {
-        return fallback;
-    }
-    loop {
-        let node = cursor.node();
-        if node.id() == body.id() {
-            return last.unwrap_or(fallback);
-        }
-        let holds_body = node.start_byte() <= body.start_byte() && node.end_byte() >= body.end_byte();
-        if holds_body && cursor.goto_first_child() {
-            last = None;
-            continue;
-        }
-        if !node.kind().contains("comment") {
-            last = Some(node.end_byte());
-        }
-        if !cursor.goto_next_sibling() {
-            return fallback;
-        }
-    }
-}
-
 /// Where an item's leading matter starts (doc comments, attributes, decorators), and its doc.
 struct Extent {
     first_row: usize,
@@ -531,7 +508,21 @@ const WRAPPERS: &[&str] = &[
     "template_declaration",
 ];
 
-fn extent(node: Node, source: &[u8], markers: &DocMarkers, wraps: bool) -> Extent {
+/// Leading matter: comments, attributes, decorators, annotations.
+fn leads(kind: &str) -> bool {
+    ["comment", "attribute", "decorator", "annotation"]
+        .iter()
+        .any(|a| kind.contains(a))
+}
+
+/// With `leading`, the run of `leads` siblings right before the item (`walk::leading_runs`).
+fn extent(
+    node: Node,
+    source: &[u8],
+    markers: &DocMarkers,
+    wraps: bool,
+    leading: Option<&[Node]>,
+) -> Extent {
     let mut anchor = node;
     while let Some(parent) = anchor.parent().filter(|_| wraps) {
         if !WRAPPERS.contains(&parent.kind()) {
@@ -542,14 +533,17 @@ fn extent(node: Node, source: &[u8], markers: &DocMarkers, wraps: bool) -> Exten
     let mut first_row = anchor.start_position().row;
     let mut doc_start = None;
     let mut at = anchor;
-    while let Some(prev) = at.prev_sibling() {
+    let mut before = leading.map(|run| run.iter().rev());
+    loop {
+        let prev = match &mut before {
+            Some(run) => run.next().copied(),
+            None => at.prev_sibling(),
+        };
+        let Some(prev) = prev else { break };
         let kind = prev.kind();
         let adjacent = prev.end_position().row + 1 >= at.start_position().row;
         let is_comment = kind.contains("comment");
-        let is_attribute = ["attribute", "decorator", "annotation"]
-            .iter()
-            .any(|a| kind.contains(a));
-        if !adjacent || !(is_comment || is_attribute) || !starts_its_line(prev, source) {
+        if !adjacent || !leads(kind) || !starts_its_line(prev, source) {
             break;
         }
         if is_comment {
