@@ -170,14 +170,13 @@ fn extract_from(
     let keep = not_local(&found, &parents);
     let mut new_index = vec![None; found.len()];
     let mut items = Vec::new();
-    // Whether the grammar has a wrapper kind at all (`Node::parent` searches from the root down,
-    // so it is asked only where a wrapper may be).
+    // Where the grammar has no wrapper kind, an item's leading doc comments and attributes are its
+    // own siblings, all found on one walk (`Node::parent` and `Node::prev_sibling` search from the
+    // root down at each step).
     let language = tree.language();
     let wraps = (WRAPPERS.iter()).any(|kind| language.id_for_node_kind(kind, true) != 0);
-    // Without wrappers an item's leading doc comments and attributes are its own siblings, all
-    // found on one walk (`Node::prev_sibling` searches from the root down at each step).
-    let targets = found.iter().enumerate().filter(|(i, f)| keep[*i] && !f.scope);
-    let targets: Vec<Node> = targets.map(|(_, f)| f.node).collect();
+    let targets = found.iter().zip(&keep).filter(|(f, k)| **k && !f.scope);
+    let targets: Vec<Node> = targets.map(|(f, _)| f.node).collect();
     let runs = (!wraps).then(|| walk::leading_runs(tree, &targets, leads));
     for (i, f) in found.iter().enumerate() {
         if !keep[i] || f.scope {
@@ -185,8 +184,13 @@ fn extract_from(
         }
         new_index[i] = Some(items.len());
         let parent = parents[i].and_then(|p| new_index[p]);
-        let leading = runs.as_ref().and_then(|r| r.get(&f.node.id())).map(Vec::as_slice);
-        items.push(to_item(f, parent, source, &queries.doc_markers, (wraps, leading)));
+        items.push(to_item(
+            f,
+            parent,
+            source,
+            &queries.doc_markers,
+            runs.as_ref(),
+        ));
     }
     attach_receivers(&found, &keep, &new_index, &mut items);
     relabel_members(&mut items);
@@ -431,9 +435,10 @@ fn to_item(
     parent: Option<usize>,
     source: &[u8],
     markers: &DocMarkers,
-    (wraps, leading): (bool, Option<&[Node]>),
+    runs: Option<&HashMap<usize, Vec<Node>>>,
 ) -> Item {
-    let extent = extent(f.node, source, markers, wraps, leading);
+    let leading = runs.and_then(|r| r.get(&f.node.id())).map(Vec::as_slice);
+    let extent = extent(f.node, source, markers, leading);
     let start = after_annotations(f.node);
     let signature = match (f.signature, f.body) {
         (Some(sig), _) => collapse(&text(source, sig)),
@@ -515,16 +520,11 @@ fn leads(kind: &str) -> bool {
         .any(|a| kind.contains(a))
 }
 
-/// With `leading`, the run of `leads` siblings right before the item (`walk::leading_runs`).
-fn extent(
-    node: Node,
-    source: &[u8],
-    markers: &DocMarkers,
-    wraps: bool,
-    leading: Option<&[Node]>,
-) -> Extent {
+/// With `leading`, the run of `leads` siblings right before the item (`walk::leading_runs`, for
+/// a grammar without wrappers).
+fn extent(node: Node, source: &[u8], markers: &DocMarkers, leading: Option<&[Node]>) -> Extent {
     let mut anchor = node;
-    while let Some(parent) = anchor.parent().filter(|_| wraps) {
+    while let Some(parent) = anchor.parent().filter(|_| leading.is_none()) {
         if !WRAPPERS.contains(&parent.kind()) {
             break;
         }

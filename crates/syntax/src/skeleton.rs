@@ -223,11 +223,8 @@ fn rust_use(lexer: &mut Cursor, token: &Token) -> Option<Range<usize>> {
     } else if first > 0 && word_at(first - 1, b"pub") {
         first -= 1;
     }
-    let starts_item = first == 0
-        || matches!(
-            lexer.tokens[first - 1],
-            Token::Punct(b';' | b'{' | b'}', _)
-        );
+    let starts_item =
+        first == 0 || matches!(lexer.tokens[first - 1], Token::Punct(b';' | b'{' | b'}', _));
     if !starts_item {
         return None;
     }
@@ -242,7 +239,26 @@ fn rust_use(lexer: &mut Cursor, token: &Token) -> Option<Range<usize>> {
                 return Some(start..at + 1);
             }
             Token::Punct(b':' | b'{' | b'}' | b',' | b'*', _) => {}
-            Token::Ident(r) if !matches!(&source[r.clone()], b"fn" | b"struct" | b"enum" | b"impl" | b"trait" | b"mod" | b"pub" | b"use" | b"let" | b"const" | b"static" | b"type" | b"where" | b"extern" | b"union" | b"macro_rules") => {}
+            Token::Ident(r)
+                if !matches!(
+                    &source[r.clone()],
+                    b"fn"
+                        | b"struct"
+                        | b"enum"
+                        | b"impl"
+                        | b"trait"
+                        | b"mod"
+                        | b"pub"
+                        | b"use"
+                        | b"let"
+                        | b"const"
+                        | b"static"
+                        | b"type"
+                        | b"where"
+                        | b"extern"
+                        | b"union"
+                        | b"macro_rules"
+                ) => {}
             _ => return None,
         }
     }
@@ -386,7 +402,9 @@ pub fn count_names<'s>(
             break;
         }
         match token {
-            Token::Ident(r) if !is_keyword(dialect, &source[r.clone()]) => count(&source[r.clone()]),
+            Token::Ident(r) if !is_keyword(dialect, &source[r.clone()]) => {
+                count(&source[r.clone()])
+            }
             // `'a` and `'outer:`: tree-sitter's lifetimes and labels hold an identifier.
             Token::Lifetime(r) => count(&source[r.clone()]),
             _ => {}

@@ -3,8 +3,8 @@
 
 use super::items::{self, Outline};
 use super::languages::Language;
-use super::queries::KindSet;
 use super::lexer::{Dialect, Token};
+use super::queries::KindSet;
 use super::skeleton::{count_names, Skeleton};
 use super::{parse, queries};
 use foldhash::{HashMap, HashSet};
@@ -31,7 +31,14 @@ pub fn tag_lexed(language: &Language, source: &[u8]) -> Option<(Tags, Option<Vec
     let tags = match &lexed.skeleton {
         Some(skeleton) => {
             let tree = &skeleton.tree;
-            tag_tree(language, queries, tree, Some(skeleton), &lexed.tokens, source)
+            tag_tree(
+                language,
+                queries,
+                tree,
+                Some(skeleton),
+                &lexed.tokens,
+                source,
+            )
         }
         None => {
             let tree = parse(language, source, None)?;
@@ -136,7 +143,14 @@ mod tests {
         let lexed = crate::parse_for_tags(language, source)?;
         let skeleton = lexed.skeleton.as_ref()?;
         let tokens = &lexed.tokens;
-        let fast = tag_tree(language, queries, &skeleton.tree, Some(skeleton), tokens, source);
+        let fast = tag_tree(
+            language,
+            queries,
+            &skeleton.tree,
+            Some(skeleton),
+            tokens,
+            source,
+        );
         let full_tree = parse(language, source, None).unwrap();
         let full = tag_tree(language, queries, &full_tree, None, tokens, source);
         // Where the full parse has errors in a body the skeleton (which leaves bodies out) has none,
@@ -247,10 +261,26 @@ mod tests {
     #[test]
     fn parse_errors_count_only_real_errors() {
         let cases = [
-            ("rust", "fn a() { let x = 1; }\nimpl T { fn b(&self) -> u8 { 2 } }\n", true),
-            ("go", "package p\n\nfunc A() { x := 1; _ = x }\n\nvar t = []int{1, 2}\n", true),
-            ("rust", "fn a() { let x = 1; }\nfn b( { }\nfn c() { 3 }\n", false),
-            ("go", "package p\n\nfunc A( { x := 1 }\n\nfunc B() { return }\n", false),
+            (
+                "rust",
+                "fn a() { let x = 1; }\nimpl T { fn b(&self) -> u8 { 2 } }\n",
+                true,
+            ),
+            (
+                "go",
+                "package p\n\nfunc A() { x := 1; _ = x }\n\nvar t = []int{1, 2}\n",
+                true,
+            ),
+            (
+                "rust",
+                "fn a() { let x = 1; }\nfn b( { }\nfn c() { 3 }\n",
+                false,
+            ),
+            (
+                "go",
+                "package p\n\nfunc A( { x := 1 }\n\nfunc B() { return }\n",
+                false,
+            ),
         ];
         for (name, source, clean) in cases {
             let language = languages::by_name(name).unwrap();

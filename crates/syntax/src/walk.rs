@@ -143,7 +143,8 @@ pub fn end_before(item: Node, body: Node, counts: impl Fn(&str) -> bool) -> usiz
         if node.id() == body.id() {
             return last.unwrap_or(fallback);
         }
-        let holds_body = node.start_byte() <= body.start_byte() && node.end_byte() >= body.end_byte();
+        let holds_body =
+            node.start_byte() <= body.start_byte() && node.end_byte() >= body.end_byte();
         if holds_body && cursor.goto_first_child() {
             last = None;
             continue;
@@ -183,10 +184,14 @@ mod tests {
             let source = std::fs::read(&path).unwrap();
             let tree = parse(language, &source, None).unwrap();
             let (mut targets, root) = (Vec::new(), tree.root_node().id());
-            roots(&tree, |_| true, |node| {
-                targets.extend(Some(node).filter(|n| n.is_named() && n.id() != root));
-                false
-            });
+            roots(
+                &tree,
+                |_| true,
+                |node| {
+                    targets.extend(Some(node).filter(|n| n.is_named() && n.id() != root));
+                    false
+                },
+            );
             let runs = leading_runs(&tree, &targets, leads);
             for target in &targets {
                 let mut chain = Vec::new();
