@@ -170,13 +170,27 @@ fn extract_from(
     let keep = not_local(&found, &parents);
     let mut new_index = vec![None; found.len()];
     let mut items = Vec::new();
+    // Where the grammar has no wrapper kind, an item's leading doc comments and attributes are its
+    // own siblings, all found on one walk (`Node::parent` and `Node::prev_sibling` search from the
+    // root down at each step).
+    let language = tree.language();
+    let wraps = (WRAPPERS.iter()).any(|kind| language.id_for_node_kind(kind, true) != 0);
+    let targets = found.iter().zip(&keep).filter(|(f, k)| **k && !f.scope);
+    let targets: Vec<Node> = targets.map(|(f, _)| f.node).collect();
+    let runs = (!wraps).then(|| walk::leading_runs(tree, &targets, leads));
     for (i, f) in found.iter().enumerate() {
         if !keep[i] || f.scope {
             continue;
         }
         new_index[i] = Some(items.len());
         let parent = parents[i].and_then(|p| new_index[p]);
-        items.push(to_item(f, parent, source, &queries.doc_markers));
+        items.push(to_item(
+            f,
+            parent,
+            source,
+            &queries.doc_markers,
+            runs.as_ref(),
+        ));
     }
     attach_receivers(&found, &keep, &new_index, &mut items);
     relabel_members(&mut items);
@@ -416,13 +430,21 @@ fn relabel_members(items: &mut [Item]) {
     }
 }
 
-fn to_item(f: &Found, parent: Option<usize>, source: &[u8], markers: &DocMarkers) -> Item {
-    let extent = extent(f.node, source, markers);
+fn to_item(
+    f: &Found,
+    parent: Option<usize>,
+    source: &[u8],
+    markers: &DocMarkers,
+    runs: Option<&HashMap<usize, Vec<Node>>>,
+) -> Item {
+    let leading = runs.and_then(|r| r.get(&f.node.id())).map(Vec::as_slice);
+    let extent = extent(f.node, source, markers, leading);
     let start = after_annotations(f.node);
     let signature = match (f.signature, f.body) {
         (Some(sig), _) => collapse(&text(source, sig)),
         (None, Some(body)) if body.start_byte() > start => {
-            let end = header_end(f.node, body);
+            // Comments between the declaration and its body are not part of it.
+            let end = walk::end_before(f.node, body, |kind| !kind.contains("comment"));
             collapse(&String::from_utf8_lossy(&source[start..end.max(start)]))
         }
         _ => {
@@ -478,18 +500,6 @@ fn after_annotations(item: Node) -> usize {
     item.start_byte()
 }
 
-/// Where the declaration before `body` ends: comments between it and the body are not part of it.
-fn header_end(item: Node, body: Node) -> usize {
-    let mut at = body;
-    while let Some(prev) = at.prev_sibling() {
-        if !prev.kind().contains("comment") {
-            return prev.end_byte();
-        }
-        at = prev;
-    }
-    body.start_byte().max(item.start_byte())
-}
-
 /// Where an item's leading matter starts (doc comments, attributes, decorators), and its doc.
 struct Extent {
     first_row: usize,
@@ -503,9 +513,18 @@ const WRAPPERS: &[&str] = &[
     "template_declaration",
 ];
 
-fn extent(node: Node, source: &[u8], markers: &DocMarkers) -> Extent {
+/// Leading matter: comments, attributes, decorators, annotations.
+fn leads(kind: &str) -> bool {
+    ["comment", "attribute", "decorator", "annotation"]
+        .iter()
+        .any(|a| kind.contains(a))
+}
+
+/// With `leading`, the run of `leads` siblings right before the item (`walk::leading_runs`, for
+/// a grammar without wrappers).
+fn extent(node: Node, source: &[u8], markers: &DocMarkers, leading: Option<&[Node]>) -> Extent {
     let mut anchor = node;
-    while let Some(parent) = anchor.parent() {
+    while let Some(parent) = anchor.parent().filter(|_| leading.is_none()) {
         if !WRAPPERS.contains(&parent.kind()) {
             break;
         }
@@ -514,14 +533,17 @@ fn extent(node: Node, source: &[u8], markers: &DocMarkers) -> Extent {
     let mut first_row = anchor.start_position().row;
     let mut doc_start = None;
     let mut at = anchor;
-    while let Some(prev) = at.prev_sibling() {
+    let mut before = leading.map(|run| run.iter().rev());
+    loop {
+        let prev = match &mut before {
+            Some(run) => run.next().copied(),
+            None => at.prev_sibling(),
+        };
+        let Some(prev) = prev else { break };
         let kind = prev.kind();
         let adjacent = prev.end_position().row + 1 >= at.start_position().row;
         let is_comment = kind.contains("comment");
-        let is_attribute = ["attribute", "decorator", "annotation"]
-            .iter()
-            .any(|a| kind.contains(a));
-        if !adjacent || !(is_comment || is_attribute) || !starts_its_line(prev, source) {
+        if !adjacent || !leads(kind) || !starts_its_line(prev, source) {
             break;
         }
         if is_comment {

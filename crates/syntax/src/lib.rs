@@ -15,6 +15,7 @@ pub mod dialect;
 pub mod grammars;
 mod items;
 pub mod languages;
+mod lexer;
 pub mod map;
 pub mod outline;
 mod queries;
@@ -158,18 +159,28 @@ fn masked(language: &languages::Language, source: &[u8]) -> Option<Vec<u8>> {
     }
 }
 
-/// The map's parse of a file: its skeleton (`skeleton`: function bodies left out) when the
-/// language has one and it proves itself, else the full parse with no bodies left out.
-fn parse_for_tags(language: &languages::Language, source: &[u8]) -> Option<skeleton::Skeleton> {
+/// The map's parse of a file whose language has a lexer (`lexer::Dialect`): its tokens, lexed
+/// once for the body finder, the name counter and the imports, and its skeleton (function bodies
+/// left out) when it proves itself; `None` for other languages.
+fn parse_for_tags(language: &languages::Language, source: &[u8]) -> Option<ForTags> {
     let queries = queries::of(language).ok()?;
-    let dialect = skeleton::Dialect::of(language)?;
+    let dialect = lexer::Dialect::of(language)?;
     let masked = masked(language, source);
     let source = masked.as_deref().unwrap_or(source);
-    PARSER.with(|parser| {
+    let tokens = lexer::lex(dialect, source);
+    let skeleton = PARSER.with(|parser| {
         let mut parser = parser.borrow_mut();
         parser.set_language(&queries.language).ok()?;
-        skeleton::parse(dialect, &mut parser, source)
-    })
+        skeleton::parse(dialect, &mut parser, source, &tokens)
+    });
+    Some(ForTags { skeleton, tokens })
+}
+
+/// `parse_for_tags`' answer.
+struct ForTags {
+    skeleton: Option<skeleton::Skeleton>,
+    /// The masked source's tokens: at the same offsets as the source's (masking keeps lengths).
+    tokens: Vec<lexer::Token>,
 }
 
 /// The outline of a source text, parsed from scratch (tests, the map's workers).

@@ -5,13 +5,18 @@
 //! two thirds of a Go or Rust file's tokens), yet a body holds no outline item (what a function
 //! defines is local) and the map wants only the names it uses, which for Go and Rust are every
 //! identifier (`queries/{go,rust}/tags.scm`). So the tagger finds the bodies with a lexer
-//! (`bodies`), gives the parser the rest of the file as its included ranges (every node keeps its
+//! (`gaps`), gives the parser the rest of the file as its included ranges (every node keeps its
 //! place, so lines, signatures and docs are those of the full parse), and counts the identifiers
 //! inside each body with the same lexer (`count_names`).
 //!
 //! Go's package-level composite literals (`var table = []T{…}`) are left out the same way: they
 //! hold no item either, and a generated parser's or protobuf descriptor's tables were a fifth of
-//! what the skeleton still parsed.
+//! what the skeleton still parsed. So are whole Rust `use` declarations (their names counted like
+//! a body's) and Go `import` declarations (no name the tags query counts): neither holds an item,
+//! and the map reads a file's imports from the same tokens (`map::imports`).
+//!
+//! The file is lexed once (`lexer::lex`); the body finder walks its tokens, the name counter and
+//! the imports read them again without lexing.
 //!
 //! The skeleton is used only when it proves itself: no syntax error, and each left-out range is
 //! exactly the inside of a function's body block (or, in Go, of a composite literal). Anything else (a body the lexer misjudged, a
@@ -19,79 +24,128 @@
 //! (Go's package names in types, Rust's shorthand fields) counts as a reference: a little noise in
 //! the use counts, no change to any definition.
 
-use super::languages::Language;
+use super::lexer::{is_keyword, Dialect, Token};
 use std::ops::Range;
 use tree_sitter::Tree;
 
-/// The languages whose bodies are left out, each with its lexical rules.
-#[derive(Clone, Copy, PartialEq)]
-pub enum Dialect {
-    Go,
-    Rust,
-}
-
-impl Dialect {
-    pub fn of(language: &Language) -> Option<Dialect> {
-        match language.name.as_str() {
-            "go" => Some(Dialect::Go),
-            "rust" => Some(Dialect::Rust),
-            _ => None,
-        }
-    }
-
-    /// The node kinds a body block may sit in.
-    fn is_function(self, kind: &str) -> bool {
-        match self {
-            Dialect::Go => matches!(kind, "function_declaration" | "method_declaration"),
-            Dialect::Rust => kind == "function_item",
-        }
+/// The node kinds a body block may sit in.
+fn is_function(dialect: Dialect, kind: &str) -> bool {
+    match dialect {
+        Dialect::Go => matches!(kind, "function_declaration" | "method_declaration"),
+        Dialect::Rust => kind == "function_item",
     }
 }
 
-/// A skeleton parse: the tree and the left-out insides of the bodies (and of Go's package-level
-/// composite literals, `go_var_literals`), in file order.
+/// A skeleton parse: the tree, the left-out ranges whose names the lexer counts (the insides of
+/// the bodies, of Go's package-level composite literals, `go_var_literals`, and Rust's `use`
+/// declarations, `rust_use`), in file order, and those that hold no name the map counts (Go's
+/// import declarations, whose names are package names and strings).
 pub struct Skeleton {
     pub tree: Tree,
     pub bodies: Vec<Range<usize>>,
+    pub quiet: Vec<Range<usize>>,
 }
 
-/// Parses `source` (already masked by the language's rewrites: same length) without its function
-/// bodies; `None` when the skeleton does not prove itself (see the module's doc).
+/// Parses `source` (already masked by the language's rewrites: same length; `tokens` are its
+/// tokens, `lex`) without its function bodies; `None` when the skeleton does not prove itself (see
+/// the module's doc).
 pub fn parse(
     dialect: Dialect,
     parser: &mut tree_sitter::Parser,
     source: &[u8],
+    tokens: &[Token],
 ) -> Option<Skeleton> {
-    let bodies = bodies(dialect, source);
-    if bodies.is_empty() {
+    let Gaps {
+        bodies,
+        named,
+        quiet,
+    } = gaps(dialect, source, tokens);
+    if bodies.is_empty() && named.is_empty() && quiet.is_empty() {
         return None;
     }
+    let all: Vec<Range<usize>> = bodies.iter().chain(&named).chain(&quiet).cloned().collect();
     parser
-        .set_included_ranges(&crate::recover::included_outside(source, &bodies))
+        .set_included_ranges(&crate::recover::included_outside(source, &all))
         .ok()?;
     let tree = parser.parse(source, None);
     parser.set_included_ranges(&[]).ok()?;
     let tree = tree?;
     let root = tree.root_node();
-    let proven = !root.has_error()
-        && bodies.iter().all(|b| {
-            let node = root.descendant_for_byte_range(b.start - 1, b.end + 1);
-            node.is_some_and(|n| {
-                n.byte_range() == (b.start - 1..b.end + 1)
-                    && match n.kind() {
-                        "block" => n.parent().is_some_and(|p| dialect.is_function(p.kind())),
-                        "literal_value" => dialect == Dialect::Go,
-                        _ => false,
-                    }
-            })
-        });
-    proven.then_some(Skeleton { tree, bodies })
+    let proven = !root.has_error() && bodies.iter().all(|b| is_body(dialect, &tree, b));
+    let mut bodies = bodies;
+    if !named.is_empty() {
+        bodies.extend(named);
+        bodies.sort_by_key(|b| b.start);
+    }
+    proven.then_some(Skeleton {
+        tree,
+        bodies,
+        quiet,
+    })
+}
+
+/// Whether the braces around `inside` are a function's body block (or, in Go, a composite
+/// literal's braces). Found with a cursor from the root down, which knows each node's parent
+/// (`Node::parent` searches from the root again).
+fn is_body(dialect: Dialect, tree: &Tree, inside: &Range<usize>) -> bool {
+    let braces = inside.start - 1..inside.end + 1;
+    let mut cursor = tree.walk();
+    let mut parent = None;
+    // Down to the innermost node of the braces' range, as `descendant_for_byte_range` finds it.
+    loop {
+        let node = cursor.node();
+        let range = node.byte_range();
+        if range.start > braces.start || range.end < braces.end {
+            return false;
+        }
+        let here = range == braces;
+        if cursor.goto_first_child_for_byte(braces.start).is_none() {
+            break;
+        }
+        let child = cursor.node().byte_range();
+        let covers = child.start <= braces.start && child.end >= braces.end;
+        if here && !covers {
+            cursor.goto_parent();
+            break;
+        }
+        parent = Some(node);
+    }
+    let node = cursor.node();
+    node.byte_range() == braces
+        && match node.kind() {
+            "block" => parent.is_some_and(|p| is_function(dialect, p.kind())),
+            "literal_value" => dialect == Dialect::Go,
+            _ => false,
+        }
+}
+
+/// What the skeleton leaves out of a file, each list in file order.
+#[derive(Default)]
+struct Gaps {
+    /// The insides of function bodies and of Go's package-level composite literals: `parse`
+    /// checks each is a block's (a literal's) inside.
+    bodies: Vec<Range<usize>>,
+    /// Whole Rust `use` declarations: the outline lists none, the map's imports are read from the
+    /// tokens (`map::imports`), and their names are counted by the lexer.
+    named: Vec<Range<usize>>,
+    /// Whole Go import declarations: no item, and no name the tags query counts.
+    quiet: Vec<Range<usize>>,
 }
 
 /// The insides of the function bodies the lexer finds (between the braces, non-empty), in order.
-pub fn bodies(dialect: Dialect, source: &[u8]) -> Vec<Range<usize>> {
-    let mut lexer = Lexer::new(dialect, source);
-    let mut found = Vec::new();
+#[cfg(test)]
+pub fn bodies(dialect: Dialect, source: &[u8], tokens: &[Token]) -> Vec<Range<usize>> {
+    gaps(dialect, source, tokens).bodies
+}
+
+fn gaps(dialect: Dialect, source: &[u8], tokens: &[Token]) -> Gaps {
+    let mut lexer = Cursor {
+        dialect,
+        source,
+        tokens,
+        at: 0,
+    };
+    let mut found = Gaps::default();
     let mut previous: Option<Token> = None;
     while let Some(token) = lexer.next() {
         let starts_function = match (dialect, &previous, &token) {
@@ -106,25 +160,130 @@ pub fn bodies(dialect: Dialect, source: &[u8]) -> Vec<Range<usize>> {
         };
         if dialect == Dialect::Rust {
             skip_macro(&mut lexer, &previous, &token);
-        }
-        if let (Dialect::Go, Token::Ident(r)) = (dialect, &token) {
-            if &source[r.clone()] == b"var" && at_line_start(source, r.start) {
-                go_var_literals(&mut lexer, &mut found);
+            if let Some(range) = rust_use(&mut lexer, &token) {
+                found.named.push(range);
                 previous = None;
                 continue;
+            }
+        }
+        if let (Dialect::Go, Token::Ident(r)) = (dialect, &token) {
+            if at_line_start(source, r.start) {
+                match &source[r.clone()] {
+                    b"var" => {
+                        go_var_literals(&mut lexer, &mut found.bodies);
+                        previous = None;
+                        continue;
+                    }
+                    b"import" => {
+                        found.quiet.extend(go_import(&mut lexer, r.start));
+                        previous = None;
+                        continue;
+                    }
+                    _ => {}
+                }
             }
         }
         previous = Some(token);
         if starts_function {
             if let Some(body) = body_after_signature(&mut lexer) {
                 if !body.is_empty() {
-                    found.push(body);
+                    found.bodies.push(body);
                 }
             }
             previous = None;
         }
     }
     found
+}
+
+/// At a Rust `use` that starts an item (after `;`, `}`, `{` or nothing, with its `pub` or
+/// `pub(…)`): the whole declaration through its `;`, the cursor after it. Anything but a plain use
+/// tree before the `;` (a missing `;`, an attribute, a keyword that opens an item) leaves it in the
+/// parse.
+fn rust_use(lexer: &mut Cursor, token: &Token) -> Option<Range<usize>> {
+    let Token::Ident(word) = token else {
+        return None;
+    };
+    if &lexer.source[word.clone()] != b"use" {
+        return None;
+    }
+    let source = lexer.source;
+    let word_at = |i: usize, w: &[u8]| matches!(lexer.tokens.get(i), Some(Token::Ident(r)) if &source[r.clone()] == w);
+    // The `use` token is at `lexer.at - 1`; step back over `pub` and `pub(…)`.
+    let mut first = lexer.at - 1;
+    if first > 0 && matches!(lexer.tokens[first - 1], Token::Punct(b')', _)) {
+        let open = lexer.tokens[..first - 1]
+            .iter()
+            .rposition(|t| matches!(t, Token::Punct(b'(', _)))?;
+        if open > 0 && word_at(open - 1, b"pub") {
+            first = open - 1;
+        } else {
+            return None;
+        }
+    } else if first > 0 && word_at(first - 1, b"pub") {
+        first -= 1;
+    }
+    let starts_item =
+        first == 0 || matches!(lexer.tokens[first - 1], Token::Punct(b';' | b'{' | b'}', _));
+    if !starts_item {
+        return None;
+    }
+    let start = match &lexer.tokens[first] {
+        Token::Ident(r) | Token::Lifetime(r) => r.start,
+        Token::Punct(_, at) => *at,
+    };
+    for (i, t) in lexer.tokens[lexer.at..].iter().enumerate() {
+        match t {
+            Token::Punct(b';', at) => {
+                lexer.at += i + 1;
+                return Some(start..at + 1);
+            }
+            Token::Punct(b':' | b'{' | b'}' | b',' | b'*', _) => {}
+            Token::Ident(r)
+                if !matches!(
+                    &source[r.clone()],
+                    b"fn"
+                        | b"struct"
+                        | b"enum"
+                        | b"impl"
+                        | b"trait"
+                        | b"mod"
+                        | b"pub"
+                        | b"use"
+                        | b"let"
+                        | b"const"
+                        | b"static"
+                        | b"type"
+                        | b"where"
+                        | b"extern"
+                        | b"union"
+                        | b"macro_rules"
+                ) => {}
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// After a Go `import` at a line's start: the whole declaration (`import ( … )`, or one spec to
+/// its line's end), the cursor after it.
+fn go_import(lexer: &mut Cursor, start: usize) -> Option<Range<usize>> {
+    let source = lexer.source;
+    if let Some(Token::Punct(b'(', _)) = lexer.peek() {
+        lexer.next();
+        let close = lexer.skip_group(b'(')?;
+        return Some(start..close + 1);
+    }
+    // `import "x"`, `import alias "x"`: the lexer skips strings, so the line's end bounds it.
+    let end = memchr::memchr(b'\n', &source[start..]).map_or(source.len(), |i| start + i);
+    let line = &source[start..end];
+    if !line.ends_with(b"\"") {
+        return None; // a comment or something unusual after the path: left in the parse
+    }
+    while lexer.peek().is_some_and(|t| t.start() < end) {
+        lexer.next();
+    }
+    Some(start..end)
 }
 
 fn at_line_start(source: &[u8], at: usize) -> bool {
@@ -138,7 +297,7 @@ fn at_line_start(source: &[u8], at: usize) -> bool {
 /// generated parser's, a protobuf descriptor's bytes) were a fifth of what the skeleton still
 /// parsed. Braces after `func` (a function literal's body, or a function type) are skipped, not
 /// left out; `parse` checks that each left-out range is a literal's.
-fn go_var_literals(lexer: &mut Lexer, found: &mut Vec<Range<usize>>) {
+fn go_var_literals(lexer: &mut Cursor, found: &mut Vec<Range<usize>>) {
     let (mut previous, mut after_func): (Option<Token>, bool) = (None, false);
     while let Some(token) = lexer.peek() {
         if matches!(&token, Token::Ident(r) if at_line_start(lexer.source, r.start)) {
@@ -173,7 +332,7 @@ fn go_var_literals(lexer: &mut Lexer, found: &mut Vec<Range<usize>>) {
 
 /// After `name!` (or `macro_rules! name`), skips the macro's delimited group: what a macro holds
 /// is tokens, not items, whatever it looks like.
-fn skip_macro(lexer: &mut Lexer, previous: &Option<Token>, token: &Token) {
+fn skip_macro(lexer: &mut Cursor, previous: &Option<Token>, token: &Token) {
     let (Some(Token::Ident(name)), Token::Punct(b'!', _)) = (previous, token) else {
         return;
     };
@@ -192,7 +351,7 @@ fn skip_macro(lexer: &mut Lexer, previous: &Option<Token>, token: &Token) {
 
 /// From just after `func`/`fn name`: the inside of the body's braces, or `None` when the
 /// declaration has no body (a `;` or, in Go, a new line's declaration first).
-fn body_after_signature(lexer: &mut Lexer) -> Option<Range<usize>> {
+fn body_after_signature(lexer: &mut Cursor) -> Option<Range<usize>> {
     let mut depth = 0usize;
     let mut previous: Option<Token> = None;
     loop {
@@ -228,163 +387,48 @@ fn body_after_signature(lexer: &mut Lexer) -> Option<Range<usize>> {
     }
 }
 
-/// Counts the identifiers of `source[range]` as references (keywords and literals are not names).
+/// Counts the identifiers among `tokens` (the file's, `lex`) inside `range` as references
+/// (keywords and literals are not names).
 pub fn count_names<'s>(
     dialect: Dialect,
     source: &'s [u8],
+    tokens: &[Token],
     range: Range<usize>,
     count: &mut impl FnMut(&'s [u8]),
 ) {
-    let mut lexer = Lexer::new(dialect, &source[..range.end]);
-    lexer.at = range.start;
-    while let Some(token) = lexer.next() {
+    let first = tokens.partition_point(|t| t.start() < range.start);
+    for token in &tokens[first..] {
+        if token.start() >= range.end {
+            break;
+        }
         match token {
-            Token::Ident(r) if !is_keyword(dialect, &source[r.clone()]) => count(&source[r]),
+            Token::Ident(r) if !is_keyword(dialect, &source[r.clone()]) => {
+                count(&source[r.clone()])
+            }
             // `'a` and `'outer:`: tree-sitter's lifetimes and labels hold an identifier.
-            Token::Lifetime(r) => count(&source[r]),
+            Token::Lifetime(r) => count(&source[r.clone()]),
             _ => {}
         }
     }
 }
 
-/// Words the grammars give their own nodes, not `identifier` ones.
-fn is_keyword(dialect: Dialect, word: &[u8]) -> bool {
-    match dialect {
-        Dialect::Go => matches!(
-            word,
-            b"break"
-                | b"case"
-                | b"chan"
-                | b"const"
-                | b"continue"
-                | b"default"
-                | b"defer"
-                | b"else"
-                | b"fallthrough"
-                | b"for"
-                | b"func"
-                | b"go"
-                | b"goto"
-                | b"if"
-                | b"import"
-                | b"interface"
-                | b"map"
-                | b"package"
-                | b"range"
-                | b"return"
-                | b"select"
-                | b"struct"
-                | b"switch"
-                | b"type"
-                | b"var"
-                | b"true"
-                | b"false"
-                | b"nil"
-                | b"iota"
-        ),
-        Dialect::Rust => matches!(
-            word,
-            b"as"
-                | b"async"
-                | b"await"
-                | b"break"
-                | b"const"
-                | b"continue"
-                | b"crate"
-                | b"dyn"
-                | b"else"
-                | b"enum"
-                | b"extern"
-                | b"false"
-                | b"fn"
-                | b"for"
-                | b"if"
-                | b"impl"
-                | b"in"
-                | b"let"
-                | b"loop"
-                | b"match"
-                | b"mod"
-                | b"move"
-                | b"mut"
-                | b"pub"
-                | b"ref"
-                | b"return"
-                | b"self"
-                | b"static"
-                | b"struct"
-                | b"super"
-                | b"trait"
-                | b"true"
-                | b"type"
-                | b"unsafe"
-                | b"use"
-                | b"where"
-                | b"while"
-                | b"_"
-                | b"bool"
-                | b"char"
-                | b"str"
-                | b"i8"
-                | b"i16"
-                | b"i32"
-                | b"i64"
-                | b"i128"
-                | b"isize"
-                | b"u8"
-                | b"u16"
-                | b"u32"
-                | b"u64"
-                | b"u128"
-                | b"usize"
-                | b"f32"
-                | b"f64"
-        ),
-    }
-}
-
-/// The tokens of `source` in `dialect`, lexed as the body finder lexes them: for other readers of
-/// a file's words (the map's imports), so one lexer knows the language's comments and literals.
-pub(crate) fn tokens(dialect: Dialect, source: &[u8]) -> impl Iterator<Item = Token> + '_ {
-    let mut lexer = Lexer::new(dialect, source);
-    std::iter::from_fn(move || lexer.next())
-}
-
-/// A token as the body finder and the name counter see it; strings, numbers and comments are
-/// skipped whole.
-#[derive(Clone, Debug)]
-pub(crate) enum Token {
-    Ident(Range<usize>),
-    /// The identifier of a Rust lifetime or label (after its `'`).
-    Lifetime(Range<usize>),
-    /// A punctuation byte and its offset.
-    Punct(u8, usize),
-}
-
-struct Lexer<'s> {
+/// A walk over a file's tokens (`lex`), as the body finder reads them.
+struct Cursor<'s> {
     dialect: Dialect,
     source: &'s [u8],
+    tokens: &'s [Token],
     at: usize,
 }
 
-fn is_ident_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
-}
-
-impl<'s> Lexer<'s> {
-    fn new(dialect: Dialect, source: &'s [u8]) -> Lexer<'s> {
-        Lexer {
-            dialect,
-            source,
-            at: 0,
-        }
+impl Cursor<'_> {
+    fn next(&mut self) -> Option<Token> {
+        let token = self.tokens.get(self.at)?.clone();
+        self.at += 1;
+        Some(token)
     }
 
-    fn peek(&mut self) -> Option<Token> {
-        let at = self.at;
-        let token = self.next();
-        self.at = at;
-        token
+    fn peek(&self) -> Option<Token> {
+        self.tokens.get(self.at).cloned()
     }
 
     /// After an opening delimiter: skips to its matching closer (nested ones of the same kind
@@ -410,178 +454,16 @@ impl<'s> Lexer<'s> {
         }
         None
     }
-
-    fn byte(&self, at: usize) -> u8 {
-        self.source.get(at).copied().unwrap_or(0)
-    }
-
-    fn next(&mut self) -> Option<Token> {
-        let s = self.source;
-        loop {
-            while self.at < s.len() && s[self.at].is_ascii_whitespace() {
-                self.at += 1;
-            }
-            let start = self.at;
-            let b = *s.get(start)?;
-            match b {
-                b'/' if self.byte(start + 1) == b'/' => {
-                    self.at = memchr::memchr(b'\n', &s[start..]).map_or(s.len(), |i| start + i);
-                }
-                b'/' if self.byte(start + 1) == b'*' => self.block_comment(),
-                b'"' => self.quoted(b'"'),
-                b'`' if self.dialect == Dialect::Go => {
-                    self.at =
-                        memchr::memchr(b'`', &s[start + 1..]).map_or(s.len(), |i| start + i + 2);
-                }
-                b'\'' => match self.quote_or_lifetime() {
-                    Some(lifetime) => return Some(lifetime),
-                    None => continue,
-                },
-                b'0'..=b'9' => {
-                    self.at += 1;
-                    while self.at < s.len() && is_ident_byte(s[self.at]) {
-                        self.at += 1;
-                    }
-                }
-                _ if is_ident_byte(b) => {
-                    if self.dialect == Dialect::Rust && self.rust_prefixed_literal() {
-                        continue;
-                    }
-                    while self.at < s.len() && is_ident_byte(s[self.at]) {
-                        self.at += 1;
-                    }
-                    return Some(Token::Ident(start..self.at));
-                }
-                _ => {
-                    self.at += 1;
-                    return Some(Token::Punct(b, start));
-                }
-            }
-        }
-    }
-
-    /// `/* … */`, nested in Rust.
-    fn block_comment(&mut self) {
-        let s = self.source;
-        let mut depth = 0usize;
-        while self.at < s.len() {
-            if s[self.at] == b'/' && self.byte(self.at + 1) == b'*' {
-                depth += 1;
-                self.at += 2;
-            } else if s[self.at] == b'*' && self.byte(self.at + 1) == b'/' {
-                self.at += 2;
-                depth -= 1;
-                if depth == 0 || self.dialect == Dialect::Go {
-                    return;
-                }
-            } else {
-                self.at += 1;
-            }
-        }
-    }
-
-    /// A literal quoted by `quote`, with backslash escapes, from its opening quote.
-    fn quoted(&mut self, quote: u8) {
-        let s = self.source;
-        self.at += 1;
-        while self.at < s.len() {
-            match s[self.at] {
-                b'\\' => self.at += 2,
-                b if b == quote => {
-                    self.at += 1;
-                    return;
-                }
-                _ => self.at += 1,
-            }
-        }
-        self.at = s.len();
-    }
-
-    /// From a `'`: skips a character literal (`None`), or returns a Rust lifetime's or label's
-    /// identifier.
-    fn quote_or_lifetime(&mut self) -> Option<Token> {
-        let s = self.source;
-        let start = self.at;
-        if self.dialect == Dialect::Rust && self.byte(start + 1) != b'\\' {
-            // One character, then `'` for a character literal; otherwise a lifetime.
-            let width = match self.byte(start + 1) {
-                b if b < 0x80 => 1,
-                b if b >= 0xf0 => 4,
-                b if b >= 0xe0 => 3,
-                _ => 2,
-            };
-            if self.byte(start + 1 + width) != b'\'' && is_ident_byte(self.byte(start + 1)) {
-                let mut end = start + 1;
-                while end < s.len() && is_ident_byte(s[end]) {
-                    end += 1;
-                }
-                self.at = end;
-                return Some(Token::Lifetime(start + 1..end));
-            }
-        }
-        self.quoted(b'\'');
-        None
-    }
-
-    /// At an identifier's start: skips a Rust literal with a letter prefix (`b"…"`, `b'x'`,
-    /// `r"…"`, `r#"…"#`, `br#"…"#`, `c"…"`) and says so.
-    fn rust_prefixed_literal(&mut self) -> bool {
-        let s = self.source;
-        let start = self.at;
-        let mut at = start;
-        if matches!(self.byte(at), b'b' | b'c') {
-            at += 1;
-        }
-        let raw = self.byte(at) == b'r';
-        if raw {
-            at += 1;
-        }
-        if at == start {
-            return false;
-        }
-        if !raw {
-            return match self.byte(at) {
-                q @ (b'"' | b'\'') => {
-                    self.at = at;
-                    self.quoted(q);
-                    true
-                }
-                _ => false,
-            };
-        }
-        let hashes = s[at..].iter().take_while(|&&b| b == b'#').count();
-        if self.byte(at + hashes) != b'"' {
-            return false;
-        }
-        // The closing `"` followed by as many `#`.
-        let mut end = at + hashes + 1;
-        loop {
-            match memchr::memchr(b'"', &s[end..]) {
-                Some(i) => {
-                    let quote = end + i;
-                    let closing = s[quote + 1..].iter().take(hashes).all(|&b| b == b'#')
-                        && quote + 1 + hashes <= s.len();
-                    end = quote + 1;
-                    if closing {
-                        self.at = quote + 1 + hashes;
-                        return true;
-                    }
-                }
-                None => {
-                    self.at = s.len();
-                    return true;
-                }
-            }
-        }
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lexer::lex;
 
     fn bodies_of(dialect: Dialect, source: &str) -> Vec<&str> {
-        let found = bodies(dialect, source.as_bytes());
+        let tokens = lex(dialect, source.as_bytes());
+        let found = bodies(dialect, source.as_bytes(), &tokens);
         found.into_iter().map(|r| &source[r]).collect()
     }
 
@@ -607,7 +489,7 @@ mod tests {
         // Each is a literal's inside, so the skeleton proves itself.
         let language = crate::languages::by_name("go").unwrap();
         let parsed = crate::parse_for_tags(language, source.as_bytes()).unwrap();
-        assert_eq!(parsed.bodies.len(), 4);
+        assert_eq!(parsed.skeleton.unwrap().bodies.len(), 4);
     }
 
     #[test]
@@ -622,13 +504,57 @@ mod tests {
         );
     }
 
+    /// (the named gaps, the quiet ones) as text.
+    fn declarations_of(dialect: Dialect, source: &str) -> (Vec<&str>, Vec<&str>) {
+        let tokens = lex(dialect, source.as_bytes());
+        let found = gaps(dialect, source.as_bytes(), &tokens);
+        let text = |ranges: Vec<Range<usize>>| ranges.into_iter().map(|r| &source[r]).collect();
+        (text(found.named), text(found.quiet))
+    }
+
+    #[test]
+    fn use_and_import_declarations_are_left_out_whole() {
+        // Rust: plain `use` items with their visibility; not one under an attribute, nor one
+        // without its `;` (the parse keeps what it cannot vouch for), nor `use` in a body.
+        let rust = "use a::{b, c as d};\npub(crate) use e::*;\npub use ::f;\n#[cfg(test)]\nuse g;\nmod m { use h::i; }\nfn x() { use j; }\nuse k\nfn y() {}\n";
+        assert_eq!(
+            declarations_of(Dialect::Rust, rust),
+            (
+                vec![
+                    "use a::{b, c as d};",
+                    "pub(crate) use e::*;",
+                    "pub use ::f;",
+                    "use h::i;"
+                ],
+                vec![]
+            )
+        );
+        // Go: import blocks and single imports ending their line, quiet (no name to count).
+        let go = "package p\n\nimport \"fmt\"\nimport (\n\tx \"a/b\" // c\n\t\"d\"\n)\nimport y \"e\" // f\n\nfunc F() {}\n";
+        assert_eq!(
+            declarations_of(Dialect::Go, go),
+            (
+                vec![],
+                vec!["import \"fmt\"", "import (\n\tx \"a/b\" // c\n\t\"d\"\n)"]
+            )
+        );
+        // Both parse as skeletons whose tags are the full parse's (`tags::tests`).
+        for (name, source) in [("rust", rust.replace("use k\n", "")), ("go", go.to_owned())] {
+            let language = crate::languages::by_name(name).unwrap();
+            let lexed = crate::parse_for_tags(language, source.as_bytes()).unwrap();
+            assert!(lexed.skeleton.is_some(), "{name}");
+        }
+    }
+
     #[test]
     fn names_are_identifiers_outside_strings_and_comments() {
         let source = "{ let x: u8 = foo(\"bar\", 'q', b\"baz\") + self.field; // note\n 'a: loop { break 'a; } r#\"raw\"#; Self::new() }";
         let mut names = Vec::new();
+        let tokens = lex(Dialect::Rust, source.as_bytes());
         count_names(
             Dialect::Rust,
             source.as_bytes(),
+            &tokens,
             0..source.len(),
             &mut |n| names.push(std::str::from_utf8(n).unwrap()),
         );

@@ -3,7 +3,9 @@
 
 use super::items::{self, Outline};
 use super::languages::Language;
+use super::lexer::{Dialect, Token};
 use super::queries::KindSet;
+use super::skeleton::{count_names, Skeleton};
 use super::{parse, queries};
 use foldhash::{HashMap, HashSet};
 use streaming_iterator::StreamingIterator;
@@ -16,23 +18,44 @@ pub struct Tags {
     pub references: Vec<(String, u32)>,
 }
 
-/// Parses a source text and tags it; `None` when the language has no grammar or queries.
-pub fn tag(language: &Language, source: &[u8]) -> Option<Tags> {
+/// Parses a source text and tags it, `None` when the language has no grammar or queries; with the
+/// file's tokens when its language has a lexer (`lexer::lex`): the map's imports read them
+/// instead of lexing the file once more.
+pub fn tag_lexed(language: &Language, source: &[u8]) -> Option<(Tags, Option<Vec<Token>>)> {
     let queries = queries::of(language).ok()?;
-    // Most files: their skeleton, and their bodies' names from the lexer (see `skeleton`).
-    let (tree, bodies) = match super::parse_for_tags(language, source) {
-        Some(skeleton) => (skeleton.tree, skeleton.bodies),
-        None => (parse(language, source, None)?, Vec::new()),
+    let Some(lexed) = super::parse_for_tags(language, source) else {
+        let tree = parse(language, source, None)?;
+        return Some((tag_tree(language, queries, &tree, None, &[], source), None));
     };
-    Some(tag_tree(language, queries, &tree, &bodies, source))
+    // Most files: their skeleton, and their bodies' names from the lexer (see `skeleton`).
+    let tags = match &lexed.skeleton {
+        Some(skeleton) => {
+            let tree = &skeleton.tree;
+            tag_tree(
+                language,
+                queries,
+                tree,
+                Some(skeleton),
+                &lexed.tokens,
+                source,
+            )
+        }
+        None => {
+            let tree = parse(language, source, None)?;
+            tag_tree(language, queries, &tree, None, &lexed.tokens, source)
+        }
+    };
+    Some((tags, Some(lexed.tokens)))
 }
 
-/// The tags of a parse whose `bodies` were left out (none for a full parse).
+/// The tags of a parse: `tree`, or `skeleton`'s tree whose bodies were left out and whose bodies'
+/// names are counted from `tokens`.
 fn tag_tree(
     language: &Language,
     queries: &queries::Queries,
     tree: &Tree,
-    bodies: &[std::ops::Range<usize>],
+    skeleton: Option<&Skeleton>,
+    tokens: &[Token],
     source: &[u8],
 ) -> Tags {
     // The references of a simple `tags.scm` are found on the outline's own walk of the tree.
@@ -40,7 +63,14 @@ fn tag_tree(
     let mut keep = |node: Node| referenced.push(node.byte_range());
     let also =
         (queries.reference_set.as_ref()).map(|kinds| (kinds, &mut keep as &mut dyn FnMut(Node)));
-    let (outline, walked) = items::extract_definitions(tree, source, queries, also);
+    let (mut outline, walked) = items::extract_definitions(tree, source, queries, also);
+    if let Some(skeleton) = skeleton {
+        // A skeleton's left-out ranges are gaps in its included ranges, which the outline counts
+        // as regions a parse skipped to contain an error (`recover::skipped`); a skeleton is kept
+        // only when it has no error, so those gaps are all there is to take back.
+        let gaps = skeleton.bodies.len() + skeleton.quiet.len();
+        outline.parse_errors = outline.parse_errors.saturating_sub(gaps);
+    }
     let definitions: HashSet<usize> = outline.items.iter().map(|i| i.name_bytes.start).collect();
     let mut counts: HashMap<&[u8], u32> = HashMap::default();
     let mut count = |range: std::ops::Range<usize>| {
@@ -56,9 +86,9 @@ fn tag_tree(
         }
         (false, None, None) => {}
     }
-    if let Some(dialect) = super::skeleton::Dialect::of(language) {
-        for body in bodies {
-            super::skeleton::count_names(dialect, source, body.clone(), &mut |name| {
+    if let (Some(dialect), Some(skeleton)) = (Dialect::of(language), skeleton) {
+        for body in &skeleton.bodies {
+            count_names(dialect, source, tokens, body.clone(), &mut |name| {
                 *counts.entry(name).or_default() += 1;
             });
         }
@@ -110,10 +140,19 @@ mod tests {
     /// (missing, extra) count of uses.
     fn compare(language: &Language, source: &[u8]) -> Option<(usize, usize, usize)> {
         let queries = queries::of(language).unwrap();
-        let skeleton = crate::parse_for_tags(language, source)?;
-        let fast = tag_tree(language, queries, &skeleton.tree, &skeleton.bodies, source);
+        let lexed = crate::parse_for_tags(language, source)?;
+        let skeleton = lexed.skeleton.as_ref()?;
+        let tokens = &lexed.tokens;
+        let fast = tag_tree(
+            language,
+            queries,
+            &skeleton.tree,
+            Some(skeleton),
+            tokens,
+            source,
+        );
         let full_tree = parse(language, source, None).unwrap();
-        let full = tag_tree(language, queries, &full_tree, &[], source);
+        let full = tag_tree(language, queries, &full_tree, None, tokens, source);
         // Where the full parse has errors in a body the skeleton (which leaves bodies out) has none,
         // and its outline may be the better one: nothing to compare.
         if full.outline.parse_errors > 0 {
@@ -187,10 +226,20 @@ mod tests {
             let Ok(source) = std::fs::read(path) else {
                 continue;
             };
-            let dialect = crate::skeleton::Dialect::of(language).unwrap();
-            if crate::skeleton::bodies(dialect, &source).is_empty() {
+            let dialect = Dialect::of(language).unwrap();
+            let tokens = crate::lexer::lex(dialect, &source);
+            if crate::skeleton::bodies(dialect, &source, &tokens).is_empty() {
                 continue;
             }
+            // The imports read from the tagger's tokens are those of the imports' own lexing.
+            let lexed = crate::parse_for_tags(language, &source).unwrap();
+            let name = language.name.as_str();
+            assert_eq!(
+                crate::map::imports::imports_lexed(name, "x", &source, Some(&lexed.tokens)),
+                crate::map::imports::imports(name, "x", &source),
+                "{}",
+                path.display()
+            );
             files += 1;
             if let Some((m, e, t)) = compare(language, &source) {
                 served += 1;
@@ -204,6 +253,44 @@ mod tests {
         );
         assert!(served * 10 >= files * 9);
         assert!((missing + extra) * 20 <= total);
+    }
+
+    /// A skeleton's left-out bodies are no parse errors: a clean file counts none, and a file with
+    /// an error (parsed in full) counts what the outline of a full parse counts. (An error inside
+    /// a body the skeleton leaves out is not seen: the tag index holds no body.)
+    #[test]
+    fn parse_errors_count_only_real_errors() {
+        let cases = [
+            (
+                "rust",
+                "fn a() { let x = 1; }\nimpl T { fn b(&self) -> u8 { 2 } }\n",
+                true,
+            ),
+            (
+                "go",
+                "package p\n\nfunc A() { x := 1; _ = x }\n\nvar t = []int{1, 2}\n",
+                true,
+            ),
+            (
+                "rust",
+                "fn a() { let x = 1; }\nfn b( { }\nfn c() { 3 }\n",
+                false,
+            ),
+            (
+                "go",
+                "package p\n\nfunc A( { x := 1 }\n\nfunc B() { return }\n",
+                false,
+            ),
+        ];
+        for (name, source, clean) in cases {
+            let language = languages::by_name(name).unwrap();
+            let lexed = crate::parse_for_tags(language, source.as_bytes()).unwrap();
+            assert_eq!(lexed.skeleton.is_some(), clean, "{name}: {source:?}");
+            let (tags, _) = tag_lexed(language, source.as_bytes()).unwrap();
+            let full = crate::outline_of(language, source.as_bytes()).unwrap();
+            assert_eq!(tags.outline.parse_errors, full.parse_errors, "{source:?}");
+            assert_eq!(tags.outline.parse_errors == 0, clean, "{source:?}");
+        }
     }
 
     /// The golden outline fixtures whose language coderd knows, with it.

@@ -1,6 +1,8 @@
 //! The cursor walks the outline and the tagger share: the nodes of given kinds (by kind id), in
-//! document order.
+//! document order; an item's leading siblings and the end of its header. A cursor knows each
+//! node's parent and siblings; `Node::parent` and `Node::prev_sibling` search from the root down.
 
+use std::collections::HashMap;
 use tree_sitter::{Node, Tree};
 
 /// Calls `visit` on every node of a root kind in document order, and does not descend into a node
@@ -69,5 +71,154 @@ pub fn roots_and<'t>(
                 break;
             }
         }
+    }
+}
+
+/// For each of `targets` (in document order), keyed by node id: the run of its siblings right
+/// before it whose kinds `leads` accepts, nearest last (empty when the sibling before it is not
+/// one). One walk, entering only the nodes that hold a target.
+pub fn leading_runs<'t>(
+    tree: &'t Tree,
+    targets: &[Node<'t>],
+    leads: impl Fn(&str) -> bool,
+) -> HashMap<usize, Vec<Node<'t>>> {
+    let mut runs = HashMap::with_capacity(targets.len());
+    // The targets from the node's start on: the node itself, or those it holds.
+    let from = |node: Node| {
+        let at = targets.partition_point(|t| t.start_byte() < node.start_byte());
+        targets[at..].iter()
+    };
+    let is_target = |node: Node| {
+        let mut same_start = from(node).take_while(|t| t.start_byte() == node.start_byte());
+        same_start.any(|t| t.id() == node.id())
+    };
+    let holds_target = |node: Node| {
+        let mut inside = from(node).take_while(|t| t.start_byte() < node.end_byte());
+        inside.any(|t| t.id() != node.id())
+    };
+    let mut cursor = tree.walk();
+    // The run at the cursor's level, and those of the levels above it.
+    let (mut run, mut above): (Vec<Node>, Vec<Vec<Node>>) = (Vec::new(), Vec::new());
+    if targets.is_empty() || !cursor.goto_first_child() {
+        return runs;
+    }
+    loop {
+        let node = cursor.node();
+        if is_target(node) {
+            runs.insert(node.id(), run.clone());
+        }
+        if holds_target(node) && cursor.goto_first_child() {
+            above.push(std::mem::take(&mut run));
+            continue;
+        }
+        let mut passed = node;
+        loop {
+            match leads(passed.kind()) {
+                true => run.push(passed),
+                false => run.clear(),
+            }
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return runs;
+            }
+            run = above.pop().unwrap_or_default();
+            passed = cursor.node();
+        }
+    }
+}
+
+/// The end of the last child before `body` on its level under `item` that `counts` (by kind), or
+/// where the body starts when none does.
+pub fn end_before(item: Node, body: Node, counts: impl Fn(&str) -> bool) -> usize {
+    let fallback = body.start_byte().max(item.start_byte());
+    let mut cursor = item.walk();
+    let mut last = None;
+    if !cursor.goto_first_child() {
+        return fallback;
+    }
+    loop {
+        let node = cursor.node();
+        if node.id() == body.id() {
+            return last.unwrap_or(fallback);
+        }
+        let holds_body =
+            node.start_byte() <= body.start_byte() && node.end_byte() >= body.end_byte();
+        if holds_body && cursor.goto_first_child() {
+            last = None;
+            continue;
+        }
+        if counts(node.kind()) {
+            last = Some(node.end_byte());
+        }
+        if !cursor.goto_next_sibling() {
+            return fallback;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{languages, parse};
+
+    fn leads(kind: &str) -> bool {
+        kind.contains("comment") || kind.contains("attribute") || kind.contains("decorator")
+    }
+
+    /// On every golden outline fixture, for every named node: the run `leading_runs` finds is the
+    /// chain of `Node::prev_sibling` that `leads`, and `end_before` a body is where the last
+    /// sibling before it that is not a comment ends, as `prev_sibling` finds it.
+    #[test]
+    fn cursor_walks_find_what_prev_sibling_finds() {
+        let dir = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../tests/fixtures/structure/outline"
+        );
+        let mut checked = 0;
+        for path in std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()) {
+            let Some(language) = languages::for_path(&path, None) else {
+                continue;
+            };
+            let source = std::fs::read(&path).unwrap();
+            let tree = parse(language, &source, None).unwrap();
+            let (mut targets, root) = (Vec::new(), tree.root_node().id());
+            roots(
+                &tree,
+                |_| true,
+                |node| {
+                    targets.extend(Some(node).filter(|n| n.is_named() && n.id() != root));
+                    false
+                },
+            );
+            let runs = leading_runs(&tree, &targets, leads);
+            for target in &targets {
+                let mut chain = Vec::new();
+                let mut at = *target;
+                while let Some(prev) = at.prev_sibling().filter(|p| leads(p.kind())) {
+                    chain.push(prev.id());
+                    at = prev;
+                }
+                chain.reverse();
+                let found: Vec<usize> = runs[&target.id()].iter().map(|n| n.id()).collect();
+                assert_eq!(found, chain, "{} {:?}", path.display(), target);
+                if let Some(body) = target.child_by_field_name("body") {
+                    let mut at = body;
+                    let mut end = body.start_byte().max(target.start_byte());
+                    while let Some(prev) = at.prev_sibling() {
+                        if !prev.kind().contains("comment") {
+                            end = prev.end_byte();
+                            break;
+                        }
+                        at = prev;
+                    }
+                    let counts = |kind: &str| !kind.contains("comment");
+                    assert_eq!(end_before(*target, body, counts), end, "{}", path.display());
+                }
+            }
+            checked += 1;
+        }
+        assert!(checked >= 12, "only {checked} fixtures checked");
     }
 }

@@ -6,6 +6,8 @@
 //! comments and literals skipped as the body finder skips them), the others line by line; a file
 //! says at most `MAX_IMPORTS` things.
 
+use crate::lexer::{lex, Dialect, Token as Lexed};
+
 /// What one file may say at most (a generated file of paths says no more than this).
 const MAX_IMPORTS: usize = 512;
 
@@ -14,10 +16,25 @@ const MAX_IMPORTS: usize = 512;
 /// relative ones with their leading dots (`..x.y`, and `.x.y` for `from .x import y`); a
 /// `Cargo.toml` says `package:name` and `dep:name` (`dep:alias=package` for a renamed dependency).
 pub fn imports(language: &str, rel: &str, source: &[u8]) -> Vec<String> {
+    imports_lexed(language, rel, source, None)
+}
+
+/// `imports`, with a Rust file's tokens when the tagger has lexed it already (`tags::tag_lexed`):
+/// one pass of the lexer over the file serves both.
+pub fn imports_lexed(
+    language: &str,
+    rel: &str,
+    source: &[u8],
+    tokens: Option<&[Lexed]>,
+) -> Vec<String> {
     let text = String::from_utf8_lossy(source);
     let mut out = Vec::new();
     match language {
-        "rust" => rust(&text, &mut out),
+        // The tokens' offsets are the source's: only when the text is the source unchanged.
+        "rust" => match (tokens, &text) {
+            (Some(tokens), std::borrow::Cow::Borrowed(_)) => rust(&text, tokens, &mut out),
+            _ => rust(&text, &lex(Dialect::Rust, text.as_bytes()), &mut out),
+        },
         "go" => go(&text, &mut out),
         "python" => python(&text, &mut out),
         "toml" if rel == "Cargo.toml" || rel.ends_with("/Cargo.toml") => cargo(&text, &mut out),
@@ -43,13 +60,12 @@ enum Token<'s> {
 }
 
 /// Rust's tokens from the skeleton's lexer (comments and literals skipped), `::` joined into one.
-fn rust_tokens(text: &str) -> Vec<Token<'_>> {
-    use crate::skeleton::{tokens, Dialect, Token as Lexed};
-    let mut out = Vec::new();
-    for token in tokens(Dialect::Rust, text.as_bytes()) {
+fn rust_tokens<'s>(text: &'s str, lexed: &[Lexed]) -> Vec<Token<'s>> {
+    let mut out = Vec::with_capacity(lexed.len());
+    for token in lexed {
         // Every range starts and ends at an ASCII byte or the text's ends: char boundaries.
         let token = match token {
-            Lexed::Ident(range) | Lexed::Lifetime(range) => Token::Ident(&text[range]),
+            Lexed::Ident(range) | Lexed::Lifetime(range) => Token::Ident(&text[range.clone()]),
             // The second of two adjacent colons.
             Lexed::Punct(b':', at)
                 if out.last() == Some(&Token::Punct(b':')) && text.as_bytes()[at - 1] == b':' =>
@@ -57,7 +73,7 @@ fn rust_tokens(text: &str) -> Vec<Token<'_>> {
                 out.pop();
                 Token::Path
             }
-            Lexed::Punct(b, _) => Token::Punct(b),
+            Lexed::Punct(b, _) => Token::Punct(*b),
         };
         out.push(token);
     }
@@ -66,8 +82,8 @@ fn rust_tokens(text: &str) -> Vec<Token<'_>> {
 
 /// `use` trees expanded to paths, `mod x;` as `self::x`, `extern crate x;` as `x`, and every path
 /// of two or more segments whose first is a module's name (lower case) written in the code.
-fn rust(text: &str, out: &mut Vec<String>) {
-    let tokens = rust_tokens(text);
+fn rust(text: &str, lexed: &[Lexed], out: &mut Vec<String>) {
+    let tokens = rust_tokens(text, lexed);
     let mut i = 0;
     while i < tokens.len() {
         match tokens[i] {

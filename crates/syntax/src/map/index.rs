@@ -6,7 +6,7 @@
 use super::exclude;
 use super::rank::{family, name_id};
 use crate::languages;
-use crate::tags::{tag, Tags};
+use crate::tags::{tag_lexed, Tags};
 use coderd_core::jail::{Jail, Resolved};
 use rayon::prelude::*;
 use std::collections::{HashMap, HashSet};
@@ -259,14 +259,14 @@ fn tag_file(
         true => crate::dialect::language_of(jail, projects, &resolved.abs, &source)?,
         false => language,
     };
-    let tags = tag(language, &source)?;
+    let (tags, tokens) = tag_lexed(language, &source)?;
     let rel = resolved.rel.to_string_lossy().into_owned();
     let generated = exclude::is_generated(&rel, &source);
     let test_modules = match language.name.as_str() {
         "rust" => exclude::rust_test_modules(&rel, &source),
         _ => Vec::new(),
     };
-    let imports = super::imports::imports(&language.name, &rel, &source);
+    let imports = super::imports::imports_lexed(&language.name, &rel, &source, tokens.as_deref());
     let file = FileTags::new(rel, &language.name, tags, generated, test_modules, imports);
     Some(Fresh::Tagged(Entry {
         key,
