@@ -3,10 +3,12 @@
 //! character budget (`render`); `symbols` finds definitions by name (`symbols`).
 //!
 //! The files come from `tree` (the walk's result, kept fresh by `watch`); the ranking is cached
-//! per (folder, steering, versions of every file): a warm map with nothing changed only renders.
+//! per (folder, steering, versions of every file): a warm map with nothing changed only renders,
+//! and a new question about the same files reuses their reference graph (`graph`).
 
 pub mod cochange;
 pub mod exclude;
+pub mod graph;
 pub mod imports;
 pub mod index;
 pub mod lookup;
@@ -39,6 +41,8 @@ pub struct MapCache {
     ranked: Mutex<Option<(u64, Arc<Ranked>)>>,
     /// The imports of the last snapshot resolved (`modules`), by its fingerprint.
     structure: Mutex<Option<(u64, Arc<modules::Structure>)>>,
+    /// The reference graph of the last snapshot ranked, by its fingerprint.
+    graph: Mutex<Option<(u64, Arc<graph::Graph>)>>,
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -124,7 +128,10 @@ pub fn run(
     for wire in &p.focus {
         let resolved = state.jail.resolve("focus", wire)?;
         let rel = resolved.rel.to_string_lossy();
-        if let Some(i) = snapshot.files.iter().position(|f| f.rel == rel) {
+        if let Ok(i) = snapshot
+            .files
+            .binary_search_by(|f| f.rel.as_str().cmp(&rel))
+        {
             focus.push(i);
         }
     }
@@ -145,7 +152,8 @@ pub fn run(
     let listed = started.elapsed();
     let ranked = cache.ranked(&dir.abs, &steering, snapshot.fingerprint, || {
         let structure = cache.structure(&snapshot);
-        rank::rank(&snapshot.files, &steering, &structure)
+        let graph = of_snapshot(&cache.graph, &snapshot, || rank::graph(&snapshot.files));
+        rank::rank(&snapshot.files, &steering, &structure, &graph)
     });
     let ranked_at = started.elapsed();
     let rendered = render::render(&snapshot.files, &ranked, budget);
@@ -208,6 +216,7 @@ impl MapCache {
             tree: tree::Tree::new(events),
             ranked: Mutex::default(),
             structure: Mutex::default(),
+            graph: Mutex::default(),
         }
     }
 
@@ -223,15 +232,9 @@ impl MapCache {
 
     /// The module structure of a snapshot: the last one's when nothing the ranking reads changed.
     fn structure(&self, snapshot: &index::Snapshot) -> Arc<modules::Structure> {
-        let mut last = self.structure.lock().unwrap_or_else(|e| e.into_inner());
-        match last.as_ref() {
-            Some((k, structure)) if *k == snapshot.fingerprint => structure.clone(),
-            _ => {
-                let structure = Arc::new(modules::Structure::of(&snapshot.files));
-                *last = Some((snapshot.fingerprint, structure.clone()));
-                structure
-            }
-        }
+        of_snapshot(&self.structure, snapshot, || {
+            modules::Structure::of(&snapshot.files)
+        })
     }
 
     /// The ranking for these files and steering: the last one when nothing changed.
@@ -254,5 +257,24 @@ impl MapCache {
         let ranked = Arc::new(compute());
         *last = Some((key, ranked.clone()));
         ranked
+    }
+}
+
+/// What `build` makes of a snapshot, kept in `last` for the next snapshot with the same
+/// fingerprint (the same files, and nothing the ranking reads changed in them).
+fn of_snapshot<T>(
+    last: &Mutex<Option<(u64, Arc<T>)>>,
+    snapshot: &index::Snapshot,
+    build: impl FnOnce() -> T,
+) -> Arc<T> {
+    let mut last = last.lock().unwrap_or_else(|e| e.into_inner());
+    match last.as_ref() {
+        Some((k, held)) if *k == snapshot.fingerprint => held.clone(),
+        _ => {
+            *last = None; // the old one's memory back before the new one's is taken
+            let built = Arc::new(build());
+            *last = Some((snapshot.fingerprint, built.clone()));
+            built
+        }
     }
 }
