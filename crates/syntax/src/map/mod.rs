@@ -33,12 +33,15 @@ use std::sync::{Arc, Mutex};
 pub const DEFAULT_BUDGET: usize = 8000;
 /// The largest budget a map may ask for (a map is a summary; beyond this read outlines).
 pub const MAX_BUDGET: usize = 1_000_000;
+/// Rankings kept for questions asked again (each a few bytes per item of the tree).
+const RANKINGS_KEPT: usize = 8;
 
-/// The map's state in the daemon: the tag index, the tree's listings and the last ranking.
+/// The map's state in the daemon: the tag index, the tree's listings and the last rankings.
 pub struct MapCache {
     pub index: Index,
     tree: tree::Tree,
-    ranked: Mutex<Option<(u64, Arc<Ranked>)>>,
+    /// The last rankings, by (folder, steering, fingerprint), the most recent last.
+    ranked: Mutex<Vec<(u64, Arc<Ranked>)>>,
     /// The imports of the last snapshot resolved (`modules`), by its fingerprint.
     structure: Mutex<Option<(u64, Arc<modules::Structure>)>>,
     /// The reference graph of the last snapshot ranked, by its fingerprint.
@@ -237,7 +240,8 @@ impl MapCache {
         })
     }
 
-    /// The ranking for these files and steering: the last one when nothing changed.
+    /// The ranking for these files and steering: a kept one when the question was asked of the
+    /// same files lately (an agent going back and forth between two focus files ranks each once).
     fn ranked(
         &self,
         dir: &std::path::Path,
@@ -248,14 +252,17 @@ impl MapCache {
         let mut hasher = std::hash::DefaultHasher::new();
         (dir, steering, fingerprint).hash(&mut hasher);
         let key = hasher.finish();
-        let mut last = self.ranked.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((k, ranked)) = last.as_ref() {
-            if *k == key {
-                return ranked.clone();
-            }
+        let mut kept = self.ranked.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(at) = kept.iter().position(|(k, _)| *k == key) {
+            let hit = kept.remove(at);
+            kept.push(hit.clone());
+            return hit.1;
         }
         let ranked = Arc::new(compute());
-        *last = Some((key, ranked.clone()));
+        if kept.len() == RANKINGS_KEPT {
+            kept.remove(0);
+        }
+        kept.push((key, ranked.clone()));
         ranked
     }
 }

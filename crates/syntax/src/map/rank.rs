@@ -177,7 +177,9 @@ pub(super) fn rank_with(
     };
     let steered = graph.steer(files, &steering.focus, FOCUS_USES, &weights, &raised);
     let personalization = personalization(files, steering, graph, &families);
+    let started = std::time::Instant::now();
     let reached = steered.pagerank_with(&personalization, dense_share);
+    let walked = started.elapsed();
     let file_rank = &reached.rank;
 
     // The rank each (definer, name) receives: all the name's flow, less the definer's own use.
@@ -201,6 +203,7 @@ pub(super) fn rank_with(
         (score > 0.0).then_some(score)
     };
 
+    let flowed_at = started.elapsed();
     let mut ties = steer::neighbours(
         files,
         &steering.focus,
@@ -218,6 +221,7 @@ pub(super) fn rank_with(
     // the names rank flowed to, the files defining an item named like a mention. Every other
     // file's items score zero, and so come last in file and item order: they are listed without
     // being scored or sorted.
+    let tied = started.elapsed();
     let mut scores = vec![false; n];
     for &f in &reached.files {
         scores[f] = true;
@@ -294,7 +298,18 @@ pub(super) fn rank_with(
         }
     }
     scored.extend(after);
+    let scored_at = started.elapsed();
     let items = neighbours_first(scored, &ties);
+    // Where a new question's time goes, for `CODERD_LOG=coderd=debug`.
+    tracing::debug!(
+        reached = reached.files.len(),
+        pagerank_us = walked.as_micros() as u64,
+        flows_us = (flowed_at - walked).as_micros() as u64,
+        ties_us = (tied - flowed_at).as_micros() as u64,
+        score_us = (scored_at - tied).as_micros() as u64,
+        order_us = (started.elapsed() - scored_at).as_micros() as u64,
+        "rank"
+    );
     Ranked { items, focus_items }
 }
 
