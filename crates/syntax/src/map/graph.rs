@@ -54,6 +54,12 @@ pub struct Graph {
     first: Vec<(u32, u32)>,
     /// Per name, its weight when no question mentions it.
     pub weights: Vec<f64>,
+    /// The files of each module, by the id of the name other files use for it
+    /// (`FileTags::module_id`), in file order.
+    pub modules: HashMap<u64, Vec<usize>>,
+    /// The files using each defined name or module name, by its id, in file order: a focus
+    /// file's callers are found among them, not among every file.
+    pub users: HashMap<u64, Vec<u32>>,
     /// Each file's uses, one after the other in file order: file `f`'s are `start[f]..start[f + 1]`.
     start: Vec<usize>,
     uses: Vec<Use>,
@@ -113,12 +119,31 @@ impl Graph {
                 )
             })
             .collect();
+        let mut modules: HashMap<u64, Vec<usize>> = HashMap::default();
+        for (f, file) in files.iter().enumerate() {
+            if let Some(id) = file.module_id {
+                modules.entry(id).or_default().push(f);
+            }
+        }
+        let mut users: HashMap<u64, Vec<u32>> = HashMap::default();
+        for (f, file) in files.iter().enumerate() {
+            for (id, _) in &file.reference_ids {
+                if name_index.contains_key(id) || modules.contains_key(id) {
+                    let list = users.entry(*id).or_default();
+                    if list.last() != Some(&(f as u32)) {
+                        list.push(f as u32);
+                    }
+                }
+            }
+        }
         let total = per_file.iter().map(|u| u.uses.len()).sum();
         let mut graph = Graph {
             name_index,
             definers,
             first,
             weights,
+            modules,
+            users,
             start: Vec::with_capacity(files.len() + 1),
             uses: Vec::with_capacity(total),
             share: Vec::with_capacity(total),

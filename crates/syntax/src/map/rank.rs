@@ -204,14 +204,7 @@ pub(super) fn rank_with(
     };
 
     let flowed_at = started.elapsed();
-    let mut ties = steer::neighbours(
-        files,
-        &steering.focus,
-        &graph.name_index,
-        &graph.definers,
-        &weights,
-        structure,
-    );
+    let mut ties = steer::neighbours(files, &steering.focus, graph, &weights, structure);
     structure.tie(&steering.focus, &mut ties, &super::modules::WEIGHTS);
     for &(f, strength) in &steering.co_changed {
         ties[f] += CO_CHANGE * strength;
@@ -286,20 +279,33 @@ pub(super) fn rank_with(
     spread_over_files(&mut head, n);
     head.sort_unstable_by(order);
     after.sort_unstable_by(order);
-    let mut scored = head;
+    let item = |&(_, _, f, i): &Scored| RankedItem {
+        file: f as u32,
+        item: i as u32,
+    };
+    // The rest in file and item order, without scoring them: the zeros of the scored files, every
+    // listed item of the others.
     let mut zeros = zeros.into_iter().peekable();
+    let mut tail = Vec::new();
     for f in 0..n {
         match scores[f] {
-            true => scored.extend(std::iter::from_fn(|| zeros.next_if(|e| e.2 == f))),
+            true => {
+                let of_file = std::iter::from_fn(|| zeros.next_if(|e| e.2 == f));
+                tail.extend(of_file.map(|e| item(&e)));
+            }
             false => {
                 let items = 0..files[f].tags.outline.items.len();
-                scored.extend(items.filter(|&i| listed(f, i)).map(|i| (2, 0.0, f, i)));
+                let listed = items.filter(|&i| listed(f, i));
+                tail.extend(listed.map(|i| item(&(2, 0.0, f, i))));
             }
         }
     }
-    scored.extend(after);
+    let mentioned = head.iter().take_while(|e| e.0 == 0).count();
+    let scored: Vec<RankedItem> = head[mentioned..].iter().map(item).collect();
+    let after: Vec<RankedItem> = after.iter().map(item).collect();
+    let mentioned = head[..mentioned].iter().map(item).collect();
     let scored_at = started.elapsed();
-    let items = neighbours_first(scored, &ties);
+    let items = neighbours_first(mentioned, &[&scored, &tail, &after], &ties);
     // Where a new question's time goes, for `CODERD_LOG=coderd=debug`.
     tracing::debug!(
         reached = reached.files.len(),
@@ -335,16 +341,18 @@ fn spread_over_files(scored: &mut [Scored], n_files: usize) {
 /// The mentioned items, then the best item of each focus neighbour (most tied first), then the
 /// rest in order: an agent editing a file needs to see that its imports and callers exist before
 /// it needs a second item of any of them.
-fn neighbours_first(scored: Vec<Scored>, ties: &[f64]) -> Vec<RankedItem> {
-    let item = |&(_, _, f, i): &Scored| RankedItem {
-        file: f as u32,
-        item: i as u32,
-    };
-    let (mentioned, rest): (Vec<_>, Vec<_>) = scored.into_iter().partition(|e| e.0 == 0);
+/// `rest` is in parts, one after the other.
+fn neighbours_first(
+    mentioned: Vec<RankedItem>,
+    parts: &[&[RankedItem]],
+    ties: &[f64],
+) -> Vec<RankedItem> {
+    let rest = || parts.iter().flat_map(|part| part.iter());
     let mut best: Vec<Option<usize>> = vec![None; ties.len()];
-    for (at, e) in rest.iter().enumerate() {
-        if ties[e.2] > 0.0 && best[e.2].is_none() {
-            best[e.2] = Some(at);
+    for (at, e) in rest().enumerate() {
+        let f = e.file as usize;
+        if ties[f] > 0.0 && best[f].is_none() {
+            best[f] = Some(at);
         }
     }
     let mut front: Vec<(f64, usize, usize)> = best
@@ -353,19 +361,25 @@ fn neighbours_first(scored: Vec<Scored>, ties: &[f64]) -> Vec<RankedItem> {
         .filter_map(|(f, at)| at.map(|at| (ties[f], f, at)))
         .collect();
     front.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-    let mut taken = vec![false; rest.len()];
-    let mut items: Vec<RankedItem> = mentioned.iter().map(item).collect();
+    let mut taken = vec![false; rest().count()];
+    let mut items = mentioned;
     for &(_, _, at) in &front {
         taken[at] = true;
-        items.push(item(&rest[at]));
+        items.push(entry(parts, at));
     }
-    items.extend(
-        rest.iter()
-            .zip(&taken)
-            .filter(|(_, t)| !**t)
-            .map(|(e, _)| item(e)),
-    );
+    items.extend(rest().zip(&taken).filter(|(_, t)| !**t).map(|(e, _)| *e));
     items
+}
+
+/// The entry at `at` of the parts taken one after the other.
+fn entry(parts: &[&[RankedItem]], mut at: usize) -> RankedItem {
+    for part in parts {
+        match part.get(at) {
+            Some(e) => return *e,
+            None => at -= part.len(),
+        }
+    }
+    unreachable!("a position found in the parts")
 }
 
 fn in_test_module(outline: &crate::Outline, index: usize) -> bool {
