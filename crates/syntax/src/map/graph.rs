@@ -290,19 +290,39 @@ impl Steered<'_> {
         let mut walk = Walk::new(self, personalization, dense_share);
         let mut rank = personalization.to_vec();
         let mut next = vec![0.0; n];
+        // The files without uses, once the walk is dense (a sparse walk's are few: it filters).
+        let mut dangling_files: Option<Vec<usize>> = None;
         for _ in 0..ITERATIONS {
-            let dangling: f64 = walk
-                .files
-                .iter()
-                .filter(|&&f| self.uses(f).2 == 0.0)
-                .map(|&f| rank[f])
-                .sum();
+            let dangling: f64 = match walk.dense {
+                true => dangling_files
+                    .get_or_insert_with(|| (0..n).filter(|&f| self.uses(f).2 == 0.0).collect())
+                    .iter()
+                    .map(|&f| rank[f])
+                    .sum(),
+                false => walk
+                    .files
+                    .iter()
+                    .filter(|&&f| self.uses(f).2 == 0.0)
+                    .map(|&f| rank[f])
+                    .sum(),
+            };
             walk.inflow(self, &rank);
             let restart = 1.0 - DAMPING + DAMPING * dangling;
-            for &i in &walk.files {
-                next[i] = restart * personalization[i] + DAMPING * walk.inflow[i];
-            }
-            let change: f64 = walk.files.iter().map(|&i| (next[i] - rank[i]).abs()).sum();
+            let change: f64 = match walk.dense {
+                // Every file, in order: the same sums, without going through the list.
+                true => {
+                    for i in 0..n {
+                        next[i] = restart * personalization[i] + DAMPING * walk.inflow[i];
+                    }
+                    next.iter().zip(&rank).map(|(a, b)| (a - b).abs()).sum()
+                }
+                false => {
+                    for &i in &walk.files {
+                        next[i] = restart * personalization[i] + DAMPING * walk.inflow[i];
+                    }
+                    walk.files.iter().map(|&i| (next[i] - rank[i]).abs()).sum()
+                }
+            };
             std::mem::swap(&mut rank, &mut next);
             if change < TOLERANCE {
                 break;
@@ -374,12 +394,23 @@ impl Walk {
     /// reaches: per name the flows of its uses in use order, then to each definer in name order,
     /// less a definer's own use.
     fn inflow(&mut self, steered: &Steered, rank: &[f64]) {
-        for &f in &self.files {
-            self.inflow[f] = 0.0;
+        match self.dense {
+            true => self.inflow.fill(0.0),
+            false => self.files.iter().for_each(|&f| self.inflow[f] = 0.0),
         }
         self.own.clear();
+        // The question's own uses, met in file order beside the files (no search per file).
+        let mut steered_own = steered.own.iter().peekable();
+        let graph = steered.graph;
         for &f in &self.files {
-            let (uses, share, _) = steered.uses(f);
+            while steered_own.next_if(|(g, _)| *g < f).is_some() {}
+            let (uses, share) = match steered_own.next_if(|(g, _)| *g == f) {
+                Some((_, own)) => (&own.uses[..], &own.share[..]),
+                None => {
+                    let range = graph.start[f]..graph.start[f + 1];
+                    (&graph.uses[range.clone()], &graph.share[range])
+                }
+            };
             for (u, share) in uses.iter().zip(share) {
                 let flow = rank[f] * share;
                 let name = u.name as usize;

@@ -417,7 +417,9 @@ fn personalization(
                 weights[f] += 1.0;
             }
         }
-        for (f, file) in files.iter().enumerate() {
+        // A path holding the mention is rare: only those are taken apart.
+        let holding = files.iter().enumerate();
+        for (f, file) in holding.filter(|(_, file)| file.rel.contains(mention.as_str())) {
             let stem = std::path::Path::new(&file.rel)
                 .file_stem()
                 .and_then(|s| s.to_str());
