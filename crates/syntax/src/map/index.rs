@@ -340,7 +340,7 @@ fn declared_test_modules(files: &[Arc<FileTags>]) -> HashSet<String> {
 
 /// Whether a file is one of those test modules.
 fn in_test_modules(file: &FileTags, modules: &HashSet<String>) -> bool {
-    !modules.is_empty() && file.language == "rust" && exclude::in_test_module(&file.rel, &modules)
+    !modules.is_empty() && file.language == "rust" && exclude::in_test_module(&file.rel, modules)
 }
 
 /// Reads a stale file: the held tags under its new key when its content is unchanged, else its
