@@ -139,6 +139,36 @@ fn what_another_program_changes_shows_in_the_map_as_a_fresh_walk_would_show_it()
     );
 }
 
+/// Maps of the tree with each of `focus`, in turn.
+fn focused(daemon: &Daemon, focus: &[&str]) -> Vec<String> {
+    let one = |f: &&str| text(&daemon.ok("map", json!({ "budget": BUDGET, "focus": [f] })));
+    focus.iter().map(one).collect()
+}
+
+/// A new focus after another program changed files is ranked over the files as they are now, not
+/// over the reference graph of the files as they were: each focus's map equals a fresh daemon's.
+#[test]
+fn a_new_focus_after_another_programs_change_is_ranked_as_a_fresh_walk_ranks_it() {
+    let sandbox = Sandbox::empty();
+    tree(&sandbox);
+    let daemon = Daemon::start(&sandbox, &[]);
+    let focus = ["a/one.go", "b/five.go", "a/two.go", "b/c/four.go"];
+    let before = focused(&daemon, &focus[..1]);
+    std::fs::write(sandbox.root.join("b/five.go"), go("FiveNew", "Two")).unwrap();
+    std::fs::write(sandbox.root.join("a/one.go"), go("OneNew", "FiveNew")).unwrap();
+    std::fs::write(sandbox.root.join("b/c/four.go"), go("FourNew", "FiveNew")).unwrap();
+    map_until(&daemon, "the changed files", |t| {
+        ["OneNew", "FiveNew", "FourNew"]
+            .iter()
+            .all(|n| t.contains(n))
+    });
+    let kept = focused(&daemon, &focus);
+    assert_ne!(kept[0], before[0], "the focus's neighbours changed");
+    drop(daemon);
+    let fresh = Daemon::start(&sandbox, &[]);
+    assert_eq!(kept, focused(&fresh, &focus));
+}
+
 #[test]
 fn a_git_checkout_of_another_branch_shows_in_the_map() {
     let sandbox = Sandbox::empty();

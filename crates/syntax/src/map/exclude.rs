@@ -193,7 +193,10 @@ fn declared_module(text: &str) -> Option<&str> {
 
 /// Whether `rel` is one of `modules` (a path without extension, see `rust_test_modules`) or under
 /// one.
-pub fn in_test_module(rel: &str, modules: &HashSet<&str>) -> bool {
+pub fn in_test_module<S>(rel: &str, modules: &HashSet<S>) -> bool
+where
+    S: std::borrow::Borrow<str> + Eq + std::hash::Hash,
+{
     let path = rel.strip_suffix(".rs").unwrap_or(rel);
     let mut at = Some(path);
     while let Some(p) = at {

@@ -83,41 +83,153 @@ pub struct Source {
 #[derive(Clone)]
 pub struct Snapshot {
     pub files: Arc<Vec<Arc<FileTags>>>,
+    /// The sum of the files' `print`s: a change to one file changes it in O(1).
     pub fingerprint: u64,
     /// Files (re)tagged by this call.
     pub tagged: usize,
     /// Why the tree is not watched, when it is not: then every map walks and stats all of it.
     pub walked_because: Option<String>,
+    /// The test modules the files declare out of line, whose files are left out (`None`: tests
+    /// are listed).
+    test_modules: Option<Arc<HashSet<String>>>,
 }
+
+/// What changed at one root-relative path: the tags listed there before and now (`None`: none).
+pub type Change = (Option<Arc<FileTags>>, Option<Arc<FileTags>>);
 
 impl Snapshot {
     /// The snapshot of these files, given in path order.
     pub fn of<'a>(sources: impl Iterator<Item = &'a Source>, include_tests: bool) -> Snapshot {
         let mut files: Vec<Arc<FileTags>> = sources.filter_map(|s| s.tags.clone()).collect();
-        if !include_tests {
-            without_test_modules(&mut files);
+        let test_modules = (!include_tests).then(|| Arc::new(declared_test_modules(&files)));
+        if let Some(modules) = &test_modules {
+            files.retain(|f| !in_test_modules(f, modules));
         }
-        let mut hasher = std::hash::DefaultHasher::new();
-        for tags in &files {
-            tags.rel.hash(&mut hasher);
-            tags.rank_key.hash(&mut hasher);
-        }
+        let fingerprint = files
+            .iter()
+            .fold(0, |sum: u64, f| sum.wrapping_add(print(f)));
         Snapshot {
             files: Arc::new(files),
-            fingerprint: hasher.finish(),
+            fingerprint,
             tagged: 0,
             walked_because: None,
+            test_modules,
         }
     }
+
+    /// Applies the changes at some paths in place (copying the list of files only if another
+    /// snapshot still shares it); `false`, changing nothing, when a changed file declares test
+    /// modules, which can leave out other files: then only a whole snapshot (`of`) tells.
+    pub fn change(&mut self, changes: &std::collections::BTreeMap<String, Change>) -> bool {
+        let declares =
+            |t: &Option<Arc<FileTags>>| t.as_ref().is_some_and(|t| !t.test_modules.is_empty());
+        if changes
+            .values()
+            .any(|(old, new)| declares(old) || declares(new))
+        {
+            return false;
+        }
+        let files = Arc::make_mut(&mut self.files);
+        for (rel, (_, new)) in changes {
+            let new = new.clone().filter(|f| {
+                let modules = self.test_modules.as_ref();
+                !modules.is_some_and(|m| in_test_modules(f, m))
+            });
+            let fingerprint = &mut self.fingerprint;
+            match (files.binary_search_by(|f| f.rel.as_str().cmp(rel)), new) {
+                (Ok(at), Some(new)) => {
+                    *fingerprint = fingerprint
+                        .wrapping_sub(print(&files[at]))
+                        .wrapping_add(print(&new));
+                    files[at] = new;
+                }
+                (Ok(at), None) => {
+                    *fingerprint = fingerprint.wrapping_sub(print(&files.remove(at)));
+                }
+                (Err(at), Some(new)) => {
+                    *fingerprint = fingerprint.wrapping_add(print(&new));
+                    files.insert(at, new);
+                }
+                (Err(_), None) => {}
+            }
+        }
+        true
+    }
+}
+
+/// What one file adds to its snapshot's fingerprint: its path and what the ranking reads of it.
+fn print(file: &FileTags) -> u64 {
+    let mut hasher = std::hash::DefaultHasher::new();
+    (&file.rel, file.rank_key).hash(&mut hasher);
+    hasher.finish()
 }
 
 /// The index: every tagged file by its absolute path, loaded from the store (when the daemon
 /// has one) before the first snapshot and saved to it after a snapshot that changed it.
 #[derive(Default)]
 pub struct Index {
-    files: Mutex<HashMap<PathBuf, Entry>>,
+    files: Mutex<Shards>,
     store: Option<super::store::Store>,
     loaded: std::sync::OnceLock<()>,
+}
+
+/// How many parts the index is kept in.
+const SHARDS: usize = 256;
+
+/// The index's entries in parts, each behind its own `Arc`: the background save holds the parts
+/// as they were, and a change copies only the parts it touches (a few hundred entries each)
+/// rather than the whole index.
+#[derive(Clone)]
+pub struct Shards(Vec<Arc<HashMap<PathBuf, Entry>>>);
+
+impl Default for Shards {
+    fn default() -> Shards {
+        Shards(vec![Arc::default(); SHARDS])
+    }
+}
+
+impl Shards {
+    fn at(path: &Path) -> usize {
+        use std::hash::BuildHasher;
+        foldhash::fast::FixedState::default().hash_one(path) as usize % SHARDS
+    }
+
+    pub fn get(&self, path: &Path) -> Option<&Entry> {
+        self.0[Shards::at(path)].get(path)
+    }
+
+    pub fn insert(&mut self, path: PathBuf, entry: Entry) {
+        Arc::make_mut(&mut self.0[Shards::at(&path)]).insert(path, entry);
+    }
+
+    fn remove(&mut self, path: &Path) {
+        let shard = &mut self.0[Shards::at(path)];
+        if shard.contains_key(path) {
+            Arc::make_mut(shard).remove(path);
+        }
+    }
+
+    /// Keeps the entries `keep` says to, copying only the parts that lose one.
+    fn retain(&mut self, keep: impl Fn(&Path) -> bool) {
+        for shard in &mut self.0 {
+            if shard.keys().any(|p| !keep(p)) {
+                Arc::make_mut(shard).retain(|p, _| keep(p));
+            }
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.iter().map(|s| s.len()).sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Every entry, in no particular order.
+    pub fn iter(&self) -> impl Iterator<Item = (&PathBuf, &Entry)> {
+        self.0.iter().flat_map(|s| s.iter())
+    }
 }
 
 /// What tagging one stale file gave: new tags, or the held ones under a new key (same content).
@@ -184,7 +296,7 @@ impl Index {
         }
         if let Some(under) = under {
             let listed: HashSet<&Path> = sources.iter().map(|s| s.resolved.abs.as_path()).collect();
-            files.retain(|path, _| !path.starts_with(under) || listed.contains(path.as_path()));
+            files.retain(|path| !path.starts_with(under) || listed.contains(path));
         }
         let changed = !fresh.is_empty() || files.len() != before;
         for (i, fresh) in fresh {
@@ -196,7 +308,7 @@ impl Index {
             }
         }
         if let (true, Some(store)) = (changed, &self.store) {
-            store.save(files.iter().map(|(p, e)| (p.clone(), e.clone())).collect());
+            store.save(files.clone());
         }
         tagged
     }
@@ -206,32 +318,29 @@ impl Index {
         self.loaded.get_or_init(|| {
             if let Some(store) = &self.store {
                 let saved = store.load();
-                self.lock().extend(saved);
+                let mut files = self.lock();
+                for (path, entry) in saved {
+                    files.insert(path, entry);
+                }
             }
         });
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, Entry>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Shards> {
         self.files.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 
-/// Leaves out the files of the test modules the files declare out of line (Rust's
-/// `#[cfg(test)] mod tests;`), which no folder or file name marks.
-fn without_test_modules(files: &mut Vec<Arc<FileTags>>) {
-    let modules: HashSet<&str> = files
-        .iter()
-        .flat_map(|f| f.test_modules.iter().map(String::as_str))
-        .collect();
-    if modules.is_empty() {
-        return;
-    }
-    let tests: HashSet<String> = files
-        .iter()
-        .filter(|f| f.language == "rust" && exclude::in_test_module(&f.rel, &modules))
-        .map(|f| f.rel.clone())
-        .collect();
-    files.retain(|f| !tests.contains(&f.rel));
+/// The test modules the files declare out of line (Rust's `#[cfg(test)] mod tests;`), whose files
+/// no folder or file name marks.
+fn declared_test_modules(files: &[Arc<FileTags>]) -> HashSet<String> {
+    let declared = files.iter().flat_map(|f| f.test_modules.iter().cloned());
+    declared.collect()
+}
+
+/// Whether a file is one of those test modules.
+fn in_test_modules(file: &FileTags, modules: &HashSet<String>) -> bool {
+    !modules.is_empty() && file.language == "rust" && exclude::in_test_module(&file.rel, modules)
 }
 
 /// Reads a stale file: the held tags under its new key when its content is unchanged, else its

@@ -3,10 +3,12 @@
 //! character budget (`render`); `symbols` finds definitions by name (`symbols`).
 //!
 //! The files come from `tree` (the walk's result, kept fresh by `watch`); the ranking is cached
-//! per (folder, steering, versions of every file): a warm map with nothing changed only renders.
+//! per (folder, steering, versions of every file): a warm map with nothing changed only renders,
+//! and a new question about the same files reuses their reference graph (`graph`).
 
 pub mod cochange;
 pub mod exclude;
+pub mod graph;
 pub mod imports;
 pub mod index;
 pub mod lookup;
@@ -31,14 +33,19 @@ use std::sync::{Arc, Mutex};
 pub const DEFAULT_BUDGET: usize = 8000;
 /// The largest budget a map may ask for (a map is a summary; beyond this read outlines).
 pub const MAX_BUDGET: usize = 1_000_000;
+/// Rankings kept for questions asked again (each a few bytes per item of the tree).
+const RANKINGS_KEPT: usize = 8;
 
-/// The map's state in the daemon: the tag index, the tree's listings and the last ranking.
+/// The map's state in the daemon: the tag index, the tree's listings and the last rankings.
 pub struct MapCache {
     pub index: Index,
     tree: tree::Tree,
-    ranked: Mutex<Option<(u64, Arc<Ranked>)>>,
+    /// The last rankings, by (folder, steering, fingerprint), the most recent last.
+    ranked: Mutex<Vec<(u64, Arc<Ranked>)>>,
     /// The imports of the last snapshot resolved (`modules`), by its fingerprint.
     structure: Mutex<Option<(u64, Arc<modules::Structure>)>>,
+    /// The reference graph of the last snapshot ranked, by its fingerprint.
+    graph: Mutex<Option<(u64, Arc<graph::Graph>)>>,
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -124,7 +131,10 @@ pub fn run(
     for wire in &p.focus {
         let resolved = state.jail.resolve("focus", wire)?;
         let rel = resolved.rel.to_string_lossy();
-        if let Some(i) = snapshot.files.iter().position(|f| f.rel == rel) {
+        if let Ok(i) = snapshot
+            .files
+            .binary_search_by(|f| f.rel.as_str().cmp(&rel))
+        {
             focus.push(i);
         }
     }
@@ -145,7 +155,8 @@ pub fn run(
     let listed = started.elapsed();
     let ranked = cache.ranked(&dir.abs, &steering, snapshot.fingerprint, || {
         let structure = cache.structure(&snapshot);
-        rank::rank(&snapshot.files, &steering, &structure)
+        let graph = of_snapshot(&cache.graph, &snapshot, || rank::graph(&snapshot.files));
+        rank::rank(&snapshot.files, &steering, &structure, &graph)
     });
     let ranked_at = started.elapsed();
     let rendered = render::render(&snapshot.files, &ranked, budget);
@@ -208,6 +219,7 @@ impl MapCache {
             tree: tree::Tree::new(events),
             ranked: Mutex::default(),
             structure: Mutex::default(),
+            graph: Mutex::default(),
         }
     }
 
@@ -223,18 +235,13 @@ impl MapCache {
 
     /// The module structure of a snapshot: the last one's when nothing the ranking reads changed.
     fn structure(&self, snapshot: &index::Snapshot) -> Arc<modules::Structure> {
-        let mut last = self.structure.lock().unwrap_or_else(|e| e.into_inner());
-        match last.as_ref() {
-            Some((k, structure)) if *k == snapshot.fingerprint => structure.clone(),
-            _ => {
-                let structure = Arc::new(modules::Structure::of(&snapshot.files));
-                *last = Some((snapshot.fingerprint, structure.clone()));
-                structure
-            }
-        }
+        of_snapshot(&self.structure, snapshot, || {
+            modules::Structure::of(&snapshot.files)
+        })
     }
 
-    /// The ranking for these files and steering: the last one when nothing changed.
+    /// The ranking for these files and steering: a kept one when the question was asked of the
+    /// same files lately (an agent going back and forth between two focus files ranks each once).
     fn ranked(
         &self,
         dir: &std::path::Path,
@@ -245,14 +252,36 @@ impl MapCache {
         let mut hasher = std::hash::DefaultHasher::new();
         (dir, steering, fingerprint).hash(&mut hasher);
         let key = hasher.finish();
-        let mut last = self.ranked.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((k, ranked)) = last.as_ref() {
-            if *k == key {
-                return ranked.clone();
-            }
+        let mut kept = self.ranked.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(at) = kept.iter().position(|(k, _)| *k == key) {
+            let hit = kept.remove(at);
+            kept.push(hit.clone());
+            return hit.1;
         }
         let ranked = Arc::new(compute());
-        *last = Some((key, ranked.clone()));
+        if kept.len() == RANKINGS_KEPT {
+            kept.remove(0);
+        }
+        kept.push((key, ranked.clone()));
         ranked
+    }
+}
+
+/// What `build` makes of a snapshot, kept in `last` for the next snapshot with the same
+/// fingerprint (the same files, and nothing the ranking reads changed in them).
+fn of_snapshot<T>(
+    last: &Mutex<Option<(u64, Arc<T>)>>,
+    snapshot: &index::Snapshot,
+    build: impl FnOnce() -> T,
+) -> Arc<T> {
+    let mut last = last.lock().unwrap_or_else(|e| e.into_inner());
+    match last.as_ref() {
+        Some((k, held)) if *k == snapshot.fingerprint => held.clone(),
+        _ => {
+            *last = None; // the old one's memory back before the new one's is taken
+            let built = Arc::new(build());
+            *last = Some((snapshot.fingerprint, built.clone()));
+            built
+        }
     }
 }

@@ -3,12 +3,14 @@
 //! the rank spread over the definitions. Everything iterates over sorted vectors, so the same
 //! input gives the same floating-point sums and the same order.
 
+use super::graph::{is_symbol, Graph};
 use super::index::FileTags;
 use super::modules::Structure;
 use super::steer;
 use crate::Kind;
 use foldhash::HashMap;
-use rayon::prelude::*;
+use std::borrow::Cow;
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 /// A name's id in the ranking, within a language family (`family`): a 64-bit hash with a fixed
@@ -32,21 +34,19 @@ pub fn family(language: &str) -> &str {
     }
 }
 
-const DAMPING: f64 = 0.85;
 /// A mentioned definition this strong (`steer::mention_weight`: a type or function with a specific
 /// name defined in one file is 10 and more; a field of a common name well under 1) is listed
 /// before everything else; a weaker one is ranked by the graph like any other.
 const STRONG_MENTION: f64 = 1.0;
 /// Each further item of a file in the graph's class counts this much of the one before.
 const FILE_DECAY: f64 = 0.7;
-const ITERATIONS: usize = 60;
+/// How much more the uses of a focus file count than another file's.
+const FOCUS_USES: f64 = 50.0;
 /// What a file that changed together with the focus file in every commit of it is worth as a tie,
 /// against a name's (`name_weight`: a specific name is 10, shared among its definers): 100 was the
 /// best of 100, 300 and 1000 on the tuning repositories (docs/benchmarks.md); more lists files that
 /// merely changed together before the imports a change needs.
 const CO_CHANGE: f64 = 100.0;
-/// Ranks sum to 1; a total change below this moves no definition past another in practice.
-const TOLERANCE: f64 = 1e-10;
 
 /// What steers the ranking besides the files themselves.
 #[derive(Clone, Debug, Default)]
@@ -86,11 +86,6 @@ pub struct Ranked {
     pub focus_items: usize,
 }
 
-/// Kinds that count as definitions in the graph (headings and config keys do not).
-fn is_symbol(kind: Kind) -> bool {
-    !matches!(kind, Kind::Heading | Kind::Key)
-}
-
 /// How much one use of `name` says about the files defining it: long specific names more than
 /// short common ones, names defined in many files less, private-looking names less.
 fn name_weight(name: &str, n_definers: usize, mentioned: bool) -> f64 {
@@ -117,230 +112,231 @@ fn name_weight(name: &str, n_definers: usize, mentioned: bool) -> f64 {
     weight
 }
 
-/// One file's use of one defined name.
-struct Use {
-    file: usize,
-    name: usize,
-    weight: f64,
-    /// Whether the file defines the name too (its own definition gets none of this use).
-    self_defined: bool,
+/// The reference graph of `files` (sorted by path), which every question about them shares.
+pub fn graph(files: &[Arc<FileTags>]) -> Graph {
+    Graph::of(files, |name, n_definers| {
+        name_weight(name, n_definers, false)
+    })
 }
 
-/// The graph in name-aggregated form: a use of a name flows to every file defining it, so a flow is
-/// summed once per name instead of once per (user, definer) pair: common names defined in hundreds
-/// of files cost no more than rare ones.
-struct Graph {
-    uses: Vec<Use>,
-    definers: Vec<Vec<usize>>,
-    out_weight: Vec<f64>,
-    /// Per use, the share of its file's rank it carries (its weight over the file's out-weight).
-    share: Vec<f64>,
-    /// The uses of names their own file defines too.
-    own: Vec<usize>,
+/// One ranked entry: its class (0 mentioned, 1 reached through the graph, 2 the rest), its score,
+/// its file and its item.
+type Scored = (u8, f64, usize, usize);
+
+/// Ranks the definitions of `files`, which are sorted by path; `structure` and `graph` are theirs.
+pub fn rank(
+    files: &[Arc<FileTags>],
+    steering: &Steering,
+    structure: &Structure,
+    graph: &Graph,
+) -> Ranked {
+    rank_with(files, steering, structure, graph, super::graph::DENSE_SHARE)
 }
 
-impl Graph {
-    fn new(uses: Vec<Use>, definers: Vec<Vec<usize>>, out_weight: Vec<f64>) -> Graph {
-        let share = uses
-            .iter()
-            .map(|u| match out_weight[u.file] {
-                0.0 => 0.0,
-                out => u.weight / out,
-            })
-            .collect();
-        let own = (0..uses.len()).filter(|&i| uses[i].self_defined).collect();
-        Graph {
-            uses,
-            definers,
-            out_weight,
-            share,
-            own,
-        }
-    }
-
-    /// Per use, the rank it carries (into `flows`, reused across iterations).
-    fn flows(&self, rank: &[f64], flows: &mut Vec<f64>) {
-        flows.clear();
-        flows.extend(
-            self.uses
-                .iter()
-                .zip(&self.share)
-                .map(|(u, share)| rank[u.file] * share),
-        );
-    }
-
-    /// Rank arriving at each file over the uses (into `inflow`); `scratch` holds the flows and the
-    /// per-name sums between calls.
-    fn inflow(&self, rank: &[f64], scratch: &mut Scratch, inflow: &mut [f64]) {
-        self.flows(rank, &mut scratch.flows);
-        scratch.per_name.clear();
-        scratch.per_name.resize(self.definers.len(), 0.0);
-        for (u, flow) in self.uses.iter().zip(&scratch.flows) {
-            scratch.per_name[u.name] += flow;
-        }
-        inflow.fill(0.0);
-        for (list, sum) in self.definers.iter().zip(&scratch.per_name) {
-            for &to in list {
-                inflow[to] += sum;
-            }
-        }
-        for &i in &self.own {
-            inflow[self.uses[i].file] -= scratch.flows[i];
-        }
-    }
-}
-
-/// Buffers one PageRank iteration fills, kept for the next.
-#[derive(Default)]
-struct Scratch {
-    flows: Vec<f64>,
-    per_name: Vec<f64>,
-}
-
-/// Ranks the definitions of `files`, which are sorted by path; `structure` is theirs.
-pub fn rank(files: &[Arc<FileTags>], steering: &Steering, structure: &Structure) -> Ranked {
+/// `rank`, its PageRank walking every file once more than `1 / dense_share` of them are reached
+/// (`graph::Steered::pagerank_with`: the tests compare a sparse walk with a dense one).
+pub(super) fn rank_with(
+    files: &[Arc<FileTags>],
+    steering: &Steering,
+    structure: &Structure,
+    graph: &Graph,
+    dense_share: usize,
+) -> Ranked {
     debug_assert!(files.windows(2).all(|w| w[0].rel < w[1].rel));
     let n = files.len();
     let is_focus: Vec<bool> = (0..n).map(|i| steering.focus.contains(&i)).collect();
-    // Every defined name (numbered in file order, so the numbering is deterministic) and the
-    // files defining it (sorted, unique). Hash maps are only looked up, never iterated.
-    let mut name_index: HashMap<u64, usize> = HashMap::default();
-    let mut definers: Vec<Vec<usize>> = Vec::new();
-    let mut names: Vec<&str> = Vec::new();
-    for (i, file) in files.iter().enumerate() {
-        for (item, &id) in file.tags.outline.items.iter().zip(&file.item_ids) {
-            if is_symbol(item.kind) {
-                let next = definers.len();
-                let name = *name_index.entry(id).or_insert(next);
-                if name == next {
-                    definers.push(Vec::new());
-                    names.push(item.name.as_str());
-                }
-                if definers[name].last() != Some(&i) {
-                    definers[name].push(i);
-                }
+    let mentioned = |name: &str| steering.mentions.iter().any(|m| m == name);
+    // A mention names no language: it is looked up in every family of the tree.
+    let families: Vec<&str> = match steering.mentions.is_empty() {
+        true => Vec::new(),
+        false => {
+            let set: BTreeSet<&str> = files.iter().map(|f| family(f.language)).collect();
+            set.into_iter().collect()
+        }
+    };
+    // The mentioned names weigh more: only theirs differ from the graph's weights.
+    let mut raised: Vec<usize> = steering
+        .mentions
+        .iter()
+        .flat_map(|m| families.iter().map(move |family| name_id(family, m)))
+        .filter_map(|id| graph.name_index.get(&id).copied())
+        .filter(|&name| mentioned(graph.text(files, name)))
+        .collect();
+    raised.sort_unstable();
+    raised.dedup();
+    let weights: Cow<[f64]> = match raised.is_empty() {
+        true => Cow::Borrowed(&graph.weights),
+        false => {
+            let mut weights = graph.weights.clone();
+            for &name in &raised {
+                let n_definers = graph.definers[name].len();
+                weights[name] = name_weight(graph.text(files, name), n_definers, true);
+            }
+            Cow::Owned(weights)
+        }
+    };
+    let steered = graph.steer(files, &steering.focus, FOCUS_USES, &weights, &raised);
+    let personalization = personalization(files, steering, graph, &families);
+    let started = std::time::Instant::now();
+    let reached = steered.pagerank_with(&personalization, dense_share);
+    let walked = started.elapsed();
+    let file_rank = &reached.rank;
+
+    // The rank each (definer, name) receives: all the name's flow, less the definer's own use.
+    // Files the walk did not reach carry none.
+    let mut per_name = vec![0.0; graph.definers.len()];
+    let mut flowed = vec![false; graph.definers.len()];
+    let mut own_use: HashMap<(usize, usize), f64> = HashMap::default();
+    for &f in &reached.files {
+        let (uses, share, _) = steered.uses(f);
+        for (u, share) in uses.iter().zip(share) {
+            let (name, flow) = (u.name as usize, file_rank[f] * share);
+            per_name[name] += flow;
+            flowed[name] = true;
+            if u.self_defined {
+                own_use.insert((f, name), flow);
             }
         }
     }
-    let mentioned = |name: &str| steering.mentions.iter().any(|m| m == name);
-    // A name's weight depends on the name alone: computed once per name, not once per use.
-    let name_weights: Vec<f64> = names
-        .iter()
-        .zip(&definers)
-        .map(|(name, list)| name_weight(name, list.len(), mentioned(name)))
-        .collect();
-    // Each file's uses on its own (all cores), joined in file order: the same order, and so the
-    // same floating-point sums, as one loop over the files.
-    let per_file: Vec<(Vec<Use>, f64)> = files
-        .par_iter()
-        .enumerate()
-        .map(|(file, tags)| {
-            let focus = is_focus[file];
-            file_uses(
-                file,
-                &tags.reference_ids,
-                &name_index,
-                &definers,
-                &name_weights,
-                focus,
-            )
-        })
-        .collect();
-    let mut uses = Vec::with_capacity(per_file.iter().map(|(u, _)| u.len()).sum());
-    let mut out_weight = Vec::with_capacity(n);
-    for (file_uses, file_out) in per_file {
-        uses.extend(file_uses);
-        out_weight.push(file_out);
-    }
-    let personalization = personalization(files, steering, &name_index, &definers);
-    let graph = Graph::new(uses, definers, out_weight);
-    let file_rank = pagerank(&graph, &personalization);
-
-    // The rank each (definer, name) receives: all the name's flow, less the definer's own use.
-    let mut flows = Vec::new();
-    graph.flows(&file_rank, &mut flows);
-    let mut per_name = vec![0.0; graph.definers.len()];
-    for (u, flow) in graph.uses.iter().zip(&flows) {
-        per_name[u.name] += flow;
-    }
-    let own_use: HashMap<(usize, usize), f64> = graph
-        .uses
-        .iter()
-        .zip(&flows)
-        .filter(|(u, _)| u.self_defined)
-        .map(|(u, flow)| ((u.file, u.name), *flow))
-        .collect();
     let definition_rank = |file: usize, name: usize| {
         let score = per_name[name] - own_use.get(&(file, name)).copied().unwrap_or(0.0);
         (score > 0.0).then_some(score)
     };
 
-    let mut ties = steer::neighbours(
-        files,
-        &steering.focus,
-        &name_index,
-        &graph.definers,
-        &name_weights,
-        structure,
-    );
+    let flowed_at = started.elapsed();
+    let mut ties = steer::neighbours(files, &steering.focus, graph, &weights, structure);
     structure.tie(&steering.focus, &mut ties, &super::modules::WEIGHTS);
     for &(f, strength) in &steering.co_changed {
         ties[f] += CO_CHANGE * strength;
     }
-    let mut scored: Vec<(u8, f64, usize, usize)> = Vec::new();
+
+    // Only these files' items can score above zero: the files the walk reached, the definers of
+    // the names rank flowed to, the files defining an item named like a mention. Every other
+    // file's items score zero, and so come last in file and item order: they are listed without
+    // being scored or sorted.
+    let tied = started.elapsed();
+    let mut scores = vec![false; n];
+    for &f in &reached.files {
+        scores[f] = true;
+    }
+    for (name, _) in flowed.iter().enumerate().filter(|(_, flowed)| **flowed) {
+        for &f in &graph.definers[name] {
+            scores[f] = true;
+        }
+    }
+    if !steering.mentions.is_empty() {
+        for (f, file) in files.iter().enumerate() {
+            scores[f] |= file.tags.outline.items.iter().any(|i| mentioned(&i.name));
+        }
+    }
+    let listed = |f: usize, i: usize| {
+        let file = &files[f];
+        !(file.generated || !steering.include_tests && in_test_module(&file.tags.outline, i))
+    };
+    let score = |f: usize, i: usize| -> (u8, f64) {
+        let file = &files[f];
+        let item = &file.tags.outline.items[i];
+        let name = graph
+            .name_index
+            .get(&file.item_ids[i])
+            .copied()
+            .filter(|_| is_symbol(item.kind));
+        if mentioned(&item.name) {
+            let n_definers = name.map_or(1, |n| graph.definers[n].len());
+            let specificity = name_weight(&item.name, n_definers, false);
+            let weight = steer::mention_weight(item.kind, &item.name, specificity, n_definers);
+            if weight >= STRONG_MENTION {
+                return (0, weight);
+            }
+        }
+        match name.and_then(|name| definition_rank(f, name)) {
+            Some(score) => (1, score * steer::kind_weight(item.kind, &item.name)),
+            None => (2, file_rank[f] / (1.0 + file.tags.outline.depth(i) as f64)),
+        }
+    };
+    // The scored entries before the zeros, the zeros (in file and item order), the ones after.
+    let (mut head, mut zeros, mut after) = (Vec::new(), Vec::new(), Vec::new());
     let mut focus_items = 0;
-    for (f, file) in files.iter().enumerate() {
-        let outline = &file.tags.outline;
-        for (i, item) in outline.items.iter().enumerate() {
+    for f in (0..n).filter(|&f| scores[f]) {
+        for i in 0..files[f].tags.outline.items.len() {
             if is_focus[f] {
                 focus_items += 1;
                 continue;
             }
-            if file.generated || !steering.include_tests && in_test_module(outline, i) {
+            if !listed(f, i) {
                 continue;
             }
-            let name = name_index
-                .get(&file.item_ids[i])
-                .copied()
-                .filter(|_| is_symbol(item.kind));
-            if mentioned(&item.name) {
-                let n_definers = name.map_or(1, |n| graph.definers[n].len());
-                let specificity = name_weight(&item.name, n_definers, false);
-                let weight = steer::mention_weight(item.kind, &item.name, specificity, n_definers);
-                if weight >= STRONG_MENTION {
-                    scored.push((0, weight, f, i));
-                    continue;
-                }
-            }
-            match name.and_then(|name| definition_rank(f, name)) {
-                Some(score) => {
-                    scored.push((1, score * steer::kind_weight(item.kind, &item.name), f, i))
-                }
-                None => {
-                    let depth = outline.depth(i) as f64;
-                    scored.push((2, file_rank[f] / (1.0 + depth), f, i));
-                }
+            let (class, score) = score(f, i);
+            let entry = (class, score, f, i);
+            match (class, score.total_cmp(&0.0)) {
+                (2, std::cmp::Ordering::Equal) => zeros.push(entry),
+                (2, std::cmp::Ordering::Less) => after.push(entry),
+                _ => head.push(entry),
             }
         }
     }
-    // No two entries are equal (their file and item indices differ): unstable sorting is exact.
-    let order = |a: &(u8, f64, usize, usize), b: &(u8, f64, usize, usize)| {
-        a.0.cmp(&b.0)
-            .then(b.1.total_cmp(&a.1))
-            // `files` is sorted by path, so the index orders ties by path without comparing them.
-            .then(a.2.cmp(&b.2))
-            .then(a.3.cmp(&b.3))
+    head.sort_unstable_by(order);
+    spread_over_files(&mut head, n);
+    head.sort_unstable_by(order);
+    after.sort_unstable_by(order);
+    let item = |&(_, _, f, i): &Scored| RankedItem {
+        file: f as u32,
+        item: i as u32,
     };
-    scored.sort_unstable_by(order);
-    spread_over_files(&mut scored, files.len());
-    scored.sort_unstable_by(order);
-    let items = neighbours_first(scored, &ties, &steering.co_changed, files);
+    // The rest in file and item order, without scoring them: the zeros of the scored files, every
+    // listed item of the others.
+    let mut zeros = zeros.into_iter().peekable();
+    let mut tail = Vec::new();
+    for f in 0..n {
+        match scores[f] {
+            true => {
+                let of_file = std::iter::from_fn(|| zeros.next_if(|e| e.2 == f));
+                tail.extend(of_file.map(|e| item(&e)));
+            }
+            false => {
+                let items = 0..files[f].tags.outline.items.len();
+                let listed = items.filter(|&i| listed(f, i));
+                tail.extend(listed.map(|i| item(&(2, 0.0, f, i))));
+            }
+        }
+    }
+    let mentioned = head.iter().take_while(|e| e.0 == 0).count();
+    let scored: Vec<RankedItem> = head[mentioned..].iter().map(item).collect();
+    let after: Vec<RankedItem> = after.iter().map(item).collect();
+    let mentioned = head[..mentioned].iter().map(item).collect();
+    let scored_at = started.elapsed();
+    let items = neighbours_first(
+        mentioned,
+        &[&scored, &tail, &after],
+        &ties,
+        &steering.co_changed,
+        files,
+    );
+    // Where a new question's time goes, for `CODERD_LOG=coderd=debug`.
+    tracing::debug!(
+        reached = reached.files.len(),
+        pagerank_us = walked.as_micros() as u64,
+        flows_us = (flowed_at - walked).as_micros() as u64,
+        ties_us = (tied - flowed_at).as_micros() as u64,
+        score_us = (scored_at - tied).as_micros() as u64,
+        order_us = (started.elapsed() - scored_at).as_micros() as u64,
+        "rank"
+    );
     Ranked { items, focus_items }
 }
 
+/// The ranking's order: by class, then best score first. No two entries are equal (their file
+/// and item indices differ): unstable sorting is exact.
+fn order(a: &Scored, b: &Scored) -> std::cmp::Ordering {
+    a.0.cmp(&b.0)
+        .then(b.1.total_cmp(&a.1))
+        // `files` is sorted by path, so the index orders ties by path without comparing them.
+        .then(a.2.cmp(&b.2))
+        .then(a.3.cmp(&b.3))
+}
 /// A file's later items in the graph's class count less (each `FILE_DECAY` times the one before),
 /// so that the map shows more files rather than every method of the best one.
-fn spread_over_files(scored: &mut [(u8, f64, usize, usize)], n_files: usize) {
+fn spread_over_files(scored: &mut [Scored], n_files: usize) {
     let mut seen = vec![0i32; n_files];
     for entry in scored.iter_mut().filter(|e| e.0 == 1) {
         entry.1 *= FILE_DECAY.powi(seen[entry.2]);
@@ -360,19 +356,16 @@ const HISTORY_LANE: usize = 3;
 /// what its next change needs more often than a tie's size says, when the focus file's many names
 /// outweigh it (`cochange`). A neighbour is shown by its best top-level item when it has one: one
 /// line under its path, where a method or field takes its parent's line and a gap too, so the
-/// budget lists more of the neighbours.
+/// budget lists more of the neighbours. `parts` are the rest, one after the other.
 fn neighbours_first(
-    scored: Vec<(u8, f64, usize, usize)>,
+    mentioned: Vec<RankedItem>,
+    parts: &[&[RankedItem]],
     ties: &[f64],
     co_changed: &[(usize, f64)],
     files: &[Arc<FileTags>],
 ) -> Vec<RankedItem> {
-    let item = |&(_, _, f, i): &(u8, f64, usize, usize)| RankedItem {
-        file: f as u32,
-        item: i as u32,
-    };
-    let (mentioned, rest): (Vec<_>, Vec<_>) = scored.into_iter().partition(|e| e.0 == 0);
-    let best = best_items(&rest, ties, files);
+    let rest = || parts.iter().flat_map(|part| part.iter());
+    let best = best_items(rest(), ties, files);
     let by_strength = |list: &mut Vec<(f64, usize)>| {
         list.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
     };
@@ -387,35 +380,31 @@ fn neighbours_first(
         .map(|&(f, strength)| (strength, f))
         .collect();
     by_strength(&mut history);
-    let mut taken = vec![false; rest.len()];
-    let mut items: Vec<RankedItem> = mentioned.iter().map(item).collect();
+    let mut taken = vec![false; rest().count()];
+    let mut items = mentioned;
     // Both lists hold only files with a best item.
     for at in interleave(&tied, &history, ties.len())
         .into_iter()
         .filter_map(|f| best[f])
     {
         taken[at] = true;
-        items.push(item(&rest[at]));
+        items.push(entry(parts, at));
     }
-    items.extend(
-        rest.iter()
-            .zip(&taken)
-            .filter(|(_, t)| !**t)
-            .map(|(e, _)| item(e)),
-    );
+    items.extend(rest().zip(&taken).filter(|(_, t)| !**t).map(|(e, _)| *e));
     items
 }
 
 /// Per file, where its item shown among the neighbours is in `rest` (`None`: not a neighbour):
 /// its first top-level item, else its first item.
-fn best_items(
-    rest: &[(u8, f64, usize, usize)],
+fn best_items<'a>(
+    rest: impl Iterator<Item = &'a RankedItem>,
     ties: &[f64],
     files: &[Arc<FileTags>],
 ) -> Vec<Option<usize>> {
     let mut first: Vec<Option<usize>> = vec![None; ties.len()];
     let mut top: Vec<Option<usize>> = vec![None; ties.len()];
-    for (at, &(_, _, f, i)) in rest.iter().enumerate() {
+    for (at, e) in rest.enumerate() {
+        let (f, i) = (e.file as usize, e.item as usize);
         if ties[f] > 0.0 {
             first[f].get_or_insert(at);
             if files[f].tags.outline.items[i].parent.is_none() {
@@ -453,40 +442,15 @@ fn interleave(tied: &[(f64, usize)], history: &[(f64, usize)], n: usize) -> Vec<
     }
 }
 
-/// One file's uses of defined names, and the weight they carry out of it in all.
-fn file_uses(
-    file: usize,
-    references: &[(u64, u32)],
-    name_index: &HashMap<u64, usize>,
-    definers: &[Vec<usize>],
-    name_weights: &[f64],
-    focus: bool,
-) -> (Vec<Use>, f64) {
-    let mut uses = Vec::new();
-    let mut out_weight = 0.0;
-    for (id, count) in references {
-        let Some(&index) = name_index.get(id) else {
-            continue;
-        };
-        let list = &definers[index];
-        let self_defined = list.binary_search(&file).is_ok();
-        let targets = list.len() - usize::from(self_defined);
-        if targets == 0 {
-            continue;
+/// The entry at `at` of the parts taken one after the other.
+fn entry(parts: &[&[RankedItem]], mut at: usize) -> RankedItem {
+    for part in parts {
+        match part.get(at) {
+            Some(e) => return *e,
+            None => at -= part.len(),
         }
-        let mut weight = name_weights[index] * (*count as f64).sqrt();
-        if focus {
-            weight *= 50.0;
-        }
-        out_weight += weight * targets as f64;
-        uses.push(Use {
-            file,
-            name: index,
-            weight,
-            self_defined,
-        });
     }
-    (uses, out_weight)
+    unreachable!("a position found in the parts")
 }
 
 fn in_test_module(outline: &crate::Outline, index: usize) -> bool {
@@ -506,28 +470,27 @@ fn in_test_module(outline: &crate::Outline, index: usize) -> bool {
 fn personalization(
     files: &[Arc<FileTags>],
     steering: &Steering,
-    name_index: &HashMap<u64, usize>,
-    definers: &[Vec<usize>],
+    graph: &Graph,
+    families: &[&str],
 ) -> Vec<f64> {
     let n = files.len();
     let mut weights = vec![0.0; n];
     for &f in &steering.focus {
         weights[f] += 1.0;
     }
-    // A mention names no language: it is looked up in every family of the tree.
-    let mut families: Vec<&str> = files.iter().map(|f| family(f.language)).collect();
-    families.sort_unstable();
-    families.dedup();
     for mention in &steering.mentions {
-        for family in &families {
-            let defining = name_index
+        for family in families {
+            let defining = graph
+                .name_index
                 .get(&name_id(family, mention))
-                .map(|&i| &definers[i]);
+                .map(|&i| &graph.definers[i]);
             for &f in defining.into_iter().flatten() {
                 weights[f] += 1.0;
             }
         }
-        for (f, file) in files.iter().enumerate() {
+        // A path holding the mention is rare: only those are taken apart.
+        let holding = files.iter().enumerate();
+        for (f, file) in holding.filter(|(_, file)| file.rel.contains(mention.as_str())) {
             let stem = std::path::Path::new(&file.rel)
                 .file_stem()
                 .and_then(|s| s.to_str());
@@ -541,27 +504,4 @@ fn personalization(
         return vec![1.0 / n.max(1) as f64; n];
     }
     weights.iter().map(|w| w / total).collect()
-}
-
-fn pagerank(graph: &Graph, personalization: &[f64]) -> Vec<f64> {
-    let n = personalization.len();
-    let dangling_files: Vec<usize> = (0..n).filter(|&i| graph.out_weight[i] == 0.0).collect();
-    let mut rank = personalization.to_vec();
-    let mut next = vec![0.0; n];
-    let mut inflow = vec![0.0; n];
-    let mut scratch = Scratch::default();
-    for _ in 0..ITERATIONS {
-        let dangling: f64 = dangling_files.iter().map(|&i| rank[i]).sum();
-        graph.inflow(&rank, &mut scratch, &mut inflow);
-        for i in 0..n {
-            next[i] =
-                (1.0 - DAMPING + DAMPING * dangling) * personalization[i] + DAMPING * inflow[i];
-        }
-        let change: f64 = next.iter().zip(&rank).map(|(a, b)| (a - b).abs()).sum();
-        std::mem::swap(&mut rank, &mut next);
-        if change < TOLERANCE {
-            break;
-        }
-    }
-    rank
 }

@@ -2,10 +2,11 @@
 //! files' neighbours (the files defining what a focus file uses — its imports — and the files using
 //! what it defines — its callers), and how strongly a mentioned definition answers its mention.
 
+use super::graph::Graph;
 use super::index::FileTags;
 use super::modules::Structure;
 use crate::Kind;
-use foldhash::{HashMap, HashSet};
+use foldhash::HashSet;
 use std::sync::Arc;
 
 /// How closely each file is tied to the focus files: over every name a focus file uses that the
@@ -14,11 +15,11 @@ use std::sync::Arc;
 pub fn neighbours(
     files: &[Arc<FileTags>],
     focus: &[usize],
-    name_index: &HashMap<u64, usize>,
-    definers: &[Vec<usize>],
+    graph: &Graph,
     name_weights: &[f64],
     structure: &Structure,
 ) -> Vec<f64> {
+    let (name_index, definers) = (&graph.name_index, &graph.definers);
     let mut ties = vec![0.0; files.len()];
     if focus.is_empty() {
         return ties;
@@ -45,14 +46,9 @@ pub fn neighbours(
     // `from .fields import`): the files of a module a focus file names — only those its imports
     // resolve to, when the structure resolved any (`modules`): a module named alike elsewhere is
     // a collision.
-    let mut modules: HashMap<u64, Vec<usize>> = HashMap::default();
-    for (f, file) in files.iter().enumerate() {
-        if let Some(id) = file.module_id {
-            modules.entry(id).or_default().push(f);
-        }
-    }
     let module_tie = |id: &u64| {
-        modules
+        graph
+            .modules
             .get(id)
             .map(|list| (list, MODULE_NAME / list.len() as f64))
     };
@@ -71,8 +67,19 @@ pub fn neighbours(
         .iter()
         .filter_map(|&f| Some((f, files[f].module_id?)))
         .collect();
-    // Callers: the users of what a focus file defines, and of its module by name.
-    for (f, file) in files.iter().enumerate() {
+    // Callers: the users of what a focus file defines, and of its module by name (only a file
+    // using one of those names can be one: `graph.users` lists them).
+    let focus_items = focus.iter().flat_map(|&f| &files[f].item_ids);
+    let named = focus_items.chain(focus_modules.iter().map(|(_, id)| id));
+    let mut callers: Vec<usize> = named
+        .filter_map(|id| graph.users.get(id))
+        .flatten()
+        .map(|&f| f as usize)
+        .collect();
+    callers.sort_unstable();
+    callers.dedup();
+    for f in callers {
+        let file = &files[f];
         for &(id, _) in &file.reference_ids {
             if let Some(&name) = name_index.get(&id) {
                 if focus_defines.contains(&name) && definers[name].binary_search(&f).is_err() {

@@ -9,7 +9,7 @@
 //! thread from the daemon's start, its lines parsed on all cores, so that a restarted daemon's first
 //! map costs about what a warm daemon's does.
 
-use super::index::{Entry, FileKey, FileTags};
+use super::index::{Entry, FileKey, FileTags, Shards};
 use crate::items::{Item, Outline};
 use crate::tags::Tags;
 use crate::{languages, Kind};
@@ -107,7 +107,7 @@ impl Store {
     }
 
     /// Saves `entries` on a background thread (a later save supersedes this one).
-    pub fn save(&self, entries: Vec<(PathBuf, Entry)>) {
+    pub fn save(&self, entries: Shards) {
         let number = self.asked.fetch_add(1, Ordering::SeqCst) + 1;
         let (asked, writing, path) = (self.asked.clone(), self.writing.clone(), self.path.clone());
         std::thread::spawn(move || {
@@ -150,8 +150,11 @@ fn read(path: &Path) -> HashMap<PathBuf, Entry> {
         .collect()
 }
 
-fn write(path: &Path, mut entries: Vec<(PathBuf, Entry)>) -> std::io::Result<()> {
-    entries.sort_by(|a, b| a.0.cmp(&b.0));
+fn write(path: &Path, entries: Shards) -> std::io::Result<()> {
+    let mut entries: Vec<(&PathBuf, &Entry)> = entries.iter().collect();
+    // By bytes, not by path components (a third of a save's time at 200,000 files): any fixed
+    // order keeps the file the same for the same index.
+    entries.sort_unstable_by(|a, b| a.0.as_os_str().cmp(b.0.as_os_str()));
     let mut out = serde_json::to_vec(&Header { build: build() })?;
     for (path, entry) in entries {
         out.push(b'\n');
@@ -162,10 +165,10 @@ fn write(path: &Path, mut entries: Vec<(PathBuf, Entry)>) -> std::io::Result<()>
     std::fs::rename(&temporary, path)
 }
 
-fn save_one(path: PathBuf, entry: Entry) -> SavedFile {
+fn save_one(path: &Path, entry: &Entry) -> SavedFile {
     let tags = &entry.tags;
     SavedFile {
-        path,
+        path: path.to_path_buf(),
         rel: tags.rel.clone(),
         key: entry.key,
         hash: entry.hash.to_hex().to_string(),

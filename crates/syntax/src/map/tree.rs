@@ -6,7 +6,7 @@
 //! lost, a tree the watcher cannot cover — makes the map walk everything, as before.
 
 use super::exclude;
-use super::index::{key_of, Index, Snapshot, Source, MAX_FILE_BYTES};
+use super::index::{key_of, Change, Index, Snapshot, Source, MAX_FILE_BYTES};
 use super::watch::{Changes, Watch};
 use crate::languages;
 use coderd_core::documents::{Event, EventKind};
@@ -249,6 +249,11 @@ impl Listing {
                 )?;
             }
         }
+        // What the snapshot had at each path (its update is O(changed), not O(files)).
+        let mut changes: BTreeMap<String, Change> = removed
+            .iter()
+            .map(|s| (rel_of(&s.resolved), (s.tags.clone(), None)))
+            .collect();
         // A file listed again under the identity it had keeps its tags without asking the index.
         let mut old: HashMap<PathBuf, Source> = removed
             .into_iter()
@@ -263,12 +268,17 @@ impl Listing {
         }
         let gone: Vec<PathBuf> = old.into_keys().collect();
         let tagged = index.update(jail, &mut fresh, &gone, None);
+        for s in kept.iter().chain(&fresh) {
+            changes.entry(rel_of(&s.resolved)).or_default().1 = s.tags.clone();
+        }
         let listed = kept.into_iter().chain(fresh);
         self.files.extend(listed.map(|s| (rel_of(&s.resolved), s)));
         if self.files.len() as u64 > max_files {
             return Err(WalkAll); // the whole walk says so, with the limit's name
         }
-        self.last = Snapshot::of(self.files.values(), self.include_tests);
+        if !self.last.change(&changes) {
+            self.last = Snapshot::of(self.files.values(), self.include_tests);
+        }
         Ok(tagged)
     }
 

@@ -1,0 +1,643 @@
+//! The reference graph of one snapshot — every defined name with the files defining it, each file's
+//! uses of those names with their weights — built once per snapshot and shared by every question
+//! asked of it: a question re-weighs only the files it steers (the focus files, the users of a
+//! mentioned name). PageRank then visits only the files the question's personalization reaches.
+//!
+//! Both give the very floating-point sums a computation over the whole graph gives, in the same
+//! order: a file the walk has not reached has a rank of exactly zero, and adding its zero flows
+//! changes no sum. So a new focus on 200,000 files costs what its neighbourhood costs, and the
+//! ranking's answers are the ones a whole-graph computation gives (the tests compare the two).
+
+use super::index::FileTags;
+use crate::Kind;
+use foldhash::HashMap;
+use rayon::prelude::*;
+use std::sync::Arc;
+
+const DAMPING: f64 = 0.85;
+const ITERATIONS: usize = 60;
+/// Ranks sum to 1; a total change below this moves no definition past another in practice.
+const TOLERANCE: f64 = 1e-10;
+/// Past this share of the files reached, an iteration runs over all of them: sorting the names a
+/// sparse iteration touched would cost more than visiting every one.
+pub const DENSE_SHARE: usize = 8;
+
+/// Kinds that count as definitions in the graph (headings and config keys do not).
+pub fn is_symbol(kind: Kind) -> bool {
+    !matches!(kind, Kind::Heading | Kind::Key)
+}
+
+/// One file's use of one defined name.
+#[derive(Clone, Copy)]
+pub struct Use {
+    pub name: u32,
+    pub weight: f64,
+    /// Whether the file defines the name too (its own definition gets none of this use).
+    pub self_defined: bool,
+}
+
+/// One file's uses, the share of the file's rank each carries, and the weight they carry in all.
+#[derive(Default)]
+pub struct FileUses {
+    uses: Vec<Use>,
+    share: Vec<f64>,
+    out_weight: f64,
+}
+
+/// The graph of a snapshot as no question steers it.
+pub struct Graph {
+    /// Every defined name by its id (`rank::name_id`), numbered in file order.
+    pub name_index: HashMap<u64, usize>,
+    /// Per name, the files defining it (sorted, unique).
+    pub definers: Vec<Vec<usize>>,
+    /// Per name, its first definition (file, item): where its text is.
+    first: Vec<(u32, u32)>,
+    /// Per name, its weight when no question mentions it.
+    pub weights: Vec<f64>,
+    /// The files of each module, by the id of the name other files use for it
+    /// (`FileTags::module_id`), in file order.
+    pub modules: HashMap<u64, Vec<usize>>,
+    /// The files using each defined name or module name, by its id, in file order: a focus
+    /// file's callers are found among them, not among every file.
+    pub users: HashMap<u64, Vec<u32>>,
+    /// Each file's uses, one after the other in file order: file `f`'s are `start[f]..start[f + 1]`.
+    start: Vec<usize>,
+    uses: Vec<Use>,
+    share: Vec<f64>,
+    out_weight: Vec<f64>,
+}
+
+impl Graph {
+    /// The graph of `files` (sorted by path); `weight` is a name's weight from its text and its
+    /// number of definers.
+    pub fn of(files: &[Arc<FileTags>], weight: impl Fn(&str, usize) -> f64) -> Graph {
+        // Names numbered in file order, so that the numbering is deterministic. Hash maps are only
+        // looked up, never iterated.
+        let mut name_index: HashMap<u64, usize> = HashMap::default();
+        let mut definers: Vec<Vec<usize>> = Vec::new();
+        let mut first = Vec::new();
+        for (f, file) in files.iter().enumerate() {
+            let items = file.tags.outline.items.iter().zip(&file.item_ids);
+            for (i, (item, &id)) in items.enumerate() {
+                if !is_symbol(item.kind) {
+                    continue;
+                }
+                let next = definers.len();
+                let name = *name_index.entry(id).or_insert(next);
+                if name == next {
+                    definers.push(Vec::new());
+                    first.push((f as u32, i as u32));
+                }
+                if definers[name].last() != Some(&f) {
+                    definers[name].push(f);
+                }
+            }
+        }
+        let text = |&(f, i): &(u32, u32)| {
+            files[f as usize].tags.outline.items[i as usize]
+                .name
+                .as_str()
+        };
+        // A name's weight depends on the name alone: computed once per name, not once per use.
+        let weights: Vec<f64> = first
+            .iter()
+            .zip(&definers)
+            .map(|(at, list)| weight(text(at), list.len()))
+            .collect();
+        // Each file's uses on its own (all cores), joined in file order.
+        let per_file: Vec<FileUses> = files
+            .par_iter()
+            .enumerate()
+            .map(|(f, tags)| {
+                file_uses(
+                    f,
+                    &tags.reference_ids,
+                    &name_index,
+                    &definers,
+                    &weights,
+                    1.0,
+                )
+            })
+            .collect();
+        let mut modules: HashMap<u64, Vec<usize>> = HashMap::default();
+        for (f, file) in files.iter().enumerate() {
+            if let Some(id) = file.module_id {
+                modules.entry(id).or_default().push(f);
+            }
+        }
+        let mut users: HashMap<u64, Vec<u32>> = HashMap::default();
+        for (f, file) in files.iter().enumerate() {
+            for (id, _) in &file.reference_ids {
+                if name_index.contains_key(id) || modules.contains_key(id) {
+                    let list = users.entry(*id).or_default();
+                    if list.last() != Some(&(f as u32)) {
+                        list.push(f as u32);
+                    }
+                }
+            }
+        }
+        let total = per_file.iter().map(|u| u.uses.len()).sum();
+        let mut graph = Graph {
+            name_index,
+            definers,
+            first,
+            weights,
+            modules,
+            users,
+            start: Vec::with_capacity(files.len() + 1),
+            uses: Vec::with_capacity(total),
+            share: Vec::with_capacity(total),
+            out_weight: Vec::with_capacity(files.len()),
+        };
+        for file in per_file {
+            graph.start.push(graph.uses.len());
+            graph.uses.extend(file.uses);
+            graph.share.extend(file.share);
+            graph.out_weight.push(file.out_weight);
+        }
+        graph.start.push(graph.uses.len());
+        graph
+    }
+
+    /// The text of name `name`.
+    pub fn text<'a>(&self, files: &'a [Arc<FileTags>], name: usize) -> &'a str {
+        let (f, i) = self.first[name];
+        &files[f as usize].tags.outline.items[i as usize].name
+    }
+
+    /// The graph as one question weighs it: `weights` are the question's name weights (a mentioned
+    /// name weighs more), which differ from the graph's only at `mentioned` (sorted); the uses of
+    /// the focus files are multiplied by `focus_factor`.
+    pub fn steer<'a>(
+        &'a self,
+        files: &[Arc<FileTags>],
+        focus: &[usize],
+        focus_factor: f64,
+        weights: &[f64],
+        mentioned: &[usize],
+    ) -> Steered<'a> {
+        let mut steered: Vec<usize> = focus.to_vec();
+        if !mentioned.is_empty() {
+            let uses_mentioned = |f: &usize| {
+                let uses = &self.uses[self.start[*f]..self.start[*f + 1]];
+                uses.iter()
+                    .any(|u| mentioned.binary_search(&(u.name as usize)).is_ok())
+            };
+            steered.extend((0..files.len()).filter(uses_mentioned));
+        }
+        steered.sort_unstable();
+        steered.dedup();
+        let own = steered
+            .into_iter()
+            .map(|f| {
+                let factor = if focus.contains(&f) {
+                    focus_factor
+                } else {
+                    1.0
+                };
+                let uses = file_uses(
+                    f,
+                    &files[f].reference_ids,
+                    &self.name_index,
+                    &self.definers,
+                    weights,
+                    factor,
+                );
+                (f, uses)
+            })
+            .collect();
+        Steered { graph: self, own }
+    }
+}
+
+/// One file's uses of defined names, each weighed `factor` times its name's weight.
+fn file_uses(
+    file: usize,
+    references: &[(u64, u32)],
+    name_index: &HashMap<u64, usize>,
+    definers: &[Vec<usize>],
+    weights: &[f64],
+    factor: f64,
+) -> FileUses {
+    let mut uses = Vec::new();
+    let mut out_weight = 0.0;
+    for (id, count) in references {
+        let Some(&name) = name_index.get(id) else {
+            continue;
+        };
+        let list = &definers[name];
+        let self_defined = list.binary_search(&file).is_ok();
+        let targets = list.len() - usize::from(self_defined);
+        if targets == 0 {
+            continue;
+        }
+        let weight = weights[name] * (*count as f64).sqrt() * factor;
+        out_weight += weight * targets as f64;
+        uses.push(Use {
+            name: name as u32,
+            weight,
+            self_defined,
+        });
+    }
+    let share = uses
+        .iter()
+        .map(|u| match out_weight {
+            0.0 => 0.0,
+            out => u.weight / out,
+        })
+        .collect();
+    FileUses {
+        uses,
+        share,
+        out_weight,
+    }
+}
+
+/// The graph with one question's weights.
+pub struct Steered<'a> {
+    pub graph: &'a Graph,
+    /// The uses the question weighs differently, by file (sorted).
+    own: Vec<(usize, FileUses)>,
+}
+
+/// What PageRank gives: every file's rank, and the files it reached (sorted; every other file's
+/// rank is zero).
+pub struct Reached {
+    pub rank: Vec<f64>,
+    pub files: Vec<usize>,
+}
+
+impl Steered<'_> {
+    /// File `f`'s uses, their shares and its out-weight.
+    pub fn uses(&self, f: usize) -> (&[Use], &[f64], f64) {
+        match self.own.binary_search_by_key(&f, |e| e.0) {
+            Ok(at) => {
+                let own = &self.own[at].1;
+                (&own.uses, &own.share, own.out_weight)
+            }
+            Err(_) => {
+                let range = self.graph.start[f]..self.graph.start[f + 1];
+                let g = self.graph;
+                (&g.uses[range.clone()], &g.share[range], g.out_weight[f])
+            }
+        }
+    }
+
+    /// PageRank personalised by `personalization` (summing to 1), over the files it reaches,
+    /// iterating over every file once more than `1 / dense_share` of them are reached.
+    pub fn pagerank_with(&self, personalization: &[f64], dense_share: usize) -> Reached {
+        let n = personalization.len();
+        let mut walk = Walk::new(self, personalization, dense_share);
+        let mut rank = personalization.to_vec();
+        let mut next = vec![0.0; n];
+        // The files without uses, once the walk is dense (a sparse walk's are few: it filters).
+        let mut dangling_files: Option<Vec<usize>> = None;
+        for _ in 0..ITERATIONS {
+            let dangling: f64 = match walk.dense {
+                true => dangling_files
+                    .get_or_insert_with(|| (0..n).filter(|&f| self.uses(f).2 == 0.0).collect())
+                    .iter()
+                    .map(|&f| rank[f])
+                    .sum(),
+                false => walk
+                    .files
+                    .iter()
+                    .filter(|&&f| self.uses(f).2 == 0.0)
+                    .map(|&f| rank[f])
+                    .sum(),
+            };
+            walk.inflow(self, &rank);
+            let restart = 1.0 - DAMPING + DAMPING * dangling;
+            let change: f64 = match walk.dense {
+                // Every file, in order: the same sums, without going through the list.
+                true => {
+                    for i in 0..n {
+                        next[i] = restart * personalization[i] + DAMPING * walk.inflow[i];
+                    }
+                    next.iter().zip(&rank).map(|(a, b)| (a - b).abs()).sum()
+                }
+                false => {
+                    for &i in &walk.files {
+                        next[i] = restart * personalization[i] + DAMPING * walk.inflow[i];
+                    }
+                    walk.files.iter().map(|&i| (next[i] - rank[i]).abs()).sum()
+                }
+            };
+            std::mem::swap(&mut rank, &mut next);
+            if change < TOLERANCE {
+                break;
+            }
+        }
+        Reached {
+            rank,
+            files: walk.files,
+        }
+    }
+}
+
+/// One PageRank's buffers, kept across its iterations: the files reached so far and what flows.
+struct Walk {
+    /// The files reached so far (sorted); all of them once the walk is dense.
+    files: Vec<usize>,
+    reached: Vec<bool>,
+    dense: bool,
+    dense_share: usize,
+    /// Per file, the rank flowing in this iteration.
+    inflow: Vec<f64>,
+    /// Per name, the rank flowing to its definers this iteration.
+    per_name: Vec<f64>,
+    /// The names flowed to this iteration (a sparse walk's), and a mark per name.
+    names: Vec<usize>,
+    named: Vec<bool>,
+    /// The flows of uses of names their own file defines too, in use order: (file, flow).
+    own: Vec<(usize, f64)>,
+    /// Files reached for the first time this iteration.
+    new: Vec<usize>,
+}
+
+impl Walk {
+    fn new(steered: &Steered, personalization: &[f64], dense_share: usize) -> Walk {
+        let n = personalization.len();
+        let files: Vec<usize> = (0..n).filter(|&i| personalization[i] != 0.0).collect();
+        let mut reached = vec![false; n];
+        for &f in &files {
+            reached[f] = true;
+        }
+        let names = steered.graph.definers.len();
+        let mut walk = Walk {
+            files,
+            reached,
+            dense: false,
+            dense_share,
+            inflow: vec![0.0; n],
+            per_name: vec![0.0; names],
+            names: Vec::new(),
+            named: vec![false; names],
+            own: Vec::new(),
+            new: Vec::new(),
+        };
+        walk.densify_if_wide();
+        walk
+    }
+
+    /// Past the dense share, every file is walked (their zero ranks add nothing).
+    fn densify_if_wide(&mut self) {
+        let n = self.reached.len();
+        if !self.dense && self.files.len() * self.dense_share > n {
+            self.dense = true;
+            self.files = (0..n).collect();
+            self.reached.fill(true);
+        }
+    }
+
+    /// The rank arriving at each reached file over the uses (into `inflow`), adding the files it
+    /// reaches: per name the flows of its uses in use order, then to each definer in name order,
+    /// less a definer's own use.
+    fn inflow(&mut self, steered: &Steered, rank: &[f64]) {
+        match self.dense {
+            true => self.inflow.fill(0.0),
+            false => self.files.iter().for_each(|&f| self.inflow[f] = 0.0),
+        }
+        self.own.clear();
+        // The question's own uses, met in file order beside the files (no search per file).
+        let mut steered_own = steered.own.iter().peekable();
+        let graph = steered.graph;
+        for &f in &self.files {
+            while steered_own.next_if(|(g, _)| *g < f).is_some() {}
+            let (uses, share) = match steered_own.next_if(|(g, _)| *g == f) {
+                Some((_, own)) => (&own.uses[..], &own.share[..]),
+                None => {
+                    let range = graph.start[f]..graph.start[f + 1];
+                    (&graph.uses[range.clone()], &graph.share[range])
+                }
+            };
+            for (u, share) in uses.iter().zip(share) {
+                let flow = rank[f] * share;
+                let name = u.name as usize;
+                self.per_name[name] += flow;
+                if !self.dense && !self.named[name] {
+                    self.named[name] = true;
+                    self.names.push(name);
+                }
+                if u.self_defined {
+                    self.own.push((f, flow));
+                }
+            }
+        }
+        let definers = &steered.graph.definers;
+        if self.dense {
+            for (list, sum) in definers.iter().zip(&mut self.per_name) {
+                for &to in list {
+                    self.inflow[to] += *sum;
+                }
+                *sum = 0.0;
+            }
+        } else {
+            self.names.sort_unstable();
+            for &name in &self.names {
+                for &to in &definers[name] {
+                    if !self.reached[to] {
+                        self.reached[to] = true;
+                        self.inflow[to] = 0.0;
+                        self.new.push(to);
+                    }
+                    self.inflow[to] += self.per_name[name];
+                }
+                self.per_name[name] = 0.0;
+                self.named[name] = false;
+            }
+            self.names.clear();
+        }
+        for &(f, flow) in &self.own {
+            self.inflow[f] -= flow;
+        }
+        if !self.new.is_empty() {
+            self.new.sort_unstable();
+            let old = std::mem::take(&mut self.files);
+            self.files = merged(&old, &self.new);
+            self.new.clear();
+            self.densify_if_wide();
+        }
+    }
+}
+
+/// Two sorted, disjoint lists as one sorted list.
+fn merged(a: &[usize], b: &[usize]) -> Vec<usize> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        if a[i] < b[j] {
+            out.push(a[i]);
+            i += 1;
+        } else {
+            out.push(b[j]);
+            j += 1;
+        }
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::modules::Structure;
+    use super::super::rank::{graph, rank_with, Steering};
+    use super::*;
+    use crate::items::{Item, Outline};
+    use crate::tags::Tags;
+
+    /// A tree of `n` Go and Python files (sorted by path), each defining names of its own, a name
+    /// many files define (`New`) and a few of a shared pool, and using names of nearby files and of
+    /// the pool: a graph whose walk from one file reaches a part of the tree, and from a common
+    /// name all of it.
+    fn tree(n: usize, seed: u64) -> Vec<Arc<FileTags>> {
+        let mut state = seed;
+        let mut next = move |below: usize| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) as usize % below
+        };
+        let item = |kind, name: String, parent| Item {
+            kind,
+            name,
+            signature: String::new(),
+            line: 1,
+            end_line: 2,
+            parent,
+            parent_name: None,
+            doc: None,
+            bytes: 0..0,
+            name_bytes: 0..0,
+            extent_line: 1,
+        };
+        let files = (0..n).map(|i| {
+            let language = if i % 5 == 4 { "python" } else { "go" };
+            let mut items = vec![
+                item(Kind::Struct, format!("Type{i}"), None),
+                item(Kind::Function, format!("do_thing_{i}"), Some(0)),
+            ];
+            if i % 7 == 0 {
+                items.push(item(Kind::Function, "New".into(), None));
+            }
+            if next(3) == 0 {
+                items.push(item(
+                    Kind::Function,
+                    format!("sharedName{}", next(20)),
+                    None,
+                ));
+            }
+            if i % 11 == 0 {
+                items.push(item(Kind::Module, "tests".into(), None));
+                items.push(item(
+                    Kind::Function,
+                    format!("test_{i}"),
+                    Some(items.len() - 1),
+                ));
+            }
+            let mut references: Vec<(String, u32)> = (0..3)
+                .map(|_| {
+                    let j = (i + n + next(9) - 4) % n;
+                    (format!("do_thing_{j}"), 1 + next(3) as u32)
+                })
+                .collect();
+            if next(4) == 0 {
+                references.push(("New".into(), 2));
+            }
+            if next(2) == 0 {
+                references.push((format!("sharedName{}", next(20)), 1));
+            }
+            references.sort();
+            references.dedup_by(|a, b| a.0 == b.0);
+            let tags = Tags {
+                outline: Outline {
+                    items,
+                    parse_errors: 0,
+                },
+                references,
+            };
+            let ext = if language == "go" { "go" } else { "py" };
+            let rel = format!("d{}/f{i:05}.{ext}", i / 40);
+            Arc::new(FileTags::new(
+                rel,
+                language,
+                tags,
+                i % 13 == 12,
+                vec![],
+                vec![],
+            ))
+        });
+        let mut files: Vec<Arc<FileTags>> = files.collect();
+        files.sort_by(|a, b| a.rel.cmp(&b.rel));
+        files
+    }
+
+    fn focus_on(focus: &[usize], mentions: &[&str]) -> Steering {
+        Steering {
+            focus: focus.to_vec(),
+            mentions: mentions.iter().map(|m| m.to_string()).collect(),
+            include_tests: false,
+            co_changed: vec![],
+        }
+    }
+
+    #[test]
+    fn a_walk_over_the_reached_files_gives_the_whole_graphs_ranks_bit_for_bit() {
+        let files = tree(600, 7);
+        let graph = graph(&files);
+        let n = files.len();
+        for focus in [vec![3], vec![100, 420], vec![]] {
+            let steered = graph.steer(&files, &focus, 50.0, &graph.weights, &[]);
+            let mut personalization = vec![0.0; n];
+            for &f in &focus {
+                personalization[f] = 1.0 / focus.len() as f64;
+            }
+            if focus.is_empty() {
+                personalization.fill(1.0 / n as f64);
+            }
+            let sparse = steered.pagerank_with(&personalization, 0);
+            let dense = steered.pagerank_with(&personalization, n + 1);
+            let bits = |r: &[f64]| r.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&sparse.rank), bits(&dense.rank), "focus {focus:?}");
+            assert_eq!(dense.files.len(), n);
+            if !focus.is_empty() {
+                // The walk from a focus file stays in part of the tree, and every file it left
+                // out has a rank of exactly zero.
+                assert!(
+                    sparse.files.len() < n,
+                    "{} of {n} reached",
+                    sparse.files.len()
+                );
+                let zero = (0..n).filter(|f| sparse.files.binary_search(f).is_err());
+                assert!(zero.into_iter().all(|f| sparse.rank[f] == 0.0));
+            }
+        }
+    }
+
+    #[test]
+    fn the_ranking_from_the_reached_files_is_the_ranking_from_every_file() {
+        for seed in [1, 2, 3] {
+            let files = tree(400, seed);
+            let graph = graph(&files);
+            let structure = Structure::of(&files);
+            let questions = [
+                focus_on(&[5], &[]),
+                focus_on(&[17, 300], &[]),
+                focus_on(&[9], &["do_thing_200", "New"]),
+                focus_on(&[], &["sharedName3"]),
+                focus_on(&[], &[]),
+            ];
+            for steering in &questions {
+                let order = |dense_share| {
+                    let ranked = rank_with(&files, steering, &structure, &graph, dense_share);
+                    let items = ranked.items.iter().map(|r| (r.file, r.item));
+                    (items.collect::<Vec<_>>(), ranked.focus_items)
+                };
+                let (sparse, dense) = (order(0), order(files.len() + 1));
+                assert_eq!(sparse, dense, "seed {seed}, {steering:?}");
+                assert!(!sparse.0.is_empty());
+            }
+        }
+    }
+}
