@@ -83,8 +83,19 @@ def is_generated(text):
 
 
 def declares_test_module(repo, commit, rel):
-    """Whether a Rust file is the module of a `#[cfg(test)] mod name;` in its parent module's file."""
-    folder, name = os.path.split(rel[:-3])
+    """Whether a Rust file is inside a test module: its own module, or a folder module above it (`#[cfg(test)]
+    mod macro_expansion_tests;` hides every file under that folder), declared `#[cfg(test)] mod name;`."""
+    module = rel[:-3]
+    while "/" in module:
+        if declared_as_test(repo, commit, module):
+            return True
+        module = os.path.dirname(module)
+    return False
+
+
+def declared_as_test(repo, commit, module):
+    """Whether the module at path `module` (no `.rs`) is a `#[cfg(test)] mod name;` of its parent module's file."""
+    folder, name = os.path.split(module)
     parent, above = os.path.split(folder)
     declarers = [folder + ".rs", folder + "/mod.rs", folder + "/lib.rs", folder + "/main.rs"]
     pattern = re.compile(r"#\[cfg\([^\]]*\btest\b[^\]]*\]\s*(#\[[^\]]*\]\s*)*(pub(\([^)]*\))?\s+)?mod\s+%s\s*;"
