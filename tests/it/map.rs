@@ -15,14 +15,6 @@ fn map(daemon: &Daemon, params: Value) -> Value {
     daemon.ok("map", params)
 }
 
-/// The files a map shows: the lines heading a group (`path:` at the start of a line).
-fn shown_files(text: &str) -> Vec<&str> {
-    text.lines()
-        .filter(|l| !l.starts_with([' ', '⋮']) && l.ends_with(':'))
-        .map(|l| l.trim_end_matches(':'))
-        .collect()
-}
-
 fn strings(case: &Value, key: &str) -> Vec<String> {
     case[key]
         .as_array()
@@ -42,7 +34,7 @@ fn ranking_rules_hold_on_the_fixture_repository() {
         let name = &case["case"];
         let result = map(&daemon, case["params"].clone());
         let text = result["map"].as_str().unwrap();
-        let files = shown_files(text);
+        let files = common::map_files(text);
         for want in strings(case, "shown") {
             assert!(
                 files.contains(&want.as_str()),
@@ -178,7 +170,7 @@ fn rust_test_modules_declared_out_of_line_are_left_out_unless_tests_are_asked_fo
     ];
     let without = map_of(&files, json!({"budget": 100_000}));
     let text = without["map"].as_str().unwrap();
-    let shown = shown_files(text);
+    let shown = common::map_files(text);
     for path in ["src/lib.rs", "src/engine.rs"] {
         assert!(shown.contains(&path), "{path} not shown\n{text}");
     }
@@ -189,7 +181,7 @@ fn rust_test_modules_declared_out_of_line_are_left_out_unless_tests_are_asked_fo
     let text = with["map"].as_str().unwrap();
     for path in test_files {
         assert!(
-            shown_files(text).contains(&path),
+            common::map_files(text).contains(&path),
             "{path} not shown\n{text}"
         );
     }
@@ -216,7 +208,7 @@ fn generated_files_are_left_out_of_the_map_whatever_their_header_says() {
         ];
         let result = map_of(&files, json!({"budget": 100_000}));
         let text = result["map"].as_str().unwrap();
-        let shown = shown_files(text);
+        let shown = common::map_files(text);
         assert!(!shown.contains(&"src/nodes.rs"), "{header}: shown\n{text}");
         assert!(shown.contains(&"src/handwritten.rs"), "{header}\n{text}");
     }
@@ -229,7 +221,7 @@ fn generated_files_are_left_out_of_the_map_whatever_their_header_says() {
     ];
     let result = map_of(&files, json!({"budget": 100_000}));
     let text = result["map"].as_str().unwrap();
-    let shown = shown_files(text);
+    let shown = common::map_files(text);
     assert!(!shown.contains(&"src/schema/nodes.rs"), "shown\n{text}");
     assert!(shown.contains(&"src/schema/kept.rs"), "\n{text}");
 }
@@ -260,7 +252,7 @@ fn a_go_map_lists_a_typescript_file_tied_only_by_a_bare_name_after_every_go_file
     ];
     let result = map_of(&files, json!({"budget": 100_000, "focus": ["cmd/main.go"]}));
     let text = result["map"].as_str().unwrap();
-    let shown = shown_files(text);
+    let shown = common::map_files(text);
     assert_eq!(
         &shown[..2],
         ["query/parse.go", "store/store.go"],
@@ -366,7 +358,7 @@ fn names_a_macro_call_lists_are_definitions_for_symbols_and_the_map_not_outline_
         json!({"focus": ["src/user.rs"], "budget": 100_000}),
     );
     let text = result["map"].as_str().unwrap();
-    let shown = shown_files(text);
+    let shown = common::map_files(text);
     let at = |f: &str| shown.iter().position(|s| *s == f);
     let symbols = at("src/symbols.rs").unwrap_or_else(|| panic!("not shown\n{text}"));
     for i in 0..6 {

@@ -59,13 +59,6 @@ const CASES: &[Case] = &[
     },
 ];
 
-fn listed(text: &str) -> Vec<&str> {
-    text.lines()
-        .filter(|l| !l.starts_with([' ', '⋮']) && l.ends_with(':'))
-        .map(|l| l.trim_end_matches(':'))
-        .collect()
-}
-
 #[test]
 fn a_neighbour_is_shown_by_a_top_level_item_so_the_budget_lists_more_files() {
     let mut problems = Vec::new();
@@ -82,7 +75,7 @@ fn a_neighbour_is_shown_by_a_top_level_item_so_the_budget_lists_more_files() {
         let daemon = Daemon::start(&sandbox, &[]);
         let result = daemon.ok("map", json!({"focus": [focus], "budget": BUDGET}));
         let text = result["map"].as_str().unwrap();
-        let files = listed(text);
+        let files = common::map_files(text);
         let missing: Vec<&String> = neighbours
             .iter()
             .filter(|n| !files.contains(&n.as_str()))

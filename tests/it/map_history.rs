@@ -217,14 +217,6 @@ const CASES: &[Case] = &[
     },
 ];
 
-/// The files a map shows, in order: the lines heading a group (`path:`).
-fn shown_files(text: &str) -> Vec<String> {
-    text.lines()
-        .filter(|l| !l.starts_with([' ', '⋮']) && l.ends_with(':'))
-        .map(|l| l.trim_end_matches(':').to_owned())
-        .collect()
-}
-
 /// Writes the tree (under `repo`), and commits it as the first commit when there is a repository.
 fn build(sandbox: &Sandbox, repo: Option<&str>) -> PathBuf {
     let top = sandbox.root.join(repo.unwrap_or(""));
@@ -259,7 +251,10 @@ fn commit(top: &Path, commits: &[&[&str]]) {
 fn first_listed(daemon: &Daemon, focus: &str) -> (String, String) {
     let result = daemon.ok("map", json!({"focus": [focus], "budget": 100_000}));
     let text = result["map"].as_str().unwrap().to_owned();
-    let first = shown_files(&text).first().cloned().unwrap_or_default();
+    let first = common::map_files(&text)
+        .first()
+        .map(|f| f.to_string())
+        .unwrap_or_default();
     (first, text)
 }
 

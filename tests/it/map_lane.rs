@@ -76,13 +76,6 @@ fn commit(root: &std::path::Path, files: &[&str], times: usize) {
     }
 }
 
-fn listed(text: &str) -> Vec<&str> {
-    text.lines()
-        .filter(|l| !l.starts_with([' ', '⋮']) && l.ends_with(':'))
-        .map(|l| l.trim_end_matches(':'))
-        .collect()
-}
-
 #[test]
 fn a_file_that_changed_with_the_focus_file_has_a_lane_among_the_first_files() {
     let mut problems = Vec::new();
@@ -102,7 +95,9 @@ fn a_file_that_changed_with_the_focus_file_has_a_lane_among_the_first_files() {
         let ask = json!({"focus": ["src/focus.rs"], "budget": 100_000});
         let result = daemon.ok("map", ask.clone());
         let text = result["map"].as_str().unwrap();
-        let at = listed(text).iter().position(|f| *f == "src/zeta.rs");
+        let at = common::map_files(text)
+            .iter()
+            .position(|f| *f == "src/zeta.rs");
         if at.map(|at| at + 1) != Some(case.want) {
             problems.push(format!("{}: zeta at {at:?}\n{text}", case.name));
         }

@@ -94,14 +94,6 @@ const CASES: &[Case] = &[
     },
 ];
 
-/// The files a map lists, in order (the lines heading a group).
-fn listed(text: &str) -> Vec<&str> {
-    text.lines()
-        .filter(|l| !l.starts_with([' ', '⋮']) && l.ends_with(':'))
-        .map(|l| l.trim_end_matches(':'))
-        .collect()
-}
-
 #[test]
 fn a_focus_files_real_imports_come_before_files_sharing_its_names() {
     let mut problems = Vec::new();
@@ -113,7 +105,7 @@ fn a_focus_files_real_imports_come_before_files_sharing_its_names() {
         let daemon = Daemon::start(&sandbox, &[]);
         let result = daemon.ok("map", json!({"focus": [case.focus], "budget": 4000}));
         let text = result["map"].as_str().unwrap();
-        let files = listed(text);
+        let files = common::map_files(text);
         let head = &files[..case.first.len().min(files.len())];
         for want in case.first.iter().filter(|w| !head.contains(w)) {
             problems.push(format!("{}: {want} not first\n{text}", case.name));
@@ -163,5 +155,10 @@ fn resolution_never_leaves_the_jail() {
     );
     let text = result["map"].as_str().unwrap();
     assert!(!text.contains(OUTSIDE_SECRET), "{text}");
-    assert!(listed(text).iter().all(|f| f.starts_with("app/")), "{text}");
+    assert!(
+        common::map_files(text)
+            .iter()
+            .all(|f| f.starts_with("app/")),
+        "{text}"
+    );
 }

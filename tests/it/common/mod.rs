@@ -656,3 +656,11 @@ pub fn git(dir: &Path, args: &[&str]) -> String {
     );
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
+
+/// The files a map shows, in order: the lines heading a group (`path:` at the start of a line).
+pub fn map_files(text: &str) -> Vec<&str> {
+    text.lines()
+        .filter(|l| !l.starts_with([' ', '⋮']) && l.ends_with(':'))
+        .map(|l| l.trim_end_matches(':'))
+        .collect()
+}
