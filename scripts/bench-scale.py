@@ -7,7 +7,8 @@ watcher cost as a workspace grows, beside `rg` in the same run.
 `--tree PATH` measures a checked-out repository as it is (for the watcher row it must be a git
 work tree with a `HEAD~1`-style second commit to check out: the script checks out `--other REV` and
 back). `--generate N` writes a tree of N source files (Go, Rust, Python, TypeScript in turn, 40 to a
-folder, four folder levels, each file calling names defined in three others so the map has a graph;
+folder, four folder levels, each file calling names defined in three nearby files of its own language so
+the map has a graph (before 2026-12-06 every file called Go files only: the trees of older tables);
 one file holds a 10,000-line Python module, one file the rare word) into a temporary folder and
 makes it a git repository with two branches that differ in 5% of the files. Each row is the median of
 RUNS fresh daemons (map rows: fresh daemon, empty state folder = cold from nothing). Rows:
@@ -97,7 +98,8 @@ def generate(count, rng, keep=None):
         rel = os.path.join(f"a{folder // 1000}", f"b{folder // 100 % 10}", f"c{folder // 10 % 10}",
                            f"d{folder % 10}", f"f{i}.{lang}")
         os.makedirs(os.path.join(root, os.path.dirname(rel)), exist_ok=True)
-        same = [j for j in range(i - i % 4 - 8, i + 8, 4) if 0 <= j < count and j != i]
+        # Up to four files of its own language nearby (i ± 4, i ± 8), three of them called.
+        same = [j for j in range(i - 8, i + 9, 4) if 0 <= j < count and j != i]
         calls = rng.sample(same, min(3, len(same)))
         with open(os.path.join(root, rel), "w") as f:
             f.write(source(lang, i, calls))
