@@ -426,8 +426,9 @@ impl Client {
         // "before" is what the file had before the run, not that empty set.
         let same_run = !pulled && run_began.is_some_and(|began| entry.seq > began);
         // A set without a version is about a newer text only when one was sent since the last
-        // set: intelephense publishes twice for one change (on the change and on the save), and
-        // the second set's "before" must still be the text before the change, not the first set.
+        // set: intelephense publishes a file's findings again, unversioned, once its index is
+        // built, and that second set's "before" must still be the text before the change, not the
+        // first set.
         let newer_text = match version {
             Some(_) => version != entry.version,
             None => sent_at.is_none_or(|sent| entry.seq <= sent),
