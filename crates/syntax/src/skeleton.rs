@@ -36,14 +36,13 @@ fn is_function(dialect: Dialect, kind: &str) -> bool {
     }
 }
 
-/// A skeleton parse: the tree, the left-out ranges whose names the lexer counts (the insides of
-/// the bodies, of Go's package-level composite literals, `go_var_literals`, and Rust's `use`
-/// declarations, `rust_use`), in file order, and those that hold no name the map counts (Go's
-/// import declarations, whose names are package names and strings).
+/// A skeleton parse: the tree, and the left-out ranges whose names the lexer counts (the insides
+/// of the bodies, of Go's package-level composite literals, `go_var_literals`, and Rust's `use`
+/// declarations, `rust_use`), in file order. Go's import declarations are left out too, but hold
+/// no name the map counts (package names and strings).
 pub struct Skeleton {
     pub tree: Tree,
     pub bodies: Vec<Range<usize>>,
-    pub quiet: Vec<Range<usize>>,
 }
 
 /// Parses `source` (already masked by the language's rewrites: same length; `tokens` are its
@@ -77,11 +76,7 @@ pub fn parse(
         bodies.extend(named);
         bodies.sort_by_key(|b| b.start);
     }
-    proven.then_some(Skeleton {
-        tree,
-        bodies,
-        quiet,
-    })
+    proven.then_some(Skeleton { tree, bodies })
 }
 
 /// Whether the braces around `inside` are a function's body block (or, in Go, a composite

@@ -64,12 +64,11 @@ fn tag_tree(
     let also =
         (queries.reference_set.as_ref()).map(|kinds| (kinds, &mut keep as &mut dyn FnMut(Node)));
     let (mut outline, walked) = items::extract_definitions(tree, source, queries, also);
-    if let Some(skeleton) = skeleton {
-        // A skeleton's left-out ranges are gaps in its included ranges, which the outline counts
-        // as regions a parse skipped to contain an error (`recover::skipped`); a skeleton is kept
-        // only when it has no error, so those gaps are all there is to take back.
-        let gaps = skeleton.bodies.len() + skeleton.quiet.len();
-        outline.parse_errors = outline.parse_errors.saturating_sub(gaps);
+    if skeleton.is_some() {
+        // A skeleton is kept only when its tree has no error (`skeleton::parse`): all the outline
+        // counted are its left-out ranges, gaps in its included ranges, which it takes for regions
+        // a parse skipped to contain an error (`recover::skipped`).
+        outline.parse_errors = 0;
     }
     let definitions: HashSet<usize> = outline.items.iter().map(|i| i.name_bytes.start).collect();
     let mut counts: HashMap<&[u8], u32> = HashMap::default();
