@@ -211,3 +211,17 @@ pub fn first_error_line(language: &languages::Language, source: &[u8]) -> Option
     }
     first
 }
+
+/// The golden outline fixtures (`tests/fixtures/structure/outline`) whose language coderd knows,
+/// with it: what the crate's tests check the outline's walks on.
+#[cfg(test)]
+fn outline_fixtures() -> Vec<(std::path::PathBuf, &'static languages::Language)> {
+    let dir = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/fixtures/structure/outline"
+    );
+    let paths = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path());
+    paths
+        .filter_map(|path| Some((path.clone(), languages::for_path(&path, None)?)))
+        .collect()
+}

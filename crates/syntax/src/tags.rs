@@ -292,24 +292,12 @@ mod tests {
         }
     }
 
-    /// The golden outline fixtures whose language coderd knows, with it.
-    fn outline_fixtures() -> Vec<(std::path::PathBuf, &'static languages::Language)> {
-        let dir = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../tests/fixtures/structure/outline"
-        );
-        let paths = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path());
-        paths
-            .filter_map(|path| Some((path.clone(), languages::for_path(&path, None)?)))
-            .collect()
-    }
-
     /// The references found on the outline's walk are those a walk of their own finds, in the same
     /// order, and the outline is the one found without them, on every golden fixture.
     #[test]
     fn references_on_the_outlines_walk_equal_their_own_walk() {
         let mut checked = 0;
-        for (path, language) in outline_fixtures() {
+        for (path, language) in crate::outline_fixtures() {
             let queries = queries::of(language).unwrap();
             let Some(kinds) = &queries.reference_set else {
                 continue;
@@ -341,7 +329,7 @@ mod tests {
     #[test]
     fn walking_simple_tags_equals_running_the_query() {
         let mut checked = 0;
-        for (path, language) in outline_fixtures() {
+        for (path, language) in crate::outline_fixtures() {
             let queries = queries::of(language).unwrap();
             let (Some(kinds), Some(query)) = (&queries.reference_set, queries.tags()) else {
                 continue;

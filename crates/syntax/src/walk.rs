@@ -161,7 +161,7 @@ pub fn end_before(item: Node, body: Node, counts: impl Fn(&str) -> bool) -> usiz
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{languages, parse};
+    use crate::parse;
 
     fn leads(kind: &str) -> bool {
         kind.contains("comment") || kind.contains("attribute") || kind.contains("decorator")
@@ -172,15 +172,8 @@ mod tests {
     /// sibling before it that is not a comment ends, as `prev_sibling` finds it.
     #[test]
     fn cursor_walks_find_what_prev_sibling_finds() {
-        let dir = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../tests/fixtures/structure/outline"
-        );
         let mut checked = 0;
-        for path in std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()) {
-            let Some(language) = languages::for_path(&path, None) else {
-                continue;
-            };
+        for (path, language) in crate::outline_fixtures() {
             let source = std::fs::read(&path).unwrap();
             let tree = parse(language, &source, None).unwrap();
             let (mut targets, root) = (Vec::new(), tree.root_node().id());
