@@ -58,8 +58,12 @@ pub struct Graph {
     /// (`FileTags::module_id`), in file order.
     pub modules: HashMap<u64, Vec<usize>>,
     /// The files using each defined name or module name, by its id, in file order: a focus
-    /// file's callers are found among them, not among every file.
+    /// file's callers and a mentioned name's users are found among them, not among every file.
     pub users: HashMap<u64, Vec<u32>>,
+    /// Where a mention is: the families, the items that are no symbols, the paths' stems.
+    pub names: super::mentions::Names,
+    /// How many items each file lists: what a question's unscored tail holds, counted.
+    pub listing: super::tail::Listing,
     /// Each file's uses, one after the other in file order: file `f`'s are `start[f]..start[f + 1]`.
     start: Vec<usize>,
     uses: Vec<Use>,
@@ -144,6 +148,8 @@ impl Graph {
             weights,
             modules,
             users,
+            names: super::mentions::Names::of(files),
+            listing: super::tail::Listing::of(files),
             start: Vec::with_capacity(files.len() + 1),
             uses: Vec::with_capacity(total),
             share: Vec::with_capacity(total),
@@ -177,13 +183,18 @@ impl Graph {
         mentioned: &[usize],
     ) -> Steered<'a> {
         let mut steered: Vec<usize> = focus.to_vec();
-        if !mentioned.is_empty() {
-            let uses_mentioned = |f: &usize| {
-                let uses = &self.uses[self.start[*f]..self.start[*f + 1]];
-                uses.iter()
-                    .any(|u| mentioned.binary_search(&(u.name as usize)).is_ok())
-            };
-            steered.extend((0..files.len()).filter(uses_mentioned));
+        // A file using a mentioned name is among the users of its id (some of which use it only
+        // as its sole definer: no use of it in the graph).
+        let uses_mentioned = |f: &usize| {
+            let uses = &self.uses[self.start[*f]..self.start[*f + 1]];
+            uses.iter()
+                .any(|u| mentioned.binary_search(&(u.name as usize)).is_ok())
+        };
+        for &name in mentioned {
+            let (f, i) = self.first[name];
+            let id = files[f as usize].item_ids[i as usize];
+            let users = self.users.get(&id).into_iter().flatten();
+            steered.extend(users.map(|&f| f as usize).filter(uses_mentioned));
         }
         steered.sort_unstable();
         steered.dedup();
@@ -631,7 +642,7 @@ mod tests {
             for steering in &questions {
                 let order = |dense_share| {
                     let ranked = rank_with(&files, steering, &structure, &graph, dense_share);
-                    let items = ranked.items.iter().map(|r| (r.file, r.item));
+                    let items = ranked.items(&files).map(|r| (r.file, r.item));
                     (items.collect::<Vec<_>>(), ranked.focus_items)
                 };
                 let (sparse, dense) = (order(0), order(files.len() + 1));

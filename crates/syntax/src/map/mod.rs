@@ -12,12 +12,14 @@ pub mod graph;
 pub mod imports;
 pub mod index;
 pub mod lookup;
+pub mod mentions;
 pub mod modules;
 pub mod rank;
 pub mod render;
 pub mod steer;
 pub mod store;
 pub mod symbols;
+pub mod tail;
 pub mod tree;
 pub mod watch;
 
@@ -42,6 +44,9 @@ pub struct MapCache {
     tree: tree::Tree,
     /// The last rankings, by (folder, steering, fingerprint), the most recent last.
     ranked: Mutex<Vec<(u64, Arc<Ranked>)>>,
+    /// The last unsteered ranking (no focus, no mention the snapshot holds), by the same key: every
+    /// question whose mentions are defined nowhere is answered by it, however many others came since.
+    unsteered: Mutex<Option<(u64, Arc<Ranked>)>>,
     /// The imports of the last snapshot resolved (`modules`), by its fingerprint.
     structure: Mutex<Option<(u64, Arc<modules::Structure>)>>,
     /// The reference graph of the last snapshot ranked, by its fingerprint.
@@ -156,13 +161,23 @@ pub fn run(
     let ranked = cache.ranked(&dir.abs, &steering, snapshot.fingerprint, || {
         let structure = cache.structure(&snapshot);
         let graph = of_snapshot(&cache.graph, &snapshot, || rank::graph(&snapshot.files));
-        rank::rank(&snapshot.files, &steering, &structure, &graph)
+        // A mention of a name the snapshot holds nowhere changes nothing: the question without
+        // it is the same question.
+        let mut steering = steering.clone();
+        let files = &snapshot.files;
+        steering.mentions.retain(|m| !mentions::inert(files, &graph, m));
+        let rank = || rank::rank(files, &steering, &structure, &graph);
+        let unsteered = steering.focus.is_empty() && steering.co_changed.is_empty();
+        match unsteered && steering.mentions.is_empty() {
+            true => cache.unsteered(&dir.abs, &steering, snapshot.fingerprint, rank),
+            false => Arc::new(rank()),
+        }
     });
     let ranked_at = started.elapsed();
     let rendered = render::render(&snapshot.files, &ranked, budget);
     let items = p
         .items
-        .then(|| map_items(&snapshot.files, &ranked, &rendered.shown));
+        .then(|| map_items(&snapshot.files, &rendered.shown));
     // Where a map's time goes, for `CODERD_LOG=coderd=debug` (the bench's edit rows).
     tracing::debug!(
         snapshot_us = listed.as_micros() as u64,
@@ -191,9 +206,8 @@ pub fn run(
     })
 }
 
-fn map_items(files: &[Arc<index::FileTags>], ranked: &Ranked, shown: &[usize]) -> Vec<MapItem> {
-    let item = |&i: &usize| {
-        let r = &ranked.items[i];
+fn map_items(files: &[Arc<index::FileTags>], shown: &[rank::RankedItem]) -> Vec<MapItem> {
+    let item = |r: &rank::RankedItem| {
         let file = &files[r.file as usize];
         let item = &file.tags.outline.items[r.item as usize];
         MapItem {
@@ -218,6 +232,7 @@ impl MapCache {
             index: Index::with_store(dir),
             tree: tree::Tree::new(events),
             ranked: Mutex::default(),
+            unsteered: Mutex::default(),
             structure: Mutex::default(),
             graph: Mutex::default(),
         }
@@ -247,24 +262,52 @@ impl MapCache {
         dir: &std::path::Path,
         steering: &Steering,
         fingerprint: u64,
-        compute: impl FnOnce() -> Ranked,
+        compute: impl FnOnce() -> Arc<Ranked>,
     ) -> Arc<Ranked> {
-        let mut hasher = std::hash::DefaultHasher::new();
-        (dir, steering, fingerprint).hash(&mut hasher);
-        let key = hasher.finish();
+        let key = question_key(dir, steering, fingerprint);
         let mut kept = self.ranked.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(at) = kept.iter().position(|(k, _)| *k == key) {
             let hit = kept.remove(at);
             kept.push(hit.clone());
             return hit.1;
         }
-        let ranked = Arc::new(compute());
+        let ranked = compute();
         if kept.len() == RANKINGS_KEPT {
             kept.remove(0);
         }
         kept.push((key, ranked.clone()));
         ranked
     }
+
+    /// The unsteered ranking of a snapshot: the kept one while the key is the same. Its
+    /// personalization is uniform, so its walk and scoring cover the whole graph (at 200,000
+    /// files most of a second): it is computed once per snapshot.
+    fn unsteered(
+        &self,
+        dir: &std::path::Path,
+        steering: &Steering,
+        fingerprint: u64,
+        compute: impl FnOnce() -> Ranked,
+    ) -> Arc<Ranked> {
+        let key = question_key(dir, steering, fingerprint);
+        let mut kept = self.unsteered.lock().unwrap_or_else(|e| e.into_inner());
+        match kept.as_ref() {
+            Some((k, ranked)) if *k == key => ranked.clone(),
+            _ => {
+                *kept = None;
+                let ranked = Arc::new(compute());
+                *kept = Some((key, ranked.clone()));
+                ranked
+            }
+        }
+    }
+}
+
+/// The key of a question about a snapshot in the kept rankings.
+fn question_key(dir: &std::path::Path, steering: &Steering, fingerprint: u64) -> u64 {
+    let mut hasher = std::hash::DefaultHasher::new();
+    (dir, steering, fingerprint).hash(&mut hasher);
+    hasher.finish()
 }
 
 /// What `build` makes of a snapshot, kept in `last` for the next snapshot with the same

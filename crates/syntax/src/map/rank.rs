@@ -3,14 +3,14 @@
 //! the rank spread over the definitions. Everything iterates over sorted vectors, so the same
 //! input gives the same floating-point sums and the same order.
 
-use super::graph::{is_symbol, Graph};
+use super::graph::{is_symbol, Graph, Reached, Steered};
 use super::index::FileTags;
+use super::mentions::Mentioned;
 use super::modules::Structure;
 use super::steer;
-use crate::Kind;
-use foldhash::HashMap;
+use super::tail::{self, Tail};
+use foldhash::{HashMap, HashSet};
 use std::borrow::Cow;
-use std::collections::BTreeSet;
 use std::sync::Arc;
 
 /// A name's id in the ranking, within a language family (`family`): a 64-bit hash with a fixed
@@ -72,18 +72,52 @@ impl std::hash::Hash for Steering {
 }
 
 /// One definition in ranked order.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct RankedItem {
     pub file: u32,
     pub item: u32,
 }
 
+/// A question's ranking: best first, mentioned items, the focus neighbours' best items, the items
+/// reached through the graph, then the unscored tail (`tail`: listed as it is read), then the rest
+/// by their file's rank and depth.
 pub struct Ranked {
-    /// Best first: mentioned items, items reached through the graph, then the rest by their file's
-    /// rank and depth.
-    pub items: Vec<RankedItem>,
+    /// The mentioned items, the focus neighbours' and the scored ones.
+    front: Vec<RankedItem>,
+    tail: Tail,
+    /// The items scoring below zero.
+    after: Vec<RankedItem>,
+    len: usize,
+    files: usize,
     /// Items not listed because they belong to focus files.
     pub focus_items: usize,
+}
+
+impl Ranked {
+    /// The items in ranked order, listed as they are read (`files` are the ranked snapshot's).
+    pub fn items<'a>(
+        &'a self,
+        files: &'a [Arc<FileTags>],
+    ) -> impl Iterator<Item = RankedItem> + 'a {
+        let front = self.front.iter().copied();
+        front
+            .chain(self.tail.iter(files))
+            .chain(self.after.iter().copied())
+    }
+
+    /// How many items `items` lists.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// How many files those items are in.
+    pub fn files(&self) -> usize {
+        self.files
+    }
 }
 
 /// How much one use of `name` says about the files defining it: long specific names more than
@@ -119,10 +153,6 @@ pub fn graph(files: &[Arc<FileTags>]) -> Graph {
     })
 }
 
-/// One ranked entry: its class (0 mentioned, 1 reached through the graph, 2 the rest), its score,
-/// its file and its item.
-type Scored = (u8, f64, usize, usize);
-
 /// Ranks the definitions of `files`, which are sorted by path; `structure` and `graph` are theirs.
 pub fn rank(
     files: &[Arc<FileTags>],
@@ -134,7 +164,9 @@ pub fn rank(
 }
 
 /// `rank`, its PageRank walking every file once more than `1 / dense_share` of them are reached
-/// (`graph::Steered::pagerank_with`: the tests compare a sparse walk with a dense one).
+/// (`graph::Steered::pagerank_with`: the tests compare a sparse walk with a dense one). The steps:
+/// the question's weights and walk, the rank flowing to each name, the focus files' ties, the
+/// scoring of the items that can score, the order.
 pub(super) fn rank_with(
     files: &[Arc<FileTags>],
     steering: &Steering,
@@ -143,105 +175,165 @@ pub(super) fn rank_with(
     dense_share: usize,
 ) -> Ranked {
     debug_assert!(files.windows(2).all(|w| w[0].rel < w[1].rel));
-    let n = files.len();
-    let is_focus: Vec<bool> = (0..n).map(|i| steering.focus.contains(&i)).collect();
-    let mentioned = |name: &str| steering.mentions.iter().any(|m| m == name);
-    // A mention names no language: it is looked up in every family of the tree.
-    let families: Vec<&str> = match steering.mentions.is_empty() {
-        true => Vec::new(),
-        false => {
-            let set: BTreeSet<&str> = files.iter().map(|f| family(f.language)).collect();
-            set.into_iter().collect()
-        }
-    };
-    // The mentioned names weigh more: only theirs differ from the graph's weights.
-    let mut raised: Vec<usize> = steering
-        .mentions
-        .iter()
-        .flat_map(|m| families.iter().map(move |family| name_id(family, m)))
-        .filter_map(|id| graph.name_index.get(&id).copied())
-        .filter(|&name| mentioned(graph.text(files, name)))
-        .collect();
-    raised.sort_unstable();
-    raised.dedup();
-    let weights: Cow<[f64]> = match raised.is_empty() {
-        true => Cow::Borrowed(&graph.weights),
-        false => {
-            let mut weights = graph.weights.clone();
-            for &name in &raised {
-                let n_definers = graph.definers[name].len();
-                weights[name] = name_weight(graph.text(files, name), n_definers, true);
-            }
-            Cow::Owned(weights)
-        }
-    };
-    let steered = graph.steer(files, &steering.focus, FOCUS_USES, &weights, &raised);
-    let personalization = personalization(files, steering, graph, &families);
     let started = std::time::Instant::now();
+    let mentioned = Mentioned::of(files, graph, &steering.mentions);
+    let weights = weights(files, graph, &mentioned.names);
+    let steered = graph.steer(files, &steering.focus, FOCUS_USES, &weights, &mentioned.names);
+    let personalization = personalization(files.len(), &steering.focus, &mentioned.restarts);
+    let steered_at = started.elapsed();
     let reached = steered.pagerank_with(&personalization, dense_share);
     let walked = started.elapsed();
-    let file_rank = &reached.rank;
+    let flows = Flows::of(&steered, &reached, graph.definers.len());
+    let flowed_at = started.elapsed();
+    let ties = ties(files, steering, graph, &weights, structure);
+    let tied = started.elapsed();
+    let scoring = Scoring {
+        files,
+        steering,
+        graph,
+        rank: &reached.rank,
+        flows: &flows,
+    };
+    let scored = scoring.classify(&scored_files(files.len(), &reached, &flows, graph, &mentioned));
+    let scored_at = started.elapsed();
+    let ranked = ordered(scored, &ties, steering, files, graph);
+    // Where a new question's time goes, for `CODERD_LOG=coderd=debug`.
+    tracing::debug!(
+        reached = reached.files.len(),
+        steer_us = steered_at.as_micros() as u64,
+        pagerank_us = (walked - steered_at).as_micros() as u64,
+        flows_us = (flowed_at - walked).as_micros() as u64,
+        ties_us = (tied - flowed_at).as_micros() as u64,
+        score_us = (scored_at - tied).as_micros() as u64,
+        order_us = (started.elapsed() - scored_at).as_micros() as u64,
+        "rank"
+    );
+    ranked
+}
 
-    // The rank each (definer, name) receives: all the name's flow, less the definer's own use.
-    // Files the walk did not reach carry none.
-    let mut per_name = vec![0.0; graph.definers.len()];
-    let mut flowed = vec![false; graph.definers.len()];
-    let mut own_use: HashMap<(usize, usize), f64> = HashMap::default();
-    for &f in &reached.files {
-        let (uses, share, _) = steered.uses(f);
-        for (u, share) in uses.iter().zip(share) {
-            let (name, flow) = (u.name as usize, file_rank[f] * share);
-            per_name[name] += flow;
-            flowed[name] = true;
-            if u.self_defined {
-                own_use.insert((f, name), flow);
+/// The question's name weights: the graph's, the mentioned names (`raised`) weighing more.
+fn weights<'a>(files: &[Arc<FileTags>], graph: &'a Graph, raised: &[usize]) -> Cow<'a, [f64]> {
+    if raised.is_empty() {
+        return Cow::Borrowed(&graph.weights);
+    }
+    let mut weights = graph.weights.clone();
+    for &name in raised {
+        let n_definers = graph.definers[name].len();
+        weights[name] = name_weight(graph.text(files, name), n_definers, true);
+    }
+    Cow::Owned(weights)
+}
+
+/// The rank each (definer, name) receives: all the name's flow, less the definer's own use. Files
+/// the walk did not reach carry none.
+struct Flows {
+    per_name: Vec<f64>,
+    /// The names any rank flowed to, in the order first flowed.
+    flowed: Vec<usize>,
+    own_use: HashMap<(usize, usize), f64>,
+}
+
+impl Flows {
+    fn of(steered: &Steered, reached: &Reached, names: usize) -> Flows {
+        let mut flows = Flows {
+            per_name: vec![0.0; names],
+            flowed: Vec::new(),
+            own_use: HashMap::default(),
+        };
+        let mut marked = vec![false; names];
+        for &f in &reached.files {
+            let (uses, share, _) = steered.uses(f);
+            for (u, share) in uses.iter().zip(share) {
+                let (name, flow) = (u.name as usize, reached.rank[f] * share);
+                flows.per_name[name] += flow;
+                if !std::mem::replace(&mut marked[name], true) {
+                    flows.flowed.push(name);
+                }
+                if u.self_defined {
+                    flows.own_use.insert((f, name), flow);
+                }
             }
         }
+        flows
     }
-    let definition_rank = |file: usize, name: usize| {
-        let score = per_name[name] - own_use.get(&(file, name)).copied().unwrap_or(0.0);
-        (score > 0.0).then_some(score)
-    };
 
-    let flowed_at = started.elapsed();
-    let mut ties = steer::neighbours(files, &steering.focus, graph, &weights, structure);
+    /// What `file`'s definition of `name` receives, when above zero.
+    fn definition_rank(&self, file: usize, name: usize) -> Option<f64> {
+        let own = self.own_use.get(&(file, name)).copied().unwrap_or(0.0);
+        let score = self.per_name[name] - own;
+        (score > 0.0).then_some(score)
+    }
+}
+
+/// How closely each file is tied to the focus files: by names and modules (`steer`), by imports
+/// (`modules`), by the history.
+fn ties(
+    files: &[Arc<FileTags>],
+    steering: &Steering,
+    graph: &Graph,
+    weights: &[f64],
+    structure: &Structure,
+) -> Vec<f64> {
+    let mut ties = steer::neighbours(files, &steering.focus, graph, weights, structure);
     structure.tie(&steering.focus, &mut ties, &super::modules::WEIGHTS);
     for &(f, strength) in &steering.co_changed {
         ties[f] += CO_CHANGE * strength;
     }
+    ties
+}
 
-    // Only these files' items can score above zero: the files the walk reached, the definers of
-    // the names rank flowed to, the files defining an item named like a mention. Every other
-    // file's items score zero, and so come last in file and item order: they are listed without
-    // being scored or sorted.
-    let tied = started.elapsed();
+/// The only files whose items can score above zero (sorted): the files the walk reached, the
+/// definers of the names rank flowed to, the files holding an item named like a mention. Every
+/// other file's items score zero, and so come last in file and item order: they are listed
+/// without being scored or sorted (`tail`).
+fn scored_files(
+    n: usize,
+    reached: &Reached,
+    flows: &Flows,
+    graph: &Graph,
+    mentioned: &Mentioned,
+) -> Vec<usize> {
     let mut scores = vec![false; n];
-    for &f in &reached.files {
+    let definers = flows.flowed.iter().flat_map(|&name| &graph.definers[name]);
+    let holders = mentioned.holders.iter();
+    for &f in reached.files.iter().chain(definers).chain(holders) {
         scores[f] = true;
     }
-    for (name, _) in flowed.iter().enumerate().filter(|(_, flowed)| **flowed) {
-        for &f in &graph.definers[name] {
-            scores[f] = true;
-        }
-    }
-    if !steering.mentions.is_empty() {
-        for (f, file) in files.iter().enumerate() {
-            scores[f] |= file.tags.outline.items.iter().any(|i| mentioned(&i.name));
-        }
-    }
-    let listed = |f: usize, i: usize| {
-        let file = &files[f];
-        !(file.generated || !steering.include_tests && in_test_module(&file.tags.outline, i))
-    };
-    let score = |f: usize, i: usize| -> (u8, f64) {
-        let file = &files[f];
+    (0..n).filter(|&f| scores[f]).collect()
+}
+
+/// What scores an item: the question, the walk's ranks and the names' flows.
+struct Scoring<'a> {
+    files: &'a [Arc<FileTags>],
+    steering: &'a Steering,
+    graph: &'a Graph,
+    rank: &'a [f64],
+    flows: &'a Flows,
+}
+
+/// The scored files' items by where they go: sorted by class and score (`head`), scoring
+/// zero (`zeros`, in file and item order, listed in the tail), below zero (`after`, sorted).
+struct Scored {
+    head: Vec<Entry>,
+    zeros: Vec<RankedItem>,
+    after: Vec<Entry>,
+    /// The scored files (sorted), and how many of them have an item listed.
+    files: Vec<usize>,
+    files_listing: usize,
+    focus_items: usize,
+}
+
+impl Scoring<'_> {
+    /// The class and score of item `i` of file `f`.
+    fn score(&self, f: usize, i: usize) -> (u8, f64) {
+        let (file, graph) = (&self.files[f], self.graph);
         let item = &file.tags.outline.items[i];
         let name = graph
             .name_index
             .get(&file.item_ids[i])
             .copied()
             .filter(|_| is_symbol(item.kind));
-        if mentioned(&item.name) {
+        if self.steering.mentions.contains(&item.name) {
             let n_definers = name.map_or(1, |n| graph.definers[n].len());
             let specificity = name_weight(&item.name, n_definers, false);
             let weight = steer::mention_weight(item.kind, &item.name, specificity, n_definers);
@@ -249,85 +341,100 @@ pub(super) fn rank_with(
                 return (0, weight);
             }
         }
-        match name.and_then(|name| definition_rank(f, name)) {
+        match name.and_then(|name| self.flows.definition_rank(f, name)) {
             Some(score) => (1, score * steer::kind_weight(item.kind, &item.name)),
-            None => (2, file_rank[f] / (1.0 + file.tags.outline.depth(i) as f64)),
-        }
-    };
-    // The scored entries before the zeros, the zeros (in file and item order), the ones after.
-    let (mut head, mut zeros, mut after) = (Vec::new(), Vec::new(), Vec::new());
-    let mut focus_items = 0;
-    for f in (0..n).filter(|&f| scores[f]) {
-        for i in 0..files[f].tags.outline.items.len() {
-            if is_focus[f] {
-                focus_items += 1;
-                continue;
-            }
-            if !listed(f, i) {
-                continue;
-            }
-            let (class, score) = score(f, i);
-            let entry = (class, score, f, i);
-            match (class, score.total_cmp(&0.0)) {
-                (2, std::cmp::Ordering::Equal) => zeros.push(entry),
-                (2, std::cmp::Ordering::Less) => after.push(entry),
-                _ => head.push(entry),
-            }
+            None => (2, self.rank[f] / (1.0 + file.tags.outline.depth(i) as f64)),
         }
     }
-    head.sort_unstable_by(order);
-    spread_over_files(&mut head, n);
-    head.sort_unstable_by(order);
-    after.sort_unstable_by(order);
-    let item = |&(_, _, f, i): &Scored| RankedItem {
+
+    /// The listed items of `files` (sorted) scored, a focus file's counted instead.
+    fn classify(&self, files: &[usize]) -> Scored {
+        let mut scored = Scored {
+            head: Vec::new(),
+            zeros: Vec::new(),
+            after: Vec::new(),
+            files: files.to_vec(),
+            files_listing: 0,
+            focus_items: 0,
+        };
+        let include_tests = self.steering.include_tests;
+        for &f in files {
+            let items = 0..self.files[f].tags.outline.items.len();
+            if self.steering.focus.contains(&f) {
+                scored.focus_items += items.len();
+                continue;
+            }
+            let listed = items.filter(|&i| tail::listed(&self.files[f], i, include_tests));
+            let mut any = false;
+            for i in listed {
+                any = true;
+                let (class, score) = self.score(f, i);
+                let entry = (class, score, f, i);
+                match (class, score.total_cmp(&0.0)) {
+                    (2, std::cmp::Ordering::Equal) => scored.zeros.push(item(&entry)),
+                    (2, std::cmp::Ordering::Less) => scored.after.push(entry),
+                    _ => scored.head.push(entry),
+                }
+            }
+            scored.files_listing += usize::from(any);
+        }
+        scored
+    }
+}
+
+/// One scored entry: its class (0 mentioned, 1 reached through the graph, 2 the rest), its
+/// score, its file and its item.
+type Entry = (u8, f64, usize, usize);
+
+fn item(&(_, _, f, i): &Entry) -> RankedItem {
+    RankedItem {
         file: f as u32,
         item: i as u32,
-    };
-    // The rest in file and item order, without scoring them: the zeros of the scored files, every
-    // listed item of the others.
-    let mut zeros = zeros.into_iter().peekable();
-    let mut tail = Vec::new();
-    for f in 0..n {
-        match scores[f] {
-            true => {
-                let of_file = std::iter::from_fn(|| zeros.next_if(|e| e.2 == f));
-                tail.extend(of_file.map(|e| item(&e)));
-            }
-            false => {
-                let items = 0..files[f].tags.outline.items.len();
-                let listed = items.filter(|&i| listed(f, i));
-                tail.extend(listed.map(|i| item(&(2, 0.0, f, i))));
-            }
-        }
     }
-    let mentioned = head.iter().take_while(|e| e.0 == 0).count();
-    let scored: Vec<RankedItem> = head[mentioned..].iter().map(item).collect();
-    let after: Vec<RankedItem> = after.iter().map(item).collect();
-    let mentioned = head[..mentioned].iter().map(item).collect();
-    let scored_at = started.elapsed();
-    let items = neighbours_first(
-        mentioned,
-        &[&scored, &tail, &after],
-        &ties,
-        &steering.co_changed,
-        files,
-    );
-    // Where a new question's time goes, for `CODERD_LOG=coderd=debug`.
-    tracing::debug!(
-        reached = reached.files.len(),
-        pagerank_us = walked.as_micros() as u64,
-        flows_us = (flowed_at - walked).as_micros() as u64,
-        ties_us = (tied - flowed_at).as_micros() as u64,
-        score_us = (scored_at - tied).as_micros() as u64,
-        order_us = (started.elapsed() - scored_at).as_micros() as u64,
-        "rank"
-    );
-    Ranked { items, focus_items }
+}
+
+/// The ranking in order: the scored entries sorted (a file's later items in the graph's class
+/// counting less), the tail after them, then the entries below zero; the mentioned items first
+/// and the focus neighbours' best items after them (`neighbours_first`).
+fn ordered(
+    mut scored: Scored,
+    ties: &[f64],
+    steering: &Steering,
+    files: &[Arc<FileTags>],
+    graph: &Graph,
+) -> Ranked {
+    let head = &mut scored.head;
+    head.sort_unstable_by(order);
+    spread_over_files(head, files.len());
+    head.sort_unstable_by(order);
+    scored.after.sort_unstable_by(order);
+    let n_mentioned = head.iter().take_while(|e| e.0 == 0).count();
+    let mentioned: Vec<RankedItem> = head[..n_mentioned].iter().map(item).collect();
+    let rest: Vec<RankedItem> = head[n_mentioned..].iter().map(item).collect();
+    let after: Vec<RankedItem> = scored.after.iter().map(item).collect();
+    let scored_files = scored.files.iter().map(|&f| f as u32).collect();
+    let mut tail = Tail::new(scored_files, scored.zeros, steering.include_tests);
+    let (tail_items, tail_files) = tail.size(&graph.listing);
+    let len = mentioned.len() + rest.len() + tail_items + after.len();
+    let parts = Parts {
+        scored: rest,
+        tail: &mut tail,
+        after,
+    };
+    let (front, after) = neighbours_first(mentioned, parts, ties, &steering.co_changed, files);
+    Ranked {
+        front,
+        tail,
+        after,
+        len,
+        files: scored.files_listing + tail_files,
+        focus_items: scored.focus_items,
+    }
 }
 
 /// The ranking's order: by class, then best score first. No two entries are equal (their file
 /// and item indices differ): unstable sorting is exact.
-fn order(a: &Scored, b: &Scored) -> std::cmp::Ordering {
+fn order(a: &Entry, b: &Entry) -> std::cmp::Ordering {
     a.0.cmp(&b.0)
         .then(b.1.total_cmp(&a.1))
         // `files` is sorted by path, so the index orders ties by path without comparing them.
@@ -336,7 +443,7 @@ fn order(a: &Scored, b: &Scored) -> std::cmp::Ordering {
 }
 /// A file's later items in the graph's class count less (each `FILE_DECAY` times the one before),
 /// so that the map shows more files rather than every method of the best one.
-fn spread_over_files(scored: &mut [Scored], n_files: usize) {
+fn spread_over_files(scored: &mut [Entry], n_files: usize) {
     let mut seen = vec![0i32; n_files];
     for entry in scored.iter_mut().filter(|e| e.0 == 1) {
         entry.1 *= FILE_DECAY.powi(seen[entry.2]);
@@ -349,6 +456,13 @@ fn spread_over_files(scored: &mut [Scored], n_files: usize) {
 /// on the tuning repositories and tokio (docs/benchmarks.md, "The history's lane").
 const HISTORY_LANE: usize = 3;
 
+/// The ranking after its mentioned items, one part after the other.
+struct Parts<'a> {
+    scored: Vec<RankedItem>,
+    tail: &'a mut Tail,
+    after: Vec<RankedItem>,
+}
+
 /// The mentioned items, then one item of each focus neighbour, then the rest in order: an agent
 /// editing a file needs to see that its imports and callers exist before it needs a second item
 /// of any of them. The neighbours come most tied first, except that every `HISTORY_LANE`-th place
@@ -356,63 +470,68 @@ const HISTORY_LANE: usize = 3;
 /// what its next change needs more often than a tie's size says, when the focus file's many names
 /// outweigh it (`cochange`). A neighbour is shown by its best top-level item when it has one: one
 /// line under its path, where a method or field takes its parent's line and a gap too, so the
-/// budget lists more of the neighbours. `parts` are the rest, one after the other.
+/// budget lists more of the neighbours. Answers the front (the mentioned items, the neighbours',
+/// the rest of the scored ones) and the entries below zero; the neighbours' items are taken out
+/// of the tail.
 fn neighbours_first(
     mentioned: Vec<RankedItem>,
-    parts: &[&[RankedItem]],
+    parts: Parts,
     ties: &[f64],
     co_changed: &[(usize, f64)],
     files: &[Arc<FileTags>],
-) -> Vec<RankedItem> {
-    let rest = || parts.iter().flat_map(|part| part.iter());
-    let best = best_items(rest(), ties, files);
+) -> (Vec<RankedItem>, Vec<RankedItem>) {
+    let best = best_items(&parts, ties, files);
     let by_strength = |list: &mut Vec<(f64, usize)>| {
         list.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
     };
     let mut tied: Vec<(f64, usize)> = (0..ties.len())
-        .filter(|&f| best[f].is_some())
+        .filter(|f| best.contains_key(f))
         .map(|f| (ties[f], f))
         .collect();
     by_strength(&mut tied);
     let mut history: Vec<(f64, usize)> = co_changed
         .iter()
-        .filter(|&&(f, _)| best[f].is_some())
+        .filter(|(f, _)| best.contains_key(f))
         .map(|&(f, strength)| (strength, f))
         .collect();
     by_strength(&mut history);
-    let mut taken = vec![false; rest().count()];
     let mut items = mentioned;
     // Both lists hold only files with a best item.
-    for at in interleave(&tied, &history, ties.len())
+    let picked: Vec<RankedItem> = interleave(&tied, &history, ties.len())
         .into_iter()
-        .filter_map(|f| best[f])
-    {
-        taken[at] = true;
-        items.push(entry(parts, at));
-    }
-    items.extend(rest().zip(&taken).filter(|(_, t)| !**t).map(|(e, _)| *e));
-    items
+        .map(|f| best[&f])
+        .collect();
+    items.extend(&picked);
+    let taken: HashSet<RankedItem> = picked.iter().copied().collect();
+    items.extend(parts.scored.iter().filter(|e| !taken.contains(e)));
+    let after = parts.after.into_iter().filter(|e| !taken.contains(e));
+    let after = after.collect();
+    parts.tail.take(picked);
+    (items, after)
 }
 
-/// Per file, where its item shown among the neighbours is in `rest` (`None`: not a neighbour):
-/// its first top-level item, else its first item.
-fn best_items<'a>(
-    rest: impl Iterator<Item = &'a RankedItem>,
-    ties: &[f64],
-    files: &[Arc<FileTags>],
-) -> Vec<Option<usize>> {
-    let mut first: Vec<Option<usize>> = vec![None; ties.len()];
-    let mut top: Vec<Option<usize>> = vec![None; ties.len()];
-    for (at, e) in rest.enumerate() {
+/// Per focus neighbour (a file tied to the focus files), its item shown among the neighbours: its
+/// first top-level item in the parts' order, else its first item; none for a file with no item
+/// in them.
+fn best_items(parts: &Parts, ties: &[f64], files: &[Arc<FileTags>]) -> HashMap<usize, RankedItem> {
+    let mut first: HashMap<usize, RankedItem> = HashMap::default();
+    let mut top: HashMap<usize, RankedItem> = HashMap::default();
+    let mut see = |e: RankedItem| {
         let (f, i) = (e.file as usize, e.item as usize);
         if ties[f] > 0.0 {
-            first[f].get_or_insert(at);
+            first.entry(f).or_insert(e);
             if files[f].tags.outline.items[i].parent.is_none() {
-                top[f].get_or_insert(at);
+                top.entry(f).or_insert(e);
             }
         }
+    };
+    parts.scored.iter().copied().for_each(&mut see);
+    // The tail holds each file's items together: only the tied files' are read.
+    for f in (0..ties.len()).filter(|&f| ties[f] > 0.0) {
+        parts.tail.of_file(f, files).for_each(&mut see);
     }
-    top.iter().zip(first).map(|(t, f)| t.or(f)).collect()
+    parts.after.iter().copied().for_each(&mut see);
+    first.into_iter().map(|(f, e)| (f, *top.get(&f).unwrap_or(&e))).collect()
 }
 
 /// The files of `tied` in order, every `HISTORY_LANE`-th place taken by the next of `history`
@@ -442,62 +561,13 @@ fn interleave(tied: &[(f64, usize)], history: &[(f64, usize)], n: usize) -> Vec<
     }
 }
 
-/// The entry at `at` of the parts taken one after the other.
-fn entry(parts: &[&[RankedItem]], mut at: usize) -> RankedItem {
-    for part in parts {
-        match part.get(at) {
-            Some(e) => return *e,
-            None => at -= part.len(),
-        }
-    }
-    unreachable!("a position found in the parts")
-}
-
-fn in_test_module(outline: &crate::Outline, index: usize) -> bool {
-    let mut at = Some(index);
-    while let Some(i) = at {
-        let item = &outline.items[i];
-        if item.kind == Kind::Module && (item.name == "tests" || item.name == "test") {
-            return true;
-        }
-        at = item.parent;
-    }
-    false
-}
-
-/// Where a random walk restarts: the focus files, the files defining a mentioned name and the files
-/// named like one; every file alike when nothing steers.
-fn personalization(
-    files: &[Arc<FileTags>],
-    steering: &Steering,
-    graph: &Graph,
-    families: &[&str],
-) -> Vec<f64> {
-    let n = files.len();
+/// Where a random walk restarts: the focus files and the mentions' (`Mentioned::restarts`); every
+/// file alike when nothing steers.
+fn personalization(n: usize, focus: &[usize], restarts: &[usize]) -> Vec<f64> {
     let mut weights = vec![0.0; n];
-    for &f in &steering.focus {
+    // Each adds 1: small whole numbers, whose sums are exact in any order.
+    for &f in focus.iter().chain(restarts) {
         weights[f] += 1.0;
-    }
-    for mention in &steering.mentions {
-        for family in families {
-            let defining = graph
-                .name_index
-                .get(&name_id(family, mention))
-                .map(|&i| &graph.definers[i]);
-            for &f in defining.into_iter().flatten() {
-                weights[f] += 1.0;
-            }
-        }
-        // A path holding the mention is rare: only those are taken apart.
-        let holding = files.iter().enumerate();
-        for (f, file) in holding.filter(|(_, file)| file.rel.contains(mention.as_str())) {
-            let stem = std::path::Path::new(&file.rel)
-                .file_stem()
-                .and_then(|s| s.to_str());
-            if stem == Some(mention.as_str()) {
-                weights[f] += 1.0;
-            }
-        }
     }
     let total: f64 = weights.iter().sum();
     if total == 0.0 {

@@ -4,7 +4,7 @@
 //! then one note saying what was elided and how to see more.
 
 use super::index::FileTags;
-use super::rank::Ranked;
+use super::rank::{Ranked, RankedItem};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::sync::Arc;
@@ -23,8 +23,8 @@ pub struct Rendered {
     pub items_shown: usize,
     pub elided_files: usize,
     pub elided_items: usize,
-    /// The shown items, as indices into the ranking.
-    pub shown: Vec<usize>,
+    /// The shown items.
+    pub shown: Vec<RankedItem>,
 }
 
 /// Layouts of the files rendered so far.
@@ -43,19 +43,22 @@ impl Layouts {
 
 pub fn render(files: &[Arc<FileTags>], ranked: &Ranked, budget: usize) -> Rendered {
     let layouts = Layouts::default();
-    let total = ranked.items.len();
-    let files_with_items = count_files(files, ranked, total);
+    let total = ranked.len();
+    let files_with_items = ranked.files();
     // The note's length depends on the counts; reserve room for the longest it can be.
     let reserve = note(total, files_with_items, ranked.focus_items)
         .chars()
         .count();
     let room = budget.saturating_sub(reserve);
+    let focus_items = ranked.focus_items;
     let prefix = |k: usize| (0..k).collect::<Vec<_>>();
     // Every shown item takes a line of at least MIN_LINE characters, so no longer prefix fits.
     let (mut lo, mut hi) = (0, total.min(room / MIN_LINE));
+    // No item past these is tried: the rest of the ranking is never listed.
+    let ranked: Vec<RankedItem> = ranked.items(files).take(hi + 1 + FILL_TRIES).collect();
     while lo < hi {
         let mid = (lo + hi).div_ceil(2);
-        if body(files, &layouts, ranked, &prefix(mid), room).is_some() {
+        if body(files, &layouts, &ranked, &prefix(mid), room).is_some() {
             lo = mid;
         } else {
             hi = mid - 1;
@@ -63,10 +66,10 @@ pub fn render(files: &[Arc<FileTags>], ranked: &Ranked, budget: usize) -> Render
     }
     // The best prefix that fits, then any later items that still fit in what is left.
     let mut picked = prefix(lo);
-    let mut best = body(files, &layouts, ranked, &picked, room).unwrap_or_default();
+    let mut best = body(files, &layouts, &ranked, &picked, room).unwrap_or_default();
     for next in (lo + 1..total).take(FILL_TRIES) {
         picked.push(next);
-        match body(files, &layouts, ranked, &picked, room) {
+        match body(files, &layouts, &ranked, &picked, room) {
             Some(fits) => best = fits,
             None => {
                 picked.pop();
@@ -77,8 +80,8 @@ pub fn render(files: &[Arc<FileTags>], ranked: &Ranked, budget: usize) -> Render
     let lo = picked.len();
     let elided_items = total - lo;
     let elided_files = files_with_items - files_shown;
-    if elided_items > 0 || ranked.focus_items > 0 {
-        text.push_str(&note(elided_items, elided_files, ranked.focus_items));
+    if elided_items > 0 || focus_items > 0 {
+        text.push_str(&note(elided_items, elided_files, focus_items));
     }
     Rendered {
         chars: text.chars().count(),
@@ -87,16 +90,8 @@ pub fn render(files: &[Arc<FileTags>], ranked: &Ranked, budget: usize) -> Render
         items_shown: lo,
         elided_files,
         elided_items,
-        shown: picked,
+        shown: picked.iter().map(|&p| ranked[p]).collect(),
     }
-}
-
-fn count_files(files: &[Arc<FileTags>], ranked: &Ranked, k: usize) -> usize {
-    let mut seen = vec![false; files.len()];
-    for r in &ranked.items[..k] {
-        seen[r.file as usize] = true;
-    }
-    seen.iter().filter(|s| **s).count()
 }
 
 fn note(elided_items: usize, elided_files: usize, focus_items: usize) -> String {
@@ -108,18 +103,18 @@ fn note(elided_items: usize, elided_files: usize, focus_items: usize) -> String 
     text
 }
 
-/// The picked ranked items (indices into the ranking), grouped by file: `None` when that exceeds
-/// `room` characters.
+/// The picked ranked items (indices into `ranked`, the ranking's first items), grouped by file:
+/// `None` when that exceeds `room` characters.
 fn body(
     files: &[Arc<FileTags>],
     layouts: &Layouts,
-    ranked: &Ranked,
+    ranked: &[RankedItem],
     picked: &[usize],
     room: usize,
 ) -> Option<(String, usize)> {
     let mut chosen: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
     let mut file_order = Vec::new();
-    for r in picked.iter().map(|&p| &ranked.items[p]) {
+    for r in picked.iter().map(|&p| &ranked[p]) {
         let list = chosen.entry(r.file as usize).or_default();
         if list.is_empty() {
             file_order.push(r.file as usize);

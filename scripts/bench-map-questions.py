@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""Warm `map` questions of every shape on a big tree, timed on one or more coderd binaries side by
+side, and their answers compared byte for byte.
+
+    bench-map-questions.py --coderd BIN [--coderd BIN2] --tree PATH --preset scale|moby [--runs N]
+        [--log PREFIX]
+
+Each binary gets a fresh daemon on the tree (its own socket and state folder, removed after); both
+are up at once. Each daemon answers a first map (no focus: cold, it tags the tree) and one focus
+question (reads the repository's history, once per HEAD), untimed; then every question of the
+preset is asked of each daemon in turn (A, B, A, B, ...: the load hits both alike), each question
+once per daemon, so that each is a new ranking (a question asked again is answered from the kept
+rankings). A shape's row is the median over its questions (5 each) of the wall time of the call.
+`--runs N` repeats the whole list N times on the same daemons (the repeats hit the kept rankings
+only for the last 8 questions: the list is longer) and takes the median per question first.
+
+The presets: `scale` is the tree `bench-scale.py --generate 200000` writes (file `fN` is Go, Rust,
+Python, TypeScript for N mod 4 = 0, 1, 2, 3, defining `TypeN` and `FuncN` / `func_N` / `func_N` /
+`funcN`, so `func_9999` is defined nowhere); `moby` is moby at b985e2313a. Prints a Markdown table
+(shape, median and range per binary) and whether every answer was byte-identical across binaries.
+"""
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from coderd_bench import Connection  # noqa: E402
+
+PRESETS = {
+    "scale": {
+        "focus": ["f100000.go", "f100001.rs", "f100002.py", "f100003.ts", "f123457.rs"],
+        "defined": ["func_77", "Func150000", "func_42", "func100007", "Type50001"],
+        "undefined": ["Handler", "func_9999", "NoSuchName", "func_99999", "zzz_nowhere"],
+        "warm": "f100004.go",
+        "tests": "f100005.rs",
+    },
+    "moby": {
+        "focus": ["daemon/daemon.go", "client/client.go", "daemon/container/container.go",
+                  "daemon/server/server.go", "daemon/libnetwork/network.go"],
+        "defined": ["NewDaemon", "HostConfig", "ImageService", "ContainerStart", "Sandbox"],
+        "undefined": ["NoSuchThing123", "func_9999", "zzz_nowhere", "QuuxFrobnicator", "notAName42"],
+        "warm": "daemon/start.go",
+        "tests": "daemon/images/service.go",
+    },
+}
+
+
+def paths_by_name(tree):
+    """Root-relative paths of the tracked files, by their base name (the scale preset names files)."""
+    out = subprocess.run(["git", "-C", tree, "ls-files"], capture_output=True, text=True, check=True)
+    by_name = {}
+    for rel in out.stdout.split():
+        by_name.setdefault(os.path.basename(rel), rel)
+        by_name[rel] = rel
+    return by_name
+
+
+def questions(preset, tree):
+    """(shape, params) pairs: five of each shape."""
+    p, where = PRESETS[preset], paths_by_name(tree)
+    focus = [where[f] for f in p["focus"]]
+    out = [("focus only", {"focus": [f]}) for f in focus]
+    out += [("focus + defined mention", {"focus": [f], "mentions": [m]})
+            for f, m in zip(focus[1:] + focus[:1], p["defined"])]
+    out += [("focus + undefined mention", {"focus": [f], "mentions": [m]})
+            for f, m in zip(focus[2:] + focus[:2], p["undefined"])]
+    out += [("defined mention only", {"mentions": [m]}) for m in p["defined"]]
+    out += [("undefined mention only", {"mentions": [m]}) for m in p["undefined"]]
+    out += [("two mentions, one defined", {"mentions": [d, u]})
+            for d, u in zip(p["defined"], p["undefined"][1:] + p["undefined"][:1])]
+    out += [("focus, budget 4000", {"focus": [f], "budget": 4000}) for f in focus[3:] + focus[:3]]
+    out.append(("include_tests with a focus", {"focus": [where[p["tests"]]], "include_tests": True}))
+    return out
+
+
+class Daemon:
+    def __init__(self, binary, tree, log=None):
+        self.side = tempfile.mkdtemp(prefix="map-questions-")
+        sock = os.path.join(self.side, "s.sock")
+        cfg = os.path.join(self.side, "coderd.yaml")
+        open(cfg, "w").close()
+        env = dict(os.environ, XDG_RUNTIME_DIR=self.side, XDG_STATE_HOME=self.side,
+                   XDG_DATA_HOME=self.side, CODER_CHECKPOINTS="off")
+        if log:
+            env["CODERD_LOG"] = "coderd=debug"
+        self.proc = subprocess.Popen([binary, "--root", tree, "--socket", sock, "--config", cfg],
+                                     env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                     stderr=open(log, "w") if log else subprocess.DEVNULL)
+        self.conn = Connection(sock, tries=30000)
+
+    def map(self, params):
+        start = time.perf_counter()
+        reply = self.conn.call("map", params)
+        elapsed = time.perf_counter() - start
+        if "error" in reply:
+            raise SystemExit(f"map {params}: {reply['error']}")
+        return elapsed, reply["result"]
+
+    def rss_mib(self):
+        with open(f"/proc/{self.proc.pid}/status") as f:
+            return next(int(line.split()[1]) for line in f if line.startswith("VmRSS:")) / 1024
+
+    def stop(self):
+        self.proc.terminate()
+        self.proc.wait()
+        shutil.rmtree(self.side, ignore_errors=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--coderd", action="append", required=True)
+    ap.add_argument("--tree", required=True)
+    ap.add_argument("--preset", choices=sorted(PRESETS), required=True)
+    ap.add_argument("--runs", type=int, default=1)
+    ap.add_argument("--log", help="write each daemon's debug log (its `map` and `rank` lines) to LOG-N.txt")
+    args = ap.parse_args()
+    asked = questions(args.preset, args.tree)
+    daemons = []
+    for n, binary in enumerate(args.coderd):
+        d = Daemon(binary, args.tree, args.log and f"{args.log}-{n}.txt")
+        cold, _ = d.map({})
+        warm, _ = d.map({"focus": [paths_by_name(args.tree)[PRESETS[args.preset]["warm"]]]})
+        print(f"{binary}: cold map {cold * 1000:.0f} ms, first focus {warm * 1000:.0f} ms", file=sys.stderr)
+        daemons.append(d)
+    times = [[[] for _ in asked] for _ in daemons]
+    answers = [[None for _ in asked] for _ in daemons]
+    for _ in range(args.runs):
+        for q, (_, params) in enumerate(asked):
+            for d, daemon in enumerate(daemons):
+                elapsed, result = daemon.map(params)
+                times[d][q].append(elapsed * 1000)
+                answers[d][q] = {k: v for k, v in result.items() if k != "parsed"}
+    load = os.getloadavg()
+    shapes = list(dict.fromkeys(shape for shape, _ in asked))
+    print(f"load {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f}; runs {args.runs}\n")
+    print("| shape | " + " | ".join(os.path.basename(b) + " median (range), ms" for b in args.coderd) + " |")
+    print("|---|" + "---:|" * len(daemons))
+    for shape in shapes:
+        cells = []
+        for d in range(len(daemons)):
+            per = [statistics.median(times[d][q]) for q, (s, _) in enumerate(asked) if s == shape]
+            cells.append(f"{statistics.median(per):.0f} ({min(per):.0f}–{max(per):.0f})")
+        print(f"| {shape} | " + " | ".join(cells) + " |")
+    print("| RSS after, MiB | " + " | ".join(f"{d.rss_mib():.0f}" for d in daemons) + " |")
+    differing = [asked[q] for q in range(len(asked)) if any(a[q] != answers[0][q] for a in answers)]
+    print(f"\n{len(asked)} questions; answers byte-identical across binaries: {not differing}")
+    for shape, params in differing:
+        print(f"  differs: {shape} {params}")
+    for d in daemons:
+        d.stop()
+    sys.exit(1 if differing else 0)
+
+
+if __name__ == "__main__":
+    main()
