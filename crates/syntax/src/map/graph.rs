@@ -651,4 +651,56 @@ mod tests {
             }
         }
     }
+
+    #[test]
+    fn the_lazy_tail_lists_every_listed_item_once_as_counted_and_an_inert_mention_changes_nothing()
+    {
+        use super::super::{mentions, tail};
+        let files = tree(400, 5);
+        let graph = graph(&files);
+        let structure = Structure::of(&files);
+        // Files far from the focus tied by the history alone: their best items come out of the
+        // tail, ahead of it.
+        let far = vec![(350, 0.5), (123, 0.9), (201, 0.2)];
+        let questions = [
+            (vec![9], vec![], false, far.clone()),
+            (vec![9], vec![], true, far),
+            (vec![40, 41], vec!["New"], false, vec![]),
+            (vec![], vec!["do_thing_7"], true, vec![]),
+            (vec![], vec![], false, vec![]),
+        ];
+        for (focus, mentions, include_tests, co_changed) in questions {
+            let mut steering = focus_on(&focus, &mentions);
+            (steering.include_tests, steering.co_changed) = (include_tests, co_changed);
+            let ranked = rank_with(&files, &steering, &structure, &graph, DENSE_SHARE);
+            let items: Vec<(u32, u32)> = ranked.items(&files).map(|r| (r.file, r.item)).collect();
+            let mut expected: Vec<(u32, u32)> = (0..files.len())
+                .filter(|f| !focus.contains(f))
+                .flat_map(|f| {
+                    let file = &files[f];
+                    let listed = (0..file.tags.outline.items.len())
+                        .filter(move |&i| tail::listed(file, i, include_tests));
+                    listed.map(move |i| (f as u32, i as u32))
+                })
+                .collect();
+            let mut sorted = items.clone();
+            sorted.sort_unstable();
+            expected.sort_unstable();
+            assert_eq!(sorted, expected, "{steering:?}");
+            assert_eq!(ranked.len(), items.len(), "{steering:?}");
+            let mut with_items: Vec<u32> = items.iter().map(|e| e.0).collect();
+            with_items.sort_unstable();
+            with_items.dedup();
+            assert_eq!(ranked.files(), with_items.len(), "{steering:?}");
+        }
+        assert!(mentions::inert(&files, &graph, "NoSuchName"));
+        assert!(!mentions::inert(&files, &graph, "New"));
+        // A file named like the mention is where a walk restarts.
+        assert!(!mentions::inert(&files, &graph, "f00003"));
+        let order = |mentions: &[&str]| {
+            let ranked = rank_with(&files, &focus_on(&[9], mentions), &structure, &graph, 8);
+            ranked.items(&files).collect::<Vec<_>>()
+        };
+        assert_eq!(order(&["NoSuchName"]), order(&[]));
+    }
 }
