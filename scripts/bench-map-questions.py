@@ -10,7 +10,8 @@ are up at once. Each daemon answers a first map (no focus: cold, it tags the tre
 question (reads the repository's history, once per HEAD), untimed; then every question of the
 preset is asked of each daemon in turn (A, B, A, B, ...: the load hits both alike), each question
 once per daemon, so that each is a new ranking (a question asked again is answered from the kept
-rankings). A shape's row is the median over its questions (5 each) of the wall time of the call.
+rankings). A shape's row is the median over its questions (5 each) of the wall time of the call (the
+no-focus row asks the cold map's question again: its ranking is kept, the map only renders).
 `--runs N` repeats the whole list N times on the same daemons (the repeats hit the kept rankings
 only for the last 8 questions: the list is longer) and takes the median per question first.
 
@@ -61,10 +62,12 @@ def paths_by_name(tree):
 
 
 def questions(preset, tree):
-    """(shape, params) pairs: five of each shape."""
+    """(shape, params) pairs: five of each shape (two with no focus, one with tests)."""
     p, where = PRESETS[preset], paths_by_name(tree)
     focus = [where[f] for f in p["focus"]]
-    out = [("focus only", {"focus": [f]}) for f in focus]
+    # The cold map's question again and with another budget: the unsteered ranking, kept.
+    out = [("no focus (kept ranking)", {}), ("no focus (kept ranking)", {"budget": 4000})]
+    out += [("focus only", {"focus": [f]}) for f in focus]
     out += [("focus + defined mention", {"focus": [f], "mentions": [m]})
             for f, m in zip(focus[1:] + focus[:1], p["defined"])]
     out += [("focus + undefined mention", {"focus": [f], "mentions": [m]})

@@ -165,7 +165,9 @@ pub fn run(
         // it is the same question.
         let mut steering = steering.clone();
         let files = &snapshot.files;
-        steering.mentions.retain(|m| !mentions::inert(files, &graph, m));
+        steering
+            .mentions
+            .retain(|m| !mentions::inert(files, &graph, m));
         let rank = || rank::rank(files, &steering, &structure, &graph);
         let unsteered = steering.focus.is_empty() && steering.co_changed.is_empty();
         match unsteered && steering.mentions.is_empty() {
@@ -175,9 +177,7 @@ pub fn run(
     });
     let ranked_at = started.elapsed();
     let rendered = render::render(&snapshot.files, &ranked, budget);
-    let items = p
-        .items
-        .then(|| map_items(&snapshot.files, &rendered.shown));
+    let items = p.items.then(|| map_items(&snapshot.files, &rendered.shown));
     // Where a map's time goes, for `CODERD_LOG=coderd=debug` (the bench's edit rows).
     tracing::debug!(
         snapshot_us = listed.as_micros() as u64,

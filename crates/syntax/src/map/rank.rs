@@ -178,7 +178,13 @@ pub(super) fn rank_with(
     let started = std::time::Instant::now();
     let mentioned = Mentioned::of(files, graph, &steering.mentions);
     let weights = weights(files, graph, &mentioned.names);
-    let steered = graph.steer(files, &steering.focus, FOCUS_USES, &weights, &mentioned.names);
+    let steered = graph.steer(
+        files,
+        &steering.focus,
+        FOCUS_USES,
+        &weights,
+        &mentioned.names,
+    );
     let personalization = personalization(files.len(), &steering.focus, &mentioned.restarts);
     let steered_at = started.elapsed();
     let reached = steered.pagerank_with(&personalization, dense_share);
@@ -194,7 +200,8 @@ pub(super) fn rank_with(
         rank: &reached.rank,
         flows: &flows,
     };
-    let scored = scoring.classify(&scored_files(files.len(), &reached, &flows, graph, &mentioned));
+    let scorable = scored_files(files.len(), &reached, &flows, graph, &mentioned);
+    let scored = scoring.classify(&scorable);
     let scored_at = started.elapsed();
     let ranked = ordered(scored, &ties, steering, files, graph);
     // Where a new question's time goes, for `CODERD_LOG=coderd=debug`.
@@ -484,10 +491,8 @@ fn neighbours_first(
     let by_strength = |list: &mut Vec<(f64, usize)>| {
         list.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
     };
-    let mut tied: Vec<(f64, usize)> = (0..ties.len())
-        .filter(|f| best.contains_key(f))
-        .map(|f| (ties[f], f))
-        .collect();
+    // Sorted in full (no two files are equal): the map's order of keys does not matter.
+    let mut tied: Vec<(f64, usize)> = best.keys().map(|&f| (ties[f], f)).collect();
     by_strength(&mut tied);
     let mut history: Vec<(f64, usize)> = co_changed
         .iter()
@@ -531,7 +536,10 @@ fn best_items(parts: &Parts, ties: &[f64], files: &[Arc<FileTags>]) -> HashMap<u
         parts.tail.of_file(f, files).for_each(&mut see);
     }
     parts.after.iter().copied().for_each(&mut see);
-    first.into_iter().map(|(f, e)| (f, *top.get(&f).unwrap_or(&e))).collect()
+    first
+        .into_iter()
+        .map(|(f, e)| (f, *top.get(&f).unwrap_or(&e)))
+        .collect()
 }
 
 /// The files of `tied` in order, every `HISTORY_LANE`-th place taken by the next of `history`

@@ -116,7 +116,9 @@ impl Tail {
         let file = f as u32;
         if self.scored.binary_search(&file).is_ok() {
             let from = self.zeros.partition_point(|e| e.file < file);
-            let zeros = self.zeros[from..].iter().take_while(move |e| e.file == file);
+            let zeros = self.zeros[from..]
+                .iter()
+                .take_while(move |e| e.file == file);
             return Box::new(zeros.copied());
         }
         let tags = &files[f];
