@@ -35,6 +35,7 @@ from coderd_bench import Connection  # noqa: E402
 PRESETS = {
     "scale": {
         "focus": ["f100000.go", "f100001.rs", "f100002.py", "f100003.ts", "f123457.rs"],
+        "focus4000": ["f100008.go", "f100009.rs", "f100010.py", "f100011.ts", "f77777.rs"],
         "defined": ["func_77", "Func150000", "func_42", "func100007", "Type50001"],
         "undefined": ["Handler", "func_9999", "NoSuchName", "func_99999", "zzz_nowhere"],
         "warm": "f100004.go",
@@ -43,6 +44,8 @@ PRESETS = {
     "moby": {
         "focus": ["daemon/daemon.go", "client/client.go", "daemon/container/container.go",
                   "daemon/server/server.go", "daemon/libnetwork/network.go"],
+        "focus4000": ["daemon/create.go", "daemon/delete.go", "daemon/exec.go", "daemon/logs.go",
+                      "daemon/network.go"],
         "defined": ["NewDaemon", "HostConfig", "ImageService", "ContainerStart", "Sandbox"],
         "undefined": ["NoSuchThing123", "func_9999", "zzz_nowhere", "QuuxFrobnicator", "notAName42"],
         "warm": "daemon/start.go",
@@ -76,7 +79,7 @@ def questions(preset, tree):
     out += [("undefined mention only", {"mentions": [m]}) for m in p["undefined"]]
     out += [("two mentions, one defined", {"mentions": [d, u]})
             for d, u in zip(p["defined"], p["undefined"][1:] + p["undefined"][:1])]
-    out += [("focus, budget 4000", {"focus": [f], "budget": 4000}) for f in focus[3:] + focus[:3]]
+    out += [("focus, budget 4000", {"focus": [where[f]], "budget": 4000}) for f in p["focus4000"]]
     out.append(("include_tests with a focus", {"focus": [where[p["tests"]]], "include_tests": True}))
     return out
 
