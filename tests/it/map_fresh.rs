@@ -283,3 +283,82 @@ fn a_tree_over_map_max_files_is_refused_with_the_key_that_raises_it() {
     let b = daemon.ok("map", json!({"dir": "b"}));
     assert_eq!(b["files"], 2, "{b}");
 }
+
+/// The tree with test files: one by its name, one in a test folder, one in a nested test folder.
+fn tree_with_tests(sandbox: &Sandbox) {
+    tree(sandbox);
+    sandbox.write("a/one_test.go", &go("TestOne", "One"));
+    sandbox.write("tests/helper.go", &go("Helper", "Two"));
+    sandbox.write("b/testdata/fake.go", &go("Fake", "Three"));
+}
+
+fn tests_map(daemon: &Daemon) -> Value {
+    daemon.ok("map", json!({ "budget": BUDGET, "include_tests": true }))
+}
+
+/// The listing holds the test files from the first walk, marked: a map with tests after one
+/// without re-tags and walks nothing, another program's change to a test file reaches the next
+/// map with tests and no map without them, and both equal a fresh daemon's.
+#[test]
+fn test_files_are_listed_with_the_tree_and_their_changes_reach_the_next_map_with_tests() {
+    let sandbox = Sandbox::empty();
+    tree_with_tests(&sandbox);
+    let daemon = Daemon::start(&sandbox, &[]);
+    let cold = map(&daemon);
+    assert_eq!(cold["files"], 20, "{cold}");
+    assert!(!text(&cold).contains("Test"), "{cold}");
+    let with = tests_map(&daemon);
+    assert_eq!(
+        with["parsed"], 0,
+        "the test files were tagged with the tree: {with}"
+    );
+    assert_eq!(with["files"], 23, "{with}");
+    for shown in ["a/one_test.go", "tests/helper.go", "b/testdata/fake.go"] {
+        assert!(text(&with).contains(shown), "{shown}: {with}");
+    }
+    std::fs::write(sandbox.root.join("a/one_test.go"), go("TestRenamed", "One")).unwrap();
+    sandbox.write("b/testdata/more/extra_test.go", &go("TestExtra", "Two"));
+    let changed = loop_until_tests(&daemon);
+    assert!(!text(&changed).contains("func TestOne()"), "{changed}");
+    let without = map(&daemon);
+    assert_eq!(without["files"], 20, "{without}");
+    assert_eq!(
+        text(&without),
+        text(&cold),
+        "a test file's change reaches no map without tests"
+    );
+    drop(daemon);
+    let fresh = Daemon::start(&sandbox, &[]);
+    assert_eq!(text(&tests_map(&fresh)), text(&changed));
+    assert_eq!(text(&map(&fresh)), text(&without));
+}
+
+fn loop_until_tests(daemon: &Daemon) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let answer = tests_map(daemon);
+        let t = text(&answer);
+        if t.contains("TestRenamed") && t.contains("b/testdata/more/extra_test.go") {
+            return answer;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the test files' change never shown\n{answer}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// `map_max_files` counts what a question lists: a tree under it without its tests but over it
+/// with them is mapped without tests and refused with them.
+#[test]
+fn map_max_files_counts_the_test_files_only_for_a_map_with_tests() {
+    let sandbox = Sandbox::empty();
+    tree_with_tests(&sandbox);
+    let daemon = with_config(&sandbox, "map_max_files: 21\n");
+    let without = map(&daemon);
+    assert_eq!(without["files"], 20, "{without}");
+    let error = daemon.err("map", json!({ "include_tests": true }));
+    assert_eq!(error["data"]["code"], "C213", "{error}");
+    assert_eq!(map(&daemon)["map"], without["map"]);
+}

@@ -35,6 +35,22 @@ pub fn is_test_file(name: &str) -> bool {
         || stem.ends_with("Test") && name.ends_with(".java")
 }
 
+/// Whether `file`, below the mapped folder `dir`, is test code by its path: a test folder between
+/// the two (`TEST_FOLDERS`; `dir` itself is what was asked for) or a test file's name
+/// (`is_test_file`). A walk without tests leaves out exactly these files.
+pub fn is_test_path(dir: &Path, file: &Path) -> bool {
+    let Ok(rel) = file.strip_prefix(dir) else {
+        return false;
+    };
+    let mut parts = rel.components().rev();
+    let Some(name) = parts.next() else {
+        return false;
+    };
+    let folder =
+        |p: std::path::Component| TEST_FOLDERS.contains(&p.as_os_str().to_string_lossy().as_ref());
+    is_test_file(&name.as_os_str().to_string_lossy()) || parts.any(folder)
+}
+
 /// How many lines from the top a generator's header may sit (after a license or a shebang).
 const HEADER_LINES: usize = 10;
 
@@ -232,6 +248,26 @@ mod tests {
         assert!(in_test_module("src/foo/t/deep.rs", &modules));
         assert!(!in_test_module("src/foo/tx.rs", &modules));
         assert!(!in_test_module("src/foo.rs", &modules));
+    }
+
+    #[test]
+    fn test_paths_are_marked_below_the_mapped_folder_only() {
+        let dir = Path::new("/r/tests");
+        assert!(
+            !is_test_path(dir, Path::new("/r/tests/a/b.go")),
+            "the folder asked for"
+        );
+        assert!(is_test_path(dir, Path::new("/r/tests/a/spec/b.go")));
+        assert!(is_test_path(dir, Path::new("/r/tests/a/b_test.go")));
+        assert!(is_test_path(Path::new("/r"), Path::new("/r/tests/a/b.go")));
+        assert!(!is_test_path(
+            Path::new("/r"),
+            Path::new("/r/src/testing/b.go")
+        ));
+        assert!(!is_test_path(
+            Path::new("/r"),
+            Path::new("/elsewhere/spec/b.go")
+        ));
     }
 
     #[test]

@@ -70,12 +70,14 @@ pub struct Entry {
     pub tags: Arc<FileTags>,
 }
 
-/// One source file a walk found: where, its language, its identity when listed, and its tags
-/// once the index has them (`None`: not readable).
+/// One source file a walk found: where, its language, its identity when listed, whether it is test
+/// code (`exclude::is_test_path`: a question without tests leaves it out), and its tags once the
+/// index has them (`None`: not readable).
 pub struct Source {
     pub resolved: Resolved,
     pub language: &'static languages::Language,
     pub key: FileKey,
+    pub test: bool,
     pub tags: Option<Arc<FileTags>>,
 }
 
@@ -98,9 +100,11 @@ pub struct Snapshot {
 pub type Change = (Option<Arc<FileTags>>, Option<Arc<FileTags>>);
 
 impl Snapshot {
-    /// The snapshot of these files, given in path order.
+    /// The snapshot of these files, given in path order (the test files among them left out
+    /// unless `include_tests`).
     pub fn of<'a>(sources: impl Iterator<Item = &'a Source>, include_tests: bool) -> Snapshot {
-        let mut files: Vec<Arc<FileTags>> = sources.filter_map(|s| s.tags.clone()).collect();
+        let listed = sources.filter(|s| include_tests || !s.test);
+        let mut files: Vec<Arc<FileTags>> = listed.filter_map(|s| s.tags.clone()).collect();
         let test_modules = (!include_tests).then(|| Arc::new(declared_test_modules(&files)));
         if let Some(modules) = &test_modules {
             files.retain(|f| !in_test_modules(f, modules));
@@ -115,6 +119,11 @@ impl Snapshot {
             walked_because: None,
             test_modules,
         }
+    }
+
+    /// Whether the snapshot lists the test files (a question with `include_tests`).
+    pub fn with_tests(&self) -> bool {
+        self.test_modules.is_none()
     }
 
     /// Applies the changes at some paths in place (copying the list of files only if another

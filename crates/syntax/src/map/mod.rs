@@ -47,10 +47,12 @@ pub struct MapCache {
     /// The last unsteered ranking (no focus, no mention the snapshot holds), by the same key: every
     /// question whose mentions are defined nowhere is answered by it, however many others came since.
     unsteered: Mutex<Option<(u64, Arc<Ranked>)>>,
-    /// The imports of the last snapshot resolved (`modules`), by its fingerprint.
-    structure: Mutex<Option<(u64, Arc<modules::Structure>)>>,
-    /// The reference graph of the last snapshot ranked, by its fingerprint.
-    graph: Mutex<Option<(u64, Arc<graph::Graph>)>>,
+    /// The imports of the last snapshot resolved (`modules`), by its fingerprint: one without
+    /// tests (`[0]`) and one with them (`[1]`), so that a question with tests between questions
+    /// without them rebuilds neither's.
+    structure: [Mutex<Option<(u64, Arc<modules::Structure>)>>; 2],
+    /// The reference graph of the last snapshot ranked, by its fingerprint, likewise per kind.
+    graph: [Mutex<Option<(u64, Arc<graph::Graph>)>>; 2],
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -160,7 +162,11 @@ pub fn run(
     let listed = started.elapsed();
     let ranked = cache.ranked(&dir.abs, &steering, snapshot.fingerprint, || {
         let structure = cache.structure(&snapshot);
-        let graph = of_snapshot(&cache.graph, &snapshot, || rank::graph(&snapshot.files));
+        let graph = of_snapshot(
+            &cache.graph[snapshot.with_tests() as usize],
+            &snapshot,
+            || rank::graph(&snapshot.files),
+        );
         // A mention of a name the snapshot holds nowhere changes nothing: the question without
         // it is the same question.
         let mut steering = steering.clone();
@@ -233,8 +239,8 @@ impl MapCache {
             tree: tree::Tree::new(events),
             ranked: Mutex::default(),
             unsteered: Mutex::default(),
-            structure: Mutex::default(),
-            graph: Mutex::default(),
+            structure: Default::default(),
+            graph: Default::default(),
         }
     }
 
@@ -250,9 +256,11 @@ impl MapCache {
 
     /// The module structure of a snapshot: the last one's when nothing the ranking reads changed.
     fn structure(&self, snapshot: &index::Snapshot) -> Arc<modules::Structure> {
-        of_snapshot(&self.structure, snapshot, || {
-            modules::Structure::of(&snapshot.files)
-        })
+        of_snapshot(
+            &self.structure[snapshot.with_tests() as usize],
+            snapshot,
+            || modules::Structure::of(&snapshot.files),
+        )
     }
 
     /// The ranking for these files and steering: a kept one when the question was asked of the

@@ -24,7 +24,7 @@ const SKIPPED_FOLDERS: &[&str] = &["vendor", "build", "node_modules", "target", 
 /// Files whose change can change what a walk lists anywhere below their folder.
 const RULE_FILES: &[&str] = &[".gitignore", ".ignore", ".gitattributes"];
 
-/// Folders (with their tests or not) whose listing is kept; the least recently mapped goes first.
+/// Folders whose listing is kept; the least recently mapped goes first.
 const LISTINGS: usize = 4;
 
 /// The listings and what keeps them fresh.
@@ -42,7 +42,10 @@ struct Inner {
 /// One folder's source files as last walked, and the paths changed below it since.
 struct Listing {
     dir: Resolved,
-    include_tests: bool,
+    /// Whether the listing holds the test files too, each marked (`Source::test`), so that it
+    /// answers questions with and without tests alike. Only a folder whose files with their
+    /// tests pass `map_max_files` is listed without them, for the questions without.
+    tests: bool,
     /// By root-relative path: the map's order.
     files: BTreeMap<String, Source>,
     /// Every folder entered (each one watched).
@@ -50,7 +53,9 @@ struct Listing {
     dirty: Changes,
     /// The watcher's epoch when the folder was walked (`Watch::epoch`).
     epoch: u64,
-    last: Snapshot,
+    /// The last snapshot without the tests (`[0]`) and with them (`[1]`), each made when first
+    /// asked for and then changed in place.
+    last: [Option<Snapshot>; 2],
 }
 
 /// Why a listing cannot be brought up to date by its folders.
@@ -90,10 +95,10 @@ impl Tree {
         let at = inner
             .listings
             .iter()
-            .position(|l| l.dir.abs == dir.abs && l.include_tests == include_tests);
+            .position(|l| l.dir.abs == dir.abs && (l.tests || !include_tests));
         let mut listing = match at {
             Some(at) => inner.listings.remove(at),
-            None => Listing::new(dir, include_tests),
+            None => Listing::new(dir, true),
         };
         let mut tagged = None;
         if walked_because.is_none() && at.is_some() && listing.epoch == inner.watch.epoch() {
@@ -103,9 +108,19 @@ impl Tree {
         }
         let tagged = match tagged {
             Some(tagged) => tagged,
-            None => listing.walk_all(&ws.jail, index, &mut inner.watch, cap, max_files)?,
+            None => match listing.walk_all(&ws.jail, index, &mut inner.watch, cap, max_files) {
+                Ok(tagged) => tagged,
+                // Past `map_max_files` with its tests, a folder may still be under it without
+                // them: a question without tests walks it as before (its walk's own error, if
+                // any, is the answer).
+                Err(_) if listing.tests && !include_tests => {
+                    listing = Listing::new(dir, false);
+                    listing.walk_all(&ws.jail, index, &mut inner.watch, cap, max_files)?
+                }
+                Err(e) => return Err(e),
+            },
         };
-        let mut snapshot = listing.last.clone();
+        let mut snapshot = listing.snapshot(include_tests);
         snapshot.tagged = tagged;
         snapshot.walked_because = inner.watch.broken(cap).map(str::to_owned);
         inner.listings.push(listing);
@@ -144,16 +159,25 @@ impl Inner {
 }
 
 impl Listing {
-    fn new(dir: &Resolved, include_tests: bool) -> Listing {
+    fn new(dir: &Resolved, tests: bool) -> Listing {
         Listing {
             dir: dir.clone(),
-            include_tests,
+            tests,
             files: BTreeMap::new(),
             folders: BTreeSet::new(),
             dirty: Changes::default(),
             epoch: 0,
-            last: Snapshot::of(std::iter::empty(), include_tests),
+            last: [None, None],
         }
+    }
+
+    /// The snapshot of the listed files, the test files among them or not: the last one of its
+    /// kind, else a new one (O(files), once per kind after a walk or a change it cannot apply).
+    fn snapshot(&mut self, include_tests: bool) -> Snapshot {
+        let files = &self.files;
+        let last = &mut self.last[include_tests as usize];
+        last.get_or_insert_with(|| Snapshot::of(files.values(), include_tests))
+            .clone()
     }
 
     fn absorb(&mut self, changes: &Changes) {
@@ -181,24 +205,17 @@ impl Listing {
     ) -> Result<usize> {
         self.dirty = Changes::default();
         self.epoch = watch.epoch();
-        let walked = walk(
-            jail,
-            &self.dir,
-            self.include_tests,
-            None,
-            max_files,
-            &mut |f| {
-                watch.folder(f, cap);
-            },
-        )?;
-        let mut sources = stat(jail, walked.files);
+        let walked = walk(jail, &self.dir, self.tests, None, max_files, &mut |f| {
+            watch.folder(f, cap);
+        })?;
+        let mut sources = stat(jail, &self.dir, walked.files);
         let tagged = index.update(jail, &mut sources, &[], Some(&self.dir.abs));
         self.files = sources
             .into_iter()
             .map(|s| (rel_of(&s.resolved), s))
             .collect();
         self.folders = walked.folders.into_iter().collect();
-        self.last = Snapshot::of(self.files.values(), self.include_tests);
+        self.last = [None, None];
         Ok(tagged)
     }
 
@@ -254,13 +271,16 @@ impl Listing {
             .iter()
             .map(|s| (rel_of(&s.resolved), (s.tags.clone(), None)))
             .collect();
+        let old_tests: Vec<String> = (removed.iter().filter(|s| s.test))
+            .map(|s| rel_of(&s.resolved))
+            .collect();
         // A file listed again under the identity it had keeps its tags without asking the index.
         let mut old: HashMap<PathBuf, Source> = removed
             .into_iter()
             .map(|s| (s.resolved.abs.clone(), s))
             .collect();
         let (mut kept, mut fresh) = (Vec::new(), Vec::new());
-        for source in stat(jail, changed) {
+        for source in stat(jail, &self.dir, changed) {
             match old.remove(&source.resolved.abs) {
                 Some(o) if o.key == source.key && o.tags.is_some() => kept.push(o),
                 _ => fresh.push(source),
@@ -271,13 +291,36 @@ impl Listing {
         for s in kept.iter().chain(&fresh) {
             changes.entry(rel_of(&s.resolved)).or_default().1 = s.tags.clone();
         }
+        // The snapshot without tests never held a test file: its changes leave them out.
+        let tests: HashSet<String> = (old_tests.into_iter())
+            .chain(
+                kept.iter()
+                    .chain(&fresh)
+                    .filter(|s| s.test)
+                    .map(|s| rel_of(&s.resolved)),
+            )
+            .collect();
         let listed = kept.into_iter().chain(fresh);
         self.files.extend(listed.map(|s| (rel_of(&s.resolved), s)));
         if self.files.len() as u64 > max_files {
             return Err(WalkAll); // the whole walk says so, with the limit's name
         }
-        if !self.last.change(&changes) {
-            self.last = Snapshot::of(self.files.values(), self.include_tests);
+        let without_tests: BTreeMap<String, Change> = match tests.is_empty() {
+            true => BTreeMap::new(),
+            false => (changes.iter())
+                .filter(|(rel, _)| !tests.contains(*rel))
+                .map(|(rel, change)| (rel.clone(), change.clone()))
+                .collect(),
+        };
+        for (with_tests, last) in self.last.iter_mut().enumerate() {
+            let changes = match with_tests == 0 && !tests.is_empty() {
+                true => &without_tests,
+                false => &changes,
+            };
+            // A change it cannot apply in place: the next question's snapshot is made anew.
+            if last.as_mut().is_some_and(|l| !l.change(changes)) {
+                *last = None;
+            }
         }
         Ok(tagged)
     }
@@ -294,7 +337,7 @@ impl Listing {
         cap: u64,
     ) -> std::result::Result<Walked, WalkAll> {
         let mut entered = true;
-        let walked = walk(jail, dir, self.include_tests, depth, max_files, &mut |f| {
+        let walked = walk(jail, dir, self.tests, depth, max_files, &mut |f| {
             entered &= watch.folder(f, cap);
         })
         .map_err(|_| WalkAll)?;
@@ -402,12 +445,18 @@ fn prefix_of(folder: &Resolved) -> String {
     }
 }
 
-/// Each listed file's identity, leaving out those gone or too large since.
-fn stat(jail: &Jail, files: Vec<(Resolved, &'static languages::Language)>) -> Vec<Source> {
+/// Each listed file's identity and whether it is test code below the listing's folder `dir`,
+/// leaving out those gone or too large since.
+fn stat(
+    jail: &Jail,
+    dir: &Resolved,
+    files: Vec<(Resolved, &'static languages::Language)>,
+) -> Vec<Source> {
     let keyed = files.into_iter().filter_map(|(resolved, language)| {
         let meta = jail.metadata(&resolved).ok()?;
         (meta.len() <= MAX_FILE_BYTES).then(|| Source {
             key: key_of(&meta),
+            test: exclude::is_test_path(&dir.abs, &resolved.abs),
             resolved,
             language,
             tags: None,
