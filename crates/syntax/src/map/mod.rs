@@ -50,9 +50,9 @@ pub struct MapCache {
     /// The imports of the last snapshot resolved (`modules`), by its fingerprint: one without
     /// tests (`[0]`) and one with them (`[1]`), so that a question with tests between questions
     /// without them rebuilds neither's.
-    structure: [Mutex<Option<(u64, Arc<modules::Structure>)>>; 2],
+    structure: PerKind<modules::Structure>,
     /// The reference graph of the last snapshot ranked, by its fingerprint, likewise per kind.
-    graph: [Mutex<Option<(u64, Arc<graph::Graph>)>>; 2],
+    graph: PerKind<graph::Graph>,
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -162,11 +162,7 @@ pub fn run(
     let listed = started.elapsed();
     let ranked = cache.ranked(&dir.abs, &steering, snapshot.fingerprint, || {
         let structure = cache.structure(&snapshot);
-        let graph = of_snapshot(
-            &cache.graph[snapshot.with_tests() as usize],
-            &snapshot,
-            || rank::graph(&snapshot.files),
-        );
+        let graph = of_snapshot(&cache.graph, &snapshot, || rank::graph(&snapshot.files));
         // A mention of a name the snapshot holds nowhere changes nothing: the question without
         // it is the same question.
         let mut steering = steering.clone();
@@ -256,11 +252,9 @@ impl MapCache {
 
     /// The module structure of a snapshot: the last one's when nothing the ranking reads changed.
     fn structure(&self, snapshot: &index::Snapshot) -> Arc<modules::Structure> {
-        of_snapshot(
-            &self.structure[snapshot.with_tests() as usize],
-            snapshot,
-            || modules::Structure::of(&snapshot.files),
-        )
+        of_snapshot(&self.structure, snapshot, || {
+            modules::Structure::of(&snapshot.files)
+        })
     }
 
     /// The ranking for these files and steering: a kept one when the question was asked of the
@@ -318,14 +312,24 @@ fn question_key(dir: &std::path::Path, steering: &Steering, fingerprint: u64) ->
     hasher.finish()
 }
 
-/// What `build` makes of a snapshot, kept in `last` for the next snapshot with the same
-/// fingerprint (the same files, and nothing the ranking reads changed in them).
+/// What was made of the last snapshot without tests (`[0]`) and with them (`[1]`), by fingerprint.
+type PerKind<T> = [Mutex<Option<(u64, Arc<T>)>>; 2];
+
+/// What `build` makes of a snapshot, kept for the next snapshot of its kind with the same
+/// fingerprint (the same files, and nothing the ranking reads changed in them); the other kind's
+/// is taken when its fingerprint is the same (a tree without test files: the same files).
 fn of_snapshot<T>(
-    last: &Mutex<Option<(u64, Arc<T>)>>,
+    kept: &PerKind<T>,
     snapshot: &index::Snapshot,
     build: impl FnOnce() -> T,
 ) -> Arc<T> {
-    let mut last = last.lock().unwrap_or_else(|e| e.into_inner());
+    let kind = snapshot.with_tests() as usize;
+    let other = kept[1 - kind].lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, held)) = other.as_ref().filter(|(k, _)| *k == snapshot.fingerprint) {
+        return held.clone();
+    }
+    drop(other);
+    let mut last = kept[kind].lock().unwrap_or_else(|e| e.into_inner());
     match last.as_ref() {
         Some((k, held)) if *k == snapshot.fingerprint => held.clone(),
         _ => {
