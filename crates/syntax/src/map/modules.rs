@@ -325,6 +325,9 @@ struct Resolver<'a> {
     rust_modules: HashMap<(u32, u64), u32>,
     /// Rust: per file, its module path in its crate.
     rust_paths: Vec<String>,
+    /// Rust: per file, the hashes of its imports' last segments with the import's index, sorted:
+    /// where a path through the file's module (`hir::HirDisplay`) goes on (`re_export`).
+    rust_last: Vec<Vec<(u64, u16)>>,
     /// Go: package folder → its files.
     go_packages: HashMap<&'a str, Vec<u32>>,
     /// Go: the module paths of the tree (`github.com/prometheus/prometheus`).
@@ -372,12 +375,20 @@ impl<'a> Resolver<'a> {
             }
         }
         let go_modules = go_module_paths(files, &go_packages);
+        let rust_last = files
+            .par_iter()
+            .map(|file| match file.language {
+                "rust" => last_segments(&file.imports),
+                _ => Vec::new(),
+            })
+            .collect();
         Resolver {
             files,
             unit,
             crate_names: &units.crate_names,
             rust_modules,
             rust_paths,
+            rust_last,
             go_packages,
             go_modules,
             python_modules,
@@ -387,7 +398,7 @@ impl<'a> Resolver<'a> {
     fn resolve(&self, from: usize, import: &str) -> Vec<u32> {
         let file = &self.files[from];
         match file.language {
-            "rust" => self.rust(from, import).into_iter().collect(),
+            "rust" => self.rust_item(from, import).into_iter().collect(),
             "go" => self
                 .go_modules
                 .iter()
@@ -403,35 +414,83 @@ impl<'a> Resolver<'a> {
         }
     }
 
-    /// The file defining the longest module prefix of a Rust path, from the file `from`.
-    fn rust(&self, from: usize, import: &str) -> Option<u32> {
-        let here = self.unit[from]?;
+    /// The file defining what a Rust path names, from the file `from`: its longest module prefix,
+    /// then through that module's re-exports (`pub use hir_ty::display::HirDisplay` in `hir`'s
+    /// lib.rs makes `hir::HirDisplay` hir-ty's display.rs), at most `MAX_HOPS` of them (a cycle
+    /// of `use`s ends there too).
+    fn rust_item(&self, from: usize, import: &str) -> Option<u32> {
         let segments: Vec<&str> = import.split("::").collect();
+        let (mut file, consumed) = self.rust(from, &segments)?;
+        let mut rest: Vec<&str> = segments[consumed..].to_vec();
+        for _ in 0..MAX_HOPS {
+            let Some(&name) = rest.first() else { break };
+            let Some(path) = self.re_export(file as usize, name) else {
+                break;
+            };
+            let path: Vec<&str> = path.split("::").collect();
+            let Some((next, consumed)) = self.rust(file as usize, &path) else {
+                break;
+            };
+            if next == file {
+                break;
+            }
+            // `pub use a::b::C` → C's file with nothing left; `pub use a::m` (a module) → m's
+            // file, with what followed the module's name still to look up there.
+            rest.splice(..1, path[consumed..].iter().copied());
+            file = next;
+        }
+        Some(file)
+    }
+
+    /// The path a file's `use` gives for `name` when the file does not define `name` itself:
+    /// a path through the module to `name` then goes on from there.
+    fn re_export(&self, file: usize, name: &str) -> Option<&'a str> {
+        let last = &self.rust_last[file];
+        let at = last.partition_point(|e| e.0 < segment_hash(name));
+        let &(hash, index) = last.get(at)?;
+        let path = self.files[file].imports.get(index as usize)?;
+        let defines = || {
+            let id = super::rank::name_id("rust", name);
+            self.files[file].item_ids.contains(&id)
+        };
+        (hash == segment_hash(name) && path.rsplit("::").next() == Some(name) && !defines())
+            .then_some(path.as_str())
+    }
+
+    /// The file defining the longest module prefix of a Rust path, from the file `from`, and how
+    /// many of the path's segments that prefix takes.
+    fn rust(&self, from: usize, segments: &[&str]) -> Option<(u32, usize)> {
+        let here = self.unit[from]?;
         let own = self.rust_path_of(from);
-        let (krate, base, rest, anchored): (u32, &[&str], &[&str], bool) = match segments[0] {
-            "crate" => (here, &[], &segments[1..], true),
-            "self" => (here, &own, &segments[1..], true),
+        // `skip`: the segments the anchor takes (`crate`, `super::super`, a crate's name).
+        let (krate, base, skip, anchored): (u32, &[&str], usize, bool) = match *segments.first()? {
+            "crate" => (here, &[], 1, true),
+            "self" => (here, &own, 1, true),
             "super" => {
                 let supers = segments.iter().take_while(|s| **s == "super").count();
                 let keep = own.len().checked_sub(supers)?;
-                (here, &own[..keep], &segments[supers..], true)
+                (here, &own[..keep], supers, true)
             }
             name => match self.crate_names.get(name) {
-                Some(&krate) => (krate, &[], &segments[1..], true),
+                Some(&krate) => (krate, &[], 1, true),
                 // A module in scope (`use a::b` inside the module that declares `a`).
-                None => (here, &own, &segments[..], false),
+                None => (here, &own, 0, false),
             },
         };
         // The longest prefix naming a module, looked up by the paths' hashes (no string built).
         let base_hash = base.iter().fold(ROOT, |h, s| path_hash(h, s));
         let mut found = anchored
-            .then(|| self.rust_modules.get(&(krate, base_hash)).copied())
+            .then(|| {
+                self.rust_modules
+                    .get(&(krate, base_hash))
+                    .map(|&f| (f, skip))
+            })
             .flatten();
         let mut hash = base_hash;
-        for segment in rest {
+        for (i, segment) in segments.iter().enumerate().skip(skip) {
             hash = path_hash(hash, segment);
             if let Some(&f) = self.rust_modules.get(&(krate, hash)) {
-                found = Some(f);
+                found = Some((f, i + 1));
             }
         }
         found
@@ -456,6 +515,30 @@ impl<'a> Resolver<'a> {
         };
         self.python_modules.get(&name).map(|&(_, f)| f)
     }
+}
+
+/// How many re-exports a Rust path is followed through (`ide` → `hir` → `hir_ty` is one; a
+/// chain of facades is rarely longer).
+const MAX_HOPS: usize = 4;
+
+/// Per import (by index), the hash of its last segment, sorted (the first import of a name first).
+fn last_segments(imports: &[String]) -> Vec<(u64, u16)> {
+    let mut out: Vec<(u64, u16)> = imports
+        .iter()
+        .enumerate()
+        .filter_map(|(i, path)| {
+            Some((
+                segment_hash(path.rsplit("::").next()?),
+                u16::try_from(i).ok()?,
+            ))
+        })
+        .collect();
+    out.sort_unstable();
+    out
+}
+
+fn segment_hash(segment: &str) -> u64 {
+    path_hash(ROOT, segment)
 }
 
 /// The hash of a crate's root module path; `path_hash` extends a path's hash by one segment (a
@@ -569,6 +652,94 @@ mod tests {
             Vec::new(),
             imports,
         ))
+    }
+
+    /// A Rust file whose outline lists `names` (what `re_export` asks a module it passes through).
+    fn defining(rel: &str, source: &str, names: &[&str]) -> Arc<FileTags> {
+        let item = |name: &&str| crate::items::Item {
+            kind: crate::Kind::Struct,
+            name: name.to_string(),
+            signature: String::new(),
+            line: 1,
+            end_line: 1,
+            parent: None,
+            parent_name: None,
+            doc: None,
+            bytes: 0..0,
+            name_bytes: 0..0,
+            extent_line: 1,
+        };
+        let tags = Tags {
+            outline: Outline {
+                items: names.iter().map(item).collect(),
+                ..Outline::default()
+            },
+            references: Vec::new(),
+        };
+        let imports = super::super::imports::imports("rust", rel, source.as_bytes());
+        Arc::new(FileTags::new(
+            rel.into(),
+            "rust",
+            tags,
+            false,
+            Vec::new(),
+            imports,
+        ))
+    }
+
+    #[test]
+    fn a_path_through_a_re_export_reaches_the_file_defining_the_name() {
+        let manifest = |dir: &str, deps: &[&str]| {
+            let deps: String = deps
+                .iter()
+                .map(|d| format!("{d} = {{ path = \"../{d}\" }}\n"))
+                .collect();
+            file(
+                &format!("{dir}/Cargo.toml"),
+                "toml",
+                &format!("[package]\nname = \"{dir}\"\n[dependencies]\n{deps}"),
+            )
+        };
+        let files = vec![
+            manifest("a", &[]),
+            defining("a/src/lib.rs", "pub mod thing;\npub mod deep;", &[]),
+            defining("a/src/deep.rs", "", &["Deep"]),
+            // A facade inside the crate: `a::thing::Deep` is deep.rs's.
+            defining("a/src/thing.rs", "pub use crate::deep::Deep;", &["Thing"]),
+            // A cycle of `use`s ends (nothing defines `Loop`).
+            defining("a/src/x.rs", "pub use crate::y::Loop;", &[]),
+            defining("a/src/y.rs", "pub use crate::x::Loop;", &[]),
+            manifest("b", &["a"]),
+            // b re-exports a's `Thing` and a's module `thing`, and defines `Own` while it also
+            // writes a path ending in `Own` (that path is no re-export: b defines the name).
+            defining(
+                "b/src/lib.rs",
+                "pub use a::thing::Thing;\npub use a::thing;\nfn f() -> a::deep::Own {}",
+                &["Own"],
+            ),
+            manifest("c", &["b"]),
+            defining(
+                "c/src/lib.rs",
+                "use b::Thing;\nuse b::thing::Deep;\nuse b::Own;\nuse a::x::Loop;",
+                &[],
+            ),
+        ];
+        let structure = Structure::of(&files);
+        assert_eq!(
+            imported(&structure, &files, "c/src/lib.rs"),
+            [
+                "a/src/deep.rs",
+                "a/src/thing.rs",
+                "a/src/x.rs",
+                "b/src/lib.rs"
+            ],
+        );
+        let c = files.iter().position(|f| f.rel == "c/src/lib.rs").unwrap() as u32;
+        let thing = files
+            .iter()
+            .position(|f| f.rel == "a/src/thing.rs")
+            .unwrap();
+        assert!(structure.importers[thing].iter().any(|&(f, _)| f == c));
     }
 
     fn imported(structure: &Structure, files: &[Arc<FileTags>], from: &str) -> Vec<String> {
