@@ -15,8 +15,15 @@
 //! a body's) and Go `import` declarations (no name the tags query counts): neither holds an item,
 //! and the map reads a file's imports from the same tokens (`map::imports`).
 //!
-//! The file is lexed once (`lexer::lex`); the body finder walks its tokens, the name counter and
-//! the imports read them again without lexing.
+//! The file is lexed once (`lexer::lex_with_comments`); the body finder walks its tokens, the
+//! name counter and the imports read them again without lexing.
+//!
+//! Comments outside the bodies are left out too (`left_out_comments`): they were two fifths of
+//! what a Go skeleton still parsed, tree-sitter lexes them byte by byte, and they hold no item.
+//! What the outline reads from them, an item's doc and the line its leading matter starts on, is
+//! read from the lexer's comments instead (`docs::extent`). A comment stays in the parse where
+//! leaving it out could change what the parser sees: touching a token (`a/* c */b` would join
+//! `a` and `b`), or inside a Rust macro call, whose tokens a query's `#prev-is?` reads.
 //!
 //! The skeleton is used only when it proves itself: no syntax error, and each left-out range is
 //! exactly the inside of a function's body block (or, in Go, of a composite literal). Anything else (a body the lexer misjudged, a
@@ -24,6 +31,7 @@
 //! (Go's package names in types, Rust's shorthand fields) counts as a reference: a little noise in
 //! the use counts, no change to any definition.
 
+use super::docs::Comment;
 use super::lexer::{is_keyword, Dialect, Token};
 use std::ops::Range;
 use tree_sitter::Tree;
@@ -43,26 +51,34 @@ fn is_function(dialect: Dialect, kind: &str) -> bool {
 pub struct Skeleton {
     pub tree: Tree,
     pub bodies: Vec<Range<usize>>,
+    /// The comments left out of the parse outside the other ranges, in file order: the
+    /// outline's leading comments (`docs::extent`).
+    pub comments: Vec<Comment>,
 }
 
-/// Parses `source` (already masked by the language's rewrites: same length; `tokens` are its
-/// tokens, `lex`) without its function bodies; `None` when the skeleton does not prove itself (see
-/// the module's doc).
+/// Parses `source` (already masked by the language's rewrites: same length; `tokens` and
+/// `comments` are its tokens and comments, `lex_with_comments`) without its function bodies and
+/// comments; `None` when the skeleton does not prove itself (see the module's doc).
 pub fn parse(
     dialect: Dialect,
     parser: &mut tree_sitter::Parser,
     source: &[u8],
     tokens: &[Token],
+    comments: &[Range<usize>],
 ) -> Option<Skeleton> {
     let Gaps {
         bodies,
         named,
         quiet,
+        macros,
     } = gaps(dialect, source, tokens);
     if bodies.is_empty() && named.is_empty() && quiet.is_empty() {
         return None;
     }
-    let all: Vec<Range<usize>> = bodies.iter().chain(&named).chain(&quiet).cloned().collect();
+    let mut all: Vec<Range<usize>> = bodies.iter().chain(&named).chain(&quiet).cloned().collect();
+    all.sort_by_key(|r| r.start);
+    let comments = left_out_comments(dialect, source, comments, &all, &macros);
+    all.extend(comments.iter().map(|c| c.bytes.clone()));
     parser
         .set_included_ranges(&crate::recover::included_outside(source, &all))
         .ok()?;
@@ -76,7 +92,56 @@ pub fn parse(
         bodies.extend(named);
         bodies.sort_by_key(|b| b.start);
     }
-    proven.then_some(Skeleton { tree, bodies })
+    proven.then_some(Skeleton {
+        tree,
+        bodies,
+        comments,
+    })
+}
+
+/// The comments (sorted) the skeleton leaves out: those outside the other left-out ranges
+/// (`gaps`, sorted) and Rust's macro calls (`macros`, in order), with whitespace or the file's
+/// edge on both sides, each with its rows as the grammar gives them.
+fn left_out_comments(
+    dialect: Dialect,
+    source: &[u8],
+    comments: &[Range<usize>],
+    gaps: &[Range<usize>],
+    macros: &[Range<usize>],
+) -> Vec<Comment> {
+    let spaced = |at: Option<&u8>| at.is_none_or(u8::is_ascii_whitespace);
+    let outside = |ranges: &[Range<usize>], c: &Range<usize>| {
+        // The last range starting before the comment; ranges do not nest across lists.
+        let at = ranges.partition_point(|r| r.start <= c.start);
+        at == 0 || ranges[at - 1].end <= c.start
+    };
+    let kept: Vec<&Range<usize>> = comments
+        .iter()
+        .filter(|c| {
+            spaced(c.start.checked_sub(1).and_then(|i| source.get(i)))
+                && spaced(source.get(c.end))
+                && outside(gaps, c)
+                && outside(macros, c)
+        })
+        .collect();
+    let bounds: Vec<usize> = kept.iter().flat_map(|c| [c.start, c.end]).collect();
+    let points = crate::recover::points_at(source, &bounds);
+    kept.iter()
+        .zip(points.chunks(2))
+        .map(|(c, p)| Comment {
+            bytes: (*c).clone(),
+            first_row: p[0].row,
+            last_row: p[1].row + usize::from(ends_on_next_row(dialect, source, c)),
+        })
+        .collect()
+}
+
+/// tree-sitter-rust's line doc comment (`///`, not `////`; `//!`) holds its newline, so it ends
+/// on the next row: one blank line after it still leaves it adjacent to an item.
+fn ends_on_next_row(dialect: Dialect, source: &[u8], comment: &Range<usize>) -> bool {
+    let text = &source[comment.clone()];
+    let doc = text.starts_with(b"//!") || (text.starts_with(b"///") && !text.starts_with(b"////"));
+    dialect == Dialect::Rust && doc && source.get(comment.end) == Some(&b'\n')
 }
 
 /// Whether the braces around `inside` are a function's body block (or, in Go, a composite
@@ -125,6 +190,8 @@ struct Gaps {
     named: Vec<Range<usize>>,
     /// Whole Go import declarations: no item, and no name the tags query counts.
     quiet: Vec<Range<usize>>,
+    /// Rust's macro calls' delimited groups (not left out: their comments stay in the parse).
+    macros: Vec<Range<usize>>,
 }
 
 /// The insides of the function bodies the lexer finds (between the braces, non-empty), in order.
@@ -154,7 +221,9 @@ fn gaps(dialect: Dialect, source: &[u8], tokens: &[Token]) -> Gaps {
             _ => false,
         };
         if dialect == Dialect::Rust {
-            skip_macro(&mut lexer, &previous, &token);
+            found
+                .macros
+                .extend(skip_macro(&mut lexer, &previous, &token));
             if let Some(range) = rust_use(&mut lexer, &token) {
                 found.named.push(range);
                 previous = None;
@@ -325,11 +394,11 @@ fn go_var_literals(lexer: &mut Cursor, found: &mut Vec<Range<usize>>) {
     }
 }
 
-/// After `name!` (or `macro_rules! name`), skips the macro's delimited group: what a macro holds
-/// is tokens, not items, whatever it looks like.
-fn skip_macro(lexer: &mut Cursor, previous: &Option<Token>, token: &Token) {
+/// After `name!` (or `macro_rules! name`), skips the macro's delimited group and returns its
+/// range: what a macro holds is tokens, not items, whatever it looks like.
+fn skip_macro(lexer: &mut Cursor, previous: &Option<Token>, token: &Token) -> Option<Range<usize>> {
     let (Some(Token::Ident(name)), Token::Punct(b'!', _)) = (previous, token) else {
-        return;
+        return None;
     };
     let mut next = lexer.peek();
     if &lexer.source[name.clone()] == b"macro_rules" {
@@ -338,10 +407,13 @@ fn skip_macro(lexer: &mut Cursor, previous: &Option<Token>, token: &Token) {
             next = lexer.peek();
         }
     }
-    if let Some(Token::Punct(open @ (b'(' | b'[' | b'{'), _)) = next {
-        lexer.next();
-        lexer.skip_group(open);
-    }
+    let Some(Token::Punct(open @ (b'(' | b'[' | b'{'), at)) = next else {
+        return None;
+    };
+    lexer.next();
+    // An unclosed group runs to the file's end.
+    let close = lexer.skip_group(open).unwrap_or(lexer.source.len());
+    Some(at..close + 1)
 }
 
 /// From just after `func`/`fn name`: the inside of the body's braces, or `None` when the

@@ -63,7 +63,8 @@ fn tag_tree(
     let mut keep = |node: Node| referenced.push(node.byte_range());
     let also =
         (queries.reference_set.as_ref()).map(|kinds| (kinds, &mut keep as &mut dyn FnMut(Node)));
-    let (mut outline, walked) = items::extract_definitions(tree, source, queries, also);
+    let left_out = skeleton.map_or(&[][..], |s| &s.comments[..]);
+    let (mut outline, walked) = items::extract_definitions(tree, source, queries, also, left_out);
     if skeleton.is_some() {
         // A skeleton is kept only when its tree has no error (`skeleton::parse`): all the outline
         // counted are its left-out ranges, gaps in its included ranges, which it takes for regions
@@ -307,8 +308,8 @@ mod tests {
             let (mut fused, mut alone) = (Vec::new(), Vec::new());
             let mut keep = |n: Node| fused.push(n.byte_range());
             let (outline, walked) =
-                items::extract_definitions(&tree, &source, queries, Some((kinds, &mut keep)));
-            let (plain, _) = items::extract_definitions(&tree, &source, queries, None);
+                items::extract_definitions(&tree, &source, queries, Some((kinds, &mut keep)), &[]);
+            let (plain, _) = items::extract_definitions(&tree, &source, queries, None, &[]);
             walk_kinds(&tree, kinds, &mut |n| alone.push(n.byte_range()));
             assert!(walked, "{}", path.display());
             assert!(!fused.is_empty(), "{}", path.display());
