@@ -79,6 +79,8 @@ pub fn parse(
     all.sort_by_key(|r| r.start);
     let comments = left_out_comments(dialect, source, comments, &all, &macros);
     all.extend(comments.iter().map(|c| c.bytes.clone()));
+    all.sort_by_key(|r| r.start);
+    let all = merge_spaced(dialect, source, all);
     parser
         .set_included_ranges(&crate::recover::included_outside(source, &all))
         .ok()?;
@@ -134,6 +136,35 @@ fn left_out_comments(
             last_row: p[1].row + usize::from(ends_on_next_row(dialect, source, c)),
         })
         .collect()
+}
+
+/// `gaps` (sorted, disjoint) with those only whitespace apart joined: tree-sitter's lexer looks for
+/// its place among the included ranges from the first one at every token (`ts_lexer_goto`), so a
+/// file's parse costs its tokens times its ranges, and a run of doc comment lines or `use`
+/// declarations is one range instead of one per line. Whitespace means nothing to Rust's grammar;
+/// Go's ends a statement at a newline, so two Go gaps are joined across a newline only where the
+/// second ends its line (the newline after it stands for the ones left out).
+fn merge_spaced(dialect: Dialect, source: &[u8], gaps: Vec<Range<usize>>) -> Vec<Range<usize>> {
+    let blank = |bytes: &[u8]| bytes.iter().all(u8::is_ascii_whitespace);
+    let ends_line = |at: usize| {
+        let rest = &source[at..];
+        let line = memchr::memchr(b'\n', rest).map_or(rest, |i| &rest[..i]);
+        blank(line)
+    };
+    let mut merged: Vec<Range<usize>> = Vec::with_capacity(gaps.len());
+    for gap in gaps {
+        if let Some(last) = merged.last_mut() {
+            let between = &source[last.end.min(gap.start)..gap.start];
+            let joins = blank(between)
+                && (dialect == Dialect::Rust || !between.contains(&b'\n') || ends_line(gap.end));
+            if joins {
+                last.end = last.end.max(gap.end);
+                continue;
+            }
+        }
+        merged.push(gap);
+    }
+    merged
 }
 
 /// tree-sitter-rust's line doc comment (`///`, not `////`; `//!`) holds its newline, so it ends
@@ -610,6 +641,52 @@ mod tests {
             let language = crate::languages::by_name(name).unwrap();
             let lexed = crate::parse_for_tags(language, source.as_bytes()).unwrap();
             assert!(lexed.skeleton.is_some(), "{name}");
+        }
+    }
+
+    /// Gaps only whitespace apart become one included-range gap; in Go not across a newline the
+    /// gap after it does not restore (`x int /* a */` then `/* b */ y` on the next line).
+    #[test]
+    fn gaps_only_whitespace_apart_are_joined() {
+        // (dialect, source, gaps, joined), each gap as (start, end).
+        type Pairs = &'static [(usize, usize)];
+        let cases: [(Dialect, &str, Pairs, Pairs); 5] = [
+            (
+                Dialect::Rust,
+                "/// a\n/// b\nfn f() {}",
+                &[(0, 5), (6, 11)],
+                &[(0, 11)],
+            ),
+            (
+                Dialect::Rust,
+                "// a\nx // b",
+                &[(0, 4), (7, 11)],
+                &[(0, 4), (7, 11)],
+            ),
+            (
+                Dialect::Go,
+                "// a\n\n// b\nfunc",
+                &[(0, 4), (6, 10)],
+                &[(0, 10)],
+            ),
+            (
+                Dialect::Go,
+                "x /* a */\n/* b */ y",
+                &[(2, 9), (10, 17)],
+                &[(2, 9), (10, 17)],
+            ),
+            (
+                Dialect::Go,
+                "x /* a */ /* b */ y",
+                &[(2, 9), (10, 17)],
+                &[(2, 17)],
+            ),
+        ];
+        let ranges =
+            |pairs: &[(usize, usize)]| pairs.iter().map(|&(a, b)| a..b).collect::<Vec<_>>();
+        for (dialect, source, gaps, joined) in cases {
+            let got = merge_spaced(dialect, source.as_bytes(), ranges(gaps));
+            assert_eq!(got, ranges(joined), "{source:?}");
         }
     }
 
