@@ -12,6 +12,7 @@
 
 mod cache;
 pub mod dialect;
+mod docs;
 pub mod grammars;
 mod items;
 pub mod languages;
@@ -167,11 +168,11 @@ fn parse_for_tags(language: &languages::Language, source: &[u8]) -> Option<ForTa
     let dialect = lexer::Dialect::of(language)?;
     let masked = masked(language, source);
     let source = masked.as_deref().unwrap_or(source);
-    let tokens = lexer::lex(dialect, source);
+    let (tokens, comments) = lexer::lex_with_comments(dialect, source);
     let skeleton = PARSER.with(|parser| {
         let mut parser = parser.borrow_mut();
         parser.set_language(&queries.language).ok()?;
-        skeleton::parse(dialect, &mut parser, source, &tokens)
+        skeleton::parse(dialect, &mut parser, source, &tokens, &comments)
     });
     Some(ForTags { skeleton, tokens })
 }

@@ -281,7 +281,7 @@ pub(crate) fn included_outside(source: &[u8], gaps: &[Range<usize>]) -> Vec<tree
 }
 
 /// The (row, column) of each byte offset of a sorted list, in one pass.
-fn points_at(source: &[u8], offsets: &[usize]) -> Vec<Point> {
+pub(crate) fn points_at(source: &[u8], offsets: &[usize]) -> Vec<Point> {
     let (mut row, mut line_start, mut at) = (0, 0, 0);
     offsets
         .iter()
