@@ -33,6 +33,24 @@ pub const WRAPPERS: &[&str] = &[
     "template_declaration",
 ];
 
+/// Declarations that hold specs (Go's `type`, `const`, `var`): a doc comment goes before the
+/// declaration, so a spec declared alone (`type A struct {…}`, `var X = 1`) is led by its
+/// declaration's leading matter.
+const SPEC_DECLARATIONS: &[&str] = &["type_declaration", "const_declaration", "var_declaration"];
+
+/// The node whose leading matter is an item's: the item's own, or for a spec declared alone (no
+/// parentheses: a grouped spec has comments of its own) its declaration.
+pub fn lead_anchor(node: Node) -> Node {
+    let alone = |declaration: &Node| {
+        let second = declaration.child(1).map(|c| c.kind());
+        declaration.named_child_count() == 1 && second.is_some_and(|kind| kind != "(")
+    };
+    match node.parent() {
+        Some(parent) if SPEC_DECLARATIONS.contains(&parent.kind()) && alone(&parent) => parent,
+        _ => node,
+    }
+}
+
 /// Leading matter: comments, attributes, decorators, annotations.
 pub fn leads(kind: &str) -> bool {
     ["comment", "attribute", "decorator", "annotation"]

@@ -188,18 +188,33 @@ fn extract_from(
     // root down at each step).
     let language = tree.language();
     let wraps = (WRAPPERS.iter()).any(|kind| language.id_for_node_kind(kind, true) != 0);
-    let targets = found.iter().zip(&keep).filter(|(f, k)| **k && !f.scope);
-    let targets: Vec<Node> = targets.map(|(f, _)| f.node).collect();
+    let listed = |i: &usize| keep[*i] && !found[*i].scope;
+    let anchors: Vec<Node> = (0..found.len())
+        .map(|i| match listed(&i) {
+            true => docs::lead_anchor(found[i].node),
+            false => found[i].node,
+        })
+        .collect();
+    let mut targets: Vec<Node> = (0..found.len())
+        .filter(listed)
+        .map(|i| anchors[i])
+        .collect();
+    // Two names of one spec (`var a, b = 1, 2`) share its anchor.
+    targets.dedup_by_key(|node| node.id());
     let runs = (!wraps).then(|| walk::leading_runs(tree, &targets, docs::leads));
     for (i, f) in found.iter().enumerate() {
-        if !keep[i] || f.scope {
+        if !listed(&i) {
             continue;
         }
         new_index[i] = Some(items.len());
         let parent = parents[i].and_then(|p| new_index[p]);
-        let leading = runs.as_ref().and_then(|r| r.get(&f.node.id()));
+        let leading = runs.as_ref().and_then(|r| r.get(&anchors[i].id()));
         let markers = &queries.doc_markers;
-        items.push(to_item(f, parent, source, markers, leading, left_out));
+        let lead = Lead {
+            anchor: anchors[i],
+            leading,
+        };
+        items.push(to_item(f, parent, source, markers, lead, left_out));
     }
     attach_receivers(&found, &keep, &new_index, &mut items);
     relabel_members(&mut items);
@@ -439,15 +454,22 @@ fn relabel_members(items: &mut [Item]) {
     }
 }
 
+/// What leads an item: the node its leading matter precedes (`docs::lead_anchor`) and, where
+/// the grammar has no wrappers, that node's run of leading siblings (`walk::leading_runs`).
+struct Lead<'a, 't> {
+    anchor: Node<'t>,
+    leading: Option<&'a Leading<'t>>,
+}
+
 fn to_item(
     f: &Found,
     parent: Option<usize>,
     source: &[u8],
     markers: &DocMarkers,
-    leading: Option<&Leading>,
+    lead: Lead,
     left_out: &[Comment],
 ) -> Item {
-    let extent = docs::extent(f.node, source, markers, leading, left_out);
+    let extent = docs::extent(lead.anchor, source, markers, lead.leading, left_out);
     let start = after_annotations(f.node);
     let signature = match (f.signature, f.body) {
         (Some(sig), _) => collapse(&text(source, sig)),

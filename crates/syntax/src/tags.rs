@@ -265,7 +265,8 @@ mod tests {
     /// Comments left out of the skeleton's parse still lead their items: the same docs and extent
     /// lines as the full parse's, item for item, for each way a comment can sit (a doc run with
     /// attributes, a blank line after a Rust doc comment, a trailing comment, a comment touching a
-    /// token or inside a macro call, which stay in the parse).
+    /// token or inside a macro call, which stay in the parse; a Go declaration of one spec, whose
+    /// doc comment leads the declaration, not the spec).
     #[test]
     fn left_out_comments_lead_items_as_the_trees_do() {
         let cases = [
@@ -277,9 +278,9 @@ mod tests {
             ),
             (
                 "go",
-                "// Package p.\npackage p\n\n// A is.\n//\n// More.\ntype A struct {\n\t// X doc.\n\tX int // trailing\n}\n\n/* B\n * block */\nfunc B() { x() }\n\n// Far.\n\nvar C = 1\n\nfunc (a *A) M(/*touching*/) {}\n",
-                8,
-                &["X doc.", "B"],
+                "// Package p.\npackage p\n\n// A is.\n//\n// More.\ntype A struct {\n\t// X doc.\n\tX int // trailing\n}\n\n/* B\n * block */\nfunc B() { x() }\n\n// Far.\n\nvar C = 1\n\n// D is.\nconst D = 2\n\nvar (\n\t// E is.\n\tE = 3\n)\n\nfunc (a *A) M(/*touching*/) {}\n",
+                10,
+                &["A is.", "X doc.", "B", "D is.", "E is."],
             ),
         ];
         for (name, source, left_out, docs) in cases {
