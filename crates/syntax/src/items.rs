@@ -580,23 +580,7 @@ fn cap(mut text: String) -> String {
 /// ERROR and MISSING nodes, and the damaged regions the parse left out (`recover`): what the
 /// parser recovered from.
 fn count_errors(tree: &Tree, source: &[u8]) -> usize {
-    let root = tree.root_node();
-    let mut count = super::recover::skipped(tree, source);
-    if !root.has_error() {
-        return count;
-    }
-    let mut stack = vec![root];
-    while let Some(node) = stack.pop() {
-        if node.is_error() || node.is_missing() {
-            count += 1;
-        }
-        let mut cursor = node.walk();
-        stack.extend(
-            node.children(&mut cursor)
-                .filter(|c| c.has_error() || c.is_missing()),
-        );
-    }
-    count
+    super::recover::skipped(tree, source) + super::recover::error_nodes(tree).len()
 }
 
 #[cfg(test)]

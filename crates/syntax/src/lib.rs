@@ -196,21 +196,10 @@ pub fn outline_of(language: &languages::Language, source: &[u8]) -> Option<Outli
 pub fn first_error_line(language: &languages::Language, source: &[u8]) -> Option<usize> {
     let tree = parse(language, source, None)?;
     // A region the parse left out to contain an error (`recover`) is an error there too.
-    let mut first: Option<usize> = recover::first_skipped_line(&tree, source);
-    let mut stack = vec![tree.root_node()];
-    while let Some(node) = stack.pop() {
-        if node.is_error() || node.is_missing() {
-            let row = node.start_position().row + 1;
-            first = Some(first.map_or(row, |f| f.min(row)));
-            continue;
-        }
-        let mut cursor = node.walk();
-        stack.extend(
-            node.children(&mut cursor)
-                .filter(|c| c.has_error() || c.is_missing()),
-        );
-    }
-    first
+    let skipped = recover::first_skipped_line(&tree, source);
+    let errors = recover::error_nodes(&tree).into_iter();
+    let error = errors.map(|node| node.start_position().row + 1).min();
+    skipped.into_iter().chain(error).min()
 }
 
 /// The golden outline fixtures (`tests/fixtures/structure/outline`) whose language coderd knows,

@@ -323,6 +323,22 @@ pub fn skipped(tree: &Tree, source: &[u8]) -> usize {
     inner + usize::from(head) + usize::from(tail)
 }
 
+/// The ERROR and MISSING nodes in a tree (those inside an ERROR node too), found by entering
+/// only the subtrees that hold one.
+pub fn error_nodes(tree: &Tree) -> Vec<Node<'_>> {
+    let mut errors = Vec::new();
+    let mut stack = vec![tree.root_node()];
+    while let Some(node) = stack.pop() {
+        if node.is_error() || node.is_missing() {
+            errors.push(node);
+        }
+        let mut cursor = node.walk();
+        let holding = node.children(&mut cursor);
+        stack.extend(holding.filter(|c| c.has_error() || c.is_missing()));
+    }
+    errors
+}
+
 #[cfg(test)]
 mod tests {
     use crate::{languages, outline_of};
