@@ -26,11 +26,10 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from coderd_bench import Connection  # noqa: E402
+from coderd_bench import on_tree  # noqa: E402
 
 PRESETS = {
     "scale": {
@@ -86,18 +85,9 @@ def questions(preset, tree):
 
 class Daemon:
     def __init__(self, binary, tree, log=None):
-        self.side = tempfile.mkdtemp(prefix="map-questions-")
-        sock = os.path.join(self.side, "s.sock")
-        cfg = os.path.join(self.side, "coderd.yaml")
-        open(cfg, "w").close()
-        env = dict(os.environ, XDG_RUNTIME_DIR=self.side, XDG_STATE_HOME=self.side,
-                   XDG_DATA_HOME=self.side, CODER_CHECKPOINTS="off")
-        if log:
-            env["CODERD_LOG"] = "coderd=debug"
-        self.proc = subprocess.Popen([binary, "--root", tree, "--socket", sock, "--config", cfg],
-                                     env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                     stderr=open(log, "w") if log else subprocess.DEVNULL)
-        self.conn = Connection(sock, tries=30000)
+        stderr = open(log, "w") if log else subprocess.DEVNULL
+        env = {"CODERD_LOG": "coderd=debug"} if log else None
+        self.proc, self.side, self.conn = on_tree(binary, tree, "map-questions-", stderr, env)
 
     def map(self, params):
         start = time.perf_counter()

@@ -45,7 +45,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from coderd_bench import Connection  # noqa: E402
+from coderd_bench import on_tree  # noqa: E402
 
 RARE = "zyxwquartzrare"
 COMMON = "common_marker"
@@ -130,17 +130,8 @@ def generate(count, rng, keep=None):
 
 class Coderd:
     def __init__(self, binary, root):
-        self.side = tempfile.mkdtemp(prefix="scale-side-")
-        sock = os.path.join(self.side, "s.sock")
-        cfg = os.path.join(self.side, "coderd.yaml")
-        open(cfg, "w").close()
-        env = dict(os.environ, XDG_RUNTIME_DIR=self.side, XDG_STATE_HOME=self.side,
-                   XDG_DATA_HOME=self.side, CODER_CHECKPOINTS="off")
         self.started = time.perf_counter()
-        self.proc = subprocess.Popen([binary, "--root", root, "--socket", sock, "--config", cfg], env=env,
-                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.DEVNULL)
-        self.conn = Connection(sock, tries=30000)
+        self.proc, self.side, self.conn = on_tree(binary, root, "scale-side-")
 
     def timed(self, method, params):
         start = time.perf_counter()

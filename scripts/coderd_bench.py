@@ -1,7 +1,7 @@
 """Shared by the Python benchmark scripts: a coderd started on a workspace folder, and one persistent
 newline-delimited JSON-RPC connection to it (what an agent's backend keeps open). The one socket
-client of the benchmarks: a script that talks to the socket imports `Connection`, never its own; and
-`until`, the one way the scripts wait for a language server that is still loading, `p50`, and
+client of the benchmarks: a script that talks to the socket imports `Connection`, never its own;
+`on_tree`, a daemon on an existing tree with state of its own; and `until`, the one way the scripts wait for a language server that is still loading, `p50`, and
 `cpu_s`, a process's CPU time."""
 import json, os, shutil, socket, statistics, subprocess, tempfile, time
 
@@ -67,6 +67,20 @@ class Daemon:
             self.proc.wait()
         shutil.rmtree(self.ws, ignore_errors=True)
         shutil.rmtree(self.side, ignore_errors=True)
+
+
+def on_tree(coderd, root, prefix, stderr=subprocess.DEVNULL, env=None):
+    """coderd serving an existing tree `root`, its socket, state and config in a fresh folder of its
+    own (`side`, checkpoints off): (process, side, connection), once it answers."""
+    side = tempfile.mkdtemp(prefix=prefix)
+    sock = os.path.join(side, "s.sock")
+    cfg = os.path.join(side, "coderd.yaml")
+    open(cfg, "w").close()
+    env = dict(os.environ, XDG_RUNTIME_DIR=side, XDG_STATE_HOME=side, XDG_DATA_HOME=side,
+               CODER_CHECKPOINTS="off", **(env or {}))
+    proc = subprocess.Popen([coderd, "--root", root, "--socket", sock, "--config", cfg], env=env,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr)
+    return proc, side, Connection(sock, tries=30000)
 
 
 def until(f, timeout):

@@ -2,7 +2,9 @@
 //! over the real socket: a focus file's real imports — Rust's `crate::a::b` and another workspace
 //! crate's `other_crate::c`, a Go package's import path, a Python relative import — come before
 //! files that merely define the same bare names in modules of the same names (decoys, one in the
-//! focus file's own folder, which the name and module-name ties alone favour), and resolution never reaches past the jail.
+//! focus file's own folder, which the name and module-name ties alone favour); a file importing the
+//! focus file's type through another crate's re-export (`pub use a::thing::Thing` in b, `use
+//! b::Thing` in c) is an importer of it; and resolution never reaches past the jail.
 
 use crate::common;
 
@@ -52,6 +54,44 @@ const CASES: &[Case] = &[
         focus: "app/src/focus.rs",
         first: &["app/src/a/b.rs", "lib-b/src/c.rs"],
         after: &["app/src/c.rs", "zoo/src/b.rs"],
+    },
+    Case {
+        name: "rust: an importer two crates away, through a re-export",
+        files: &[
+            ("Cargo.toml", "[workspace]\nmembers = [\"a\", \"b\", \"c\", \"z\"]\n"),
+            ("a/Cargo.toml", "[package]\nname = \"a\"\n"),
+            ("a/src/lib.rs", "pub mod thing;\npub mod shelf;\n"),
+            (
+                "a/src/thing.rs",
+                "pub struct Thing {\n    pub size: u32,\n}\n\nimpl Thing {\n    pub fn enlarge(&mut self) {\n        self.size += 1;\n    }\n}\n",
+            ),
+            // Beside the focus file, a call of a method named like the focus file's.
+            (
+                "a/src/shelf.rs",
+                "pub struct Shelf {\n    pub boards: Vec<u32>,\n}\n\npub fn enlarge_all(s: &mut Shelf) {\n    s.enlarge();\n}\n",
+            ),
+            (
+                "b/Cargo.toml",
+                "[package]\nname = \"b\"\n\n[dependencies]\na = { path = \"../a\" }\n",
+            ),
+            ("b/src/lib.rs", "pub use a::thing::Thing;\n"),
+            (
+                "c/Cargo.toml",
+                "[package]\nname = \"c\"\n\n[dependencies]\nb = { path = \"../b\" }\n",
+            ),
+            ("c/src/lib.rs", "pub mod user;\n"),
+            (
+                "c/src/user.rs",
+                "use b::Thing;\n\npub fn grow(t: &mut Thing) {\n    t.enlarge();\n}\n",
+            ),
+            // Another crate's `Thing`: the bare name is shared, so it ties c's file less.
+            ("z/Cargo.toml", "[package]\nname = \"z\"\n"),
+            ("z/src/lib.rs", "pub mod thing;\n"),
+            ("z/src/thing.rs", "pub struct Thing;\n"),
+        ],
+        focus: "a/src/thing.rs",
+        first: &["c/src/user.rs"],
+        after: &["a/src/lib.rs", "a/src/shelf.rs"],
     },
     Case {
         name: "go module: two packages and a decoy package of the same name",

@@ -4,9 +4,10 @@
 //! inside a class-like item is a method, a variable directly inside one is a field, and a method
 //! declared outside its type (`@receiver`) nests under the type of that name.
 
-use super::languages::Language;
+use super::docs::{self, Comment, DocMarkers, WRAPPERS};
 use super::queries::{KindSet, OutlineQuery, Queries, Role};
-use super::{walk, Kind};
+use super::walk::{self, Leading};
+use super::Kind;
 use serde::Serialize;
 use std::collections::HashMap;
 use std::ops::Range;
@@ -138,21 +139,32 @@ pub fn extract(tree: &Tree, source: &[u8], queries: &Queries) -> Outline {
 /// otherwise (a Rust macro call's list), placed and nested the same way. With `also`, every node
 /// of its kinds is handed to its function on the same walk of the tree (the tagger's references:
 /// one walk instead of two); `false` when the query has no root kinds to walk by, and then nothing
-/// is handed.
+/// is handed. `left_out`: the comments the parse left out (`skeleton`), sorted, which lead items
+/// as the tree's comments do.
 pub fn extract_definitions(
     tree: &Tree,
     source: &[u8],
     queries: &Queries,
     also: Also,
+    left_out: &[Comment],
 ) -> (Outline, bool) {
     let query = queries.definitions();
     let walked = also.is_some() && query.roots.is_some();
-    let outline = extract_from(tree, source, queries, query, query.roots.as_ref(), also);
+    let roots = query.roots.as_ref();
+    let outline = extract_from(tree, source, queries, query, roots, also, left_out);
     (outline, walked)
 }
 
 fn extract_with(tree: &Tree, source: &[u8], queries: &Queries, query: &OutlineQuery) -> Outline {
-    extract_from(tree, source, queries, query, query.roots.as_ref(), None)
+    extract_from(
+        tree,
+        source,
+        queries,
+        query,
+        query.roots.as_ref(),
+        None,
+        &[],
+    )
 }
 
 /// The outline, with the query run only at `roots` kinds outside functions when given, else over
@@ -164,6 +176,7 @@ fn extract_from(
     query: &OutlineQuery,
     roots: Option<&KindSet>,
     also: Also,
+    left_out: &[Comment],
 ) -> Outline {
     let found = find_definitions(tree, source, query, roots, also);
     let parents = nest(&found);
@@ -175,22 +188,33 @@ fn extract_from(
     // root down at each step).
     let language = tree.language();
     let wraps = (WRAPPERS.iter()).any(|kind| language.id_for_node_kind(kind, true) != 0);
-    let targets = found.iter().zip(&keep).filter(|(f, k)| **k && !f.scope);
-    let targets: Vec<Node> = targets.map(|(f, _)| f.node).collect();
-    let runs = (!wraps).then(|| walk::leading_runs(tree, &targets, leads));
+    let listed = |i: &usize| keep[*i] && !found[*i].scope;
+    let anchors: Vec<Node> = (0..found.len())
+        .map(|i| match listed(&i) {
+            true => docs::lead_anchor(found[i].node),
+            false => found[i].node,
+        })
+        .collect();
+    let mut targets: Vec<Node> = (0..found.len())
+        .filter(listed)
+        .map(|i| anchors[i])
+        .collect();
+    // Two names of one spec (`var a, b = 1, 2`) share its anchor.
+    targets.dedup_by_key(|node| node.id());
+    let runs = (!wraps).then(|| walk::leading_runs(tree, &targets, docs::leads));
     for (i, f) in found.iter().enumerate() {
-        if !keep[i] || f.scope {
+        if !listed(&i) {
             continue;
         }
         new_index[i] = Some(items.len());
         let parent = parents[i].and_then(|p| new_index[p]);
-        items.push(to_item(
-            f,
-            parent,
-            source,
-            &queries.doc_markers,
-            runs.as_ref(),
-        ));
+        let leading = runs.as_ref().and_then(|r| r.get(&anchors[i].id()));
+        let markers = &queries.doc_markers;
+        let lead = Lead {
+            anchor: anchors[i],
+            leading,
+        };
+        items.push(to_item(f, parent, source, markers, lead, left_out));
     }
     attach_receivers(&found, &keep, &new_index, &mut items);
     relabel_members(&mut items);
@@ -430,15 +454,22 @@ fn relabel_members(items: &mut [Item]) {
     }
 }
 
+/// What leads an item: the node its leading matter precedes (`docs::lead_anchor`) and, where
+/// the grammar has no wrappers, that node's run of leading siblings (`walk::leading_runs`).
+struct Lead<'a, 't> {
+    anchor: Node<'t>,
+    leading: Option<&'a Leading<'t>>,
+}
+
 fn to_item(
     f: &Found,
     parent: Option<usize>,
     source: &[u8],
     markers: &DocMarkers,
-    runs: Option<&HashMap<usize, Vec<Node>>>,
+    lead: Lead,
+    left_out: &[Comment],
 ) -> Item {
-    let leading = runs.and_then(|r| r.get(&f.node.id())).map(Vec::as_slice);
-    let extent = extent(f.node, source, markers, leading);
+    let extent = docs::extent(lead.anchor, source, markers, lead.leading, left_out);
     let start = after_annotations(f.node);
     let signature = match (f.signature, f.body) {
         (Some(sig), _) => collapse(&text(source, sig)),
@@ -453,7 +484,7 @@ fn to_item(
         }
     };
     let doc = match f.doc {
-        Some(doc) => first_doc_line(&text(source, doc), markers),
+        Some(doc) => docs::first_doc_line(&text(source, doc), markers),
         None => extent.doc,
     };
     Item {
@@ -464,7 +495,7 @@ fn to_item(
         end_line: end_line(f.node),
         parent,
         parent_name: None,
-        doc,
+        doc: doc.map(cap),
         bytes: f.node.byte_range(),
         name_bytes: f.name_start..f.name_end,
         extent_line: extent.first_row + 1,
@@ -498,150 +529,6 @@ fn after_annotations(item: Node) -> usize {
         return child.start_byte();
     }
     item.start_byte()
-}
-
-/// Where an item's leading matter starts (doc comments, attributes, decorators), and its doc.
-struct Extent {
-    first_row: usize,
-    doc: Option<String>,
-}
-
-/// Wrappers that belong to the item they hold: decorators, `export`, `template <...>`.
-const WRAPPERS: &[&str] = &[
-    "decorated_definition",
-    "export_statement",
-    "template_declaration",
-];
-
-/// Leading matter: comments, attributes, decorators, annotations.
-fn leads(kind: &str) -> bool {
-    ["comment", "attribute", "decorator", "annotation"]
-        .iter()
-        .any(|a| kind.contains(a))
-}
-
-/// With `leading`, the run of `leads` siblings right before the item (`walk::leading_runs`, for
-/// a grammar without wrappers).
-fn extent(node: Node, source: &[u8], markers: &DocMarkers, leading: Option<&[Node]>) -> Extent {
-    let mut anchor = node;
-    while let Some(parent) = anchor.parent().filter(|_| leading.is_none()) {
-        if !WRAPPERS.contains(&parent.kind()) {
-            break;
-        }
-        anchor = parent;
-    }
-    let mut first_row = anchor.start_position().row;
-    let mut doc_start = None;
-    let mut at = anchor;
-    let mut before = leading.map(|run| run.iter().rev());
-    loop {
-        let prev = match &mut before {
-            Some(run) => run.next().copied(),
-            None => at.prev_sibling(),
-        };
-        let Some(prev) = prev else { break };
-        let kind = prev.kind();
-        let adjacent = prev.end_position().row + 1 >= at.start_position().row;
-        let is_comment = kind.contains("comment");
-        if !adjacent || !leads(kind) || !starts_its_line(prev, source) {
-            break;
-        }
-        if is_comment {
-            doc_start = Some(prev);
-        }
-        first_row = prev.start_position().row;
-        at = prev;
-    }
-    Extent {
-        first_row,
-        doc: doc_start.and_then(|c| {
-            // The whole run of line comments from the first one down.
-            let end = anchor.start_byte().max(c.end_byte());
-            first_doc_line(
-                &String::from_utf8_lossy(&source[c.start_byte()..end]),
-                markers,
-            )
-        }),
-    }
-}
-
-/// Whether only whitespace precedes the node on its line (a trailing comment is no doc).
-fn starts_its_line(node: Node, source: &[u8]) -> bool {
-    let start = node.start_byte();
-    let line_start = source[..start]
-        .iter()
-        .rposition(|&b| b == b'\n')
-        .map_or(0, |i| i + 1);
-    source[line_start..start]
-        .iter()
-        .all(|b| b.is_ascii_whitespace())
-}
-
-/// A docstring is a string, not a comment: its quotes, whatever the language.
-const DOCSTRING_QUOTES: &[&str] = &["r\"\"\"", "\"\"\"", "'''", "\"", "'"];
-
-/// What a doc's lines are stripped of: the language's comment markers (`line_comment` and
-/// `block_comment` of grammars/languages.toml), then a docstring's quotes.
-pub struct DocMarkers {
-    line: Option<String>,
-    block: Option<(String, String)>,
-}
-
-impl DocMarkers {
-    pub fn of(language: &Language) -> DocMarkers {
-        DocMarkers {
-            line: language.line_comment.clone(),
-            block: language.block_comment.clone(),
-        }
-    }
-
-    /// `line` without its opening marker. A doc comment is its marker with the marker's last
-    /// character repeated or a `!` after it (`///`, `//!`, `##`, `/**`, `/*!`); a block's inner
-    /// lines start with the opener's last character (` * `).
-    fn strip_open<'a>(&self, line: &'a str) -> &'a str {
-        let block_open = self.block.as_ref().map(|(open, _)| open.as_str());
-        for marker in [self.line.as_deref(), block_open].into_iter().flatten() {
-            if let Some(rest) = line.strip_prefix(marker) {
-                let last = marker.chars().next_back().unwrap_or(' ');
-                let rest = rest.trim_start_matches(last);
-                return rest.strip_prefix('!').unwrap_or(rest);
-            }
-        }
-        if let Some(inner) = block_open.and_then(|open| open.chars().next_back()) {
-            if let Some(rest) = line.strip_prefix(inner) {
-                return rest;
-            }
-        }
-        DOCSTRING_QUOTES
-            .iter()
-            .find_map(|q| line.strip_prefix(q))
-            .unwrap_or(line)
-    }
-
-    fn strip_close<'a>(&self, line: &'a str) -> &'a str {
-        let block_close = self.block.as_ref().map(|(_, close)| close.as_str());
-        block_close
-            .into_iter()
-            .chain(DOCSTRING_QUOTES.iter().copied())
-            .find_map(|s| line.strip_suffix(s))
-            .unwrap_or(line)
-    }
-}
-
-/// The first line of a comment or docstring with its markers removed.
-fn first_doc_line(text: &str, markers: &DocMarkers) -> Option<String> {
-    for line in text.lines() {
-        // The closer first, so a line that is only `*/` is empty, not `/`.
-        let line = markers.strip_close(line.trim()).trim_end();
-        let line = markers.strip_open(line).trim_start();
-        // C#'s XML doc comments: the summary's text.
-        let line = line.replace("<summary>", "").replace("</summary>", "");
-        let line = line.trim();
-        if !line.is_empty() {
-            return Some(cap(line.to_owned()));
-        }
-    }
-    None
 }
 
 /// 1-based last line; a node ending at the start of a line ends on the line before.
@@ -693,54 +580,12 @@ fn cap(mut text: String) -> String {
 /// ERROR and MISSING nodes, and the damaged regions the parse left out (`recover`): what the
 /// parser recovered from.
 fn count_errors(tree: &Tree, source: &[u8]) -> usize {
-    let root = tree.root_node();
-    let mut count = super::recover::skipped(tree, source);
-    if !root.has_error() {
-        return count;
-    }
-    let mut stack = vec![root];
-    while let Some(node) = stack.pop() {
-        if node.is_error() || node.is_missing() {
-            count += 1;
-        }
-        let mut cursor = node.walk();
-        stack.extend(
-            node.children(&mut cursor)
-                .filter(|c| c.has_error() || c.is_missing()),
-        );
-    }
-    count
+    super::recover::skipped(tree, source) + super::recover::error_nodes(tree).len()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_docs_markers_are_its_languages() {
-        // (language, the doc as written, its first line): the markers come from
-        // grammars/languages.toml, so `//` is no marker in Python nor `#` in Rust.
-        let cases = [
-            ("rust", "/// Opens the file.", "Opens the file."),
-            ("rust", "//! The crate.", "The crate."),
-            ("rust", "/**\n * Closes it.\n */", "Closes it."),
-            ("rust", "# not a marker", "# not a marker"),
-            ("csharp", "/// <summary>Sums.</summary>", "Sums."),
-            ("python", "\"\"\"Parses it.\"\"\"", "Parses it."),
-            ("python", "## A heading", "A heading"),
-            ("python", "// not a marker", "// not a marker"),
-            ("bash", "# Installs it.", "Installs it."),
-            ("json", "\"A string.\"", "A string."),
-        ];
-        for (language, doc, want) in cases {
-            let markers = DocMarkers::of(crate::languages::by_name(language).unwrap());
-            assert_eq!(
-                first_doc_line(doc, &markers).as_deref(),
-                Some(want),
-                "{language}: {doc:?}"
-            );
-        }
-    }
     use crate::{languages, parse, queries};
 
     /// Running the outline query only at its patterns' root kinds outside functions gives exactly
@@ -776,8 +621,8 @@ mod tests {
                 };
                 let source = std::fs::read(&path).unwrap();
                 let tree = parse(language, &source, None).unwrap();
-                let walked = extract_from(&tree, &source, queries, query, Some(roots), None);
-                let whole = extract_from(&tree, &source, queries, query, None, None);
+                let walked = extract_from(&tree, &source, queries, query, Some(roots), None, &[]);
+                let whole = extract_from(&tree, &source, queries, query, None, None, &[]);
                 assert!(!whole.items.is_empty(), "{}", path.display());
                 assert_eq!(
                     format!("{:?}", walked.items),

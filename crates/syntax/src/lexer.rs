@@ -123,13 +123,19 @@ pub fn is_keyword(dialect: Dialect, word: &[u8]) -> bool {
 /// and the map's imports (`map::imports`) all read them, so one lexer knows the language's
 /// comments and literals, and one pass over the file serves the three.
 pub fn lex(dialect: Dialect, source: &[u8]) -> Vec<Token> {
+    lex_with_comments(dialect, source).0
+}
+
+/// `lex`, and the byte ranges of the file's comments, in order (a line comment without its
+/// newline).
+pub fn lex_with_comments(dialect: Dialect, source: &[u8]) -> (Vec<Token>, Vec<Range<usize>>) {
     let mut lexer = Lexer::new(dialect, source);
     // About one token per five bytes of Rust or Go.
     let mut out = Vec::with_capacity(source.len() / 5);
     while let Some(token) = lexer.next() {
         out.push(token);
     }
-    out
+    (out, lexer.comments)
 }
 
 /// A token as the body finder and the name counter see it; strings, numbers and comments are
@@ -158,6 +164,7 @@ struct Lexer<'s> {
     dialect: Dialect,
     source: &'s [u8],
     at: usize,
+    comments: Vec<Range<usize>>,
 }
 
 fn is_ident_byte(b: u8) -> bool {
@@ -170,6 +177,7 @@ impl<'s> Lexer<'s> {
             dialect,
             source,
             at: 0,
+            comments: Vec::new(),
         }
     }
 
@@ -188,8 +196,12 @@ impl<'s> Lexer<'s> {
             match b {
                 b'/' if self.byte(start + 1) == b'/' => {
                     self.at = memchr::memchr(b'\n', &s[start..]).map_or(s.len(), |i| start + i);
+                    self.comments.push(start..self.at);
                 }
-                b'/' if self.byte(start + 1) == b'*' => self.block_comment(),
+                b'/' if self.byte(start + 1) == b'*' => {
+                    self.block_comment();
+                    self.comments.push(start..self.at);
+                }
                 b'"' => self.quoted(b'"'),
                 b'`' if self.dialect == Dialect::Go => {
                     self.at =

@@ -12,6 +12,7 @@
 
 mod cache;
 pub mod dialect;
+mod docs;
 pub mod grammars;
 mod items;
 pub mod languages;
@@ -167,11 +168,11 @@ fn parse_for_tags(language: &languages::Language, source: &[u8]) -> Option<ForTa
     let dialect = lexer::Dialect::of(language)?;
     let masked = masked(language, source);
     let source = masked.as_deref().unwrap_or(source);
-    let tokens = lexer::lex(dialect, source);
+    let (tokens, comments) = lexer::lex_with_comments(dialect, source);
     let skeleton = PARSER.with(|parser| {
         let mut parser = parser.borrow_mut();
         parser.set_language(&queries.language).ok()?;
-        skeleton::parse(dialect, &mut parser, source, &tokens)
+        skeleton::parse(dialect, &mut parser, source, &tokens, &comments)
     });
     Some(ForTags { skeleton, tokens })
 }
@@ -195,21 +196,10 @@ pub fn outline_of(language: &languages::Language, source: &[u8]) -> Option<Outli
 pub fn first_error_line(language: &languages::Language, source: &[u8]) -> Option<usize> {
     let tree = parse(language, source, None)?;
     // A region the parse left out to contain an error (`recover`) is an error there too.
-    let mut first: Option<usize> = recover::first_skipped_line(&tree, source);
-    let mut stack = vec![tree.root_node()];
-    while let Some(node) = stack.pop() {
-        if node.is_error() || node.is_missing() {
-            let row = node.start_position().row + 1;
-            first = Some(first.map_or(row, |f| f.min(row)));
-            continue;
-        }
-        let mut cursor = node.walk();
-        stack.extend(
-            node.children(&mut cursor)
-                .filter(|c| c.has_error() || c.is_missing()),
-        );
-    }
-    first
+    let skipped = recover::first_skipped_line(&tree, source);
+    let errors = recover::error_nodes(&tree).into_iter();
+    let error = errors.map(|node| node.start_position().row + 1).min();
+    skipped.into_iter().chain(error).min()
 }
 
 /// The golden outline fixtures (`tests/fixtures/structure/outline`) whose language coderd knows,

@@ -16,8 +16,8 @@
 //! `@name` captures (as in `outline.scm`) find: names a file defines where its language declares no
 //! item (a Rust macro call's list), which `outline` does not list.
 
+use super::docs::DocMarkers;
 use super::grammars::grammar;
-use super::items::DocMarkers;
 use super::languages::{self, Language};
 use super::Kind;
 use std::collections::HashMap;

@@ -281,7 +281,7 @@ pub(crate) fn included_outside(source: &[u8], gaps: &[Range<usize>]) -> Vec<tree
 }
 
 /// The (row, column) of each byte offset of a sorted list, in one pass.
-fn points_at(source: &[u8], offsets: &[usize]) -> Vec<Point> {
+pub(crate) fn points_at(source: &[u8], offsets: &[usize]) -> Vec<Point> {
     let (mut row, mut line_start, mut at) = (0, 0, 0);
     offsets
         .iter()
@@ -321,6 +321,22 @@ pub fn skipped(tree: &Tree, source: &[u8]) -> usize {
     let head = ranges.first().is_some_and(|r| r.start_byte > 0);
     let tail = ranges.last().is_some_and(|r| r.end_byte < source.len());
     inner + usize::from(head) + usize::from(tail)
+}
+
+/// The ERROR and MISSING nodes in a tree (those inside an ERROR node too), found by entering
+/// only the subtrees that hold one.
+pub fn error_nodes(tree: &Tree) -> Vec<Node<'_>> {
+    let mut errors = Vec::new();
+    let mut stack = vec![tree.root_node()];
+    while let Some(node) = stack.pop() {
+        if node.is_error() || node.is_missing() {
+            errors.push(node);
+        }
+        let mut cursor = node.walk();
+        let holding = node.children(&mut cursor);
+        stack.extend(holding.filter(|c| c.has_error() || c.is_missing()));
+    }
+    errors
 }
 
 #[cfg(test)]

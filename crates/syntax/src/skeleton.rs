@@ -15,8 +15,15 @@
 //! a body's) and Go `import` declarations (no name the tags query counts): neither holds an item,
 //! and the map reads a file's imports from the same tokens (`map::imports`).
 //!
-//! The file is lexed once (`lexer::lex`); the body finder walks its tokens, the name counter and
-//! the imports read them again without lexing.
+//! The file is lexed once (`lexer::lex_with_comments`); the body finder walks its tokens, the
+//! name counter and the imports read them again without lexing.
+//!
+//! Comments outside the bodies are left out too (`left_out_comments`): they were two fifths of
+//! what a Go skeleton still parsed, tree-sitter lexes them byte by byte, and they hold no item.
+//! What the outline reads from them, an item's doc and the line its leading matter starts on, is
+//! read from the lexer's comments instead (`docs::extent`). A comment stays in the parse where
+//! leaving it out could change what the parser sees: touching a token (`a/* c */b` would join
+//! `a` and `b`), or inside a Rust macro call, whose tokens a query's `#prev-is?` reads.
 //!
 //! The skeleton is used only when it proves itself: no syntax error, and each left-out range is
 //! exactly the inside of a function's body block (or, in Go, of a composite literal). Anything else (a body the lexer misjudged, a
@@ -24,6 +31,7 @@
 //! (Go's package names in types, Rust's shorthand fields) counts as a reference: a little noise in
 //! the use counts, no change to any definition.
 
+use super::docs::Comment;
 use super::lexer::{is_keyword, Dialect, Token};
 use std::ops::Range;
 use tree_sitter::Tree;
@@ -43,26 +51,36 @@ fn is_function(dialect: Dialect, kind: &str) -> bool {
 pub struct Skeleton {
     pub tree: Tree,
     pub bodies: Vec<Range<usize>>,
+    /// The comments left out of the parse outside the other ranges, in file order: the
+    /// outline's leading comments (`docs::extent`).
+    pub comments: Vec<Comment>,
 }
 
-/// Parses `source` (already masked by the language's rewrites: same length; `tokens` are its
-/// tokens, `lex`) without its function bodies; `None` when the skeleton does not prove itself (see
-/// the module's doc).
+/// Parses `source` (already masked by the language's rewrites: same length; `tokens` and
+/// `comments` are its tokens and comments, `lex_with_comments`) without its function bodies and
+/// comments; `None` when the skeleton does not prove itself (see the module's doc).
 pub fn parse(
     dialect: Dialect,
     parser: &mut tree_sitter::Parser,
     source: &[u8],
     tokens: &[Token],
+    comments: &[Range<usize>],
 ) -> Option<Skeleton> {
     let Gaps {
         bodies,
         named,
         quiet,
+        macros,
     } = gaps(dialect, source, tokens);
     if bodies.is_empty() && named.is_empty() && quiet.is_empty() {
         return None;
     }
-    let all: Vec<Range<usize>> = bodies.iter().chain(&named).chain(&quiet).cloned().collect();
+    let mut all: Vec<Range<usize>> = bodies.iter().chain(&named).chain(&quiet).cloned().collect();
+    all.sort_by_key(|r| r.start);
+    let comments = left_out_comments(dialect, source, comments, &all, &macros);
+    all.extend(comments.iter().map(|c| c.bytes.clone()));
+    all.sort_by_key(|r| r.start);
+    let all = merge_spaced(dialect, source, all);
     parser
         .set_included_ranges(&crate::recover::included_outside(source, &all))
         .ok()?;
@@ -76,7 +94,85 @@ pub fn parse(
         bodies.extend(named);
         bodies.sort_by_key(|b| b.start);
     }
-    proven.then_some(Skeleton { tree, bodies })
+    proven.then_some(Skeleton {
+        tree,
+        bodies,
+        comments,
+    })
+}
+
+/// The comments (sorted) the skeleton leaves out: those outside the other left-out ranges
+/// (`gaps`, sorted) and Rust's macro calls (`macros`, in order), with whitespace or the file's
+/// edge on both sides, each with its rows as the grammar gives them.
+fn left_out_comments(
+    dialect: Dialect,
+    source: &[u8],
+    comments: &[Range<usize>],
+    gaps: &[Range<usize>],
+    macros: &[Range<usize>],
+) -> Vec<Comment> {
+    let spaced = |at: Option<&u8>| at.is_none_or(u8::is_ascii_whitespace);
+    let outside = |ranges: &[Range<usize>], c: &Range<usize>| {
+        // The last range starting before the comment; ranges do not nest across lists.
+        let at = ranges.partition_point(|r| r.start <= c.start);
+        at == 0 || ranges[at - 1].end <= c.start
+    };
+    let kept: Vec<&Range<usize>> = comments
+        .iter()
+        .filter(|c| {
+            spaced(c.start.checked_sub(1).and_then(|i| source.get(i)))
+                && spaced(source.get(c.end))
+                && outside(gaps, c)
+                && outside(macros, c)
+        })
+        .collect();
+    let bounds: Vec<usize> = kept.iter().flat_map(|c| [c.start, c.end]).collect();
+    let points = crate::recover::points_at(source, &bounds);
+    kept.iter()
+        .zip(points.chunks(2))
+        .map(|(c, p)| Comment {
+            bytes: (*c).clone(),
+            first_row: p[0].row,
+            last_row: p[1].row + usize::from(ends_on_next_row(dialect, source, c)),
+        })
+        .collect()
+}
+
+/// `gaps` (sorted, disjoint) with those only whitespace apart joined: tree-sitter's lexer looks for
+/// its place among the included ranges from the first one at every token (`ts_lexer_goto`), so a
+/// file's parse costs its tokens times its ranges, and a run of doc comment lines or `use`
+/// declarations is one range instead of one per line. Whitespace means nothing to Rust's grammar;
+/// Go's ends a statement at a newline, so two Go gaps are joined across a newline only where the
+/// second ends its line (the newline after it stands for the ones left out).
+fn merge_spaced(dialect: Dialect, source: &[u8], gaps: Vec<Range<usize>>) -> Vec<Range<usize>> {
+    let blank = |bytes: &[u8]| bytes.iter().all(u8::is_ascii_whitespace);
+    let ends_line = |at: usize| {
+        let rest = &source[at..];
+        let line = memchr::memchr(b'\n', rest).map_or(rest, |i| &rest[..i]);
+        blank(line)
+    };
+    let mut merged: Vec<Range<usize>> = Vec::with_capacity(gaps.len());
+    for gap in gaps {
+        if let Some(last) = merged.last_mut() {
+            let between = &source[last.end.min(gap.start)..gap.start];
+            let joins = blank(between)
+                && (dialect == Dialect::Rust || !between.contains(&b'\n') || ends_line(gap.end));
+            if joins {
+                last.end = last.end.max(gap.end);
+                continue;
+            }
+        }
+        merged.push(gap);
+    }
+    merged
+}
+
+/// tree-sitter-rust's line doc comment (`///`, not `////`; `//!`) holds its newline, so it ends
+/// on the next row: one blank line after it still leaves it adjacent to an item.
+fn ends_on_next_row(dialect: Dialect, source: &[u8], comment: &Range<usize>) -> bool {
+    let text = &source[comment.clone()];
+    let doc = text.starts_with(b"//!") || (text.starts_with(b"///") && !text.starts_with(b"////"));
+    dialect == Dialect::Rust && doc && source.get(comment.end) == Some(&b'\n')
 }
 
 /// Whether the braces around `inside` are a function's body block (or, in Go, a composite
@@ -125,6 +221,8 @@ struct Gaps {
     named: Vec<Range<usize>>,
     /// Whole Go import declarations: no item, and no name the tags query counts.
     quiet: Vec<Range<usize>>,
+    /// Rust's macro calls' delimited groups (not left out: their comments stay in the parse).
+    macros: Vec<Range<usize>>,
 }
 
 /// The insides of the function bodies the lexer finds (between the braces, non-empty), in order.
@@ -154,7 +252,9 @@ fn gaps(dialect: Dialect, source: &[u8], tokens: &[Token]) -> Gaps {
             _ => false,
         };
         if dialect == Dialect::Rust {
-            skip_macro(&mut lexer, &previous, &token);
+            found
+                .macros
+                .extend(skip_macro(&mut lexer, &previous, &token));
             if let Some(range) = rust_use(&mut lexer, &token) {
                 found.named.push(range);
                 previous = None;
@@ -325,11 +425,11 @@ fn go_var_literals(lexer: &mut Cursor, found: &mut Vec<Range<usize>>) {
     }
 }
 
-/// After `name!` (or `macro_rules! name`), skips the macro's delimited group: what a macro holds
-/// is tokens, not items, whatever it looks like.
-fn skip_macro(lexer: &mut Cursor, previous: &Option<Token>, token: &Token) {
+/// After `name!` (or `macro_rules! name`), skips the macro's delimited group and returns its
+/// range: what a macro holds is tokens, not items, whatever it looks like.
+fn skip_macro(lexer: &mut Cursor, previous: &Option<Token>, token: &Token) -> Option<Range<usize>> {
     let (Some(Token::Ident(name)), Token::Punct(b'!', _)) = (previous, token) else {
-        return;
+        return None;
     };
     let mut next = lexer.peek();
     if &lexer.source[name.clone()] == b"macro_rules" {
@@ -338,10 +438,13 @@ fn skip_macro(lexer: &mut Cursor, previous: &Option<Token>, token: &Token) {
             next = lexer.peek();
         }
     }
-    if let Some(Token::Punct(open @ (b'(' | b'[' | b'{'), _)) = next {
-        lexer.next();
-        lexer.skip_group(open);
-    }
+    let Some(Token::Punct(open @ (b'(' | b'[' | b'{'), at)) = next else {
+        return None;
+    };
+    lexer.next();
+    // An unclosed group runs to the file's end.
+    let close = lexer.skip_group(open).unwrap_or(lexer.source.len());
+    Some(at..close + 1)
 }
 
 /// From just after `func`/`fn name`: the inside of the body's braces, or `None` when the
@@ -538,6 +641,52 @@ mod tests {
             let language = crate::languages::by_name(name).unwrap();
             let lexed = crate::parse_for_tags(language, source.as_bytes()).unwrap();
             assert!(lexed.skeleton.is_some(), "{name}");
+        }
+    }
+
+    /// Gaps only whitespace apart become one included-range gap; in Go not across a newline the
+    /// gap after it does not restore (`x int /* a */` then `/* b */ y` on the next line).
+    #[test]
+    fn gaps_only_whitespace_apart_are_joined() {
+        // (dialect, source, gaps, joined), each gap as (start, end).
+        type Pairs = &'static [(usize, usize)];
+        let cases: [(Dialect, &str, Pairs, Pairs); 5] = [
+            (
+                Dialect::Rust,
+                "/// a\n/// b\nfn f() {}",
+                &[(0, 5), (6, 11)],
+                &[(0, 11)],
+            ),
+            (
+                Dialect::Rust,
+                "// a\nx // b",
+                &[(0, 4), (7, 11)],
+                &[(0, 4), (7, 11)],
+            ),
+            (
+                Dialect::Go,
+                "// a\n\n// b\nfunc",
+                &[(0, 4), (6, 10)],
+                &[(0, 10)],
+            ),
+            (
+                Dialect::Go,
+                "x /* a */\n/* b */ y",
+                &[(2, 9), (10, 17)],
+                &[(2, 9), (10, 17)],
+            ),
+            (
+                Dialect::Go,
+                "x /* a */ /* b */ y",
+                &[(2, 9), (10, 17)],
+                &[(2, 17)],
+            ),
+        ];
+        let ranges =
+            |pairs: &[(usize, usize)]| pairs.iter().map(|&(a, b)| a..b).collect::<Vec<_>>();
+        for (dialect, source, gaps, joined) in cases {
+            let got = merge_spaced(dialect, source.as_bytes(), ranges(gaps));
+            assert_eq!(got, ranges(joined), "{source:?}");
         }
     }
 

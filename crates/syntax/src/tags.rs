@@ -63,7 +63,8 @@ fn tag_tree(
     let mut keep = |node: Node| referenced.push(node.byte_range());
     let also =
         (queries.reference_set.as_ref()).map(|kinds| (kinds, &mut keep as &mut dyn FnMut(Node)));
-    let (mut outline, walked) = items::extract_definitions(tree, source, queries, also);
+    let left_out = skeleton.map_or(&[][..], |s| &s.comments[..]);
+    let (mut outline, walked) = items::extract_definitions(tree, source, queries, also, left_out);
     if skeleton.is_some() {
         // A skeleton is kept only when its tree has no error (`skeleton::parse`): all the outline
         // counted are its left-out ranges, gaps in its included ranges, which it takes for regions
@@ -214,6 +215,8 @@ mod tests {
     fn skeleton_tags_match_the_full_parse_on_a_corpus() {
         let root = std::env::var("CODERD_SKELETON_CORPUS").unwrap();
         let (mut files, mut served, mut missing, mut extra, mut total) = (0, 0, 0, 0, 0);
+        // tree-sitter's lexer scans the included ranges at each token: their number matters.
+        let (mut ranges, mut comments) = (0, 0);
         for entry in ignore::Walk::new(root).flatten() {
             let path = entry.path();
             let Some(language) = languages::for_path(path, None) else {
@@ -240,6 +243,10 @@ mod tests {
                 path.display()
             );
             files += 1;
+            if let Some(skeleton) = &lexed.skeleton {
+                ranges += skeleton.tree.included_ranges().len();
+                comments += skeleton.comments.len();
+            }
             if let Some((m, e, t)) = compare(language, &source) {
                 served += 1;
                 (missing, extra, total) = (missing + m, extra + e, total + t);
@@ -248,10 +255,52 @@ mod tests {
             }
         }
         eprintln!(
-            "{served}/{files} files served; uses: {missing} missing, {extra} extra of {total}"
+            "{served}/{files} files served; uses: {missing} missing, {extra} extra of {total}; \
+             {ranges} included ranges, {comments} comments left out"
         );
         assert!(served * 10 >= files * 9);
         assert!((missing + extra) * 20 <= total);
+    }
+
+    /// Comments left out of the skeleton's parse still lead their items: the same docs and extent
+    /// lines as the full parse's, item for item, for each way a comment can sit (a doc run with
+    /// attributes, a blank line after a Rust doc comment, a trailing comment, a comment touching a
+    /// token or inside a macro call, which stay in the parse; a Go declaration of one spec, whose
+    /// doc comment leads the declaration, not the spec).
+    #[test]
+    fn left_out_comments_lead_items_as_the_trees_do() {
+        let cases = [
+            (
+                "rust",
+                "//! Crate doc.\n\nmod a;\n/// Doc of b.\n#[derive(Debug)]\n// plain\n#[cfg(x)]\npub struct B { /// field\n x: u8, // trailing\n /* c */ y: u8 }\n\n/// Far.\n\nfn c() { 1 }\nm! { // in a macro\n d, }\nfn e(a: u8/* touching */) {}\nimpl B {\n    /** Block doc. */\n    fn f(&self) {}\n}\n",
+                8,
+                &["Crate doc.", "Doc of b.", "c", "Far.", "Block doc."][..],
+            ),
+            (
+                "go",
+                "// Package p.\npackage p\n\n// A is.\n//\n// More.\ntype A struct {\n\t// X doc.\n\tX int // trailing\n}\n\n/* B\n * block */\nfunc B() { x() }\n\n// Far.\n\nvar C = 1\n\n// D is.\nconst D = 2\n\nvar (\n\t// E is.\n\tE = 3\n)\n\nfunc (a *A) M(/*touching*/) {}\n",
+                10,
+                &["A is.", "X doc.", "B", "D is.", "E is."],
+            ),
+        ];
+        for (name, source, left_out, docs) in cases {
+            let language = languages::by_name(name).unwrap();
+            let lexed = crate::parse_for_tags(language, source.as_bytes()).unwrap();
+            let skeleton = lexed.skeleton.as_ref().expect(name);
+            assert_eq!(skeleton.comments.len(), left_out, "{name}");
+            let (tags, _) = tag_lexed(language, source.as_bytes()).unwrap();
+            let (queries, tree) = (queries::of(language).unwrap(), full_parse(language, source));
+            let (full, _) =
+                items::extract_definitions(&tree, source.as_bytes(), queries, None, &[]);
+            let shape = |items: &[items::Item]| format!("{items:#?}");
+            assert_eq!(shape(&tags.outline.items), shape(&full.items), "{name}");
+            let found: Vec<_> = full.items.iter().filter_map(|i| i.doc.as_deref()).collect();
+            assert_eq!(found, docs, "{name}");
+        }
+    }
+
+    fn full_parse(language: &Language, source: &str) -> Tree {
+        parse(language, source.as_bytes(), None).unwrap()
     }
 
     /// A skeleton's left-out bodies are no parse errors: a clean file counts none, and a file with
@@ -307,8 +356,8 @@ mod tests {
             let (mut fused, mut alone) = (Vec::new(), Vec::new());
             let mut keep = |n: Node| fused.push(n.byte_range());
             let (outline, walked) =
-                items::extract_definitions(&tree, &source, queries, Some((kinds, &mut keep)));
-            let (plain, _) = items::extract_definitions(&tree, &source, queries, None);
+                items::extract_definitions(&tree, &source, queries, Some((kinds, &mut keep)), &[]);
+            let (plain, _) = items::extract_definitions(&tree, &source, queries, None, &[]);
             walk_kinds(&tree, kinds, &mut |n| alone.push(n.byte_range()));
             assert!(walked, "{}", path.display());
             assert!(!fused.is_empty(), "{}", path.display());

@@ -74,14 +74,23 @@ pub fn roots_and<'t>(
     }
 }
 
+/// The leading matter `leading_runs` finds before an item.
+pub struct Leading<'t> {
+    /// The run of siblings right before the item whose kinds lead, nearest last.
+    pub run: Vec<Node<'t>>,
+    /// Where the siblings before the run end: the end of the last one that does not lead, else
+    /// the parent's start (0 at the top level, where the root may start with a comment).
+    pub after: usize,
+}
+
 /// For each of `targets` (in document order), keyed by node id: the run of its siblings right
-/// before it whose kinds `leads` accepts, nearest last (empty when the sibling before it is not
-/// one). One walk, entering only the nodes that hold a target.
+/// before it whose kinds `leads` accepts (empty when the sibling before it is not one), and where
+/// the siblings before the run end. One walk, entering only the nodes that hold a target.
 pub fn leading_runs<'t>(
     tree: &'t Tree,
     targets: &[Node<'t>],
     leads: impl Fn(&str) -> bool,
-) -> HashMap<usize, Vec<Node<'t>>> {
+) -> HashMap<usize, Leading<'t>> {
     let mut runs = HashMap::with_capacity(targets.len());
     // The targets from the node's start on: the node itself, or those it holds.
     let from = |node: Node| {
@@ -97,25 +106,31 @@ pub fn leading_runs<'t>(
         inside.any(|t| t.id() != node.id())
     };
     let mut cursor = tree.walk();
-    // The run at the cursor's level, and those of the levels above it.
-    let (mut run, mut above): (Vec<Node>, Vec<Vec<Node>>) = (Vec::new(), Vec::new());
+    // The run at the cursor's level and where it may start, and those of the levels above it.
+    let (mut run, mut after): (Vec<Node>, usize) = (Vec::new(), 0);
+    let mut above: Vec<(Vec<Node>, usize)> = Vec::new();
     if targets.is_empty() || !cursor.goto_first_child() {
         return runs;
     }
     loop {
         let node = cursor.node();
         if is_target(node) {
-            runs.insert(node.id(), run.clone());
+            let run = run.clone();
+            runs.insert(node.id(), Leading { run, after });
         }
         if holds_target(node) && cursor.goto_first_child() {
-            above.push(std::mem::take(&mut run));
+            above.push((std::mem::take(&mut run), after));
+            after = node.start_byte();
             continue;
         }
         let mut passed = node;
         loop {
             match leads(passed.kind()) {
                 true => run.push(passed),
-                false => run.clear(),
+                false => {
+                    run.clear();
+                    after = passed.end_byte();
+                }
             }
             if cursor.goto_next_sibling() {
                 break;
@@ -123,7 +138,7 @@ pub fn leading_runs<'t>(
             if !cursor.goto_parent() {
                 return runs;
             }
-            run = above.pop().unwrap_or_default();
+            (run, after) = above.pop().unwrap_or_default();
             passed = cursor.node();
         }
     }
@@ -194,8 +209,19 @@ mod tests {
                     at = prev;
                 }
                 chain.reverse();
-                let found: Vec<usize> = runs[&target.id()].iter().map(|n| n.id()).collect();
+                let found: Vec<usize> = runs[&target.id()].run.iter().map(|n| n.id()).collect();
                 assert_eq!(found, chain, "{} {:?}", path.display(), target);
+                // Before the run: the sibling that does not lead, or the parent's start. Checked
+                // where the skeleton reads it (Go, Rust): elsewhere `prev_sibling` may stop at a
+                // hidden or empty node the cursor steps over (Markdown).
+                if crate::lexer::Dialect::of(language).is_some() {
+                    let after = match (at.prev_sibling(), at.parent()) {
+                        (Some(prev), _) => prev.end_byte(),
+                        (None, Some(parent)) if parent.id() != root => parent.start_byte(),
+                        (None, _) => 0,
+                    };
+                    assert_eq!(runs[&target.id()].after, after, "{}", path.display());
+                }
                 if let Some(body) = target.child_by_field_name("body") {
                     let mut at = body;
                     let mut end = body.start_byte().max(target.start_byte());

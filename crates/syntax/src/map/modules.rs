@@ -325,6 +325,9 @@ struct Resolver<'a> {
     rust_modules: HashMap<(u32, u64), u32>,
     /// Rust: per file, its module path in its crate.
     rust_paths: Vec<String>,
+    /// Rust: per file, the hashes of its imports' last segments with the import's index, sorted:
+    /// where a path through the file's module (`hir::HirDisplay`) goes on (`re_export`).
+    rust_last: Vec<Vec<(u64, u16)>>,
     /// Go: package folder → its files.
     go_packages: HashMap<&'a str, Vec<u32>>,
     /// Go: the module paths of the tree (`github.com/prometheus/prometheus`).
@@ -372,12 +375,20 @@ impl<'a> Resolver<'a> {
             }
         }
         let go_modules = go_module_paths(files, &go_packages);
+        let rust_last = files
+            .par_iter()
+            .map(|file| match file.language {
+                "rust" => last_segments(&file.imports),
+                _ => Vec::new(),
+            })
+            .collect();
         Resolver {
             files,
             unit,
             crate_names: &units.crate_names,
             rust_modules,
             rust_paths,
+            rust_last,
             go_packages,
             go_modules,
             python_modules,
@@ -387,7 +398,7 @@ impl<'a> Resolver<'a> {
     fn resolve(&self, from: usize, import: &str) -> Vec<u32> {
         let file = &self.files[from];
         match file.language {
-            "rust" => self.rust(from, import).into_iter().collect(),
+            "rust" => self.rust_item(from, import).into_iter().collect(),
             "go" => self
                 .go_modules
                 .iter()
@@ -403,35 +414,83 @@ impl<'a> Resolver<'a> {
         }
     }
 
-    /// The file defining the longest module prefix of a Rust path, from the file `from`.
-    fn rust(&self, from: usize, import: &str) -> Option<u32> {
-        let here = self.unit[from]?;
+    /// The file defining what a Rust path names, from the file `from`: its longest module prefix,
+    /// then through that module's re-exports (`pub use hir_ty::display::HirDisplay` in `hir`'s
+    /// lib.rs makes `hir::HirDisplay` hir-ty's display.rs), at most `MAX_HOPS` of them (a cycle
+    /// of `use`s ends there too).
+    fn rust_item(&self, from: usize, import: &str) -> Option<u32> {
         let segments: Vec<&str> = import.split("::").collect();
+        let (mut file, consumed) = self.rust(from, &segments)?;
+        let mut rest: Vec<&str> = segments[consumed..].to_vec();
+        for _ in 0..MAX_HOPS {
+            let Some(&name) = rest.first() else { break };
+            let Some(path) = self.re_export(file as usize, name) else {
+                break;
+            };
+            let path: Vec<&str> = path.split("::").collect();
+            let Some((next, consumed)) = self.rust(file as usize, &path) else {
+                break;
+            };
+            if next == file {
+                break;
+            }
+            // `pub use a::b::C` → C's file with nothing left; `pub use a::m` (a module) → m's
+            // file, with what followed the module's name still to look up there.
+            rest.splice(..1, path[consumed..].iter().copied());
+            file = next;
+        }
+        Some(file)
+    }
+
+    /// The path a file's `use` gives for `name` when the file does not define `name` itself:
+    /// a path through the module to `name` then goes on from there.
+    fn re_export(&self, file: usize, name: &str) -> Option<&'a str> {
+        let last = &self.rust_last[file];
+        let at = last.partition_point(|e| e.0 < segment_hash(name));
+        let &(hash, index) = last.get(at)?;
+        let path = self.files[file].imports.get(index as usize)?;
+        let defines = || {
+            let id = super::rank::name_id("rust", name);
+            self.files[file].item_ids.contains(&id)
+        };
+        (hash == segment_hash(name) && path.rsplit("::").next() == Some(name) && !defines())
+            .then_some(path.as_str())
+    }
+
+    /// The file defining the longest module prefix of a Rust path, from the file `from`, and how
+    /// many of the path's segments that prefix takes.
+    fn rust(&self, from: usize, segments: &[&str]) -> Option<(u32, usize)> {
+        let here = self.unit[from]?;
         let own = self.rust_path_of(from);
-        let (krate, base, rest, anchored): (u32, &[&str], &[&str], bool) = match segments[0] {
-            "crate" => (here, &[], &segments[1..], true),
-            "self" => (here, &own, &segments[1..], true),
+        // `skip`: the segments the anchor takes (`crate`, `super::super`, a crate's name).
+        let (krate, base, skip, anchored): (u32, &[&str], usize, bool) = match *segments.first()? {
+            "crate" => (here, &[], 1, true),
+            "self" => (here, &own, 1, true),
             "super" => {
                 let supers = segments.iter().take_while(|s| **s == "super").count();
                 let keep = own.len().checked_sub(supers)?;
-                (here, &own[..keep], &segments[supers..], true)
+                (here, &own[..keep], supers, true)
             }
             name => match self.crate_names.get(name) {
-                Some(&krate) => (krate, &[], &segments[1..], true),
+                Some(&krate) => (krate, &[], 1, true),
                 // A module in scope (`use a::b` inside the module that declares `a`).
-                None => (here, &own, &segments[..], false),
+                None => (here, &own, 0, false),
             },
         };
         // The longest prefix naming a module, looked up by the paths' hashes (no string built).
         let base_hash = base.iter().fold(ROOT, |h, s| path_hash(h, s));
         let mut found = anchored
-            .then(|| self.rust_modules.get(&(krate, base_hash)).copied())
+            .then(|| {
+                self.rust_modules
+                    .get(&(krate, base_hash))
+                    .map(|&f| (f, skip))
+            })
             .flatten();
         let mut hash = base_hash;
-        for segment in rest {
+        for (i, segment) in segments.iter().enumerate().skip(skip) {
             hash = path_hash(hash, segment);
             if let Some(&f) = self.rust_modules.get(&(krate, hash)) {
-                found = Some(f);
+                found = Some((f, i + 1));
             }
         }
         found
@@ -456,6 +515,30 @@ impl<'a> Resolver<'a> {
         };
         self.python_modules.get(&name).map(|&(_, f)| f)
     }
+}
+
+/// How many re-exports a Rust path is followed through (`ide` → `hir` → `hir_ty` is one; a
+/// chain of facades is rarely longer).
+const MAX_HOPS: usize = 4;
+
+/// Per import (by index), the hash of its last segment, sorted (the first import of a name first).
+fn last_segments(imports: &[String]) -> Vec<(u64, u16)> {
+    let mut out: Vec<(u64, u16)> = imports
+        .iter()
+        .enumerate()
+        .filter_map(|(i, path)| {
+            Some((
+                segment_hash(path.rsplit("::").next()?),
+                u16::try_from(i).ok()?,
+            ))
+        })
+        .collect();
+    out.sort_unstable();
+    out
+}
+
+fn segment_hash(segment: &str) -> u64 {
+    path_hash(ROOT, segment)
 }
 
 /// The hash of a crate's root module path; `path_hash` extends a path's hash by one segment (a
@@ -550,92 +633,4 @@ fn go_module_paths(files: &[Arc<FileTags>], packages: &HashMap<&str, Vec<u32>>) 
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::items::Outline;
-    use crate::tags::Tags;
-
-    fn file(rel: &str, language: &'static str, source: &str) -> Arc<FileTags> {
-        let tags = Tags {
-            outline: Outline::default(),
-            references: Vec::new(),
-        };
-        let imports = super::super::imports::imports(language, rel, source.as_bytes());
-        Arc::new(FileTags::new(
-            rel.into(),
-            language,
-            tags,
-            false,
-            Vec::new(),
-            imports,
-        ))
-    }
-
-    fn imported(structure: &Structure, files: &[Arc<FileTags>], from: &str) -> Vec<String> {
-        let f = files.iter().position(|x| x.rel == from).unwrap();
-        structure.imports[f]
-            .iter()
-            .map(|&(t, _)| files[t as usize].rel.clone())
-            .collect()
-    }
-
-    #[test]
-    fn imports_resolve_to_the_files_defining_them() {
-        let files = vec![
-            file("Cargo.toml", "toml", "[workspace]\n"),
-            file(
-                "a/Cargo.toml",
-                "toml",
-                "[package]\nname = \"a\"\n[dependencies]\nb-crate = { path = \"../b\" }\n",
-            ),
-            file("a/src/lib.rs", "rust", "mod x;\npub mod y;\n"),
-            file(
-                "a/src/x.rs",
-                "rust",
-                "use crate::y::Z;\nuse b_crate::c::D;\nuse super::nothing;",
-            ),
-            file("a/src/y/mod.rs", "rust", "use super::x::f; mod w;"),
-            file("a/src/y/w.rs", "rust", "use super::super::x;"),
-            file("b/Cargo.toml", "toml", "[package]\nname = \"b-crate\"\n"),
-            file("b/src/c.rs", "rust", ""),
-            file("b/src/lib.rs", "rust", "pub mod c;"),
-            file(
-                "go/cmd/main.go",
-                "go",
-                "import (\n\"ex.com/m/go/p\"\n\"ex.com/m/go/q\"\n\"fmt\"\n)\n",
-            ),
-            file("go/p/p.go", "go", "import \"ex.com/m/go/q\"\n"),
-            file("go/q/q1.go", "go", ""),
-            file("go/q/q2.go", "go", ""),
-            file("py/pkg/__init__.py", "python", "from .mod import f\n"),
-            file(
-                "py/pkg/mod.py",
-                "python",
-                "from pkg import sub\nimport os\n",
-            ),
-            file("py/pkg/sub.py", "python", "from . import mod\n"),
-        ];
-        let structure = Structure::of(&files);
-        let cases: &[(&str, &[&str])] = &[
-            ("a/src/lib.rs", &["a/src/x.rs", "a/src/y/mod.rs"]),
-            (
-                "a/src/x.rs",
-                &["a/src/lib.rs", "a/src/y/mod.rs", "b/src/c.rs"],
-            ),
-            ("a/src/y/mod.rs", &["a/src/x.rs", "a/src/y/w.rs"]),
-            ("a/src/y/w.rs", &["a/src/x.rs"]),
-            ("go/cmd/main.go", &["go/p/p.go", "go/q/q1.go", "go/q/q2.go"]),
-            ("go/p/p.go", &["go/q/q1.go", "go/q/q2.go"]),
-            ("py/pkg/__init__.py", &["py/pkg/mod.py"]),
-            ("py/pkg/mod.py", &["py/pkg/__init__.py", "py/pkg/sub.py"]),
-            ("py/pkg/sub.py", &["py/pkg/__init__.py", "py/pkg/mod.py"]),
-        ];
-        for (from, want) in cases {
-            assert_eq!(imported(&structure, &files, from), *want, "{from}");
-        }
-        let unit = |rel: &str| structure.unit[files.iter().position(|x| x.rel == rel).unwrap()];
-        let (a, b) = (unit("a/src/x.rs").unwrap(), unit("b/src/c.rs").unwrap());
-        assert_eq!(structure.deps[a as usize], vec![b]);
-        assert_eq!(unit("a/src/y/w.rs"), Some(a));
-    }
-}
+mod tests;
