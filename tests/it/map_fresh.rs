@@ -296,9 +296,10 @@ fn tests_map(daemon: &Daemon) -> Value {
     daemon.ok("map", json!({ "budget": BUDGET, "include_tests": true }))
 }
 
-/// The listing holds the test files from the first walk, marked: a map with tests after one
-/// without re-tags and walks nothing, another program's change to a test file reaches the next
-/// map with tests and no map without them, and both equal a fresh daemon's.
+/// The listing holds the test files from the first walk, marked but not tagged: a map without
+/// tests tags no test file, the first map with tests tags exactly them (and walks nothing), the
+/// next tags none; another program's change to a test file reaches the next map with tests and
+/// no map without them, both equal a fresh daemon's, and a restarted daemon tags nothing again.
 #[test]
 fn test_files_are_listed_with_the_tree_and_their_changes_reach_the_next_map_with_tests() {
     let sandbox = Sandbox::empty();
@@ -306,13 +307,12 @@ fn test_files_are_listed_with_the_tree_and_their_changes_reach_the_next_map_with
     let daemon = Daemon::start(&sandbox, &[]);
     let cold = map(&daemon);
     assert_eq!(cold["files"], 20, "{cold}");
+    assert_eq!(cold["parsed"], 20, "no test file tagged: {cold}");
     assert!(!text(&cold).contains("Test"), "{cold}");
     let with = tests_map(&daemon);
-    assert_eq!(
-        with["parsed"], 0,
-        "the test files were tagged with the tree: {with}"
-    );
+    assert_eq!(with["parsed"], 3, "the test files, tagged now: {with}");
     assert_eq!(with["files"], 23, "{with}");
+    assert_eq!(tests_map(&daemon)["parsed"], 0);
     for shown in ["a/one_test.go", "tests/helper.go", "b/testdata/fake.go"] {
         assert!(text(&with).contains(shown), "{shown}: {with}");
     }
@@ -331,6 +331,54 @@ fn test_files_are_listed_with_the_tree_and_their_changes_reach_the_next_map_with
     let fresh = Daemon::start(&sandbox, &[]);
     assert_eq!(text(&tests_map(&fresh)), text(&changed));
     assert_eq!(text(&map(&fresh)), text(&without));
+}
+
+/// The saved tag index's files, once it holds `count` (it is written a moment after a map).
+fn saved_index_holds(sandbox: &Sandbox, count: usize) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let saved = common::files_under(&sandbox.dir.path().join("state"))
+            .into_iter()
+            .find(|p| p.file_name().is_some_and(|n| n == "tags.jsonl"));
+        // A header line, then one line per file.
+        let lines = saved.map(|p| std::fs::read_to_string(p).unwrap().lines().count());
+        if lines == Some(count + 1) {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the saved index never held {count} files: {lines:?} lines"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// A map without tests saves no test file's tags; once a map with tests tagged them, a restarted
+/// daemon tags nothing again, whichever kind of map it is asked first.
+#[test]
+fn a_restarted_daemon_tags_no_test_file_again_with_or_without_tests() {
+    let sandbox = Sandbox::empty();
+    tree_with_tests(&sandbox);
+    let (without, with) = {
+        let daemon = Daemon::start(&sandbox, &[]);
+        let without = map(&daemon);
+        saved_index_holds(&sandbox, 20);
+        let with = tests_map(&daemon);
+        assert_eq!(with["parsed"], 3, "{with}");
+        saved_index_holds(&sandbox, 23);
+        (without, with)
+    };
+    let restarted = Daemon::start(&sandbox, &[]);
+    let (again_without, again_with) = (map(&restarted), tests_map(&restarted));
+    assert_eq!(again_without["parsed"], 0, "{again_without}");
+    assert_eq!(again_with["parsed"], 0, "{again_with}");
+    assert_eq!(again_without["map"], without["map"]);
+    assert_eq!(again_with["map"], with["map"]);
+    drop(restarted);
+    let restarted = Daemon::start(&sandbox, &[]);
+    let first_with = tests_map(&restarted);
+    assert_eq!(first_with["parsed"], 0, "{first_with}");
+    assert_eq!(first_with["map"], with["map"]);
 }
 
 fn loop_until_tests(daemon: &Daemon) -> Value {

@@ -259,13 +259,16 @@ impl Index {
     /// Brings the tags of `sources` up to date: a file under the identity held keeps its tags, any
     /// other is read (and tagged again if its content changed); those not readable get none.
     /// The index forgets `gone`, and with `under` every file below it that `sources` does not
-    /// list (a whole walk's result). Returns how many files were tagged.
+    /// list (a whole walk's result). Without `tests`, a test file (`Source::test`) gets only the
+    /// tags held under its identity: none is read, so that a question without tests costs what it
+    /// did before test files were listed. Returns how many files were tagged.
     pub fn update(
         &self,
         jail: &Jail,
         sources: &mut [Source],
         gone: &[PathBuf],
         under: Option<&Path>,
+        tests: bool,
     ) -> usize {
         self.load();
         let mut stale = Vec::new();
@@ -274,6 +277,7 @@ impl Index {
             for (i, source) in sources.iter_mut().enumerate() {
                 match files.get(&source.resolved.abs) {
                     Some(held) if held.key == source.key => source.tags = Some(held.tags.clone()),
+                    _ if source.test && !tests => source.tags = None,
                     held => stale.push((i, held.cloned())),
                 }
             }

@@ -46,6 +46,9 @@ struct Listing {
     /// answers questions with and without tests alike. Only a folder whose files with their
     /// tests pass `map_max_files` is listed without them, for the questions without.
     tests: bool,
+    /// Whether the test files were tagged: by the first question with tests, so that a folder
+    /// only ever asked without them pays for no test file's tags (the cold map costs what it did).
+    tests_tagged: bool,
     /// By root-relative path: the map's order.
     files: BTreeMap<String, Source>,
     /// Every folder entered (each one watched).
@@ -121,6 +124,10 @@ impl Tree {
                 Err(e) => return Err(e),
             },
         };
+        let tagged = match include_tests {
+            true => tagged + listing.tag_tests(&ws.jail, index),
+            false => tagged,
+        };
         let mut snapshot = listing.snapshot(include_tests);
         snapshot.tagged = tagged;
         snapshot.walked_because = inner.watch.broken(cap).map(str::to_owned);
@@ -164,6 +171,7 @@ impl Listing {
         Listing {
             dir: dir.clone(),
             tests,
+            tests_tagged: false,
             files: BTreeMap::new(),
             folders: BTreeSet::new(),
             dirty: Changes::default(),
@@ -179,6 +187,27 @@ impl Listing {
         let last = &mut self.last[include_tests as usize];
         last.get_or_insert_with(|| Snapshot::of(files.values(), include_tests))
             .clone()
+    }
+
+    /// Tags the listed test files not tagged yet, once (the first question with tests; changes
+    /// tag them from then on). Returns how many were tagged.
+    fn tag_tests(&mut self, jail: &Jail, index: &Index) -> usize {
+        if self.tests_tagged || !self.tests {
+            return 0;
+        }
+        self.tests_tagged = true;
+        let untagged: Vec<String> = (self.files.iter())
+            .filter(|(_, s)| s.test && s.tags.is_none())
+            .map(|(rel, _)| rel.clone())
+            .collect();
+        let mut sources: Vec<Source> = (untagged.iter())
+            .filter_map(|rel| self.files.remove(rel))
+            .collect();
+        let tagged = index.update(jail, &mut sources, &[], None, true);
+        self.files
+            .extend(sources.into_iter().map(|s| (rel_of(&s.resolved), s)));
+        self.last[1] = None; // made anew with the test files' tags
+        tagged
     }
 
     fn absorb(&mut self, changes: &Changes) {
@@ -210,20 +239,18 @@ impl Listing {
             watch.folder(f, cap);
         })?;
         let mut sources = stat(jail, &self.dir, walked.files);
-        let tagged = index.update(jail, &mut sources, &[], Some(&self.dir.abs));
+        let under = Some(self.dir.abs.as_path());
+        let tagged = index.update(jail, &mut sources, &[], under, self.tests_tagged);
         self.files = sources
             .into_iter()
             .map(|s| (rel_of(&s.resolved), s))
             .collect();
         self.folders = walked.folders.into_iter().collect();
-        // Both kinds at once: at 200,000 files a snapshot is about 100 ms of the walk's seconds,
-        // which the first question with tests would otherwise pay; changes then keep both.
+        // Both kinds at once once the test files are tagged: at 200,000 files a snapshot is about
+        // 100 ms of the walk's seconds, which the next question with tests would otherwise pay.
         let files = &self.files;
         let of = |include_tests| Some(Snapshot::of(files.values(), include_tests));
-        self.last = match self.tests {
-            true => [of(false), of(true)],
-            false => [of(false), None],
-        };
+        self.last = [of(false), self.tests_tagged.then(|| of(true)).flatten()];
         Ok(tagged)
     }
 
@@ -295,7 +322,7 @@ impl Listing {
             }
         }
         let gone: Vec<PathBuf> = old.into_keys().collect();
-        let tagged = index.update(jail, &mut fresh, &gone, None);
+        let tagged = index.update(jail, &mut fresh, &gone, None, self.tests_tagged);
         for s in kept.iter().chain(&fresh) {
             changes.entry(rel_of(&s.resolved)).or_default().1 = s.tags.clone();
         }
