@@ -204,9 +204,11 @@ impl Listing {
             .filter_map(|rel| self.files.remove(rel))
             .collect();
         let tagged = index.update(jail, &mut sources, &[], None, true);
+        if !sources.is_empty() {
+            self.last[1] = None; // made anew with the test files' tags
+        }
         self.files
             .extend(sources.into_iter().map(|s| (rel_of(&s.resolved), s)));
-        self.last[1] = None; // made anew with the test files' tags
         tagged
     }
 
@@ -246,11 +248,14 @@ impl Listing {
             .map(|s| (rel_of(&s.resolved), s))
             .collect();
         self.folders = walked.folders.into_iter().collect();
-        // Both kinds at once once the test files are tagged: at 200,000 files a snapshot is about
-        // 100 ms of the walk's seconds, which the next question with tests would otherwise pay.
+        // Both kinds at once when no test file waits for its tags (none, or all held in the
+        // index): at 200,000 files a snapshot is about 100 ms of the walk's seconds, which the
+        // first question with tests would otherwise pay.
         let files = &self.files;
+        let waiting = files.values().any(|s| s.test && s.tags.is_none());
+        let with_tests = self.tests && (self.tests_tagged || !waiting);
         let of = |include_tests| Some(Snapshot::of(files.values(), include_tests));
-        self.last = [of(false), self.tests_tagged.then(|| of(true)).flatten()];
+        self.last = [of(false), if with_tests { of(true) } else { None }];
         Ok(tagged)
     }
 
