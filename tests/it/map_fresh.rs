@@ -41,9 +41,19 @@ fn text(answer: &Value) -> String {
 /// Maps until `done` holds (the watcher's event arrives a moment after the change), at most 60 s
 /// (a debug daemon on a busy machine).
 fn map_until(daemon: &Daemon, what: &str, done: impl Fn(&str) -> bool) -> Value {
+    ask_until(daemon, map, what, done)
+}
+
+/// `map_until` for any map question (`ask`).
+fn ask_until(
+    daemon: &Daemon,
+    ask: fn(&Daemon) -> Value,
+    what: &str,
+    done: impl Fn(&str) -> bool,
+) -> Value {
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
-        let answer = map(daemon);
+        let answer = ask(daemon);
         if done(&text(&answer)) {
             return answer;
         }
@@ -318,7 +328,9 @@ fn test_files_are_listed_with_the_tree_and_their_changes_reach_the_next_map_with
     }
     std::fs::write(sandbox.root.join("a/one_test.go"), go("TestRenamed", "One")).unwrap();
     sandbox.write("b/testdata/more/extra_test.go", &go("TestExtra", "Two"));
-    let changed = loop_until_tests(&daemon);
+    let changed = ask_until(&daemon, tests_map, "the test files' change", |t| {
+        t.contains("TestRenamed") && t.contains("b/testdata/more/extra_test.go")
+    });
     assert!(!text(&changed).contains("func TestOne()"), "{changed}");
     let without = map(&daemon);
     assert_eq!(without["files"], 20, "{without}");
@@ -379,22 +391,6 @@ fn a_restarted_daemon_tags_no_test_file_again_with_or_without_tests() {
     let first_with = tests_map(&restarted);
     assert_eq!(first_with["parsed"], 0, "{first_with}");
     assert_eq!(first_with["map"], with["map"]);
-}
-
-fn loop_until_tests(daemon: &Daemon) -> Value {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        let answer = tests_map(daemon);
-        let t = text(&answer);
-        if t.contains("TestRenamed") && t.contains("b/testdata/more/extra_test.go") {
-            return answer;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the test files' change never shown\n{answer}"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 /// `map_max_files` counts what a question lists: a tree under it without its tests but over it
