@@ -8,6 +8,7 @@ use crate::common;
 
 use common::{git, Daemon, Sandbox};
 use serde_json::{json, Value};
+use std::collections::BTreeSet;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -345,24 +346,83 @@ fn test_files_are_listed_with_the_tree_and_their_changes_reach_the_next_map_with
     assert_eq!(text(&map(&fresh)), text(&without));
 }
 
-/// The saved tag index's files, once it holds `count` (it is written a moment after a map).
+/// The saved tag index's base (`tags.jsonl`) and journal, once the base exists.
+fn saved_index(sandbox: &Sandbox) -> Option<(std::path::PathBuf, std::path::PathBuf)> {
+    let base = common::files_under(&sandbox.dir.path().join("state"))
+        .into_iter()
+        .find(|p| p.file_name().is_some_and(|n| n == "tags.jsonl"))?;
+    let journal = base.with_file_name("tags.journal.jsonl");
+    Some((base, journal))
+}
+
+/// The paths the saved tag index holds: its base's, then its journal's changes in order (each
+/// file after a header line).
+fn saved_paths(sandbox: &Sandbox) -> Option<BTreeSet<String>> {
+    let (base, journal) = saved_index(sandbox)?;
+    let lines = |path: &Path| -> Vec<Value> {
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        let lines = text.lines().skip(1);
+        lines.filter_map(|l| serde_json::from_str(l).ok()).collect()
+    };
+    let mut paths = BTreeSet::new();
+    for line in lines(&base).into_iter().chain(lines(&journal)) {
+        match line["removed"].as_str() {
+            Some(removed) => paths.remove(removed),
+            None => paths.insert(line["path"].as_str().unwrap().to_owned()),
+        };
+    }
+    Some(paths)
+}
+
+/// Waits until the saved tag index holds `count` files (it is written a moment after a map).
 fn saved_index_holds(sandbox: &Sandbox, count: usize) {
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
-        let saved = common::files_under(&sandbox.dir.path().join("state"))
-            .into_iter()
-            .find(|p| p.file_name().is_some_and(|n| n == "tags.jsonl"));
-        // A header line, then one line per file.
-        let lines = saved.map(|p| std::fs::read_to_string(p).unwrap().lines().count());
-        if lines == Some(count + 1) {
+        let held = saved_paths(sandbox).map(|paths| paths.len());
+        if held == Some(count) {
             return;
         }
         assert!(
             Instant::now() < deadline,
-            "the saved index never held {count} files: {lines:?} lines"
+            "the saved index never held {count} files: {held:?}"
         );
         std::thread::sleep(Duration::from_millis(20));
     }
+}
+
+/// After the first save, a change is appended to the saved index's journal and the base is not
+/// written again; a restarted daemon reads both and re-tags nothing.
+#[test]
+fn a_change_is_saved_to_the_journal_and_a_restarted_daemon_retags_nothing() {
+    let sandbox = Sandbox::empty();
+    tree(&sandbox);
+    let changed = {
+        let daemon = Daemon::start(&sandbox, &[]);
+        map(&daemon);
+        saved_index_holds(&sandbox, 20);
+        let (base, journal) = saved_index(&sandbox).unwrap();
+        let first_base = std::fs::read(&base).unwrap();
+        sandbox.write("a/one.go", &go("Uno", "Two"));
+        let changed = map_until(&daemon, "the renamed function", |m| m.contains("Uno"));
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while !std::fs::read_to_string(&journal).is_ok_and(|j| j.contains("Uno")) {
+            assert!(
+                Instant::now() < deadline,
+                "the change never reached the journal"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert_eq!(
+            std::fs::read(&base).unwrap(),
+            first_base,
+            "the base is rewritten"
+        );
+        changed
+    };
+    let restarted = Daemon::start(&sandbox, &[]);
+    let again = map(&restarted);
+    assert_eq!(again["parsed"], 0, "{again}");
+    assert_eq!(again["map"], changed["map"]);
 }
 
 /// A map without tests saves no test file's tags; once a map with tests tagged them, a restarted

@@ -211,7 +211,7 @@ impl Shards {
         Arc::make_mut(&mut self.0[Shards::at(&path)]).insert(path, entry);
     }
 
-    fn remove(&mut self, path: &Path) {
+    pub(super) fn remove(&mut self, path: &Path) {
         let shard = &mut self.0[Shards::at(path)];
         if shard.contains_key(path) {
             Arc::make_mut(shard).remove(path);
@@ -225,6 +225,11 @@ impl Shards {
                 Arc::make_mut(shard).retain(|p, _| keep(p));
             }
         }
+    }
+
+    /// The parts, for comparing two versions of the index part by part (`store`).
+    pub(super) fn parts(&self) -> &[Arc<HashMap<PathBuf, Entry>>] {
+        &self.0
     }
 
     pub fn len(&self) -> usize {
@@ -330,11 +335,7 @@ impl Index {
     fn load(&self) {
         self.loaded.get_or_init(|| {
             if let Some(store) = &self.store {
-                let saved = store.load();
-                let mut files = self.lock();
-                for (path, entry) in saved {
-                    files.insert(path, entry);
-                }
+                *self.lock() = store.load();
             }
         });
     }
