@@ -26,6 +26,7 @@ mod shell_mask;
 mod skeleton;
 pub mod symbol;
 mod tags;
+mod token_outline;
 mod walk;
 
 use schemars::JsonSchema;
@@ -163,23 +164,51 @@ fn masked(language: &languages::Language, source: &[u8]) -> Option<Vec<u8>> {
 /// The map's parse of a file whose language has a lexer (`lexer::Dialect`): its tokens, lexed
 /// once for the body finder, the name counter and the imports, and its skeleton (function bodies
 /// left out) when it proves itself; `None` for other languages.
+#[cfg(test)]
 fn parse_for_tags(language: &languages::Language, source: &[u8]) -> Option<ForTags> {
+    read_for_tags(language, source, false)
+}
+
+/// `parse_for_tags`, but with `from_tokens` a file whose outline its tokens give
+/// (`token_outline`) is not parsed at all: the map's tagger.
+fn read_for_tags(
+    language: &languages::Language,
+    source: &[u8],
+    from_tokens: bool,
+) -> Option<ForTags> {
     let queries = queries::of(language).ok()?;
     let dialect = lexer::Dialect::of(language)?;
     let masked = masked(language, source);
     let source = masked.as_deref().unwrap_or(source);
     let (tokens, comments) = lexer::lex_with_comments(dialect, source);
+    // A file whose outline its tokens give (`token_outline`) is not parsed at all.
+    let outline = (from_tokens && masked.is_none())
+        .then(|| token_outline::outline(dialect, source, &tokens, &comments))
+        .flatten();
+    if outline.is_some() {
+        return Some(ForTags {
+            skeleton: None,
+            outline,
+            tokens,
+        });
+    }
     let skeleton = PARSER.with(|parser| {
         let mut parser = parser.borrow_mut();
         parser.set_language(&queries.language).ok()?;
         skeleton::parse(dialect, &mut parser, source, &tokens, &comments)
     });
-    Some(ForTags { skeleton, tokens })
+    Some(ForTags {
+        skeleton,
+        outline: None,
+        tokens,
+    })
 }
 
 /// `parse_for_tags`' answer.
 struct ForTags {
     skeleton: Option<skeleton::Skeleton>,
+    /// The outline read from the tokens alone (`token_outline`): then there is no skeleton.
+    outline: Option<Outline>,
     /// The masked source's tokens: at the same offsets as the source's (masking keeps lengths).
     tokens: Vec<lexer::Token>,
 }

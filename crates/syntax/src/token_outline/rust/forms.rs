@@ -1,0 +1,744 @@
+//! The item forms of Rust's token outline (`super`): each reads one form from the cursor, pushes
+//! its items and returns what it leaves for the next sibling's leading matter.
+
+use super::{Found, Head, Level, Sibling, Walk};
+use crate::lexer::Token;
+use crate::Kind;
+use std::ops::Range;
+
+/// Words that open an item inside a value: a block holding items, which the walk does not read.
+fn opens_item(word: &[u8]) -> bool {
+    matches!(
+        word,
+        b"struct"
+            | b"enum"
+            | b"trait"
+            | b"impl"
+            | b"mod"
+            | b"macro_rules"
+            | b"static"
+            | b"type"
+            | b"union"
+            | b"macro"
+    )
+}
+
+/// Words that make a `use` declaration one the skeleton keeps in its parse
+/// (`skeleton::rust_use`).
+fn breaks_use(word: &[u8]) -> bool {
+    matches!(
+        word,
+        b"fn"
+            | b"struct"
+            | b"enum"
+            | b"impl"
+            | b"trait"
+            | b"mod"
+            | b"pub"
+            | b"use"
+            | b"let"
+            | b"const"
+            | b"static"
+            | b"type"
+            | b"where"
+            | b"extern"
+            | b"union"
+            | b"macro_rules"
+    )
+}
+
+impl Walk<'_> {
+    /// `fn name …` with a body (skipped whole) or a `;`.
+    pub(super) fn function(
+        &mut self,
+        head: Head,
+        parent: Option<usize>,
+        level: &Level,
+    ) -> Option<Sibling> {
+        let name = self.plain(head.at + 1)?;
+        let (end, body) = self.header(head.at + 2, false)?;
+        let start = self.start(head.first);
+        let (close, signature) = match body {
+            b'{' => {
+                let close = self.close_of(end)?;
+                (close, self.before_body(start, end))
+            }
+            b';' => (end, self.first_line(&(start..self.end(end)))),
+            _ => return None,
+        };
+        let bytes = start..self.end(close);
+        self.at = close + 1;
+        let kind = Kind::Function;
+        let found = Found {
+            kind,
+            name,
+            bytes: bytes.clone(),
+            signature,
+            parent,
+        };
+        self.push(found, level);
+        Some(Sibling::Passed(bytes.end))
+    }
+
+    /// Whether the `!` at token `i` calls a macro: after a word, before a group.
+    fn calls(&self, i: usize) -> bool {
+        self.word(i.wrapping_sub(1)).is_some()
+            && matches!(self.punct(i + 1), Some(b'(' | b'[' | b'{'))
+    }
+
+    /// From token `from`: the first `{` or `;` outside brackets and angle brackets (with `(` too
+    /// when `tuple`, before a `where`), and which it is; `None` at a macro call.
+    fn header(&mut self, from: usize, tuple: bool) -> Option<(usize, u8)> {
+        let (mut angle, mut after_where, mut i) = (0usize, false, from);
+        loop {
+            match self.tokens.get(i)? {
+                Token::Punct(b'<', _) => angle += 1,
+                Token::Punct(b'>', at) => {
+                    let arrow = *at > 0 && self.source[at - 1] == b'-';
+                    if !arrow {
+                        angle = angle.checked_sub(1)?;
+                    }
+                }
+                Token::Punct(b'(', _) if tuple && angle == 0 && !after_where => {
+                    return Some((i, b'('))
+                }
+                Token::Punct(b'(' | b'[', _) => {
+                    let close = self.close_of(i)?;
+                    if (i..close).any(|j| self.punct(j) == Some(b'!') && self.calls(j)) {
+                        return None;
+                    }
+                    i = close;
+                }
+                Token::Punct(b @ (b'{' | b';'), _) if angle == 0 => return Some((i, *b)),
+                Token::Punct(b'{' | b';', _) => return None,
+                // A macro call in a header: not read (a function's names are its own anyway).
+                Token::Punct(b'!', _) if self.calls(i) => return None,
+                Token::Ident(r) if self.raw(r) => return None,
+                Token::Ident(r) if &self.source[r.clone()] == b"where" && angle == 0 => {
+                    after_where = true
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+    }
+
+    /// `struct` or `union`: a field list, a tuple (then a `;`), or a `;`.
+    pub(super) fn structure(
+        &mut self,
+        head: Head,
+        kind: Kind,
+        parent: Option<usize>,
+        level: &Level,
+    ) -> Option<Sibling> {
+        let name = self.plain(head.at + 1)?;
+        let (open, form) = self.header(head.at + 2, kind == Kind::Struct)?;
+        let start = self.start(head.first);
+        let (end, signature) = match form {
+            b'{' => (self.close_of(open)?, self.before_body(start, open)),
+            b'(' => {
+                let close = self.close_of(open)?;
+                let (semicolon, b';') = self.header(close + 1, false)? else {
+                    return None;
+                };
+                (semicolon, self.before_body(start, open))
+            }
+            _ => (open, self.first_line(&(start..self.end(open)))),
+        };
+        let bytes = start..self.end(end);
+        let found = Found {
+            kind,
+            name,
+            bytes: bytes.clone(),
+            signature,
+            parent,
+        };
+        let index = self.push(found, level);
+        self.at = open + 1;
+        match form {
+            b'{' => self.fields(index, open)?,
+            b'(' => self.macros_in(open + 1, self.close_of(open)?, Some(index))?,
+            _ => {}
+        }
+        self.at = end + 1;
+        Some(Sibling::Passed(bytes.end))
+    }
+
+    /// A field list's fields from its `{` at `open` (the cursor after it) to its `}`.
+    fn fields(&mut self, parent: usize, open: usize) -> Option<()> {
+        let mut level = Level::new(self.end(open));
+        loop {
+            match self.tokens.get(self.at)? {
+                Token::Punct(b'}', _) => return Some(()),
+                Token::Punct(b'#', _) => {
+                    let attribute = self.attribute()?;
+                    level.attrs.push(attribute);
+                }
+                Token::Punct(b',', at) => {
+                    level.passed(at + 1);
+                    self.at += 1;
+                }
+                _ => {
+                    let end = self.field(parent, &level)?;
+                    level.passed(end);
+                }
+            }
+        }
+    }
+
+    /// `[pub] name: Type` up to its `,` or the list's `}`.
+    fn field(&mut self, parent: usize, level: &Level) -> Option<usize> {
+        let first = self.at;
+        let mut i = first;
+        if self.word(i) == Some(b"pub") {
+            i += 1;
+            if self.punct(i) == Some(b'(') {
+                i = self.close_of(i)? + 1;
+            }
+        }
+        let name = self.plain(i)?;
+        if self.punct(i + 1) != Some(b':') {
+            return None;
+        }
+        let last = self.type_end(i + 2)?;
+        let start = self.start(first);
+        let bytes = start..self.end(last);
+        let found = Found {
+            kind: Kind::Field,
+            name,
+            signature: self.first_line(&bytes),
+            bytes: bytes.clone(),
+            parent: Some(parent),
+        };
+        let index = self.push(found, level);
+        self.macros_in(i + 2, last + 1, Some(index))?;
+        self.at = last + 1;
+        Some(bytes.end)
+    }
+
+    /// From a type's first token: its last one, before a `,` or a `}` outside brackets.
+    fn type_end(&self, from: usize) -> Option<usize> {
+        let mut angle = 0usize;
+        let mut i = from;
+        loop {
+            match self.tokens.get(i)? {
+                Token::Punct(b',' | b'}', _) if angle == 0 => {
+                    return (i > from).then_some(i - 1);
+                }
+                Token::Punct(b'<', _) => angle += 1,
+                Token::Punct(b'>', at) => {
+                    if !(*at > 0 && self.source[at - 1] == b'-') {
+                        angle = angle.checked_sub(1)?;
+                    }
+                }
+                Token::Punct(b'(' | b'[' | b'{', _) => i = self.close_of(i)?,
+                Token::Punct(b';' | b'=', _) if angle == 0 => return None,
+                _ => {}
+            }
+            i += 1;
+        }
+    }
+
+    /// `enum Name … { variants }`: the fields of its struct-like variants are its items.
+    pub(super) fn enumeration(
+        &mut self,
+        head: Head,
+        parent: Option<usize>,
+        level: &Level,
+    ) -> Option<Sibling> {
+        let name = self.plain(head.at + 1)?;
+        let (open, b'{') = self.header(head.at + 2, false)? else {
+            return None;
+        };
+        let start = self.start(head.first);
+        let close = self.close_of(open)?;
+        let bytes = start..self.end(close);
+        let found = Found {
+            kind: Kind::Enum,
+            name,
+            signature: self.before_body(start, open),
+            bytes: bytes.clone(),
+            parent,
+        };
+        let index = self.push(found, level);
+        self.at = open + 1;
+        while self.at < close {
+            self.variant(index, close)?;
+        }
+        self.at = close + 1;
+        Some(Sibling::Passed(bytes.end))
+    }
+
+    /// One variant (its attributes, name, fields, discriminant) and its `,`.
+    fn variant(&mut self, parent: usize, close: usize) -> Option<()> {
+        while self.punct(self.at) == Some(b'#') {
+            self.attribute()?;
+        }
+        if self.at >= close {
+            return Some(());
+        }
+        self.plain(self.at)?;
+        self.at += 1;
+        match self.punct(self.at) {
+            Some(b'{') => {
+                let open = self.at;
+                let end = self.close_of(open)?;
+                self.at += 1;
+                self.fields(parent, open)?;
+                self.at = end + 1;
+            }
+            Some(b'(') => {
+                let end = self.close_of(self.at)?;
+                self.macros_in(self.at + 1, end, Some(parent))?;
+                self.at = end + 1;
+            }
+            _ => {}
+        }
+        if self.punct(self.at) == Some(b'=') {
+            let mut i = self.at + 1;
+            while !matches!(self.punct(i), Some(b',')) && i < close {
+                if matches!(self.punct(i), Some(b'(' | b'[' | b'{')) {
+                    i = self.close_of(i)?;
+                }
+                i += 1;
+            }
+            self.value(self.at + 1, i, Some(parent))?;
+            self.at = i;
+        }
+        match self.punct(self.at) {
+            Some(b',') => self.at += 1,
+            _ if self.at == close => {}
+            _ => return None,
+        }
+        Some(())
+    }
+
+    /// `trait` and `mod`: a header, then a level of items (a `mod name;` has none).
+    pub(super) fn container(
+        &mut self,
+        head: Head,
+        kind: Kind,
+        parent: Option<usize>,
+        level: &Level,
+    ) -> Option<Sibling> {
+        let name = self.plain(head.at + 1)?;
+        let (open, form) = self.header(head.at + 2, false)?;
+        let start = self.start(head.first);
+        if form == b';' {
+            if kind != Kind::Module || open != head.at + 2 {
+                return None;
+            }
+            let bytes = start..self.end(open);
+            let signature = self.first_line(&bytes);
+            let found = Found {
+                kind,
+                name,
+                bytes: bytes.clone(),
+                signature,
+                parent,
+            };
+            self.push(found, level);
+            self.at = open + 1;
+            return Some(Sibling::Passed(bytes.end));
+        }
+        self.with_body(start, open, kind, name, parent, level)
+    }
+
+    /// An item whose body is a level of items, from its `{` at `open`.
+    fn with_body(
+        &mut self,
+        start: usize,
+        open: usize,
+        kind: Kind,
+        name: Range<usize>,
+        parent: Option<usize>,
+        level: &Level,
+    ) -> Option<Sibling> {
+        let close = self.close_of(open)?;
+        let bytes = start..self.end(close);
+        let found = Found {
+            kind,
+            name,
+            signature: self.before_body(start, open),
+            bytes: bytes.clone(),
+            parent,
+        };
+        let index = self.push(found, level);
+        self.at = open + 1;
+        if self.level(Some(index), Some(open))? != close {
+            return None;
+        }
+        Some(Sibling::Passed(bytes.end))
+    }
+
+    /// `impl<…> Trait for Type where … { … }`: named by its type.
+    pub(super) fn implementation(
+        &mut self,
+        head: Head,
+        parent: Option<usize>,
+        level: &Level,
+    ) -> Option<Sibling> {
+        let mut from = head.at + 1;
+        if self.punct(from) == Some(b'<') {
+            from = self.angle_close(from)? + 1;
+        }
+        let (open, b'{') = self.header(from, false)? else {
+            return None;
+        };
+        // The type: after the trait's `for`, up to a `where`, both outside brackets.
+        let (mut first, mut last, mut angle) = (from, open - 1, 0usize);
+        let mut i = from;
+        while i < open {
+            match &self.tokens[i] {
+                Token::Punct(b'<', _) => angle += 1,
+                Token::Punct(b'>', at) if !(*at > 0 && self.source[at - 1] == b'-') => {
+                    angle = angle.checked_sub(1)?
+                }
+                Token::Punct(b'(' | b'[', _) => i = self.close_of(i)?,
+                Token::Ident(r) if angle == 0 => match &self.source[r.clone()] {
+                    b"for" if first == from && self.punct(i + 1) != Some(b'<') => first = i + 1,
+                    b"for" => return None,
+                    b"where" => {
+                        last = i - 1;
+                        break;
+                    }
+                    b"const" if first == from => return None,
+                    _ => {}
+                },
+                _ => {}
+            }
+            i += 1;
+        }
+        if first > last {
+            return None;
+        }
+        let name = self.start(first)..self.end(last);
+        let start = self.start(head.first);
+        self.with_body(start, open, Kind::Impl, name, parent, level)
+    }
+
+    /// From a `<` at `open`: its matching `>`.
+    fn angle_close(&self, open: usize) -> Option<usize> {
+        let mut depth = 0usize;
+        let mut i = open;
+        loop {
+            match self.tokens.get(i)? {
+                Token::Punct(b'<', _) => depth += 1,
+                Token::Punct(b'>', at) if !(*at > 0 && self.source[at - 1] == b'-') => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Some(i);
+                    }
+                }
+                Token::Punct(b'(' | b'[', _) => i = self.close_of(i)?,
+                Token::Punct(b'{' | b';', _) => return None,
+                _ => {}
+            }
+            i += 1;
+        }
+    }
+
+    /// `type`, `const` and `static`: through their `;`; a value is read for macro calls and
+    /// must hold no item.
+    pub(super) fn declaration(
+        &mut self,
+        head: Head,
+        kind: Kind,
+        parent: Option<usize>,
+        level: &Level,
+    ) -> Option<Sibling> {
+        let mut at = head.at + 1;
+        if kind == Kind::Var && self.word(at) == Some(b"mut") {
+            at += 1;
+        }
+        let unnamed = kind == Kind::Const && self.word(at) == Some(b"_");
+        let name = match unnamed {
+            true => self.start(at)..self.end(at),
+            false => self.plain(at)?,
+        };
+        let mut end = at + 1;
+        while self.punct(end) != Some(b';') {
+            match self.tokens.get(end)? {
+                Token::Punct(b'(' | b'[' | b'{', _) => end = self.close_of(end)?,
+                Token::Punct(b'}', _) => return None,
+                _ => {}
+            }
+            end += 1;
+        }
+        let start = self.start(head.first);
+        let bytes = start..self.end(end);
+        let index = match unnamed {
+            true => parent,
+            false => {
+                let found = Found {
+                    kind,
+                    name,
+                    signature: self.first_line(&bytes),
+                    bytes: bytes.clone(),
+                    parent,
+                };
+                Some(self.push(found, level))
+            }
+        };
+        self.value(at + 1, end, index)?;
+        self.at = end + 1;
+        Some(Sibling::Passed(bytes.end))
+    }
+
+    /// Tokens `from..to` of a type or value: no item may open there; macro calls are read.
+    fn value(&mut self, from: usize, to: usize, parent: Option<usize>) -> Option<()> {
+        for i in from..to {
+            let Some(word) = self.word(i) else { continue };
+            let opens = match word {
+                b"fn" => self.word(i + 1).is_some(),
+                b"const" => self.punct(i.wrapping_sub(1)) != Some(b'*'),
+                b"union" => self.word(i + 1).is_some(),
+                _ => opens_item(word) && word != b"union",
+            };
+            if opens {
+                return None;
+            }
+        }
+        self.macros_in(from, to, parent)
+    }
+
+    /// A `use` declaration through its `;`: hidden when the skeleton leaves it out of its tree
+    /// (`skeleton::rust_use`: after `;`, `{`, `}` or nothing, a plain use tree).
+    pub(super) fn use_declaration(&mut self, head: Head) -> Option<Sibling> {
+        let mut end = head.at + 1;
+        let mut plain = true;
+        while self.punct(end) != Some(b';') {
+            match self.tokens.get(end)? {
+                Token::Punct(b':' | b'{' | b'}' | b',' | b'*', _) => {}
+                Token::Ident(r) if self.raw(r) => return None,
+                Token::Ident(r) if !breaks_use(&self.source[r.clone()]) => {}
+                _ => plain = false,
+            }
+            end += 1;
+        }
+        let after_item =
+            head.first == 0 || matches!(self.punct(head.first - 1), Some(b';' | b'{' | b'}'));
+        let bytes = self.start(head.first)..self.end(end);
+        self.at = end + 1;
+        match plain && after_item {
+            true => Some(Sibling::Hidden(bytes)),
+            false => Some(Sibling::Passed(bytes.end)),
+        }
+    }
+
+    /// Through the `;` after token `i` (`extern crate`).
+    pub(super) fn to_semicolon(&mut self, mut i: usize) -> Option<Sibling> {
+        while self.punct(i) != Some(b';') {
+            if matches!(self.punct(i), Some(b'{' | b'}')) {
+                return None;
+            }
+            self.tokens.get(i)?;
+            i += 1;
+        }
+        self.at = i + 1;
+        Some(Sibling::Passed(self.end(i)))
+    }
+
+    /// `extern "abi" { … }`: its items belong to the enclosing item.
+    pub(super) fn foreign(&mut self, open: usize, parent: Option<usize>) -> Option<Sibling> {
+        self.at = open + 1;
+        let close = self.level(parent, Some(open))?;
+        Some(Sibling::Passed(self.end(close)))
+    }
+
+    /// `macro_rules! name { … }` (or `( … );`).
+    pub(super) fn macro_rules(&mut self, parent: Option<usize>, level: &Level) -> Option<Sibling> {
+        let first = self.at;
+        let bang = self.tokens.get(first + 1)?;
+        if !matches!(bang, Token::Punct(b'!', at) if *at == self.end(first)) {
+            return None;
+        }
+        let name = self.plain(first + 2)?;
+        let open = first + 3;
+        let delimiter = self.punct(open)?;
+        let mut end = self.close_of(open)?;
+        if delimiter != b'{' {
+            if self.punct(end + 1) != Some(b';') {
+                return None;
+            }
+            end += 1;
+        }
+        let start = self.start(first);
+        let bytes = start..self.end(end);
+        let found = Found {
+            kind: Kind::Macro,
+            name,
+            signature: self.first_line(&bytes),
+            bytes: bytes.clone(),
+            parent,
+        };
+        self.push(found, level);
+        self.at = end + 1;
+        Some(Sibling::Passed(bytes.end))
+    }
+
+    /// An item-level macro call, `path::name! ( … );` or `{ … }`: the names it defines.
+    pub(super) fn macro_call(&mut self, parent: Option<usize>) -> Option<Sibling> {
+        let mut i = self.at;
+        self.plain(i)?;
+        while self.punct(i + 1) == Some(b':') && self.punct(i + 2) == Some(b':') {
+            i += 3;
+            self.plain(i)?;
+        }
+        if self.punct(i + 1) != Some(b'!') {
+            return None;
+        }
+        let open = i + 2;
+        let delimiter = self.punct(open)?;
+        if !matches!(delimiter, b'(' | b'[' | b'{') {
+            return None;
+        }
+        let mut end = self.close_of(open)?;
+        self.defines(open, end, parent)?;
+        if delimiter != b'{' || self.punct(end + 1) == Some(b';') {
+            if self.punct(end + 1) != Some(b';') {
+                return None;
+            }
+            end += 1;
+        }
+        self.at = end + 1;
+        Some(Sibling::Passed(self.end(end)))
+    }
+
+    /// The macro calls among tokens `from..to` (`name!` then a group): the names they define,
+    /// under `parent`.
+    pub(super) fn macros_in(
+        &mut self,
+        from: usize,
+        to: usize,
+        parent: Option<usize>,
+    ) -> Option<()> {
+        let mut i = from;
+        while i < to {
+            let call = self.word(i).is_some()
+                && self.punct(i + 1) == Some(b'!')
+                && matches!(self.punct(i + 2), Some(b'(' | b'[' | b'{'));
+            if call {
+                let close = self.close_of(i + 2)?;
+                self.defines(i + 2, close, parent)?;
+                i = close;
+            }
+            i += 1;
+        }
+        Some(())
+    }
+
+    /// The names a macro call's group (`open..=close`) defines by `tags.scm`'s patterns: an
+    /// entry of a braced comma list, or the name after a declaring keyword in the group or one
+    /// level of brackets inside it. `None` where the grammar's reading is in doubt.
+    fn defines(&mut self, open: usize, close: usize, parent: Option<usize>) -> Option<()> {
+        let braced = self.punct(open) == Some(b'{');
+        let before = self.items.len();
+        let mut depth = 0usize;
+        for i in open..=close {
+            match &self.tokens[i] {
+                Token::Punct(b'(' | b'[' | b'{', _) => depth += 1,
+                Token::Punct(b')' | b']' | b'}', _) => depth -= 1,
+                Token::Ident(r) if self.raw(r) => return None,
+                Token::Ident(r) => {
+                    let word = &self.source[r.clone()];
+                    if word == b"union" {
+                        return None;
+                    }
+                    if braced && depth == 1 && self.entry(i, open, close)? {
+                        self.define(Kind::Const, r.clone(), parent);
+                    }
+                    if let Some(kind) = declares(word, depth) {
+                        if let Some(name) = self.declared(i, kind)? {
+                            self.define(kind, name, parent);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        // A comment between tokens changes what the grammar's siblings are.
+        let inside = self
+            .comments
+            .partition_point(|c| c.start < self.start(open));
+        let commented = self
+            .comments
+            .get(inside)
+            .is_some_and(|c| c.end <= self.end(close));
+        match commented && self.items.len() > before {
+            true => None,
+            false => Some(()),
+        }
+    }
+
+    /// Whether the identifier at `i` is an entry of a braced list: after the `{` or a `,`, before
+    /// a `,`, a `=` or the `}`. `None` when it is and is no plain identifier, or where a literal
+    /// or a comment sits beside it.
+    fn entry(&self, i: usize, open: usize, close: usize) -> Option<bool> {
+        let after_start = i - 1 == open || self.punct(i - 1) == Some(b',');
+        let next = self.punct(i + 1);
+        let before_end = i + 1 == close
+            || next == Some(b',')
+            || (next == Some(b'=')
+                && !matches!(self.tokens.get(i + 2), Some(Token::Punct(b'>' | b'=', at)) if *at == self.end(i + 1)));
+        if !(after_start && before_end) {
+            return Some(false);
+        }
+        if !self.spaced(i - 1) || !self.spaced(i) {
+            return None;
+        }
+        self.plain(i).map(|_| true)
+    }
+
+    /// After a declaring keyword at `i`: the name it declares, none when a group or a
+    /// metavariable follows, `None` when in doubt.
+    fn declared(&self, i: usize, kind: Kind) -> Option<Option<Range<usize>>> {
+        if !self.spaced(i) {
+            return None;
+        }
+        match self.tokens.get(i + 1)? {
+            Token::Punct(b'(' | b'[' | b'{' | b')' | b']' | b'}', _) => Some(None),
+            Token::Punct(b'$', at) if self.start(i + 2) == at + 1 && self.word(i + 2).is_some() => {
+                Some(None)
+            }
+            Token::Ident(r) if kind == Kind::Var && &self.source[r.clone()] == b"ref" => {
+                if !self.spaced(i + 1) {
+                    return None;
+                }
+                self.plain(i + 2).map(Some)
+            }
+            Token::Ident(_) => self.plain(i + 1).map(Some),
+            _ => None,
+        }
+    }
+
+    /// Pushes a name a macro call defines: the identifier is the item.
+    fn define(&mut self, kind: Kind, name: Range<usize>, parent: Option<usize>) {
+        let row = self.row(name.start);
+        let found = Found {
+            kind,
+            signature: self.first_line(&name),
+            bytes: name.clone(),
+            name,
+            parent,
+        };
+        self.push_led(found, row, None);
+    }
+}
+
+/// The kind a declaring keyword gives the name after it in a macro call, at a depth of brackets
+/// (1: the call's own group).
+fn declares(word: &[u8], depth: usize) -> Option<Kind> {
+    let kind = match word {
+        b"struct" => Kind::Struct,
+        b"enum" => Kind::Enum,
+        b"trait" if depth == 1 => Kind::Trait,
+        b"type" => Kind::Type,
+        b"fn" => Kind::Function,
+        b"mod" if depth == 1 => Kind::Module,
+        b"const" => Kind::Const,
+        b"static" => Kind::Var,
+        _ => return None,
+    };
+    (depth <= 2).then_some(kind)
+}
