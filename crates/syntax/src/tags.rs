@@ -294,6 +294,97 @@ mod tests {
         assert!((missing + extra) * 20 <= total);
     }
 
+    /// The tags the map gave a file before the token finder (`token_outline`): its skeleton's, or
+    /// its full parse's.
+    fn parsed_tags(language: &Language, source: &[u8]) -> Tags {
+        let queries = queries::of(language).unwrap();
+        let lexed = crate::parse_for_tags(language, source).unwrap();
+        let tokens = &lexed.tokens;
+        match &lexed.skeleton {
+            Some(s) => tag_tree(language, queries, &s.tree, Some(s), tokens, source),
+            None => {
+                let tree = parse(language, source, None).unwrap();
+                tag_tree(language, queries, &tree, None, tokens, source)
+            }
+        }
+    }
+
+    /// Over the Rust files of a tree named by CODERD_TOKEN_CORPUS: how many the token finder
+    /// answers, that each answer's outline is the parse's item for item and field for field, and
+    /// how far its references (every name among the tokens) are from the parse's.
+    #[test]
+    #[ignore = "needs a corpus"]
+    fn token_outlines_match_the_parse_on_a_corpus() {
+        let root = std::env::var("CODERD_TOKEN_CORPUS").unwrap();
+        let language = languages::by_name("rust").unwrap();
+        let (mut files, mut answered, mut mismatched) = (0, 0, 0);
+        let (mut missing, mut extra, mut total) = (0, 0, 0);
+        let mut by_name: HashMap<String, i64> = HashMap::default();
+        for entry in ignore::Walk::new(root).flatten() {
+            let path = entry.path();
+            if path.extension().is_none_or(|e| e != "rs") {
+                continue;
+            }
+            let Ok(source) = std::fs::read(path) else {
+                continue;
+            };
+            files += 1;
+            let read = crate::read_for_tags(language, &source, true).unwrap();
+            if read.outline.is_none() {
+                continue;
+            }
+            answered += 1;
+            let (tokens, _) = tag_lexed(language, &source).unwrap();
+            let parsed = parsed_tags(language, &source);
+            let shape = |t: &Tags| (t.outline.parse_errors, format!("{:#?}", t.outline.items));
+            if shape(&tokens) != shape(&parsed) {
+                mismatched += 1;
+                let (a, b) = (shape(&tokens).1, shape(&parsed).1);
+                let at = a.lines().zip(b.lines()).position(|(x, y)| x != y);
+                let at = at.unwrap_or(a.lines().count().min(b.lines().count()));
+                let near = |s: &str| {
+                    let lines = s.lines().skip(at.saturating_sub(8)).take(14);
+                    lines.collect::<Vec<_>>().join("\n")
+                };
+                eprintln!(
+                    "mismatch: {} (parse errors {})\n-- tokens:\n{}\n-- parse:\n{}",
+                    path.display(),
+                    parsed.outline.parse_errors,
+                    near(&a),
+                    near(&b)
+                );
+            }
+            let counts = |t: &Tags| -> HashMap<String, i64> {
+                t.references
+                    .iter()
+                    .map(|(n, c)| (n.clone(), i64::from(*c)))
+                    .collect()
+            };
+            let (mine, theirs) = (counts(&tokens), counts(&parsed));
+            for (name, &n) in &theirs {
+                let m = mine.get(name).copied().unwrap_or(0);
+                missing += (n - m).max(0);
+                extra += (m - n).max(0);
+                total += n;
+                *by_name.entry(name.clone()).or_default() += m - n;
+            }
+            for (name, &m) in &mine {
+                if !theirs.contains_key(name) {
+                    extra += m;
+                    *by_name.entry(name.clone()).or_default() += m;
+                }
+            }
+        }
+        let mut worst: Vec<(String, i64)> = by_name.into_iter().filter(|(_, d)| *d != 0).collect();
+        worst.sort_by_key(|(n, d)| (-d.abs(), n.clone()));
+        worst.truncate(12);
+        eprintln!(
+            "{answered}/{files} files answered from tokens, {mismatched} mismatched; uses: \
+             {missing} missing, {extra} extra of {total}; most different: {worst:?}"
+        );
+        assert_eq!(mismatched, 0);
+    }
+
     /// Comments left out of the skeleton's parse still lead their items: the same docs and extent
     /// lines as the full parse's, item for item, for each way a comment can sit (a doc run with
     /// attributes, a blank line after a Rust doc comment, a trailing comment, a comment touching a

@@ -45,6 +45,22 @@ pub(super) fn outline(
     })
 }
 
+/// Where the walk stopped when it gave no outline: the offset of the sibling it could not read.
+#[cfg(test)]
+pub(super) fn stopped_at(source: &[u8], tokens: &[Token], comments: &[Range<usize>]) -> usize {
+    let newlines = memchr::memchr_iter(b'\n', source).collect();
+    let mut walk = Walk {
+        source,
+        tokens,
+        comments,
+        newlines,
+        at: 0,
+        items: Vec::new(),
+    };
+    walk.level(None, None);
+    walk.start(walk.at)
+}
+
 /// Words that are no plain identifier everywhere (keywords, contextual keywords, reserved
 /// words): a macro call naming one of them where a definition could be is not read.
 fn doubtful(word: &[u8]) -> bool {
@@ -179,6 +195,41 @@ impl<'s> Walk<'s> {
         }
     }
 
+    /// An item's, a field's or a variant's name at `i`: an identifier (a contextual keyword like
+    /// `union` included), not raw.
+    fn name(&self, i: usize) -> Option<Range<usize>> {
+        match self.tokens.get(i)? {
+            Token::Ident(r) => {
+                let word = &self.source[r.clone()];
+                // Primitive types' names are the lexer's keywords, and names to the grammar.
+                let primitive = matches!(
+                    word,
+                    b"bool"
+                        | b"char"
+                        | b"str"
+                        | b"i8"
+                        | b"i16"
+                        | b"i32"
+                        | b"i64"
+                        | b"i128"
+                        | b"isize"
+                        | b"u8"
+                        | b"u16"
+                        | b"u32"
+                        | b"u64"
+                        | b"u128"
+                        | b"usize"
+                        | b"f32"
+                        | b"f64"
+                );
+                let keyword = word == b"Self"
+                    || (is_keyword(crate::lexer::Dialect::Rust, word) && !primitive);
+                (!keyword && !self.raw(r)).then(|| r.clone())
+            }
+            _ => None,
+        }
+    }
+
     /// From the opening delimiter at token `open`: the index of its closer (delimiters of every
     /// kind nested).
     fn close_of(&self, open: usize) -> Option<usize> {
@@ -209,9 +260,16 @@ impl<'s> Walk<'s> {
     fn level(&mut self, parent: Option<usize>, open: Option<usize>) -> Option<usize> {
         let mut level = Level::new(open.map_or(0, |i| self.end(i)));
         loop {
+            // Between siblings only whitespace and comments: a literal or number there, or one
+            // left open to the file's end, is a syntax error the tree would count.
+            let previous = self.at.checked_sub(1).map_or(0, |i| self.end(i));
             let Some(token) = self.tokens.get(self.at) else {
-                return open.is_none().then_some(self.at);
+                let closed = self.clean_gap(previous, self.source.len()) && self.closed();
+                return (open.is_none() && closed).then_some(self.at);
             };
+            if !self.clean_gap(previous, start_of(token)) {
+                return None;
+            }
             match token {
                 Token::Punct(b'}', _) if open.is_some() => {
                     self.at += 1;
@@ -227,6 +285,53 @@ impl<'s> Walk<'s> {
                 },
             }
         }
+    }
+
+    /// Whether only whitespace and comments are between offsets `from` and `to`.
+    fn clean_gap(&self, from: usize, to: usize) -> bool {
+        let mut at = from;
+        let first = self.comments.partition_point(|c| c.start < from);
+        for comment in self.comments[first..].iter().take_while(|c| c.start < to) {
+            if !self.source[at..comment.start]
+                .iter()
+                .all(u8::is_ascii_whitespace)
+            {
+                return false;
+            }
+            at = comment.end;
+        }
+        at >= to || self.source[at..to].iter().all(u8::is_ascii_whitespace)
+    }
+
+    /// Whether the file's last comment, when a block comment, is closed (the lexer runs an open
+    /// one to the file's end).
+    fn closed(&self) -> bool {
+        let Some(last) = self.comments.last() else {
+            return true;
+        };
+        let text = &self.source[last.clone()];
+        if !text.starts_with(b"/*") {
+            return true;
+        }
+        let mut depth = 0usize;
+        let mut i = 0;
+        while i + 1 < text.len() {
+            match &text[i..i + 2] {
+                b"/*" => {
+                    depth += 1;
+                    i += 2;
+                }
+                b"*/" => {
+                    depth -= 1;
+                    i += 2;
+                    if depth == 0 {
+                        return i == text.len();
+                    }
+                }
+                _ => i += 1,
+            }
+        }
+        false
     }
 
     /// `#[…]` or `#![…]`: its range, the cursor after it. A macro call inside that defines a name

@@ -55,7 +55,7 @@ impl Walk<'_> {
         parent: Option<usize>,
         level: &Level,
     ) -> Option<Sibling> {
-        let name = self.plain(head.at + 1)?;
+        let name = self.name(head.at + 1)?;
         let (end, body) = self.header(head.at + 2, false)?;
         let start = self.start(head.first);
         let (close, signature) = match body {
@@ -80,6 +80,58 @@ impl Walk<'_> {
         Some(Sibling::Passed(bytes.end))
     }
 
+    /// Whether tokens `from..to` of a header, a type or a value hold a form tree-sitter-rust
+    /// (0.24) does not parse: empty generics or bounds (`S<>`, `T:>`), a negative const argument
+    /// (`S<-1>`), a dangling `dyn` or `impl` or one with a lifetime first, `const`, `async` or
+    /// `[const]` bounds, `::(`.
+    fn unusual(&self, from: usize, to: usize) -> bool {
+        let mut i = from;
+        while i < to {
+            if self.punct(i) == Some(b'!') && self.calls(i) {
+                // A macro call's tokens are the macro's (`T![const]`).
+                match self.close_of(i + 1) {
+                    Some(close) => i = close + 1,
+                    None => return true,
+                }
+                continue;
+            }
+            if self.unusual_at(i) {
+                return true;
+            }
+            i += 1;
+        }
+        false
+    }
+
+    /// `unusual` at token `i` and the one after it.
+    fn unusual_at(&self, i: usize) -> bool {
+        // Punctuation right after (a literal between, as in `a: 1,`, is no such pair).
+        let next_punct = |set: &[u8]| {
+            matches!(self.tokens.get(i + 1), Some(Token::Punct(b, _)) if set.contains(b))
+                && self.spaced(i)
+        };
+        let next_word = |set: &[&[u8]]| self.word(i + 1).is_some_and(|w| set.contains(&w));
+        match &self.tokens[i] {
+            Token::Punct(b'<', _) => next_punct(b">-"),
+            Token::Punct(b':', _) => {
+                next_punct(b">,;{=)")
+                    || next_word(&[b"const", b"async"])
+                    || (next_punct(b":") && self.punct(i + 2) == Some(b'('))
+            }
+            Token::Punct(b'+', _) => next_word(&[b"const", b"async"]),
+            Token::Punct(b'[', _) => next_word(&[b"const"]),
+            Token::Ident(r) => match &self.source[r.clone()] {
+                b"dyn" | b"impl" => {
+                    matches!(self.tokens.get(i + 1), Some(Token::Lifetime(_)))
+                        || next_punct(b")>,;={(")
+                        || next_word(&[b"const", b"async"])
+                }
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+
     /// Whether the `!` at token `i` calls a macro: after a word, before a group.
     fn calls(&self, i: usize) -> bool {
         self.word(i.wrapping_sub(1)).is_some()
@@ -100,7 +152,8 @@ impl Walk<'_> {
                     }
                 }
                 Token::Punct(b'(', _) if tuple && angle == 0 && !after_where => {
-                    return Some((i, b'('))
+                    let close = self.close_of(i)?;
+                    return (!self.unusual(from, close)).then_some((i, b'('));
                 }
                 Token::Punct(b'(' | b'[', _) => {
                     let close = self.close_of(i)?;
@@ -109,7 +162,9 @@ impl Walk<'_> {
                     }
                     i = close;
                 }
-                Token::Punct(b @ (b'{' | b';'), _) if angle == 0 => return Some((i, *b)),
+                Token::Punct(b @ (b'{' | b';'), _) if angle == 0 => {
+                    return (!self.unusual(from, i)).then_some((i, *b));
+                }
                 Token::Punct(b'{' | b';', _) => return None,
                 // A macro call in a header: not read (a function's names are its own anyway).
                 Token::Punct(b'!', _) if self.calls(i) => return None,
@@ -131,7 +186,7 @@ impl Walk<'_> {
         parent: Option<usize>,
         level: &Level,
     ) -> Option<Sibling> {
-        let name = self.plain(head.at + 1)?;
+        let name = self.name(head.at + 1)?;
         let (open, form) = self.header(head.at + 2, kind == Kind::Struct)?;
         let start = self.start(head.first);
         let (end, signature) = match form {
@@ -196,11 +251,14 @@ impl Walk<'_> {
                 i = self.close_of(i)? + 1;
             }
         }
-        let name = self.plain(i)?;
+        let name = self.name(i)?;
         if self.punct(i + 1) != Some(b':') {
             return None;
         }
         let last = self.type_end(i + 2)?;
+        if self.unusual(i, last + 1) {
+            return None;
+        }
         let start = self.start(first);
         let bytes = start..self.end(last);
         let found = Found {
@@ -246,7 +304,7 @@ impl Walk<'_> {
         parent: Option<usize>,
         level: &Level,
     ) -> Option<Sibling> {
-        let name = self.plain(head.at + 1)?;
+        let name = self.name(head.at + 1)?;
         let (open, b'{') = self.header(head.at + 2, false)? else {
             return None;
         };
@@ -277,7 +335,7 @@ impl Walk<'_> {
         if self.at >= close {
             return Some(());
         }
-        self.plain(self.at)?;
+        self.name(self.at)?;
         self.at += 1;
         match self.punct(self.at) {
             Some(b'{') => {
@@ -289,6 +347,9 @@ impl Walk<'_> {
             }
             Some(b'(') => {
                 let end = self.close_of(self.at)?;
+                if self.unusual(self.at, end) {
+                    return None;
+                }
                 self.macros_in(self.at + 1, end, Some(parent))?;
                 self.at = end + 1;
             }
@@ -321,7 +382,7 @@ impl Walk<'_> {
         parent: Option<usize>,
         level: &Level,
     ) -> Option<Sibling> {
-        let name = self.plain(head.at + 1)?;
+        let name = self.name(head.at + 1)?;
         let (open, form) = self.header(head.at + 2, false)?;
         let start = self.start(head.first);
         if form == b';' {
@@ -385,6 +446,9 @@ impl Walk<'_> {
         let (open, b'{') = self.header(from, false)? else {
             return None;
         };
+        if self.unusual(head.at, open) {
+            return None;
+        }
         // The type: after the trait's `for`, up to a `where`, both outside brackets.
         let (mut first, mut last, mut angle) = (from, open - 1, 0usize);
         let mut i = from;
@@ -454,8 +518,18 @@ impl Walk<'_> {
         let unnamed = kind == Kind::Const && self.word(at) == Some(b"_");
         let name = match unnamed {
             true => self.start(at)..self.end(at),
-            false => self.plain(at)?,
+            false => self.name(at)?,
         };
+        let follows = match kind {
+            Kind::Type => {
+                matches!(self.punct(at + 1), Some(b'<' | b'=' | b':' | b';'))
+                    || self.word(at + 1) == Some(b"where")
+            }
+            _ => self.punct(at + 1) == Some(b':'),
+        };
+        if !follows {
+            return None;
+        }
         let mut end = at + 1;
         while self.punct(end) != Some(b';') {
             match self.tokens.get(end)? {
@@ -464,6 +538,9 @@ impl Walk<'_> {
                 _ => {}
             }
             end += 1;
+        }
+        if self.unusual(at, end) {
+            return None;
         }
         let start = self.start(head.first);
         let bytes = start..self.end(end);
@@ -480,20 +557,72 @@ impl Walk<'_> {
                 Some(self.push(found, level))
             }
         };
-        self.value(at + 1, end, index)?;
+        match self.block_value(at + 1, end) {
+            // `const _: () = { impl … };`: a block of items.
+            Some(open) => {
+                self.value(at + 1, open, index)?;
+                self.at = open + 1;
+                if self.level(index, Some(open))? != end - 1 {
+                    return None;
+                }
+            }
+            None => self.value(at + 1, end, index)?,
+        }
         self.at = end + 1;
         Some(Sibling::Passed(bytes.end))
     }
 
+    /// When a declaration's value (between tokens `from` and its `;` at `end`) is a block whose
+    /// statements open with an item keyword: the block's `{`.
+    fn block_value(&self, from: usize, end: usize) -> Option<usize> {
+        let open = end.checked_sub(1).and_then(|close| {
+            (from..close)
+                .rev()
+                .find(|&i| self.punct(i) == Some(b'{') && self.close_of(i) == Some(close))
+        })?;
+        let is_value = self.punct(open - 1) == Some(b'=') && self.punct(open - 2) != Some(b'=');
+        let first = self.word(open + 1).is_some_and(|w| {
+            matches!(
+                w,
+                b"impl"
+                    | b"fn"
+                    | b"struct"
+                    | b"enum"
+                    | b"trait"
+                    | b"use"
+                    | b"type"
+                    | b"const"
+                    | b"static"
+                    | b"mod"
+                    | b"pub"
+                    | b"unsafe"
+            )
+        });
+        let attribute = self.punct(open + 1) == Some(b'#');
+        (is_value && (first || attribute)).then_some(open)
+    }
+
     /// Tokens `from..to` of a type or value: no item may open there; macro calls are read.
     fn value(&mut self, from: usize, to: usize, parent: Option<usize>) -> Option<()> {
-        for i in from..to {
-            let Some(word) = self.word(i) else { continue };
+        let mut i = from;
+        while i < to {
+            let at = i;
+            i += 1;
+            // An attribute inside an expression (`(1, #[cfg(x)] 2)`).
+            if self.punct(at) == Some(b'#') {
+                return None;
+            }
+            let Some(word) = self.word(at) else { continue };
+            if self.punct(at + 1) == Some(b'!') && self.calls(at + 1) {
+                // A macro call's tokens are no items (`T![type]`); `macros_in` reads them.
+                i = self.close_of(at + 2)? + 1;
+                continue;
+            }
             let opens = match word {
-                b"fn" => self.word(i + 1).is_some(),
-                b"const" => self.punct(i.wrapping_sub(1)) != Some(b'*'),
-                b"union" => self.word(i + 1).is_some(),
-                _ => opens_item(word) && word != b"union",
+                b"fn" => self.word(at + 1).is_some(),
+                b"const" => self.punct(at.wrapping_sub(1)) != Some(b'*'),
+                b"union" => self.word(at + 1).is_some(),
+                _ => opens_item(word),
             };
             if opens {
                 return None;
@@ -553,10 +682,19 @@ impl Walk<'_> {
         if !matches!(bang, Token::Punct(b'!', at) if *at == self.end(first)) {
             return None;
         }
-        let name = self.plain(first + 2)?;
+        let name = self.name(first + 2)?;
         let open = first + 3;
         let delimiter = self.punct(open)?;
         let mut end = self.close_of(open)?;
+        // A lone `$` in a rule (`$ )`) is an error to the grammar.
+        let lone = (open..end).any(|i| {
+            self.punct(i) == Some(b'$')
+                && !(self.start(i + 1) == self.end(i)
+                    && (self.word(i + 1).is_some() || self.punct(i + 1) == Some(b'(')))
+        });
+        if lone {
+            return None;
+        }
         if delimiter != b'{' {
             if self.punct(end + 1) != Some(b';') {
                 return None;
@@ -580,7 +718,10 @@ impl Walk<'_> {
     /// An item-level macro call, `path::name! ( … );` or `{ … }`: the names it defines.
     pub(super) fn macro_call(&mut self, parent: Option<usize>) -> Option<Sibling> {
         let mut i = self.at;
-        self.plain(i)?;
+        let first = self.word(i)?;
+        if !matches!(first, b"crate" | b"self" | b"super") {
+            self.plain(i)?;
+        }
         while self.punct(i + 1) == Some(b':') && self.punct(i + 2) == Some(b':') {
             i += 3;
             self.plain(i)?;
@@ -633,7 +774,6 @@ impl Walk<'_> {
     /// level of brackets inside it. `None` where the grammar's reading is in doubt.
     fn defines(&mut self, open: usize, close: usize, parent: Option<usize>) -> Option<()> {
         let braced = self.punct(open) == Some(b'{');
-        let before = self.items.len();
         let mut depth = 0usize;
         for i in open..=close {
             match &self.tokens[i] {
@@ -657,18 +797,7 @@ impl Walk<'_> {
                 _ => {}
             }
         }
-        // A comment between tokens changes what the grammar's siblings are.
-        let inside = self
-            .comments
-            .partition_point(|c| c.start < self.start(open));
-        let commented = self
-            .comments
-            .get(inside)
-            .is_some_and(|c| c.end <= self.end(close));
-        match commented && self.items.len() > before {
-            true => None,
-            false => Some(()),
-        }
+        Some(())
     }
 
     /// Whether the identifier at `i` is an entry of a braced list: after the `{` or a `,`, before

@@ -113,3 +113,42 @@ fn rare_forms_are_not_answered() {
         assert!(token_outline(source.as_bytes()).is_none(), "{source}");
     }
 }
+
+#[test]
+#[ignore]
+fn scratch_error_line() {
+    let language = languages::by_name("rust").unwrap();
+    for path in std::env::var("SCRATCH").unwrap().split(',') {
+        let source = std::fs::read(path).unwrap();
+        let line = crate::first_error_line(language, &source);
+        let text = line.map(|l| {
+            String::from_utf8_lossy(&source)
+                .lines()
+                .nth(l - 1)
+                .unwrap_or("")
+                .to_owned()
+        });
+        eprintln!("{path}: {line:?} {text:?}");
+    }
+}
+
+#[test]
+#[ignore]
+fn scratch_unanswered() {
+    let root = std::env::var("SCRATCH_ROOT").unwrap();
+    for entry in ignore::Walk::new(root).flatten() {
+        let path = entry.path();
+        if path.extension().is_none_or(|e| e != "rs") {
+            continue;
+        }
+        let source = std::fs::read(path).unwrap();
+        if token_outline(&source).is_none() {
+            let (tokens, comments) = lex_with_comments(Dialect::Rust, &source);
+            let at = super::stopped_at(&source, &tokens, &comments);
+            let line = source[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+            let text = String::from_utf8_lossy(&source[at..(at + 60).min(source.len())]);
+            let text = text.lines().next().unwrap_or("").to_owned();
+            eprintln!("UNANSWERED {}:{line} {text:?}", path.display());
+        }
+    }
+}
