@@ -183,7 +183,7 @@ fn read_for_tags(
     let (tokens, comments) = lexer::lex_with_comments(dialect, source);
     // A file whose outline its tokens give (`token_outline`) is not parsed at all.
     let outline = (from_tokens && masked.is_none())
-        .then(|| token_outline::outline(dialect, source, &tokens, &comments))
+        .then(|| token_outline::tags(dialect, source, &tokens, &comments))
         .flatten();
     if outline.is_some() {
         return Some(ForTags {
@@ -207,8 +207,9 @@ fn read_for_tags(
 /// `parse_for_tags`' answer.
 struct ForTags {
     skeleton: Option<skeleton::Skeleton>,
-    /// The outline read from the tokens alone (`token_outline`): then there is no skeleton.
-    outline: Option<Outline>,
+    /// The outline and references read from the tokens alone (`token_outline`): then there is
+    /// no skeleton.
+    outline: Option<(Outline, Vec<(String, u32)>)>,
     /// The masked source's tokens: at the same offsets as the source's (masking keeps lengths).
     tokens: Vec<lexer::Token>,
 }

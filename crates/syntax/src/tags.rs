@@ -3,7 +3,7 @@
 
 use super::items::{self, Outline};
 use super::languages::Language;
-use super::lexer::{is_keyword, Dialect, Token};
+use super::lexer::{Dialect, Token};
 use super::queries::KindSet;
 use super::skeleton::{count_names, Skeleton};
 use super::{parse, queries};
@@ -27,8 +27,12 @@ pub fn tag_lexed(language: &Language, source: &[u8]) -> Option<(Tags, Option<Vec
         let tree = parse(language, source, None)?;
         return Some((tag_tree(language, queries, &tree, None, &[], source), None));
     };
-    if let (Some(outline), Some(dialect)) = (lexed.outline, Dialect::of(language)) {
-        let tags = tag_tokens(dialect, outline, &lexed.tokens, source);
+    // A file whose outline its tokens give (`token_outline`): no parse at all.
+    if let Some((outline, references)) = lexed.outline {
+        let tags = Tags {
+            outline,
+            references,
+        };
         return Some((tags, Some(lexed.tokens)));
     }
     // Most files: their skeleton, and their bodies' names from the lexer (see `skeleton`).
@@ -50,34 +54,6 @@ pub fn tag_lexed(language: &Language, source: &[u8]) -> Option<(Tags, Option<Vec
         }
     };
     Some((tags, Some(lexed.tokens)))
-}
-
-/// The tags of a file whose outline its tokens gave (`token_outline`): every name among its
-/// tokens is a reference, as a skeleton's bodies' names are (`count_names`), but the definitions'
-/// own names.
-fn tag_tokens(dialect: Dialect, outline: Outline, tokens: &[Token], source: &[u8]) -> Tags {
-    let definitions: HashSet<usize> = outline.items.iter().map(|i| i.name_bytes.start).collect();
-    let mut counts: HashMap<&[u8], u32> = HashMap::default();
-    for token in tokens {
-        let name = match token {
-            Token::Ident(r) if !definitions.contains(&r.start) => &source[r.clone()],
-            // `'a` and `'outer:`: tree-sitter's lifetimes and labels hold an identifier.
-            Token::Lifetime(r) => &source[r.clone()],
-            _ => continue,
-        };
-        if matches!(token, Token::Lifetime(_)) || !is_keyword(dialect, name) {
-            *counts.entry(name).or_default() += 1;
-        }
-    }
-    let mut references: Vec<(String, u32)> = counts
-        .into_iter()
-        .filter_map(|(name, n)| Some((std::str::from_utf8(name).ok()?.to_owned(), n)))
-        .collect();
-    references.sort();
-    Tags {
-        outline,
-        references,
-    }
 }
 
 /// The tags of a parse: `tree`, or `skeleton`'s tree whose bodies were left out and whose bodies'

@@ -9,7 +9,8 @@ use super::lexer::{Dialect, Token};
 use std::ops::Range;
 
 /// The outline of `source` from its tokens and comments (`lexer::lex_with_comments`), when the
-/// dialect's finder is sure of it.
+/// dialect's finder is sure of it. (The map's tagger takes `tags`, with the references.)
+#[cfg(test)]
 pub fn outline(
     dialect: Dialect,
     source: &[u8],
@@ -18,6 +19,20 @@ pub fn outline(
 ) -> Option<Outline> {
     match dialect {
         Dialect::Rust => rust::outline(source, tokens, comments),
+        Dialect::Go => None,
+    }
+}
+
+/// `outline`, and the file's references (names and use counts, sorted) as the skeleton's tagger
+/// would count them.
+pub fn tags(
+    dialect: Dialect,
+    source: &[u8],
+    tokens: &[Token],
+    comments: &[Range<usize>],
+) -> Option<(Outline, Vec<(String, u32)>)> {
+    match dialect {
+        Dialect::Rust => rust::tags(source, tokens, comments),
         Dialect::Go => None,
     }
 }

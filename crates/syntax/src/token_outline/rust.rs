@@ -20,11 +20,33 @@ static MARKERS: LazyLock<Option<DocMarkers>> =
 
 /// The outline of a Rust file from its tokens and comments (`lexer::lex_with_comments`), or
 /// `None` when it holds anything the walk is not sure of.
+#[cfg(test)]
 pub(super) fn outline(
     source: &[u8],
     tokens: &[Token],
     comments: &[Range<usize>],
 ) -> Option<Outline> {
+    walk(source, tokens, comments).map(|(outline, _)| outline)
+}
+
+/// The outline and its references (every name the skeleton's tree and lexer would count, the
+/// definitions' own names but), when the walk is sure of the file.
+pub(super) fn tags(
+    source: &[u8],
+    tokens: &[Token],
+    comments: &[Range<usize>],
+) -> Option<(Outline, Vec<(String, u32)>)> {
+    let (outline, modes) = walk(source, tokens, comments)?;
+    let references = names::count(source, tokens, &modes, &outline);
+    Some((outline, references))
+}
+
+/// The walk over a file's items: its outline, and how the tree reads each token.
+fn walk(
+    source: &[u8],
+    tokens: &[Token],
+    comments: &[Range<usize>],
+) -> Option<(Outline, Vec<Mode>)> {
     // A shebang line, or a form the parse masks (`rust_mask`): parsed as before.
     if source.starts_with(b"#!") && !source.starts_with(b"#![") {
         return None;
@@ -37,12 +59,14 @@ pub(super) fn outline(
         newlines,
         at: 0,
         items: Vec::new(),
+        modes: vec![Mode::Syntax; tokens.len()],
     };
     walk.level(None, None)?;
-    Some(Outline {
+    let outline = Outline {
         items: walk.items,
         parse_errors: 0,
-    })
+    };
+    Some((outline, walk.modes))
 }
 
 /// Where the walk stopped when it gave no outline: the offset of the sibling it could not read.
@@ -56,6 +80,7 @@ pub(super) fn stopped_at(source: &[u8], tokens: &[Token], comments: &[Range<usiz
         newlines,
         at: 0,
         items: Vec::new(),
+        modes: Vec::new(),
     };
     walk.level(None, None);
     walk.start(walk.at)
@@ -135,6 +160,23 @@ struct Walk<'s> {
     newlines: Vec<usize>,
     at: usize,
     items: Vec<Item>,
+    /// How the tree reads each token (`Mode`), for the references (`names::count`).
+    modes: Vec<Mode>,
+}
+
+/// Where a token sits, for what the tree makes of it: plain syntax, a function body (which the
+/// skeleton's lexer counts), a token tree (a macro call's or an attribute's arguments), a
+/// `macro_rules!` body (a token tree with metavariables).
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub(super) enum Mode {
+    Syntax,
+    Body,
+    Tree,
+    Rules,
+    /// A shorthand field in a parameter's pattern (`S { a, ref b }: S`): no reference.
+    Shorthand,
+    /// An `extern crate` declaration, whose `self` and `_` are identifiers.
+    Crate,
 }
 
 fn end_of(token: &Token) -> usize {
@@ -230,16 +272,23 @@ impl<'s> Walk<'s> {
         }
     }
 
-    /// From the opening delimiter at token `open`: the index of its closer (delimiters of every
-    /// kind nested).
+    /// From the opening delimiter at token `open`: the index of its closer, every kind of
+    /// delimiter nested inside matched (`None` where one closes another's opener).
     fn close_of(&self, open: usize) -> Option<usize> {
-        let mut depth = 0usize;
+        let mut open_ones: Vec<u8> = Vec::new();
         for (i, token) in self.tokens[open..].iter().enumerate() {
             match token {
-                Token::Punct(b'(' | b'[' | b'{', _) => depth += 1,
-                Token::Punct(b')' | b']' | b'}', _) => {
-                    depth -= 1;
-                    if depth == 0 {
+                Token::Punct(b @ (b'(' | b'[' | b'{'), _) => open_ones.push(*b),
+                Token::Punct(b @ (b')' | b']' | b'}'), _) => {
+                    let opener = match b {
+                        b')' => b'(',
+                        b']' => b'[',
+                        _ => b'{',
+                    };
+                    if open_ones.pop() != Some(opener) {
+                        return None;
+                    }
+                    if open_ones.is_empty() {
                         return Some(open + i);
                     }
                 }
@@ -248,6 +297,13 @@ impl<'s> Walk<'s> {
             }
         }
         None
+    }
+
+    /// Marks tokens `range` as read in `mode`.
+    fn mark(&mut self, range: Range<usize>, mode: Mode) {
+        if let Some(modes) = self.modes.get_mut(range) {
+            modes.fill(mode);
+        }
     }
 
     /// `r#name`: lexed as `r`, `#`, `name`; the grammar reads one identifier.
@@ -280,7 +336,12 @@ impl<'s> Walk<'s> {
                     level.attrs.push(attribute);
                 }
                 _ => match self.item(parent, &level)? {
-                    Sibling::Hidden(range) => level.hidden.push(range),
+                    Sibling::Hidden(range) => {
+                        // The skeleton leaves it out and its lexer counts its names.
+                        let first = self.tokens.partition_point(|t| t.start() < range.start);
+                        self.mark(first..self.at, Mode::Body);
+                        level.hidden.push(range)
+                    }
                     Sibling::Passed(end) => level.passed(end),
                 },
             }
@@ -346,6 +407,14 @@ impl<'s> Walk<'s> {
             return None;
         }
         let close = self.close_of(open)?;
+        // `#[path(…)]`: the arguments are a token tree.
+        let mut path = open + 1;
+        while self.word(path).is_some() || self.punct(path) == Some(b':') {
+            path += 1;
+        }
+        if path < close && matches!(self.punct(path), Some(b'(' | b'[' | b'{')) {
+            self.mark(path..self.close_of(path)? + 1, Mode::Tree);
+        }
         let before = self.items.len();
         self.macros_in(open + 1, close, None)?;
         if self.items.len() != before {
@@ -391,7 +460,11 @@ impl<'s> Walk<'s> {
                 self.container(head, Kind::Trait, parent, level)
             }
             b"use" => self.use_declaration(item),
-            b"extern" if next == Some(b"crate") => self.to_semicolon(i),
+            b"extern" if next == Some(b"crate") => {
+                let sibling = self.through_semicolon(i)?;
+                self.mark(i..self.at, Mode::Crate);
+                Some(sibling)
+            }
             b"extern" if self.punct(i + 1) == Some(b'{') && i == first => {
                 self.foreign(i + 1, parent)
             }
@@ -550,6 +623,7 @@ struct Found {
 }
 
 mod forms;
+mod names;
 
 #[cfg(test)]
 mod tests;

@@ -1,7 +1,7 @@
 //! The item forms of Rust's token outline (`super`): each reads one form from the cursor, pushes
 //! its items and returns what it leaves for the next sibling's leading matter.
 
-use super::{Found, Head, Level, Sibling, Walk};
+use super::{Found, Head, Level, Mode, Sibling, Walk};
 use crate::lexer::Token;
 use crate::Kind;
 use std::ops::Range;
@@ -57,10 +57,12 @@ impl Walk<'_> {
     ) -> Option<Sibling> {
         let name = self.name(head.at + 1)?;
         let (end, body) = self.header(head.at + 2, false)?;
+        self.mark_shorthands(head.at + 2, end);
         let start = self.start(head.first);
         let (close, signature) = match body {
             b'{' => {
                 let close = self.close_of(end)?;
+                self.mark(end + 1..close, Mode::Body);
                 (close, self.before_body(start, end))
             }
             b';' => (end, self.first_line(&(start..self.end(end)))),
@@ -78,6 +80,33 @@ impl Walk<'_> {
         };
         self.push(found, level);
         Some(Sibling::Passed(bytes.end))
+    }
+
+    /// Marks the shorthand fields of the struct patterns among a function's parameters (tokens
+    /// `from..to`): `S { a, ref mut b, .. }` binds `a` and `b`, which the grammar names no
+    /// reference.
+    fn mark_shorthands(&mut self, from: usize, to: usize) {
+        let mut groups: Vec<u8> = Vec::new();
+        for i in from..to {
+            match &self.tokens[i] {
+                Token::Punct(b @ (b'(' | b'[' | b'{'), _) => groups.push(*b),
+                Token::Punct(b')' | b']' | b'}', _) => {
+                    groups.pop();
+                }
+                Token::Ident(_) if groups.last() == Some(&b'{') => {
+                    let mut before = i - 1;
+                    while matches!(self.word(before), Some(b"ref" | b"mut")) {
+                        before -= 1;
+                    }
+                    let opens = matches!(self.punct(before), Some(b'{' | b','));
+                    let closes = matches!(self.punct(i + 1), Some(b',' | b'}'));
+                    if opens && closes && self.modes.len() > i {
+                        self.modes[i] = Mode::Shorthand;
+                    }
+                }
+                _ => {}
+            }
+        }
     }
 
     /// Whether tokens `from..to` of a header, a type or a value hold a form tree-sitter-rust
@@ -112,6 +141,8 @@ impl Walk<'_> {
         };
         let next_word = |set: &[&[u8]]| self.word(i + 1).is_some_and(|w| set.contains(&w));
         match &self.tokens[i] {
+            // No Rust outside a macro.
+            Token::Punct(b'~' | b'$' | b'\\', _) => true,
             Token::Punct(b'<', _) => next_punct(b">-"),
             Token::Punct(b':', _) => {
                 next_punct(b">,;{=)")
@@ -256,7 +287,7 @@ impl Walk<'_> {
             return None;
         }
         let last = self.type_end(i + 2)?;
-        if self.unusual(i, last + 1) {
+        if self.unusual(i, last + 1) || self.run_on(i + 2, last + 1) {
             return None;
         }
         let start = self.start(first);
@@ -274,6 +305,34 @@ impl Walk<'_> {
         Some(bytes.end)
     }
 
+    /// Whether a field's type (tokens `from..to`) runs on into another field (`a: u32 b: u32`, a
+    /// missing comma): two words in a row that no type has, or a `:` that is no `::`.
+    fn run_on(&self, from: usize, to: usize) -> bool {
+        let colon = |i: usize| self.punct(i) == Some(b':');
+        (from..to).any(|i| {
+            let joined = |j: usize| self.end(j) == self.start(j + 1);
+            let lone_colon = colon(i)
+                && !(colon(i + 1) && joined(i))
+                && !(i > 0 && colon(i - 1) && joined(i - 1));
+            let two_words = self.word(i).is_some_and(|w| {
+                !matches!(
+                    w,
+                    b"dyn"
+                        | b"impl"
+                        | b"mut"
+                        | b"const"
+                        | b"unsafe"
+                        | b"extern"
+                        | b"as"
+                        | b"async"
+                        | b"for"
+                )
+            }) && self.word(i + 1).is_some()
+                && i + 1 < to;
+            lone_colon || two_words
+        })
+    }
+
     /// From a type's first token: its last one, before a `,` or a `}` outside brackets.
     fn type_end(&self, from: usize) -> Option<usize> {
         let mut angle = 0usize;
@@ -284,10 +343,8 @@ impl Walk<'_> {
                     return (i > from).then_some(i - 1);
                 }
                 Token::Punct(b'<', _) => angle += 1,
-                Token::Punct(b'>', at) => {
-                    if !(*at > 0 && self.source[at - 1] == b'-') {
-                        angle = angle.checked_sub(1)?;
-                    }
+                Token::Punct(b'>', at) if !(*at > 0 && self.source[at - 1] == b'-') => {
+                    angle = angle.checked_sub(1)?;
                 }
                 Token::Punct(b'(' | b'[' | b'{', _) => i = self.close_of(i)?,
                 Token::Punct(b';' | b'=', _) if angle == 0 => return None,
@@ -446,7 +503,8 @@ impl Walk<'_> {
         let (open, b'{') = self.header(from, false)? else {
             return None;
         };
-        if self.unusual(head.at, open) {
+        let impl_again = (from..open).any(|i| self.word(i) == Some(b"impl"));
+        if impl_again || self.unusual(head.at, open) {
             return None;
         }
         // The type: after the trait's `for`, up to a `where`, both outside brackets.
@@ -656,7 +714,7 @@ impl Walk<'_> {
     }
 
     /// Through the `;` after token `i` (`extern crate`).
-    pub(super) fn to_semicolon(&mut self, mut i: usize) -> Option<Sibling> {
+    pub(super) fn through_semicolon(&mut self, mut i: usize) -> Option<Sibling> {
         while self.punct(i) != Some(b';') {
             if matches!(self.punct(i), Some(b'{' | b'}')) {
                 return None;
@@ -686,6 +744,7 @@ impl Walk<'_> {
         let open = first + 3;
         let delimiter = self.punct(open)?;
         let mut end = self.close_of(open)?;
+        self.mark(open..end + 1, Mode::Rules);
         // A lone `$` in a rule (`$ )`) is an error to the grammar.
         let lone = (open..end).any(|i| {
             self.punct(i) == Some(b'$')
@@ -773,6 +832,7 @@ impl Walk<'_> {
     /// entry of a braced comma list, or the name after a declaring keyword in the group or one
     /// level of brackets inside it. `None` where the grammar's reading is in doubt.
     fn defines(&mut self, open: usize, close: usize, parent: Option<usize>) -> Option<()> {
+        self.mark(open..close + 1, Mode::Tree);
         let braced = self.punct(open) == Some(b'{');
         let mut depth = 0usize;
         for i in open..=close {

@@ -1,0 +1,172 @@
+//! The references of a file the token walk outlined (`super::tags`): the names the map's tagger
+//! would have counted, the skeleton's tree outside function bodies (`identifier`,
+//! `type_identifier`, `field_identifier` nodes: `queries/rust/tags.scm`) and its lexer inside
+//! them (`skeleton::count_names`), the definitions' own names but.
+
+use super::Mode;
+use crate::items::Outline;
+use crate::lexer::{is_keyword, Dialect, Token};
+use foldhash::{HashMap, HashSet};
+
+/// The names and their use counts, sorted by name.
+pub(super) fn count(
+    source: &[u8],
+    tokens: &[Token],
+    modes: &[Mode],
+    outline: &Outline,
+) -> Vec<(String, u32)> {
+    let definitions: HashSet<usize> = outline.items.iter().map(|i| i.name_bytes.start).collect();
+    let mut counts: HashMap<&[u8], u32> = HashMap::default();
+    for (i, token) in tokens.iter().enumerate() {
+        let (Token::Ident(r) | Token::Lifetime(r)) = token else {
+            continue;
+        };
+        if definitions.contains(&r.start) {
+            continue;
+        }
+        let word = &source[r.clone()];
+        let lifetime = matches!(token, Token::Lifetime(_));
+        let counted = match modes[i] {
+            // A lifetime or label holds an identifier, whatever its name (`'static` too).
+            Mode::Body => lifetime || !is_keyword(Dialect::Rust, word),
+            // `macro_rules!` is one keyword token to the grammar.
+            Mode::Syntax => {
+                lifetime
+                    || (!is_keyword(Dialect::Rust, word) && !macro_rules(source, tokens, i))
+                    || primitive_path(word, tokens, i)
+                    || unnamed_const(word, source, tokens, i)
+                    || primitive_binding(word, tokens, i)
+            }
+            // `extern crate self as _;`: both are identifiers there.
+            Mode::Crate => !matches!(word, b"extern" | b"crate" | b"as"),
+            Mode::Tree => in_tree(word),
+            Mode::Rules => in_tree(word) && !metavariable(source, tokens, i),
+            Mode::Shorthand => false,
+        };
+        if counted {
+            *counts.entry(word).or_default() += 1;
+        }
+    }
+    let mut references: Vec<(String, u32)> = counts
+        .into_iter()
+        .filter_map(|(name, n)| Some((std::str::from_utf8(name).ok()?.to_owned(), n)))
+        .collect();
+    references.sort();
+    references
+}
+
+/// Whether a word is an `identifier` in a token tree, where tree-sitter-rust reads most keywords
+/// as their own tokens but some as identifiers (`dyn`, `ref`, `move`, …), and `union`, `default`
+/// and `gen` as keywords.
+fn in_tree(word: &[u8]) -> bool {
+    let identifier_there = matches!(
+        word,
+        b"dyn" | b"else" | b"extern" | b"in" | b"move" | b"ref"
+    );
+    let keyword_there = matches!(word, b"union" | b"default" | b"gen");
+    (identifier_there || !is_keyword(Dialect::Rust, word)) && !keyword_there
+}
+
+/// A primitive type's name as a path's segment (`u32::MAX`, `std::str::from_utf8`): an
+/// identifier to the grammar.
+fn primitive_path(word: &[u8], tokens: &[Token], i: usize) -> bool {
+    let primitive = matches!(
+        word,
+        b"bool"
+            | b"char"
+            | b"str"
+            | b"i8"
+            | b"i16"
+            | b"i32"
+            | b"i64"
+            | b"i128"
+            | b"isize"
+            | b"u8"
+            | b"u16"
+            | b"u32"
+            | b"u64"
+            | b"u128"
+            | b"usize"
+            | b"f32"
+            | b"f64"
+    );
+    let colon = |j: usize| matches!(tokens.get(j), Some(Token::Punct(b':', _)));
+    primitive && colon(i + 1) && colon(i + 2)
+}
+
+/// A primitive type's name bound by a parameter (`fn f(u32: u32)`): an identifier there.
+fn primitive_binding(word: &[u8], tokens: &[Token], i: usize) -> bool {
+    let colon = |j: usize| matches!(tokens.get(j), Some(Token::Punct(b':', _)));
+    primitive(word) && colon(i + 1) && !colon(i + 2) && !(i > 0 && colon(i - 1))
+}
+
+fn primitive(word: &[u8]) -> bool {
+    matches!(
+        word,
+        b"bool"
+            | b"char"
+            | b"str"
+            | b"i8"
+            | b"i16"
+            | b"i32"
+            | b"i64"
+            | b"i128"
+            | b"isize"
+            | b"u8"
+            | b"u16"
+            | b"u32"
+            | b"u64"
+            | b"u128"
+            | b"usize"
+            | b"f32"
+            | b"f64"
+    )
+}
+
+/// `const _`: the `_` is an identifier there.
+fn unnamed_const(word: &[u8], source: &[u8], tokens: &[Token], i: usize) -> bool {
+    let after_const =
+        i > 0 && matches!(&tokens[i - 1], Token::Ident(r) if &source[r.clone()] == b"const");
+    word == b"_" && after_const
+}
+
+fn macro_rules(source: &[u8], tokens: &[Token], i: usize) -> bool {
+    let Token::Ident(r) = &tokens[i] else {
+        return false;
+    };
+    &source[r.clone()] == b"macro_rules"
+        && matches!(tokens.get(i + 1), Some(Token::Punct(b'!', at)) if *at == r.end)
+}
+
+/// In a `macro_rules!` body: `$name` (a metavariable) or the fragment specifier after `$name:`.
+fn metavariable(source: &[u8], tokens: &[Token], i: usize) -> bool {
+    let dollar = |j: usize, start: usize| matches!(tokens.get(j), Some(Token::Punct(b'$', at)) if at + 1 == start);
+    let Token::Ident(r) = &tokens[i] else {
+        return false;
+    };
+    if i > 0 && dollar(i - 1, r.start) {
+        return true;
+    }
+    let fragment = matches!(
+        &source[r.clone()],
+        b"ident"
+            | b"expr"
+            | b"expr_2021"
+            | b"tt"
+            | b"ty"
+            | b"path"
+            | b"pat"
+            | b"pat_param"
+            | b"stmt"
+            | b"block"
+            | b"item"
+            | b"meta"
+            | b"vis"
+            | b"literal"
+            | b"lifetime"
+    );
+    fragment
+        && i >= 3
+        && matches!(tokens[i - 1], Token::Punct(b':', _))
+        && matches!(&tokens[i - 2], Token::Ident(name) if dollar(i - 3, name.start))
+}
