@@ -24,6 +24,7 @@ mod recover;
 mod rust_mask;
 mod shell_mask;
 mod skeleton;
+mod token_outline;
 pub mod symbol;
 mod tags;
 mod walk;
@@ -161,24 +162,41 @@ fn masked(language: &languages::Language, source: &[u8]) -> Option<Vec<u8>> {
 }
 
 /// The map's parse of a file whose language has a lexer (`lexer::Dialect`): its tokens, lexed
-/// once for the body finder, the name counter and the imports, and its skeleton (function bodies
-/// left out) when it proves itself; `None` for other languages.
-fn parse_for_tags(language: &languages::Language, source: &[u8]) -> Option<ForTags> {
+/// once for the body finder, the name counter and the imports; its outline read from the tokens
+/// alone when `from_tokens` and the dialect's finder is sure of the file (`token_outline`), else
+/// its skeleton (function bodies left out) when it proves itself; `None` for other languages.
+fn parse_for_tags(
+    language: &languages::Language,
+    source: &[u8],
+    from_tokens: bool,
+) -> Option<ForTags> {
     let queries = queries::of(language).ok()?;
     let dialect = lexer::Dialect::of(language)?;
     let masked = masked(language, source);
     let source = masked.as_deref().unwrap_or(source);
     let (tokens, comments) = lexer::lex_with_comments(dialect, source);
-    let skeleton = PARSER.with(|parser| {
-        let mut parser = parser.borrow_mut();
-        parser.set_language(&queries.language).ok()?;
-        skeleton::parse(dialect, &mut parser, source, &tokens, &comments)
-    });
-    Some(ForTags { skeleton, tokens })
+    let outline = from_tokens
+        .then(|| token_outline::outline(dialect, source, &tokens, &comments))
+        .flatten();
+    let skeleton = match outline {
+        Some(_) => None,
+        None => PARSER.with(|parser| {
+            let mut parser = parser.borrow_mut();
+            parser.set_language(&queries.language).ok()?;
+            skeleton::parse(dialect, &mut parser, source, &tokens, &comments)
+        }),
+    };
+    Some(ForTags {
+        outline,
+        skeleton,
+        tokens,
+    })
 }
 
 /// `parse_for_tags`' answer.
 struct ForTags {
+    /// The outline read from the tokens alone (then no skeleton is parsed).
+    outline: Option<Outline>,
     skeleton: Option<skeleton::Skeleton>,
     /// The masked source's tokens: at the same offsets as the source's (masking keeps lengths).
     tokens: Vec<lexer::Token>,

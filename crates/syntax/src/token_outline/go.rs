@@ -1,0 +1,828 @@
+//! Go's outline from its tokens (`token_outline`): a gofmt-shaped file read as the package clause,
+//! then declarations at the top level (`import`, `func`, `type`, `const`, `var`), each type read
+//! far enough to find the struct fields and interface methods it lists. The items are those of
+//! `queries/go/outline.scm` on the skeleton's tree: functions and methods (a method under its
+//! receiver's type when the file declares it, else with the type as its parent by name), type
+//! specs (struct, interface, other), const and var specs (one item per name), fields and interface
+//! methods nested under what holds them. A function's insides (and a function literal's) are
+//! local; a composite literal's insides hold no item (the skeleton leaves them out).
+//!
+//! The lexer skips literals (strings, runes, numbers) whole, so a statement's end is read from the
+//! gap between two tokens (`Gap`): Go ends a statement at a line break after an identifier, a
+//! literal or a closing bracket. Anything unusual (a token where the grammar wants another, a
+//! receiver the query does not match, a struct type inside a parameter list) answers `None`.
+
+use super::Rows;
+use crate::docs::{self, DocMarkers};
+use crate::items::{self, Item, Outline};
+use crate::lexer::{is_keyword, Dialect, Token};
+use crate::Kind;
+use std::collections::HashMap;
+use std::ops::Range;
+use std::sync::OnceLock;
+
+pub(super) fn outline(
+    source: &[u8],
+    tokens: &[Token],
+    comments: &[Range<usize>],
+) -> Option<Outline> {
+    let mut finder = Finder {
+        source,
+        tokens,
+        comments,
+        rows: Rows::of(source),
+        at: 0,
+        items: Vec::new(),
+        local: false,
+        receivers: Vec::new(),
+    };
+    finder.file()?;
+    Some(finder.finish())
+}
+
+/// What the walk has found so far, and where it is (`at`, a token index).
+struct Finder<'s> {
+    source: &'s [u8],
+    tokens: &'s [Token],
+    comments: &'s [Range<usize>],
+    rows: Rows,
+    at: usize,
+    items: Vec<Item>,
+    /// Inside an interface method's signature: what it holds is local, as in a function.
+    local: bool,
+    /// Each method's item and its receiver's type name.
+    receivers: Vec<(usize, String)>,
+}
+
+/// What lies between two tokens: whitespace, comments and literals.
+struct Gap {
+    /// Where the statement ends, when a line break in the gap ends it (after the token before the
+    /// gap, or after a literal in it).
+    end: Option<usize>,
+    /// The end of the gap's last literal.
+    literal: Option<usize>,
+}
+
+/// How an item's signature is read from its bytes.
+enum Signature {
+    /// The whole text (a function's, up to its body).
+    Whole(Range<usize>),
+    /// The first line.
+    FirstLine(Range<usize>),
+}
+
+impl<'s> Finder<'s> {
+    // Tokens.
+
+    fn word(&self, i: usize) -> Option<&'s [u8]> {
+        match self.tokens.get(i)? {
+            Token::Ident(r) => Some(&self.source[r.clone()]),
+            _ => None,
+        }
+    }
+
+    /// A name: an identifier that is no keyword.
+    fn name(&self, i: usize) -> Option<Range<usize>> {
+        match self.tokens.get(i)? {
+            Token::Ident(r) if !is_keyword(Dialect::Go, &self.source[r.clone()]) => Some(r.clone()),
+            _ => None,
+        }
+    }
+
+    fn is(&self, i: usize, punct: u8) -> bool {
+        matches!(self.tokens.get(i), Some(Token::Punct(b, _)) if *b == punct)
+    }
+
+    fn is_word(&self, i: usize, word: &[u8]) -> bool {
+        self.word(i) == Some(word)
+    }
+
+    fn start(&self, i: usize) -> usize {
+        self.tokens.get(i).map_or(self.source.len(), Token::start)
+    }
+
+    fn end(&self, i: usize) -> usize {
+        match &self.tokens[i] {
+            Token::Ident(r) | Token::Lifetime(r) => r.end,
+            Token::Punct(_, at) => at + 1,
+        }
+    }
+
+    /// The gap after token `i`.
+    fn gap(&self, i: usize) -> Gap {
+        let ends = matches!(
+            self.tokens[i],
+            Token::Ident(_) | Token::Punct(b')' | b']' | b'}', _)
+        );
+        scan_gap(self.source, self.end(i), self.start(i + 1), ends)
+    }
+
+    /// Where a statement whose last token so far is `i` ends, when it ends there: at a line break,
+    /// before a `;` or a closing bracket, or at the file's end.
+    fn stop(&self, i: usize) -> Option<usize> {
+        let gap = self.gap(i);
+        if gap.end.is_some() {
+            return gap.end;
+        }
+        let closes = matches!(self.tokens.get(i + 1), Some(Token::Punct(b';' | b')' | b'}', _)));
+        closes.then(|| gap.literal.unwrap_or(self.end(i)))
+    }
+
+    /// Whether a line break (or the file's end) after token `i` ends its statement.
+    fn breaks_after(&self, i: usize) -> bool {
+        self.gap(i).end.is_some()
+    }
+
+    /// From an opening bracket: the index of its closer.
+    fn skip_group(&self, open: usize) -> Option<usize> {
+        let mut depth = 0usize;
+        for (i, token) in self.tokens.iter().enumerate().skip(open) {
+            match token {
+                Token::Punct(b'(' | b'[' | b'{', _) => depth += 1,
+                Token::Punct(b')' | b']' | b'}', _) => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return self.closes(open, i).then_some(i);
+                    }
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+
+    fn closes(&self, open: usize, close: usize) -> bool {
+        let pair = |o, c| self.is(open, o) && self.is(close, c);
+        pair(b'(', b')') || pair(b'[', b']') || pair(b'{', b'}')
+    }
+
+    /// `skip_group` over a group whose struct or interface types would hold items nested in a
+    /// parameter or an index (rare): those answer `None`.
+    fn skip_flat(&self, open: usize) -> Option<usize> {
+        let close = self.skip_group(open)?;
+        let holds_members = (open..close).any(|i| {
+            (self.is_word(i, b"struct") || self.is_word(i, b"interface"))
+                && self.is(i + 1, b'{')
+                && !self.is(i + 2, b'}')
+        });
+        (!holds_members).then_some(close)
+    }
+
+    // Declarations.
+
+    fn file(&mut self) -> Option<()> {
+        if !self.is_word(0, b"package") || self.name(1).is_none() || !self.breaks_after(1) {
+            return None;
+        }
+        self.at = 2;
+        while self.at < self.tokens.len() {
+            match self.word(self.at)? {
+                b"import" => self.import()?,
+                b"func" => self.function()?,
+                b"type" => self.declaration(Kind::Type)?,
+                b"const" => self.declaration(Kind::Const)?,
+                b"var" => self.declaration(Kind::Var)?,
+                _ => return None,
+            }
+        }
+        Some(())
+    }
+
+    /// `import ( … )` or `import [name] "path"`: no item.
+    fn import(&mut self) -> Option<()> {
+        let keyword = self.at;
+        if self.is(keyword + 1, b'(') {
+            let close = self.skip_group(keyword + 1)?;
+            self.at = close + 1;
+            return self.breaks_after(close).then_some(());
+        }
+        // The path is a literal: the statement ends in the gap after the keyword or the name.
+        let last = match self.name(keyword + 1).is_some() || self.is(keyword + 1, b'.') {
+            true => keyword + 1,
+            false => keyword,
+        };
+        self.at = last + 1;
+        self.gap(last).end.map(|_| ())
+    }
+
+    /// `func [receiver] name[type parameters](parameters) [result] [body]`.
+    fn function(&mut self) -> Option<()> {
+        let first = self.at;
+        let start = self.start(first);
+        self.at += 1;
+        let receiver = match self.is(self.at, b'(') {
+            true => Some(self.receiver()?),
+            false => None,
+        };
+        let name = self.name(self.at)?;
+        self.at += 1;
+        let (signature_end, body) = self.signature()?;
+        if let Some(close) = body {
+            if !self.breaks_after(close) {
+                return None;
+            }
+        }
+        let end = body.map_or(signature_end, |close| self.end(close));
+        let (kind, signature) = match body {
+            Some(_) => (Kind::Function, Signature::Whole(start..signature_end)),
+            None => (Kind::Function, Signature::FirstLine(start..end)),
+        };
+        let kind = if receiver.is_some() { Kind::Method } else { kind };
+        let index = self.push(kind, name, None, first);
+        self.complete(&[index], start..end, signature);
+        if let Some(receiver) = receiver {
+            self.receivers.push((index, receiver));
+        }
+        Some(())
+    }
+
+    /// A receiver as the outline query matches it: `([name] [*]Type[[params]])`; its type's name.
+    fn receiver(&mut self) -> Option<String> {
+        let open = self.at;
+        let close = self.skip_group(open)?;
+        let mut i = open + 1;
+        if self.name(i).is_some() && (self.name(i + 1).is_some() || self.is(i + 1, b'*')) {
+            i += 1;
+        }
+        if self.is(i, b'*') {
+            i += 1;
+        }
+        let ty = self.name(i)?;
+        i += 1;
+        if self.is(i, b'[') {
+            i = self.skip_flat(i)? + 1;
+        }
+        self.at = close + 1;
+        (i == close).then(|| String::from_utf8_lossy(&self.source[ty]).into_owned())
+    }
+
+    /// From after a function's name (or a literal's `func`): up to its body's `{`, or to the end
+    /// of its statement when it has none. The signature's end and the body's closing brace.
+    fn signature(&mut self) -> Option<(usize, Option<usize>)> {
+        loop {
+            let last = self.at.checked_sub(1)?;
+            let i = self.at;
+            if self.is(i, b'{') {
+                // `struct{…}` and `interface{…}` in a parameter or result are types, not the body.
+                if self.is_word(last, b"struct") || self.is_word(last, b"interface") {
+                    self.at = self.skip_group(i)? + 1;
+                    continue;
+                }
+                let close = self.skip_group(i)?;
+                self.at = close + 1;
+                return Some((self.end(last), Some(close)));
+            }
+            if self.breaks_after(last) && i > 0 {
+                return Some((self.end(last), None));
+            }
+            match self.tokens.get(i)? {
+                Token::Punct(b'(' | b'[', _) => self.at = self.skip_group(i)? + 1,
+                Token::Punct(b')' | b']' | b'}' | b';', _) => return None,
+                _ => self.at += 1,
+            }
+        }
+    }
+
+    /// `type`, `const` or `var`, then one spec or a parenthesized group of them.
+    fn declaration(&mut self, kind: Kind) -> Option<()> {
+        let keyword = self.at;
+        self.at += 1;
+        if !self.is(self.at, b'(') {
+            // A spec declared alone is led by its declaration's doc comment (`docs::lead_anchor`).
+            return self.spec(kind, keyword);
+        }
+        self.at += 1;
+        loop {
+            if self.is(self.at, b')') {
+                self.at += 1;
+                return self.breaks_after(self.at - 1).then_some(());
+            }
+            if self.is(self.at, b';') {
+                self.at += 1;
+                continue;
+            }
+            let first = self.at;
+            self.spec(kind, first)?;
+        }
+    }
+
+    fn spec(&mut self, kind: Kind, anchor: usize) -> Option<()> {
+        match kind {
+            Kind::Type => self.type_spec(anchor),
+            _ => self.value_spec(kind, anchor),
+        }
+    }
+
+    /// `Name[type parameters] [=] Type`.
+    fn type_spec(&mut self, anchor: usize) -> Option<()> {
+        let first = self.at;
+        let name = self.name(first)?;
+        self.at += 1;
+        if self.type_parameters_follow() {
+            self.at = self.skip_group(self.at)? + 1;
+        }
+        let alias = self.is(self.at, b'=');
+        self.at += usize::from(alias);
+        let ty = self.at;
+        let kind = match (alias, self.word(ty), self.is(ty + 1, b'{')) {
+            (false, Some(b"struct"), true) => Kind::Struct,
+            (false, Some(b"interface"), true) => Kind::Interface,
+            _ => Kind::Type,
+        };
+        let index = self.push(kind, name.clone(), None, anchor);
+        self.ty(Some(index))?;
+        let end = self.stop(self.at - 1)?;
+        let signature = match kind {
+            // The struct's field list is its body: the signature ends before it.
+            Kind::Struct => Signature::Whole(name.start..self.end(ty)),
+            _ => Signature::FirstLine(name.start..end),
+        };
+        self.complete(&[index], name.start..end, signature);
+        Some(())
+    }
+
+    /// After a type's name, `[T any]` or `[K comparable, V any]` rather than an array's length.
+    fn type_parameters_follow(&self) -> bool {
+        let i = self.at;
+        self.is(i, b'[')
+            && self.name(i + 1).is_some()
+            && (self.word(i + 2).is_some() || self.is(i + 2, b',') || self.is(i + 2, b'~'))
+    }
+
+    /// `a, b [Type] [= values]`: an item per name.
+    fn value_spec(&mut self, kind: Kind, anchor: usize) -> Option<()> {
+        let start = self.start(self.at);
+        let mut names = Vec::new();
+        loop {
+            let name = self.name(self.at)?;
+            names.push(self.push(kind, name, None, anchor));
+            self.at += 1;
+            if !self.is(self.at, b',') {
+                break;
+            }
+            self.at += 1;
+        }
+        let last_name = *names.last()?;
+        if !self.is(self.at, b'=') && self.stop(self.at - 1).is_none() {
+            self.ty(Some(last_name))?;
+        }
+        if self.is(self.at, b'=') {
+            self.at += 1;
+            self.value(Some(last_name))?;
+        }
+        let end = self.stop(self.at - 1)?;
+        self.complete(&names, start..end, Signature::FirstLine(start..end));
+        Some(())
+    }
+
+    /// An expression, up to its statement's end. A function literal's insides are local and a
+    /// composite literal's hold no item; a struct or interface type in it lists its members.
+    fn value(&mut self, parent: Option<usize>) -> Option<()> {
+        loop {
+            let i = self.at;
+            if self.stop(i - 1).is_some() {
+                return Some(());
+            }
+            match self.tokens.get(i)? {
+                Token::Ident(_) if self.is_word(i, b"func") => {
+                    self.at += 1;
+                    self.signature()?;
+                }
+                Token::Ident(_) if self.is(i + 1, b'{') && self.holds_members(i) => {
+                    self.ty(parent)?;
+                }
+                Token::Punct(b'{', _) => self.at = self.skip_group(i)? + 1,
+                Token::Punct(b'(' | b'[', _) => self.at = self.skip_flat(i)? + 1,
+                Token::Punct(b')' | b']' | b'}' | b';', _) => return None,
+                _ => self.at += 1,
+            }
+        }
+    }
+
+    fn holds_members(&self, i: usize) -> bool {
+        self.is_word(i, b"struct") || self.is_word(i, b"interface")
+    }
+
+    // Types.
+
+    /// One type, its struct fields and interface methods nested under `parent`.
+    fn ty(&mut self, parent: Option<usize>) -> Option<()> {
+        let i = self.at;
+        match self.tokens.get(i)? {
+            Token::Punct(b'*', _) => {
+                self.at += 1;
+                self.ty(parent)
+            }
+            Token::Punct(b'[', _) => {
+                self.at = self.skip_flat(i)? + 1;
+                self.ty(parent)
+            }
+            Token::Punct(b'(', _) => {
+                self.at = self.skip_flat(i)? + 1;
+                Some(())
+            }
+            // `<-chan T`
+            Token::Punct(b'<', _) if self.is(i + 1, b'-') && self.is_word(i + 2, b"chan") => {
+                self.at += 3;
+                self.ty(parent)
+            }
+            Token::Ident(_) => self.word_type(parent),
+            _ => None,
+        }
+    }
+
+    fn word_type(&mut self, parent: Option<usize>) -> Option<()> {
+        let i = self.at;
+        self.at += 1;
+        match self.word(i)? {
+            b"struct" | b"interface" if self.local && self.is(i + 1, b'{') => {
+                self.at = self.skip_group(i + 1)? + 1;
+                Some(())
+            }
+            b"struct" if self.is(i + 1, b'{') => {
+                self.at += 1;
+                self.fields(parent)
+            }
+            b"interface" if self.is(i + 1, b'{') => {
+                self.at += 1;
+                self.elements(parent)
+            }
+            b"map" if self.is(i + 1, b'[') => {
+                self.at += 1;
+                let close = self.skip_flat(i + 1)?;
+                self.at = close + 1;
+                self.ty(parent)
+            }
+            b"chan" => {
+                if self.is(self.at, b'<') && self.is(self.at + 1, b'-') {
+                    self.at += 2;
+                }
+                self.ty(parent)
+            }
+            b"func" => self.func_type(parent),
+            word if is_keyword(Dialect::Go, word) => None,
+            _ => {
+                // `T`, `pkg.T`, `T[A, B]`.
+                if self.is(self.at, b'.') {
+                    self.name(self.at + 1)?;
+                    self.at += 2;
+                }
+                if self.is(self.at, b'[') {
+                    self.at = self.skip_flat(self.at)? + 1;
+                }
+                Some(())
+            }
+        }
+    }
+
+    /// After `func` in a type: `(parameters) [result]`.
+    fn func_type(&mut self, parent: Option<usize>) -> Option<()> {
+        if !self.is(self.at, b'(') {
+            return None;
+        }
+        self.at = self.skip_flat(self.at)? + 1;
+        if !self.breaks_after(self.at - 1) && self.type_starts(self.at) {
+            return self.ty(parent);
+        }
+        Some(())
+    }
+
+    fn type_starts(&self, i: usize) -> bool {
+        match self.tokens.get(i) {
+            Some(Token::Ident(r)) => {
+                let word = &self.source[r.clone()];
+                !is_keyword(Dialect::Go, word)
+                    || matches!(word, b"struct" | b"interface" | b"map" | b"chan" | b"func")
+            }
+            Some(Token::Punct(b, _)) => matches!(b, b'*' | b'[' | b'(' | b'<'),
+            _ => false,
+        }
+    }
+
+    /// A struct's fields, after its `{`, through its `}`.
+    fn fields(&mut self, parent: Option<usize>) -> Option<()> {
+        loop {
+            match self.tokens.get(self.at)? {
+                Token::Punct(b'}', _) => {
+                    self.at += 1;
+                    return Some(());
+                }
+                Token::Punct(b';', _) => self.at += 1,
+                _ => self.field(parent)?,
+            }
+        }
+    }
+
+    /// `a, b Type [tag]` (an item per name), or an embedded `[*]T [tag]` (no item).
+    fn field(&mut self, parent: Option<usize>) -> Option<()> {
+        let first = self.at;
+        let start = self.start(first);
+        if self.embedded(first)? {
+            self.ty(None)?;
+            self.stop(self.at - 1)?;
+            return Some(());
+        }
+        let mut names = Vec::new();
+        loop {
+            let name = self.name(self.at)?;
+            names.push(self.push(Kind::Field, name, parent, first));
+            self.at += 1;
+            if !self.is(self.at, b',') {
+                break;
+            }
+            self.at += 1;
+        }
+        self.ty(names.last().copied())?;
+        let end = self.stop(self.at - 1)?;
+        self.complete(&names, start..end, Signature::FirstLine(start..end));
+        Some(())
+    }
+
+    /// Whether the field at `first` is an embedded type rather than named fields.
+    fn embedded(&self, first: usize) -> Option<bool> {
+        if self.is(first, b'*') {
+            return Some(true);
+        }
+        self.name(first)?;
+        Some(match self.tokens.get(first + 1)? {
+            Token::Punct(b'.' | b';' | b'}', _) => true,
+            Token::Punct(b',', _) => false,
+            // `T[int]` alone is an embedded generic type; `a [4]int` a field.
+            Token::Punct(b'[', _) => {
+                let close = self.skip_flat(first + 1)?;
+                self.stop(close).is_some()
+            }
+            _ => self.stop(first).is_some(),
+        })
+    }
+
+    /// An interface's elements, after its `{`, through its `}`: methods are items; embedded
+    /// interfaces and type sets (`~int | ~string`) are not.
+    fn elements(&mut self, parent: Option<usize>) -> Option<()> {
+        loop {
+            let first = self.at;
+            match self.tokens.get(first)? {
+                Token::Punct(b'}', _) => {
+                    self.at += 1;
+                    return Some(());
+                }
+                Token::Punct(b';', _) => self.at += 1,
+                _ if self.name(first).is_some() && self.is(first + 1, b'(') => {
+                    let name = self.name(first)?;
+                    let index = self.push(Kind::Method, name.clone(), parent, first);
+                    self.at += 1;
+                    self.local = true;
+                    let found = self.func_type(None);
+                    self.local = false;
+                    found?;
+                    let end = self.stop(self.at - 1)?;
+                    self.complete(&[index], name.start..end, Signature::FirstLine(name.start..end));
+                }
+                _ => self.type_element()?,
+            }
+        }
+    }
+
+    /// `[~]T | [~]U …`.
+    fn type_element(&mut self) -> Option<()> {
+        loop {
+            if self.is(self.at, b'~') {
+                self.at += 1;
+            }
+            self.ty(None)?;
+            if !self.is(self.at, b'|') {
+                break;
+            }
+            self.at += 1;
+        }
+        self.stop(self.at - 1).map(|_| ())
+    }
+
+    // Items.
+
+    /// A new item named `name`, led by the comments before token `anchor`; its bytes and
+    /// signature are `complete`d once its end is known.
+    fn push(&mut self, kind: Kind, name: Range<usize>, parent: Option<usize>, anchor: usize) -> usize {
+        let (extent_line, doc) = self.lead(anchor);
+        let text = String::from_utf8_lossy(&self.source[name.clone()]).into_owned();
+        self.items.push(Item {
+            kind,
+            name: text,
+            signature: String::new(),
+            line: self.rows.row(name.start) + 1,
+            end_line: 0,
+            parent,
+            parent_name: None,
+            doc: doc.map(items::cap),
+            bytes: 0..0,
+            name_bytes: name,
+            extent_line,
+        });
+        self.items.len() - 1
+    }
+
+    fn complete(&mut self, indices: &[usize], bytes: Range<usize>, signature: Signature) {
+        let text = match signature {
+            Signature::Whole(range) => String::from_utf8_lossy(&self.source[range]).into_owned(),
+            Signature::FirstLine(range) => {
+                let text = &self.source[range];
+                let line = memchr::memchr(b'\n', text).map_or(text, |i| &text[..i]);
+                String::from_utf8_lossy(line).into_owned()
+            }
+        };
+        let signature = items::signature_of(&text);
+        let end_line = self.rows.end_line(self.rows.row(bytes.start), bytes.end);
+        for &i in indices {
+            let item = &mut self.items[i];
+            item.signature = signature.clone();
+            item.end_line = end_line;
+            item.bytes = bytes.clone();
+        }
+    }
+
+    /// The line an item's leading comments start on (1-based) and its doc: the run of comments
+    /// right before token `anchor`, each starting its line and touching the next (`docs::extent`).
+    fn lead(&self, anchor: usize) -> (usize, Option<String>) {
+        let start = self.start(anchor);
+        let floor = match anchor.checked_sub(1) {
+            Some(prev) => self.gap(prev).literal.unwrap_or(self.end(prev)),
+            None => 0,
+        };
+        let from = self.comments.partition_point(|c| c.start < floor);
+        let to = self.comments.partition_point(|c| c.start < start);
+        let mut first_row = self.rows.row(start);
+        let mut doc_start = None;
+        for comment in self.comments[from..to].iter().rev() {
+            let adjacent = self.rows.row(comment.end) + 1 >= first_row;
+            if !adjacent || !docs::starts_its_line(comment.start, self.source) {
+                break;
+            }
+            first_row = self.rows.row(comment.start);
+            doc_start = Some(comment.clone());
+        }
+        let doc = doc_start.and_then(|c| {
+            let text = String::from_utf8_lossy(&self.source[c.start..start.max(c.end)]);
+            docs::first_doc_line(&text, markers())
+        });
+        (first_row + 1, doc)
+    }
+
+    /// The outline: methods nested under their receiver's type when the file declares it at the
+    /// top level, else given it as their parent by name (`items::attach_receivers`).
+    fn finish(mut self) -> Outline {
+        let mut types: HashMap<&str, usize> = HashMap::new();
+        for (i, item) in self.items.iter().enumerate() {
+            let is_type = item.kind.holds_members() || item.kind == Kind::Type;
+            if item.parent.is_none() && is_type {
+                types.entry(item.name.as_str()).or_insert(i);
+            }
+        }
+        let owners: Vec<Option<usize>> = (self.receivers.iter())
+            .map(|(_, receiver)| types.get(receiver.as_str()).copied())
+            .collect();
+        for ((index, receiver), owner) in self.receivers.into_iter().zip(owners) {
+            match owner {
+                Some(owner) => self.items[index].parent = Some(owner),
+                None => self.items[index].parent_name = Some(receiver),
+            }
+        }
+        Outline {
+            items: self.items,
+            parse_errors: 0,
+        }
+    }
+}
+
+/// Go's comment markers, for the docs.
+fn markers() -> &'static DocMarkers {
+    static MARKERS: OnceLock<DocMarkers> = OnceLock::new();
+    MARKERS.get_or_init(|| DocMarkers::of(crate::languages::by_name("go").expect("go")))
+}
+
+/// Reads the gap `from..to` between two tokens; `ends`: the token before it ends a statement at a
+/// line break.
+fn scan_gap(source: &[u8], from: usize, to: usize, ends: bool) -> Gap {
+    let mut gap = Gap {
+        end: None,
+        literal: None,
+    };
+    // The end of the last thing that ends a statement at a line break, if the last thing does.
+    let mut ending = ends.then_some(from);
+    let mut at = from;
+    while at < to {
+        let next = source.get(at + 1).copied();
+        let (end, literal, breaks) = match source[at] {
+            b'\n' => (at + 1, false, true),
+            b'/' if next == Some(b'/') => {
+                let end = memchr::memchr(b'\n', &source[at..to]).map_or(to, |i| at + i);
+                (end, false, false)
+            }
+            b'/' if next == Some(b'*') => {
+                let end = memchr::memmem::find(&source[at + 2..to], b"*/").map_or(to, |i| at + i + 4);
+                (end, false, source[at..end].contains(&b'\n'))
+            }
+            b if b.is_ascii_whitespace() => (at + 1, false, false),
+            b'"' | b'\'' => (quoted(source, at, to), true, false),
+            b'`' => {
+                let end = memchr::memchr(b'`', &source[at + 1..to]).map_or(to, |i| at + i + 2);
+                (end, true, false)
+            }
+            _ => (at + 1, true, false),
+        };
+        if literal {
+            gap.literal = Some(end);
+            ending = Some(end);
+        }
+        if breaks && gap.end.is_none() {
+            gap.end = ending;
+        }
+        at = end;
+    }
+    // The file's end ends a statement as a line break does.
+    if to == source.len() && gap.end.is_none() {
+        gap.end = ending;
+    }
+    gap
+}
+
+/// The end of the string or rune quoted at `at`, with backslash escapes.
+fn quoted(source: &[u8], at: usize, to: usize) -> usize {
+    let quote = source[at];
+    let mut i = at + 1;
+    while i < to {
+        match source[i] {
+            b'\\' => i += 2,
+            b if b == quote => return i + 1,
+            _ => i += 1,
+        }
+    }
+    to
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{both, shape};
+
+    fn go() -> &'static crate::languages::Language {
+        crate::languages::by_name("go").unwrap()
+    }
+
+    /// Each construct's outline from the tokens is the skeleton's, item for item and field for
+    /// field (docs, extent lines, byte ranges included).
+    #[test]
+    fn token_outlines_are_the_skeletons() {
+        let fixture = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../tests/fixtures/structure/outline/sample.go"
+        );
+        let fixture = std::fs::read_to_string(fixture).unwrap();
+        let cases = [
+            fixture.as_str(),
+            // Functions: generic, without a body, a struct type in a result, a comment before the body.
+            "package p\n\n// F does.\n//\n// More.\nfunc F[T any, U comparable](a, b T, c ...U) (x int, err error) {\n\treturn 0, nil\n}\n\nfunc asm(x int) int\n\nfunc S() struct{ A int } { return struct{ A int }{} }\n\nfunc C() /* c */ {}\n\nfunc Long(\n\ta int,\n\tb string,\n) error {\n\treturn nil\n}\n",
+            // Methods: every receiver form, their type declared here or elsewhere, before or after.
+            "package p\n\nfunc (t T) A() {}\n\ntype T struct{}\n\nfunc (t *T) B() {}\n\nfunc (T) C() {}\n\nfunc (*T) D() {}\n\nfunc (g G[K, V]) E() {}\n\nfunc (g *G[K, V]) F() {}\n\nfunc (o *Other) G() error { return nil }\n\ntype G[K comparable, V any] map[K]V\n",
+            // Types: single and grouped, aliases, arrays, generics, docs per spec.
+            "package p\n\n// A doc.\ntype A int\n\ntype (\n\t// B doc.\n\tB = A\n\n\tC [4]int\n\tD [N]string\n\tE[T any] []T\n\t// F doc.\n\tF struct{ X, Y int }\n)\n\ntype G[T interface{ ~int | ~string }] struct {\n\tV T\n}\n\ntype H func(a int) (b error)\n\ntype I <-chan struct{}\n\ntype J map[string]*struct {\n\tK int\n}\n",
+            // Struct fields: embedded, tagged, nested, several names, arrays, docs and trailing comments.
+            "package p\n\n// S is.\ntype S struct {\n\t*Embedded\n\tpkg.Qualified\n\tGeneric[int]\n\tTagged `json:\"t\"`\n\n\t// A doc.\n\tA, B int `json:\"a\"` // trailing\n\tC    [4]byte\n\tD    []struct {\n\t\t// E doc.\n\t\tE string\n\t}\n\tF func(int) error\n\tG map[string]interface {\n\t\tM()\n\t}\n\tH chan<- int; I int\n\t/* J\n\t * block */\n\tJ struct{}\n}\n",
+            // Interfaces: methods over lines, embedded, type sets.
+            "package p\n\ntype I interface {\n\t// M doc.\n\tM(a int) (int,\n\t\terror)\n\tio.Reader\n\tReader\n\t~int | ~string\n\tN() interface{ O() }\n}\n",
+            // Const and var: grouped, iota, several names, typed, values over lines, literals.
+            "package p\n\n// A doc.\nconst A = 1\n\nconst (\n\tB Kind = iota // b\n\tC\n\t// D doc.\n\tD, E = \"d\", `e\ne`\n)\n\nvar (\n\tF = []int{\n\t\t1,\n\t}\n\tG, H int\n\tI = f(\n\t\t1, 2,\n\t)\n\tJ = 1 +\n\t\t2\n\tK struct{ L int }\n\tM = struct{ N int }{1}\n\t_ = x\n)\n\nvar _ I = (*T)(nil)\n\nvar f = func() int {\n\ttype local struct{ X int }\n\treturn 1\n}()\n\nvar O = map[string]T{\"a\": {}}\n",
+            // Comments: far, touching, blocks, before and after, a file ending without a newline.
+            "// Package p.\npackage p\n\nimport (\n\t\"fmt\" // why\n\tx \"y\"\n)\n\nimport z \"z\"\n\n// Far.\n\nfunc A() {}\n\n/* B */ func B() {}\n\nfunc C() {} // trailing\n// D doc.\nfunc D() {}\n\n// E\n/* E2 */\nvar E = 1",
+        ];
+        for source in cases {
+            let (tokens, skeleton) = both(go(), source.as_bytes());
+            let tokens = tokens.unwrap_or_else(|| panic!("not answered: {source}"));
+            assert!(!skeleton.outline.items.is_empty(), "{source}");
+            assert_eq!(shape(&tokens), shape(&skeleton), "{source}");
+        }
+    }
+
+    /// What the finder is not sure of is left to the parse.
+    #[test]
+    fn unusual_files_are_left_to_the_parse() {
+        let cases = [
+            // No package clause, a statement at the top level, an unclosed body.
+            "func A() {}\n",
+            "package p\n\nx := 1\n",
+            "package p\n\nfunc A() {\n",
+            // A receiver the outline's query does not match (its body's locals would be items).
+            "package p\n\nfunc ((T)) M() { var x = 1 }\n",
+            // A struct type with fields inside a parameter list or a type argument.
+            "package p\n\ntype F func(struct{ A int })\n",
+            "package p\n\ntype G List[struct{ A int }]\n",
+            // Two declarations on one line.
+            "package p\n\nfunc A() {}; func B() {}\n",
+            // A body's brace on the next line.
+            "package p\n\nvar x = y +\n",
+        ];
+        for source in cases {
+            let tokens = crate::lexer::lex_with_comments(crate::lexer::Dialect::Go, source.as_bytes());
+            let found = super::outline(source.as_bytes(), &tokens.0, &tokens.1);
+            assert!(found.is_none(), "{source}");
+        }
+    }
+}
