@@ -24,9 +24,9 @@ mod recover;
 mod rust_mask;
 mod shell_mask;
 mod skeleton;
-mod token_outline;
 pub mod symbol;
 mod tags;
+mod token_outline;
 mod walk;
 
 use schemars::JsonSchema;

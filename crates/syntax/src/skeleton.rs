@@ -507,7 +507,9 @@ pub fn names<'t>(
     range: Range<usize>,
 ) -> impl Iterator<Item = Range<usize>> + 't {
     let first = tokens.partition_point(|t| t.start() < range.start);
-    let inside = tokens[first..].iter().take_while(move |t| t.start() < range.end);
+    let inside = tokens[first..]
+        .iter()
+        .take_while(move |t| t.start() < range.end);
     inside.filter_map(move |token| match token {
         Token::Ident(r) if !is_keyword(dialect, &source[r.clone()]) => Some(r.clone()),
         // `'a` and `'outer:`: tree-sitter's lifetimes and labels hold an identifier.

@@ -9,6 +9,8 @@
 //! here is lexed once and never parsed.
 
 mod go;
+#[cfg(test)]
+mod go_tests;
 
 use super::items::Outline;
 use super::lexer::{Dialect, Token};
@@ -75,7 +77,9 @@ mod tests {
     /// Every item's every field, as the comparison sees it.
     pub(super) fn shape(tags: &Tags) -> Vec<String> {
         let items = tags.outline.items.iter();
-        items.map(|i| format!("{i:?} extent_line={}", i.extent_line)).collect()
+        items
+            .map(|i| format!("{i:?} extent_line={}", i.extent_line))
+            .collect()
     }
 
     /// (missing, extra, total) uses of the token path's references against the skeleton's.
