@@ -196,7 +196,7 @@ fn parse_for_tags(
 /// `parse_for_tags`' answer.
 struct ForTags {
     /// The outline read from the tokens alone (then no skeleton is parsed).
-    outline: Option<Outline>,
+    outline: Option<token_outline::TokenOutline>,
     skeleton: Option<skeleton::Skeleton>,
     /// The masked source's tokens: at the same offsets as the source's (masking keeps lengths).
     tokens: Vec<lexer::Token>,

@@ -6,6 +6,7 @@ use super::languages::Language;
 use super::lexer::{Dialect, Token};
 use super::queries::KindSet;
 use super::skeleton::{count_names, names, Skeleton};
+use super::token_outline::TokenOutline;
 use super::{parse, queries};
 use foldhash::{HashMap, HashSet};
 use streaming_iterator::StreamingIterator;
@@ -61,9 +62,15 @@ pub(crate) fn tag_with(
 }
 
 /// The tags of an outline read from the tokens: every name among them is a reference, as in a
-/// skeleton's bodies (`count_names`), but the definitions' own.
-fn tag_tokens(language: &Language, outline: Outline, tokens: &[Token], source: &[u8]) -> Tags {
-    let definitions: HashSet<usize> = outline.items.iter().map(|i| i.name_bytes.start).collect();
+/// skeleton's bodies (`count_names`), but the definitions' own and those the tags query would not
+/// count (`TokenOutline::unreferenced`).
+fn tag_tokens(language: &Language, found: TokenOutline, tokens: &[Token], source: &[u8]) -> Tags {
+    let TokenOutline {
+        outline,
+        unreferenced,
+    } = found;
+    let names_of_items = outline.items.iter().map(|i| i.name_bytes.start);
+    let definitions: HashSet<usize> = names_of_items.chain(unreferenced).collect();
     let mut counts: HashMap<&[u8], u32> = HashMap::default();
     if let Some(dialect) = Dialect::of(language) {
         for name in names(dialect, source, tokens, 0..source.len()) {

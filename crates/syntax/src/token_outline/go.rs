@@ -12,7 +12,7 @@
 //! literal or a closing bracket. Anything unusual (a token where the grammar wants another, a
 //! receiver the query does not match, a struct type inside a parameter list) answers `None`.
 
-use super::Rows;
+use super::{Rows, TokenOutline};
 use crate::docs::{self, DocMarkers};
 use crate::items::{self, Item, Outline};
 use crate::lexer::{is_keyword, Dialect, Token};
@@ -25,7 +25,7 @@ pub(super) fn outline(
     source: &[u8],
     tokens: &[Token],
     comments: &[Range<usize>],
-) -> Option<Outline> {
+) -> Option<TokenOutline> {
     let mut finder = Finder {
         source,
         tokens,
@@ -33,6 +33,7 @@ pub(super) fn outline(
         rows: Rows::of(source),
         at: 0,
         items: Vec::new(),
+        unreferenced: Vec::new(),
         local: false,
         receivers: Vec::new(),
     };
@@ -48,6 +49,8 @@ struct Finder<'s> {
     rows: Rows,
     at: usize,
     items: Vec<Item>,
+    /// The starts of names among the tokens that are no references (`TokenOutline`).
+    unreferenced: Vec<usize>,
     /// Inside an interface method's signature: what it holds is local, as in a function.
     local: bool,
     /// Each method's item and its receiver's type name.
@@ -161,7 +164,7 @@ impl<'s> Finder<'s> {
 
     /// `skip_group` over a group whose struct or interface types would hold items nested in a
     /// parameter or an index (rare): those answer `None`.
-    fn skip_flat(&self, open: usize) -> Option<usize> {
+    fn flat_close(&self, open: usize) -> Option<usize> {
         let close = self.skip_group(open)?;
         let holds_members = (open..close).any(|i| {
             (self.is_word(i, b"struct") || self.is_word(i, b"interface"))
@@ -171,12 +174,51 @@ impl<'s> Finder<'s> {
         (!holds_members).then_some(close)
     }
 
+    /// `flat_close` over a group of types (parameters, type arguments, a map's key).
+    fn skip_flat(&mut self, open: usize) -> Option<usize> {
+        let close = self.flat_close(open)?;
+        self.types_in(open..close);
+        Some(close)
+    }
+
+    /// A group of types skipped whole: its qualified types' package names are no references.
+    fn skip_types(&mut self, open: usize) -> Option<usize> {
+        let close = self.skip_group(open)?;
+        self.types_in(open..close);
+        Some(close)
+    }
+
+    fn types_in(&mut self, tokens: Range<usize>) {
+        let mut i = tokens.start;
+        while i < tokens.end {
+            // An array's length (`[pkg.N]T`) is an expression; a `[` right after a name or `map`
+            // holds types (`T[pkg.U]`, `map[pkg.K]V`: gofmt leaves no space there).
+            let types = i > 0
+                && self.end(i - 1) == self.start(i)
+                && (self.name(i - 1).is_some() || self.is_word(i - 1, b"map"));
+            let length = self.is(i, b'[') && !types;
+            match length {
+                true => i = self.skip_group(i).unwrap_or(tokens.end),
+                false => self.qualifier(i),
+            }
+            i += 1;
+        }
+    }
+
+    /// In a type, `pkg.T`: tree-sitter's `package_identifier`, which the tags query does not count.
+    fn qualifier(&mut self, i: usize) {
+        if self.is(i + 1, b'.') && self.name(i).is_some() && self.name(i + 2).is_some() {
+            self.unreferenced.push(self.start(i));
+        }
+    }
+
     // Declarations.
 
     fn file(&mut self) -> Option<()> {
         if !self.is_word(0, b"package") || self.name(1).is_none() || !self.breaks_after(1) {
             return None;
         }
+        self.unreferenced.push(self.start(1));
         self.at = 2;
         while self.at < self.tokens.len() {
             match self.word(self.at)? {
@@ -194,18 +236,21 @@ impl<'s> Finder<'s> {
     /// `import ( … )` or `import [name] "path"`: no item.
     fn import(&mut self) -> Option<()> {
         let keyword = self.at;
-        if self.is(keyword + 1, b'(') {
-            let close = self.skip_group(keyword + 1)?;
-            self.at = close + 1;
-            return self.breaks_after(close).then_some(());
-        }
-        // The path is a literal: the statement ends in the gap after the keyword or the name.
-        let last = match self.name(keyword + 1).is_some() || self.is(keyword + 1, b'.') {
-            true => keyword + 1,
+        let last = match self.is(keyword + 1, b'(') {
+            true => self.skip_group(keyword + 1)?,
+            // The path is a literal: the statement ends in the gap after the keyword or the name.
+            false if self.name(keyword + 1).is_some() || self.is(keyword + 1, b'.') => keyword + 1,
             false => keyword,
         };
+        // Its names are package names.
+        let names = self.tokens[keyword..=last].iter();
+        (self.unreferenced).extend(
+            names
+                .filter(|t| matches!(t, Token::Ident(_)))
+                .map(Token::start),
+        );
         self.at = last + 1;
-        self.gap(last).end.map(|_| ())
+        self.breaks_after(last).then_some(())
     }
 
     /// `func [receiver] name[type parameters](parameters) [result] [body]`.
@@ -220,20 +265,17 @@ impl<'s> Finder<'s> {
         let name = self.name(self.at)?;
         self.at += 1;
         let (signature_end, body) = self.signature()?;
-        if let Some(close) = body {
-            if !self.breaks_after(close) {
-                return None;
+        // A body's `}` ends the declaration's line; without one, its first line is the signature.
+        let (end, signature) = match body {
+            Some(close) if self.breaks_after(close) => {
+                (self.end(close), Signature::Whole(start..signature_end))
             }
-        }
-        let end = body.map_or(signature_end, |close| self.end(close));
-        let (kind, signature) = match body {
-            Some(_) => (Kind::Function, Signature::Whole(start..signature_end)),
-            None => (Kind::Function, Signature::FirstLine(start..end)),
+            Some(_) => return None,
+            None => (signature_end, Signature::FirstLine(start..signature_end)),
         };
-        let kind = if receiver.is_some() {
-            Kind::Method
-        } else {
-            kind
+        let kind = match receiver {
+            Some(_) => Kind::Method,
+            None => Kind::Function,
         };
         let index = self.push(kind, name, None, first);
         self.complete(&[index], start..end, signature);
@@ -272,7 +314,7 @@ impl<'s> Finder<'s> {
             if self.is(i, b'{') {
                 // `struct{…}` and `interface{…}` in a parameter or result are types, not the body.
                 if self.is_word(last, b"struct") || self.is_word(last, b"interface") {
-                    self.at = self.skip_group(i)? + 1;
+                    self.at = self.skip_types(i)? + 1;
                     continue;
                 }
                 let close = self.skip_group(i)?;
@@ -283,9 +325,12 @@ impl<'s> Finder<'s> {
                 return Some((self.end(last), None));
             }
             match self.tokens.get(i)? {
-                Token::Punct(b'(' | b'[', _) => self.at = self.skip_group(i)? + 1,
+                Token::Punct(b'(' | b'[', _) => self.at = self.skip_types(i)? + 1,
                 Token::Punct(b')' | b']' | b'}' | b';', _) => return None,
-                _ => self.at += 1,
+                _ => {
+                    self.qualifier(i);
+                    self.at += 1;
+                }
             }
         }
     }
@@ -326,7 +371,7 @@ impl<'s> Finder<'s> {
         let name = self.name(first)?;
         self.at += 1;
         if self.type_parameters_follow() {
-            self.at = self.skip_group(self.at)? + 1;
+            self.at = self.skip_types(self.at)? + 1;
         }
         let alias = self.is(self.at, b'=');
         self.at += usize::from(alias);
@@ -399,10 +444,57 @@ impl<'s> Finder<'s> {
                     self.ty(parent)?;
                 }
                 Token::Punct(b'{', _) => self.at = self.skip_group(i)? + 1,
-                Token::Punct(b'(' | b'[', _) => self.at = self.skip_flat(i)? + 1,
+                Token::Punct(b'(' | b'[', _) => {
+                    let close = self.flat_close(i)?;
+                    self.arguments(i, close);
+                    self.at = close + 1;
+                }
                 Token::Punct(b')' | b']' | b'}' | b';', _) => return None,
-                _ => self.at += 1,
+                _ => {
+                    self.value_qualifier(i);
+                    self.at += 1;
+                }
             }
+        }
+    }
+
+    /// In an expression, a composite literal's type (`pkg.T{…}`, `[]pkg.T{…}`) is a type; the
+    /// package of `pkg.F()` or `pkg.V` is an identifier the tags query counts.
+    fn value_qualifier(&mut self, i: usize) {
+        if self.is(i + 3, b'{') || (i > 0 && self.is(i - 1, b']')) {
+            self.qualifier(i);
+        }
+    }
+
+    /// A group in an expression: `new(T)` and `make(T, …)` take a type first.
+    fn arguments(&mut self, open: usize, close: usize) {
+        let takes_type =
+            open > 0 && (self.is_word(open - 1, b"new") || self.is_word(open - 1, b"make"));
+        let mut first = open + 1;
+        if takes_type && self.is(open, b'(') {
+            let mut i = open + 1;
+            while i < close && !self.is(i, b',') {
+                i = match self.tokens[i] {
+                    Token::Punct(b'(' | b'[' | b'{', _) => self.skip_group(i).unwrap_or(close),
+                    _ => i,
+                } + 1;
+            }
+            self.types_in(open + 1..i);
+            first = i;
+        }
+        self.values_in(first..close);
+    }
+
+    /// `value_qualifier` over a group's expressions, but inside composite literals (the skeleton
+    /// leaves those out and counts every name in them).
+    fn values_in(&mut self, tokens: Range<usize>) {
+        let mut i = tokens.start;
+        while i < tokens.end {
+            match self.is(i, b'{') {
+                true => i = self.skip_group(i).unwrap_or(tokens.end),
+                false => self.value_qualifier(i),
+            }
+            i += 1;
         }
     }
 
@@ -420,8 +512,9 @@ impl<'s> Finder<'s> {
                 self.at += 1;
                 self.ty(parent)
             }
+            // `[]T`, `[N]T`: the length is an expression.
             Token::Punct(b'[', _) => {
-                self.at = self.skip_flat(i)? + 1;
+                self.at = self.flat_close(i)? + 1;
                 self.ty(parent)
             }
             Token::Punct(b'(', _) => {
@@ -443,7 +536,7 @@ impl<'s> Finder<'s> {
         self.at += 1;
         match self.word(i)? {
             b"struct" | b"interface" if self.local && self.is(i + 1, b'{') => {
-                self.at = self.skip_group(i + 1)? + 1;
+                self.at = self.skip_types(i + 1)? + 1;
                 Some(())
             }
             b"struct" if self.is(i + 1, b'{') => {
@@ -470,6 +563,7 @@ impl<'s> Finder<'s> {
             word if is_keyword(Dialect::Go, word) => None,
             _ => {
                 // `T`, `pkg.T`, `T[A, B]`.
+                self.qualifier(i);
                 if self.is(self.at, b'.') {
                     self.name(self.at + 1)?;
                     self.at += 2;
@@ -556,7 +650,7 @@ impl<'s> Finder<'s> {
             Token::Punct(b',', _) => false,
             // `T[int]` alone is an embedded generic type; `a [4]int` a field.
             Token::Punct(b'[', _) => {
-                let close = self.skip_flat(first + 1)?;
+                let close = self.flat_close(first + 1)?;
                 self.stop(close).is_some()
             }
             _ => self.stop(first).is_some(),
@@ -686,7 +780,7 @@ impl<'s> Finder<'s> {
 
     /// The outline: methods nested under their receiver's type when the file declares it at the
     /// top level, else given it as their parent by name (`items::attach_receivers`).
-    fn finish(mut self) -> Outline {
+    fn finish(mut self) -> TokenOutline {
         let mut types: HashMap<&str, usize> = HashMap::new();
         for (i, item) in self.items.iter().enumerate() {
             let is_type = item.kind.holds_members() || item.kind == Kind::Type;
@@ -703,9 +797,13 @@ impl<'s> Finder<'s> {
                 None => self.items[index].parent_name = Some(receiver),
             }
         }
-        Outline {
+        let outline = Outline {
             items: self.items,
             parse_errors: 0,
+        };
+        TokenOutline {
+            outline,
+            unreferenced: self.unreferenced,
         }
     }
 }

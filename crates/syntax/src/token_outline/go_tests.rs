@@ -29,6 +29,10 @@ fn token_outlines_are_the_skeletons() {
         "package p\n\ntype I interface {\n\t// M doc.\n\tM(a int) (int,\n\t\terror)\n\tio.Reader\n\tReader\n\t~int | ~string\n\tN() interface{ O() }\n}\n",
         // Const and var: grouped, iota, several names, typed, values over lines, literals.
         "package p\n\n// A doc.\nconst A = 1\n\nconst (\n\tB Kind = iota // b\n\tC\n\t// D doc.\n\tD, E = \"d\", `e\ne`\n)\n\nvar (\n\tF = []int{\n\t\t1,\n\t}\n\tG, H int\n\tI = f(\n\t\t1, 2,\n\t)\n\tJ = 1 +\n\t\t2\n\tK struct{ L int }\n\tM = struct{ N int }{1}\n\t_ = x\n)\n\nvar _ I = (*T)(nil)\n\nvar f = func() int {\n\ttype local struct{ X int }\n\treturn 1\n}()\n\nvar O = map[string]T{\"a\": {}}\n",
+        // Package names, which the tags query does not count: the clause's, the imports', a
+        // qualified type's (in a signature, a field, a composite literal, `new` and `make`); a
+        // package-level call's or value's package is an identifier it counts.
+        "package p\n\nimport (\n\tm \"metrics\"\n\t. \"dot\"\n)\n\nvar (\n\tc = m.NewCounter(m.Opts{Name: m.Name})\n\tt = make(map[reflect.Type]string, n.Size)\n\tq = new(sync.Mutex)\n\tl = []m.Label{}\n\tv = m.Default\n)\n\ntype S struct {\n\tsync.Mutex\n\tC m.Counter\n}\n\nfunc F(a m.A, b [m.N]int) (m.B, error) { return m.B{}, nil }\n",
         // Comments: far, touching, blocks, before and after, a file ending without a newline.
         "// Package p.\npackage p\n\nimport (\n\t\"fmt\" // why\n\tx \"y\"\n)\n\nimport z \"z\"\n\n// Far.\n\nfunc A() {}\n\n/* B */ func B() {}\n\nfunc C() {} // trailing\n// D doc.\nfunc D() {}\n\n// E\n/* E2 */\nvar E = 1",
     ];
@@ -37,6 +41,8 @@ fn token_outlines_are_the_skeletons() {
         let tokens = tokens.unwrap_or_else(|| panic!("not answered: {source}"));
         assert!(!skeleton.outline.items.is_empty(), "{source}");
         assert_eq!(shape(&tokens), shape(&skeleton), "{source}");
+        // The names the tags query counts, package names left out as it leaves them out.
+        assert_eq!(tokens.references, skeleton.references, "{source}");
     }
 }
 

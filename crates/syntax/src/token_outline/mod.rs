@@ -16,6 +16,23 @@ use super::items::Outline;
 use super::lexer::{Dialect, Token};
 use std::ops::Range;
 
+/// A file's outline read from its tokens, and the names among them that are no references.
+pub struct TokenOutline {
+    pub outline: Outline,
+    /// Where the names start that the tags query would not count though they are identifiers to
+    /// the lexer: Go's package names (the package clause's, the imports', a qualified type's).
+    pub unreferenced: Vec<usize>,
+}
+
+impl From<Outline> for TokenOutline {
+    fn from(outline: Outline) -> TokenOutline {
+        TokenOutline {
+            outline,
+            unreferenced: Vec::new(),
+        }
+    }
+}
+
 /// The outline of `source` from its tokens and comments (`lexer::lex_with_comments`), exactly as
 /// the skeleton's tree gives it, or `None` when the dialect's finder is not sure of the file.
 pub fn outline(
@@ -23,7 +40,7 @@ pub fn outline(
     source: &[u8],
     tokens: &[Token],
     comments: &[Range<usize>],
-) -> Option<Outline> {
+) -> Option<TokenOutline> {
     match dialect {
         Dialect::Go => go::outline(source, tokens, comments),
         Dialect::Rust => None,
@@ -137,6 +154,13 @@ mod tests {
                 }
             }
             let (m, e, t) = difference(&tokens, &skeleton);
+            if m + e > 0 && std::env::var("CODERD_TOKEN_UNANSWERED").is_ok() {
+                let names = |t: &Tags| -> Vec<(String, u32)> { t.references.clone() };
+                let (got, want) = (names(&tokens), names(&skeleton));
+                let odd: Vec<_> = got.iter().filter(|n| !want.contains(n)).collect();
+                let gone: Vec<_> = want.iter().filter(|n| !got.contains(n)).collect();
+                eprintln!("uses differ: {}: {odd:?} for {gone:?}", path.display());
+            }
             (missing, extra, total) = (missing + m, extra + e, total + t);
         }
         eprintln!(
