@@ -46,6 +46,21 @@ fn token_outlines_are_the_skeletons() {
     }
 }
 
+/// A file cut anywhere (an editor's half-written file) gets an answer or `None`, never a panic.
+#[test]
+fn cut_files_never_panic() {
+    let fixture = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/fixtures/structure/outline/sample.go"
+    );
+    let source = std::fs::read(fixture).unwrap();
+    for cut in 0..source.len() {
+        let source = &source[..cut];
+        let (tokens, comments) = crate::lexer::lex_with_comments(crate::lexer::Dialect::Go, source);
+        super::go::outline(source, &tokens, &comments);
+    }
+}
+
 /// What the finder is not sure of is left to the parse.
 #[test]
 fn unusual_files_are_left_to_the_parse() {
