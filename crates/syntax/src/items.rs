@@ -569,6 +569,12 @@ pub(crate) fn tidy_signature(signature: &str) -> String {
     signature.trim_end_matches(['{', ' ']).to_owned()
 }
 
+/// An item's signature from the text of its declaration (up to its body, or its first line):
+/// whitespace collapsed, a trailing `{` dropped, capped.
+pub(crate) fn signature_of(text: &str) -> String {
+    cap(tidy_signature(&collapse(text)))
+}
+
 pub(crate) fn cap(mut text: String) -> String {
     if let Some((cut, _)) = text.char_indices().nth(SIGNATURE_CAP) {
         text.truncate(cut);

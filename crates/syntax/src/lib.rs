@@ -162,16 +162,10 @@ fn masked(language: &languages::Language, source: &[u8]) -> Option<Vec<u8>> {
 }
 
 /// The map's parse of a file whose language has a lexer (`lexer::Dialect`): its tokens, lexed
-/// once for the body finder, the name counter and the imports, and its skeleton (function bodies
-/// left out) when it proves itself; `None` for other languages.
-#[cfg(test)]
-fn parse_for_tags(language: &languages::Language, source: &[u8]) -> Option<ForTags> {
-    read_for_tags(language, source, false)
-}
-
-/// `parse_for_tags`, but with `from_tokens` a file whose outline its tokens give
-/// (`token_outline`) is not parsed at all: the map's tagger.
-fn read_for_tags(
+/// once for the body finder, the name counter and the imports; its outline read from the tokens
+/// alone when `from_tokens` and the dialect's finder is sure of the file (`token_outline`), else
+/// its skeleton (function bodies left out) when it proves itself; `None` for other languages.
+fn parse_for_tags(
     language: &languages::Language,
     source: &[u8],
     from_tokens: bool,
@@ -181,35 +175,30 @@ fn read_for_tags(
     let masked = masked(language, source);
     let source = masked.as_deref().unwrap_or(source);
     let (tokens, comments) = lexer::lex_with_comments(dialect, source);
-    // A file whose outline its tokens give (`token_outline`) is not parsed at all.
+    // A masked file (`rust_mask`) is left to the parse.
     let outline = (from_tokens && masked.is_none())
-        .then(|| token_outline::tags(dialect, source, &tokens, &comments))
+        .then(|| token_outline::outline(dialect, source, &tokens, &comments))
         .flatten();
-    if outline.is_some() {
-        return Some(ForTags {
-            skeleton: None,
-            outline,
-            tokens,
-        });
-    }
-    let skeleton = PARSER.with(|parser| {
-        let mut parser = parser.borrow_mut();
-        parser.set_language(&queries.language).ok()?;
-        skeleton::parse(dialect, &mut parser, source, &tokens, &comments)
-    });
+    let skeleton = match outline {
+        Some(_) => None,
+        None => PARSER.with(|parser| {
+            let mut parser = parser.borrow_mut();
+            parser.set_language(&queries.language).ok()?;
+            skeleton::parse(dialect, &mut parser, source, &tokens, &comments)
+        }),
+    };
     Some(ForTags {
+        outline,
         skeleton,
-        outline: None,
         tokens,
     })
 }
 
 /// `parse_for_tags`' answer.
 struct ForTags {
+    /// The outline read from the tokens alone (then no skeleton is parsed).
+    outline: Option<token_outline::TokenOutline>,
     skeleton: Option<skeleton::Skeleton>,
-    /// The outline and references read from the tokens alone (`token_outline`): then there is
-    /// no skeleton.
-    outline: Option<(Outline, Vec<(String, u32)>)>,
     /// The masked source's tokens: at the same offsets as the source's (masking keeps lengths).
     tokens: Vec<lexer::Token>,
 }

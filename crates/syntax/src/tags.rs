@@ -5,7 +5,8 @@ use super::items::{self, Outline};
 use super::languages::Language;
 use super::lexer::{Dialect, Token};
 use super::queries::KindSet;
-use super::skeleton::{count_names, Skeleton};
+use super::skeleton::{count_names, names, Skeleton};
+use super::token_outline::TokenOutline;
 use super::{parse, queries};
 use foldhash::{HashMap, HashSet};
 use streaming_iterator::StreamingIterator;
@@ -20,24 +21,28 @@ pub struct Tags {
 
 /// Parses a source text and tags it, `None` when the language has no grammar or queries; with the
 /// file's tokens when its language has a lexer (`lexer::lex`): the map's imports read them
-/// instead of lexing the file once more.
+/// instead of lexing the file once more. A file whose outline its tokens give (`token_outline`)
+/// is not parsed at all.
 pub fn tag_lexed(language: &Language, source: &[u8]) -> Option<(Tags, Option<Vec<Token>>)> {
+    tag_with(language, source, true)
+}
+
+/// `tag_lexed`, the outline read from the tokens alone only when `from_tokens` (the tests compare
+/// it with the skeleton's).
+pub(crate) fn tag_with(
+    language: &Language,
+    source: &[u8],
+    from_tokens: bool,
+) -> Option<(Tags, Option<Vec<Token>>)> {
     let queries = queries::of(language).ok()?;
-    let Some(lexed) = super::read_for_tags(language, source, true) else {
+    let Some(lexed) = super::parse_for_tags(language, source, from_tokens) else {
         let tree = parse(language, source, None)?;
         return Some((tag_tree(language, queries, &tree, None, &[], source), None));
     };
-    // A file whose outline its tokens give (`token_outline`): no parse at all.
-    if let Some((outline, references)) = lexed.outline {
-        let tags = Tags {
-            outline,
-            references,
-        };
-        return Some((tags, Some(lexed.tokens)));
-    }
     // Most files: their skeleton, and their bodies' names from the lexer (see `skeleton`).
-    let tags = match &lexed.skeleton {
-        Some(skeleton) => {
+    let tags = match (lexed.outline, &lexed.skeleton) {
+        (Some(outline), _) => tag_tokens(language, outline, &lexed.tokens, source),
+        (None, Some(skeleton)) => {
             let tree = &skeleton.tree;
             tag_tree(
                 language,
@@ -48,12 +53,48 @@ pub fn tag_lexed(language: &Language, source: &[u8]) -> Option<(Tags, Option<Vec
                 source,
             )
         }
-        None => {
+        (None, None) => {
             let tree = parse(language, source, None)?;
             tag_tree(language, queries, &tree, None, &lexed.tokens, source)
         }
     };
     Some((tags, Some(lexed.tokens)))
+}
+
+/// The tags of an outline read from the tokens: every name among them is a reference, as in a
+/// skeleton's bodies (`count_names`), but the definitions' own and those the tags query would not
+/// count (`TokenOutline::unreferenced`), and the keywords it would (`TokenOutline::referenced`).
+fn tag_tokens(language: &Language, found: TokenOutline, tokens: &[Token], source: &[u8]) -> Tags {
+    let TokenOutline {
+        outline,
+        unreferenced,
+        referenced,
+    } = found;
+    let names_of_items = outline.items.iter().map(|i| i.name_bytes.start);
+    let definitions: HashSet<usize> = names_of_items.chain(unreferenced).collect();
+    let mut counts: HashMap<&[u8], u32> = HashMap::default();
+    if let Some(dialect) = Dialect::of(language) {
+        let all = names(dialect, source, tokens, 0..source.len());
+        for name in all.chain(referenced) {
+            if !definitions.contains(&name.start) {
+                *counts.entry(&source[name]).or_default() += 1;
+            }
+        }
+    }
+    Tags {
+        outline,
+        references: sorted(counts),
+    }
+}
+
+/// The references counted, sorted by name.
+fn sorted(counts: HashMap<&[u8], u32>) -> Vec<(String, u32)> {
+    let mut references: Vec<(String, u32)> = counts
+        .into_iter()
+        .filter_map(|(name, n)| Some((std::str::from_utf8(name).ok()?.to_owned(), n)))
+        .collect();
+    references.sort();
+    references
 }
 
 /// The tags of a parse: `tree`, or `skeleton`'s tree whose bodies were left out and whose bodies'
@@ -101,14 +142,9 @@ fn tag_tree(
             });
         }
     }
-    let mut references: Vec<(String, u32)> = counts
-        .into_iter()
-        .filter_map(|(name, n)| Some((std::str::from_utf8(name).ok()?.to_owned(), n)))
-        .collect();
-    references.sort();
     Tags {
         outline,
-        references,
+        references: sorted(counts),
     }
 }
 
@@ -148,7 +184,7 @@ mod tests {
     /// (missing, extra) count of uses.
     fn compare(language: &Language, source: &[u8]) -> Option<(usize, usize, usize)> {
         let queries = queries::of(language).unwrap();
-        let lexed = crate::parse_for_tags(language, source)?;
+        let lexed = crate::parse_for_tags(language, source, false)?;
         let skeleton = lexed.skeleton.as_ref()?;
         let tokens = &lexed.tokens;
         let fast = tag_tree(
@@ -242,7 +278,7 @@ mod tests {
                 continue;
             }
             // The imports read from the tagger's tokens are those of the imports' own lexing.
-            let lexed = crate::parse_for_tags(language, &source).unwrap();
+            let lexed = crate::parse_for_tags(language, &source, false).unwrap();
             let name = language.name.as_str();
             assert_eq!(
                 crate::map::imports::imports_lexed(name, "x", &source, Some(&lexed.tokens)),
@@ -270,97 +306,6 @@ mod tests {
         assert!((missing + extra) * 20 <= total);
     }
 
-    /// The tags the map gave a file before the token finder (`token_outline`): its skeleton's, or
-    /// its full parse's.
-    fn parsed_tags(language: &Language, source: &[u8]) -> Tags {
-        let queries = queries::of(language).unwrap();
-        let lexed = crate::parse_for_tags(language, source).unwrap();
-        let tokens = &lexed.tokens;
-        match &lexed.skeleton {
-            Some(s) => tag_tree(language, queries, &s.tree, Some(s), tokens, source),
-            None => {
-                let tree = parse(language, source, None).unwrap();
-                tag_tree(language, queries, &tree, None, tokens, source)
-            }
-        }
-    }
-
-    /// Over the Rust files of a tree named by CODERD_TOKEN_CORPUS: how many the token finder
-    /// answers, that each answer's outline is the parse's item for item and field for field, and
-    /// how far its references (every name among the tokens) are from the parse's.
-    #[test]
-    #[ignore = "needs a corpus"]
-    fn token_outlines_match_the_parse_on_a_corpus() {
-        let root = std::env::var("CODERD_TOKEN_CORPUS").unwrap();
-        let language = languages::by_name("rust").unwrap();
-        let (mut files, mut answered, mut mismatched) = (0, 0, 0);
-        let (mut missing, mut extra, mut total) = (0, 0, 0);
-        let mut by_name: HashMap<String, i64> = HashMap::default();
-        for entry in ignore::Walk::new(root).flatten() {
-            let path = entry.path();
-            if path.extension().is_none_or(|e| e != "rs") {
-                continue;
-            }
-            let Ok(source) = std::fs::read(path) else {
-                continue;
-            };
-            files += 1;
-            let read = crate::read_for_tags(language, &source, true).unwrap();
-            if read.outline.is_none() {
-                continue;
-            }
-            answered += 1;
-            let (tokens, _) = tag_lexed(language, &source).unwrap();
-            let parsed = parsed_tags(language, &source);
-            let shape = |t: &Tags| (t.outline.parse_errors, format!("{:#?}", t.outline.items));
-            if shape(&tokens) != shape(&parsed) {
-                mismatched += 1;
-                let (a, b) = (shape(&tokens).1, shape(&parsed).1);
-                let at = a.lines().zip(b.lines()).position(|(x, y)| x != y);
-                let at = at.unwrap_or(a.lines().count().min(b.lines().count()));
-                let near = |s: &str| {
-                    let lines = s.lines().skip(at.saturating_sub(8)).take(14);
-                    lines.collect::<Vec<_>>().join("\n")
-                };
-                eprintln!(
-                    "mismatch: {} (parse errors {})\n-- tokens:\n{}\n-- parse:\n{}",
-                    path.display(),
-                    parsed.outline.parse_errors,
-                    near(&a),
-                    near(&b)
-                );
-            }
-            let counts = |t: &Tags| -> HashMap<String, i64> {
-                t.references
-                    .iter()
-                    .map(|(n, c)| (n.clone(), i64::from(*c)))
-                    .collect()
-            };
-            let (mine, theirs) = (counts(&tokens), counts(&parsed));
-            for (name, &n) in &theirs {
-                let m = mine.get(name).copied().unwrap_or(0);
-                missing += (n - m).max(0);
-                extra += (m - n).max(0);
-                total += n;
-                *by_name.entry(name.clone()).or_default() += m - n;
-            }
-            for (name, &m) in &mine {
-                if !theirs.contains_key(name) {
-                    extra += m;
-                    *by_name.entry(name.clone()).or_default() += m;
-                }
-            }
-        }
-        let mut worst: Vec<(String, i64)> = by_name.into_iter().filter(|(_, d)| *d != 0).collect();
-        worst.sort_by_key(|(n, d)| (-d.abs(), n.clone()));
-        worst.truncate(12);
-        eprintln!(
-            "{answered}/{files} files answered from tokens, {mismatched} mismatched; uses: \
-             {missing} missing, {extra} extra of {total}; most different: {worst:?}"
-        );
-        assert_eq!(mismatched, 0);
-    }
-
     /// Comments left out of the skeleton's parse still lead their items: the same docs and extent
     /// lines as the full parse's, item for item, for each way a comment can sit (a doc run with
     /// attributes, a blank line after a Rust doc comment, a trailing comment, a comment touching a
@@ -384,7 +329,7 @@ mod tests {
         ];
         for (name, source, left_out, docs) in cases {
             let language = languages::by_name(name).unwrap();
-            let lexed = crate::parse_for_tags(language, source.as_bytes()).unwrap();
+            let lexed = crate::parse_for_tags(language, source.as_bytes(), false).unwrap();
             let skeleton = lexed.skeleton.as_ref().expect(name);
             assert_eq!(skeleton.comments.len(), left_out, "{name}");
             let (tags, _) = tag_lexed(language, source.as_bytes()).unwrap();
@@ -431,7 +376,7 @@ mod tests {
         ];
         for (name, source, clean) in cases {
             let language = languages::by_name(name).unwrap();
-            let lexed = crate::parse_for_tags(language, source.as_bytes()).unwrap();
+            let lexed = crate::parse_for_tags(language, source.as_bytes(), false).unwrap();
             assert_eq!(lexed.skeleton.is_some(), clean, "{name}: {source:?}");
             let (tags, _) = tag_lexed(language, source.as_bytes()).unwrap();
             let full = crate::outline_of(language, source.as_bytes()).unwrap();

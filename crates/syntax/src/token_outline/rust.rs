@@ -7,6 +7,7 @@
 //! identifier, a block with items in a `const`'s value, a macro call whose names depend on how the
 //! grammar tokenizes a keyword) gives `None`, and the file is parsed as before.
 
+use super::TokenOutline;
 use crate::docs::{first_doc_line, DocMarkers};
 use crate::items::{cap, collapse, tidy_signature, Item, Outline};
 use crate::lexer::{is_keyword, Token};
@@ -18,27 +19,21 @@ use std::sync::LazyLock;
 static MARKERS: LazyLock<Option<DocMarkers>> =
     LazyLock::new(|| crate::languages::by_name("rust").map(DocMarkers::of));
 
-/// The outline of a Rust file from its tokens and comments (`lexer::lex_with_comments`), or
-/// `None` when it holds anything the walk is not sure of.
-#[cfg(test)]
+/// The outline of a Rust file from its tokens and comments (`lexer::lex_with_comments`), with
+/// the names the tags query would count otherwise than the lexer (`names`), or `None` when it
+/// holds anything the walk is not sure of.
 pub(super) fn outline(
     source: &[u8],
     tokens: &[Token],
     comments: &[Range<usize>],
-) -> Option<Outline> {
-    walk(source, tokens, comments).map(|(outline, _)| outline)
-}
-
-/// The outline and its references (every name the skeleton's tree and lexer would count, the
-/// definitions' own names but), when the walk is sure of the file.
-pub(super) fn tags(
-    source: &[u8],
-    tokens: &[Token],
-    comments: &[Range<usize>],
-) -> Option<(Outline, Vec<(String, u32)>)> {
+) -> Option<TokenOutline> {
     let (outline, modes) = walk(source, tokens, comments)?;
-    let references = names::count(source, tokens, &modes, &outline);
-    Some((outline, references))
+    let (unreferenced, referenced) = names::differences(source, tokens, &modes);
+    Some(TokenOutline {
+        outline,
+        unreferenced,
+        referenced,
+    })
 }
 
 /// The walk over a file's items: its outline, and how the tree reads each token.
@@ -160,7 +155,7 @@ struct Walk<'s> {
     newlines: Vec<usize>,
     at: usize,
     items: Vec<Item>,
-    /// How the tree reads each token (`Mode`), for the references (`names::count`).
+    /// How the tree reads each token (`Mode`), for the references (`names::differences`).
     modes: Vec<Mode>,
 }
 

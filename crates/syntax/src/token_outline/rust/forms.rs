@@ -57,6 +57,9 @@ impl Walk<'_> {
     ) -> Option<Sibling> {
         let name = self.name(head.at + 1)?;
         let (end, body) = self.header(head.at + 2, false)?;
+        if !self.parameters_then(head.at + 2, end) {
+            return None;
+        }
         self.mark_shorthands(head.at + 2, end);
         let start = self.start(head.first);
         let (close, signature) = match body {
@@ -80,6 +83,28 @@ impl Walk<'_> {
         };
         self.push(found, level);
         Some(Sibling::Passed(bytes.end))
+    }
+
+    /// Whether a function's header (tokens `from..end`, after its name) has its generics and
+    /// parameters, then `->`, `where` or its end (not `fn f() u8`).
+    fn parameters_then(&self, from: usize, end: usize) -> bool {
+        let mut at = from;
+        if self.punct(at) == Some(b'<') {
+            match self.angle_close(at) {
+                Some(close) => at = close + 1,
+                None => return false,
+            }
+        }
+        if self.punct(at) != Some(b'(') {
+            return false;
+        }
+        let Some(close) = self.close_of(at) else {
+            return false;
+        };
+        let next = close + 1;
+        next == end
+            || self.word(next) == Some(b"where")
+            || (self.punct(next) == Some(b'-') && self.punct(next + 1) == Some(b'>'))
     }
 
     /// Marks the shorthand fields of the struct patterns among a function's parameters (tokens
@@ -172,6 +197,10 @@ impl Walk<'_> {
     /// From token `from`: the first `{` or `;` outside brackets and angle brackets (with `(` too
     /// when `tuple`, before a `where`), and which it is; `None` at a macro call.
     fn header(&mut self, from: usize, tuple: bool) -> Option<(usize, u8)> {
+        // A declaration's generics open with a parameter (`struct S<90>` is an error).
+        if self.punct(from) == Some(b'<') && !self.spaced(from) {
+            return None;
+        }
         let (mut angle, mut after_where, mut i) = (0usize, false, from);
         loop {
             match self.tokens.get(i)? {

@@ -1,58 +1,52 @@
-//! The references of a file the token walk outlined (`super::tags`): the names the map's tagger
-//! would have counted, the skeleton's tree outside function bodies (`identifier`,
-//! `type_identifier`, `field_identifier` nodes: `queries/rust/tags.scm`) and its lexer inside
-//! them (`skeleton::count_names`), the definitions' own names but.
+//! Where the names of a file the token walk outlined (`super::outline`) are counted otherwise by
+//! the tags query on the skeleton's tree (`identifier`, `type_identifier`, `field_identifier`
+//! nodes: `queries/rust/tags.scm`) than by the lexer's rule (`skeleton::names`: every word but a
+//! keyword, every lifetime), which the map's tagger applies to the whole file
+//! (`tags::tag_tokens`). Inside function bodies and left-out `use` declarations the skeleton
+//! counts by the lexer's rule too.
 
 use super::Mode;
-use crate::items::Outline;
 use crate::lexer::{is_keyword, Dialect, Token};
-use foldhash::{HashMap, HashSet};
+use std::ops::Range;
 
-/// The names and their use counts, sorted by name.
-pub(super) fn count(
+/// (where the names start the lexer's rule counts and the tree does not, the names the tree
+/// counts and the lexer's rule does not).
+pub(super) fn differences(
     source: &[u8],
     tokens: &[Token],
     modes: &[Mode],
-    outline: &Outline,
-) -> Vec<(String, u32)> {
-    let definitions: HashSet<usize> = outline.items.iter().map(|i| i.name_bytes.start).collect();
-    let mut counts: HashMap<&[u8], u32> = HashMap::default();
+) -> (Vec<usize>, Vec<Range<usize>>) {
+    let (mut unreferenced, mut referenced) = (Vec::new(), Vec::new());
     for (i, token) in tokens.iter().enumerate() {
         let (Token::Ident(r) | Token::Lifetime(r)) = token else {
             continue;
         };
-        if definitions.contains(&r.start) {
-            continue;
-        }
         let word = &source[r.clone()];
+        // A lifetime or label holds an identifier, whatever its name (`'static` too).
         let lifetime = matches!(token, Token::Lifetime(_));
-        let counted = match modes[i] {
-            // A lifetime or label holds an identifier, whatever its name (`'static` too).
-            Mode::Body => lifetime || !is_keyword(Dialect::Rust, word),
+        let lexer = lifetime || !is_keyword(Dialect::Rust, word);
+        let tree = match modes[i] {
+            Mode::Body => lexer,
             // `macro_rules!` is one keyword token to the grammar.
             Mode::Syntax => {
-                lifetime
-                    || (!is_keyword(Dialect::Rust, word) && !macro_rules(source, tokens, i))
+                (lexer && !macro_rules(source, tokens, i))
                     || primitive_path(word, tokens, i)
                     || unnamed_const(word, source, tokens, i)
                     || primitive_binding(word, tokens, i)
             }
-            // `extern crate self as _;`: both are identifiers there.
-            Mode::Crate => !matches!(word, b"extern" | b"crate" | b"as"),
             Mode::Tree => in_tree(word),
             Mode::Rules => in_tree(word) && !metavariable(source, tokens, i),
             Mode::Shorthand => false,
+            // `extern crate self as _;`: both are identifiers there.
+            Mode::Crate => !matches!(word, b"extern" | b"crate" | b"as"),
         };
-        if counted {
-            *counts.entry(word).or_default() += 1;
+        match (lexer, tree) {
+            (true, false) => unreferenced.push(r.start),
+            (false, true) => referenced.push(r.clone()),
+            _ => {}
         }
     }
-    let mut references: Vec<(String, u32)> = counts
-        .into_iter()
-        .filter_map(|(name, n)| Some((std::str::from_utf8(name).ok()?.to_owned(), n)))
-        .collect();
-    references.sort();
-    references
+    (unreferenced, referenced)
 }
 
 /// Whether a word is an `identifier` in a token tree, where tree-sitter-rust reads most keywords

@@ -7,7 +7,7 @@ use crate::{languages, queries};
 pub(crate) fn map_outline(source: &[u8]) -> Outline {
     let language = languages::by_name("rust").unwrap();
     let queries = queries::of(language).unwrap();
-    let lexed = crate::parse_for_tags(language, source).unwrap();
+    let lexed = crate::parse_for_tags(language, source, false).unwrap();
     match &lexed.skeleton {
         Some(skeleton) => {
             let comments = &skeleton.comments;
@@ -27,7 +27,8 @@ pub(crate) fn map_outline(source: &[u8]) -> Outline {
 /// The token finder's outline, when it answers.
 pub(crate) fn token_outline(source: &[u8]) -> Option<Outline> {
     let (tokens, comments) = lex_with_comments(Dialect::Rust, source);
-    crate::token_outline::outline(Dialect::Rust, source, &tokens, &comments)
+    let found = crate::token_outline::outline(Dialect::Rust, source, &tokens, &comments);
+    found.map(|found| found.outline)
 }
 
 /// The two outlines' differences, item for item (empty when they are the same).
