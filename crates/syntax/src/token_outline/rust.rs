@@ -618,6 +618,7 @@ struct Found {
 }
 
 mod forms;
+mod macros;
 mod names;
 
 #[cfg(test)]

@@ -29,7 +29,7 @@ pub(super) fn differences(
             Mode::Body => lexer,
             // `macro_rules!` is one keyword token to the grammar.
             Mode::Syntax => {
-                (lexer && !macro_rules(source, tokens, i))
+                (lexer && !macro_rules(source, tokens, i) && !union_item(word, tokens, i))
                     || primitive_path(word, tokens, i)
                     || unnamed_const(word, source, tokens, i)
                     || primitive_binding(word, tokens, i)
@@ -122,6 +122,11 @@ fn unnamed_const(word: &[u8], source: &[u8], tokens: &[Token], i: usize) -> bool
     let after_const =
         i > 0 && matches!(&tokens[i - 1], Token::Ident(r) if &source[r.clone()] == b"const");
     word == b"_" && after_const
+}
+
+/// `union U { … }`: the grammar's keyword there.
+fn union_item(word: &[u8], tokens: &[Token], i: usize) -> bool {
+    word == b"union" && matches!(tokens.get(i + 1), Some(Token::Ident(_)))
 }
 
 fn macro_rules(source: &[u8], tokens: &[Token], i: usize) -> bool {

@@ -57,7 +57,34 @@ pub(crate) fn differences(mine: &Outline, theirs: &Outline) -> Vec<String> {
 /// field (bytes, name bytes, extent line included).
 #[test]
 fn token_outlines_equal_the_skeletons() {
-    let cases = [
+    let mut failed = Vec::new();
+    for source in CASES {
+        let theirs = map_outline(source.as_bytes());
+        assert_eq!(theirs.parse_errors, 0, "{source}");
+        let Some(mine) = token_outline(source.as_bytes()) else {
+            failed.push(format!("no answer: {source}"));
+            continue;
+        };
+        let differences = differences(&mine, &theirs);
+        if !differences.is_empty() {
+            failed.push(format!("{source}\n{}", differences.join("\n")));
+        }
+    }
+    assert!(failed.is_empty(), "{}", failed.join("\n\n"));
+}
+
+/// A file cut anywhere (an editor's unsaved half, a truncated read) never panics the walk.
+#[test]
+fn a_cut_file_never_panics() {
+    for source in CASES {
+        for cut in (0..=source.len()).filter(|&at| source.is_char_boundary(at)) {
+            let _ = token_outline(&source.as_bytes()[..cut]);
+        }
+    }
+}
+
+/// The constructs the finder reads, one source each.
+const CASES: [&str; 15] = [
         "fn a() {}\npub(crate) async unsafe fn b<T: Fn(u8) -> u8>(x: T) -> Vec<u8>\nwhere\n    T: Clone,\n{\n    let s = \"}\";\n}\n",
         "pub const fn c() -> u8 { 1 }\nextern \"C\" fn d() {}\nconst unsafe fn e() {}\n",
         "/// Doc of S.\n#[derive(Debug)]\n// plain\npub struct S<T> where T: Copy {\n    /// Field doc.\n    pub a: Vec<T>,\n    #[serde(skip)]\n    b: HashMap<u8, fn(u8) -> u8>, // trailing\n    /* c */ c: [u8; 4]\n}\n",
@@ -73,22 +100,7 @@ fn token_outlines_equal_the_skeletons() {
         "//! Crate doc.\n#![allow(dead_code)]\n\n/// Far.\n\nfn far() {}\n/**\n * Block doc.\n */\nfn block() {}\n//\n// Second line.\nfn empty_first() {}\n",
         "fn with_macros() { m! { a, b } struct Local; }\nconst C: S = S { a: m!{x, y} };\nstruct F { a: m![u8] }\n",
         "impl<T> From<T> for Wrapper<T> {\n    fn from(t: T) -> Self { Wrapper(t) }\n}\nimpl<T: ?Sized> Deref for Box<T> { type Target = T; }\n",
-    ];
-    let mut failed = Vec::new();
-    for source in cases {
-        let theirs = map_outline(source.as_bytes());
-        assert_eq!(theirs.parse_errors, 0, "{source}");
-        let Some(mine) = token_outline(source.as_bytes()) else {
-            failed.push(format!("no answer: {source}"));
-            continue;
-        };
-        let differences = differences(&mine, &theirs);
-        if !differences.is_empty() {
-            failed.push(format!("{source}\n{}", differences.join("\n")));
-        }
-    }
-    assert!(failed.is_empty(), "{}", failed.join("\n\n"));
-}
+];
 
 /// What the finder is not sure of: no answer, the file is parsed.
 #[test]
@@ -134,5 +146,27 @@ fn unanswered_files_of_a_corpus() {
             let text = text.lines().next().unwrap_or("").to_owned();
             eprintln!("UNANSWERED {}:{line} {text:?}", path.display());
         }
+    }
+}
+
+/// The references the map's tagger counts for a file the finder answers are the skeleton's, name
+/// for name and use for use: in token trees, `macro_rules!` bodies, parameters' patterns, `const
+/// _`, `extern crate`, primitive paths, and left-out `use` declarations.
+#[test]
+fn references_equal_the_skeletons() {
+    let language = languages::by_name("rust").unwrap();
+    let extra = [
+        "m! { a, ref b, dyn C, default q, u32::MAX, Self::y }\nmacro_rules! r { ($x:ident, $($y:expr),*) => { $x + ref z } }\n",
+        "fn f(S { a, ref b, c: d, .. }: S, u32: u32) -> &'static str { x }\nconst _: u32 = u32::MAX;\nextern crate self as _;\nuse std::str::FromStr;\n#[serde(default, rename = \"x\")]\nstruct T { f: std::str::Chars<'static> }\n",
+    ];
+    for source in CASES.iter().chain(&extra) {
+        let tokens = crate::tags::tag_with(language, source.as_bytes(), true)
+            .unwrap()
+            .0;
+        let skeleton = crate::tags::tag_with(language, source.as_bytes(), false)
+            .unwrap()
+            .0;
+        assert!(token_outline(source.as_bytes()).is_some(), "{source}");
+        assert_eq!(tokens.references, skeleton.references, "{source}");
     }
 }
