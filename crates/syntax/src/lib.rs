@@ -170,7 +170,6 @@ fn parse_for_tags(
     source: &[u8],
     from_tokens: bool,
 ) -> Option<ForTags> {
-    let queries = queries::of(language).ok()?;
     let dialect = lexer::Dialect::of(language)?;
     let masked = masked(language, source);
     let source = masked.as_deref().unwrap_or(source);
@@ -181,7 +180,10 @@ fn parse_for_tags(
         .flatten();
     let skeleton = match outline {
         Some(_) => None,
+        // The queries are compiled on a language's first parse: not at all for a tree of Go
+        // files all read from their tokens.
         None => PARSER.with(|parser| {
+            let queries = queries::of(language).ok()?;
             let mut parser = parser.borrow_mut();
             parser.set_language(&queries.language).ok()?;
             skeleton::parse(dialect, &mut parser, source, &tokens, &comments)

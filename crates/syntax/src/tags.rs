@@ -34,15 +34,19 @@ pub(crate) fn tag_with(
     source: &[u8],
     from_tokens: bool,
 ) -> Option<(Tags, Option<Vec<Token>>)> {
-    let queries = queries::of(language).ok()?;
     let Some(lexed) = super::parse_for_tags(language, source, from_tokens) else {
+        let queries = queries::of(language).ok()?;
         let tree = parse(language, source, None)?;
         return Some((tag_tree(language, queries, &tree, None, &[], source), None));
     };
     // Most files: their skeleton, and their bodies' names from the lexer (see `skeleton`).
-    let tags = match (lexed.outline, &lexed.skeleton) {
-        (Some(outline), _) => tag_tokens(language, outline, &lexed.tokens, source),
-        (None, Some(skeleton)) => {
+    if let Some(found) = lexed.outline {
+        let tags = tag_tokens(language, found, &lexed.tokens, source);
+        return Some((tags, Some(lexed.tokens)));
+    }
+    let queries = queries::of(language).ok()?;
+    let tags = match &lexed.skeleton {
+        Some(skeleton) => {
             let tree = &skeleton.tree;
             tag_tree(
                 language,
@@ -53,7 +57,7 @@ pub(crate) fn tag_with(
                 source,
             )
         }
-        (None, None) => {
+        None => {
             let tree = parse(language, source, None)?;
             tag_tree(language, queries, &tree, None, &lexed.tokens, source)
         }
