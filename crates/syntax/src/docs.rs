@@ -176,7 +176,7 @@ fn merged(leading: &Leading, end: usize, left_out: &[Comment]) -> Vec<Piece> {
 }
 
 /// Whether only whitespace precedes `start` on its line (a trailing comment is no doc).
-fn starts_its_line(start: usize, source: &[u8]) -> bool {
+pub(crate) fn starts_its_line(start: usize, source: &[u8]) -> bool {
     let line_start = source[..start]
         .iter()
         .rposition(|&b| b == b'\n')

@@ -561,15 +561,21 @@ fn text(source: &[u8], node: Node) -> String {
     String::from_utf8_lossy(&source[node.byte_range()]).into_owned()
 }
 
-fn collapse(text: &str) -> String {
+pub(crate) fn collapse(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-fn tidy_signature(signature: &str) -> String {
+pub(crate) fn tidy_signature(signature: &str) -> String {
     signature.trim_end_matches(['{', ' ']).to_owned()
 }
 
-fn cap(mut text: String) -> String {
+/// An item's signature from the text of its declaration (up to its body, or its first line):
+/// whitespace collapsed, a trailing `{` dropped, capped.
+pub(crate) fn signature_of(text: &str) -> String {
+    cap(tidy_signature(&collapse(text)))
+}
+
+pub(crate) fn cap(mut text: String) -> String {
     if let Some((cut, _)) = text.char_indices().nth(SIGNATURE_CAP) {
         text.truncate(cut);
         text.push('…');

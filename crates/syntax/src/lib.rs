@@ -26,6 +26,7 @@ mod shell_mask;
 mod skeleton;
 pub mod symbol;
 mod tags;
+mod token_outline;
 mod walk;
 
 use schemars::JsonSchema;
@@ -161,24 +162,44 @@ fn masked(language: &languages::Language, source: &[u8]) -> Option<Vec<u8>> {
 }
 
 /// The map's parse of a file whose language has a lexer (`lexer::Dialect`): its tokens, lexed
-/// once for the body finder, the name counter and the imports, and its skeleton (function bodies
-/// left out) when it proves itself; `None` for other languages.
-fn parse_for_tags(language: &languages::Language, source: &[u8]) -> Option<ForTags> {
-    let queries = queries::of(language).ok()?;
+/// once for the body finder, the name counter and the imports; its outline read from the tokens
+/// alone when `from_tokens` and the dialect's finder is sure of the file (`token_outline`), else
+/// its skeleton (function bodies left out) when it proves itself; `None` for other languages.
+fn parse_for_tags(
+    language: &languages::Language,
+    source: &[u8],
+    from_tokens: bool,
+) -> Option<ForTags> {
     let dialect = lexer::Dialect::of(language)?;
     let masked = masked(language, source);
     let source = masked.as_deref().unwrap_or(source);
     let (tokens, comments) = lexer::lex_with_comments(dialect, source);
-    let skeleton = PARSER.with(|parser| {
-        let mut parser = parser.borrow_mut();
-        parser.set_language(&queries.language).ok()?;
-        skeleton::parse(dialect, &mut parser, source, &tokens, &comments)
-    });
-    Some(ForTags { skeleton, tokens })
+    // A masked file (`rust_mask`) is left to the parse.
+    let outline = (from_tokens && masked.is_none())
+        .then(|| token_outline::outline(dialect, source, &tokens, &comments))
+        .flatten();
+    let skeleton = match outline {
+        Some(_) => None,
+        // The queries are compiled on a language's first parse: not at all for a tree of Go
+        // files all read from their tokens.
+        None => PARSER.with(|parser| {
+            let queries = queries::of(language).ok()?;
+            let mut parser = parser.borrow_mut();
+            parser.set_language(&queries.language).ok()?;
+            skeleton::parse(dialect, &mut parser, source, &tokens, &comments)
+        }),
+    };
+    Some(ForTags {
+        outline,
+        skeleton,
+        tokens,
+    })
 }
 
 /// `parse_for_tags`' answer.
 struct ForTags {
+    /// The outline read from the tokens alone (then no skeleton is parsed).
+    outline: Option<token_outline::TokenOutline>,
     skeleton: Option<skeleton::Skeleton>,
     /// The masked source's tokens: at the same offsets as the source's (masking keeps lengths).
     tokens: Vec<lexer::Token>,

@@ -494,20 +494,28 @@ pub fn count_names<'s>(
     range: Range<usize>,
     count: &mut impl FnMut(&'s [u8]),
 ) {
-    let first = tokens.partition_point(|t| t.start() < range.start);
-    for token in &tokens[first..] {
-        if token.start() >= range.end {
-            break;
-        }
-        match token {
-            Token::Ident(r) if !is_keyword(dialect, &source[r.clone()]) => {
-                count(&source[r.clone()])
-            }
-            // `'a` and `'outer:`: tree-sitter's lifetimes and labels hold an identifier.
-            Token::Lifetime(r) => count(&source[r.clone()]),
-            _ => {}
-        }
+    for name in names(dialect, source, tokens, range) {
+        count(&source[name]);
     }
+}
+
+/// The byte ranges of the names among `tokens` inside `range` (`count_names`).
+pub fn names<'t>(
+    dialect: Dialect,
+    source: &'t [u8],
+    tokens: &'t [Token],
+    range: Range<usize>,
+) -> impl Iterator<Item = Range<usize>> + 't {
+    let first = tokens.partition_point(|t| t.start() < range.start);
+    let inside = tokens[first..]
+        .iter()
+        .take_while(move |t| t.start() < range.end);
+    inside.filter_map(move |token| match token {
+        Token::Ident(r) if !is_keyword(dialect, &source[r.clone()]) => Some(r.clone()),
+        // `'a` and `'outer:`: tree-sitter's lifetimes and labels hold an identifier.
+        Token::Lifetime(r) => Some(r.clone()),
+        _ => None,
+    })
 }
 
 /// A walk over a file's tokens (`lex`), as the body finder reads them.
@@ -586,7 +594,7 @@ mod tests {
         );
         // Each is a literal's inside, so the skeleton proves itself.
         let language = crate::languages::by_name("go").unwrap();
-        let parsed = crate::parse_for_tags(language, source.as_bytes()).unwrap();
+        let parsed = crate::parse_for_tags(language, source.as_bytes(), false).unwrap();
         assert_eq!(parsed.skeleton.unwrap().bodies.len(), 4);
     }
 
@@ -639,7 +647,7 @@ mod tests {
         // Both parse as skeletons whose tags are the full parse's (`tags::tests`).
         for (name, source) in [("rust", rust.replace("use k\n", "")), ("go", go.to_owned())] {
             let language = crate::languages::by_name(name).unwrap();
-            let lexed = crate::parse_for_tags(language, source.as_bytes()).unwrap();
+            let lexed = crate::parse_for_tags(language, source.as_bytes(), false).unwrap();
             assert!(lexed.skeleton.is_some(), "{name}");
         }
     }

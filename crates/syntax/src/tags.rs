@@ -5,7 +5,8 @@ use super::items::{self, Outline};
 use super::languages::Language;
 use super::lexer::{Dialect, Token};
 use super::queries::KindSet;
-use super::skeleton::{count_names, Skeleton};
+use super::skeleton::{count_names, names, Skeleton};
+use super::token_outline::TokenOutline;
 use super::{parse, queries};
 use foldhash::{HashMap, HashSet};
 use streaming_iterator::StreamingIterator;
@@ -20,14 +21,30 @@ pub struct Tags {
 
 /// Parses a source text and tags it, `None` when the language has no grammar or queries; with the
 /// file's tokens when its language has a lexer (`lexer::lex`): the map's imports read them
-/// instead of lexing the file once more.
+/// instead of lexing the file once more. A file whose outline its tokens give (`token_outline`)
+/// is not parsed at all.
 pub fn tag_lexed(language: &Language, source: &[u8]) -> Option<(Tags, Option<Vec<Token>>)> {
-    let queries = queries::of(language).ok()?;
-    let Some(lexed) = super::parse_for_tags(language, source) else {
+    tag_with(language, source, true)
+}
+
+/// `tag_lexed`, the outline read from the tokens alone only when `from_tokens` (the tests compare
+/// it with the skeleton's).
+pub(crate) fn tag_with(
+    language: &Language,
+    source: &[u8],
+    from_tokens: bool,
+) -> Option<(Tags, Option<Vec<Token>>)> {
+    let Some(lexed) = super::parse_for_tags(language, source, from_tokens) else {
+        let queries = queries::of(language).ok()?;
         let tree = parse(language, source, None)?;
         return Some((tag_tree(language, queries, &tree, None, &[], source), None));
     };
     // Most files: their skeleton, and their bodies' names from the lexer (see `skeleton`).
+    if let Some(found) = lexed.outline {
+        let tags = tag_tokens(language, found, &lexed.tokens, source);
+        return Some((tags, Some(lexed.tokens)));
+    }
+    let queries = queries::of(language).ok()?;
     let tags = match &lexed.skeleton {
         Some(skeleton) => {
             let tree = &skeleton.tree;
@@ -46,6 +63,42 @@ pub fn tag_lexed(language: &Language, source: &[u8]) -> Option<(Tags, Option<Vec
         }
     };
     Some((tags, Some(lexed.tokens)))
+}
+
+/// The tags of an outline read from the tokens: every name among them is a reference, as in a
+/// skeleton's bodies (`count_names`), but the definitions' own and those the tags query would not
+/// count (`TokenOutline::unreferenced`), and the keywords it would (`TokenOutline::referenced`).
+fn tag_tokens(language: &Language, found: TokenOutline, tokens: &[Token], source: &[u8]) -> Tags {
+    let TokenOutline {
+        outline,
+        unreferenced,
+        referenced,
+    } = found;
+    let names_of_items = outline.items.iter().map(|i| i.name_bytes.start);
+    let definitions: HashSet<usize> = names_of_items.chain(unreferenced).collect();
+    let mut counts: HashMap<&[u8], u32> = HashMap::default();
+    if let Some(dialect) = Dialect::of(language) {
+        let all = names(dialect, source, tokens, 0..source.len());
+        for name in all.chain(referenced) {
+            if !definitions.contains(&name.start) {
+                *counts.entry(&source[name]).or_default() += 1;
+            }
+        }
+    }
+    Tags {
+        outline,
+        references: sorted(counts),
+    }
+}
+
+/// The references counted, sorted by name.
+fn sorted(counts: HashMap<&[u8], u32>) -> Vec<(String, u32)> {
+    let mut references: Vec<(String, u32)> = counts
+        .into_iter()
+        .filter_map(|(name, n)| Some((std::str::from_utf8(name).ok()?.to_owned(), n)))
+        .collect();
+    references.sort();
+    references
 }
 
 /// The tags of a parse: `tree`, or `skeleton`'s tree whose bodies were left out and whose bodies'
@@ -93,14 +146,9 @@ fn tag_tree(
             });
         }
     }
-    let mut references: Vec<(String, u32)> = counts
-        .into_iter()
-        .filter_map(|(name, n)| Some((std::str::from_utf8(name).ok()?.to_owned(), n)))
-        .collect();
-    references.sort();
     Tags {
         outline,
-        references,
+        references: sorted(counts),
     }
 }
 
@@ -140,7 +188,7 @@ mod tests {
     /// (missing, extra) count of uses.
     fn compare(language: &Language, source: &[u8]) -> Option<(usize, usize, usize)> {
         let queries = queries::of(language).unwrap();
-        let lexed = crate::parse_for_tags(language, source)?;
+        let lexed = crate::parse_for_tags(language, source, false)?;
         let skeleton = lexed.skeleton.as_ref()?;
         let tokens = &lexed.tokens;
         let fast = tag_tree(
@@ -234,7 +282,7 @@ mod tests {
                 continue;
             }
             // The imports read from the tagger's tokens are those of the imports' own lexing.
-            let lexed = crate::parse_for_tags(language, &source).unwrap();
+            let lexed = crate::parse_for_tags(language, &source, false).unwrap();
             let name = language.name.as_str();
             assert_eq!(
                 crate::map::imports::imports_lexed(name, "x", &source, Some(&lexed.tokens)),
@@ -285,7 +333,7 @@ mod tests {
         ];
         for (name, source, left_out, docs) in cases {
             let language = languages::by_name(name).unwrap();
-            let lexed = crate::parse_for_tags(language, source.as_bytes()).unwrap();
+            let lexed = crate::parse_for_tags(language, source.as_bytes(), false).unwrap();
             let skeleton = lexed.skeleton.as_ref().expect(name);
             assert_eq!(skeleton.comments.len(), left_out, "{name}");
             let (tags, _) = tag_lexed(language, source.as_bytes()).unwrap();
@@ -332,7 +380,7 @@ mod tests {
         ];
         for (name, source, clean) in cases {
             let language = languages::by_name(name).unwrap();
-            let lexed = crate::parse_for_tags(language, source.as_bytes()).unwrap();
+            let lexed = crate::parse_for_tags(language, source.as_bytes(), false).unwrap();
             assert_eq!(lexed.skeleton.is_some(), clean, "{name}: {source:?}");
             let (tags, _) = tag_lexed(language, source.as_bytes()).unwrap();
             let full = crate::outline_of(language, source.as_bytes()).unwrap();
