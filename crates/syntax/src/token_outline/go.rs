@@ -38,6 +38,7 @@ pub(super) fn outline(
         unreferenced: Vec::new(),
         local: false,
         receivers: Vec::new(),
+        depth: 0,
     };
     finder.file()?;
     Some(finder.finish())
@@ -57,6 +58,8 @@ struct Finder<'s> {
     local: bool,
     /// Each method's item and its receiver's type name.
     receivers: Vec<(usize, String)>,
+    /// How many types the walk is in (`MAX_NESTING`).
+    depth: usize,
 }
 
 /// What lies between two tokens: whitespace, comments and literals.

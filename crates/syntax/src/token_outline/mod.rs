@@ -17,6 +17,11 @@ use super::items::Outline;
 use super::lexer::{Dialect, Token};
 use std::ops::Range;
 
+/// How deep the finders' walks nest (Rust's items in items, Go's types in types) before they give
+/// the file to the parse: they recurse, and a hostile file nesting thousands deep must not
+/// overflow a tagging thread's stack; tree-sitter's parse and walks do not recurse.
+const MAX_NESTING: usize = 64;
+
 /// A file's outline read from its tokens, and the names among them that are no references.
 pub struct TokenOutline {
     pub outline: Outline,
@@ -117,6 +122,64 @@ mod tests {
         }
         let total = want.values().map(|&n| n as usize).sum();
         (missing, extra, total)
+    }
+
+    /// A file nesting far deeper than `MAX_NESTING` is given to the parse, not walked until the
+    /// stack overflows (which would abort the daemon); one nesting a little is answered.
+    #[test]
+    fn deep_nesting_is_left_to_the_parse() {
+        let deep = 100_000;
+        let cases = [
+            (
+                "rust",
+                format!(
+                    "{}fn f() {{}}{}",
+                    "mod a {\n".repeat(deep),
+                    "}\n".repeat(deep)
+                ),
+            ),
+            ("rust", format!("{}fn f() {{}}", "pub mod a;\n".repeat(3))),
+            (
+                "go",
+                format!("package p\n\ntype T {}int\n", "*".repeat(deep)),
+            ),
+            (
+                "go",
+                format!("package p\n\ntype T {}int\n", "[]".repeat(deep)),
+            ),
+            (
+                "go",
+                format!("package p\n\ntype T {}\n", "func() ".repeat(deep)),
+            ),
+            (
+                "go",
+                format!("package p\n\nvar v {}int\n", "chan ".repeat(deep)),
+            ),
+            (
+                "go",
+                format!(
+                    "package p\n\ntype T {}int{}\n",
+                    "struct { a ".repeat(deep),
+                    " }".repeat(deep)
+                ),
+            ),
+            (
+                "go",
+                format!(
+                    "package p\n\ntype T {}int{}\n",
+                    "struct { a ".repeat(8),
+                    " }".repeat(8)
+                ),
+            ),
+        ];
+        for (i, (name, source)) in cases.iter().enumerate() {
+            let language = languages::by_name(name).unwrap();
+            let answered = crate::parse_for_tags(language, source.as_bytes(), true)
+                .and_then(|l| l.outline)
+                .is_some();
+            let shallow = !source.contains(&"*".repeat(100)) && source.len() < 1000;
+            assert_eq!(answered, shallow, "case {i} ({name})");
+        }
     }
 
     /// Over a tree named by CODERD_TOKEN_CORPUS (a checkout of prometheus, gin, moby): how many

@@ -55,6 +55,7 @@ fn walk(
         at: 0,
         items: Vec::new(),
         modes: vec![Mode::Syntax; tokens.len()],
+        depth: 0,
     };
     walk.level(None, None)?;
     let outline = Outline {
@@ -76,6 +77,7 @@ pub(super) fn stopped_at(source: &[u8], tokens: &[Token], comments: &[Range<usiz
         at: 0,
         items: Vec::new(),
         modes: Vec::new(),
+        depth: 0,
     };
     walk.level(None, None);
     walk.start(walk.at)
@@ -157,6 +159,8 @@ struct Walk<'s> {
     items: Vec<Item>,
     /// How the tree reads each token (`Mode`), for the references (`names::differences`).
     modes: Vec<Mode>,
+    /// How many levels the walk is in (`MAX_NESTING`).
+    depth: usize,
 }
 
 /// Where a token sits, for what the tree makes of it: plain syntax, a function body (which the
@@ -309,6 +313,17 @@ impl<'s> Walk<'s> {
     /// The items of one level up to its closing brace (the file's end at the top), with `parent`
     /// their enclosing item; the closer's token index.
     fn level(&mut self, parent: Option<usize>, open: Option<usize>) -> Option<usize> {
+        if self.depth == super::MAX_NESTING {
+            return None;
+        }
+        self.depth += 1;
+        let closer = self.siblings(parent, open);
+        self.depth -= 1;
+        closer
+    }
+
+    /// `level`'s walk, `depth` counted.
+    fn siblings(&mut self, parent: Option<usize>, open: Option<usize>) -> Option<usize> {
         let mut level = Level::new(open.map_or(0, |i| self.end(i)));
         loop {
             // Between siblings only whitespace and comments: a literal or number there, or one

@@ -50,6 +50,17 @@ impl Finder<'_> {
 
     /// One type, its struct fields and interface methods nested under `parent`.
     pub(super) fn ty(&mut self, parent: Option<usize>) -> Option<()> {
+        if self.depth == super::super::MAX_NESTING {
+            return None;
+        }
+        self.depth += 1;
+        let found = self.one_type(parent);
+        self.depth -= 1;
+        found
+    }
+
+    /// `ty`'s walk, `depth` counted.
+    fn one_type(&mut self, parent: Option<usize>) -> Option<()> {
         let i = self.at;
         match self.tokens.get(i)? {
             Token::Punct(b'*', _) => {
