@@ -17,11 +17,13 @@ only for the last 8 questions: the list is longer) and takes the median per ques
 
 `--firsts BRANCH` asks instead, of each daemon in turn right after its cold map, the questions
 that come first after something changed, each timed once: the first focus (the repository's
-history read), the first unsteered question after one file's tags changed (the daemon's own
-`write` adds a function), the same after the file is written back (whose answer must be the cold
-map's, byte for byte: a map does not depend on what the daemon saw), and the first focus after a
-`git checkout BRANCH` (the tree's branch is checked out again after), with the daemon's CPU time
-per step; `--runs N` repeats it on fresh daemons.
+history read); the first unsteered question and the first focus `--pause` seconds (default 3)
+after one file's tags changed (the daemon's own `write` adds a function), and an unsteered one
+asked right after such a write; the unsteered question after the file is written back (whose
+answer must be the cold map's, byte for byte); and the first focus `--pause` seconds after a `git
+checkout BRANCH` (the tree's branch is checked out again after). Each row has the call's wall time
+and the daemon's CPU time from the change to the answer (what the change cost, work in the
+background included); `--runs N` repeats it on fresh daemons.
 
 The presets: `scale` is the tree `bench-scale.py --generate 200000` writes (file `fN` is Go, Rust,
 Python, TypeScript for N mod 4 = 0, 1, 2, 3, defining `TypeN` and `FuncN` / `func_N` / `func_N` /
@@ -119,37 +121,42 @@ ADDED = {".go": "\nfunc BenchAdded() {}\n", ".rs": "\npub fn bench_added() {}\n"
          ".py": "\ndef bench_added():\n    pass\n", ".ts": "\nexport function benchAdded() {}\n"}
 
 
-def firsts(binaries, tree, preset, branch, log):
+def firsts(binaries, tree, preset, branch, log, pause):
     """One round of the `--firsts` questions on a fresh daemon per binary: per step, (ms, CPU s)."""
     from coderd_bench import cpu_s
     where = paths_by_name(tree)
     p = PRESETS[preset]
     changed = where[p["tests"]]
-    with open(os.path.join(tree, changed)) as f:
+    path = os.path.join(tree, changed)
+    with open(path) as f:
         original = f.read()
-    added = original + ADDED[os.path.splitext(changed)[1]]
+    added = lambda n: original + ADDED[os.path.splitext(changed)[1]].replace("dded", f"dded{n}")
     daemons = [Daemon(b, tree, log and f"{log}-{n}.txt") for n, b in enumerate(binaries)]
     rows, answers = {}, [[] for _ in daemons]
 
-    def step(name, d, n, call):
+    def step(name, d, n, params, write=None, wait=0.0):
+        """Times `params` (after `write` and `wait` s): the call's wall time, and the daemon's CPU
+        from before the write to the answer (what the change cost, the background included)."""
         cpu0 = cpu_s(d.proc.pid)
-        elapsed, result = call()
+        if write is not None:
+            reply = d.conn.call("write", {"file": changed, "content": write})
+            if "error" in reply:
+                raise SystemExit(f"write: {reply['error']}")
+        time.sleep(wait)
+        elapsed, result = d.map(params)
         rows.setdefault(name, [None] * len(daemons))[n] = (elapsed * 1000, cpu_s(d.proc.pid) - cpu0)
         answers[n].append({k: v for k, v in result.items() if k != "parsed"})
 
-    def write(d, content):
-        reply = d.conn.call("write", {"file": changed, "content": content})
-        if "error" in reply:
-            raise SystemExit(f"write: {reply['error']}")
-
+    focus = lambda i: {"focus": [where[p["focus"][i]]]}
+    later = f"{pause:g} s after"
     try:
         for n, d in enumerate(daemons):
-            step("cold map (no focus)", d, n, lambda: d.map({}))
-            step("first focus (history read)", d, n, lambda: d.map({"focus": [where[p["warm"]]]}))
-            write(d, added)
-            step("first unsteered after a file's tags changed", d, n, lambda: d.map({}))
-            write(d, original)
-            step("the same after it is written back", d, n, lambda: d.map({}))
+            step("cold map (no focus)", d, n, {})
+            step("first focus (history read)", d, n, {"focus": [where[p["warm"]]]})
+            step(f"first unsteered, {later} a write changed a file's tags", d, n, {}, added(1), pause)
+            step(f"first focus, {later} a write changed a file's tags", d, n, focus(1), added(2), pause)
+            step("first unsteered, asked right after a write", d, n, {}, added(3))
+            step(f"unsteered, {later} the file is written back", d, n, {}, original, pause)
             if answers[n][-1] != answers[n][0]:
                 raise SystemExit(f"{binaries[n]}: the map after the write-back differs from the cold map's")
         if branch:
@@ -157,15 +164,18 @@ def firsts(binaries, tree, preset, branch, log):
                                   capture_output=True, text=True, check=True).stdout.strip()
             subprocess.run(["git", "-C", tree, "checkout", "-q", branch], check=True)
             try:
-                time.sleep(1)  # the watchers' events are read by then
+                time.sleep(pause)
                 for n, d in enumerate(daemons):
-                    step("first focus after a checkout", d, n,
-                         lambda: d.map({"focus": [where[p["focus"][0]]]}))
+                    step(f"first focus, {later} a `git checkout`", d, n, focus(0))
             finally:
                 subprocess.run(["git", "-C", tree, "checkout", "-q", head], check=True)
     finally:
         for d in daemons:
             d.stop()
+        with open(path, "w") as f:
+            f.write(original)
+        if os.path.exists(path + ".bak"):  # the backup the writes left
+            os.remove(path + ".bak")
     same = all(a == answers[0] for a in answers)
     return rows, same
 
@@ -173,7 +183,7 @@ def firsts(binaries, tree, preset, branch, log):
 def main_firsts(args):
     per_step, same = {}, True
     for _ in range(args.runs):
-        rows, identical = firsts(args.coderd, args.tree, args.preset, args.firsts, args.log)
+        rows, identical = firsts(args.coderd, args.tree, args.preset, args.firsts, args.log, args.pause)
         same &= identical
         for name, cells in rows.items():
             for n, cell in enumerate(cells):
@@ -198,6 +208,8 @@ def main():
     ap.add_argument("--log", help="write each daemon's debug log (its `map` and `rank` lines) to LOG-N.txt")
     ap.add_argument("--firsts", metavar="BRANCH", nargs="?", const="",
                     help="the first questions after a change (see above); BRANCH for the checkout step")
+    ap.add_argument("--pause", type=float, default=3.0,
+                    help="--firsts: seconds between a change and the question after it (default 3)")
     args = ap.parse_args()
     if args.firsts is not None:
         return main_firsts(args)

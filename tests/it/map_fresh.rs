@@ -296,7 +296,10 @@ fn after_a_change_the_unsteered_map_is_ranked_ahead_and_is_a_fresh_daemons_map()
         let ranked = logged(&daemon, RANKED, 1);
         let answer = map(&daemon);
         assert_eq!(answer["parsed"], 1, "{what}: the file tagged ahead counts");
-        assert!(text(&answer).contains(["OneAhead", "ThreeAhead"][n]), "{what}");
+        assert!(
+            text(&answer).contains(["OneAhead", "ThreeAhead"][n]),
+            "{what}"
+        );
         assert_eq!(logged(&daemon, RANKED, 1), ranked, "{what}: ranked again");
     }
     let focus = focused(&daemon, &["a/two.go"]);

@@ -190,7 +190,10 @@ const CASES: &[Case] = &[
         name: "a root commit within the bound ties its files",
         repo: Some(""),
         config: "",
-        steps: &[(Step::Root(&["src/focus.rs", "src/zeta.rs"], 0), "src/zeta.rs")],
+        steps: &[(
+            Step::Root(&["src/focus.rs", "src/zeta.rs"], 0),
+            "src/zeta.rs",
+        )],
     },
     Case {
         // 2,000 paths: git is stopped after the first few kilobytes of the root commit's tree.
@@ -198,7 +201,10 @@ const CASES: &[Case] = &[
         repo: Some(""),
         config: "map:\n  history_max_files: 2\n",
         steps: &[
-            (Step::Root(&["src/focus.rs", "src/zeta.rs"], 2000), "src/a1.rs"),
+            (
+                Step::Root(&["src/focus.rs", "src/zeta.rs"], 2000),
+                "src/a1.rs",
+            ),
             (Step::Commit(PAIR), "src/zeta.rs"),
         ],
     },
@@ -320,7 +326,9 @@ fn files_that_changed_together_with_the_focus_file_are_listed_first() {
                 }
                 Step::Checkout(rev) => git(&top, &["checkout", "-q", "--detach", rev]).truncate(0),
                 Step::MoveHead(rev) => git(&top, &["reset", "-q", "--soft", rev]).truncate(0),
-                Step::Root(files, others) => root_commit(&top, &format!("root{at}"), files, *others),
+                Step::Root(files, others) => {
+                    root_commit(&top, &format!("root{at}"), files, *others)
+                }
             }
             let (first, text) = first_listed(&daemon, &format!("{prefix}src/focus.rs"));
             assert_eq!(first, *want, "{}, step {at}\n{text}", case.name);

@@ -10,12 +10,13 @@
 //! checkout's thousands of events: one pass), one at a time, and gives up before the ranking when
 //! a newer change arrived meanwhile (the next pass ranks the newer snapshot). A question asked
 //! during a pass waits for the parts it shares (the snapshot, the graph, the unsteered ranking)
-//! rather than computing them again. Nothing runs for a daemon never asked an unsteered question.
+//! rather than computing them again. A pass runs only when a map without focus or mentions was
+//! asked since the last pass: an agent asking only focus questions costs at most one.
 
 use super::MapCache;
 use coderd_core::jail::Resolved;
 use coderd_core::workspace::Workspace;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::{Duration, Instant};
 
@@ -29,16 +30,21 @@ const POLL: Duration = Duration::from_millis(50);
 pub struct Ahead {
     /// The folder and kind (with tests or not) of the last unsteered question ranked.
     question: Mutex<Option<(Resolved, bool)>>,
+    /// Whether it was asked since the last pass: a pass ranks only then, so an agent that stopped
+    /// asking it costs at most one ranking, not one per change.
+    wanted: AtomicBool,
     /// Files the passes (re)tagged since the last question: that question's `parsed` counts them.
     tagged: AtomicUsize,
     started: OnceLock<()>,
 }
 
 impl Ahead {
-    /// Notes the unsteered question just ranked: the one the passes keep ready.
+    /// Notes a map without focus or mentions just answered: the question the next pass keeps
+    /// ready.
     pub(super) fn asked(&self, dir: &Resolved, include_tests: bool) {
         let mut question = self.question.lock().unwrap_or_else(|e| e.into_inner());
         *question = Some((dir.clone(), include_tests));
+        self.wanted.store(true, Ordering::Relaxed);
     }
 
     /// The files the passes tagged since the last call.
@@ -103,6 +109,9 @@ where
 /// One pass: the snapshot of the last unsteered question's folder, and its unsteered ranking
 /// unless a change arrived since the pass started (`at`).
 fn pass(state: &Workspace, cache: &MapCache, changed: &AtomicU64, at: u64) {
+    if !cache.ahead.wanted.swap(false, Ordering::Relaxed) {
+        return;
+    }
     let Some((dir, include_tests)) = cache.ahead.question() else {
         return;
     };
@@ -114,9 +123,14 @@ fn pass(state: &Workspace, cache: &MapCache, changed: &AtomicU64, at: u64) {
             return;
         }
     };
-    cache.ahead.tagged.fetch_add(snapshot.tagged, Ordering::Relaxed);
+    cache
+        .ahead
+        .tagged
+        .fetch_add(snapshot.tagged, Ordering::Relaxed);
     if changed.load(Ordering::Relaxed) != at {
-        return; // a newer change: the next pass ranks it
+        // A newer change: the next pass ranks it.
+        cache.ahead.wanted.store(true, Ordering::Relaxed);
+        return;
     }
     cache.rank_unsteered(&dir, &snapshot, include_tests);
     tracing::debug!(

@@ -168,6 +168,9 @@ pub fn run(
     };
     let listed = started.elapsed();
     let ranked = cache.ranking(&dir, &snapshot, &steering);
+    if steering.focus.is_empty() && steering.mentions.is_empty() {
+        cache.ahead.asked(&dir, steering.include_tests);
+    }
     let ranked_at = started.elapsed();
     let rendered = render::render(&snapshot.files, &ranked, budget);
     let items = p.items.then(|| map_items(&snapshot.files, &rendered.shown));
@@ -269,10 +272,7 @@ impl MapCache {
             let rank = || rank::rank(files, &steering, &structure, &graph);
             let unsteered = steering.focus.is_empty() && steering.co_changed.is_empty();
             match unsteered && steering.mentions.is_empty() {
-                true => {
-                    self.ahead.asked(dir, steering.include_tests);
-                    self.unsteered(&dir.abs, &steering, snapshot.fingerprint, rank)
-                }
+                true => self.unsteered(&dir.abs, &steering, snapshot.fingerprint, rank),
                 false => Arc::new(rank()),
             }
         })
