@@ -290,6 +290,10 @@ impl MapCache {
             include_tests,
             ..Steering::default()
         };
+        // The next focus question needs the snapshot's graph and structure even when this
+        // ranking is a kept one (a file written back as it was): built here too.
+        self.structure(snapshot);
+        of_snapshot(&self.graph, snapshot, || rank::graph(&snapshot.files));
         self.ranking(dir, snapshot, &steering);
     }
 
