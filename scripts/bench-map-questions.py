@@ -3,7 +3,7 @@
 side, and their answers compared byte for byte.
 
     bench-map-questions.py --coderd BIN [--coderd BIN2] --tree PATH --preset scale|moby [--runs N]
-        [--log PREFIX]
+        [--log PREFIX] [--firsts BRANCH]
 
 Each binary gets a fresh daemon on the tree (its own socket and state folder, removed after); both
 are up at once. Each daemon answers a first map (no focus: cold, it tags the tree) and one focus
@@ -14,6 +14,16 @@ rankings). A shape's row is the median over its questions (5 each) of the wall t
 no-focus row asks the cold map's question again: its ranking is kept, the map only renders).
 `--runs N` repeats the whole list N times on the same daemons (the repeats hit the kept rankings
 only for the last 8 questions: the list is longer) and takes the median per question first.
+
+`--firsts BRANCH` asks instead, of each daemon in turn right after its cold map, the questions
+that come first after something changed, each timed once: the first focus (the repository's
+history read); the first unsteered question and the first focus `--pause` seconds (default 3)
+after one file's tags changed (the daemon's own `write` adds a function), and an unsteered one
+asked right after such a write; the unsteered question after the file is written back (whose
+answer must be the cold map's, byte for byte); and the first focus `--pause` seconds after a `git
+checkout BRANCH` (the tree's branch is checked out again after). Each row has the call's wall time
+and the daemon's CPU time from the change to the answer (what the change cost, work in the
+background included); `--runs N` repeats it on fresh daemons.
 
 The presets: `scale` is the tree `bench-scale.py --generate 200000` writes (file `fN` is Go, Rust,
 Python, TypeScript for N mod 4 = 0, 1, 2, 3, defining `TypeN` and `FuncN` / `func_N` / `func_N` /
@@ -107,6 +117,88 @@ class Daemon:
         shutil.rmtree(self.side, ignore_errors=True)
 
 
+ADDED = {".go": "\nfunc BenchAdded() {}\n", ".rs": "\npub fn bench_added() {}\n",
+         ".py": "\ndef bench_added():\n    pass\n", ".ts": "\nexport function benchAdded() {}\n"}
+
+
+def firsts(binaries, tree, preset, branch, log, pause):
+    """One round of the `--firsts` questions on a fresh daemon per binary: per step, (ms, CPU s)."""
+    from coderd_bench import cpu_s
+    where = paths_by_name(tree)
+    p = PRESETS[preset]
+    changed = where[p["tests"]]
+    path = os.path.join(tree, changed)
+    with open(path) as f:
+        original = f.read()
+    added = lambda n: original + ADDED[os.path.splitext(changed)[1]].replace("dded", f"dded{n}")
+    daemons = [Daemon(b, tree, log and f"{log}-{n}.txt") for n, b in enumerate(binaries)]
+    rows, answers = {}, [[] for _ in daemons]
+
+    def step(name, d, n, params, write=None, wait=0.0):
+        """Times `params` (after `write` and `wait` s): the call's wall time, and the daemon's CPU
+        from before the write to the answer (what the change cost, the background included)."""
+        cpu0 = cpu_s(d.proc.pid)
+        if write is not None:
+            reply = d.conn.call("write", {"file": changed, "content": write})
+            if "error" in reply:
+                raise SystemExit(f"write: {reply['error']}")
+        time.sleep(wait)
+        elapsed, result = d.map(params)
+        rows.setdefault(name, [None] * len(daemons))[n] = (elapsed * 1000, cpu_s(d.proc.pid) - cpu0)
+        answers[n].append({k: v for k, v in result.items() if k != "parsed"})
+
+    focus = lambda i: {"focus": [where[p["focus"][i]]]}
+    later = f"{pause:g} s after"
+    try:
+        for n, d in enumerate(daemons):
+            step("cold map (no focus)", d, n, {})
+            step("first focus (history read)", d, n, {"focus": [where[p["warm"]]]})
+            step(f"first unsteered, {later} a write changed a file's tags", d, n, {}, added(1), pause)
+            step(f"first focus, {later} a write changed a file's tags", d, n, focus(1), added(2), pause)
+            step("first unsteered, asked right after a write", d, n, {}, added(3))
+            step(f"unsteered, {later} the file is written back", d, n, {}, original, pause)
+            if answers[n][-1] != answers[n][0]:
+                raise SystemExit(f"{binaries[n]}: the map after the write-back differs from the cold map's")
+        if branch:
+            head = subprocess.run(["git", "-C", tree, "symbolic-ref", "--short", "HEAD"],
+                                  capture_output=True, text=True, check=True).stdout.strip()
+            subprocess.run(["git", "-C", tree, "checkout", "-q", branch], check=True)
+            try:
+                time.sleep(pause)
+                for n, d in enumerate(daemons):
+                    step(f"first focus, {later} a `git checkout`", d, n, focus(0))
+            finally:
+                subprocess.run(["git", "-C", tree, "checkout", "-q", head], check=True)
+    finally:
+        for d in daemons:
+            d.stop()
+        with open(path, "w") as f:
+            f.write(original)
+        if os.path.exists(path + ".bak"):  # the backup the writes left
+            os.remove(path + ".bak")
+    same = all(a == answers[0] for a in answers)
+    return rows, same
+
+
+def main_firsts(args):
+    per_step, same = {}, True
+    for _ in range(args.runs):
+        rows, identical = firsts(args.coderd, args.tree, args.preset, args.firsts, args.log, args.pause)
+        same &= identical
+        for name, cells in rows.items():
+            for n, cell in enumerate(cells):
+                per_step.setdefault(name, [[] for _ in cells])[n].append(cell)
+    load = os.getloadavg()
+    print(f"load {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f}; runs {args.runs}\n")
+    print("| step | " + " | ".join(os.path.basename(b) + ": ms (CPU s)" for b in args.coderd) + " |")
+    print("|---|" + "---:|" * len(args.coderd))
+    for name, per in per_step.items():
+        cells = [", ".join(f"{ms:.0f} ({cpu:.2f})" for ms, cpu in runs) for runs in per]
+        print(f"| {name} | " + " | ".join(cells) + " |")
+    print(f"\nanswers byte-identical across binaries: {same}")
+    sys.exit(0 if same else 1)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--coderd", action="append", required=True)
@@ -114,7 +206,13 @@ def main():
     ap.add_argument("--preset", choices=sorted(PRESETS), required=True)
     ap.add_argument("--runs", type=int, default=1)
     ap.add_argument("--log", help="write each daemon's debug log (its `map` and `rank` lines) to LOG-N.txt")
+    ap.add_argument("--firsts", metavar="BRANCH", nargs="?", const="",
+                    help="the first questions after a change (see above); BRANCH for the checkout step")
+    ap.add_argument("--pause", type=float, default=3.0,
+                    help="--firsts: seconds between a change and the question after it (default 3)")
     args = ap.parse_args()
+    if args.firsts is not None:
+        return main_firsts(args)
     asked = questions(args.preset, args.tree)
     daemons = []
     for n, binary in enumerate(args.coderd):

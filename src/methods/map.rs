@@ -51,5 +51,8 @@ fn map(s: &Arc<State>, p: MapParams) -> Result<MapResult> {
         commits: &h.commits,
         memo: &s.co_changed,
     });
+    // From the first map on, the unsteered question is ranked again after each change, before
+    // it is asked (`coderd_syntax::map::ahead`).
+    coderd_syntax::map::ahead::keep_ready(s, |s| &s.map);
     coderd_syntax::map::run(s, &s.map, p, history)
 }

@@ -2,7 +2,8 @@
 //! crates/syntax/src/map/watch.rs): what another program changes, adds, deletes or renames, and
 //! a `git checkout`, show in the map, which then equals a fresh daemon's walk of the same tree; the
 //! daemon's own edits show in the very next map; a tree the watcher cannot cover is walked (and the
-//! answer says so); a tree over `map_max_files` is refused with C213.
+//! answer says so); a tree over `map_max_files` is refused with C213; after a change the map
+//! without focus is ranked ahead.
 
 use crate::common;
 
@@ -245,6 +246,71 @@ fn the_daemons_own_edits_show_in_the_very_next_map() {
     );
     let created = text(&map(&daemon));
     assert!(created.contains("n/e/w/eight.go"), "{created}");
+}
+
+/// How many lines of the daemon's debug log hold every one of `parts`, once at least `count` do
+/// (at most 60 s: a debug daemon on a busy machine).
+fn logged(daemon: &Daemon, parts: &[&str], count: usize) -> usize {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let text = daemon.log_text();
+        let seen = (text.lines())
+            .filter(|l| parts.iter().all(|p| l.contains(p)))
+            .count();
+        if seen >= count {
+            return seen;
+        }
+        let near: Vec<&str> = text.lines().filter(|l| l.contains("map")).collect();
+        assert!(
+            Instant::now() < deadline,
+            "{parts:?} logged {seen} times, not {count}: {near:#?}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// After a change the unsteered question is ranked on a thread of its own before it is asked
+/// (crates/syntax/src/map/ahead.rs): the next map ranks nothing, counts the files tagged for it,
+/// and is the map a fresh daemon gives of the same tree; a focus question still ranks on demand.
+#[test]
+fn after_a_change_the_unsteered_map_is_ranked_ahead_and_is_a_fresh_daemons_map() {
+    let sandbox = Sandbox::empty();
+    tree(&sandbox);
+    let daemon = Daemon::start_env(&sandbox, &[], &[("CODERD_LOG", "coderd=debug")]);
+    map(&daemon);
+    // A pass that tagged the changed file (a pass after a stray event tags none).
+    const AHEAD: &[&str] = &["map ranked ahead", "parsed=1"];
+    const RANKED: &[&str] = &[" rank reached="];
+    let changes: [(&str, Change); 2] = [
+        ("the daemon's own write", |_| {}),
+        ("another program's write", |r| {
+            std::fs::write(r.join("b/three.go"), go("ThreeAhead", "One")).unwrap()
+        }),
+    ];
+    for (n, (what, change)) in changes.iter().enumerate() {
+        if n == 0 {
+            let content = go("OneAhead", "Two");
+            daemon.ok("write", json!({"file": "a/one.go", "content": content}));
+        }
+        change(&sandbox.root);
+        logged(&daemon, AHEAD, n + 1);
+        let ranked = logged(&daemon, RANKED, 1);
+        let answer = map(&daemon);
+        assert_eq!(answer["parsed"], 1, "{what}: the file tagged ahead counts");
+        assert!(
+            text(&answer).contains(["OneAhead", "ThreeAhead"][n]),
+            "{what}"
+        );
+        assert_eq!(logged(&daemon, RANKED, 1), ranked, "{what}: ranked again");
+    }
+    let focus = focused(&daemon, &["a/two.go"]);
+    let ranked = logged(&daemon, RANKED, 1);
+    let warm = text(&map(&daemon));
+    drop(daemon);
+    let fresh = Daemon::start(&sandbox, &[]);
+    assert_eq!(warm, text(&map(&fresh)), "the map ranked ahead differs");
+    assert_eq!(focus, focused(&fresh, &["a/two.go"]));
+    assert!(ranked >= 3, "the focus question ranked on demand");
 }
 
 /// A daemon whose config file holds `config`.

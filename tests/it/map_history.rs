@@ -31,6 +31,8 @@ enum Step {
     Checkout(&'static str),
     /// `git reset --soft`: HEAD moves, every file stays as it is.
     MoveHead(&'static str),
+    /// A new root commit (an orphan branch) of these files and as many others no map lists.
+    Root(&'static [&'static str], usize),
 }
 
 struct Case {
@@ -185,6 +187,28 @@ const CASES: &[Case] = &[
         ],
     },
     Case {
+        name: "a root commit within the bound ties its files",
+        repo: Some(""),
+        config: "",
+        steps: &[(
+            Step::Root(&["src/focus.rs", "src/zeta.rs"], 0),
+            "src/zeta.rs",
+        )],
+    },
+    Case {
+        // 2,000 paths: git is stopped after the first few kilobytes of the root commit's tree.
+        name: "a root commit over the bound ties nothing, the next commits do",
+        repo: Some(""),
+        config: "map:\n  history_max_files: 2\n",
+        steps: &[
+            (
+                Step::Root(&["src/focus.rs", "src/zeta.rs"], 2000),
+                "src/a1.rs",
+            ),
+            (Step::Commit(PAIR), "src/zeta.rs"),
+        ],
+    },
+    Case {
         name: "history off by config",
         repo: Some(""),
         config: "map:\n  history_commits: 0\n",
@@ -248,6 +272,24 @@ fn commit(top: &Path, commits: &[&[&str]]) {
     }
 }
 
+/// A new branch `name` whose only commit holds `files` and `others` files no map lists.
+fn root_commit(top: &Path, name: &str, files: &[&str], others: usize) {
+    git(top, &["checkout", "-q", "--orphan", name]);
+    git(top, &["rm", "-r", "-q", "--cached", "."]);
+    let filler = top.join("filler");
+    std::fs::create_dir_all(&filler).unwrap();
+    for n in 0..others {
+        std::fs::write(filler.join(format!("f{n:04}")), "\n").unwrap();
+    }
+    let mut add = vec!["add", "--"];
+    add.extend(files);
+    git(top, &add);
+    if others > 0 {
+        git(top, &["add", "filler"]);
+    }
+    git(top, &["commit", "-q", "-m", "root"]);
+}
+
 fn first_listed(daemon: &Daemon, focus: &str) -> (String, String) {
     let result = daemon.ok("map", json!({"focus": [focus], "budget": 100_000}));
     let text = result["map"].as_str().unwrap().to_owned();
@@ -284,6 +326,9 @@ fn files_that_changed_together_with_the_focus_file_are_listed_first() {
                 }
                 Step::Checkout(rev) => git(&top, &["checkout", "-q", "--detach", rev]).truncate(0),
                 Step::MoveHead(rev) => git(&top, &["reset", "-q", "--soft", rev]).truncate(0),
+                Step::Root(files, others) => {
+                    root_commit(&top, &format!("root{at}"), files, *others)
+                }
             }
             let (first, text) = first_listed(&daemon, &format!("{prefix}src/focus.rs"));
             assert_eq!(first, *want, "{}, step {at}\n{text}", case.name);

@@ -60,6 +60,8 @@ pub struct Git {
     command: Command,
     input: Option<Vec<u8>>,
     stdout_cap: usize,
+    /// Whether git is stopped at the cap rather than read to its end (`stdout_head`).
+    stop_at_cap: bool,
     deadline: Instant,
 }
 
@@ -68,7 +70,8 @@ pub struct Git {
 pub struct Output {
     pub status: ExitStatus,
     pub stdout: Vec<u8>,
-    /// Bytes of stdout over the cap, read and dropped.
+    /// Bytes of stdout over the cap, read and dropped (after `stdout_head`: above zero when git
+    /// had more to write, not how much).
     pub omitted: u64,
     pub stderr: Vec<u8>,
 }
@@ -132,6 +135,7 @@ impl Git {
             command,
             input: None,
             stdout_cap: usize::MAX,
+            stop_at_cap: false,
             deadline,
         }
     }
@@ -198,6 +202,14 @@ impl Git {
         self
     }
 
+    /// Keeps the first `cap` bytes of stdout and then stops git (its process group is killed): for
+    /// a listing of which only the head matters, so that git does not write the rest.
+    pub fn stdout_head(mut self, cap: usize) -> Git {
+        self.stdout_cap = cap;
+        self.stop_at_cap = true;
+        self
+    }
+
     /// Runs git and returns its output whatever the exit status (for commands whose exit status
     /// is an answer, like `diff --quiet`).
     pub fn output(mut self) -> Result<Output, GitError> {
@@ -232,7 +244,7 @@ impl Git {
                 let _ = stdin.write_all(&bytes);
             }))
         });
-        let (stdout, omitted, stderr) = read_both(&mut child, self.stdout_cap);
+        let (stdout, omitted, stderr) = read_both(&mut child, self.stdout_cap, self.stop_at_cap);
         let status = child.wait().map_err(GitError::Io)?;
         if let Some(writer) = writer {
             let _ = writer.join();
@@ -268,17 +280,22 @@ pub fn first_lines(stderr: &[u8]) -> String {
     lines.join("\n")
 }
 
-/// Reads stdout (capped) and stderr (capped at 64 KiB) concurrently until both close.
-fn read_both(child: &mut Child, cap: usize) -> (Vec<u8>, u64, Vec<u8>) {
+/// Reads stdout (capped) and stderr (capped at 64 KiB) concurrently until both close; with `stop`,
+/// stdout only up to the cap, and then git is killed.
+fn read_both(child: &mut Child, cap: usize, stop: bool) -> (Vec<u8>, u64, Vec<u8>) {
     let mut stdout = child.stdout.take().expect("stdout is piped");
     let mut stderr = child.stderr.take().expect("stderr is piped");
-    let errors = std::thread::spawn(move || read_capped(&mut stderr, 64 * 1024));
-    let (out, omitted) = read_capped(&mut stdout, cap);
+    let errors = std::thread::spawn(move || read_capped(&mut stderr, 64 * 1024, false));
+    let (out, omitted) = read_capped(&mut stdout, cap, stop);
+    if omitted > 0 && stop {
+        kill_group(child.id());
+    }
     let (err, _) = errors.join().unwrap_or_default();
     (out, omitted, err)
 }
 
-fn read_capped(from: &mut impl Read, cap: usize) -> (Vec<u8>, u64) {
+/// Reads to the end, keeping `cap` bytes; with `stop`, only until a byte past the cap is read.
+fn read_capped(from: &mut impl Read, cap: usize, stop: bool) -> (Vec<u8>, u64) {
     let mut kept = Vec::new();
     let mut omitted = 0u64;
     let mut buf = vec![0u8; 64 * 1024];
@@ -290,6 +307,9 @@ fn read_capped(from: &mut impl Read, cap: usize) -> (Vec<u8>, u64) {
         let room = cap.saturating_sub(kept.len()).min(n);
         kept.extend_from_slice(&buf[..room]);
         omitted += (n - room) as u64;
+        if stop && omitted > 0 {
+            break;
+        }
     }
     (kept, omitted)
 }

@@ -227,12 +227,15 @@ fn root_prefix(work_tree: &Path, root: &Path) -> Prefix {
     }
 }
 
-/// The log from `head`: each commit's changed files, the commits over the bound left out.
+/// The log from `head`: each commit's changed files, the commits over the bound left out. A root
+/// commit's files are its whole tree, which git would list in full (200,000 paths for a tree
+/// committed at once) to have them dropped here: the log lists none (`log.showRoot=false`) and a
+/// root commit's tree is listed apart, only as far as the bound (`root_files`).
 fn read_log(repo: &Repo, head: String, bounds: MapConfig, prefix: &Prefix) -> Result<History> {
     let output = repo
         .git()
+        .args(["-c", "log.showRoot=false", "log"])
         .args([
-            "log",
             "-z",
             "--no-merges",
             "--no-renames",
@@ -240,7 +243,7 @@ fn read_log(repo: &Repo, head: String, bounds: MapConfig, prefix: &Prefix) -> Re
             "--no-textconv",
             "--no-color",
             "--name-only",
-            "--format=%x01",
+            "--format=%x01%H %P",
         ])
         .arg(format!("--max-count={}", bounds.history_commits))
         .arg(&head)
@@ -248,13 +251,29 @@ fn read_log(repo: &Repo, head: String, bounds: MapConfig, prefix: &Prefix) -> Re
         .stdout_cap(MAX_LOG_BYTES)
         .run()
         .map_err(|e| repo.error("map", e))?;
-    let mut commits = parse(&output.stdout, bounds.history_max_files, prefix);
+    let mut logged = parse(&output.stdout);
     if output.omitted > 0 {
         // The last commit was cut short.
-        commits.pop();
+        logged.pop();
     }
-    if commits.len() > bounds.history_commits {
+    if logged.len() > bounds.history_commits {
         return Err(Error::io("git log listed more commits than asked"));
+    }
+    let max_files = bounds.history_max_files;
+    let mut commits = Vec::new();
+    for commit in logged {
+        let listed;
+        let paths = match commit.root {
+            Some(id) => match root_files(repo, id, max_files)? {
+                Some(bytes) => {
+                    listed = bytes;
+                    nul_records(&listed).collect()
+                }
+                None => continue,
+            },
+            None => commit.paths,
+        };
+        commits.extend(within_root(&paths, max_files, prefix));
     }
     Ok(History {
         head,
@@ -263,54 +282,104 @@ fn read_log(repo: &Repo, head: String, bounds: MapConfig, prefix: &Prefix) -> Re
     })
 }
 
-/// `git log -z --name-only --format=%x01`: a record `\x01` opens each commit, the records after it
-/// are its paths (the first one after a newline).
-fn parse(bytes: &[u8], max_files: usize, prefix: &Prefix) -> Vec<Vec<String>> {
-    let mut commits: Vec<Vec<String>> = Vec::new();
-    // The open commit's files under the root, and how many it changed in all.
-    let mut current: Option<(Vec<String>, usize)> = None;
-    let mut close = |commit: Option<(Vec<String>, usize)>| {
-        if let Some((files, changed)) = commit {
-            if !files.is_empty() && changed <= max_files {
-                commits.push(files);
-            }
-        }
-    };
+/// One commit of the log: its id when it is a root commit (the log lists no file of those), else
+/// the paths it changed.
+struct Logged<'a> {
+    root: Option<&'a str>,
+    paths: Vec<&'a [u8]>,
+}
+
+/// `git log -z --name-only --format=%x01%H %P`: a record `\x01` with the commit's id and its
+/// parents opens each commit, the records after it are its paths (the first one after a newline).
+fn parse(bytes: &[u8]) -> Vec<Logged<'_>> {
+    let mut commits: Vec<Logged> = Vec::new();
     for record in nul_records(bytes) {
         let record = record.strip_prefix(b"\n").unwrap_or(record);
-        if record == b"\x01" {
-            close(current.replace((Vec::new(), 0)));
+        if let Some(header) = record.strip_prefix(b"\x01") {
+            let header = std::str::from_utf8(header).unwrap_or_default();
+            let (id, parents) = header.split_once(' ').unwrap_or((header, ""));
+            commits.push(Logged {
+                root: parents.trim().is_empty().then_some(id),
+                paths: Vec::new(),
+            });
             continue;
         }
-        let Some((files, changed)) = current.as_mut() else {
-            continue;
-        };
-        *changed += 1;
-        let Ok(path) = std::str::from_utf8(record) else {
-            continue;
-        };
-        let path = match prefix {
-            Prefix::Add(p) => Some(format!("{p}{path}")),
-            Prefix::Strip(p) => path.strip_prefix(p.as_str()).map(str::to_owned),
-        };
-        files.extend(path.filter(|p| !p.is_empty()));
+        if let Some(open) = commits.last_mut() {
+            open.paths.push(record);
+        }
     }
-    close(current);
     commits
+}
+
+/// The files of root commit `id` (its whole tree, NUL-separated, as the log would list them), or
+/// `None` when they are more than `max_files`: git is stopped once the listing passes
+/// `max_files + 1` paths of the longest length a path may have, so a root commit of a big tree
+/// costs a few kilobytes of listing rather than all of its paths.
+fn root_files(repo: &Repo, id: &str, max_files: usize) -> Result<Option<Vec<u8>>> {
+    if !is_commit_id(id) {
+        return Err(Error::io(format!("git log named no commit: {id:?}")));
+    }
+    const LONGEST_PATH: usize = 4096;
+    let cap = (max_files + 1)
+        .saturating_mul(LONGEST_PATH + 1)
+        .min(MAX_LOG_BYTES);
+    let output = repo
+        .git()
+        .args(["ls-tree", "-r", "-z", "--name-only", "--full-tree", id])
+        .stdout_head(cap)
+        .output()
+        .map_err(|e| repo.error("map", e))?;
+    if output.omitted > 0 {
+        // More paths than the bound, or paths longer than any file system takes: none listed.
+        return Ok(None);
+    }
+    if !output.status.success() {
+        let stderr = super::command::first_lines(&output.stderr);
+        return Err(Error::io(format!("git ls-tree {id}: {stderr}")));
+    }
+    let count = nul_records(&output.stdout).count();
+    Ok((count <= max_files).then_some(output.stdout))
+}
+
+/// A commit's files under the root, when it changed any there and no more than `max_files` in all.
+fn within_root(paths: &[&[u8]], max_files: usize, prefix: &Prefix) -> Option<Vec<String>> {
+    if paths.len() > max_files {
+        return None;
+    }
+    let files: Vec<String> = paths
+        .iter()
+        .filter_map(|path| {
+            let path = std::str::from_utf8(path).ok()?;
+            match prefix {
+                Prefix::Add(p) => Some(format!("{p}{path}")),
+                Prefix::Strip(p) => path.strip_prefix(p.as_str()).map(str::to_owned),
+            }
+        })
+        .filter(|p| !p.is_empty())
+        .collect();
+    (!files.is_empty()).then_some(files)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{parse, Prefix};
+    use super::{parse, within_root, Prefix};
 
     #[test]
-    fn commits_over_the_bound_and_empty_ones_are_left_out() {
-        let log = b"\x01\0\na.rs\0b.rs\0\x01\0\x01\0\nc.rs\0d.rs\0e.rs\0\x01\0\nsub/f.rs\0";
-        let at_top = parse(log, 2, &Prefix::Add(String::new()));
+    fn commits_over_the_bound_and_empty_ones_are_left_out_and_root_commits_are_marked() {
+        let log = b"\x01c1 p1\0\na.rs\0b.rs\0\x01c2 p2\0\x01c3 p3 p4\0\nc.rs\0d.rs\0e.rs\0\
+                    \x01c4 p5\0\nsub/f.rs\0\x01c5 \0";
+        let logged = parse(log);
+        let roots: Vec<Option<&str>> = logged.iter().map(|c| c.root).collect();
+        assert_eq!(roots, [None, None, None, None, Some("c5")]);
+        let kept = |max, prefix: &Prefix| {
+            let commits = logged.iter().map(|c| within_root(&c.paths, max, prefix));
+            commits.flatten().collect::<Vec<_>>()
+        };
+        let at_top = kept(2, &Prefix::Add(String::new()));
         assert_eq!(at_top, [vec!["a.rs", "b.rs"], vec!["sub/f.rs"]]);
-        let below = parse(log, 3, &Prefix::Add("repo/".into()));
+        let below = kept(3, &Prefix::Add("repo/".into()));
         assert_eq!(below[1], ["repo/c.rs", "repo/d.rs", "repo/e.rs"]);
-        let above = parse(log, 3, &Prefix::Strip("sub/".into()));
+        let above = kept(3, &Prefix::Strip("sub/".into()));
         assert_eq!(above, [vec!["f.rs"]]);
     }
 }

@@ -4,8 +4,10 @@
 //!
 //! The files come from `tree` (the walk's result, kept fresh by `watch`); the ranking is cached
 //! per (folder, steering, versions of every file): a warm map with nothing changed only renders,
-//! and a new question about the same files reuses their reference graph (`graph`).
+//! and a new question about the same files reuses their reference graph (`graph`); after a change
+//! the unsteered question is ranked again before it is asked (`ahead`).
 
+pub mod ahead;
 pub mod cochange;
 pub mod exclude;
 pub mod graph;
@@ -53,6 +55,8 @@ pub struct MapCache {
     structure: PerKind<modules::Structure>,
     /// The reference graph of the last snapshot ranked, by its fingerprint, likewise per kind.
     graph: PerKind<graph::Graph>,
+    /// The unsteered question the background keeps ranked after changes.
+    ahead: ahead::Ahead,
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -101,7 +105,8 @@ pub struct MapResult {
     pub items_shown: usize,
     pub elided_files: usize,
     pub elided_items: usize,
-    /// Files (re)parsed by this call (0 when every file's tags were cached).
+    /// Files (re)parsed for this call (0 when every file's tags were cached), counting those the
+    /// daemon tagged ahead of it after a change (`ahead`).
     pub parsed: usize,
     /// How the map knows what changed: `watched` (a watcher on every folder: a map reads only the
     /// changed folders) or `walked` (every map walks and stats the whole tree; `freshness_note`
@@ -133,7 +138,9 @@ pub fn run(
     }
     let dir = state.jail.resolve("dir", p.dir.as_deref().unwrap_or("."))?;
     let started = std::time::Instant::now();
-    let snapshot = cache.snapshot(state, &dir, p.include_tests)?;
+    let mut snapshot = cache.snapshot(state, &dir, p.include_tests)?;
+    // What the background tagged for this question (`ahead`) counts as this question's.
+    snapshot.tagged += cache.ahead.take_tagged();
     let mut focus = Vec::new();
     for wire in &p.focus {
         let resolved = state.jail.resolve("focus", wire)?;
@@ -160,23 +167,10 @@ pub fn run(
         co_changed,
     };
     let listed = started.elapsed();
-    let ranked = cache.ranked(&dir.abs, &steering, snapshot.fingerprint, || {
-        let structure = cache.structure(&snapshot);
-        let graph = of_snapshot(&cache.graph, &snapshot, || rank::graph(&snapshot.files));
-        // A mention of a name the snapshot holds nowhere changes nothing: the question without
-        // it is the same question.
-        let mut steering = steering.clone();
-        let files = &snapshot.files;
-        steering
-            .mentions
-            .retain(|m| !mentions::inert(files, &graph, m));
-        let rank = || rank::rank(files, &steering, &structure, &graph);
-        let unsteered = steering.focus.is_empty() && steering.co_changed.is_empty();
-        match unsteered && steering.mentions.is_empty() {
-            true => cache.unsteered(&dir.abs, &steering, snapshot.fingerprint, rank),
-            false => Arc::new(rank()),
-        }
-    });
+    let ranked = cache.ranking(&dir, &snapshot, &steering);
+    if steering.focus.is_empty() && steering.mentions.is_empty() {
+        cache.ahead.asked(&dir, steering.include_tests);
+    }
     let ranked_at = started.elapsed();
     let rendered = render::render(&snapshot.files, &ranked, budget);
     let items = p.items.then(|| map_items(&snapshot.files, &rendered.shown));
@@ -237,6 +231,7 @@ impl MapCache {
             unsteered: Mutex::default(),
             structure: Default::default(),
             graph: Default::default(),
+            ahead: Default::default(),
         }
     }
 
@@ -257,6 +252,51 @@ impl MapCache {
         })
     }
 
+    /// The ranking of a question about `snapshot` of folder `dir`.
+    fn ranking(
+        &self,
+        dir: &coderd_core::jail::Resolved,
+        snapshot: &index::Snapshot,
+        steering: &Steering,
+    ) -> Arc<Ranked> {
+        self.ranked(&dir.abs, steering, snapshot.fingerprint, || {
+            let structure = self.structure(snapshot);
+            let graph = of_snapshot(&self.graph, snapshot, || rank::graph(&snapshot.files));
+            // A mention of a name the snapshot holds nowhere changes nothing: the question without
+            // it is the same question.
+            let mut steering = steering.clone();
+            let files = &snapshot.files;
+            steering
+                .mentions
+                .retain(|m| !mentions::inert(files, &graph, m));
+            let rank = || rank::rank(files, &steering, &structure, &graph);
+            let unsteered = steering.focus.is_empty() && steering.co_changed.is_empty();
+            match unsteered && steering.mentions.is_empty() {
+                true => self.unsteered(&dir.abs, &steering, snapshot.fingerprint, rank),
+                false => Arc::new(rank()),
+            }
+        })
+    }
+
+    /// The unsteered ranking of `snapshot`, as the question without focus or mentions computes it
+    /// (`ahead`: ranked before it is asked).
+    fn rank_unsteered(
+        &self,
+        dir: &coderd_core::jail::Resolved,
+        snapshot: &index::Snapshot,
+        include_tests: bool,
+    ) {
+        let steering = Steering {
+            include_tests,
+            ..Steering::default()
+        };
+        // The next focus question needs the snapshot's graph and structure even when this
+        // ranking is a kept one (a file written back as it was): built here too.
+        self.structure(snapshot);
+        of_snapshot(&self.graph, snapshot, || rank::graph(&snapshot.files));
+        self.ranking(dir, snapshot, &steering);
+    }
+
     /// The ranking for these files and steering: a kept one when the question was asked of the
     /// same files lately (an agent going back and forth between two focus files ranks each once).
     fn ranked(
@@ -267,13 +307,19 @@ impl MapCache {
         compute: impl FnOnce() -> Arc<Ranked>,
     ) -> Arc<Ranked> {
         let key = question_key(dir, steering, fingerprint);
-        let mut kept = self.ranked.lock().unwrap_or_else(|e| e.into_inner());
+        let lock = || self.ranked.lock().unwrap_or_else(|e| e.into_inner());
+        let mut kept = lock();
         if let Some(at) = kept.iter().position(|(k, _)| *k == key) {
             let hit = kept.remove(at);
             kept.push(hit.clone());
             return hit.1;
         }
+        // Not held while ranking: a focus question asked while the unsteered one is ranked
+        // (`ahead`) waits only for what it shares with it (the graph).
+        drop(kept);
         let ranked = compute();
+        let mut kept = lock();
+        kept.retain(|(k, _)| *k != key);
         if kept.len() == RANKINGS_KEPT {
             kept.remove(0);
         }

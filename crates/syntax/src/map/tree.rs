@@ -30,6 +30,8 @@ const LISTINGS: usize = 4;
 /// The listings and what keeps them fresh.
 pub struct Tree {
     inner: Mutex<Inner>,
+    /// The watcher's change count (`Watch::count`), readable while a map holds `inner`.
+    change_count: std::sync::Arc<std::sync::atomic::AtomicU64>,
 }
 
 struct Inner {
@@ -67,13 +69,20 @@ struct WalkAll;
 
 impl Tree {
     pub fn new(events: Option<broadcast::Receiver<Event>>) -> Tree {
+        let watch = Watch::default();
         Tree {
+            change_count: watch.count(),
             inner: Mutex::new(Inner {
-                watch: Watch::default(),
+                watch,
                 events,
                 listings: Vec::new(),
             }),
         }
+    }
+
+    /// How many changes the watcher has seen so far (it moves with every event).
+    pub fn change_count(&self) -> std::sync::Arc<std::sync::atomic::AtomicU64> {
+        self.change_count.clone()
     }
 
     /// The source files under `dir` with their current tags: the last snapshot when nothing

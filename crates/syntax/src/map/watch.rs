@@ -11,6 +11,7 @@
 use notify::{RecommendedWatcher, RecursiveMode, Watcher};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// Changed paths kept between two maps before the next one walks the whole tree instead (a
@@ -49,6 +50,10 @@ pub struct Watch {
     watcher: Option<RecommendedWatcher>,
     folders: HashSet<PathBuf>,
     pending: Arc<Mutex<Changes>>,
+    /// How many changes the kernel reported since the start (`ahead` waits for it to move and
+    /// settle). The daemon's own edits are reported too; `note` does not count them again, as it
+    /// runs inside a map, which has them.
+    count: Arc<AtomicU64>,
     /// Why the tree is not watched (then every map walks it), with the cap it was decided under:
     /// a new cap in the config tries again.
     broken: Option<(String, u64)>,
@@ -117,21 +122,28 @@ impl Watch {
         }
     }
 
+    /// The count of changes noted so far, read without the tree's lock.
+    pub fn count(&self) -> Arc<AtomicU64> {
+        self.count.clone()
+    }
+
     /// Changes since the start of a listing made at this epoch are all known when it still is.
     pub fn epoch(&self) -> u64 {
         self.epoch
     }
 
     fn start(&mut self) -> notify::Result<&mut RecommendedWatcher> {
-        let pending = self.pending.clone();
+        let (pending, count) = (self.pending.clone(), self.count.clone());
         let watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
             let mut pending = pending.lock().unwrap_or_else(|e| e.into_inner());
             match event {
-                Ok(event) if event.need_rescan() => pending.lost(),
-                Ok(event) if event.kind.is_access() => {}
-                Ok(event) => event.paths.into_iter().for_each(|p| pending.add(p)),
-                Err(_) => pending.lost(),
+                Ok(event) if event.kind.is_access() && !event.need_rescan() => return,
+                Ok(event) if !event.need_rescan() => {
+                    event.paths.into_iter().for_each(|p| pending.add(p))
+                }
+                _ => pending.lost(),
             }
+            count.fetch_add(1, Ordering::Relaxed);
         })?;
         Ok(self.watcher.insert(watcher))
     }
