@@ -243,26 +243,7 @@ impl<'s> Walk<'s> {
             Token::Ident(r) => {
                 let word = &self.source[r.clone()];
                 // Primitive types' names are the lexer's keywords, and names to the grammar.
-                let primitive = matches!(
-                    word,
-                    b"bool"
-                        | b"char"
-                        | b"str"
-                        | b"i8"
-                        | b"i16"
-                        | b"i32"
-                        | b"i64"
-                        | b"i128"
-                        | b"isize"
-                        | b"u8"
-                        | b"u16"
-                        | b"u32"
-                        | b"u64"
-                        | b"u128"
-                        | b"usize"
-                        | b"f32"
-                        | b"f64"
-                );
+                let primitive = crate::lexer::is_rust_primitive(word);
                 let keyword = word == b"Self"
                     || (is_keyword(crate::lexer::Dialect::Rust, word) && !primitive);
                 (!keyword && !self.raw(r)).then(|| r.clone())

@@ -64,26 +64,7 @@ fn in_tree(word: &[u8]) -> bool {
 /// A primitive type's name as a path's segment (`u32::MAX`, `std::str::from_utf8`): an
 /// identifier to the grammar.
 fn primitive_path(word: &[u8], tokens: &[Token], i: usize) -> bool {
-    let primitive = matches!(
-        word,
-        b"bool"
-            | b"char"
-            | b"str"
-            | b"i8"
-            | b"i16"
-            | b"i32"
-            | b"i64"
-            | b"i128"
-            | b"isize"
-            | b"u8"
-            | b"u16"
-            | b"u32"
-            | b"u64"
-            | b"u128"
-            | b"usize"
-            | b"f32"
-            | b"f64"
-    );
+    let primitive = primitive(word);
     let colon = |j: usize| matches!(tokens.get(j), Some(Token::Punct(b':', _)));
     primitive && colon(i + 1) && colon(i + 2)
 }
@@ -95,26 +76,7 @@ fn primitive_binding(word: &[u8], tokens: &[Token], i: usize) -> bool {
 }
 
 fn primitive(word: &[u8]) -> bool {
-    matches!(
-        word,
-        b"bool"
-            | b"char"
-            | b"str"
-            | b"i8"
-            | b"i16"
-            | b"i32"
-            | b"i64"
-            | b"i128"
-            | b"isize"
-            | b"u8"
-            | b"u16"
-            | b"u32"
-            | b"u64"
-            | b"u128"
-            | b"usize"
-            | b"f32"
-            | b"f64"
-    )
+    crate::lexer::is_rust_primitive(word)
 }
 
 /// `const _`: the `_` is an identifier there.
