@@ -334,26 +334,7 @@ fn rust_use(lexer: &mut Cursor, token: &Token) -> Option<Range<usize>> {
                 return Some(start..at + 1);
             }
             Token::Punct(b':' | b'{' | b'}' | b',' | b'*', _) => {}
-            Token::Ident(r)
-                if !matches!(
-                    &source[r.clone()],
-                    b"fn"
-                        | b"struct"
-                        | b"enum"
-                        | b"impl"
-                        | b"trait"
-                        | b"mod"
-                        | b"pub"
-                        | b"use"
-                        | b"let"
-                        | b"const"
-                        | b"static"
-                        | b"type"
-                        | b"where"
-                        | b"extern"
-                        | b"union"
-                        | b"macro_rules"
-                ) => {}
+            Token::Ident(r) if !breaks_use(&source[r.clone()]) => {}
             _ => return None,
         }
     }
@@ -560,6 +541,30 @@ impl Cursor<'_> {
         }
         None
     }
+}
+
+/// Words that end a Rust `use` declaration as the skeleton reads it (an item's or a statement's
+/// start after a missing `;`): a `use` holding one is kept in the parse (`rust_use`).
+pub(crate) fn breaks_use(word: &[u8]) -> bool {
+    matches!(
+        word,
+        b"fn"
+            | b"struct"
+            | b"enum"
+            | b"impl"
+            | b"trait"
+            | b"mod"
+            | b"pub"
+            | b"use"
+            | b"let"
+            | b"const"
+            | b"static"
+            | b"type"
+            | b"where"
+            | b"extern"
+            | b"union"
+            | b"macro_rules"
+    )
 }
 
 #[cfg(test)]

@@ -46,17 +46,7 @@ fn walk(
     if source.starts_with(b"#!") && !source.starts_with(b"#![") {
         return None;
     }
-    let newlines = memchr::memchr_iter(b'\n', source).collect();
-    let mut walk = Walk {
-        source,
-        tokens,
-        comments,
-        newlines,
-        at: 0,
-        items: Vec::new(),
-        modes: vec![Mode::Syntax; tokens.len()],
-        depth: 0,
-    };
+    let mut walk = Walk::new(source, tokens, comments);
     walk.level(None, None)?;
     let outline = Outline {
         items: walk.items,
@@ -68,17 +58,7 @@ fn walk(
 /// Where the walk stopped when it gave no outline: the offset of the sibling it could not read.
 #[cfg(test)]
 pub(super) fn stopped_at(source: &[u8], tokens: &[Token], comments: &[Range<usize>]) -> usize {
-    let newlines = memchr::memchr_iter(b'\n', source).collect();
-    let mut walk = Walk {
-        source,
-        tokens,
-        comments,
-        newlines,
-        at: 0,
-        items: Vec::new(),
-        modes: Vec::new(),
-        depth: 0,
-    };
+    let mut walk = Walk::new(source, tokens, comments);
     walk.level(None, None);
     walk.start(walk.at)
 }
@@ -194,6 +174,19 @@ fn start_of(token: &Token) -> usize {
 }
 
 impl<'s> Walk<'s> {
+    fn new(source: &'s [u8], tokens: &'s [Token], comments: &'s [Range<usize>]) -> Walk<'s> {
+        Walk {
+            source,
+            tokens,
+            comments,
+            newlines: memchr::memchr_iter(b'\n', source).collect(),
+            at: 0,
+            items: Vec::new(),
+            modes: vec![Mode::Syntax; tokens.len()],
+            depth: 0,
+        }
+    }
+
     fn row(&self, at: usize) -> usize {
         self.newlines.partition_point(|&n| n < at)
     }

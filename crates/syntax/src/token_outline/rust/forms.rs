@@ -3,6 +3,7 @@
 
 use super::{Found, Head, Level, Mode, Sibling, Walk};
 use crate::lexer::Token;
+use crate::skeleton::breaks_use;
 use crate::Kind;
 use std::ops::Range;
 
@@ -20,30 +21,6 @@ fn opens_item(word: &[u8]) -> bool {
             | b"type"
             | b"union"
             | b"macro"
-    )
-}
-
-/// Words that make a `use` declaration one the skeleton keeps in its parse
-/// (`skeleton::rust_use`).
-fn breaks_use(word: &[u8]) -> bool {
-    matches!(
-        word,
-        b"fn"
-            | b"struct"
-            | b"enum"
-            | b"impl"
-            | b"trait"
-            | b"mod"
-            | b"pub"
-            | b"use"
-            | b"let"
-            | b"const"
-            | b"static"
-            | b"type"
-            | b"where"
-            | b"extern"
-            | b"union"
-            | b"macro_rules"
     )
 }
 
