@@ -408,16 +408,21 @@ impl<'s> Walk<'s> {
         Some(start..self.end(close))
     }
 
+    /// The token after a visibility (`pub`, `pub(crate)`, …) at `i`, or `i` without one.
+    fn after_visibility(&self, i: usize) -> Option<usize> {
+        if self.word(i) != Some(b"pub") {
+            return Some(i);
+        }
+        match self.punct(i + 1) {
+            Some(b'(') => Some(self.close_of(i + 1)? + 1),
+            _ => Some(i + 1),
+        }
+    }
+
     /// One item-level sibling from the cursor.
     fn item(&mut self, parent: Option<usize>, level: &Level) -> Option<Sibling> {
         let first = self.at;
-        let mut i = first;
-        if self.word(i) == Some(b"pub") {
-            i += 1;
-            if self.punct(i) == Some(b'(') {
-                i = self.close_of(i)? + 1;
-            }
-        }
+        let i = self.after_visibility(first)?;
         let word = self.word(i)?;
         let next = self.word(i + 1);
         let item = Head { first, at: i };

@@ -281,13 +281,7 @@ impl Walk<'_> {
     /// `[pub] name: Type` up to its `,` or the list's `}`.
     fn field(&mut self, parent: usize, level: &Level) -> Option<usize> {
         let first = self.at;
-        let mut i = first;
-        if self.word(i) == Some(b"pub") {
-            i += 1;
-            if self.punct(i) == Some(b'(') {
-                i = self.close_of(i)? + 1;
-            }
-        }
+        let i = self.after_visibility(first)?;
         let name = self.name(i)?;
         if self.punct(i + 1) != Some(b':') {
             return None;
