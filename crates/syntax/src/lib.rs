@@ -236,3 +236,22 @@ fn outline_fixtures() -> Vec<(std::path::PathBuf, &'static languages::Language)>
         .filter_map(|path| Some((path.clone(), languages::for_path(&path, None)?)))
         .collect()
 }
+
+/// The Go and Rust files of the checkout named by the environment variable `var`, with their
+/// language and bytes: what the corpus tests (`CODERD_SKELETON_CORPUS`, `CODERD_TOKEN_CORPUS`)
+/// compare the map's parses on.
+#[cfg(test)]
+fn lexer_corpus(
+    var: &str,
+) -> impl Iterator<Item = (std::path::PathBuf, &'static languages::Language, Vec<u8>)> {
+    let root = std::env::var(var).unwrap_or_else(|_| panic!("{var} names no checkout"));
+    ignore::Walk::new(root).flatten().filter_map(|entry| {
+        let path = entry.into_path();
+        let language = languages::for_path(&path, None)?;
+        if !matches!(language.name.as_str(), "go" | "rust") {
+            return None;
+        }
+        let source = std::fs::read(&path).ok()?;
+        Some((path, language, source))
+    })
+}

@@ -261,21 +261,10 @@ mod tests {
     #[test]
     #[ignore = "needs a corpus"]
     fn skeleton_tags_match_the_full_parse_on_a_corpus() {
-        let root = std::env::var("CODERD_SKELETON_CORPUS").unwrap();
         let (mut files, mut served, mut missing, mut extra, mut total) = (0, 0, 0, 0, 0);
         // tree-sitter's lexer scans the included ranges at each token: their number matters.
         let (mut ranges, mut comments) = (0, 0);
-        for entry in ignore::Walk::new(root).flatten() {
-            let path = entry.path();
-            let Some(language) = languages::for_path(path, None) else {
-                continue;
-            };
-            if !matches!(language.name.as_str(), "go" | "rust") {
-                continue;
-            }
-            let Ok(source) = std::fs::read(path) else {
-                continue;
-            };
+        for (path, language, source) in crate::lexer_corpus("CODERD_SKELETON_CORPUS") {
             let dialect = Dialect::of(language).unwrap();
             let tokens = crate::lexer::lex(dialect, &source);
             if crate::skeleton::bodies(dialect, &source, &tokens).is_empty() {

@@ -188,20 +188,9 @@ mod tests {
     #[test]
     #[ignore = "needs a corpus"]
     fn token_outlines_match_the_skeletons_on_a_corpus() {
-        let root = std::env::var("CODERD_TOKEN_CORPUS").unwrap();
         let (mut files, mut answered, mut mismatches) = (0, 0, 0);
         let (mut missing, mut extra, mut total) = (0, 0, 0);
-        for entry in ignore::Walk::new(root).flatten() {
-            let path = entry.path();
-            let Some(language) = languages::for_path(path, None) else {
-                continue;
-            };
-            if !matches!(language.name.as_str(), "go" | "rust") {
-                continue;
-            }
-            let Ok(source) = std::fs::read(path) else {
-                continue;
-            };
+        for (path, language, source) in crate::lexer_corpus("CODERD_TOKEN_CORPUS") {
             files += 1;
             let (tokens, skeleton) = both(language, &source);
             let Some(tokens) = tokens else {

@@ -131,13 +131,8 @@ fn rare_forms_are_not_answered() {
 #[test]
 #[ignore = "needs a corpus"]
 fn unanswered_files_of_a_corpus() {
-    let root = std::env::var("CODERD_TOKEN_CORPUS").unwrap();
-    for entry in ignore::Walk::new(root).flatten() {
-        let path = entry.path();
-        if path.extension().is_none_or(|e| e != "rs") {
-            continue;
-        }
-        let source = std::fs::read(path).unwrap();
+    let corpus = crate::lexer_corpus("CODERD_TOKEN_CORPUS");
+    for (path, _, source) in corpus.filter(|(_, language, _)| language.name == "rust") {
         if token_outline(&source).is_none() {
             let (tokens, comments) = lex_with_comments(Dialect::Rust, &source);
             let at = super::stopped_at(&source, &tokens, &comments);
