@@ -22,8 +22,12 @@ fn main() {
     let top = workspace_top(&manifest);
     let queries = top.join("queries");
     let table = top.join("grammars/grammars.toml");
-    println!("cargo:rerun-if-changed={}", queries.display());
-    println!("cargo:rerun-if-changed={}", table.display());
+    // Every path this script prints or writes into the generated code is relative (to the package or
+    // to OUT_DIR): a checkout moved, or a target folder copied to another worktree, then builds
+    // its own queries, not the first checkout's.
+    let up = path_up(&manifest, &top);
+    println!("cargo:rerun-if-changed={up}queries");
+    println!("cargo:rerun-if-changed={up}grammars/grammars.toml");
     // Where the grammar crates' sources were found (cargo's registry folder, or a vendor folder
     // that a `.cargo/config.toml` names) does not change what is built from them: Cargo.lock
     // pins each crate's version, and a published version's sources are the same bytes wherever
@@ -31,7 +35,7 @@ fn main() {
     // cargo's configuration might live in: a `rerun-if-changed` on a file that does not exist
     // reruns this script, and so recompiles the daemon, on every build.
     println!("cargo:rerun-if-env-changed={SOURCES_VAR}");
-    write_query_table(&queries, &out);
+    write_query_table(&queries, &up, &out);
     write_grammar_pack(&manifest, &table, &out);
 }
 
@@ -53,7 +57,22 @@ fn env(name: &str) -> String {
     std::env::var(name).unwrap_or_else(|_| panic!("cargo sets {name} for build scripts"))
 }
 
-fn write_query_table(queries: &Path, out: &Path) {
+/// The way up from the package's folder to `top`, one `../` per level (`""` when they are one).
+fn path_up(manifest: &Path, top: &Path) -> String {
+    let below = manifest
+        .strip_prefix(top)
+        .expect("the workspace's top holds the package");
+    "../".repeat(below.components().count())
+}
+
+/// A file name as UTF-8, for the generated code.
+fn file_name(path: &Path) -> &str {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .expect("utf-8 file name")
+}
+
+fn write_query_table(queries: &Path, up: &str, out: &Path) {
     let mut table =
         String::from("/// (language, query kind, text) for every queries/<language>/<kind>.scm.\n");
     table.push_str("pub static QUERY_FILES: &[(&str, &str, &str)] = &[\n");
@@ -69,10 +88,10 @@ fn write_query_table(queries: &Path, out: &Path) {
                 .file_stem()
                 .and_then(|s| s.to_str())
                 .expect("utf-8 file name");
+            let relative = format!("/{up}queries/{name}/{}", file_name(&file));
             writeln!(
                 table,
-                "    ({name:?}, {kind:?}, include_str!({:?})),",
-                file.display()
+                "    ({name:?}, {kind:?}, include_str!(concat!(env!(\"CARGO_MANIFEST_DIR\"), {relative:?}))),"
             )
             .expect("writing to a String");
         }
@@ -106,12 +125,35 @@ struct Built {
     deflated: PathBuf,
 }
 
+/// The serialization buffer the grammars' external scanners are told they have: 16 bytes less
+/// than the 1024 tree-sitter gives them. Some scanners check the room before each entry of their
+/// stack but write several bytes per entry (tree-sitter-yaml 0.7.2: an indentation 254 levels deep
+/// writes 1,026 bytes), and tree-sitter then aborts the process on its length assertion (or,
+/// without assertions, has had its buffer overrun): one hostile file took the daemon down.
+const SCANNER_BUFFER: usize = 1008;
+
+/// The header given to every grammar's compile before its sources (`-include`): the grammar's own
+/// `tree_sitter/parser.h` (its include guard makes the sources' own inclusion a no-op), then the
+/// smaller buffer size.
+fn write_scanner_buffer_header(pack_dir: &Path) -> PathBuf {
+    let header = pack_dir.join("scanner_buffer.h");
+    let text = format!(
+        "/* Written by crates/syntax/build.rs: see SCANNER_BUFFER there. */\n\
+         #include \"tree_sitter/parser.h\"\n\
+         #undef TREE_SITTER_SERIALIZATION_BUFFER_SIZE\n\
+         #define TREE_SITTER_SERIALIZATION_BUFFER_SIZE {SCANNER_BUFFER}\n"
+    );
+    write_atomically(&header, text.as_bytes());
+    header
+}
+
 fn write_grammar_pack(manifest: &Path, table: &Path, out: &Path) {
     let grammars = read_grammar_table(table);
     let packages = grammar_sources(manifest, &grammars);
     let pack_dir = out.join("grammars");
     std::fs::create_dir_all(&pack_dir).expect("creating OUT_DIR/grammars");
-    let built = build_all(&grammars, &packages, &pack_dir);
+    let header = write_scanner_buffer_header(&pack_dir);
+    let built = build_all(&grammars, &packages, &pack_dir, &header);
     let mut table = String::from(
         "/// Every grammar of grammars/grammars.toml: its shared object, deflated.\n\
          pub static GRAMMAR_PACK: &[Packed] = &[\n",
@@ -119,13 +161,13 @@ fn write_grammar_pack(manifest: &Path, table: &Path, out: &Path) {
     for (grammar, built) in grammars.iter().zip(built) {
         writeln!(
             table,
-            "    Packed {{ id: {:?}, symbol: {:?}, sources: {:?}, size: {}, hash: {:?}, deflated: include_bytes!({:?}) }},",
+            "    Packed {{ id: {:?}, symbol: {:?}, sources: {:?}, size: {}, hash: {:?}, deflated: include_bytes!(concat!(env!(\"OUT_DIR\"), \"/grammars/{}\")) }},",
             grammar.id,
             grammar.symbol,
             built.sources,
             built.size,
             built.hash,
-            built.deflated.display()
+            file_name(&built.deflated)
         )
         .expect("writing to a String");
     }
@@ -166,8 +208,12 @@ fn read_grammar_table(path: &Path) -> Vec<Grammar> {
 /// `$CODERD_GRAMMAR_SOURCES`, in the vendor folders that `.cargo/config.toml` files name (what
 /// `cargo vendor` sets up), and in cargo's registry folder.
 fn grammar_sources(manifest: &Path, grammars: &[Grammar]) -> HashMap<String, (PathBuf, String)> {
-    let lock = workspace_top(manifest).join("Cargo.lock");
-    println!("cargo:rerun-if-changed={}", lock.display());
+    let top = workspace_top(manifest);
+    let lock = top.join("Cargo.lock");
+    println!(
+        "cargo:rerun-if-changed={}Cargo.lock",
+        path_up(manifest, &top)
+    );
     let locked = locked_versions(&lock);
     let roots = source_roots(manifest);
     let mut found = HashMap::new();
@@ -312,6 +358,7 @@ fn build_all(
     grammars: &[Grammar],
     packages: &HashMap<String, (PathBuf, String)>,
     pack_dir: &Path,
+    header: &Path,
 ) -> Vec<Built> {
     let jobs = std::env::var("NUM_JOBS")
         .ok()
@@ -328,7 +375,7 @@ fn build_all(
                 let Some(grammar) = grammars.get(index) else {
                     break;
                 };
-                let built = build_one(grammar, packages, pack_dir);
+                let built = build_one(grammar, packages, pack_dir, header);
                 results.lock().expect("no builder panicked")[index] = Some(built);
             });
         }
@@ -347,6 +394,7 @@ fn build_one(
     grammar: &Grammar,
     packages: &HashMap<String, (PathBuf, String)>,
     pack_dir: &Path,
+    header: &Path,
 ) -> Built {
     let (package_dir, version) = packages.get(&grammar.package).unwrap_or_else(|| {
         panic!(
@@ -358,7 +406,7 @@ fn build_one(
     // buys here, and debug builds keep -O0 so that tests compile quickly.
     let opt_level = if env("OPT_LEVEL") == "0" { "0" } else { "s" };
     let stem = format!(
-        "{}-{}-{}-O{opt_level}",
+        "{}-{}-{}-O{opt_level}-b{SCANNER_BUFFER}",
         grammar.id, grammar.package, version
     );
     let deflated = pack_dir.join(format!("{stem}.so.deflate"));
@@ -366,7 +414,8 @@ fn build_one(
     let hash_file = pack_dir.join(format!("{stem}.so.blake3"));
     // All three are renamed into place when complete, the hash last.
     if !hash_file.exists() {
-        compile(grammar, &package_dir.join(&grammar.dir), opt_level, &shared);
+        let sources = package_dir.join(&grammar.dir);
+        compile(grammar, &sources, header, opt_level, &shared);
         let image = std::fs::read(&shared).expect("reading the compiled grammar");
         let packed = miniz_oxide::deflate::compress_to_vec(&image, 9);
         write_atomically(&deflated, &packed);
@@ -394,7 +443,7 @@ fn write_atomically(path: &Path, bytes: &[u8]) {
         .unwrap_or_else(|e| panic!("renaming {}: {e}", partial.display()));
 }
 
-fn compile(grammar: &Grammar, source_dir: &Path, opt_level: &str, shared: &Path) {
+fn compile(grammar: &Grammar, source_dir: &Path, header: &Path, opt_level: &str, shared: &Path) {
     let compiler = cc::Build::new()
         .opt_level_str(opt_level)
         .debug(false)
@@ -406,6 +455,8 @@ fn compile(grammar: &Grammar, source_dir: &Path, opt_level: &str, shared: &Path)
         .args(["-shared", "-std=c11", "-w", "-Wl,--gc-sections", "-Wl,-s"])
         .arg("-I")
         .arg(source_dir)
+        .arg("-include")
+        .arg(header)
         .arg(source_dir.join("parser.c"));
     let scanner = source_dir.join("scanner.c");
     if scanner.exists() {
