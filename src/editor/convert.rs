@@ -80,15 +80,28 @@ fn item_range(lines: &[&str], item: &Item) -> Range {
     Range::new(Position::new(first, 0), end)
 }
 
+/// How deep document symbols nest: deeper items are listed beside their parent at this depth
+/// (building and sending the symbols recurses, and a hostile file nests a hundred thousand deep).
+const MAX_SYMBOL_NESTING: usize = 64;
+
 /// An outline's items (parents first, `parent` the index of the enclosing item) as nested symbols.
 pub fn document_symbols(items: &[Item], text: &str) -> Vec<DocumentSymbol> {
     let lines: Vec<&str> = text.lines().collect();
     let mut children: Vec<Vec<usize>> = vec![Vec::new(); items.len()];
     let mut top = Vec::new();
+    // Where each item hangs, and how deep: past MAX_SYMBOL_NESTING beside its parent.
+    let mut placed: Vec<(Option<usize>, usize)> = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
-        match item.parent.as_ref().and_then(Value::as_u64) {
-            Some(p) if (p as usize) < i => children[p as usize].push(i),
-            _ => top.push(i),
+        let parent = item.parent.as_ref().and_then(Value::as_u64);
+        let place = match parent.map(|p| p as usize).filter(|&p| p < i) {
+            Some(p) if placed[p].1 < MAX_SYMBOL_NESTING => (Some(p), placed[p].1 + 1),
+            Some(p) => placed[p],
+            None => (None, 0),
+        };
+        placed.push(place);
+        match place.0 {
+            Some(p) => children[p].push(i),
+            None => top.push(i),
         }
     }
     top.iter()
@@ -222,6 +235,28 @@ mod tests {
         let folds = folding_ranges(&outline);
         let spans: Vec<(u32, u32)> = folds.iter().map(|f| (f.start_line, f.end_line)).collect();
         assert_eq!(spans, [(0, 2), (4, 6)]);
+    }
+
+    /// A chain of items nested deeper than MAX_SYMBOL_NESTING is cut there: the deeper items
+    /// hang beside their parent at that depth, none is lost, and nothing recurses past it.
+    #[test]
+    fn a_deep_chain_of_items_nests_only_so_deep() {
+        let deep = 10_000usize;
+        let chain: Vec<Value> = (0..deep)
+            .map(|i| json!({"kind": "module", "name": format!("m{i}"), "line": i + 1, "end_line": 2 * deep - i, "parent": i.checked_sub(1)}))
+            .collect();
+        let symbols = document_symbols(&items(Value::Array(chain)), "");
+        let (mut level, mut at, mut total) = (0, &symbols, 0);
+        loop {
+            total += at.len();
+            match at.last().and_then(|s| s.children.as_ref()) {
+                Some(children) => (level, at) = (level + 1, children),
+                None => break,
+            }
+        }
+        assert_eq!(level, MAX_SYMBOL_NESTING);
+        assert_eq!(total, deep);
+        assert_eq!(at.last().unwrap().name, format!("m{}", deep - 1));
     }
 
     #[test]

@@ -529,3 +529,77 @@ fn declarations_after_a_parse_error_are_found() {
     let found = daemon.ok("symbols", json!({"query": "after_in_mod"}));
     assert_eq!(found["results"][0]["parent"], "inner", "{found}");
 }
+
+/// Files nesting far deeper than any real code, in several languages, neither abort nor stall the
+/// daemon: 300 YAML levels (tree-sitter-yaml's scanner wrote past tree-sitter's serialization
+/// buffer and the process aborted on its assertion), 100,000 Rust modules (each item's parents and
+/// leading comments were searched from the root, the map's test flags and depths climbed every
+/// parent, its render wrote every parent of a deep item before checking the budget: quadratic),
+/// 60,000 Go struct types on one line (each item's signature read the rest of the line), 50,000
+/// braces in one Rust `use` (its reading recursed), 300 Python classes. The maps keep their
+/// budget and still show a plain file's item when asked, each file has an outline (the YAML's
+/// empty: a parse error), and the daemon answers after.
+#[test]
+fn hostile_nesting_in_any_language_neither_aborts_nor_stalls_the_daemon() {
+    let sandbox = Sandbox::empty();
+    let indented = |line: &str, levels: usize| -> String {
+        (0..levels)
+            .map(|i| format!("{}{line}\n", " ".repeat(i)))
+            .collect()
+    };
+    let files = [
+        ("deep.yaml", indented("a:", 300)),
+        (
+            "deep.py",
+            indented("class A:", 300) + &" ".repeat(300) + "pass\n",
+        ),
+        (
+            "deep.rs",
+            "mod a {\n".repeat(100_000) + &"}\n".repeat(100_000),
+        ),
+        (
+            "deep.go",
+            format!(
+                "package p\n\nvar x = {}int{}{{}}\n",
+                "struct{ a ".repeat(60_000),
+                "}".repeat(60_000)
+            ),
+        ),
+        (
+            "uses.rs",
+            format!(
+                "use a::{}b{};\nfn after_uses() {{}}\n",
+                "{a::".repeat(50_000),
+                "}".repeat(50_000)
+            ),
+        ),
+    ];
+    for (name, text) in &files {
+        sandbox.write(name, text);
+    }
+    sandbox.write("plain.rs", "pub fn plain_function() -> u32 {\n    1\n}\n");
+    let daemon = Daemon::start(&sandbox, &[]);
+    let answer = map(&daemon, json!({"budget": 4000}));
+    assert_eq!(answer["parsed"], files.len() + 1, "{answer}");
+    let text = answer["map"].as_str().unwrap();
+    assert!(text.contains("mod a"), "{text}");
+    assert!(text.chars().count() <= 4000, "{text}");
+    let steered = map(
+        &daemon,
+        json!({"budget": 4000, "mentions": ["plain_function"]}),
+    );
+    let text = steered["map"].as_str().unwrap();
+    assert!(text.contains("plain_function"), "{text}");
+    assert!(text.chars().count() <= 4000, "{text}");
+    for (name, _) in &files {
+        let outline = daemon.ok("outline", json!({ "file": sandbox.root.join(name) }));
+        // YAML past 250 levels is a parse error (its scanner's state no longer fits).
+        let items = outline["items"].as_array().unwrap();
+        assert!(name.ends_with(".yaml") || !items.is_empty(), "{name}");
+    }
+    let found = daemon.ok("symbols", json!({"query": "plain_function"}));
+    assert_eq!(found["results"][0]["name"], "plain_function", "{found}");
+    let nested = daemon.ok("symbols", json!({"query": "a", "limit": 5}));
+    assert!(nested["total"].as_u64().unwrap() >= 100_000, "{nested}");
+    daemon.ok("info", json!({}));
+}

@@ -38,17 +38,25 @@ pub const WRAPPERS: &[&str] = &[
 /// declaration's leading matter.
 const SPEC_DECLARATIONS: &[&str] = &["type_declaration", "const_declaration", "var_declaration"];
 
-/// The node whose leading matter is an item's: the item's own, or for a spec declared alone (no
-/// parentheses: a grouped spec has comments of its own) its declaration.
-pub fn lead_anchor(node: Node) -> Node {
+/// The node whose leading matter is an item's, given its ancestors (root first,
+/// `walk::with_ancestors`): the item's own, or for a Go spec declared alone (no parentheses: a
+/// grouped spec has comments of its own) its declaration; then the outermost of the wrappers
+/// right above it (decorators, `export`, `template <...>`).
+pub fn anchor<'t>(node: Node<'t>, ancestors: &[Node<'t>]) -> Node<'t> {
     let alone = |declaration: &Node| {
         let second = declaration.child(1).map(|c| c.kind());
         declaration.named_child_count() == 1 && second.is_some_and(|kind| kind != "(")
     };
-    match node.parent() {
-        Some(parent) if SPEC_DECLARATIONS.contains(&parent.kind()) && alone(&parent) => parent,
-        _ => node,
+    let mut above = ancestors.iter().rev().peekable();
+    let mut anchor = node;
+    if let Some(declaration) = above.next_if(|p| SPEC_DECLARATIONS.contains(&p.kind()) && alone(p))
+    {
+        anchor = *declaration;
     }
+    while let Some(wrapper) = above.next_if(|p| WRAPPERS.contains(&p.kind())) {
+        anchor = *wrapper;
+    }
+    anchor
 }
 
 /// Leading matter: comments, attributes, decorators, annotations.
@@ -91,31 +99,21 @@ impl Piece {
     }
 }
 
-/// With `leading`, the run of `leads` siblings right before the item (`walk::leading_runs`, for
-/// a grammar without wrappers), merged with the `left_out` comments (sorted) between the run's
-/// start and the item; without it, `Node::prev_sibling`'s chain after climbing the wrappers.
+/// Where the leading matter of the item whose anchor (`anchor`) is `anchor` starts, and its doc:
+/// the run of `leads` siblings right before the anchor (`walk::leading_runs`), merged with the
+/// `left_out` comments (sorted) between the run's start and the anchor.
 pub fn extent(
-    node: Node,
+    anchor: Node,
     source: &[u8],
     markers: &DocMarkers,
-    leading: Option<&Leading>,
+    leading: &Leading,
     left_out: &[Comment],
 ) -> Extent {
-    let mut anchor = node;
-    while let Some(parent) = anchor.parent().filter(|_| leading.is_none()) {
-        if !WRAPPERS.contains(&parent.kind()) {
-            break;
-        }
-        anchor = parent;
-    }
     let mut first_row = anchor.start_position().row;
     let mut doc_start = None;
     let mut at_row = first_row;
-    let mut before = match leading {
-        Some(leading) => Before::Merged(merged(leading, anchor.start_byte(), left_out)),
-        None => Before::Tree(anchor),
-    };
-    while let Some(prev) = before.next() {
+    let mut before = merged(leading, anchor.start_byte(), left_out);
+    while let Some(prev) = before.pop() {
         let adjacent = prev.last_row + 1 >= at_row;
         if !adjacent || !prev.leads || !starts_its_line(prev.bytes.0, source) {
             break;
@@ -133,27 +131,6 @@ pub fn extent(
             let end = anchor.start_byte().max(end);
             first_doc_line(&String::from_utf8_lossy(&source[start..end]), markers)
         }),
-    }
-}
-
-/// The siblings before an item, nearest first.
-enum Before<'t> {
-    /// `prev_sibling` from this node.
-    Tree(Node<'t>),
-    /// A merged run, nearest last (popped).
-    Merged(Vec<Piece>),
-}
-
-impl Before<'_> {
-    fn next(&mut self) -> Option<Piece> {
-        match self {
-            Before::Tree(at) => {
-                let prev = at.prev_sibling()?;
-                *at = prev;
-                Some(Piece::of_node(prev))
-            }
-            Before::Merged(pieces) => pieces.pop(),
-        }
     }
 }
 

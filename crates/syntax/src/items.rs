@@ -4,7 +4,7 @@
 //! inside a class-like item is a method, a variable directly inside one is a field, and a method
 //! declared outside its type (`@receiver`) nests under the type of that name.
 
-use super::docs::{self, Comment, DocMarkers, WRAPPERS};
+use super::docs::{self, Comment, DocMarkers};
 use super::queries::{KindSet, OutlineQuery, Queries, Role};
 use super::walk::{self, Leading};
 use super::Kind;
@@ -56,15 +56,37 @@ pub struct Outline {
 }
 
 impl Outline {
-    /// How deep an item is nested (0 for top level).
-    pub fn depth(&self, index: usize) -> usize {
-        let mut depth = 0;
-        let mut at = self.items[index].parent;
-        while let Some(parent) = at {
-            depth += 1;
-            at = self.items[parent].parent;
+    /// How deep each item is nested (0 for top level), in item order.
+    pub fn depths(&self) -> Vec<usize> {
+        self.down_from_roots(|parent, _| parent.map_or(0, |depth| depth + 1))
+    }
+
+    /// A value for each item from its parent's (`None` at the top level) and the item itself,
+    /// each computed once: climbing to the top from every item instead is quadratic in how deep
+    /// a file nests, and a hostile file nests a hundred thousand deep. An out-of-line method's
+    /// parent may come after it (`attach_receivers`), and a chain that loops (a damaged tag
+    /// index) is cut where it closes.
+    pub fn down_from_roots<T: Copy>(&self, value: impl Fn(Option<T>, &Item) -> T) -> Vec<T> {
+        let n = self.items.len();
+        let mut values: Vec<Option<T>> = vec![None; n];
+        let mut seen = vec![false; n];
+        let mut way = Vec::new();
+        for start in 0..n {
+            // Up to an item already valued (or the top), then down again.
+            let mut at = Some(start);
+            while let Some(i) = at.filter(|&i| i < n && !seen[i]) {
+                seen[i] = true;
+                way.push(i);
+                at = self.items[i].parent;
+            }
+            let mut above = at.and_then(|i| values.get(i).copied().flatten());
+            while let Some(i) = way.pop() {
+                let valued = value(above, &self.items[i]);
+                values[i] = Some(valued);
+                above = Some(valued);
+            }
         }
-        depth
+        values.into_iter().flatten().collect()
     }
 
     /// Item indices in rendering order: each item followed by its children, siblings by line.
@@ -169,8 +191,8 @@ fn extract_with(tree: &Tree, source: &[u8], queries: &Queries, query: &OutlineQu
 
 /// The outline, with the query run only at `roots` kinds outside functions when given, else over
 /// the whole tree (and `also` not called).
-fn extract_from(
-    tree: &Tree,
+fn extract_from<'t>(
+    tree: &'t Tree,
     source: &[u8],
     queries: &Queries,
     query: &OutlineQuery,
@@ -183,38 +205,43 @@ fn extract_from(
     let keep = not_local(&found, &parents);
     let mut new_index = vec![None; found.len()];
     let mut items = Vec::new();
-    // Where the grammar has no wrapper kind, an item's leading doc comments and attributes are its
-    // own siblings, all found on one walk (`Node::parent` and `Node::prev_sibling` search from the
-    // root down at each step).
-    let language = tree.language();
-    let wraps = (WRAPPERS.iter()).any(|kind| language.id_for_node_kind(kind, true) != 0);
+    // An item's leading doc comments and attributes are its anchor's siblings (`docs::anchor`),
+    // all found on two walks (`Node::parent` and `Node::prev_sibling` search from the root down
+    // at each step: quadratic in how deep a file nests).
     let listed = |i: &usize| keep[*i] && !found[*i].scope;
-    let anchors: Vec<Node> = (0..found.len())
-        .map(|i| match listed(&i) {
-            true => docs::lead_anchor(found[i].node),
-            false => found[i].node,
-        })
-        .collect();
-    let mut targets: Vec<Node> = (0..found.len())
+    let mut items_nodes: Vec<Node> = (0..found.len())
         .filter(listed)
-        .map(|i| anchors[i])
+        .map(|i| found[i].node)
         .collect();
-    // Two names of one spec (`var a, b = 1, 2`) share its anchor.
+    items_nodes.dedup_by_key(|node| node.id());
+    let anchors = walk::with_ancestors(tree, &items_nodes, docs::anchor);
+    let anchor_of = |node: Node<'t>| anchors.get(&node.id()).copied().unwrap_or(node);
+    let mut targets: Vec<Node> = items_nodes.iter().map(|&node| anchor_of(node)).collect();
+    // Outer first at one start, as the walk meets them; two names of one spec (`var a, b = 1,
+    // 2`) share its anchor.
+    targets.sort_by_key(|node| (node.start_byte(), std::cmp::Reverse(node.end_byte())));
     targets.dedup_by_key(|node| node.id());
-    let runs = (!wraps).then(|| walk::leading_runs(tree, &targets, docs::leads));
+    let runs = walk::leading_runs(tree, &targets, docs::leads);
+    let no_run = Leading::default();
     for (i, f) in found.iter().enumerate() {
         if !listed(&i) {
             continue;
         }
         new_index[i] = Some(items.len());
         let parent = parents[i].and_then(|p| new_index[p]);
-        let leading = runs.as_ref().and_then(|r| r.get(&anchors[i].id()));
-        let markers = &queries.doc_markers;
+        let anchor = anchor_of(f.node);
         let lead = Lead {
-            anchor: anchors[i],
-            leading,
+            anchor,
+            leading: runs.get(&anchor.id()).unwrap_or(&no_run),
         };
-        items.push(to_item(f, parent, source, markers, lead, left_out));
+        items.push(to_item(
+            f,
+            parent,
+            source,
+            &queries.doc_markers,
+            lead,
+            left_out,
+        ));
     }
     attach_receivers(&found, &keep, &new_index, &mut items);
     relabel_members(&mut items);
@@ -454,11 +481,11 @@ fn relabel_members(items: &mut [Item]) {
     }
 }
 
-/// What leads an item: the node its leading matter precedes (`docs::lead_anchor`) and, where
-/// the grammar has no wrappers, that node's run of leading siblings (`walk::leading_runs`).
+/// What leads an item: the node its leading matter precedes (`docs::anchor`) and that node's run
+/// of leading siblings (`walk::leading_runs`).
 struct Lead<'a, 't> {
     anchor: Node<'t>,
-    leading: Option<&'a Leading<'t>>,
+    leading: &'a Leading<'t>,
 }
 
 fn to_item(
@@ -472,16 +499,13 @@ fn to_item(
     let extent = docs::extent(lead.anchor, source, markers, lead.leading, left_out);
     let start = after_annotations(f.node);
     let signature = match (f.signature, f.body) {
-        (Some(sig), _) => collapse(&text(source, sig)),
+        (Some(sig), _) => signature_in(source, sig.byte_range(), false),
         (None, Some(body)) if body.start_byte() > start => {
             // Comments between the declaration and its body are not part of it.
             let end = walk::end_before(f.node, body, |kind| !kind.contains("comment"));
-            collapse(&String::from_utf8_lossy(&source[start..end.max(start)]))
+            signature_in(source, start..end.max(start), false)
         }
-        _ => {
-            let whole = String::from_utf8_lossy(&source[start..f.node.end_byte().max(start)]);
-            collapse(whole.lines().next().unwrap_or(""))
-        }
+        _ => signature_in(source, start..f.node.end_byte().max(start), true),
     };
     let doc = match f.doc {
         Some(doc) => docs::first_doc_line(&text(source, doc), markers),
@@ -490,7 +514,7 @@ fn to_item(
     Item {
         kind: f.kind,
         name: f.name.clone(),
-        signature: cap(tidy_signature(&signature)),
+        signature,
         line: f.name_row + 1,
         end_line: end_line(f.node),
         parent,
@@ -561,6 +585,32 @@ fn text(source: &[u8], node: Node) -> String {
     String::from_utf8_lossy(&source[node.byte_range()]).into_owned()
 }
 
+/// An item's signature from `source[range]` (its first line only with `first_line`), as
+/// `signature_of` makes it, read from the range's start only as far as fills the cap when it can
+/// be: an item's first line can be a whole file (a hostile one holds a hundred thousand nested
+/// items on one line), and reading all of it for each item was quadratic.
+fn signature_in(source: &[u8], range: Range<usize>, first_line: bool) -> String {
+    let of = |end: usize| {
+        let text = String::from_utf8_lossy(&source[range.start..end]);
+        let text = match first_line {
+            true => text.lines().next().unwrap_or(""),
+            false => &text,
+        };
+        tidy_signature(&collapse(text))
+    };
+    // Collapsing and tidying a prefix gives a prefix of the whole's: once it is longer than the
+    // cap, the capped signature is the whole's. The window grows while whitespace fills it.
+    let mut window = 2 * SIGNATURE_CAP;
+    while range.start + window < range.end {
+        let head = of(range.start + window);
+        if head.chars().count() > SIGNATURE_CAP {
+            return cap(head);
+        }
+        window *= 8;
+    }
+    cap(of(range.end))
+}
+
 pub(crate) fn collapse(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
@@ -593,6 +643,41 @@ fn count_errors(tree: &Tree, source: &[u8]) -> usize {
 mod tests {
     use super::*;
     use crate::{languages, parse, queries};
+
+    fn chain(parents: &[Option<usize>]) -> Outline {
+        let item = |parent: &Option<usize>| Item {
+            kind: Kind::Module,
+            name: "m".into(),
+            signature: String::new(),
+            line: 1,
+            end_line: 1,
+            parent: *parent,
+            parent_name: None,
+            doc: None,
+            bytes: 0..0,
+            name_bytes: 0..0,
+            extent_line: 1,
+        };
+        Outline {
+            items: parents.iter().map(item).collect(),
+            parse_errors: 0,
+        }
+    }
+
+    /// Depths come from the parents however they are ordered (an out-of-line method's type may
+    /// come after it), a loop in a damaged index is cut, and a chain 100,000 deep takes one pass.
+    #[test]
+    fn depths_follow_parents_in_any_order() {
+        let outline = chain(&[Some(2), Some(0), None, Some(99)]);
+        assert_eq!(outline.depths(), [1, 2, 0, 0]);
+        let looped = chain(&[Some(1), Some(0), Some(1)]);
+        assert_eq!(looped.depths().len(), 3);
+        let deep: Vec<Option<usize>> = (0..100_000usize).map(|i| i.checked_sub(1)).collect();
+        let depths = chain(&deep).depths();
+        assert_eq!(depths[99_999], 99_999);
+        let backwards: Vec<Option<usize>> = (0..100_000usize).map(|i| Some(i + 1)).collect();
+        assert_eq!(chain(&backwards).depths()[0], 99_999);
+    }
 
     /// Running the outline query only at its patterns' root kinds outside functions gives exactly
     /// the outline of running it over the whole tree, on every golden fixture and on this crate's

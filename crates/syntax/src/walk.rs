@@ -74,7 +74,66 @@ pub fn roots_and<'t>(
     }
 }
 
+/// For each of `targets` (in document order), keyed by node id: what `pick` makes of it and its
+/// ancestors (root first). One walk, entering only the nodes that hold a target, where asking
+/// each target for its parents would search from the root for each (quadratic in how deep a file
+/// nests).
+pub fn with_ancestors<'t, T>(
+    tree: &'t Tree,
+    targets: &[Node<'t>],
+    pick: impl Fn(Node<'t>, &[Node<'t>]) -> T,
+) -> HashMap<usize, T> {
+    let mut picked = HashMap::with_capacity(targets.len());
+    let finder = Targets(targets);
+    let mut cursor = tree.walk();
+    let mut ancestors = Vec::new();
+    loop {
+        let node = cursor.node();
+        if finder.is_target(node) {
+            picked.insert(node.id(), pick(node, &ancestors));
+        }
+        if finder.holds_target(node) && cursor.goto_first_child() {
+            ancestors.push(node);
+            continue;
+        }
+        while !cursor.goto_next_sibling() {
+            if !cursor.goto_parent() {
+                return picked;
+            }
+            ancestors.pop();
+        }
+    }
+}
+
+/// Nodes in document order, asked whether a node is one of them or holds one.
+struct Targets<'a, 't>(&'a [Node<'t>]);
+
+impl<'t> Targets<'_, 't> {
+    /// The targets from the node's start on: the node itself, or those it holds.
+    fn from(&self, node: Node) -> std::slice::Iter<'_, Node<'t>> {
+        let at = self
+            .0
+            .partition_point(|t| t.start_byte() < node.start_byte());
+        self.0[at..].iter()
+    }
+
+    fn is_target(&self, node: Node) -> bool {
+        let mut same_start = self
+            .from(node)
+            .take_while(|t| t.start_byte() == node.start_byte());
+        same_start.any(|t| t.id() == node.id())
+    }
+
+    fn holds_target(&self, node: Node) -> bool {
+        let mut inside = self
+            .from(node)
+            .take_while(|t| t.start_byte() < node.end_byte());
+        inside.any(|t| t.id() != node.id())
+    }
+}
+
 /// The leading matter `leading_runs` finds before an item.
+#[derive(Default)]
 pub struct Leading<'t> {
     /// The run of siblings right before the item whose kinds lead, nearest last.
     pub run: Vec<Node<'t>>,
@@ -92,19 +151,7 @@ pub fn leading_runs<'t>(
     leads: impl Fn(&str) -> bool,
 ) -> HashMap<usize, Leading<'t>> {
     let mut runs = HashMap::with_capacity(targets.len());
-    // The targets from the node's start on: the node itself, or those it holds.
-    let from = |node: Node| {
-        let at = targets.partition_point(|t| t.start_byte() < node.start_byte());
-        targets[at..].iter()
-    };
-    let is_target = |node: Node| {
-        let mut same_start = from(node).take_while(|t| t.start_byte() == node.start_byte());
-        same_start.any(|t| t.id() == node.id())
-    };
-    let holds_target = |node: Node| {
-        let mut inside = from(node).take_while(|t| t.start_byte() < node.end_byte());
-        inside.any(|t| t.id() != node.id())
-    };
+    let finder = Targets(targets);
     let mut cursor = tree.walk();
     // The run at the cursor's level and where it may start, and those of the levels above it.
     let (mut run, mut after): (Vec<Node>, usize) = (Vec::new(), 0);
@@ -114,11 +161,11 @@ pub fn leading_runs<'t>(
     }
     loop {
         let node = cursor.node();
-        if is_target(node) {
+        if finder.is_target(node) {
             let run = run.clone();
             runs.insert(node.id(), Leading { run, after });
         }
-        if holds_target(node) && cursor.goto_first_child() {
+        if finder.holds_target(node) && cursor.goto_first_child() {
             above.push((std::mem::take(&mut run), after));
             after = node.start_byte();
             continue;

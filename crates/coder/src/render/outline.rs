@@ -33,20 +33,20 @@ pub fn render(out: &mut impl Write, result: &str) -> io::Result<()> {
     let mut stack = Vec::new();
     for (i, item) in items.iter().enumerate().rev() {
         match item.parent.filter(|&p| p < items.len()) {
-            Some(p) => children[p].insert(0, i),
+            Some(p) => children[p].push(i),
             None => stack.push((i, 0)),
         }
     }
     while let Some((i, depth)) = stack.pop() {
         let item = &items[i];
-        writeln!(
-            out,
-            "{:>6}  {}{}",
-            item.line,
-            "  ".repeat(depth),
-            item.signature
-        )?;
-        stack.extend(children[i].iter().rev().map(|&c| (c, depth + 1)));
+        let indent = 2 * depth.min(MAX_INDENT);
+        writeln!(out, "{:>6}  {:indent$}{}", item.line, "", item.signature)?;
+        // Pushed last first, so that they pop in file order.
+        stack.extend(children[i].iter().map(|&c| (c, depth + 1)));
     }
     Ok(())
 }
+
+/// How many levels the lines are indented at most: a hostile file nesting a hundred thousand
+/// deep would otherwise print gigabytes of spaces.
+const MAX_INDENT: usize = 32;

@@ -88,7 +88,7 @@ fn rust(text: &str, lexed: &[Lexed], out: &mut Vec<String>) {
     while i < tokens.len() {
         match tokens[i] {
             Token::Ident("use") if i == 0 || tokens[i - 1] != Token::Path => {
-                i = use_tree(&tokens, i + 1, &mut Vec::new(), out);
+                i = use_tree(&tokens, i + 1, 0, &mut Vec::new(), out);
             }
             Token::Ident("mod") => {
                 if let (Some(Token::Ident(name)), Some(Token::Punct(b';'))) =
@@ -123,11 +123,16 @@ fn starts_module_path(name: &str) -> bool {
     name.starts_with(|c: char| c.is_ascii_lowercase() || c == '_') && name != "_"
 }
 
-/// One `use` tree from `at` (after `use` or a `{`/`,`): its paths, each prefixed by `prefix`, into
-/// `out`. Returns the index after the tree (at its `;`, `,` or `}`).
+/// How deep `use` trees' braces are read: past it a tree's paths are left out (the reading
+/// recurses, and a hostile file nests a hundred thousand deep; real trees nest two or three).
+const MAX_USE_NESTING: usize = 32;
+
+/// One `use` tree from `at` (after `use` or a `{`/`,`), `nesting` braces deep: its paths, each
+/// prefixed by `prefix`, into `out`. Returns the index after the tree (at its `;`, `,` or `}`).
 fn use_tree<'s>(
     tokens: &[Token<'s>],
     mut at: usize,
+    nesting: usize,
     prefix: &mut Vec<&'s str>,
     out: &mut Vec<String>,
 ) -> usize {
@@ -160,10 +165,10 @@ fn use_tree<'s>(
                 at += 1;
                 break;
             }
-            Some(Token::Punct(b'{')) => {
+            Some(Token::Punct(b'{')) if nesting < MAX_USE_NESTING => {
                 at += 1;
                 while at < tokens.len() {
-                    at = use_tree(tokens, at, prefix, out);
+                    at = use_tree(tokens, at, nesting + 1, prefix, out);
                     match tokens.get(at) {
                         Some(Token::Punct(b',')) => at += 1,
                         Some(Token::Punct(b'}')) => {

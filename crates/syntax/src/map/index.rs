@@ -38,6 +38,8 @@ pub struct FileTags {
     /// Whether the file says it is generated (`// Code generated ... DO NOT EDIT.`, `@generated`)
     /// or is named like generated code (`*.pb.go`, `*_pb2.py`): the map lists none of its items.
     pub generated: bool,
+    /// Per outline item, whether it sits in a test module (`tail::test_items`; empty: none does).
+    pub test_items: Vec<bool>,
     /// The test modules a Rust file declares out of line (`exclude::rust_test_modules`).
     pub test_modules: Vec<String>,
     /// The ranking's id of the name other files use for this file's module (`steer::module_name`).
@@ -426,6 +428,7 @@ impl FileTags {
                 .map(|(name, count)| (name_id(family, name), *count))
                 .collect(),
             rank_key: rank_key(&tags, generated, &imports),
+            test_items: super::tail::test_items(&tags.outline),
             generated,
             test_modules,
             imports,

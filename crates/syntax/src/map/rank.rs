@@ -331,8 +331,8 @@ struct Scored {
 }
 
 impl Scoring<'_> {
-    /// The class and score of item `i` of file `f`.
-    fn score(&self, f: usize, i: usize) -> (u8, f64) {
+    /// The class and score of item `i` of file `f`, nested `depth` deep.
+    fn score(&self, f: usize, i: usize, depth: usize) -> (u8, f64) {
         let (file, graph) = (&self.files[f], self.graph);
         let item = &file.tags.outline.items[i];
         let name = graph
@@ -350,7 +350,7 @@ impl Scoring<'_> {
         }
         match name.and_then(|name| self.flows.definition_rank(f, name)) {
             Some(score) => (1, score * steer::kind_weight(item.kind, &item.name)),
-            None => (2, self.rank[f] / (1.0 + file.tags.outline.depth(i) as f64)),
+            None => (2, self.rank[f] / (1.0 + depth as f64)),
         }
     }
 
@@ -372,10 +372,11 @@ impl Scoring<'_> {
                 continue;
             }
             let listed = items.filter(|&i| tail::listed(&self.files[f], i, include_tests));
+            let depths = self.files[f].tags.outline.depths();
             let mut any = false;
             for i in listed {
                 any = true;
-                let (class, score) = self.score(f, i);
+                let (class, score) = self.score(f, i, depths[i]);
                 let entry = (class, score, f, i);
                 match (class, score.total_cmp(&0.0)) {
                     (2, std::cmp::Ordering::Equal) => scored.zeros.push(item(&entry)),

@@ -124,13 +124,8 @@ fn body(
     let mut text = String::new();
     let mut chars = 0;
     for &f in &file_order {
-        let start = text.len();
         let layout = layouts.get(f, &files[f]);
-        render_file(&files[f], &layout, &chosen[&f], &mut text);
-        chars += text[start..].chars().count();
-        if chars > room {
-            return None;
-        }
+        chars += render_file(&files[f], &layout, &chosen[&f], &mut text, room - chars)?;
     }
     Some((text, file_order.len()))
 }
@@ -155,7 +150,17 @@ impl Layout {
     }
 }
 
-fn render_file(file: &FileTags, layout: &Layout, chosen: &[usize], out: &mut String) {
+/// Appends the file's chosen items to `out` with the parents they sit in, and answers how many
+/// characters that took, or `None` as soon as it takes more than `room`: an item nested a
+/// hundred thousand deep would otherwise write its every parent, each indented deeper, before
+/// the budget was checked.
+fn render_file(
+    file: &FileTags,
+    layout: &Layout,
+    chosen: &[usize],
+    out: &mut String,
+    room: usize,
+) -> Option<usize> {
     let outline = &file.tags.outline;
     let mut shown = vec![false; outline.items.len()];
     for &i in chosen {
@@ -168,29 +173,39 @@ fn render_file(file: &FileTags, layout: &Layout, chosen: &[usize], out: &mut Str
             at = outline.items[j].parent;
         }
     }
-    writeln!(out, "{}:", file.rel).ok();
+    let mut chars = 0;
+    let mut push = |out: &mut String, line: std::fmt::Arguments| {
+        let from = out.len();
+        out.write_fmt(line).ok();
+        chars += out[from..].chars().count();
+        (chars <= room).then_some(())
+    };
+    push(out, format_args!("{}:\n", file.rel))?;
     let mut skipped = false;
     for &i in &layout.order {
         if !shown[i] {
             skipped = true;
             continue;
         }
-        if skipped {
-            out.push_str("⋮\n");
-            skipped = false;
+        if std::mem::take(&mut skipped) {
+            push(out, format_args!("⋮\n"))?;
         }
         let item = &outline.items[i];
+        let indent = layout.depth[i].min(room);
         let signature: String = item.signature.chars().take(LINE_CAP).collect();
-        writeln!(
+        push(
             out,
-            "{:>5} {}{}",
-            item.line,
-            "  ".repeat(layout.depth[i]),
-            signature
-        )
-        .ok();
+            format_args!(
+                "{:>5} {:indent$}{}\n",
+                item.line,
+                "",
+                signature,
+                indent = 2 * indent
+            ),
+        )?;
     }
     if skipped {
-        out.push_str("⋮\n");
+        push(out, format_args!("⋮\n"))?;
     }
+    Some(chars)
 }

@@ -11,19 +11,19 @@ use std::sync::Arc;
 /// Whether the map lists item `i` of `file`: never a generated file's, nor, unless `include_tests`,
 /// one inside a module named `test` or `tests` (Rust's `mod tests`).
 pub fn listed(file: &FileTags, i: usize, include_tests: bool) -> bool {
-    !(file.generated || !include_tests && in_test_module(&file.tags.outline, i))
+    !(file.generated || !include_tests && file.test_items.get(i) == Some(&true))
 }
 
-fn in_test_module(outline: &crate::Outline, index: usize) -> bool {
-    let mut at = Some(index);
-    while let Some(i) = at {
-        let item = &outline.items[i];
-        if item.kind == Kind::Module && (item.name == "tests" || item.name == "test") {
-            return true;
-        }
-        at = item.parent;
+/// Per item, whether it is inside a module named `test` or `tests`; empty when none is (most
+/// files), so that a file without tests holds nothing for them.
+pub fn test_items(outline: &crate::Outline) -> Vec<bool> {
+    let is_test = |item: &crate::Item| {
+        item.kind == Kind::Module && (item.name == "tests" || item.name == "test")
+    };
+    if !outline.items.iter().any(is_test) {
+        return Vec::new();
     }
-    false
+    outline.down_from_roots(|inside, item| inside == Some(true) || is_test(item))
 }
 
 /// Per snapshot, how many items each file lists, without and with tests (`include_tests`), and
