@@ -11,8 +11,11 @@
 use super::index::FileTags;
 use crate::Kind;
 use foldhash::HashMap;
+use super::pull::{InEdges, Restart};
 use rayon::prelude::*;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
+
+mod patch;
 
 const DAMPING: f64 = 0.85;
 const ITERATIONS: usize = 60;
@@ -69,12 +72,15 @@ pub struct Graph {
     uses: Vec<Use>,
     share: Vec<f64>,
     out_weight: Vec<f64>,
+    /// The uses laid out by name for the dense walk (`pull`), made by the first one.
+    in_edges: OnceLock<InEdges>,
 }
 
 impl Graph {
     /// The graph of `files` (sorted by path); `weight` is a name's weight from its text and its
     /// number of definers.
     pub fn of(files: &[Arc<FileTags>], weight: impl Fn(&str, usize) -> f64) -> Graph {
+        let started = std::time::Instant::now();
         // Names numbered in file order, so that the numbering is deterministic. Hash maps are only
         // looked up, never iterated.
         let mut name_index: HashMap<u64, usize> = HashMap::default();
@@ -108,6 +114,7 @@ impl Graph {
             .zip(&definers)
             .map(|(at, list)| weight(text(at), list.len()))
             .collect();
+        let named = started.elapsed();
         // Each file's uses on its own (all cores), joined in file order.
         let per_file: Vec<FileUses> = files
             .par_iter()
@@ -123,6 +130,7 @@ impl Graph {
                 )
             })
             .collect();
+        let used = started.elapsed();
         let mut modules: HashMap<u64, Vec<usize>> = HashMap::default();
         for (f, file) in files.iter().enumerate() {
             if let Some(id) = file.module_id {
@@ -140,6 +148,7 @@ impl Graph {
                 }
             }
         }
+        let users_at = started.elapsed();
         let total = per_file.iter().map(|u| u.uses.len()).sum();
         let mut graph = Graph {
             name_index,
@@ -154,6 +163,7 @@ impl Graph {
             uses: Vec::with_capacity(total),
             share: Vec::with_capacity(total),
             out_weight: Vec::with_capacity(files.len()),
+            in_edges: OnceLock::new(),
         };
         for file in per_file {
             graph.start.push(graph.uses.len());
@@ -162,7 +172,29 @@ impl Graph {
             graph.out_weight.push(file.out_weight);
         }
         graph.start.push(graph.uses.len());
+        // Where a new snapshot's graph goes, for `CODERD_LOG=coderd=debug`.
+        tracing::debug!(
+            files = files.len(),
+            names = graph.definers.len(),
+            uses = graph.uses.len(),
+            names_us = named.as_micros() as u64,
+            uses_us = (used - named).as_micros() as u64,
+            users_us = (users_at - used).as_micros() as u64,
+            rest_us = (started.elapsed() - users_at).as_micros() as u64,
+            "map graph"
+        );
         graph
+    }
+
+    /// How many files the graph has.
+    pub fn files(&self) -> usize {
+        self.out_weight.len()
+    }
+
+    /// File `f`'s uses as no question steers them, and their shares of its rank.
+    pub fn file_uses(&self, f: usize) -> (&[Use], &[f64]) {
+        let range = self.start[f]..self.start[f + 1];
+        (&self.uses[range.clone()], &self.share[range])
     }
 
     /// The text of name `name`.
@@ -296,7 +328,17 @@ impl Steered<'_> {
 
     /// PageRank personalised by `personalization` (summing to 1), over the files it reaches,
     /// iterating over every file once more than `1 / dense_share` of them are reached.
+    /// A walk dense from the start over the graph's own weights (the unsteered question's) is
+    /// pulled (`pagerank_pulled`), any other pushed from the files reached.
     pub fn pagerank_with(&self, personalization: &[f64], dense_share: usize) -> Reached {
+        let reached = personalization.iter().filter(|&&p| p != 0.0).count();
+        match reached * dense_share > personalization.len() && self.own.is_empty() {
+            true => self.pagerank_pulled(personalization),
+            false => self.pagerank_pushed(personalization, dense_share),
+        }
+    }
+
+    fn pagerank_pushed(&self, personalization: &[f64], dense_share: usize) -> Reached {
         let n = personalization.len();
         let mut walk = Walk::new(self, personalization, dense_share);
         let mut rank = personalization.to_vec();
@@ -342,6 +384,39 @@ impl Steered<'_> {
         Reached {
             rank,
             files: walk.files,
+        }
+    }
+}
+
+impl Steered<'_> {
+    /// `pagerank_with` for a walk dense from the start over the graph's own weights: the same
+    /// iterations, each pulled over the in-edge layout (`pull`), its ranks the push walk's bit
+    /// for bit.
+    fn pagerank_pulled(&self, personalization: &[f64]) -> Reached {
+        let graph = self.graph;
+        let edges = graph.in_edges.get_or_init(|| InEdges::of(graph));
+        let n = personalization.len();
+        let dangling_files: Vec<usize> = (0..n).filter(|&f| graph.out_weight[f] == 0.0).collect();
+        let mut rank = personalization.to_vec();
+        let mut next = vec![0.0; n];
+        let mut per_name = vec![0.0; graph.definers.len()];
+        for _ in 0..ITERATIONS {
+            let dangling: f64 = dangling_files.iter().map(|&f| rank[f]).sum();
+            let restart = Restart {
+                share: 1.0 - DAMPING + DAMPING * dangling,
+                personalization,
+                damping: DAMPING,
+            };
+            edges.step(&rank, restart, &mut per_name, &mut next);
+            let change: f64 = next.iter().zip(&rank).map(|(a, b)| (a - b).abs()).sum();
+            std::mem::swap(&mut rank, &mut next);
+            if change < TOLERANCE {
+                break;
+            }
+        }
+        Reached {
+            rank,
+            files: (0..n).collect(),
         }
     }
 }
@@ -502,7 +577,7 @@ mod tests {
     /// many files define (`New`) and a few of a shared pool, and using names of nearby files and of
     /// the pool: a graph whose walk from one file reaches a part of the tree, and from a common
     /// name all of it.
-    fn tree(n: usize, seed: u64) -> Vec<Arc<FileTags>> {
+    pub(super) fn tree(n: usize, seed: u64) -> Vec<Arc<FileTags>> {
         let mut state = seed;
         let mut next = move |below: usize| {
             state = state
@@ -622,6 +697,27 @@ mod tests {
                 );
                 let zero = (0..n).filter(|f| sparse.files.binary_search(f).is_err());
                 assert!(zero.into_iter().all(|f| sparse.rank[f] == 0.0));
+            }
+        }
+    }
+
+    #[test]
+    fn the_pulled_walk_gives_the_pushed_walks_ranks_bit_for_bit() {
+        for seed in [1, 2, 3] {
+            let files = tree(900, seed);
+            let graph = graph(&files);
+            let n = files.len();
+            let steered = graph.steer(&files, &[], 50.0, &graph.weights, &[]);
+            let mut skewed: Vec<f64> = (0..n).map(|f| (f % 7) as f64).collect();
+            let total: f64 = skewed.iter().sum();
+            skewed.iter_mut().for_each(|p| *p /= total);
+            for personalization in [vec![1.0 / n as f64; n], skewed] {
+                let pulled = steered.pagerank_pulled(&personalization);
+                let pushed = steered.pagerank_pushed(&personalization, n + 1);
+                let bits = |r: &[f64]| r.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(&pulled.rank), bits(&pushed.rank), "seed {seed}");
+                assert_eq!(pulled.files, pushed.files);
+                assert!(pulled.rank.iter().any(|&r| r != pulled.rank[0]));
             }
         }
     }

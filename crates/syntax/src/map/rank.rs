@@ -10,6 +10,7 @@ use super::modules::Structure;
 use super::steer;
 use super::tail::{self, Tail};
 use foldhash::{HashMap, HashSet};
+use rayon::prelude::*;
 use std::borrow::Cow;
 use std::sync::Arc;
 
@@ -122,7 +123,7 @@ impl Ranked {
 
 /// How much one use of `name` says about the files defining it: long specific names more than
 /// short common ones, names defined in many files less, private-looking names less.
-fn name_weight(name: &str, n_definers: usize, mentioned: bool) -> f64 {
+pub(super) fn name_weight(name: &str, n_definers: usize, mentioned: bool) -> f64 {
     let mut weight = 1.0;
     let specific = name.len() >= 8
         && (name.contains('_')
@@ -151,6 +152,22 @@ pub fn graph(files: &[Arc<FileTags>]) -> Graph {
     Graph::of(files, |name, n_definers| {
         name_weight(name, n_definers, false)
     })
+}
+
+/// The reference graph of `files`, patched from `last`, the graph of `old`, when only a few files
+/// changed in place (`Graph::patched`: equal to a new one's), else built anew.
+pub fn graph_after(old: &[Arc<FileTags>], last: Arc<Graph>, files: &[Arc<FileTags>]) -> Graph {
+    let weight = |name: &str, n_definers| name_weight(name, n_definers, false);
+    let started = std::time::Instant::now();
+    let patched = Arc::try_unwrap(last)
+        .ok()
+        .and_then(|graph| graph.patched(old, files, &weight));
+    tracing::debug!(
+        patched = patched.is_some(),
+        us = started.elapsed().as_micros() as u64,
+        "map graph after a change"
+    );
+    patched.unwrap_or_else(|| Graph::of(files, weight))
 }
 
 /// Ranks the definitions of `files`, which are sorted by path; `structure` and `graph` are theirs.
@@ -318,8 +335,12 @@ struct Scoring<'a> {
     flows: &'a Flows,
 }
 
+/// How many files one scoring task takes.
+const SCORED_PER_TASK: usize = 2048;
+
 /// The scored files' items by where they go: sorted by class and score (`head`), scoring
 /// zero (`zeros`, in file and item order, listed in the tail), below zero (`after`, sorted).
+#[derive(Default)]
 struct Scored {
     head: Vec<Entry>,
     zeros: Vec<RankedItem>,
@@ -354,15 +375,30 @@ impl Scoring<'_> {
         }
     }
 
-    /// The listed items of `files` (sorted) scored, a focus file's counted instead.
+    /// The listed items of `files` (sorted) scored, a focus file's counted instead: in parts of
+    /// files on all cores, joined in file order (each item's score is its own: the same scores,
+    /// the same order).
     fn classify(&self, files: &[usize]) -> Scored {
+        let parts: Vec<Scored> = files
+            .par_chunks(SCORED_PER_TASK)
+            .map(|part| self.classify_part(part))
+            .collect();
+        let mut scored = Scored::default();
+        for part in parts {
+            scored.head.extend(part.head);
+            scored.zeros.extend(part.zeros);
+            scored.after.extend(part.after);
+            scored.files.extend(part.files);
+            scored.files_listing += part.files_listing;
+            scored.focus_items += part.focus_items;
+        }
+        scored
+    }
+
+    fn classify_part(&self, files: &[usize]) -> Scored {
         let mut scored = Scored {
-            head: Vec::new(),
-            zeros: Vec::new(),
-            after: Vec::new(),
             files: files.to_vec(),
-            files_listing: 0,
-            focus_items: 0,
+            ..Scored::default()
         };
         let include_tests = self.steering.include_tests;
         for &f in files {
@@ -410,11 +446,12 @@ fn ordered(
     files: &[Arc<FileTags>],
     graph: &Graph,
 ) -> Ranked {
+    // No two entries are equal (`order`): a parallel sort gives the one order there is.
     let head = &mut scored.head;
-    head.sort_unstable_by(order);
+    head.par_sort_unstable_by(order);
     spread_over_files(head, files.len());
-    head.sort_unstable_by(order);
-    scored.after.sort_unstable_by(order);
+    head.par_sort_unstable_by(order);
+    scored.after.par_sort_unstable_by(order);
     let n_mentioned = head.iter().take_while(|e| e.0 == 0).count();
     let mentioned: Vec<RankedItem> = head[..n_mentioned].iter().map(item).collect();
     let rest: Vec<RankedItem> = head[n_mentioned..].iter().map(item).collect();
