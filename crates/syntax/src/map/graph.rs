@@ -9,9 +9,9 @@
 //! ranking's answers are the ones a whole-graph computation gives (the tests compare the two).
 
 use super::index::FileTags;
+use super::pull::{InEdges, Restart};
 use crate::Kind;
 use foldhash::HashMap;
-use super::pull::{InEdges, Restart};
 use rayon::prelude::*;
 use std::sync::{Arc, OnceLock};
 

@@ -34,7 +34,9 @@ fn stem(rel: &str) -> Option<&str> {
 /// The ids of the items of `file` that are no graph symbols, in item order.
 fn other_ids(file: &FileTags) -> impl Iterator<Item = u64> + '_ {
     let items = file.tags.outline.items.iter().zip(&file.item_ids);
-    items.filter(|(item, _)| !is_symbol(item.kind)).map(|(_, &id)| id)
+    items
+        .filter(|(item, _)| !is_symbol(item.kind))
+        .map(|(_, &id)| id)
 }
 
 impl Names {

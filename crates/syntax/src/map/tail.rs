@@ -54,7 +54,10 @@ impl Listing {
         for tests in [false, true] {
             let kind = usize::from(tests);
             for &f in changed {
-                let (before, now) = (self.counts[kind][f] as usize, count(&files[f], tests) as usize);
+                let (before, now) = (
+                    self.counts[kind][f] as usize,
+                    count(&files[f], tests) as usize,
+                );
                 let (items, with_items) = &mut self.totals[kind];
                 *items = *items + now - before;
                 *with_items = *with_items + usize::from(now > 0) - usize::from(before > 0);

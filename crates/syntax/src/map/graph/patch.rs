@@ -58,7 +58,12 @@ impl Graph {
     }
 
     /// The names the changed files define, before or after, with their definers now.
-    fn renamed(&self, old: &[Arc<FileTags>], files: &[Arc<FileTags>], changed: &[usize]) -> Vec<Renamed> {
+    fn renamed(
+        &self,
+        old: &[Arc<FileTags>],
+        files: &[Arc<FileTags>],
+        changed: &[usize],
+    ) -> Vec<Renamed> {
         let mut ids: Vec<u64> = changed
             .iter()
             .flat_map(|&f| symbol_ids(&old[f]).chain(symbol_ids(&files[f])))
@@ -73,7 +78,12 @@ impl Graph {
                 .copied()
                 .filter(|f| changed.binary_search(f).is_err())
                 .collect();
-            definers.extend(changed.iter().copied().filter(|&f| symbol_ids(&files[f]).any(|i| i == id)));
+            definers.extend(
+                changed
+                    .iter()
+                    .copied()
+                    .filter(|&f| symbol_ids(&files[f]).any(|i| i == id)),
+            );
             definers.sort_unstable();
             let first = definers.first().map(|&f| {
                 let i = first_definition(&files[f], id);
@@ -100,7 +110,11 @@ impl Graph {
         renamed: &[Renamed],
         weight: &impl Fn(&str, usize) -> f64,
     ) {
-        let text = |(f, i): (u32, u32)| files[f as usize].tags.outline.items[i as usize].name.as_str();
+        let text = |(f, i): (u32, u32)| {
+            files[f as usize].tags.outline.items[i as usize]
+                .name
+                .as_str()
+        };
         let moves = |r: &Renamed| r.old.map(|n| self.first[n]) != r.first;
         if !renamed.iter().any(moves) {
             for r in renamed {
@@ -117,16 +131,19 @@ impl Graph {
                 by_old[n] = k;
             }
         }
-        let mut arriving: Vec<&Renamed> = renamed.iter().filter(|r| moves(r) && r.first.is_some()).collect();
+        let mut arriving: Vec<&Renamed> = renamed
+            .iter()
+            .filter(|r| moves(r) && r.first.is_some())
+            .collect();
         arriving.sort_unstable_by_key(|r| r.first);
         let mut arriving = arriving.into_iter().peekable();
         let mut placed: Vec<(Option<usize>, Option<&Renamed>)> = Vec::new();
-        for n in 0..self.first.len() {
-            let r = renamed.get(by_old[n]);
+        for (n, (&k, &at)) in by_old.iter().zip(&self.first).enumerate() {
+            let r = renamed.get(k);
             if r.is_some_and(moves) {
                 continue;
             }
-            while let Some(r) = arriving.next_if(|r| r.first < Some(self.first[n])) {
+            while let Some(r) = arriving.next_if(|r| r.first < Some(at)) {
                 placed.push((None, Some(r)));
             }
             placed.push((Some(n), r));
@@ -224,7 +241,14 @@ impl Graph {
             .iter()
             .map(|&f| {
                 let refs = &files[f].reference_ids;
-                file_uses(f, refs, &self.name_index, &self.definers, &self.weights, 1.0)
+                file_uses(
+                    f,
+                    refs,
+                    &self.name_index,
+                    &self.definers,
+                    &self.weights,
+                    1.0,
+                )
             })
             .collect();
         let n = files.len();
@@ -234,12 +258,19 @@ impl Graph {
             std::mem::take(&mut self.share),
         );
         let mut start = Vec::with_capacity(n + 1);
-        let (mut uses, mut share) = (Vec::with_capacity(old_uses.len()), Vec::with_capacity(old_uses.len()));
+        let (mut uses, mut share) = (
+            Vec::with_capacity(old_uses.len()),
+            Vec::with_capacity(old_uses.len()),
+        );
         let mut from = 0;
         for (&f, file) in reweighed.iter().zip(fresh) {
             // The kept files before `f` in one copy, their starts shifted.
             let shift = uses.len() as isize - old_start[from] as isize;
-            start.extend(old_start[from..f].iter().map(|&s| (s as isize + shift) as usize));
+            start.extend(
+                old_start[from..f]
+                    .iter()
+                    .map(|&s| (s as isize + shift) as usize),
+            );
             uses.extend_from_slice(&old_uses[old_start[from]..old_start[f]]);
             share.extend_from_slice(&old_share[old_start[from]..old_start[f]]);
             start.push(uses.len());
@@ -249,7 +280,11 @@ impl Graph {
             from = f + 1;
         }
         let shift = uses.len() as isize - old_start[from] as isize;
-        start.extend(old_start[from..=n].iter().map(|&s| (s as isize + shift) as usize));
+        start.extend(
+            old_start[from..=n]
+                .iter()
+                .map(|&s| (s as isize + shift) as usize),
+        );
         uses.extend_from_slice(&old_uses[old_start[from]..old_start[n]]);
         share.extend_from_slice(&old_share[old_start[from]..old_start[n]]);
         (self.start, self.uses, self.share) = (start, uses, share);
@@ -259,7 +294,10 @@ impl Graph {
     fn same_as(&self, other: &Graph) -> bool {
         let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
         let uses = |g: &Graph| {
-            let list = g.uses.iter().map(|u| (u.name, u.weight.to_bits(), u.self_defined));
+            let list = g
+                .uses
+                .iter()
+                .map(|u| (u.name, u.weight.to_bits(), u.self_defined));
             list.collect::<Vec<_>>()
         };
         self.name_index == other.name_index
@@ -300,13 +338,17 @@ fn changed_files(old: &[Arc<FileTags>], files: &[Arc<FileTags>]) -> Option<Vec<u
 /// The ids of the names `file` defines as graph symbols, in item order.
 fn symbol_ids(file: &FileTags) -> impl Iterator<Item = u64> + '_ {
     let items = file.tags.outline.items.iter().zip(&file.item_ids);
-    items.filter(|(item, _)| is_symbol(item.kind)).map(|(_, &id)| id)
+    items
+        .filter(|(item, _)| is_symbol(item.kind))
+        .map(|(_, &id)| id)
 }
 
 /// The first item of `file` defining `id` as a graph symbol.
 fn first_definition(file: &FileTags, id: u64) -> usize {
     let items = file.tags.outline.items.iter().zip(&file.item_ids);
-    let mut found = items.enumerate().filter(|(_, (item, &i))| i == id && is_symbol(item.kind));
+    let mut found = items
+        .enumerate()
+        .filter(|(_, (item, &i))| i == id && is_symbol(item.kind));
     found.next().map_or(0, |(at, _)| at)
 }
 
@@ -445,7 +487,14 @@ mod tests {
             references: moved.tags.references.clone(),
         };
         let rel = moved.rel.replace("f00", "g00");
-        renamed[200] = Arc::new(FileTags::new(rel, moved.language, tags, false, vec![], vec![]));
+        renamed[200] = Arc::new(FileTags::new(
+            rel,
+            moved.language,
+            tags,
+            false,
+            vec![],
+            vec![],
+        ));
         renamed.sort_by(|a, b| a.rel.cmp(&b.rel));
         patch_and_check(&files, &renamed, false);
     }
