@@ -394,7 +394,13 @@ impl Steered<'_> {
     /// for bit.
     fn pagerank_pulled(&self, personalization: &[f64]) -> Reached {
         let graph = self.graph;
-        let edges = graph.in_edges.get_or_init(|| InEdges::of(graph));
+        let edges = graph.in_edges.get_or_init(|| {
+            let started = std::time::Instant::now();
+            let edges = InEdges::of(graph);
+            let us = started.elapsed().as_micros() as u64;
+            tracing::debug!(us, "map graph in-edges");
+            edges
+        });
         let n = personalization.len();
         let dangling_files: Vec<usize> = (0..n).filter(|&f| graph.out_weight[f] == 0.0).collect();
         let mut rank = personalization.to_vec();

@@ -27,6 +27,9 @@ pub struct FileTags {
     pub tags: Tags,
     /// The ranking's ids (`rank::name_id`) of each outline item's name, in item order.
     pub item_ids: Vec<u64>,
+    /// What the ranking's scoring reads of each outline item, in item order: computed once per
+    /// file version, so that scoring a whole tree reads these instead of every item's strings.
+    pub item_facts: Vec<ItemFacts>,
     /// The ranking's ids of the referenced names, with their counts, in `tags.references` order.
     /// Computed once per file version on the tagging threads, so that ranking a whole tree reads
     /// integers laid out together instead of chasing thousands of scattered strings.
@@ -45,6 +48,31 @@ pub struct FileTags {
     /// What the file says it imports, in its language's words (`imports::imports`); `modules`
     /// resolves them to files.
     pub imports: Vec<String>,
+}
+
+/// What the ranking's scoring reads of one outline item (`rank::Scoring::score`, `tail::listed`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ItemFacts {
+    /// Its kind's weight (`steer::kind_weight`).
+    pub kind_weight: f64,
+    /// How many items it is nested in.
+    pub depth: u32,
+    /// Whether its kind counts as a definition in the graph (`graph::is_symbol`).
+    pub symbol: bool,
+    /// Whether it is inside a module named `test` or `tests` (Rust's `mod tests`).
+    pub in_tests: bool,
+}
+
+impl ItemFacts {
+    fn of(outline: &crate::Outline, i: usize) -> ItemFacts {
+        let item = &outline.items[i];
+        ItemFacts {
+            kind_weight: super::steer::kind_weight(item.kind, &item.name),
+            depth: outline.depth(i) as u32,
+            symbol: super::graph::is_symbol(item.kind),
+            in_tests: super::tail::in_test_module(outline, i),
+        }
+    }
 }
 
 /// A file's identity, size and times: the same test the documents store uses.
@@ -419,6 +447,9 @@ impl FileTags {
                 .items
                 .iter()
                 .map(|i| name_id(family, &i.name))
+                .collect(),
+            item_facts: (0..tags.outline.items.len())
+                .map(|i| ItemFacts::of(&tags.outline, i))
                 .collect(),
             reference_ids: tags
                 .references

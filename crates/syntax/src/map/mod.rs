@@ -259,8 +259,9 @@ impl MapCache {
     }
 
     /// The reference graph of a snapshot: the last one's when nothing the ranking reads changed,
-    /// else the last one of its kind patched for the files that changed (`rank::graph_after`).
-    fn graph(&self, snapshot: &index::Snapshot) -> Arc<graph::Graph> {
+    /// else the last one of its kind patched for the files that changed (`rank::graph_after`);
+    /// and whether it was patched just now.
+    fn graph(&self, snapshot: &index::Snapshot) -> (Arc<graph::Graph>, bool) {
         let kind = snapshot.with_tests() as usize;
         let lock = |k: usize| self.graph[k].lock().unwrap_or_else(|e| e.into_inner());
         let same = |kept: &Option<(u64, Arc<KeptGraph>)>| match kept {
@@ -268,16 +269,16 @@ impl MapCache {
             _ => None,
         };
         if let Some(graph) = same(&lock(1 - kind)) {
-            return graph;
+            return (graph, false);
         }
         let mut last = lock(kind);
         if let Some(graph) = same(&last) {
-            return graph;
+            return (graph, false);
         }
         // Taken out of the slot: the patch reuses its memory, or it is given back first.
-        let graph = match last.take().and_then(|(_, kept)| Arc::into_inner(kept)) {
+        let (graph, patched) = match last.take().and_then(|(_, kept)| Arc::into_inner(kept)) {
             Some(kept) => rank::graph_after(&kept.files, kept.graph, &snapshot.files),
-            None => rank::graph(&snapshot.files),
+            None => (rank::graph(&snapshot.files), false),
         };
         let graph = Arc::new(graph);
         let kept = KeptGraph {
@@ -285,7 +286,7 @@ impl MapCache {
             graph: graph.clone(),
         };
         *last = Some((snapshot.fingerprint, Arc::new(kept)));
-        graph
+        (graph, patched)
     }
 
     /// The ranking of a question about `snapshot` of folder `dir`.
@@ -296,13 +297,14 @@ impl MapCache {
         steering: &Steering,
     ) -> Arc<Ranked> {
         self.ranked(&dir.abs, steering, snapshot.fingerprint, || {
-            // Only a focus file's ties read the module structure: a question without focus does
-            // not wait for it (`ahead` builds it for the next focus question).
-            let structure = match steering.focus.is_empty() {
+            let (graph, patched) = self.graph(snapshot);
+            // Only a focus file's ties read the module structure. A question without focus after
+            // an edit (its graph patched) does not wait for it: the pass after the change builds
+            // it (`ahead`); otherwise (the cold map) it is built now for the focus questions.
+            let structure = match steering.focus.is_empty() && patched {
                 true => Arc::default(),
                 false => self.structure(snapshot),
             };
-            let graph = self.graph(snapshot);
             // A mention of a name the snapshot holds nowhere changes nothing: the question without
             // it is the same question.
             let mut steering = steering.clone();

@@ -3,7 +3,7 @@
 //! the rank spread over the definitions. Everything iterates over sorted vectors, so the same
 //! input gives the same floating-point sums and the same order.
 
-use super::graph::{is_symbol, Graph, Reached, Steered};
+use super::graph::{Graph, Reached, Steered};
 use super::index::FileTags;
 use super::mentions::Mentioned;
 use super::modules::Structure;
@@ -155,8 +155,13 @@ pub fn graph(files: &[Arc<FileTags>]) -> Graph {
 }
 
 /// The reference graph of `files`, patched from `last`, the graph of `old`, when only a few files
-/// changed in place (`Graph::patched`: equal to a new one's), else built anew.
-pub fn graph_after(old: &[Arc<FileTags>], last: Arc<Graph>, files: &[Arc<FileTags>]) -> Graph {
+/// changed in place (`Graph::patched`: equal to a new one's), else built anew; and whether it
+/// was patched.
+pub fn graph_after(
+    old: &[Arc<FileTags>],
+    last: Arc<Graph>,
+    files: &[Arc<FileTags>],
+) -> (Graph, bool) {
     let weight = |name: &str, n_definers| name_weight(name, n_definers, false);
     let started = std::time::Instant::now();
     let patched = Arc::try_unwrap(last)
@@ -167,7 +172,10 @@ pub fn graph_after(old: &[Arc<FileTags>], last: Arc<Graph>, files: &[Arc<FileTag
         us = started.elapsed().as_micros() as u64,
         "map graph after a change"
     );
-    patched.unwrap_or_else(|| Graph::of(files, weight))
+    match patched {
+        Some(graph) => (graph, true),
+        None => (Graph::of(files, weight), false),
+    }
 }
 
 /// Ranks the definitions of `files`, which are sorted by path; `structure` and `graph` are theirs.
@@ -355,13 +363,14 @@ impl Scoring<'_> {
     /// The class and score of item `i` of file `f`.
     fn score(&self, f: usize, i: usize) -> (u8, f64) {
         let (file, graph) = (&self.files[f], self.graph);
+        // The item's facts, not the item: a whole tree's items are scored.
+        let facts = file.item_facts[i];
+        let name = match facts.symbol {
+            true => graph.name_index.get(&file.item_ids[i]).copied(),
+            false => None,
+        };
         let item = &file.tags.outline.items[i];
-        let name = graph
-            .name_index
-            .get(&file.item_ids[i])
-            .copied()
-            .filter(|_| is_symbol(item.kind));
-        if self.steering.mentions.contains(&item.name) {
+        if !self.steering.mentions.is_empty() && self.steering.mentions.contains(&item.name) {
             let n_definers = name.map_or(1, |n| graph.definers[n].len());
             let specificity = name_weight(&item.name, n_definers, false);
             let weight = steer::mention_weight(item.kind, &item.name, specificity, n_definers);
@@ -370,8 +379,8 @@ impl Scoring<'_> {
             }
         }
         match name.and_then(|name| self.flows.definition_rank(f, name)) {
-            Some(score) => (1, score * steer::kind_weight(item.kind, &item.name)),
-            None => (2, self.rank[f] / (1.0 + file.tags.outline.depth(i) as f64)),
+            Some(score) => (1, score * facts.kind_weight),
+            None => (2, self.rank[f] / (1.0 + facts.depth as f64)),
         }
     }
 

@@ -11,10 +11,12 @@ use std::sync::Arc;
 /// Whether the map lists item `i` of `file`: never a generated file's, nor, unless `include_tests`,
 /// one inside a module named `test` or `tests` (Rust's `mod tests`).
 pub fn listed(file: &FileTags, i: usize, include_tests: bool) -> bool {
-    !(file.generated || !include_tests && in_test_module(&file.tags.outline, i))
+    !(file.generated || !include_tests && file.item_facts[i].in_tests)
 }
 
-fn in_test_module(outline: &crate::Outline, index: usize) -> bool {
+/// Whether item `index` is inside a module named `test` or `tests` (kept per item in
+/// `FileTags::item_facts`).
+pub fn in_test_module(outline: &crate::Outline, index: usize) -> bool {
     let mut at = Some(index);
     while let Some(i) = at {
         let item = &outline.items[i];
