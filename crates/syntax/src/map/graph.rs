@@ -63,6 +63,12 @@ pub struct Graph {
     /// The files using each defined name or module name, by its id, in file order: a focus
     /// file's callers and a mentioned name's users are found among them, not among every file.
     pub users: HashMap<u64, Vec<u32>>,
+    /// Per file, each item's name (`NO_NAME` for an item that is no symbol): what scoring and the
+    /// in-edge layout read instead of looking every item's id up.
+    item_name: PerFile<u32>,
+    /// Per file, the ids it references: the users of a name new to the tree are found here
+    /// (`patch`), not by reading every file's tags.
+    refs: PerFile<u64>,
     /// Where a mention is: the families, the items that are no symbols, the paths' stems.
     pub names: super::mentions::Names,
     /// How many items each file lists: what a question's unscored tail holds, counted.
@@ -86,10 +92,13 @@ impl Graph {
         let mut name_index: HashMap<u64, usize> = HashMap::default();
         let mut definers: Vec<Vec<usize>> = Vec::new();
         let mut first = Vec::new();
+        let mut items_of = PerFile::default();
         for (f, file) in files.iter().enumerate() {
+            items_of.start.push(items_of.data.len());
             let items = file.tags.outline.items.iter().zip(&file.item_ids);
             for (i, (item, &id)) in items.enumerate() {
                 if !is_symbol(item.kind) {
+                    items_of.data.push(NO_NAME);
                     continue;
                 }
                 let next = definers.len();
@@ -101,8 +110,15 @@ impl Graph {
                 if definers[name].last() != Some(&f) {
                     definers[name].push(f);
                 }
+                items_of.data.push(name as u32);
             }
         }
+        items_of.start.push(items_of.data.len());
+        let refs_of = PerFile::collect(
+            files
+                .iter()
+                .map(|file| file.reference_ids.iter().map(|r| r.0)),
+        );
         let text = |&(f, i): &(u32, u32)| {
             files[f as usize].tags.outline.items[i as usize]
                 .name
@@ -157,6 +173,8 @@ impl Graph {
             weights,
             modules,
             users,
+            item_name: items_of,
+            refs: refs_of,
             names: super::mentions::Names::of(files),
             listing: super::tail::Listing::of(files),
             start: Vec::with_capacity(files.len() + 1),
@@ -184,6 +202,28 @@ impl Graph {
             "map graph"
         );
         graph
+    }
+
+    /// The name of item `i` of file `f`, when it is a graph symbol.
+    pub fn item_name(&self, f: usize, i: usize) -> Option<usize> {
+        let name = self.item_name.of(f)[i];
+        (name != NO_NAME).then_some(name as usize)
+    }
+
+    /// File `f`'s names, in name order, pushed onto `out`.
+    pub fn push_names_of(&self, f: usize, out: &mut Vec<u32>) {
+        let from = out.len();
+        let names = self.item_name.of(f).iter().copied();
+        out.extend(names.filter(|&n| n != NO_NAME));
+        out[from..].sort_unstable();
+        let mut kept = from;
+        for k in from..out.len() {
+            if kept == from || out[k] != out[kept - 1] {
+                out[kept] = out[k];
+                kept += 1;
+            }
+        }
+        out.truncate(kept);
     }
 
     /// How many files the graph has.
@@ -250,6 +290,35 @@ impl Graph {
             })
             .collect();
         Steered { graph: self, own }
+    }
+}
+
+/// An item's name when it is no graph symbol.
+const NO_NAME: u32 = u32::MAX;
+
+/// Per file a run of values, one file after the other: file `f`'s are `start[f]..start[f + 1]`.
+#[derive(Default, PartialEq)]
+struct PerFile<T> {
+    start: Vec<usize>,
+    data: Vec<T>,
+}
+
+impl<T: Copy> PerFile<T> {
+    fn collect<I: IntoIterator<Item = T>>(files: impl Iterator<Item = I>) -> PerFile<T> {
+        let mut per_file = PerFile {
+            start: Vec::new(),
+            data: Vec::new(),
+        };
+        for values in files {
+            per_file.start.push(per_file.data.len());
+            per_file.data.extend(values);
+        }
+        per_file.start.push(per_file.data.len());
+        per_file
+    }
+
+    fn of(&self, f: usize) -> &[T] {
+        &self.data[self.start[f]..self.start[f + 1]]
     }
 }
 

@@ -60,19 +60,13 @@ impl InEdges {
             }
         }
         own_start.push(own_share.len());
-        let mut file_start = vec![0usize; files + 1];
-        for list in &graph.definers {
-            list.iter().for_each(|&f| file_start[f + 1] += 1);
+        // A file's names from its items' (one run per file), not from every name's definers.
+        let (mut file_start, mut defined) = (Vec::with_capacity(files + 1), Vec::new());
+        for f in 0..files {
+            file_start.push(defined.len());
+            graph.push_names_of(f, &mut defined);
         }
-        prefix_sums(&mut file_start);
-        let mut defined = vec![0u32; file_start[files]];
-        let mut at = file_start.clone();
-        for (name, list) in graph.definers.iter().enumerate() {
-            for &f in list {
-                defined[at[f]] = name as u32;
-                at[f] += 1;
-            }
-        }
+        file_start.push(defined.len());
         InEdges {
             name_start,
             user,

@@ -366,7 +366,7 @@ impl Scoring<'_> {
         // The item's facts, not the item: a whole tree's items are scored.
         let facts = file.item_facts[i];
         let name = match facts.symbol {
-            true => graph.name_index.get(&file.item_ids[i]).copied(),
+            true => graph.item_name(f, i),
             false => None,
         };
         let item = &file.tags.outline.items[i];

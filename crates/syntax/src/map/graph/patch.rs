@@ -5,7 +5,7 @@
 //! definition in file order), so a map after an edit is a fresh daemon's; debug builds check it
 //! against a rebuild.
 
-use super::{file_uses, is_symbol, FileUses, Graph};
+use super::{file_uses, is_symbol, FileUses, Graph, PerFile, NO_NAME};
 use crate::map::index::FileTags;
 use foldhash::HashSet;
 use std::sync::{Arc, OnceLock};
@@ -40,8 +40,17 @@ impl Graph {
             users_of_changed.extend(self.users.get(&r.id).into_iter().flatten());
         }
         self.forget_users(old, &changed);
+        let refs = changed
+            .iter()
+            .map(|&f| files[f].reference_ids.iter().map(|r| r.0).collect());
+        self.refs.replace(&changed, refs.collect());
         self.number(files, &renamed, weight);
-        self.note_users(files, &changed, &renamed);
+        let named = changed
+            .iter()
+            .map(|&f| self.items_named(&files[f]))
+            .collect();
+        self.item_name.replace(&changed, named);
+        self.note_users(&changed, files, &renamed);
         for r in renamed.iter().filter(|r| r.differs) {
             users_of_changed.extend(self.users.get(&r.id).into_iter().flatten());
         }
@@ -178,9 +187,13 @@ impl Graph {
                 *n = remap[*n] as usize;
             }
         }
-        // A removed name's uses are weighed again (its users are), the others keep their place.
+        // A removed name's uses are weighed again (its users are), and its items are in the
+        // changed files (named again): the others keep their place.
         for u in self.uses.iter_mut() {
             u.name = remap[u.name as usize];
+        }
+        for name in self.item_name.data.iter_mut().filter(|n| **n != NO_NAME) {
+            *name = remap[*name as usize];
         }
         (self.definers, self.first, self.weights) = (definers, first, weights);
     }
@@ -202,7 +215,7 @@ impl Graph {
     /// The changed files added to the users of what they use, the users of a name new to the
     /// tree found among every file, and a name defined nowhere now dropped (unless it names a
     /// module).
-    fn note_users(&mut self, files: &[Arc<FileTags>], changed: &[usize], renamed: &[Renamed]) {
+    fn note_users(&mut self, changed: &[usize], files: &[Arc<FileTags>], renamed: &[Renamed]) {
         // A module's name already lists every file using it.
         let new: Vec<u64> = renamed
             .iter()
@@ -211,8 +224,8 @@ impl Graph {
             .collect();
         if !new.is_empty() {
             let new: HashSet<u64> = new.into_iter().collect();
-            for (f, file) in files.iter().enumerate() {
-                for (id, _) in file.reference_ids.iter().filter(|(id, _)| new.contains(id)) {
+            for f in 0..files.len() {
+                for id in self.refs.of(f).iter().filter(|id| new.contains(id)) {
                     let list = self.users.entry(*id).or_default();
                     if list.last() != Some(&(f as u32)) {
                         list.push(f as u32);
@@ -235,6 +248,16 @@ impl Graph {
                 self.users.remove(&r.id);
             }
         }
+    }
+
+    /// Each item's name in `file` (`NO_NAME` for one that is no symbol).
+    fn items_named(&self, file: &FileTags) -> Vec<u32> {
+        let items = file.tags.outline.items.iter().zip(&file.item_ids);
+        let name = |(item, id): (&crate::items::Item, &u64)| match is_symbol(item.kind) {
+            true => self.name_index[id] as u32,
+            false => NO_NAME,
+        };
+        items.map(name).collect()
     }
 
     /// The uses of `reweighed` (sorted) weighed again; every other file's kept.
@@ -310,10 +333,44 @@ impl Graph {
             && self.users == other.users
             && self.names == other.names
             && self.listing == other.listing
+            && self.item_name == other.item_name
+            && self.refs == other.refs
             && self.start == other.start
             && uses(self) == uses(other)
             && bits(&self.share) == bits(&other.share)
             && bits(&self.out_weight) == bits(&other.out_weight)
+    }
+}
+
+impl<T: Copy> PerFile<T> {
+    /// The runs of the `changed` files (sorted) replaced by `fresh`, in order; the others kept,
+    /// each stretch between two changed files in one copy.
+    fn replace(&mut self, changed: &[usize], fresh: Vec<Vec<T>>) {
+        let n = self.start.len() - 1;
+        let (old_start, old) = (
+            std::mem::take(&mut self.start),
+            std::mem::take(&mut self.data),
+        );
+        let (mut start, mut data) = (Vec::with_capacity(n + 1), Vec::with_capacity(old.len()));
+        let keep = |from: usize, to: usize, start: &mut Vec<usize>, data: &mut Vec<T>| {
+            let shift = data.len() as isize - old_start[from] as isize;
+            start.extend(
+                old_start[from..to]
+                    .iter()
+                    .map(|&s| (s as isize + shift) as usize),
+            );
+            data.extend_from_slice(&old[old_start[from]..old_start[to]]);
+        };
+        let mut from = 0;
+        for (&f, run) in changed.iter().zip(fresh) {
+            keep(from, f, &mut start, &mut data);
+            start.push(data.len());
+            data.extend(run);
+            from = f + 1;
+        }
+        keep(from, n, &mut start, &mut data);
+        start.push(data.len());
+        (self.start, self.data) = (start, data);
     }
 }
 
