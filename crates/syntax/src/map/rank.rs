@@ -388,6 +388,10 @@ impl Scoring<'_> {
     /// files on all cores, joined in file order (each item's score is its own: the same scores,
     /// the same order).
     fn classify(&self, files: &[usize]) -> Scored {
+        // A focus question's few files are scored here: handing them to the pool costs more.
+        if files.len() <= SCORED_PER_TASK {
+            return self.classify_part(files);
+        }
         let parts: Vec<Scored> = files
             .par_chunks(SCORED_PER_TASK)
             .map(|part| self.classify_part(part))
@@ -455,12 +459,11 @@ fn ordered(
     files: &[Arc<FileTags>],
     graph: &Graph,
 ) -> Ranked {
-    // No two entries are equal (`order`): a parallel sort gives the one order there is.
     let head = &mut scored.head;
-    head.par_sort_unstable_by(order);
+    sort(head);
     spread_over_files(head, files.len());
-    head.par_sort_unstable_by(order);
-    scored.after.par_sort_unstable_by(order);
+    sort(head);
+    sort(&mut scored.after);
     let n_mentioned = head.iter().take_while(|e| e.0 == 0).count();
     let mentioned: Vec<RankedItem> = head[..n_mentioned].iter().map(item).collect();
     let rest: Vec<RankedItem> = head[n_mentioned..].iter().map(item).collect();
@@ -482,6 +485,18 @@ fn ordered(
         len,
         files: scored.files_listing + tail_files,
         focus_items: scored.focus_items,
+    }
+}
+
+/// Past this many entries, they are sorted on all cores.
+const SORTED_IN_PARALLEL: usize = 16_384;
+
+/// `entries` in the ranking's order. No two entries are equal (`order`): a parallel sort gives
+/// the one order there is.
+fn sort(entries: &mut [Entry]) {
+    match entries.len() > SORTED_IN_PARALLEL {
+        true => entries.par_sort_unstable_by(order),
+        false => entries.sort_unstable_by(order),
     }
 }
 
