@@ -343,8 +343,8 @@ struct Scoring<'a> {
     flows: &'a Flows,
 }
 
-/// How many files one scoring task takes.
-const SCORED_PER_TASK: usize = 2048;
+/// How many files one scoring task takes (few in the tests, so that their trees are split too).
+const SCORED_PER_TASK: usize = if cfg!(test) { 16 } else { 2048 };
 
 /// The scored files' items by where they go: sorted by class and score (`head`), scoring
 /// zero (`zeros`, in file and item order, listed in the tail), below zero (`after`, sorted).
@@ -488,8 +488,8 @@ fn ordered(
     }
 }
 
-/// Past this many entries, they are sorted on all cores.
-const SORTED_IN_PARALLEL: usize = 16_384;
+/// Past this many entries, they are sorted on all cores (few in the tests, likewise).
+const SORTED_IN_PARALLEL: usize = if cfg!(test) { 64 } else { 16_384 };
 
 /// `entries` in the ranking's order. No two entries are equal (`order`): a parallel sort gives
 /// the one order there is.
