@@ -313,6 +313,37 @@ fn after_a_change_the_unsteered_map_is_ranked_ahead_and_is_a_fresh_daemons_map()
     assert!(ranked >= 3, "the focus question ranked on demand");
 }
 
+/// The map asked right after a write changed definitions (no pass ahead yet) ranks a graph patched
+/// from the last snapshot's for the written file (crates/syntax/src/map/graph/patch.rs; a debug
+/// daemon also checks it against a rebuild), and is the map a fresh daemon gives, with and without
+/// a focus: a name added that another file calls, then a name others call removed and a new one
+/// defined.
+#[test]
+fn the_map_right_after_a_write_ranks_a_patched_graph_and_is_a_fresh_daemons_map() {
+    let sandbox = Sandbox::empty();
+    tree(&sandbox);
+    sandbox.write("a/calls.go", &go("Calls", "Seven"));
+    let daemon = Daemon::start_env(&sandbox, &[], &[("CODERD_LOG", "coderd=debug")]);
+    map(&daemon);
+    let writes = [
+        ("b/c/four.go", go("Four", "One") + "\nfunc Seven() {}\n"),
+        ("a/two.go", go("Other", "Seven")),
+    ];
+    for (file, content) in writes {
+        daemon.ok("write", json!({"file": file, "content": content}));
+        let answer = text(&map(&daemon));
+        assert!(answer.contains("func Seven()"), "{answer}");
+    }
+    assert!(text(&map(&daemon)).contains("func Other()"));
+    logged(&daemon, &["map graph after a change", "patched=true"], 1);
+    let warm = text(&map(&daemon));
+    let focus = focused(&daemon, &["a/one.go", "a/calls.go"]);
+    drop(daemon);
+    let fresh = Daemon::start(&sandbox, &[]);
+    assert_eq!(warm, text(&map(&fresh)), "the map after the writes differs");
+    assert_eq!(focus, focused(&fresh, &["a/one.go", "a/calls.go"]));
+}
+
 /// A daemon whose config file holds `config`.
 fn with_config(sandbox: &Sandbox, config: &str) -> Daemon {
     let path = sandbox.dir.path().join("coderd.yaml");

@@ -9,10 +9,13 @@
 //! ranking's answers are the ones a whole-graph computation gives (the tests compare the two).
 
 use super::index::FileTags;
+use super::pull::{InEdges, Restart};
 use crate::Kind;
 use foldhash::HashMap;
 use rayon::prelude::*;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
+
+mod patch;
 
 const DAMPING: f64 = 0.85;
 const ITERATIONS: usize = 60;
@@ -60,6 +63,12 @@ pub struct Graph {
     /// The files using each defined name or module name, by its id, in file order: a focus
     /// file's callers and a mentioned name's users are found among them, not among every file.
     pub users: HashMap<u64, Vec<u32>>,
+    /// Per file, each item's name (`NO_NAME` for an item that is no symbol): what scoring and the
+    /// in-edge layout read instead of looking every item's id up.
+    item_name: PerFile<u32>,
+    /// Per file, the ids it references: the users of a name new to the tree are found here
+    /// (`patch`), not by reading every file's tags.
+    refs: PerFile<u64>,
     /// Where a mention is: the families, the items that are no symbols, the paths' stems.
     pub names: super::mentions::Names,
     /// How many items each file lists: what a question's unscored tail holds, counted.
@@ -69,21 +78,27 @@ pub struct Graph {
     uses: Vec<Use>,
     share: Vec<f64>,
     out_weight: Vec<f64>,
+    /// The uses laid out by name for the dense walk (`pull`), made by the first one.
+    in_edges: OnceLock<InEdges>,
 }
 
 impl Graph {
     /// The graph of `files` (sorted by path); `weight` is a name's weight from its text and its
     /// number of definers.
     pub fn of(files: &[Arc<FileTags>], weight: impl Fn(&str, usize) -> f64) -> Graph {
+        let started = std::time::Instant::now();
         // Names numbered in file order, so that the numbering is deterministic. Hash maps are only
         // looked up, never iterated.
         let mut name_index: HashMap<u64, usize> = HashMap::default();
         let mut definers: Vec<Vec<usize>> = Vec::new();
         let mut first = Vec::new();
+        let mut items_of = PerFile::default();
         for (f, file) in files.iter().enumerate() {
+            items_of.start.push(items_of.data.len());
             let items = file.tags.outline.items.iter().zip(&file.item_ids);
             for (i, (item, &id)) in items.enumerate() {
                 if !is_symbol(item.kind) {
+                    items_of.data.push(NO_NAME);
                     continue;
                 }
                 let next = definers.len();
@@ -95,8 +110,15 @@ impl Graph {
                 if definers[name].last() != Some(&f) {
                     definers[name].push(f);
                 }
+                items_of.data.push(name as u32);
             }
         }
+        items_of.start.push(items_of.data.len());
+        let refs_of = PerFile::collect(
+            files
+                .iter()
+                .map(|file| file.reference_ids.iter().map(|r| r.0)),
+        );
         let text = |&(f, i): &(u32, u32)| {
             files[f as usize].tags.outline.items[i as usize]
                 .name
@@ -108,6 +130,7 @@ impl Graph {
             .zip(&definers)
             .map(|(at, list)| weight(text(at), list.len()))
             .collect();
+        let named = started.elapsed();
         // Each file's uses on its own (all cores), joined in file order.
         let per_file: Vec<FileUses> = files
             .par_iter()
@@ -123,6 +146,7 @@ impl Graph {
                 )
             })
             .collect();
+        let used = started.elapsed();
         let mut modules: HashMap<u64, Vec<usize>> = HashMap::default();
         for (f, file) in files.iter().enumerate() {
             if let Some(id) = file.module_id {
@@ -140,6 +164,7 @@ impl Graph {
                 }
             }
         }
+        let users_at = started.elapsed();
         let total = per_file.iter().map(|u| u.uses.len()).sum();
         let mut graph = Graph {
             name_index,
@@ -148,12 +173,15 @@ impl Graph {
             weights,
             modules,
             users,
+            item_name: items_of,
+            refs: refs_of,
             names: super::mentions::Names::of(files),
             listing: super::tail::Listing::of(files),
             start: Vec::with_capacity(files.len() + 1),
             uses: Vec::with_capacity(total),
             share: Vec::with_capacity(total),
             out_weight: Vec::with_capacity(files.len()),
+            in_edges: OnceLock::new(),
         };
         for file in per_file {
             graph.start.push(graph.uses.len());
@@ -162,7 +190,51 @@ impl Graph {
             graph.out_weight.push(file.out_weight);
         }
         graph.start.push(graph.uses.len());
+        // Where a new snapshot's graph goes, for `CODERD_LOG=coderd=debug`.
+        tracing::debug!(
+            files = files.len(),
+            names = graph.definers.len(),
+            uses = graph.uses.len(),
+            names_us = named.as_micros() as u64,
+            uses_us = (used - named).as_micros() as u64,
+            users_us = (users_at - used).as_micros() as u64,
+            rest_us = (started.elapsed() - users_at).as_micros() as u64,
+            "map graph"
+        );
         graph
+    }
+
+    /// The name of item `i` of file `f`, when it is a graph symbol.
+    pub fn item_name(&self, f: usize, i: usize) -> Option<usize> {
+        let name = self.item_name.of(f)[i];
+        (name != NO_NAME).then_some(name as usize)
+    }
+
+    /// File `f`'s names, in name order, pushed onto `out`.
+    pub fn push_names_of(&self, f: usize, out: &mut Vec<u32>) {
+        let from = out.len();
+        let names = self.item_name.of(f).iter().copied();
+        out.extend(names.filter(|&n| n != NO_NAME));
+        out[from..].sort_unstable();
+        let mut kept = from;
+        for k in from..out.len() {
+            if kept == from || out[k] != out[kept - 1] {
+                out[kept] = out[k];
+                kept += 1;
+            }
+        }
+        out.truncate(kept);
+    }
+
+    /// How many files the graph has.
+    pub fn files(&self) -> usize {
+        self.out_weight.len()
+    }
+
+    /// File `f`'s uses as no question steers them, and their shares of its rank.
+    pub fn file_uses(&self, f: usize) -> (&[Use], &[f64]) {
+        let range = self.start[f]..self.start[f + 1];
+        (&self.uses[range.clone()], &self.share[range])
     }
 
     /// The text of name `name`.
@@ -218,6 +290,35 @@ impl Graph {
             })
             .collect();
         Steered { graph: self, own }
+    }
+}
+
+/// An item's name when it is no graph symbol.
+const NO_NAME: u32 = u32::MAX;
+
+/// Per file a run of values, one file after the other: file `f`'s are `start[f]..start[f + 1]`.
+#[derive(Default, PartialEq)]
+struct PerFile<T> {
+    start: Vec<usize>,
+    data: Vec<T>,
+}
+
+impl<T: Copy> PerFile<T> {
+    fn collect<I: IntoIterator<Item = T>>(files: impl Iterator<Item = I>) -> PerFile<T> {
+        let mut per_file = PerFile {
+            start: Vec::new(),
+            data: Vec::new(),
+        };
+        for values in files {
+            per_file.start.push(per_file.data.len());
+            per_file.data.extend(values);
+        }
+        per_file.start.push(per_file.data.len());
+        per_file
+    }
+
+    fn of(&self, f: usize) -> &[T] {
+        &self.data[self.start[f]..self.start[f + 1]]
     }
 }
 
@@ -296,7 +397,17 @@ impl Steered<'_> {
 
     /// PageRank personalised by `personalization` (summing to 1), over the files it reaches,
     /// iterating over every file once more than `1 / dense_share` of them are reached.
+    /// A walk dense from the start over the graph's own weights (the unsteered question's) is
+    /// pulled (`pagerank_pulled`), any other pushed from the files reached.
     pub fn pagerank_with(&self, personalization: &[f64], dense_share: usize) -> Reached {
+        let reached = personalization.iter().filter(|&&p| p != 0.0).count();
+        match reached * dense_share > personalization.len() && self.own.is_empty() {
+            true => self.pagerank_pulled(personalization),
+            false => self.pagerank_pushed(personalization, dense_share),
+        }
+    }
+
+    fn pagerank_pushed(&self, personalization: &[f64], dense_share: usize) -> Reached {
         let n = personalization.len();
         let mut walk = Walk::new(self, personalization, dense_share);
         let mut rank = personalization.to_vec();
@@ -342,6 +453,45 @@ impl Steered<'_> {
         Reached {
             rank,
             files: walk.files,
+        }
+    }
+}
+
+impl Steered<'_> {
+    /// `pagerank_with` for a walk dense from the start over the graph's own weights: the same
+    /// iterations, each pulled over the in-edge layout (`pull`), its ranks the push walk's bit
+    /// for bit.
+    fn pagerank_pulled(&self, personalization: &[f64]) -> Reached {
+        let graph = self.graph;
+        let edges = graph.in_edges.get_or_init(|| {
+            let started = std::time::Instant::now();
+            let edges = InEdges::of(graph);
+            let us = started.elapsed().as_micros() as u64;
+            tracing::debug!(us, "map graph in-edges");
+            edges
+        });
+        let n = personalization.len();
+        let dangling_files: Vec<usize> = (0..n).filter(|&f| graph.out_weight[f] == 0.0).collect();
+        let mut rank = personalization.to_vec();
+        let mut next = vec![0.0; n];
+        let mut per_name = vec![0.0; graph.definers.len()];
+        for _ in 0..ITERATIONS {
+            let dangling: f64 = dangling_files.iter().map(|&f| rank[f]).sum();
+            let restart = Restart {
+                share: 1.0 - DAMPING + DAMPING * dangling,
+                personalization,
+                damping: DAMPING,
+            };
+            edges.step(&rank, restart, &mut per_name, &mut next);
+            let change: f64 = next.iter().zip(&rank).map(|(a, b)| (a - b).abs()).sum();
+            std::mem::swap(&mut rank, &mut next);
+            if change < TOLERANCE {
+                break;
+            }
+        }
+        Reached {
+            rank,
+            files: (0..n).collect(),
         }
     }
 }
@@ -491,216 +641,4 @@ fn merged(a: &[usize], b: &[usize]) -> Vec<usize> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::super::modules::Structure;
-    use super::super::rank::{graph, rank_with, Steering};
-    use super::*;
-    use crate::items::{Item, Outline};
-    use crate::tags::Tags;
-
-    /// A tree of `n` Go and Python files (sorted by path), each defining names of its own, a name
-    /// many files define (`New`) and a few of a shared pool, and using names of nearby files and of
-    /// the pool: a graph whose walk from one file reaches a part of the tree, and from a common
-    /// name all of it.
-    fn tree(n: usize, seed: u64) -> Vec<Arc<FileTags>> {
-        let mut state = seed;
-        let mut next = move |below: usize| {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (state >> 33) as usize % below
-        };
-        let item = |kind, name: String, parent| Item {
-            kind,
-            name,
-            signature: String::new(),
-            line: 1,
-            end_line: 2,
-            parent,
-            parent_name: None,
-            doc: None,
-            bytes: 0..0,
-            name_bytes: 0..0,
-            extent_line: 1,
-        };
-        let files = (0..n).map(|i| {
-            let language = if i % 5 == 4 { "python" } else { "go" };
-            let mut items = vec![
-                item(Kind::Struct, format!("Type{i}"), None),
-                item(Kind::Function, format!("do_thing_{i}"), Some(0)),
-            ];
-            if i % 7 == 0 {
-                items.push(item(Kind::Function, "New".into(), None));
-            }
-            if next(3) == 0 {
-                items.push(item(
-                    Kind::Function,
-                    format!("sharedName{}", next(20)),
-                    None,
-                ));
-            }
-            if i % 11 == 0 {
-                items.push(item(Kind::Module, "tests".into(), None));
-                items.push(item(
-                    Kind::Function,
-                    format!("test_{i}"),
-                    Some(items.len() - 1),
-                ));
-            }
-            let mut references: Vec<(String, u32)> = (0..3)
-                .map(|_| {
-                    let j = (i + n + next(9) - 4) % n;
-                    (format!("do_thing_{j}"), 1 + next(3) as u32)
-                })
-                .collect();
-            if next(4) == 0 {
-                references.push(("New".into(), 2));
-            }
-            if next(2) == 0 {
-                references.push((format!("sharedName{}", next(20)), 1));
-            }
-            references.sort();
-            references.dedup_by(|a, b| a.0 == b.0);
-            let tags = Tags {
-                outline: Outline {
-                    items,
-                    parse_errors: 0,
-                },
-                references,
-            };
-            let ext = if language == "go" { "go" } else { "py" };
-            let rel = format!("d{}/f{i:05}.{ext}", i / 40);
-            Arc::new(FileTags::new(
-                rel,
-                language,
-                tags,
-                i % 13 == 12,
-                vec![],
-                vec![],
-            ))
-        });
-        let mut files: Vec<Arc<FileTags>> = files.collect();
-        files.sort_by(|a, b| a.rel.cmp(&b.rel));
-        files
-    }
-
-    fn focus_on(focus: &[usize], mentions: &[&str]) -> Steering {
-        Steering {
-            focus: focus.to_vec(),
-            mentions: mentions.iter().map(|m| m.to_string()).collect(),
-            include_tests: false,
-            co_changed: vec![],
-        }
-    }
-
-    #[test]
-    fn a_walk_over_the_reached_files_gives_the_whole_graphs_ranks_bit_for_bit() {
-        let files = tree(600, 7);
-        let graph = graph(&files);
-        let n = files.len();
-        for focus in [vec![3], vec![100, 420], vec![]] {
-            let steered = graph.steer(&files, &focus, 50.0, &graph.weights, &[]);
-            let mut personalization = vec![0.0; n];
-            for &f in &focus {
-                personalization[f] = 1.0 / focus.len() as f64;
-            }
-            if focus.is_empty() {
-                personalization.fill(1.0 / n as f64);
-            }
-            let sparse = steered.pagerank_with(&personalization, 0);
-            let dense = steered.pagerank_with(&personalization, n + 1);
-            let bits = |r: &[f64]| r.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-            assert_eq!(bits(&sparse.rank), bits(&dense.rank), "focus {focus:?}");
-            assert_eq!(dense.files.len(), n);
-            if !focus.is_empty() {
-                // The walk from a focus file stays in part of the tree, and every file it left
-                // out has a rank of exactly zero.
-                assert!(
-                    sparse.files.len() < n,
-                    "{} of {n} reached",
-                    sparse.files.len()
-                );
-                let zero = (0..n).filter(|f| sparse.files.binary_search(f).is_err());
-                assert!(zero.into_iter().all(|f| sparse.rank[f] == 0.0));
-            }
-        }
-    }
-
-    #[test]
-    fn the_ranking_from_the_reached_files_is_the_ranking_from_every_file() {
-        for seed in [1, 2, 3] {
-            let files = tree(400, seed);
-            let graph = graph(&files);
-            let structure = Structure::of(&files);
-            let questions = [
-                focus_on(&[5], &[]),
-                focus_on(&[17, 300], &[]),
-                focus_on(&[9], &["do_thing_200", "New"]),
-                focus_on(&[], &["sharedName3"]),
-                focus_on(&[], &[]),
-            ];
-            for steering in &questions {
-                let order = |dense_share| {
-                    let ranked = rank_with(&files, steering, &structure, &graph, dense_share);
-                    let items = ranked.items(&files).map(|r| (r.file, r.item));
-                    (items.collect::<Vec<_>>(), ranked.focus_items)
-                };
-                let (sparse, dense) = (order(0), order(files.len() + 1));
-                assert_eq!(sparse, dense, "seed {seed}, {steering:?}");
-                assert!(!sparse.0.is_empty());
-            }
-        }
-    }
-
-    #[test]
-    fn the_lazy_tail_lists_every_listed_item_once_as_counted_and_an_inert_mention_changes_nothing()
-    {
-        use super::super::{mentions, tail};
-        let files = tree(400, 5);
-        let graph = graph(&files);
-        let structure = Structure::of(&files);
-        // Files far from the focus tied by the history alone: their best items come out of the
-        // tail, ahead of it.
-        let far = vec![(350, 0.5), (123, 0.9), (201, 0.2)];
-        let questions = [
-            (vec![9], vec![], false, far.clone()),
-            (vec![9], vec![], true, far),
-            (vec![40, 41], vec!["New"], false, vec![]),
-            (vec![], vec!["do_thing_7"], true, vec![]),
-            (vec![], vec![], false, vec![]),
-        ];
-        for (focus, mentions, include_tests, co_changed) in questions {
-            let mut steering = focus_on(&focus, &mentions);
-            (steering.include_tests, steering.co_changed) = (include_tests, co_changed);
-            let ranked = rank_with(&files, &steering, &structure, &graph, DENSE_SHARE);
-            let items: Vec<(u32, u32)> = ranked.items(&files).map(|r| (r.file, r.item)).collect();
-            let mut expected: Vec<(u32, u32)> = (0..files.len())
-                .filter(|f| !focus.contains(f))
-                .flat_map(|f| {
-                    let file = &files[f];
-                    let listed = (0..file.tags.outline.items.len())
-                        .filter(move |&i| tail::listed(file, i, include_tests));
-                    listed.map(move |i| (f as u32, i as u32))
-                })
-                .collect();
-            let mut sorted = items.clone();
-            sorted.sort_unstable();
-            expected.sort_unstable();
-            assert_eq!(sorted, expected, "{steering:?}");
-            assert_eq!(ranked.len(), items.len(), "{steering:?}");
-            let mut with_items: Vec<u32> = items.iter().map(|e| e.0).collect();
-            with_items.sort_unstable();
-            with_items.dedup();
-            assert_eq!(ranked.files(), with_items.len(), "{steering:?}");
-        }
-        assert!(mentions::inert(&files, &graph, "NoSuchName"));
-        assert!(!mentions::inert(&files, &graph, "New"));
-        // A file named like the mention is where a walk restarts.
-        assert!(!mentions::inert(&files, &graph, "f00003"));
-        let order = |mentions: &[&str]| {
-            let ranked = rank_with(&files, &focus_on(&[9], mentions), &structure, &graph, 8);
-            ranked.items(&files).collect::<Vec<_>>()
-        };
-        assert_eq!(order(&["NoSuchName"]), order(&[]));
-    }
-}
+mod tests;

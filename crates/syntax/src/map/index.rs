@@ -27,6 +27,9 @@ pub struct FileTags {
     pub tags: Tags,
     /// The ranking's ids (`rank::name_id`) of each outline item's name, in item order.
     pub item_ids: Vec<u64>,
+    /// What the ranking's scoring reads of each outline item, in item order: computed once per
+    /// file version, so that scoring a whole tree reads these instead of every item's strings.
+    pub item_facts: Vec<ItemFacts>,
     /// The ranking's ids of the referenced names, with their counts, in `tags.references` order.
     /// Computed once per file version on the tagging threads, so that ranking a whole tree reads
     /// integers laid out together instead of chasing thousands of scattered strings.
@@ -38,8 +41,6 @@ pub struct FileTags {
     /// Whether the file says it is generated (`// Code generated ... DO NOT EDIT.`, `@generated`)
     /// or is named like generated code (`*.pb.go`, `*_pb2.py`): the map lists none of its items.
     pub generated: bool,
-    /// Per outline item, whether it sits in a test module (`tail::test_items`; empty: none does).
-    pub test_items: Vec<bool>,
     /// The test modules a Rust file declares out of line (`exclude::rust_test_modules`).
     pub test_modules: Vec<String>,
     /// The ranking's id of the name other files use for this file's module (`steer::module_name`).
@@ -47,6 +48,36 @@ pub struct FileTags {
     /// What the file says it imports, in its language's words (`imports::imports`); `modules`
     /// resolves them to files.
     pub imports: Vec<String>,
+}
+
+/// What the ranking's scoring reads of one outline item (`rank::Scoring::score`, `tail::listed`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ItemFacts {
+    /// Its kind's weight (`steer::kind_weight`).
+    pub kind_weight: f64,
+    /// How many items it is nested in.
+    pub depth: u32,
+    /// Whether its kind counts as a definition in the graph (`graph::is_symbol`).
+    pub symbol: bool,
+    /// Whether it is inside a module named `test` or `tests` (Rust's `mod tests`).
+    pub in_tests: bool,
+}
+
+impl ItemFacts {
+    /// Every item's facts, in item order: depths and test modules found from the top down
+    /// (`Outline::down_from_roots`), not by climbing each item's parents, which is quadratic in a
+    /// file nesting a hundred thousand deep.
+    fn of(outline: &crate::Outline) -> Vec<ItemFacts> {
+        let depths = outline.depths();
+        let in_tests = super::tail::test_items(outline);
+        let facts = outline.items.iter().enumerate().map(|(i, item)| ItemFacts {
+            kind_weight: super::steer::kind_weight(item.kind, &item.name),
+            depth: depths[i] as u32,
+            symbol: super::graph::is_symbol(item.kind),
+            in_tests: in_tests.get(i) == Some(&true),
+        });
+        facts.collect()
+    }
 }
 
 /// A file's identity, size and times: the same test the documents store uses.
@@ -422,13 +453,13 @@ impl FileTags {
                 .iter()
                 .map(|i| name_id(family, &i.name))
                 .collect(),
+            item_facts: ItemFacts::of(&tags.outline),
             reference_ids: tags
                 .references
                 .iter()
                 .map(|(name, count)| (name_id(family, name), *count))
                 .collect(),
             rank_key: rank_key(&tags, generated, &imports),
-            test_items: super::tail::test_items(&tags.outline),
             generated,
             test_modules,
             imports,

@@ -11,7 +11,7 @@ use foldhash::HashMap;
 use std::sync::Arc;
 
 /// A snapshot's indexes for looking mentions up.
-#[derive(Default)]
+#[derive(Default, PartialEq)]
 pub struct Names {
     /// The language families of the files (sorted, unique).
     families: Vec<&'static str>,
@@ -31,13 +31,20 @@ fn stem(rel: &str) -> Option<&str> {
     std::path::Path::new(rel).file_stem()?.to_str()
 }
 
+/// The ids of the items of `file` that are no graph symbols, in item order.
+fn other_ids(file: &FileTags) -> impl Iterator<Item = u64> + '_ {
+    let items = file.tags.outline.items.iter().zip(&file.item_ids);
+    items
+        .filter(|(item, _)| !is_symbol(item.kind))
+        .map(|(_, &id)| id)
+}
+
 impl Names {
     pub fn of(files: &[Arc<FileTags>]) -> Names {
         let mut names = Names::default();
         for (f, file) in files.iter().enumerate() {
             names.families.push(family(file.language));
-            let items = file.tags.outline.items.iter().zip(&file.item_ids);
-            for (_, &id) in items.filter(|(item, _)| !is_symbol(item.kind)) {
+            for id in other_ids(file) {
                 let list = names.others.entry(id).or_default();
                 if list.last() != Some(&(f as u32)) {
                     list.push(f as u32);
@@ -51,6 +58,29 @@ impl Names {
         names.families.dedup();
         names.stems.sort_unstable();
         names
+    }
+
+    /// The indexes after the `changed` files of `old` became those of `files`, at the same paths
+    /// (so the families and stems are the same): their items that are no symbols listed anew.
+    pub fn patch(&mut self, old: &[Arc<FileTags>], files: &[Arc<FileTags>], changed: &[usize]) {
+        for &f in changed {
+            for id in other_ids(&old[f]) {
+                if let Some(list) = self.others.get_mut(&id) {
+                    list.retain(|&g| g as usize != f);
+                    if list.is_empty() {
+                        self.others.remove(&id);
+                    }
+                }
+            }
+        }
+        for &f in changed {
+            for id in other_ids(&files[f]) {
+                let list = self.others.entry(id).or_default();
+                if let Err(at) = list.binary_search(&(f as u32)) {
+                    list.insert(at, f as u32);
+                }
+            }
+        }
     }
 
     /// The ids `mention` has in the tree's families.

@@ -16,6 +16,7 @@ pub mod index;
 pub mod lookup;
 pub mod mentions;
 pub mod modules;
+mod pull;
 pub mod rank;
 pub mod render;
 pub mod steer;
@@ -53,8 +54,9 @@ pub struct MapCache {
     /// tests (`[0]`) and one with them (`[1]`), so that a question with tests between questions
     /// without them rebuilds neither's.
     structure: PerKind<modules::Structure>,
-    /// The reference graph of the last snapshot ranked, by its fingerprint, likewise per kind.
-    graph: PerKind<graph::Graph>,
+    /// The reference graph of the last snapshot ranked, by its fingerprint, likewise per kind,
+    /// with the files it was made of: the next snapshot's is patched from it.
+    graph: PerKind<KeptGraph>,
     /// The unsteered question the background keeps ranked after changes.
     ahead: ahead::Ahead,
 }
@@ -248,8 +250,43 @@ impl MapCache {
     /// The module structure of a snapshot: the last one's when nothing the ranking reads changed.
     fn structure(&self, snapshot: &index::Snapshot) -> Arc<modules::Structure> {
         of_snapshot(&self.structure, snapshot, || {
-            modules::Structure::of(&snapshot.files)
+            let started = std::time::Instant::now();
+            let structure = modules::Structure::of(&snapshot.files);
+            let us = started.elapsed().as_micros() as u64;
+            tracing::debug!(us, "map structure");
+            structure
         })
+    }
+
+    /// The reference graph of a snapshot: the last one's when nothing the ranking reads changed,
+    /// else the last one of its kind patched for the files that changed (`rank::graph_after`);
+    /// and whether it was patched just now.
+    fn graph(&self, snapshot: &index::Snapshot) -> (Arc<graph::Graph>, bool) {
+        let kind = snapshot.with_tests() as usize;
+        let lock = |k: usize| self.graph[k].lock().unwrap_or_else(|e| e.into_inner());
+        let same = |kept: &Option<(u64, Arc<KeptGraph>)>| match kept {
+            Some((k, kept)) if *k == snapshot.fingerprint => Some(kept.graph.clone()),
+            _ => None,
+        };
+        if let Some(graph) = same(&lock(1 - kind)) {
+            return (graph, false);
+        }
+        let mut last = lock(kind);
+        if let Some(graph) = same(&last) {
+            return (graph, false);
+        }
+        // Taken out of the slot: the patch reuses its memory, or it is given back first.
+        let (graph, patched) = match last.take().and_then(|(_, kept)| Arc::into_inner(kept)) {
+            Some(kept) => rank::graph_after(&kept.files, kept.graph, &snapshot.files),
+            None => (rank::graph(&snapshot.files), false),
+        };
+        let graph = Arc::new(graph);
+        let kept = KeptGraph {
+            files: snapshot.files.clone(),
+            graph: graph.clone(),
+        };
+        *last = Some((snapshot.fingerprint, Arc::new(kept)));
+        (graph, patched)
     }
 
     /// The ranking of a question about `snapshot` of folder `dir`.
@@ -260,8 +297,14 @@ impl MapCache {
         steering: &Steering,
     ) -> Arc<Ranked> {
         self.ranked(&dir.abs, steering, snapshot.fingerprint, || {
-            let structure = self.structure(snapshot);
-            let graph = of_snapshot(&self.graph, snapshot, || rank::graph(&snapshot.files));
+            let (graph, patched) = self.graph(snapshot);
+            // Only a focus file's ties read the module structure. A question without focus after
+            // an edit (its graph patched) does not wait for it: the pass after the change builds
+            // it (`ahead`); otherwise (the cold map) it is built now for the focus questions.
+            let structure = match steering.focus.is_empty() && patched {
+                true => Arc::default(),
+                false => self.structure(snapshot),
+            };
             // A mention of a name the snapshot holds nowhere changes nothing: the question without
             // it is the same question.
             let mut steering = steering.clone();
@@ -293,7 +336,7 @@ impl MapCache {
         // The next focus question needs the snapshot's graph and structure even when this
         // ranking is a kept one (a file written back as it was): built here too.
         self.structure(snapshot);
-        of_snapshot(&self.graph, snapshot, || rank::graph(&snapshot.files));
+        self.graph(snapshot);
         self.ranking(dir, snapshot, &steering);
     }
 
@@ -356,6 +399,12 @@ fn question_key(dir: &std::path::Path, steering: &Steering, fingerprint: u64) ->
     let mut hasher = std::hash::DefaultHasher::new();
     (dir, steering, fingerprint).hash(&mut hasher);
     hasher.finish()
+}
+
+/// A snapshot's reference graph and the files it was made of.
+struct KeptGraph {
+    files: Arc<Vec<Arc<index::FileTags>>>,
+    graph: Arc<graph::Graph>,
 }
 
 /// What was made of the last snapshot without tests (`[0]`) and with them (`[1]`), by fingerprint.

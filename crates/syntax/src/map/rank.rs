@@ -3,13 +3,14 @@
 //! the rank spread over the definitions. Everything iterates over sorted vectors, so the same
 //! input gives the same floating-point sums and the same order.
 
-use super::graph::{is_symbol, Graph, Reached, Steered};
+use super::graph::{Graph, Reached, Steered};
 use super::index::FileTags;
 use super::mentions::Mentioned;
 use super::modules::Structure;
 use super::steer;
 use super::tail::{self, Tail};
 use foldhash::{HashMap, HashSet};
+use rayon::prelude::*;
 use std::borrow::Cow;
 use std::sync::Arc;
 
@@ -122,7 +123,7 @@ impl Ranked {
 
 /// How much one use of `name` says about the files defining it: long specific names more than
 /// short common ones, names defined in many files less, private-looking names less.
-fn name_weight(name: &str, n_definers: usize, mentioned: bool) -> f64 {
+pub(super) fn name_weight(name: &str, n_definers: usize, mentioned: bool) -> f64 {
     let mut weight = 1.0;
     let specific = name.len() >= 8
         && (name.contains('_')
@@ -151,6 +152,30 @@ pub fn graph(files: &[Arc<FileTags>]) -> Graph {
     Graph::of(files, |name, n_definers| {
         name_weight(name, n_definers, false)
     })
+}
+
+/// The reference graph of `files`, patched from `last`, the graph of `old`, when only a few files
+/// changed in place (`Graph::patched`: equal to a new one's), else built anew; and whether it
+/// was patched.
+pub fn graph_after(
+    old: &[Arc<FileTags>],
+    last: Arc<Graph>,
+    files: &[Arc<FileTags>],
+) -> (Graph, bool) {
+    let weight = |name: &str, n_definers| name_weight(name, n_definers, false);
+    let started = std::time::Instant::now();
+    let patched = Arc::try_unwrap(last)
+        .ok()
+        .and_then(|graph| graph.patched(old, files, &weight));
+    tracing::debug!(
+        patched = patched.is_some(),
+        us = started.elapsed().as_micros() as u64,
+        "map graph after a change"
+    );
+    match patched {
+        Some(graph) => (graph, true),
+        None => (Graph::of(files, weight), false),
+    }
 }
 
 /// Ranks the definitions of `files`, which are sorted by path; `structure` and `graph` are theirs.
@@ -318,8 +343,12 @@ struct Scoring<'a> {
     flows: &'a Flows,
 }
 
+/// How many files one scoring task takes (few in the tests, so that their trees are split too).
+const SCORED_PER_TASK: usize = if cfg!(test) { 16 } else { 2048 };
+
 /// The scored files' items by where they go: sorted by class and score (`head`), scoring
 /// zero (`zeros`, in file and item order, listed in the tail), below zero (`after`, sorted).
+#[derive(Default)]
 struct Scored {
     head: Vec<Entry>,
     zeros: Vec<RankedItem>,
@@ -331,16 +360,17 @@ struct Scored {
 }
 
 impl Scoring<'_> {
-    /// The class and score of item `i` of file `f`, nested `depth` deep.
-    fn score(&self, f: usize, i: usize, depth: usize) -> (u8, f64) {
+    /// The class and score of item `i` of file `f`.
+    fn score(&self, f: usize, i: usize) -> (u8, f64) {
         let (file, graph) = (&self.files[f], self.graph);
+        // The item's facts, not the item: a whole tree's items are scored.
+        let facts = file.item_facts[i];
+        let name = match facts.symbol {
+            true => graph.item_name(f, i),
+            false => None,
+        };
         let item = &file.tags.outline.items[i];
-        let name = graph
-            .name_index
-            .get(&file.item_ids[i])
-            .copied()
-            .filter(|_| is_symbol(item.kind));
-        if self.steering.mentions.contains(&item.name) {
+        if !self.steering.mentions.is_empty() && self.steering.mentions.contains(&item.name) {
             let n_definers = name.map_or(1, |n| graph.definers[n].len());
             let specificity = name_weight(&item.name, n_definers, false);
             let weight = steer::mention_weight(item.kind, &item.name, specificity, n_definers);
@@ -349,20 +379,39 @@ impl Scoring<'_> {
             }
         }
         match name.and_then(|name| self.flows.definition_rank(f, name)) {
-            Some(score) => (1, score * steer::kind_weight(item.kind, &item.name)),
-            None => (2, self.rank[f] / (1.0 + depth as f64)),
+            Some(score) => (1, score * facts.kind_weight),
+            None => (2, self.rank[f] / (1.0 + facts.depth as f64)),
         }
     }
 
-    /// The listed items of `files` (sorted) scored, a focus file's counted instead.
+    /// The listed items of `files` (sorted) scored, a focus file's counted instead: in parts of
+    /// files on all cores, joined in file order (each item's score is its own: the same scores,
+    /// the same order).
     fn classify(&self, files: &[usize]) -> Scored {
+        // A focus question's few files are scored here: handing them to the pool costs more.
+        if files.len() <= SCORED_PER_TASK {
+            return self.classify_part(files);
+        }
+        let parts: Vec<Scored> = files
+            .par_chunks(SCORED_PER_TASK)
+            .map(|part| self.classify_part(part))
+            .collect();
+        let mut scored = Scored::default();
+        for part in parts {
+            scored.head.extend(part.head);
+            scored.zeros.extend(part.zeros);
+            scored.after.extend(part.after);
+            scored.files.extend(part.files);
+            scored.files_listing += part.files_listing;
+            scored.focus_items += part.focus_items;
+        }
+        scored
+    }
+
+    fn classify_part(&self, files: &[usize]) -> Scored {
         let mut scored = Scored {
-            head: Vec::new(),
-            zeros: Vec::new(),
-            after: Vec::new(),
             files: files.to_vec(),
-            files_listing: 0,
-            focus_items: 0,
+            ..Scored::default()
         };
         let include_tests = self.steering.include_tests;
         for &f in files {
@@ -372,11 +421,10 @@ impl Scoring<'_> {
                 continue;
             }
             let listed = items.filter(|&i| tail::listed(&self.files[f], i, include_tests));
-            let depths = self.files[f].tags.outline.depths();
             let mut any = false;
             for i in listed {
                 any = true;
-                let (class, score) = self.score(f, i, depths[i]);
+                let (class, score) = self.score(f, i);
                 let entry = (class, score, f, i);
                 match (class, score.total_cmp(&0.0)) {
                     (2, std::cmp::Ordering::Equal) => scored.zeros.push(item(&entry)),
@@ -412,10 +460,10 @@ fn ordered(
     graph: &Graph,
 ) -> Ranked {
     let head = &mut scored.head;
-    head.sort_unstable_by(order);
+    sort(head);
     spread_over_files(head, files.len());
-    head.sort_unstable_by(order);
-    scored.after.sort_unstable_by(order);
+    sort(head);
+    sort(&mut scored.after);
     let n_mentioned = head.iter().take_while(|e| e.0 == 0).count();
     let mentioned: Vec<RankedItem> = head[..n_mentioned].iter().map(item).collect();
     let rest: Vec<RankedItem> = head[n_mentioned..].iter().map(item).collect();
@@ -437,6 +485,18 @@ fn ordered(
         len,
         files: scored.files_listing + tail_files,
         focus_items: scored.focus_items,
+    }
+}
+
+/// Past this many entries, they are sorted on all cores (few in the tests, likewise).
+const SORTED_IN_PARALLEL: usize = if cfg!(test) { 64 } else { 16_384 };
+
+/// `entries` in the ranking's order. No two entries are equal (`order`): a parallel sort gives
+/// the one order there is.
+fn sort(entries: &mut [Entry]) {
+    match entries.len() > SORTED_IN_PARALLEL {
+        true => entries.par_sort_unstable_by(order),
+        false => entries.sort_unstable_by(order),
     }
 }
 

@@ -175,59 +175,62 @@ pub fn kind_weight(kind: Kind, name: &str) -> f64 {
 /// Method names every type has in its language (the standard library's interfaces and traits, the
 /// data model's dunders, protobuf's generated accessors).
 fn is_builtin_like(name: &str) -> bool {
-    const NAMES: &[&str] = &[
+    // One `match` on the string (by length, then bytes), not a search of the list: every
+    // function and method of the tree is scored through it.
+    let listed = matches!(
+        name,
         // Go
-        "String",
-        "Error",
-        "Len",
-        "Less",
-        "Swap",
-        "Reset",
-        "ProtoMessage",
-        "Descriptor",
-        "Marshal",
-        "Unmarshal",
-        "MarshalTo",
-        "MarshalToSizedBuffer",
-        "Size",
-        "XXX_Unmarshal",
-        "XXX_Marshal",
-        "XXX_Size",
-        "XXX_DiscardUnknown",
-        "XXX_Merge",
-        "MarshalJSON",
-        "UnmarshalJSON",
-        "MarshalYAML",
-        "UnmarshalYAML",
-        "Equal",
-        "GoString",
-        "Format",
+        "String"
+        | "Error"
+        | "Len"
+        | "Less"
+        | "Swap"
+        | "Reset"
+        | "ProtoMessage"
+        | "Descriptor"
+        | "Marshal"
+        | "Unmarshal"
+        | "MarshalTo"
+        | "MarshalToSizedBuffer"
+        | "Size"
+        | "XXX_Unmarshal"
+        | "XXX_Marshal"
+        | "XXX_Size"
+        | "XXX_DiscardUnknown"
+        | "XXX_Merge"
+        | "MarshalJSON"
+        | "UnmarshalJSON"
+        | "MarshalYAML"
+        | "UnmarshalYAML"
+        | "Equal"
+        | "GoString"
+        | "Format"
         // Rust
-        "fmt",
-        "new",
-        "default",
-        "clone",
-        "eq",
-        "ne",
-        "cmp",
-        "partial_cmp",
-        "hash",
-        "from",
-        "into",
-        "drop",
-        "deref",
-        "deref_mut",
-        "as_ref",
-        "as_mut",
-        "borrow",
-        "next",
-        "try_from",
-        "from_str",
-        "to_string",
-        "serialize",
-        "deserialize",
-    ];
-    NAMES.contains(&name) || name.len() > 4 && name.starts_with("__") && name.ends_with("__")
+        | "fmt"
+        | "new"
+        | "default"
+        | "clone"
+        | "eq"
+        | "ne"
+        | "cmp"
+        | "partial_cmp"
+        | "hash"
+        | "from"
+        | "into"
+        | "drop"
+        | "deref"
+        | "deref_mut"
+        | "as_ref"
+        | "as_mut"
+        | "borrow"
+        | "next"
+        | "try_from"
+        | "from_str"
+        | "to_string"
+        | "serialize"
+        | "deserialize"
+    );
+    listed || name.len() > 4 && name.starts_with("__") && name.ends_with("__")
 }
 
 /// How strongly a definition answers a mention of its name: by its kind and how specific the name

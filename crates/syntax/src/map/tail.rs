@@ -11,11 +11,11 @@ use std::sync::Arc;
 /// Whether the map lists item `i` of `file`: never a generated file's, nor, unless `include_tests`,
 /// one inside a module named `test` or `tests` (Rust's `mod tests`).
 pub fn listed(file: &FileTags, i: usize, include_tests: bool) -> bool {
-    !(file.generated || !include_tests && file.test_items.get(i) == Some(&true))
+    !(file.generated || !include_tests && file.item_facts[i].in_tests)
 }
 
 /// Per item, whether it is inside a module named `test` or `tests`; empty when none is (most
-/// files), so that a file without tests holds nothing for them.
+/// files). Found from the top down: climbing each item's parents is quadratic in a deep file.
 pub fn test_items(outline: &crate::Outline) -> Vec<bool> {
     let is_test = |item: &crate::Item| {
         item.kind == Kind::Module && (item.name == "tests" || item.name == "test")
@@ -28,7 +28,7 @@ pub fn test_items(outline: &crate::Outline) -> Vec<bool> {
 
 /// Per snapshot, how many items each file lists, without and with tests (`include_tests`), and
 /// the totals: what a question's tail holds is these less its scored files'.
-#[derive(Default)]
+#[derive(Default, PartialEq)]
 pub struct Listing {
     /// Per `include_tests` (false, true), per file, its listed items.
     counts: [Vec<u32>; 2],
@@ -40,19 +40,30 @@ impl Listing {
     pub fn of(files: &[Arc<FileTags>]) -> Listing {
         let mut listing = Listing::default();
         for tests in [false, true] {
-            let counts: Vec<u32> = files
-                .iter()
-                .map(|file| {
-                    let items = 0..file.tags.outline.items.len();
-                    items.filter(|&i| listed(file, i, tests)).count() as u32
-                })
-                .collect();
+            let counts: Vec<u32> = files.iter().map(|file| count(file, tests)).collect();
             let items = counts.iter().map(|&c| c as usize).sum();
             let with_items = counts.iter().filter(|&&c| c > 0).count();
             listing.totals[usize::from(tests)] = (items, with_items);
             listing.counts[usize::from(tests)] = counts;
         }
         listing
+    }
+
+    /// The counts after the `changed` files became those of `files`.
+    pub fn patch(&mut self, files: &[Arc<FileTags>], changed: &[usize]) {
+        for tests in [false, true] {
+            let kind = usize::from(tests);
+            for &f in changed {
+                let (before, now) = (
+                    self.counts[kind][f] as usize,
+                    count(&files[f], tests) as usize,
+                );
+                let (items, with_items) = &mut self.totals[kind];
+                *items = *items + now - before;
+                *with_items = *with_items + usize::from(now > 0) - usize::from(before > 0);
+                self.counts[kind][f] = now as u32;
+            }
+        }
     }
 
     /// The items file `f` lists.
@@ -64,6 +75,12 @@ impl Listing {
     pub fn totals(&self, include_tests: bool) -> (usize, usize) {
         self.totals[usize::from(include_tests)]
     }
+}
+
+/// The items `file` lists.
+fn count(file: &FileTags, include_tests: bool) -> u32 {
+    let items = 0..file.tags.outline.items.len();
+    items.filter(|&i| listed(file, i, include_tests)).count() as u32
 }
 
 /// One question's tail: per file in path order, a scored file's items that scored zero (`zeros`),
