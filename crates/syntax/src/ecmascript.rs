@@ -399,6 +399,40 @@ mod tests {
         assert_eq!(checked, 3);
     }
 
+    /// Hostile files (100,000 nested braces, parentheses, arrows, brackets, classes, namespaces,
+    /// JSX elements and template strings, closed or cut) are tagged: no stack overflow, and each
+    /// within the test's run (nothing quadratic in the nesting).
+    #[test]
+    fn hostile_files_are_tagged() {
+        let deep = 100_000;
+        let nested = |open: &str, inner: &str, close: &str| {
+            format!("{}{inner}{}", open.repeat(deep), close.repeat(deep))
+        };
+        let cases = [
+            ("typescript", nested("const a = { a: ", "1", " }")),
+            ("typescript", nested("f(", "", ")")),
+            ("typescript", nested("const f = () => ", "1", "")),
+            ("typescript", nested("[", "", "]")),
+            ("typescript", "{".repeat(deep)),
+            ("typescript", nested("namespace a {\n", "const x = 1;", "}\n")),
+            ("typescript", "namespace a {\n".repeat(deep)),
+            ("typescript", nested("class A { m() { ", "", "} }")),
+            ("typescript", nested("interface I { a: { ", "b: number", " } }")),
+            ("typescript", nested("type T = { a: ", "number", " };")),
+            ("tsx", nested("<div>", "x", "</div>")),
+            ("tsx", "<div>{".repeat(deep)),
+            ("javascript", nested("const s = `${", "1", "}`")),
+            ("javascript", format!("const s = `{}", "${`".repeat(deep))),
+            ("javascript", format!("let r = {}", "/(".repeat(deep))),
+        ];
+        for (i, (name, source)) in cases.iter().enumerate() {
+            let language = languages::by_name(name).unwrap();
+            eprintln!("case {i}");
+            let (tags, _) = crate::tags::tag_lexed(language, source.as_bytes()).unwrap();
+            assert!(tags.outline.items.len() <= 2 * deep, "case {i}");
+        }
+    }
+
     /// Over a tree named by CODERD_ECMA_CORPUS (a checkout of prometheus or hono): every
     /// JavaScript, TypeScript and TSX file's definitions by code against the query's, item for item
     /// and field for field; the items missing and extra are counted and the first difference
