@@ -159,10 +159,13 @@ pub fn extract_definitions(
     also: Also,
     left_out: &[Comment],
 ) -> (Outline, bool) {
-    let (matcher, roots) = match (&queries.by_code, queries.definitions()) {
-        (Some((ecma, roots)), _) => (Matcher::Code(*ecma), Some(roots)),
-        (None, Some(query)) => (Matcher::Query(query), query.roots.as_ref()),
-        (None, None) => return (Outline::default(), false),
+    // The query is compiled only when asked for: not for a language found by code.
+    let (matcher, roots) = match &queries.by_code {
+        Some((ecma, roots)) => (Matcher::Code(*ecma), Some(roots)),
+        None => match queries.definitions() {
+            Some(query) => (Matcher::Query(query), query.roots.as_ref()),
+            None => return (Outline::default(), false),
+        },
     };
     let walked = also.is_some() && roots.is_some();
     let outline = extract_from(tree, source, queries, matcher, roots, also, left_out);
@@ -273,28 +276,21 @@ fn find_definitions<'t>(
             match also {
                 Some((kinds, each)) => walk::roots_and(
                     tree,
+                    walk::MAX_ITEM_DEPTH,
                     |k| roots.contains(k),
                     visit,
                     |k| kinds.contains(k),
                     each,
                 ),
-                None => walk::roots(tree, |k| roots.contains(k), visit),
+                None => walk::roots(tree, walk::MAX_ITEM_DEPTH, |k| roots.contains(k), visit),
             }
         }
-        None => match matcher {
-            Matcher::Query(query) => {
+        // Code matches at one node, and always has its roots (`extract_definitions`).
+        None => {
+            if let Matcher::Query(query) = matcher {
                 collect_matches(&mut cursor, tree.root_node(), source, query, &mut found)
             }
-            // Code matches at one node: every node is visited (no caller needs it).
-            Matcher::Code(_) => walk::roots(
-                tree,
-                |_| true,
-                |node| {
-                    collect(&mut cursor, node, &mut found);
-                    false
-                },
-            ),
-        },
+        }
     }
     sort_outer_first(&mut found);
     found
