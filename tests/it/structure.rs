@@ -529,3 +529,28 @@ fn declarations_after_a_parse_error_are_found() {
     let found = daemon.ok("symbols", json!({"query": "after_in_mod"}));
     assert_eq!(found["results"][0]["parent"], "inner", "{found}");
 }
+
+/// Hostile TypeScript neither crashes nor stalls the daemon: a file nesting 100,000 object types
+/// (each item's parents were searched from the root: quadratic), one cut 100,000 objects deep (the
+/// parse's error walk recursed and overflowed a tagging thread's stack) and an unclosed template
+/// are mapped beside a plain file, whose item the map still shows, and the daemon answers after.
+#[test]
+fn hostile_typescript_is_mapped_and_the_daemon_keeps_answering() {
+    let deep = 100_000;
+    let sandbox = Sandbox::empty();
+    let types = format!("type T={}{}", "{a:".repeat(deep), "}".repeat(deep));
+    sandbox.write("types.ts", &types);
+    sandbox.write("cut.ts", &format!("const a={}", "{a:".repeat(deep)));
+    sandbox.write("template.js", &format!("const s=`{}", "${`".repeat(deep)));
+    sandbox.write(
+        "plain.ts",
+        "export function plainFunction(): number {\n  return 1\n}\n",
+    );
+    let daemon = Daemon::start(&sandbox, &[]);
+    let answer = map(&daemon, json!({"budget": 8000}));
+    assert_eq!(answer["parsed"], 4, "{answer}");
+    let text = answer["map"].as_str().unwrap();
+    assert!(text.contains("plainFunction"), "{text}");
+    let items = items_of(&daemon, &sandbox.root.join("plain.ts"));
+    assert_eq!(items, [("plainFunction".to_owned(), 1)]);
+}
