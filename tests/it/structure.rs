@@ -600,6 +600,32 @@ fn hostile_nesting_in_any_language_neither_aborts_nor_stalls_the_daemon() {
     let found = daemon.ok("symbols", json!({"query": "plain_function"}));
     assert_eq!(found["results"][0]["name"], "plain_function", "{found}");
     let nested = daemon.ok("symbols", json!({"query": "a", "limit": 5}));
-    assert!(nested["total"].as_u64().unwrap() >= 100_000, "{nested}");
+    // Items are looked for down to walk::MAX_ITEM_DEPTH tree levels (two per Rust module).
+    assert!(nested["total"].as_u64().unwrap() >= 100, "{nested}");
     daemon.ok("info", json!({}));
+}
+
+/// Hostile TypeScript neither crashes nor stalls the daemon: a file nesting 100,000 object types
+/// (each item's parents were searched from the root: quadratic), one cut 100,000 objects deep (the
+/// parse's error walk recursed and overflowed a tagging thread's stack) and an unclosed template
+/// are mapped beside a plain file, whose item the map still shows, and the daemon answers after.
+#[test]
+fn hostile_typescript_is_mapped_and_the_daemon_keeps_answering() {
+    let deep = 100_000;
+    let sandbox = Sandbox::empty();
+    let types = format!("type T={}{}", "{a:".repeat(deep), "}".repeat(deep));
+    sandbox.write("types.ts", &types);
+    sandbox.write("cut.ts", &format!("const a={}", "{a:".repeat(deep)));
+    sandbox.write("template.js", &format!("const s=`{}", "${`".repeat(deep)));
+    sandbox.write(
+        "plain.ts",
+        "export function plainFunction(): number {\n  return 1\n}\n",
+    );
+    let daemon = Daemon::start(&sandbox, &[]);
+    let answer = map(&daemon, json!({"budget": 8000}));
+    assert_eq!(answer["parsed"], 4, "{answer}");
+    let text = answer["map"].as_str().unwrap();
+    assert!(text.contains("plainFunction"), "{text}");
+    let items = items_of(&daemon, &sandbox.root.join("plain.ts"));
+    assert_eq!(items, [("plainFunction".to_owned(), 1)]);
 }

@@ -5,6 +5,7 @@
 //! declared outside its type (`@receiver`) nests under the type of that name.
 
 use super::docs::{self, Comment, DocMarkers};
+use super::ecmascript::{self, Ecma};
 use super::queries::{KindSet, OutlineQuery, Queries, Role};
 use super::walk::{self, Leading};
 use super::Kind;
@@ -153,8 +154,18 @@ struct Found<'t> {
 /// Nodes of these kinds, each handed to the function on the outline's own walk of the tree.
 pub type Also<'a> = Option<(&'a KindSet, &'a mut dyn FnMut(Node))>;
 
+/// How definitions are found at a node: by the compiled query, or by code (`ecmascript`).
+#[derive(Clone, Copy)]
+enum Matcher<'q> {
+    Query(&'q OutlineQuery),
+    Code(Ecma),
+}
+
 pub fn extract(tree: &Tree, source: &[u8], queries: &Queries) -> Outline {
-    extract_with(tree, source, queries, queries.outline())
+    match queries.outline() {
+        Some(query) => extract_with(tree, source, queries, query),
+        None => Outline::default(),
+    }
 }
 
 /// The map's definitions: the outline's items and the names `tags.scm` says a file defines
@@ -170,11 +181,25 @@ pub fn extract_definitions(
     also: Also,
     left_out: &[Comment],
 ) -> (Outline, bool) {
-    let query = queries.definitions();
-    let walked = also.is_some() && query.roots.is_some();
-    let roots = query.roots.as_ref();
-    let outline = extract_from(tree, source, queries, query, roots, also, left_out);
+    // The query is compiled only when asked for: not for a language found by code.
+    let (matcher, roots) = match &queries.by_code {
+        Some((ecma, roots)) => (Matcher::Code(*ecma), Some(roots)),
+        None => match queries.definitions() {
+            Some(query) => (Matcher::Query(query), query.roots.as_ref()),
+            None => return (Outline::default(), false),
+        },
+    };
+    let walked = also.is_some() && roots.is_some();
+    let outline = extract_from(tree, source, queries, matcher, roots, also, left_out);
     (outline, walked)
+}
+
+/// The map's definitions by the compiled query run over the whole tree: what those found by code
+/// (`ecmascript`) must equal.
+#[cfg(test)]
+pub fn definitions_by_query(tree: &Tree, source: &[u8], queries: &Queries) -> Outline {
+    let query = Matcher::Query(queries.definitions().expect("the query compiles"));
+    extract_from(tree, source, queries, query, None, None, &[])
 }
 
 fn extract_with(tree: &Tree, source: &[u8], queries: &Queries, query: &OutlineQuery) -> Outline {
@@ -182,25 +207,25 @@ fn extract_with(tree: &Tree, source: &[u8], queries: &Queries, query: &OutlineQu
         tree,
         source,
         queries,
-        query,
+        Matcher::Query(query),
         query.roots.as_ref(),
         None,
         &[],
     )
 }
 
-/// The outline, with the query run only at `roots` kinds outside functions when given, else over
-/// the whole tree (and `also` not called).
+/// The outline, with the matcher run only at `roots` kinds outside functions when given, else
+/// over the whole tree (and `also` not called).
 fn extract_from<'t>(
     tree: &'t Tree,
     source: &[u8],
     queries: &Queries,
-    query: &OutlineQuery,
+    matcher: Matcher,
     roots: Option<&KindSet>,
     also: Also,
     left_out: &[Comment],
 ) -> Outline {
-    let found = find_definitions(tree, source, query, roots, also);
+    let found = find_definitions(tree, source, matcher, roots, also);
     let parents = nest(&found);
     let keep = not_local(&found, &parents);
     let mut new_index = vec![None; found.len()];
@@ -254,18 +279,22 @@ fn extract_from<'t>(
 fn find_definitions<'t>(
     tree: &'t Tree,
     source: &[u8],
-    query: &OutlineQuery,
+    matcher: Matcher,
     roots: Option<&KindSet>,
     also: Also,
 ) -> Vec<Found<'t>> {
     let mut found = Vec::new();
     let mut cursor = QueryCursor::new();
+    let collect = |cursor: &mut QueryCursor, node, found: &mut Vec<Found<'t>>| match matcher {
+        Matcher::Query(query) => collect_matches(cursor, node, source, query, found),
+        Matcher::Code(ecma) => collect_found_by_code(ecma, node, source, found),
+    };
     match roots {
         Some(roots) => {
             cursor.set_max_start_depth(Some(0));
             let visit = |node| {
                 let before = found.len();
-                collect_matches(&mut cursor, node, source, query, &mut found);
+                collect(&mut cursor, node, &mut found);
                 // A function's descendants are locals: never visited.
                 found[before..]
                     .iter()
@@ -274,18 +303,56 @@ fn find_definitions<'t>(
             match also {
                 Some((kinds, each)) => walk::roots_and(
                     tree,
+                    walk::MAX_ITEM_DEPTH,
                     |k| roots.contains(k),
                     visit,
                     |k| kinds.contains(k),
                     each,
                 ),
-                None => walk::roots(tree, |k| roots.contains(k), visit),
+                None => walk::roots(tree, walk::MAX_ITEM_DEPTH, |k| roots.contains(k), visit),
             }
         }
-        None => collect_matches(&mut cursor, tree.root_node(), source, query, &mut found),
+        // Code matches at one node, and always has its roots (`extract_definitions`).
+        None => {
+            if let Matcher::Query(query) = matcher {
+                collect_matches(&mut cursor, tree.root_node(), source, query, &mut found)
+            }
+        }
     }
     sort_outer_first(&mut found);
     found
+}
+
+/// The definitions `ecmascript` finds at `node`, as `collect_matches` gives the query's.
+fn collect_found_by_code<'t>(
+    ecma: Ecma,
+    node: Node<'t>,
+    source: &[u8],
+    found: &mut Vec<Found<'t>>,
+) {
+    ecmascript::matches_at(ecma, node, &mut |m| {
+        found.push(Found {
+            node: m.node,
+            kind: m.kind,
+            // A scope is no item: its name (the whole function's text) is never read.
+            name: match m.scope {
+                true => String::new(),
+                false => collapse(&text(source, m.name)),
+            },
+            body: m.body,
+            signature: None,
+            receiver: None,
+            doc: None,
+            pattern: m.pattern,
+            exclusive: false,
+            skip: false,
+            scope: m.scope,
+            name_id: m.name.id(),
+            name_start: m.name.start_byte(),
+            name_end: m.name.end_byte(),
+            name_row: m.name.start_position().row,
+        })
+    });
 }
 
 /// A pattern's `(#prev-is? @capture "," ";")` and `(#next-is? @capture "," "}")`: the token right
@@ -706,14 +773,19 @@ mod tests {
             };
             let queries = queries::of(language).unwrap();
             // The outline's query and the map's (with tags.scm's definitions) alike.
-            for query in [queries.outline(), queries.definitions()] {
+            for query in [queries.outline(), queries.definitions()]
+                .into_iter()
+                .flatten()
+            {
                 let Some(roots) = &query.roots else {
                     continue;
                 };
                 let source = std::fs::read(&path).unwrap();
                 let tree = parse(language, &source, None).unwrap();
-                let walked = extract_from(&tree, &source, queries, query, Some(roots), None, &[]);
-                let whole = extract_from(&tree, &source, queries, query, None, None, &[]);
+                let by_query = Matcher::Query(query);
+                let walked =
+                    extract_from(&tree, &source, queries, by_query, Some(roots), None, &[]);
+                let whole = extract_from(&tree, &source, queries, by_query, None, None, &[]);
                 assert!(!whole.items.is_empty(), "{}", path.display());
                 assert_eq!(
                     format!("{:?}", walked.items),

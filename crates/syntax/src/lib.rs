@@ -13,6 +13,7 @@
 mod cache;
 pub mod dialect;
 mod docs;
+mod ecmascript;
 pub mod grammars;
 mod items;
 pub mod languages;

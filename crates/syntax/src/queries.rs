@@ -17,6 +17,7 @@
 //! item (a Rust macro call's list), which `outline` does not list.
 
 use super::docs::DocMarkers;
+use super::ecmascript::Ecma;
 use super::grammars::grammar;
 use super::languages::{self, Language};
 use super::Kind;
@@ -43,7 +44,12 @@ pub struct Queries {
     pub language: tree_sitter::Language,
     /// The map's definitions: `outline.scm`, with `tags.scm`'s `@definition` patterns when it has
     /// some (names defined where the language declares no item, as by a Rust macro call's list).
-    definitions: OutlineQuery,
+    /// Compiled at once, but for a language whose definitions are found by code (`by_code`): there
+    /// only `outline` runs it.
+    definitions: OnFirstUse<OutlineQuery>,
+    /// JavaScript, TypeScript, TSX: the map's definitions found by code (`ecmascript`) at the
+    /// nodes of the kinds the query's patterns start at, not by the query engine.
+    pub by_code: Option<(Ecma, KindSet)>,
     /// `outline.scm` alone (the items of `outline`) when it is not `definitions`.
     outline_only: Option<OnFirstUse<OutlineQuery>>,
     /// `tags.scm`'s `@reference` patterns.
@@ -105,18 +111,19 @@ pub struct OutlineQuery {
 
 impl Queries {
     /// The query of the map's definitions (see `definitions`).
-    pub fn definitions(&self) -> &OutlineQuery {
-        &self.definitions
+    pub fn definitions(&self) -> Option<&OutlineQuery> {
+        let language = &self.language;
+        self.definitions.get(|text| outline_query(language, text))
     }
 
     /// `outline.scm`'s query: the items of `outline`.
-    pub fn outline(&self) -> &OutlineQuery {
+    pub fn outline(&self) -> Option<&OutlineQuery> {
         let Some(own) = &self.outline_only else {
-            return &self.definitions;
+            return self.definitions();
         };
         let language = &self.language;
         own.get(|text| outline_query(language, text))
-            .unwrap_or(&self.definitions)
+            .or_else(|| self.definitions())
     }
 
     /// `tags.scm`'s `@reference` patterns, when it has some.
@@ -198,18 +205,37 @@ fn compile(language: &Language) -> Result<Queries, String> {
         Some(t) => split_tags(&t),
         None => (None, String::new()),
     };
-    let (definitions, outline_only) = match definitions.is_empty() {
-        true => (
-            outline_query(&ts_language, &outline_text)
-                .map_err(|e| format!("queries/{}/outline.scm: {e}", language.name))?,
-            None,
-        ),
-        false => (
-            outline_query(&ts_language, &(outline_text.clone() + "\n" + &definitions)).map_err(
-                |e| format!("queries/{0}/outline.scm with tags.scm: {e}", language.name),
-            )?,
-            Some(OnFirstUse::new(outline_text)),
-        ),
+    // A family whose definitions are found by code compiles its query only for `outline`: a
+    // cold map of a web UI paid ~0.1 s of CPU compiling JavaScript's, TypeScript's and TSX's.
+    let ecma = Ecma::of(&language.name).filter(|_| definitions.is_empty());
+    let by_code = match ecma {
+        Some(ecma) => Some((
+            ecma,
+            KindSet::new(
+                &ts_language,
+                &text_roots(&outline_text)
+                    .map_err(|e| format!("queries/{}/outline.scm: {e}", language.name))?,
+            ),
+        )),
+        None => None,
+    };
+    let (definitions, outline_only) = match (ecma, definitions.is_empty()) {
+        (Some(_), _) => (OnFirstUse::new(outline_text), None),
+        (None, true) => {
+            let query = outline_query(&ts_language, &outline_text)
+                .map_err(|e| format!("queries/{}/outline.scm: {e}", language.name))?;
+            (OnFirstUse::compiled(outline_text, query), None)
+        }
+        (None, false) => {
+            let text = outline_text.clone() + "\n" + &definitions;
+            let query = outline_query(&ts_language, &text).map_err(|e| {
+                format!("queries/{0}/outline.scm with tags.scm: {e}", language.name)
+            })?;
+            (
+                OnFirstUse::compiled(text, query),
+                Some(OnFirstUse::new(outline_text)),
+            )
+        }
     };
     let reference_set = references
         .as_deref()
@@ -227,6 +253,7 @@ fn compile(language: &Language) -> Result<Queries, String> {
     Ok(Queries {
         language: ts_language,
         definitions,
+        by_code,
         outline_only,
         tags,
         reference_set,
@@ -241,7 +268,8 @@ fn outline_query(language: &tree_sitter::Language, text: &str) -> Result<Outline
         .iter()
         .map(|name| role_of(name))
         .collect::<Result<Vec<_>, _>>()?;
-    let roots = pattern_roots(&query, text).map(|r| KindSet::new(language, &r));
+    let starts = (0..query.pattern_count()).map(|i| query.start_byte_for_pattern(i));
+    let roots = pattern_roots(starts, text).map(|r| KindSet::new(language, &r));
     Ok(OutlineQuery {
         query,
         roles,
@@ -305,15 +333,24 @@ fn patterns(text: &str) -> Vec<&str> {
     starts.iter().zip(ends).map(|(&s, e)| &text[s..e]).collect()
 }
 
+/// The kinds the patterns of a query's text start at, found without compiling it (`patterns`
+/// cuts it where tree-sitter starts each pattern); an error when one starts otherwise.
+fn text_roots(text: &str) -> Result<Vec<String>, String> {
+    let starts = patterns(text)
+        .into_iter()
+        .map(|p| p.as_ptr() as usize - text.as_ptr() as usize);
+    pattern_roots(starts, text).ok_or_else(|| "a pattern starts at no node kind".to_owned())
+}
+
 /// The node kind each pattern of a query starts at (`(kind ...)`, or `((kind ...) (#pred ...))`),
-/// or `None` when a pattern starts otherwise (an alternation, a wildcard, a string, a grouped
-/// sequence of nodes).
-fn pattern_roots(query: &Query, text: &str) -> Option<Vec<String>> {
+/// given where each pattern starts in its text, or `None` when a pattern starts otherwise (an
+/// alternation, a wildcard, a string, a grouped sequence of nodes).
+fn pattern_roots(starts: impl Iterator<Item = usize>, text: &str) -> Option<Vec<String>> {
     static ROOT: LazyLock<regex::Regex> =
         LazyLock::new(|| regex::Regex::new(r"^\(([A-Za-z]\w*)[\s)]").expect("a valid regex"));
-    let mut roots: Vec<String> = (0..query.pattern_count())
-        .map(|i| {
-            let at = text.get(query.start_byte_for_pattern(i)..)?;
+    let mut roots: Vec<String> = starts
+        .map(|start| {
+            let at = text.get(start..)?;
             let node = match at.strip_prefix('(') {
                 Some(group) if group.trim_start().starts_with('(') => {
                     one_node_with_predicates(group)?
@@ -455,7 +492,7 @@ mod tests {
             }
             match of(language) {
                 // The queries compiled on first use compile.
-                Ok(q) if q.outline().query.pattern_count() == 0 => {
+                Ok(q) if q.outline().is_none_or(|o| o.query.pattern_count() == 0) => {
                     problems.push(format!("queries/{}/outline.scm: no pattern", language.name))
                 }
                 Ok(q)

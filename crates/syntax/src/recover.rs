@@ -17,7 +17,7 @@
 //! line starting at column 0, which may be its closing `}`: the parser then closes it there).
 
 use std::ops::Range;
-use tree_sitter::{Node, Parser, Point, Tree};
+use tree_sitter::{Node, Parser, Point, Tree, TreeCursor};
 
 /// Reparses at most this many times per file: each damaged declaration takes one or two.
 const ROUNDS: usize = 12;
@@ -109,23 +109,29 @@ fn lost(tree: &Tree) -> usize {
     fragments + usize::from(root.is_error()) + unclosed(root)
 }
 
-/// The MISSING `}` under `node`: one walk entering only the nodes with an error below them (a
-/// loop, not a recursion: a hostile file nests a hundred thousand deep).
+/// The MISSING `}` under `node`. A cursor's walk, not a recursion: a tree nests as deep as its
+/// file, and a file 100,000 levels deep overflowed a thread's stack and aborted the daemon.
 fn unclosed(node: Node) -> usize {
-    let mut count = 0;
-    let mut cursor = node.walk();
+    let (mut cursor, mut count) = (node.walk(), 0);
     loop {
         let at = cursor.node();
-        if at.is_missing() {
-            count += usize::from(at.kind() == "}");
+        count += usize::from(at.is_missing() && at.kind() == "}");
+        let enters = !at.is_missing() && at.has_error() && cursor.goto_first_child();
+        if !enters && !next_in_file_order(&mut cursor) {
+            return count;
         }
-        if at.has_error() && !at.is_missing() && cursor.goto_first_child() {
-            continue;
+    }
+}
+
+/// Moves the cursor to the node after its subtree in file order (its next sibling, or an
+/// ancestor's); false at the end of the walk's root.
+fn next_in_file_order(cursor: &mut TreeCursor) -> bool {
+    loop {
+        if cursor.goto_next_sibling() {
+            return true;
         }
-        while !cursor.goto_next_sibling() {
-            if !cursor.goto_parent() {
-                return count;
-            }
+        if !cursor.goto_parent() {
+            return false;
         }
     }
 }
@@ -166,24 +172,40 @@ fn broke_off(children: &[Node], fragment: usize) -> usize {
 
 /// The first error under `node`, in file order: an ERROR node's start, or for a MISSING node (the
 /// parser closed something early) the start of the token the parser could not take.
+/// A cursor's walk (see `unclosed`).
 fn first_error(node: Node) -> Option<usize> {
-    if node.is_missing() {
-        return Some(next_token(node));
-    }
-    if node.is_error() {
-        return Some(node.start_byte());
-    }
-    if !node.has_error() {
-        return None;
-    }
     let mut cursor = node.walk();
-    let children: Vec<Node> = node.children(&mut cursor).collect();
-    children.into_iter().find_map(first_error)
+    loop {
+        let at = cursor.node();
+        if at.is_missing() {
+            return Some(next_token(&mut cursor));
+        }
+        if at.is_error() {
+            return Some(at.start_byte());
+        }
+        let enters = at.has_error() && cursor.goto_first_child();
+        if !enters && !next_in_file_order(&mut cursor) {
+            return None;
+        }
+    }
 }
 
-/// The start of the first token after `node` that is not a comment.
-fn next_token(node: Node) -> usize {
-    let mut at = node;
+/// The start of the first token after the cursor's node that is not a comment. Up through the
+/// cursor (each `Node::parent` searches from the root down: a deep tree made it quadratic), then
+/// from the walk's root, a child of the tree's at most.
+fn next_token(cursor: &mut TreeCursor) -> usize {
+    let node = cursor.node();
+    loop {
+        while cursor.goto_next_sibling() {
+            if !cursor.node().is_extra() {
+                return cursor.node().start_byte();
+            }
+        }
+        if !cursor.goto_parent() {
+            break;
+        }
+    }
+    let mut at = cursor.node();
     loop {
         match at.next_sibling() {
             Some(sibling) if sibling.is_extra() => at = sibling,

@@ -157,6 +157,7 @@ fn walk_kinds<'t>(tree: &'t Tree, kinds: &KindSet, found: &mut impl FnMut(Node<'
     // Never skips a subtree: references are wanted everywhere, inside functions too.
     super::walk::roots(
         tree,
+        usize::MAX,
         |k| kinds.contains(k),
         |node| {
             found(node);

@@ -5,25 +5,37 @@
 use std::collections::HashMap;
 use tree_sitter::{Node, Tree};
 
-/// Calls `visit` on every node of a root kind in document order, and does not descend into a node
-/// for which it returns true. Matches rooted inside a function only yield locals, which the
-/// outline drops anyway, so skipping them changes nothing but the time.
+/// How deep in a tree the outline looks for items (the root is at 0). Each item costs what its
+/// depth costs (`Node::parent` and `Node::prev_sibling` search from the root down, a scope's name
+/// is its whole text), so a file nesting 100,000 deep made the outline quadratic; real code
+/// nests a few dozen levels.
+pub const MAX_ITEM_DEPTH: usize = 256;
+
+/// Calls `visit` on every node of a root kind in document order down to `max_depth`, and does not
+/// descend into a node for which it returns true. Matches rooted inside a function only yield
+/// locals, which the outline drops anyway, so skipping them changes nothing but the time.
 pub fn roots<'t>(
     tree: &'t Tree,
+    max_depth: usize,
     is_root: impl Fn(u16) -> bool,
     mut visit: impl FnMut(Node<'t>) -> bool,
 ) {
-    let mut cursor = tree.walk();
+    let (mut cursor, mut depth) = (tree.walk(), 0usize);
     loop {
         let node = cursor.node();
-        let skip = is_root(node.kind_id()) && visit(node);
-        if (!skip && cursor.goto_first_child()) || cursor.goto_next_sibling() {
+        let skip = depth >= max_depth || (is_root(node.kind_id()) && visit(node));
+        if !skip && cursor.goto_first_child() {
+            depth += 1;
+            continue;
+        }
+        if cursor.goto_next_sibling() {
             continue;
         }
         loop {
             if !cursor.goto_parent() {
                 return;
             }
+            depth -= 1;
             if cursor.goto_next_sibling() {
                 break;
             }
@@ -32,9 +44,10 @@ pub fn roots<'t>(
 }
 
 /// `roots`, and on the same walk `each` on every node of an `is_other` kind, in document order,
-/// the subtrees `visit` skips included.
+/// the subtrees `visit` skips and those below `max_depth` included.
 pub fn roots_and<'t>(
     tree: &'t Tree,
+    max_depth: usize,
     is_root: impl Fn(u16) -> bool,
     mut visit: impl FnMut(Node<'t>) -> bool,
     is_other: impl Fn(u16) -> bool,
@@ -52,7 +65,7 @@ pub fn roots_and<'t>(
         if is_other(kind) {
             each(node);
         }
-        if skipping.is_none() && is_root(kind) && visit(node) {
+        if skipping.is_none() && depth < max_depth && is_root(kind) && visit(node) {
             skipping = Some(depth);
         }
         if cursor.goto_first_child() {
@@ -241,6 +254,7 @@ mod tests {
             let (mut targets, root) = (Vec::new(), tree.root_node().id());
             roots(
                 &tree,
+                usize::MAX,
                 |_| true,
                 |node| {
                     targets.extend(Some(node).filter(|n| n.is_named() && n.id() != root));
