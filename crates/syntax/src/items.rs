@@ -49,6 +49,27 @@ pub struct Item {
     pub extent_line: usize,
 }
 
+#[cfg(test)]
+impl Item {
+    /// An item of `kind` named `name` on lines 1–2 under `parent`, nothing else said: what the
+    /// tests build outlines from.
+    pub fn bare(kind: Kind, name: &str, parent: Option<usize>) -> Item {
+        Item {
+            kind,
+            name: name.to_owned(),
+            signature: String::new(),
+            line: 1,
+            end_line: 2,
+            parent,
+            parent_name: None,
+            doc: None,
+            bytes: 0..0,
+            name_bytes: 0..0,
+            extent_line: 1,
+        }
+    }
+}
+
 /// A file's items (in file order, parents first) and how many syntax errors the parser recovered from.
 #[derive(Clone, Debug, Default)]
 pub struct Outline {

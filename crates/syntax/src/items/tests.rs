@@ -2,21 +2,10 @@ use super::*;
 use crate::{languages, parse, queries};
 
 fn chain(parents: &[Option<usize>]) -> Outline {
-    let item = |parent: &Option<usize>| Item {
-        kind: Kind::Module,
-        name: "m".into(),
-        signature: String::new(),
-        line: 1,
-        end_line: 1,
-        parent: *parent,
-        parent_name: None,
-        doc: None,
-        bytes: 0..0,
-        name_bytes: 0..0,
-        extent_line: 1,
-    };
     Outline {
-        items: parents.iter().map(item).collect(),
+        items: (parents.iter())
+            .map(|&p| Item::bare(Kind::Module, "m", p))
+            .collect(),
         parse_errors: 0,
     }
 }

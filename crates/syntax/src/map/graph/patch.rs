@@ -290,13 +290,7 @@ impl Graph {
         let mut from = 0;
         for (&f, file) in reweighed.iter().zip(fresh) {
             // The kept files before `f` in one copy, their starts shifted.
-            let shift = uses.len() as isize - old_start[from] as isize;
-            start.extend(
-                old_start[from..f]
-                    .iter()
-                    .map(|&s| (s as isize + shift) as usize),
-            );
-            uses.extend_from_slice(&old_uses[old_start[from]..old_start[f]]);
+            keep_rows(&old_start, &old_uses, from..f, &mut start, &mut uses);
             share.extend_from_slice(&old_share[old_start[from]..old_start[f]]);
             start.push(uses.len());
             uses.extend(file.uses);
@@ -304,14 +298,9 @@ impl Graph {
             self.out_weight[f] = file.out_weight;
             from = f + 1;
         }
-        let shift = uses.len() as isize - old_start[from] as isize;
-        start.extend(
-            old_start[from..=n]
-                .iter()
-                .map(|&s| (s as isize + shift) as usize),
-        );
-        uses.extend_from_slice(&old_uses[old_start[from]..old_start[n]]);
+        keep_rows(&old_start, &old_uses, from..n, &mut start, &mut uses);
         share.extend_from_slice(&old_share[old_start[from]..old_start[n]]);
+        start.push(uses.len());
         (self.start, self.uses, self.share) = (start, uses, share);
     }
 
@@ -352,26 +341,32 @@ impl<T: Copy> PerFile<T> {
             std::mem::take(&mut self.data),
         );
         let (mut start, mut data) = (Vec::with_capacity(n + 1), Vec::with_capacity(old.len()));
-        let keep = |from: usize, to: usize, start: &mut Vec<usize>, data: &mut Vec<T>| {
-            let shift = data.len() as isize - old_start[from] as isize;
-            start.extend(
-                old_start[from..to]
-                    .iter()
-                    .map(|&s| (s as isize + shift) as usize),
-            );
-            data.extend_from_slice(&old[old_start[from]..old_start[to]]);
-        };
         let mut from = 0;
         for (&f, run) in changed.iter().zip(fresh) {
-            keep(from, f, &mut start, &mut data);
+            keep_rows(&old_start, &old, from..f, &mut start, &mut data);
             start.push(data.len());
             data.extend(run);
             from = f + 1;
         }
-        keep(from, n, &mut start, &mut data);
+        keep_rows(&old_start, &old, from..n, &mut start, &mut data);
         start.push(data.len());
         (self.start, self.data) = (start, data);
     }
+}
+
+/// Appends the kept `rows` of a row layout (`old_start[r]..old_start[r + 1]` of `old` for row
+/// `r`) to `start` and `data`, their starts shifted to where they land.
+fn keep_rows<T: Clone>(
+    old_start: &[usize],
+    old: &[T],
+    rows: std::ops::Range<usize>,
+    start: &mut Vec<usize>,
+    data: &mut Vec<T>,
+) {
+    let shift = data.len() as isize - old_start[rows.start] as isize;
+    let starts = old_start[rows.clone()].iter();
+    start.extend(starts.map(|&s| (s as isize + shift) as usize));
+    data.extend_from_slice(&old[old_start[rows.start]..old_start[rows.end]]);
 }
 
 /// The indices of the files that changed (sorted), when `old` and `files` list the same paths
@@ -454,19 +449,7 @@ mod tests {
     }
 
     fn function(name: &str) -> Item {
-        Item {
-            kind: Kind::Function,
-            name: name.into(),
-            signature: String::new(),
-            line: 1,
-            end_line: 2,
-            parent: None,
-            parent_name: None,
-            doc: None,
-            bytes: 0..0,
-            name_bytes: 0..0,
-            extent_line: 1,
-        }
+        Item::bare(Kind::Function, name, None)
     }
 
     /// The graph after `files` became `next`, patched, checked against a new one, part for part.

@@ -16,19 +16,7 @@ pub(super) fn tree(n: usize, seed: u64) -> Vec<Arc<FileTags>> {
             .wrapping_add(1442695040888963407);
         (state >> 33) as usize % below
     };
-    let item = |kind, name: String, parent| Item {
-        kind,
-        name,
-        signature: String::new(),
-        line: 1,
-        end_line: 2,
-        parent,
-        parent_name: None,
-        doc: None,
-        bytes: 0..0,
-        name_bytes: 0..0,
-        extent_line: 1,
-    };
+    let item = |kind, name: String, parent| Item::bare(kind, &name, parent);
     let files = (0..n).map(|i| {
         let language = if i % 5 == 4 { "python" } else { "go" };
         let mut items = vec![

@@ -23,17 +23,8 @@ fn file(rel: &str, language: &'static str, source: &str) -> Arc<FileTags> {
 /// A Rust file whose outline lists `names` (what `re_export` asks a module it passes through).
 fn defining(rel: &str, source: &str, names: &[&str]) -> Arc<FileTags> {
     let item = |name: &&str| crate::items::Item {
-        kind: crate::Kind::Struct,
-        name: name.to_string(),
-        signature: String::new(),
-        line: 1,
         end_line: 1,
-        parent: None,
-        parent_name: None,
-        doc: None,
-        bytes: 0..0,
-        name_bytes: 0..0,
-        extent_line: 1,
+        ..crate::items::Item::bare(crate::Kind::Struct, name, None)
     };
     let tags = Tags {
         outline: Outline {
