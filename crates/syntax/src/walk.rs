@@ -5,10 +5,10 @@
 use std::collections::HashMap;
 use tree_sitter::{Node, Tree};
 
-/// How deep in a tree the outline looks for items (the root is at 0). Each item costs what its
-/// depth costs (`Node::parent` and `Node::prev_sibling` search from the root down, a scope's name
-/// is its whole text), so a file nesting 100,000 deep made the outline quadratic; real code
-/// nests a few dozen levels.
+/// How deep in a tree the outline looks for items (the root is at 0): a second bound on what a
+/// file nesting 100,000 deep costs, past the walks that keep each item's cost from growing with
+/// its depth (`with_ancestors`, `leading_runs`; a scope's name is still its whole text); real
+/// code nests a few dozen levels.
 pub const MAX_ITEM_DEPTH: usize = 256;
 
 /// Calls `visit` on every node of a root kind in document order down to `max_depth`, and does not
