@@ -87,16 +87,14 @@ pub fn run(state: &Workspace, cache: &super::MapCache, p: SymbolsParams) -> Resu
     let query_lower = query.to_lowercase();
     let mut found = Vec::new();
     for (f, file) in snapshot.files.iter().enumerate() {
-        let outline = &file.tags.outline;
-        let matches = outline.items.iter().enumerate().filter_map(|(i, item)| {
-            let wanted = p.kind.is_none_or(|k| k == item.kind);
-            let (class, how) = match_class(&item.name, &query, &query_lower).filter(|_| wanted)?;
-            Some((class, item.name.len(), i, how))
-        });
-        let mut depths = None;
-        for (class, len, i, how) in matches {
-            let depth = depths.get_or_insert_with(|| outline.depths())[i];
-            found.push((class, len, depth, f, i, how));
+        for (i, item) in file.tags.outline.items.iter().enumerate() {
+            if p.kind.is_some_and(|k| k != item.kind) {
+                continue;
+            }
+            if let Some((class, how)) = match_class(&item.name, &query, &query_lower) {
+                let depth = file.item_facts[i].depth as usize;
+                found.push((class, item.name.len(), depth, f, i, how));
+            }
         }
     }
     // Files are sorted by path, so (file index, item index) orders by path, then position.
