@@ -81,8 +81,15 @@ impl InEdges {
     /// One iteration: into `next`, each file's rank after the one of `rank` — its share of
     /// `restart` (`personalization`) and the damped rank arriving over the uses: per name the flows
     /// of its uses, to each of its definers, less a definer's own use. `per_name` is scratch, one
-    /// slot per name.
-    pub fn step(&self, rank: &[f64], restart: Restart, per_name: &mut [f64], next: &mut [f64]) {
+    /// slot per name. Answers the total change, |next - rank| over the files, summed in parts on
+    /// all cores (`graph::settled` decides with it).
+    pub fn step(
+        &self,
+        rank: &[f64],
+        restart: Restart,
+        per_name: &mut [f64],
+        next: &mut [f64],
+    ) -> f64 {
         per_name
             .par_chunks_mut(CHUNK)
             .enumerate()
@@ -97,9 +104,11 @@ impl InEdges {
                 }
             });
         let per_name = &*per_name;
-        next.par_chunks_mut(CHUNK)
+        let changes: Vec<f64> = next
+            .par_chunks_mut(CHUNK)
             .enumerate()
-            .for_each(|(c, chunk)| {
+            .map(|(c, chunk)| {
+                let mut change = 0.0;
                 for (k, out) in chunk.iter_mut().enumerate() {
                     let f = c * CHUNK + k;
                     let mut inflow = 0.0;
@@ -110,8 +119,12 @@ impl InEdges {
                         inflow -= rank[f] * share;
                     }
                     *out = restart.share * restart.personalization[f] + restart.damping * inflow;
+                    change += (*out - rank[f]).abs();
                 }
-            });
+                change
+            })
+            .collect();
+        changes.iter().sum()
     }
 }
 

@@ -217,3 +217,23 @@ fn the_lazy_tail_lists_every_listed_item_once_as_counted_and_an_inert_mention_ch
     };
     assert_eq!(order(&["NoSuchName"]), order(&[]));
 }
+
+#[test]
+fn a_walk_settles_where_the_change_summed_in_file_order_says() {
+    let unasked = || -> f64 { panic!("summed again in file order") };
+    // Far from the tolerance, the sum in parts decides alone.
+    assert!(!settled(2.0 * TOLERANCE, unasked));
+    assert!(settled(TOLERANCE / 2.0 - f64::EPSILON * TOLERANCE, unasked));
+    assert!(settled(0.0, unasked));
+    // Near it, the sum in file order decides, on either side of the sum in parts.
+    assert!(settled(TOLERANCE * 1.000_001, || TOLERANCE * 0.999_999));
+    assert!(!settled(TOLERANCE * 0.999_999, || TOLERANCE));
+    // The same change summed in parts and in order: both sides of the band agree.
+    let rank: Vec<f64> = (0..10_000)
+        .map(|i| TOLERANCE / 60_000.0 * (i % 13) as f64)
+        .collect();
+    let next = vec![0.0; rank.len()];
+    let in_order = total_change(&next, &rank);
+    let in_parts: f64 = rank.chunks(64).map(|c| c.iter().sum::<f64>()).sum();
+    assert_eq!(settled(in_parts, || in_order), in_order < TOLERANCE);
+}
