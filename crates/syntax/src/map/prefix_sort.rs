@@ -24,28 +24,20 @@ pub fn sort<T: Send>(entries: &mut [T], order: fn(&T, &T) -> Ordering) {
 pub struct PrefixSorted<T> {
     /// The best entries, in order.
     first: Vec<T>,
-    /// Every entry, the first ones in order, the rest in none until a read goes past `first`.
-    all: Mutex<Vec<T>>,
-    /// `all` in order, once read past `first`.
+    /// Every entry, the first ones too, in parts, in no order until a read goes past `first`.
+    parts: Mutex<Vec<Vec<T>>>,
+    /// Every entry in order, once a read went past `first`.
     sorted: OnceLock<Vec<T>>,
     order: fn(&T, &T) -> Ordering,
 }
 
-impl<T: Copy + Send> PrefixSorted<T> {
-    /// `entries` with their best `first` sorted (all of them when there are no more).
-    pub fn new(mut entries: Vec<T>, first: usize, order: fn(&T, &T) -> Ordering) -> Self {
-        if first < entries.len() {
-            // Only the first `first` need be in order: the rest all come after them.
-            if first > 0 {
-                entries.select_nth_unstable_by(first, order);
-            }
-            sort(&mut entries[..first], order);
-        } else {
-            sort(&mut entries, order);
-        }
+impl<T: Copy + Send + Sync> PrefixSorted<T> {
+    /// The entries of `parts` (each scored on a core, kept as they are: joining them would copy
+    /// them all), their best `first` sorted.
+    pub fn new(parts: Vec<Vec<T>>, first: usize, order: fn(&T, &T) -> Ordering) -> Self {
         PrefixSorted {
-            first: entries[..first.min(entries.len())].to_vec(),
-            all: Mutex::new(entries),
+            first: best(&parts, first, order),
+            parts: Mutex::new(parts),
             sorted: OnceLock::new(),
             order,
         }
@@ -60,12 +52,69 @@ impl<T: Copy + Send> PrefixSorted<T> {
     /// The entries after the first ones, in order: sorted by the first read that gets there.
     fn rest(&self) -> &[T] {
         let sorted = self.sorted.get_or_init(|| {
-            let mut all = std::mem::take(&mut *self.all.lock().unwrap_or_else(|e| e.into_inner()));
-            sort(&mut all[self.first.len()..], self.order);
+            let parts = std::mem::take(&mut *self.parts.lock().unwrap_or_else(|e| e.into_inner()));
+            let mut all = parts.concat();
+            sort(&mut all, self.order);
             all
         });
         &sorted[self.first.len()..]
     }
+}
+
+/// Entries sampled to find how good the `k`-th best entry is.
+const SAMPLES: usize = if cfg!(test) { 16 } else { 4096 };
+
+/// The best `k` entries of `parts`, sorted. Those better than a threshold are picked out and the
+/// best `k` of them sorted: the threshold is a sampled entry about twice `k` entries down, so
+/// that they are rarely fewer than `k` (then every entry is searched); either way the answer is
+/// exact, only its cost depends on the sample.
+fn best<T: Copy + Send + Sync>(
+    parts: &[Vec<T>],
+    k: usize,
+    order: fn(&T, &T) -> Ordering,
+) -> Vec<T> {
+    let n: usize = parts.iter().map(Vec::len).sum();
+    let entries = || parts.iter().flatten();
+    let sampled = match k < n {
+        true => threshold(entries(), n, k, order),
+        false => None,
+    };
+    let candidates = match sampled {
+        Some(t) => parts
+            .par_iter()
+            .flat_map_iter(|part| part.iter().filter(|e| order(e, &t).is_le()).copied())
+            .collect(),
+        None => Vec::new(),
+    };
+    let mut best = match candidates.len() >= k {
+        true => candidates,
+        false => entries().copied().collect(),
+    };
+    if k < best.len() {
+        best.select_nth_unstable_by(k, order);
+        best.truncate(k);
+    }
+    sort(&mut best, order);
+    best
+}
+
+/// An entry about `2 k` entries from the best of `n` (`entries`), from every `n / SAMPLES`-th;
+/// none when that would be most of them.
+fn threshold<'a, T: Copy + 'a>(
+    entries: impl Iterator<Item = &'a T>,
+    n: usize,
+    k: usize,
+    order: fn(&T, &T) -> Ordering,
+) -> Option<T> {
+    let step = n / SAMPLES;
+    // Each sample stands for `step` entries.
+    let at = k.saturating_mul(2).div_ceil(step.max(1)).saturating_add(1);
+    if step == 0 || at >= SAMPLES / 2 {
+        return None;
+    }
+    let mut samples: Vec<T> = entries.step_by(step).copied().collect();
+    samples.select_nth_unstable_by(at, order);
+    Some(samples[at])
 }
 
 #[cfg(test)]
@@ -83,6 +132,13 @@ mod tests {
             .collect()
     }
 
+    /// `entries` cut into parts of `size` (some empty).
+    fn in_parts(entries: Vec<(u8, u32)>, size: usize) -> Vec<Vec<(u8, u32)>> {
+        let mut parts: Vec<Vec<_>> = entries.chunks(size).map(<[_]>::to_vec).collect();
+        parts.insert(parts.len() / 2, Vec::new());
+        parts
+    }
+
     fn descending_key(a: &(u8, u32), b: &(u8, u32)) -> Ordering {
         b.0.cmp(&a.0).then(a.1.cmp(&b.1))
     }
@@ -93,7 +149,8 @@ mod tests {
             let mut full = entries(n, n as u64 + 3);
             full.sort_by(descending_key);
             for first in [0, 1, 2, 7, 64, 100, n.saturating_sub(1), n, n + 1] {
-                let sorted = PrefixSorted::new(entries(n, n as u64 + 3), first, descending_key);
+                let parts = in_parts(entries(n, n as u64 + 3), first + 3);
+                let sorted = PrefixSorted::new(parts, first, descending_key);
                 for read in [0, 1, first, first + 1, n / 2, n, n + 5] {
                     let got: Vec<_> = sorted.iter().take(read).collect();
                     assert_eq!(
@@ -108,11 +165,33 @@ mod tests {
 
     #[test]
     fn the_rest_is_sorted_only_when_a_read_goes_past_the_first_entries() {
-        let sorted = PrefixSorted::new(entries(500, 9), 100, descending_key);
+        let sorted = PrefixSorted::new(in_parts(entries(500, 9), 7), 100, descending_key);
         assert_eq!(sorted.iter().take(100).count(), 100);
         assert!(sorted.sorted.get().is_none());
         assert_eq!(sorted.iter().take(101).count(), 101);
         assert!(sorted.sorted.get().is_some());
         assert_eq!(sorted.iter().count(), 500);
+    }
+
+    #[test]
+    fn a_sample_of_only_the_best_entries_still_gives_the_best_ones() {
+        // Every sampled entry (each 18th of 300) is among the best: the threshold they give
+        // leaves fewer than asked for, and every entry is searched instead.
+        let entries: Vec<(u8, u32)> = (0..300u32)
+            .map(|i| (if i % 18 == 0 { 200 } else { (i % 7) as u8 }, i))
+            .collect();
+        let mut full = entries.clone();
+        full.sort_by(descending_key);
+        let candidates = threshold(entries.iter(), 300, 7, descending_key).map(|t| {
+            entries
+                .iter()
+                .filter(|e| descending_key(e, &t).is_le())
+                .count()
+        });
+        assert!(candidates.is_some_and(|c| c < 7), "{candidates:?}");
+        for first in [1, 7, 20] {
+            let sorted = PrefixSorted::new(in_parts(entries.clone(), 50), first, descending_key);
+            assert_eq!(sorted.iter().collect::<Vec<_>>(), full);
+        }
     }
 }
