@@ -384,6 +384,11 @@ fn scored_files(
     graph: &Graph,
     mentioned: &Mentioned,
 ) -> Vec<usize> {
+    if reached.files.len() == n {
+        // The unsteered walk reaches every file: no need to read every name's definers (each
+        // its own allocation, a cache miss per name) to learn that.
+        return reached.files.clone();
+    }
     let mut scores = vec![false; n];
     let definers = flows.flowed.iter().flat_map(|&name| &graph.definers[name]);
     let holders = mentioned.holders.iter();
@@ -517,7 +522,7 @@ impl Scoring<'_> {
         let first = |f: usize| {
             let file = &self.files[f];
             let facts = file.item_facts.first().map_or(0, |facts| facts.depth);
-            facts ^ file.tags.outline.items.len() as u32 ^ u32::from(file.generated)
+            facts ^ u32::from(file.generated)
         };
         let read = files.iter().map(|&f| first(f)).fold(0, u32::wrapping_add);
         // Nothing uses what was read: only the reading matters.
