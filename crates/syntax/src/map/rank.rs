@@ -411,8 +411,8 @@ struct Scoring<'a> {
 const SCORED_PER_TASK: usize = if cfg!(test) { 16 } else { 2048 };
 
 /// The scored files' items by where they go: above zero or in a class before the last (`head`,
-/// in file and item order, in the parts scored on the cores), scoring zero (`zeros`, in file and item order, listed in the tail),
-/// below zero (`after`).
+/// in file and item order, in the parts scored on the cores), scoring zero (`zeros`, in file and
+/// item order, listed in the tail), below zero (`after`).
 #[derive(Default)]
 struct Scored {
     head: Vec<Vec<Entry>>,
