@@ -16,6 +16,7 @@ pub mod index;
 pub mod lookup;
 pub mod mentions;
 pub mod modules;
+mod prefix_sort;
 mod pull;
 pub mod rank;
 pub mod render;

@@ -7,9 +7,10 @@ use super::graph::{Graph, Reached, Steered};
 use super::index::FileTags;
 use super::mentions::Mentioned;
 use super::modules::Structure;
+use super::prefix_sort::{sort, PrefixSorted};
 use super::steer;
 use super::tail::{self, Tail};
-use foldhash::{HashMap, HashSet};
+use foldhash::HashMap;
 use rayon::prelude::*;
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -73,7 +74,7 @@ impl std::hash::Hash for Steering {
 }
 
 /// One definition in ranked order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct RankedItem {
     pub file: u32,
     pub item: u32,
@@ -83,8 +84,13 @@ pub struct RankedItem {
 /// reached through the graph, then the unscored tail (`tail`: listed as it is read), then the rest
 /// by their file's rank and depth.
 pub struct Ranked {
-    /// The mentioned items, the focus neighbours' and the scored ones.
-    front: Vec<RankedItem>,
+    /// The mentioned items and the focus neighbours' best ones.
+    lead: Vec<RankedItem>,
+    /// The other scored items, sorted as far as they are read (`prefix_sort`): a map reads a
+    /// few thousand of a large tree's hundreds of thousands.
+    scored: PrefixSorted<Entry>,
+    /// The items `lead` lists earlier, sorted: skipped where they would come again.
+    taken: Vec<RankedItem>,
     tail: Tail,
     /// The items scoring below zero.
     after: Vec<RankedItem>,
@@ -100,8 +106,12 @@ impl Ranked {
         &'a self,
         files: &'a [Arc<FileTags>],
     ) -> impl Iterator<Item = RankedItem> + 'a {
-        let front = self.front.iter().copied();
-        front
+        let taken = |e: &RankedItem| self.taken.binary_search(e).is_ok();
+        let scored = self.scored.iter().map(|e| item(&e));
+        self.lead
+            .iter()
+            .copied()
+            .chain(scored.filter(move |e| !taken(e)))
             .chain(self.tail.iter(files))
             .chain(self.after.iter().copied())
     }
@@ -199,6 +209,24 @@ pub(super) fn rank_with(
     graph: &Graph,
     dense_share: usize,
 ) -> Ranked {
+    rank_sorting(files, steering, structure, graph, dense_share, SORTED_FIRST)
+}
+
+/// How many of the scored items are sorted at once (`prefix_sort`), the rest when a map reads
+/// past them: more than the default budget's map shows (8,000 characters, at least 7 per item).
+/// Few in the tests, so that their maps read past them.
+const SORTED_FIRST: usize = if cfg!(test) { 8 } else { 4096 };
+
+/// `rank_with`, its `sorted_first` best scored items sorted at once (the tests compare any
+/// number with all).
+pub(super) fn rank_sorting(
+    files: &[Arc<FileTags>],
+    steering: &Steering,
+    structure: &Structure,
+    graph: &Graph,
+    dense_share: usize,
+    sorted_first: usize,
+) -> Ranked {
     debug_assert!(files.windows(2).all(|w| w[0].rel < w[1].rel));
     let started = std::time::Instant::now();
     let mentioned = Mentioned::of(files, graph, &steering.mentions);
@@ -228,7 +256,7 @@ pub(super) fn rank_with(
     let scorable = scored_files(files.len(), &reached, &flows, graph, &mentioned);
     let scored = scoring.classify(&scorable);
     let scored_at = started.elapsed();
-    let ranked = ordered(scored, &ties, steering, files, graph);
+    let ranked = ordered(scored, &ties, steering, files, graph, sorted_first);
     // Where a new question's time goes, for `CODERD_LOG=coderd=debug`.
     tracing::debug!(
         reached = reached.files.len(),
@@ -262,7 +290,18 @@ struct Flows {
     per_name: Vec<f64>,
     /// The names any rank flowed to, in the order first flowed.
     flowed: Vec<usize>,
-    own_use: HashMap<(usize, usize), f64>,
+    /// The reached files' uses of names they define themselves, in file order: scoring reads
+    /// them file by file, as it goes (no map keyed by file and name to fill and look up).
+    own_uses: Vec<OwnUse>,
+}
+
+/// A file's use of a name it defines itself, and the rank that use carries: its own definition
+/// gets none of it.
+#[derive(Clone, Copy)]
+struct OwnUse {
+    file: u32,
+    name: u32,
+    flow: f64,
 }
 
 impl Flows {
@@ -270,9 +309,10 @@ impl Flows {
         let mut flows = Flows {
             per_name: vec![0.0; names],
             flowed: Vec::new(),
-            own_use: HashMap::default(),
+            own_uses: Vec::new(),
         };
         let mut marked = vec![false; names];
+        debug_assert!(reached.files.windows(2).all(|w| w[0] < w[1]));
         for &f in &reached.files {
             let (uses, share, _) = steered.uses(f);
             for (u, share) in uses.iter().zip(share) {
@@ -282,17 +322,36 @@ impl Flows {
                     flows.flowed.push(name);
                 }
                 if u.self_defined {
-                    flows.own_use.insert((f, name), flow);
+                    let (file, name) = (f as u32, u.name);
+                    flows.own_uses.push(OwnUse { file, name, flow });
                 }
             }
         }
         flows
     }
 
-    /// What `file`'s definition of `name` receives, when above zero.
-    fn definition_rank(&self, file: usize, name: usize) -> Option<f64> {
-        let own = self.own_use.get(&(file, name)).copied().unwrap_or(0.0);
-        let score = self.per_name[name] - own;
+    /// The own uses of the files from `f` on (which `own_uses_of` reads on from).
+    fn own_uses_from(&self, f: usize) -> &[OwnUse] {
+        let at = self.own_uses.partition_point(|o| (o.file as usize) < f);
+        &self.own_uses[at..]
+    }
+
+    /// File `f`'s own uses, `rest` (the own uses of `f` and later files) moved past them.
+    fn own_uses_of<'a>(rest: &mut &'a [OwnUse], f: usize) -> &'a [OwnUse] {
+        // Walked, not searched: the files come in order, and most have no own use or one.
+        let skipped = rest.iter().take_while(|o| (o.file as usize) < f).count();
+        let of_f = rest[skipped..].iter().take_while(|o| o.file as usize == f);
+        let (own, later) = rest[skipped..].split_at(of_f.count());
+        *rest = later;
+        own
+    }
+
+    /// What a file's definition of `name` receives, when above zero; `own` is the file's own
+    /// uses.
+    fn definition_rank(&self, own: &[OwnUse], name: usize) -> Option<f64> {
+        // A file uses each name once; were it listed twice, the last would count, as it did.
+        let own_use = own.iter().rev().find(|o| o.name as usize == name);
+        let score = self.per_name[name] - own_use.map_or(0.0, |o| o.flow);
         (score > 0.0).then_some(score)
     }
 }
@@ -325,6 +384,11 @@ fn scored_files(
     graph: &Graph,
     mentioned: &Mentioned,
 ) -> Vec<usize> {
+    if reached.files.len() == n {
+        // The unsteered walk reaches every file: no need to read every name's definers (each
+        // its own allocation, a cache miss per name) to learn that.
+        return reached.files.clone();
+    }
     let mut scores = vec![false; n];
     let definers = flows.flowed.iter().flat_map(|&name| &graph.definers[name]);
     let holders = mentioned.holders.iter();
@@ -346,11 +410,14 @@ struct Scoring<'a> {
 /// How many files one scoring task takes (few in the tests, so that their trees are split too).
 const SCORED_PER_TASK: usize = if cfg!(test) { 16 } else { 2048 };
 
-/// The scored files' items by where they go: sorted by class and score (`head`), scoring
-/// zero (`zeros`, in file and item order, listed in the tail), below zero (`after`, sorted).
+/// The scored files' items by where they go: above zero or in a class before the last (`head`,
+/// in file and item order, in the parts scored on the cores), scoring zero (`zeros`, in file and
+/// item order, listed in the tail), below zero (`after`).
 #[derive(Default)]
 struct Scored {
-    head: Vec<Entry>,
+    head: Vec<Vec<Entry>>,
+    /// How many of `head` are mentioned (class 0).
+    mentioned: usize,
     zeros: Vec<RankedItem>,
     after: Vec<Entry>,
     /// The scored files (sorted), and how many of them have an item listed.
@@ -359,9 +426,33 @@ struct Scored {
     focus_items: usize,
 }
 
+impl Scored {
+    /// The parts scored on the cores, in file order, one after the other.
+    fn joined(parts: Vec<Scored>) -> Scored {
+        let total = |len: fn(&Scored) -> usize| parts.iter().map(len).sum::<usize>();
+        let mut scored = Scored {
+            head: Vec::with_capacity(total(|p| p.head.len())),
+            zeros: Vec::with_capacity(total(|p| p.zeros.len())),
+            after: Vec::with_capacity(total(|p| p.after.len())),
+            files: Vec::with_capacity(total(|p| p.files.len())),
+            ..Scored::default()
+        };
+        for part in parts {
+            scored.head.extend(part.head);
+            scored.mentioned += part.mentioned;
+            scored.zeros.extend(part.zeros);
+            scored.after.extend(part.after);
+            scored.files.extend(part.files);
+            scored.files_listing += part.files_listing;
+            scored.focus_items += part.focus_items;
+        }
+        scored
+    }
+}
+
 impl Scoring<'_> {
-    /// The class and score of item `i` of file `f`.
-    fn score(&self, f: usize, i: usize) -> (u8, f64) {
+    /// The class and score of item `i` of file `f`, whose own uses are `own`.
+    fn score(&self, f: usize, i: usize, own: &[OwnUse]) -> (u8, f64) {
         let (file, graph) = (&self.files[f], self.graph);
         // The item's facts, not the item: a whole tree's items are scored.
         let facts = file.item_facts[i];
@@ -369,24 +460,26 @@ impl Scoring<'_> {
             true => graph.item_name(f, i),
             false => None,
         };
-        let item = &file.tags.outline.items[i];
-        if !self.steering.mentions.is_empty() && self.steering.mentions.contains(&item.name) {
-            let n_definers = name.map_or(1, |n| graph.definers[n].len());
-            let specificity = name_weight(&item.name, n_definers, false);
-            let weight = steer::mention_weight(item.kind, &item.name, specificity, n_definers);
-            if weight >= STRONG_MENTION {
-                return (0, weight);
+        if !self.steering.mentions.is_empty() {
+            let item = &file.tags.outline.items[i];
+            if self.steering.mentions.contains(&item.name) {
+                let n_definers = name.map_or(1, |n| graph.definers[n].len());
+                let specificity = name_weight(&item.name, n_definers, false);
+                let weight = steer::mention_weight(item.kind, &item.name, specificity, n_definers);
+                if weight >= STRONG_MENTION {
+                    return (0, weight);
+                }
             }
         }
-        match name.and_then(|name| self.flows.definition_rank(f, name)) {
+        match name.and_then(|name| self.flows.definition_rank(own, name)) {
             Some(score) => (1, score * facts.kind_weight),
             None => (2, self.rank[f] / (1.0 + facts.depth as f64)),
         }
     }
 
     /// The listed items of `files` (sorted) scored, a focus file's counted instead: in parts of
-    /// files on all cores, joined in file order (each item's score is its own: the same scores,
-    /// the same order).
+    /// files on all cores, joined in file order (each item's score is its own and its file's:
+    /// the same scores, the same order).
     fn classify(&self, files: &[usize]) -> Scored {
         // A focus question's few files are scored here: handing them to the pool costs more.
         if files.len() <= SCORED_PER_TASK {
@@ -396,90 +489,128 @@ impl Scoring<'_> {
             .par_chunks(SCORED_PER_TASK)
             .map(|part| self.classify_part(part))
             .collect();
-        let mut scored = Scored::default();
-        for part in parts {
-            scored.head.extend(part.head);
-            scored.zeros.extend(part.zeros);
-            scored.after.extend(part.after);
-            scored.files.extend(part.files);
-            scored.files_listing += part.files_listing;
-            scored.focus_items += part.focus_items;
-        }
-        scored
+        Scored::joined(parts)
     }
 
     fn classify_part(&self, files: &[usize]) -> Scored {
+        let include_tests = self.steering.include_tests;
+        let listing = &self.graph.listing;
+        let listed = files.iter().map(|&f| listing.count(f, include_tests)).sum();
+        let mut head = Vec::with_capacity(listed);
         let mut scored = Scored {
             files: files.to_vec(),
             ..Scored::default()
         };
-        let include_tests = self.steering.include_tests;
-        for &f in files {
-            let items = 0..self.files[f].tags.outline.items.len();
-            if self.steering.focus.contains(&f) {
-                scored.focus_items += items.len();
-                continue;
+        let mut own_uses = self.flows.own_uses_from(files.first().map_or(0, |&f| f));
+        let mut graph_class = Vec::new();
+        for batch in files.chunks(READ_AHEAD) {
+            self.read_ahead(batch);
+            for &f in batch {
+                let own = Flows::own_uses_of(&mut own_uses, f);
+                self.classify_file(f, own, &mut head, &mut scored, &mut graph_class);
             }
-            let listed = items.filter(|&i| tail::listed(&self.files[f], i, include_tests));
-            let mut any = false;
-            for i in listed {
-                any = true;
-                let (class, score) = self.score(f, i);
-                let entry = (class, score, f, i);
-                match (class, score.total_cmp(&0.0)) {
-                    (2, std::cmp::Ordering::Equal) => scored.zeros.push(item(&entry)),
-                    (2, std::cmp::Ordering::Less) => scored.after.push(entry),
-                    _ => scored.head.push(entry),
-                }
-            }
-            scored.files_listing += usize::from(any);
         }
+        scored.head = vec![head];
         scored
     }
+
+    /// Reads what scoring reads first of each of `files`: each file's tags and item facts are
+    /// wherever it was parsed, two cache misses one after the other when its scoring gets to
+    /// them (most of the scoring's time at 200,000 files). Read here for a few files at once,
+    /// the misses of different files overlap.
+    fn read_ahead(&self, files: &[usize]) {
+        let first = |f: usize| {
+            let file = &self.files[f];
+            let facts = file.item_facts.first().map_or(0, |facts| facts.depth);
+            facts ^ u32::from(file.generated)
+        };
+        let read = files.iter().map(|&f| first(f)).fold(0, u32::wrapping_add);
+        // Nothing uses what was read: only the reading matters.
+        std::hint::black_box(read);
+    }
+
+    /// File `f`'s listed items scored (`own` its own uses) onto `head` or `scored`'s other
+    /// lists, or counted for a focus file.
+    fn classify_file(
+        &self,
+        f: usize,
+        own: &[OwnUse],
+        head: &mut Vec<Entry>,
+        scored: &mut Scored,
+        graph_class: &mut Vec<usize>,
+    ) {
+        let items = 0..self.files[f].item_facts.len();
+        if self.steering.focus.contains(&f) {
+            scored.focus_items += items.len();
+            return;
+        }
+        let include_tests = self.steering.include_tests;
+        let listed = items.filter(|&i| tail::listed(&self.files[f], i, include_tests));
+        let (from, mut any) = (head.len(), false);
+        for i in listed {
+            any = true;
+            let (class, score) = self.score(f, i, own);
+            let entry = (class, score, f as u32, i as u32);
+            match (class, score.total_cmp(&0.0)) {
+                (2, std::cmp::Ordering::Equal) => scored.zeros.push(item(&entry)),
+                (2, std::cmp::Ordering::Less) => scored.after.push(entry),
+                (class, _) => {
+                    scored.mentioned += usize::from(class == 0);
+                    head.push(entry);
+                }
+            }
+        }
+        spread_over_file(&mut head[from..], graph_class);
+        scored.files_listing += usize::from(any);
+    }
 }
+
+/// How many files' tags `Scoring::read_ahead` reads before they are scored.
+const READ_AHEAD: usize = 16;
 
 /// One scored entry: its class (0 mentioned, 1 reached through the graph, 2 the rest), its
 /// score, its file and its item.
-type Entry = (u8, f64, usize, usize);
+type Entry = (u8, f64, u32, u32);
 
-fn item(&(_, _, f, i): &Entry) -> RankedItem {
-    RankedItem {
-        file: f as u32,
-        item: i as u32,
-    }
+fn item(&(_, _, file, item): &Entry) -> RankedItem {
+    RankedItem { file, item }
 }
 
-/// The ranking in order: the scored entries sorted (a file's later items in the graph's class
-/// counting less), the tail after them, then the entries below zero; the mentioned items first
-/// and the focus neighbours' best items after them (`neighbours_first`).
+/// The ranking in order: the mentioned items, the focus neighbours' best items
+/// (`neighbours_first`), the other scored entries by class and score (sorted as far as they are
+/// read), the tail after them, then the entries below zero.
 fn ordered(
     mut scored: Scored,
     ties: &[f64],
     steering: &Steering,
     files: &[Arc<FileTags>],
     graph: &Graph,
+    sorted_first: usize,
 ) -> Ranked {
-    let head = &mut scored.head;
-    sort(head);
-    spread_over_files(head, files.len());
-    sort(head);
-    sort(&mut scored.after);
-    let n_mentioned = head.iter().take_while(|e| e.0 == 0).count();
-    let mentioned: Vec<RankedItem> = head[..n_mentioned].iter().map(item).collect();
-    let rest: Vec<RankedItem> = head[n_mentioned..].iter().map(item).collect();
-    let after: Vec<RankedItem> = scored.after.iter().map(item).collect();
+    let mentioned = take_mentioned(&mut scored);
+    sort(&mut scored.after, order);
     let scored_files = scored.files.iter().map(|&f| f as u32).collect();
     let mut tail = Tail::new(scored_files, scored.zeros, steering.include_tests);
     let (tail_items, tail_files) = tail.size(&graph.listing);
-    let len = mentioned.len() + rest.len() + tail_items + after.len();
+    let n_scored: usize = scored.head.iter().map(Vec::len).sum();
+    let len = mentioned.len() + n_scored + tail_items + scored.after.len();
     let parts = Parts {
-        scored: rest,
-        tail: &mut tail,
-        after,
+        scored: &scored.head,
+        tail: &tail,
+        after: &scored.after,
     };
-    let (front, after) = neighbours_first(mentioned, parts, ties, &steering.co_changed, files);
+    let picked = neighbours_first(&parts, ties, &steering.co_changed, files);
+    let mut taken = picked.clone();
+    taken.sort_unstable();
+    let after = scored.after.iter().map(item);
+    let after = after.filter(|e| taken.binary_search(e).is_err()).collect();
+    tail.take(picked.clone());
+    let mut lead: Vec<RankedItem> = mentioned.iter().map(item).collect();
+    lead.extend(picked);
     Ranked {
-        front,
+        lead,
+        scored: PrefixSorted::new(scored.head, sorted_first, order),
+        taken,
         tail,
         after,
         len,
@@ -488,16 +619,18 @@ fn ordered(
     }
 }
 
-/// Past this many entries, they are sorted on all cores (few in the tests, likewise).
-const SORTED_IN_PARALLEL: usize = if cfg!(test) { 64 } else { 16_384 };
-
-/// `entries` in the ranking's order. No two entries are equal (`order`): a parallel sort gives
-/// the one order there is.
-fn sort(entries: &mut [Entry]) {
-    match entries.len() > SORTED_IN_PARALLEL {
-        true => entries.par_sort_unstable_by(order),
-        false => entries.sort_unstable_by(order),
+/// The mentioned entries (class 0) taken out of the scored ones, in order: listed first.
+fn take_mentioned(scored: &mut Scored) -> Vec<Entry> {
+    if scored.mentioned == 0 {
+        return Vec::new();
     }
+    let entries = scored.head.iter().flatten();
+    let mut mentioned: Vec<Entry> = entries.filter(|e| e.0 == 0).copied().collect();
+    for part in &mut scored.head {
+        part.retain(|e| e.0 != 0);
+    }
+    sort(&mut mentioned, order);
+    mentioned
 }
 
 /// The ranking's order: by class, then best score first. No two entries are equal (their file
@@ -509,13 +642,21 @@ fn order(a: &Entry, b: &Entry) -> std::cmp::Ordering {
         .then(a.2.cmp(&b.2))
         .then(a.3.cmp(&b.3))
 }
-/// A file's later items in the graph's class count less (each `FILE_DECAY` times the one before),
-/// so that the map shows more files rather than every method of the best one.
-fn spread_over_files(scored: &mut [Entry], n_files: usize) {
-    let mut seen = vec![0i32; n_files];
-    for entry in scored.iter_mut().filter(|e| e.0 == 1) {
-        entry.1 *= FILE_DECAY.powi(seen[entry.2]);
-        seen[entry.2] += 1;
+
+/// A file's later items in the graph's class count less (each `FILE_DECAY` times the one before,
+/// in the ranking's order), so that the map shows more files rather than every method of the
+/// best one. `entries` are one file's; only its own order matters, so each file is spread as
+/// it is scored, on the cores, with no sort of the whole ranking to find it.
+fn spread_over_file(entries: &mut [Entry], graph_class: &mut Vec<usize>) {
+    graph_class.clear();
+    graph_class.extend((0..entries.len()).filter(|&k| entries[k].0 == 1));
+    if graph_class.len() < 2 {
+        // The first counts in full.
+        return;
+    }
+    graph_class.sort_unstable_by(|&a, &b| order(&entries[a], &entries[b]));
+    for (seen, &k) in graph_class.iter().enumerate() {
+        entries[k].1 *= FILE_DECAY.powi(seen as i32);
     }
 }
 
@@ -526,29 +667,29 @@ const HISTORY_LANE: usize = 3;
 
 /// The ranking after its mentioned items, one part after the other.
 struct Parts<'a> {
-    scored: Vec<RankedItem>,
-    tail: &'a mut Tail,
-    after: Vec<RankedItem>,
+    /// In no order (`order` orders them), in parts.
+    scored: &'a [Vec<Entry>],
+    tail: &'a Tail,
+    /// In order.
+    after: &'a [Entry],
 }
 
-/// The mentioned items, then one item of each focus neighbour, then the rest in order: an agent
-/// editing a file needs to see that its imports and callers exist before it needs a second item
-/// of any of them. The neighbours come most tied first, except that every `HISTORY_LANE`-th place
-/// goes to the next file by the history alone: a file that changed with the focus file before is
-/// what its next change needs more often than a tie's size says, when the focus file's many names
-/// outweigh it (`cochange`). A neighbour is shown by its best top-level item when it has one: one
-/// line under its path, where a method or field takes its parent's line and a gap too, so the
-/// budget lists more of the neighbours. Answers the front (the mentioned items, the neighbours',
-/// the rest of the scored ones) and the entries below zero; the neighbours' items are taken out
-/// of the tail.
+/// The items listed after the mentioned ones and before the rest: one of each focus neighbour,
+/// an agent editing a file needs to see that its imports and callers exist before it needs a
+/// second item of any of them. The neighbours come most tied first, except that every
+/// `HISTORY_LANE`-th place goes to the next file by the history alone: a file that changed with
+/// the focus file before is what its next change needs more often than a tie's size says, when
+/// the focus file's many names outweigh it (`cochange`). A neighbour is shown by its best
+/// top-level item when it has one: one line under its path, where a method or field takes its
+/// parent's line and a gap too, so the budget lists more of the neighbours. The picked items are
+/// taken out of the parts.
 fn neighbours_first(
-    mentioned: Vec<RankedItem>,
-    parts: Parts,
+    parts: &Parts,
     ties: &[f64],
     co_changed: &[(usize, f64)],
     files: &[Arc<FileTags>],
-) -> (Vec<RankedItem>, Vec<RankedItem>) {
-    let best = best_items(&parts, ties, files);
+) -> Vec<RankedItem> {
+    let best = best_items(parts, ties, files);
     let by_strength = |list: &mut Vec<(f64, usize)>| {
         list.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
     };
@@ -561,45 +702,52 @@ fn neighbours_first(
         .map(|&(f, strength)| (strength, f))
         .collect();
     by_strength(&mut history);
-    let mut items = mentioned;
     // Both lists hold only files with a best item.
-    let picked: Vec<RankedItem> = interleave(&tied, &history, ties.len())
-        .into_iter()
-        .map(|f| best[&f])
-        .collect();
-    items.extend(&picked);
-    let taken: HashSet<RankedItem> = picked.iter().copied().collect();
-    items.extend(parts.scored.iter().filter(|e| !taken.contains(e)));
-    let after = parts.after.into_iter().filter(|e| !taken.contains(e));
-    let after = after.collect();
-    parts.tail.take(picked);
-    (items, after)
+    let picked = interleave(&tied, &history, ties.len()).into_iter();
+    picked.map(|f| best[&f]).collect()
 }
 
 /// Per focus neighbour (a file tied to the focus files), its item shown among the neighbours: its
 /// first top-level item in the parts' order, else its first item; none for a file with no item
 /// in them.
 fn best_items(parts: &Parts, ties: &[f64], files: &[Arc<FileTags>]) -> HashMap<usize, RankedItem> {
-    let mut first: HashMap<usize, RankedItem> = HashMap::default();
-    let mut top: HashMap<usize, RankedItem> = HashMap::default();
-    let mut see = |e: RankedItem| {
-        let (f, i) = (e.file as usize, e.item as usize);
-        if ties[f] > 0.0 {
-            first.entry(f).or_insert(e);
-            if files[f].tags.outline.items[i].parent.is_none() {
-                top.entry(f).or_insert(e);
+    if !ties.iter().any(|&t| t > 0.0) {
+        return HashMap::default();
+    }
+    let mut first: HashMap<usize, Entry> = HashMap::default();
+    let mut top: HashMap<usize, Entry> = HashMap::default();
+    let top_level = |e: &Entry| files[e.2 as usize].tags.outline.items[e.3 as usize].parent;
+    // The scored entries are in no order: each tied file's best by the ranking's order.
+    let scored = parts.scored.iter().flatten();
+    for e in scored.filter(|e| ties[e.2 as usize] > 0.0) {
+        let keep_best = |best: &mut HashMap<usize, Entry>| {
+            let kept = best.entry(e.2 as usize).or_insert(*e);
+            if order(e, kept).is_lt() {
+                *kept = *e;
             }
+        };
+        keep_best(&mut first);
+        if top_level(e).is_none() {
+            keep_best(&mut top);
+        }
+    }
+    // The tail and the entries below zero come after every scored one, in order.
+    let mut see = |e: Entry| {
+        first.entry(e.2 as usize).or_insert(e);
+        if top_level(&e).is_none() {
+            top.entry(e.2 as usize).or_insert(e);
         }
     };
-    parts.scored.iter().copied().for_each(&mut see);
     // The tail holds each file's items together: only the tied files' are read.
     for f in (0..ties.len()).filter(|&f| ties[f] > 0.0) {
-        parts.tail.of_file(f, files).for_each(&mut see);
+        let of_file = parts.tail.of_file(f, files);
+        of_file.for_each(|e| see((2, 0.0, e.file, e.item)));
     }
-    parts.after.iter().copied().for_each(&mut see);
+    let after = parts.after.iter().filter(|e| ties[e.2 as usize] > 0.0);
+    after.copied().for_each(&mut see);
     first
         .into_iter()
-        .map(|(f, e)| (f, *top.get(&f).unwrap_or(&e)))
+        .map(|(f, e)| (f, item(top.get(&f).unwrap_or(&e))))
         .collect()
 }
 
@@ -644,3 +792,6 @@ fn personalization(n: usize, focus: &[usize], restarts: &[usize]) -> Vec<f64> {
     }
     weights.iter().map(|w| w / total).collect()
 }
+
+#[cfg(test)]
+mod tests;
