@@ -300,6 +300,7 @@ impl Listing {
         if folders.len() * 4 > self.folders.len() {
             return Err(WalkAll);
         }
+        let t0 = std::time::Instant::now();
         let (mut changed, mut removed) = (Vec::new(), Vec::new());
         for folder in folders {
             // A folder removed by its parent's listing, earlier in this loop, is gone with it.
@@ -336,7 +337,9 @@ impl Listing {
             }
         }
         let gone: Vec<PathBuf> = old.into_keys().collect();
+        let t_relist = t0.elapsed();
         let tagged = index.update(jail, &mut fresh, &gone, None, self.tests_tagged);
+        let t_update = t0.elapsed();
         for s in kept.iter().chain(&fresh) {
             changes.entry(rel_of(&s.resolved)).or_default().1 = s.tags.clone();
         }
@@ -371,6 +374,12 @@ impl Listing {
                 *last = None;
             }
         }
+        tracing::debug!(
+            relist_us = t_relist.as_micros() as u64,
+            update_us = (t_update - t_relist).as_micros() as u64,
+            change_us = (t0.elapsed() - t_update).as_micros() as u64,
+            "map refresh steps"
+        );
         Ok(tagged)
     }
 

@@ -5,9 +5,11 @@
 //! definition in file order), so a map after an edit is a fresh daemon's; debug builds check it
 //! against a rebuild.
 
-use super::{file_uses, is_symbol, FileUses, Graph, PerFile, NO_NAME};
+use super::rows::{replace_in_place, replaced_copy, Resized};
+use super::{file_uses, is_symbol, FileUses, Graph, NO_NAME};
 use crate::map::index::FileTags;
 use foldhash::HashSet;
+use rayon::prelude::*;
 use std::sync::{Arc, OnceLock};
 
 /// Past this many changed files, a rebuild (all cores) costs less than patching one by one.
@@ -23,6 +25,36 @@ struct Renamed {
     differs: bool,
 }
 
+/// The names of a stretch laid out again (`Graph::stretch`).
+struct Stretch {
+    /// Per old name of the stretch, its number now (`u32::MAX`: defined nowhere now).
+    remap: Vec<u32>,
+    /// Per arriving name (by first definition), its number.
+    arrived: Vec<usize>,
+    definers: Vec<Vec<usize>>,
+    first: Vec<(u32, u32)>,
+    weights: Vec<f64>,
+}
+
+/// An old name's number now: the same before the stretch laid out again, looked up in it, moved
+/// by `shift` past it.
+struct Remap {
+    lo: usize,
+    hi: usize,
+    stretch: Vec<u32>,
+    shift: isize,
+}
+
+impl Remap {
+    fn of(&self, n: usize) -> usize {
+        match n {
+            n if n < self.lo => n,
+            n if n < self.hi => self.stretch[n - self.lo] as usize,
+            n => (n as isize + self.shift) as usize,
+        }
+    }
+}
+
 impl Graph {
     /// The graph of `files`, made from this graph of `old` when both list the same paths with
     /// the same languages and modules and at most `MOST_CHANGED` files differ; else `None`.
@@ -32,25 +64,31 @@ impl Graph {
         files: &[Arc<FileTags>],
         weight: &impl Fn(&str, usize) -> f64,
     ) -> Option<Graph> {
+        let t0 = std::time::Instant::now();
         let changed = changed_files(old, files)?;
+        let t_changed = t0.elapsed();
         let renamed = self.renamed(old, files, &changed);
+        let t_renamed = t0.elapsed();
         let mut users_of_changed: Vec<u32> = Vec::new();
         for r in renamed.iter().filter(|r| r.differs) {
             // The users before the change: a name defined nowhere now loses its entry.
             users_of_changed.extend(self.users.get(&r.id).into_iter().flatten());
         }
-        self.forget_users(old, &changed);
         let refs = changed
             .iter()
             .map(|&f| files[f].reference_ids.iter().map(|r| r.0).collect());
         self.refs.replace(&changed, refs.collect());
+        let t_forget = t0.elapsed();
         self.number(files, &renamed, weight);
+        let t_number = t0.elapsed();
         let named = changed
             .iter()
             .map(|&f| self.items_named(&files[f]))
             .collect();
         self.item_name.replace(&changed, named);
-        self.note_users(&changed, files, &renamed);
+        let t_named = t0.elapsed();
+        self.note_users(old, files, &changed, &renamed);
+        let t_users = t0.elapsed();
         for r in renamed.iter().filter(|r| r.differs) {
             users_of_changed.extend(self.users.get(&r.id).into_iter().flatten());
         }
@@ -59,9 +97,28 @@ impl Graph {
         reweighed.sort_unstable();
         reweighed.dedup();
         self.reweigh(files, &reweighed);
+        let t_reweigh = t0.elapsed();
         self.names.patch(old, files, &changed);
+        let t_names = t0.elapsed();
         self.listing.patch(files, &changed);
+        let t_listing = t0.elapsed();
         self.in_edges = OnceLock::new();
+        let t_edges = t0.elapsed();
+        tracing::debug!(
+            changed_us = t_changed.as_micros() as u64,
+            renamed_us = (t_renamed - t_changed).as_micros() as u64,
+            forget_us = (t_forget - t_renamed).as_micros() as u64,
+            number_us = (t_number - t_forget).as_micros() as u64,
+            named_us = (t_named - t_number).as_micros() as u64,
+            users_us = (t_users - t_named).as_micros() as u64,
+            reweigh_us = (t_reweigh - t_users).as_micros() as u64,
+            names_us = (t_names - t_reweigh).as_micros() as u64,
+            listing_us = (t_listing - t_names).as_micros() as u64,
+            edges_us = (t_edges - t_listing).as_micros() as u64,
+            reweighed = reweighed.len(),
+            renamed = renamed.len(),
+            "map graph patch steps"
+        );
         debug_assert!(self.same_as(&Graph::of(files, weight)), "patched graph");
         Some(self)
     }
@@ -113,6 +170,9 @@ impl Graph {
     /// The names numbered again: the changed ones' definers, first definitions and weights set,
     /// those defined nowhere now dropped, new ones placed by their first definition (the names
     /// stay numbered in the order of their first definitions, as `Graph::of` numbers them).
+    /// Only the stretch of names between the first and the last place that changed is laid out
+    /// again; the names past it move by how many came less how many left, and when none moved
+    /// (a name replaced by one defined where it was) no use is renumbered.
     fn number(
         &mut self,
         files: &[Arc<FileTags>],
@@ -125,116 +185,158 @@ impl Graph {
                 .as_str()
         };
         let moves = |r: &Renamed| r.old.map(|n| self.first[n]) != r.first;
-        if !renamed.iter().any(moves) {
-            for r in renamed {
-                let (name, first) = (r.old.expect("kept"), r.first.expect("kept"));
-                self.weights[name] = weight(text(first), r.definers.len());
-                self.definers[name] = r.definers.clone();
-            }
-            return;
+        for r in renamed.iter().filter(|r| !moves(r)) {
+            let (name, first) = (r.old.expect("kept"), r.first.expect("kept"));
+            self.weights[name] = weight(text(first), r.definers.len());
+            self.definers[name] = r.definers.clone();
         }
-        // The kept names in their order, the moved and new ones merged in by first definition.
-        let mut by_old = vec![usize::MAX; self.first.len()];
-        for (k, r) in renamed.iter().enumerate() {
-            if let Some(n) = r.old {
-                by_old[n] = k;
-            }
-        }
+        let mut leaving: Vec<usize> = renamed
+            .iter()
+            .filter(|r| moves(r))
+            .filter_map(|r| r.old)
+            .collect();
+        leaving.sort_unstable();
         let mut arriving: Vec<&Renamed> = renamed
             .iter()
             .filter(|r| moves(r) && r.first.is_some())
             .collect();
         arriving.sort_unstable_by_key(|r| r.first);
-        let mut arriving = arriving.into_iter().peekable();
-        let names = self.first.len() + arriving.len();
-        let mut placed: Vec<(Option<usize>, Option<&Renamed>)> = Vec::with_capacity(names);
-        for (n, (&k, &at)) in by_old.iter().zip(&self.first).enumerate() {
-            let r = renamed.get(k);
-            if r.is_some_and(moves) {
-                continue;
-            }
-            while let Some(r) = arriving.next_if(|r| r.first < Some(at)) {
-                placed.push((None, Some(r)));
-            }
-            placed.push((Some(n), r));
-        }
-        placed.extend(arriving.map(|r| (None, Some(r))));
-        let mut remap = vec![u32::MAX; self.first.len()];
-        let mut definers = Vec::with_capacity(names);
-        let (mut first, mut weights) = (Vec::with_capacity(names), Vec::with_capacity(names));
-        for (to, &(from, r)) in placed.iter().enumerate() {
-            if let Some(r) = r {
-                let at = r.first.expect("placed");
-                if let Some(n) = r.old {
-                    remap[n] = to as u32;
-                }
-                definers.push(r.definers.clone());
-                first.push(at);
-                weights.push(weight(text(at), r.definers.len()));
-                self.name_index.insert(r.id, to);
-            } else if let Some(n) = from {
-                remap[n] = to as u32;
-                definers.push(std::mem::take(&mut self.definers[n]));
-                first.push(self.first[n]);
-                weights.push(self.weights[n]);
-            }
-        }
+        // Each arriving name goes before the first old name defined after it.
+        let before: Vec<usize> = arriving
+            .iter()
+            .map(|r| self.first.partition_point(|&at| Some(at) < r.first))
+            .collect();
+        let (Some(lo), Some(hi)) = (
+            leaving
+                .first()
+                .into_iter()
+                .chain(before.first())
+                .min()
+                .copied(),
+            (leaving.last().map(|&n| n + 1).into_iter())
+                .chain(before.last().copied())
+                .max(),
+        ) else {
+            return;
+        };
+        let stretch = self.stretch(lo..hi, &leaving, &arriving, &before, &text, weight);
         for r in renamed.iter().filter(|r| r.first.is_none()) {
             self.name_index.remove(&r.id);
         }
-        for (id, n) in self.name_index.iter_mut() {
-            if renamed.binary_search_by_key(id, |r| r.id).is_err() {
-                *n = remap[*n] as usize;
+        let shift = stretch.definers.len() as isize - (hi - lo) as isize;
+        let remap = Remap {
+            lo,
+            hi,
+            stretch: stretch.remap,
+            shift,
+        };
+        let tail_moves = shift != 0 && hi < self.first.len();
+        let stretch_moves = (lo..hi).any(|n| remap.stretch[n - lo] != u32::MAX && remap.of(n) != n);
+        // Else the names that left are defined nowhere now: only their users (weighed again) and
+        // the changed files (named again) held them.
+        if tail_moves || stretch_moves {
+            for n in self.name_index.values_mut() {
+                *n = remap.of(*n);
             }
+            // A removed name's uses are weighed again (its users are), and its items are in the
+            // changed files (named again): the others keep their place.
+            self.uses
+                .par_iter_mut()
+                .with_min_len(1 << 14)
+                .for_each(|u| u.name = remap.of(u.name as usize) as u32);
+            self.item_name
+                .data
+                .par_iter_mut()
+                .with_min_len(1 << 14)
+                .filter(|n| **n != NO_NAME)
+                .for_each(|n| *n = remap.of(*n as usize) as u32);
         }
-        // A removed name's uses are weighed again (its users are), and its items are in the
-        // changed files (named again): the others keep their place.
-        for u in self.uses.iter_mut() {
-            u.name = remap[u.name as usize];
+        for (k, r) in arriving.iter().enumerate() {
+            self.name_index.insert(r.id, stretch.arrived[k]);
         }
-        for name in self.item_name.data.iter_mut().filter(|n| **n != NO_NAME) {
-            *name = remap[*name as usize];
-        }
-        (self.definers, self.first, self.weights) = (definers, first, weights);
+        self.definers.splice(lo..hi, stretch.definers);
+        self.first.splice(lo..hi, stretch.first);
+        self.weights.splice(lo..hi, stretch.weights);
     }
 
-    /// The changed files taken out of the users of what they used.
-    fn forget_users(&mut self, old: &[Arc<FileTags>], changed: &[usize]) {
-        for &f in changed {
-            for (id, _) in &old[f].reference_ids {
-                if let Some(list) = self.users.get_mut(id) {
-                    list.retain(|&g| g as usize != f);
-                    if list.is_empty() {
-                        self.users.remove(id);
-                    }
-                }
+    /// The names `lo..hi` laid out again: the `leaving` ones (sorted) left out, the `arriving`
+    /// ones (by first definition) placed before the old names `before` says.
+    fn stretch<'a>(
+        &mut self,
+        names: std::ops::Range<usize>,
+        leaving: &[usize],
+        arriving: &[&Renamed],
+        before: &[usize],
+        text: &impl Fn((u32, u32)) -> &'a str,
+        weight: &impl Fn(&str, usize) -> f64,
+    ) -> Stretch {
+        let lo = names.start;
+        let mut stretch = Stretch {
+            remap: vec![u32::MAX; names.len()],
+            arrived: Vec::with_capacity(arriving.len()),
+            definers: Vec::new(),
+            first: Vec::new(),
+            weights: Vec::new(),
+        };
+        let mut coming = arriving.iter().zip(before).peekable();
+        let mut leaving = leaving.iter().peekable();
+        for n in names.clone().chain([names.end]) {
+            while let Some((r, _)) = coming.next_if(|(_, &b)| b <= n) {
+                let at = r.first.expect("arriving");
+                stretch.arrived.push(lo + stretch.definers.len());
+                stretch.definers.push(r.definers.clone());
+                stretch.first.push(at);
+                stretch.weights.push(weight(text(at), r.definers.len()));
+            }
+            if n == names.end || leaving.next_if(|&&l| l == n).is_some() {
+                continue;
+            }
+            stretch.remap[n - lo] = (lo + stretch.definers.len()) as u32;
+            stretch.definers.push(std::mem::take(&mut self.definers[n]));
+            stretch.first.push(self.first[n]);
+            stretch.weights.push(self.weights[n]);
+        }
+        // A name whose first definition moved keeps its definers elsewhere: their items follow it.
+        for (r, &to) in arriving.iter().zip(&stretch.arrived) {
+            if let Some(n) = r.old {
+                stretch.remap[n - lo] = to as u32;
             }
         }
+        stretch
     }
 
-    /// The changed files added to the users of what they use, the users of a name new to the
-    /// tree found among every file, and a name defined nowhere now dropped (unless it names a
-    /// module).
-    fn note_users(&mut self, changed: &[usize], files: &[Arc<FileTags>], renamed: &[Renamed]) {
+    /// The users' lists after the edit: each changed file taken out of the lists of the ids it
+    /// no longer references and put into those of the ids it now references (a reference kept
+    /// keeps its place), the users of a name new to the tree found among every file, and a name
+    /// defined nowhere now dropped (unless it names a module).
+    fn note_users(
+        &mut self,
+        old: &[Arc<FileTags>],
+        files: &[Arc<FileTags>],
+        changed: &[usize],
+        renamed: &[Renamed],
+    ) {
         // A module's name already lists every file using it.
         let new: Vec<u64> = renamed
             .iter()
             .filter(|r| r.old.is_none() && r.first.is_some() && !self.modules.contains_key(&r.id))
             .map(|r| r.id)
             .collect();
-        if !new.is_empty() {
-            let new: HashSet<u64> = new.into_iter().collect();
-            for f in 0..files.len() {
-                for id in self.refs.of(f).iter().filter(|id| new.contains(id)) {
-                    let list = self.users.entry(*id).or_default();
-                    if list.last() != Some(&(f as u32)) {
-                        list.push(f as u32);
+        self.note_users_of_new(&new);
+        for &f in changed {
+            let (before, now) = (sorted_ids(&old[f]), sorted_ids(&files[f]));
+            for id in before.iter().filter(|id| now.binary_search(id).is_err()) {
+                if let Some(list) = self.users.get_mut(id) {
+                    if let Ok(at) = list.binary_search(&(f as u32)) {
+                        list.remove(at);
+                    }
+                    if list.is_empty() {
+                        self.users.remove(id);
                     }
                 }
             }
-        }
-        for &f in changed {
-            for (id, _) in &files[f].reference_ids {
+            // A reference kept is listed already, unless its name is new (listed just now).
+            for id in now.iter().filter(|id| before.binary_search(id).is_err()) {
                 if self.name_index.contains_key(id) || self.modules.contains_key(id) {
                     let list = self.users.entry(*id).or_default();
                     if let Err(at) = list.binary_search(&(f as u32)) {
@@ -250,6 +352,34 @@ impl Graph {
         }
     }
 
+    /// The users of names new to the tree, found in every file's references (all cores, in file
+    /// order): a name is usually one, compared with directly instead of looked up.
+    fn note_users_of_new(&mut self, new: &[u64]) {
+        if new.is_empty() {
+            return;
+        }
+        let set: HashSet<u64> = new.iter().copied().collect();
+        let is_new = |id: &u64| match new.len() {
+            1..=4 => new.contains(id),
+            _ => set.contains(id),
+        };
+        let refs = &self.refs;
+        let found: Vec<(u32, u64)> = (0..refs.start.len() - 1)
+            .into_par_iter()
+            .with_min_len(4096)
+            .flat_map_iter(|f| {
+                let hits = refs.of(f).iter().filter(|id| is_new(id));
+                hits.map(move |&id| (f as u32, id))
+            })
+            .collect();
+        for (f, id) in found {
+            let list = self.users.entry(id).or_default();
+            if list.last() != Some(&f) {
+                list.push(f);
+            }
+        }
+    }
+
     /// Each item's name in `file` (`NO_NAME` for one that is no symbol).
     fn items_named(&self, file: &FileTags) -> Vec<u32> {
         let items = file.tags.outline.items.iter().zip(&file.item_ids);
@@ -260,7 +390,8 @@ impl Graph {
         items.map(name).collect()
     }
 
-    /// The uses of `reweighed` (sorted) weighed again; every other file's kept.
+    /// The uses of `reweighed` (sorted) weighed again; every other file's kept (in place while
+    /// few files' numbers of uses change, see `rows`).
     fn reweigh(&mut self, files: &[Arc<FileTags>], reweighed: &[usize]) {
         let fresh: Vec<FileUses> = reweighed
             .iter()
@@ -276,32 +407,21 @@ impl Graph {
                 )
             })
             .collect();
-        let n = files.len();
-        let (old_start, old_uses, old_share) = (
-            std::mem::take(&mut self.start),
-            std::mem::take(&mut self.uses),
-            std::mem::take(&mut self.share),
-        );
-        let mut start = Vec::with_capacity(n + 1);
-        let (mut uses, mut share) = (
-            Vec::with_capacity(old_uses.len()),
-            Vec::with_capacity(old_uses.len()),
-        );
-        let mut from = 0;
-        for (&f, file) in reweighed.iter().zip(fresh) {
-            // The kept files before `f` in one copy, their starts shifted.
-            keep_rows(&old_start, &old_uses, from..f, &mut start, &mut uses);
-            share.extend_from_slice(&old_share[old_start[from]..old_start[f]]);
-            start.push(uses.len());
-            uses.extend(file.uses);
-            share.extend(file.share);
+        for (&f, file) in reweighed.iter().zip(&fresh) {
             self.out_weight[f] = file.out_weight;
-            from = f + 1;
         }
-        keep_rows(&old_start, &old_uses, from..n, &mut start, &mut uses);
-        share.extend_from_slice(&old_share[old_start[from]..old_start[n]]);
-        start.push(uses.len());
-        (self.start, self.uses, self.share) = (start, uses, share);
+        let uses: Vec<&[super::Use]> = fresh.iter().map(|u| &u.uses[..]).collect();
+        let share: Vec<&[f64]> = fresh.iter().map(|u| &u.share[..]).collect();
+        let resized = Resized::of(&self.start, reweighed, uses.iter().map(|u| u.len()));
+        if resized.in_place() {
+            replace_in_place(&self.start, &mut self.uses, reweighed, &uses);
+            replace_in_place(&self.start, &mut self.share, reweighed, &share);
+            resized.shift_starts(&mut self.start, reweighed);
+        } else {
+            let (start, uses) = replaced_copy(&self.start, &self.uses, reweighed, &uses);
+            (_, self.share) = replaced_copy(&self.start, &self.share, reweighed, &share);
+            (self.start, self.uses) = (start, uses);
+        }
     }
 
     /// Whether every part equals `other`'s, floating-point numbers bit for bit.
@@ -331,44 +451,6 @@ impl Graph {
     }
 }
 
-impl<T: Copy> PerFile<T> {
-    /// The runs of the `changed` files (sorted) replaced by `fresh`, in order; the others kept,
-    /// each stretch between two changed files in one copy.
-    fn replace(&mut self, changed: &[usize], fresh: Vec<Vec<T>>) {
-        let n = self.start.len() - 1;
-        let (old_start, old) = (
-            std::mem::take(&mut self.start),
-            std::mem::take(&mut self.data),
-        );
-        let (mut start, mut data) = (Vec::with_capacity(n + 1), Vec::with_capacity(old.len()));
-        let mut from = 0;
-        for (&f, run) in changed.iter().zip(fresh) {
-            keep_rows(&old_start, &old, from..f, &mut start, &mut data);
-            start.push(data.len());
-            data.extend(run);
-            from = f + 1;
-        }
-        keep_rows(&old_start, &old, from..n, &mut start, &mut data);
-        start.push(data.len());
-        (self.start, self.data) = (start, data);
-    }
-}
-
-/// Appends the kept `rows` of a row layout (`old_start[r]..old_start[r + 1]` of `old` for row
-/// `r`) to `start` and `data`, their starts shifted to where they land.
-fn keep_rows<T: Clone>(
-    old_start: &[usize],
-    old: &[T],
-    rows: std::ops::Range<usize>,
-    start: &mut Vec<usize>,
-    data: &mut Vec<T>,
-) {
-    let shift = data.len() as isize - old_start[rows.start] as isize;
-    let starts = old_start[rows.clone()].iter();
-    start.extend(starts.map(|&s| (s as isize + shift) as usize));
-    data.extend_from_slice(&old[old_start[rows.start]..old_start[rows.end]]);
-}
-
 /// The indices of the files that changed (sorted), when `old` and `files` list the same paths
 /// with the same languages and modules and few changed.
 fn changed_files(old: &[Arc<FileTags>], files: &[Arc<FileTags>]) -> Option<Vec<usize>> {
@@ -395,6 +477,14 @@ fn symbol_ids(file: &FileTags) -> impl Iterator<Item = u64> + '_ {
     items
         .filter(|(item, _)| is_symbol(item.kind))
         .map(|(_, &id)| id)
+}
+
+/// The ids `file` references (sorted, unique).
+fn sorted_ids(file: &FileTags) -> Vec<u64> {
+    let mut ids: Vec<u64> = file.reference_ids.iter().map(|r| r.0).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    ids
 }
 
 /// The first item of `file` defining `id` as a graph symbol.
@@ -486,6 +576,16 @@ mod tests {
             let before = steps.last().unwrap().clone();
             steps.push(changed(&before, f + 9, |items, _| {
                 items.push(function("New"))
+            }));
+            // A name replaced by a new one defined where it was (the names after it keep their
+            // numbers), then by one many files define and use.
+            let before = steps.last().unwrap().clone();
+            steps.push(changed(&before, f + 7, |items, _| {
+                items[0].name = "RenamedInPlace".into();
+            }));
+            let before = steps.last().unwrap().clone();
+            steps.push(changed(&before, f + 7, |items, _| {
+                items[0].name = "do_thing_300".into();
             }));
             // A definition removed that only this file had, the items after it moved up.
             let before = steps.last().unwrap().clone();
