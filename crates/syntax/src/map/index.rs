@@ -127,12 +127,122 @@ pub struct Snapshot {
     /// The test modules the files declare out of line, whose files are left out (`None`: tests
     /// are listed).
     test_modules: Option<Arc<HashSet<String>>>,
+    /// The files replaced since the list was made: what the graph of an earlier version needs to
+    /// be patched to this one.
+    pub edits: Edits,
+}
+
+/// The files replaced in a list of files, in place, since it was made: what a graph made of an
+/// earlier version of the list is patched with (`Graph::patched`). The graph keeps a version
+/// number, not that version's list: a list held twice would be copied by every change, and at
+/// 200,000 files the copy (and its later drop) touches every file's counter.
+#[derive(Clone)]
+pub struct Edits {
+    /// Which list: one made anew, or whose paths changed, starts another lineage.
+    pub lineage: u64,
+    /// Each file replaced since, oldest first: its index and its tags before.
+    replaced: Arc<Vec<(usize, Arc<FileTags>)>>,
+}
+
+/// Past this many replacements a list starts a new lineage (the graph is built anew once).
+const MOST_EDITS: usize = 1024;
+
+impl Edits {
+    fn new() -> Edits {
+        static LINEAGES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        Edits {
+            lineage: LINEAGES.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            replaced: Arc::default(),
+        }
+    }
+
+    /// How many replacements the list has seen: its version within its lineage.
+    pub fn version(&self) -> usize {
+        self.replaced.len()
+    }
+
+    fn push(&mut self, at: usize, before: Arc<FileTags>) {
+        match self.replaced.len() < MOST_EDITS {
+            true => Arc::make_mut(&mut self.replaced).push((at, before)),
+            false => *self = Edits::new(),
+        }
+    }
+
+    /// The files replaced since version `version` of lineage `lineage`, by index, each with its
+    /// tags in that version; `None` when that is no earlier version of this list.
+    pub fn since(&self, lineage: u64, version: usize) -> Option<Vec<(usize, Arc<FileTags>)>> {
+        if lineage != self.lineage || version > self.replaced.len() {
+            return None;
+        }
+        let mut since = self.replaced[version..].to_vec();
+        // A stable sort: a file replaced twice keeps its tags of the version asked about.
+        since.sort_by_key(|e| e.0);
+        since.dedup_by_key(|e| e.0);
+        Some(since)
+    }
+
+    /// These edits continued by the change from `old` to `files`, when both list the same paths
+    /// and few files differ; else a new lineage.
+    fn after(self, old: &[Arc<FileTags>], files: &[Arc<FileTags>]) -> Edits {
+        match replaced_between(old, files, MOST_REPLACED) {
+            Some(replaced) => replaced
+                .into_iter()
+                .fold(self, |edits, (at, before)| edits.pushed(at, before)),
+            None => Edits::new(),
+        }
+    }
+
+    fn pushed(mut self, at: usize, before: Arc<FileTags>) -> Edits {
+        self.push(at, before);
+        self
+    }
+}
+
+/// Past this many files replaced at once, a list made anew starts a new lineage: the graph of a
+/// version that far behind is built anew (`Graph::patched` takes few).
+const MOST_REPLACED: usize = 64;
+
+/// The files of `files` that replaced those of `old` at the same paths (by index, with the tags
+/// before), when both list the same paths and at most `most` differ; else `None`.
+pub fn replaced_between(
+    old: &[Arc<FileTags>],
+    files: &[Arc<FileTags>],
+    most: usize,
+) -> Option<Vec<(usize, Arc<FileTags>)>> {
+    if old.len() != files.len() {
+        return None;
+    }
+    let mut replaced = Vec::new();
+    for (f, (a, b)) in old.iter().zip(files).enumerate() {
+        if Arc::ptr_eq(a, b) {
+            continue;
+        }
+        if a.rel != b.rel || replaced.len() == most {
+            return None;
+        }
+        replaced.push((f, a.clone()));
+    }
+    Some(replaced)
 }
 
 /// What changed at one root-relative path: the tags listed there before and now (`None`: none).
 pub type Change = (Option<Arc<FileTags>>, Option<Arc<FileTags>>);
 
 impl Snapshot {
+    /// The snapshot of these files (`of`), continuing the edits of `previous`, the last snapshot
+    /// of its kind, when it listed the same paths.
+    pub fn after<'a>(
+        previous: Option<Snapshot>,
+        sources: impl Iterator<Item = &'a Source>,
+        include_tests: bool,
+    ) -> Snapshot {
+        let mut snapshot = Snapshot::of(sources, include_tests);
+        if let Some(previous) = previous {
+            snapshot.edits = previous.edits.after(&previous.files, &snapshot.files);
+        }
+        snapshot
+    }
+
     /// The snapshot of these files, given in path order (the test files among them left out
     /// unless `include_tests`).
     pub fn of<'a>(sources: impl Iterator<Item = &'a Source>, include_tests: bool) -> Snapshot {
@@ -151,6 +261,7 @@ impl Snapshot {
             tagged: 0,
             walked_because: None,
             test_modules,
+            edits: Edits::new(),
         }
     }
 
@@ -183,14 +294,17 @@ impl Snapshot {
                     *fingerprint = fingerprint
                         .wrapping_sub(print(&files[at]))
                         .wrapping_add(print(&new));
-                    files[at] = new;
+                    let before = std::mem::replace(&mut files[at], new);
+                    self.edits.push(at, before);
                 }
                 (Ok(at), None) => {
                     *fingerprint = fingerprint.wrapping_sub(print(&files.remove(at)));
+                    self.edits = Edits::new();
                 }
                 (Err(at), Some(new)) => {
                     *fingerprint = fingerprint.wrapping_add(print(&new));
                     files.insert(at, new);
+                    self.edits = Edits::new();
                 }
                 (Err(_), None) => {}
             }

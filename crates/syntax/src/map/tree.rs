@@ -62,6 +62,9 @@ struct Listing {
     /// changed in place (made anew by the next question of its kind after a change it cannot
     /// apply).
     last: [Option<Snapshot>; 2],
+    /// The last snapshot of a kind whose change could not be applied in place: the next one
+    /// continues its edits (`Snapshot::after`), so that its graph is still patched.
+    stale: [Option<Snapshot>; 2],
 }
 
 /// Why a listing cannot be brought up to date by its folders.
@@ -186,15 +189,17 @@ impl Listing {
             dirty: Changes::default(),
             epoch: 0,
             last: [None, None],
+            stale: [None, None],
         }
     }
 
     /// The snapshot of the listed files, the test files among them or not: the last one of its
     /// kind, else a new one (O(files), once per kind after a walk or a change it cannot apply).
     fn snapshot(&mut self, include_tests: bool) -> Snapshot {
-        let files = &self.files;
-        let last = &mut self.last[include_tests as usize];
-        last.get_or_insert_with(|| Snapshot::of(files.values(), include_tests))
+        let (files, kind) = (&self.files, include_tests as usize);
+        let stale = &mut self.stale[kind];
+        self.last[kind]
+            .get_or_insert_with(|| Snapshot::after(stale.take(), files.values(), include_tests))
             .clone()
     }
 
@@ -263,8 +268,13 @@ impl Listing {
         let files = &self.files;
         let waiting = files.values().any(|s| s.test && s.tags.is_none());
         let with_tests = self.tests && (self.tests_tagged || !waiting);
-        let of = |include_tests| Some(Snapshot::of(files.values(), include_tests));
-        self.last = [of(false), if with_tests { of(true) } else { None }];
+        let [without, with] = std::mem::take(&mut self.last);
+        let of = |last, include_tests| Some(Snapshot::after(last, files.values(), include_tests));
+        self.last = [
+            of(without, false),
+            if with_tests { of(with, true) } else { None },
+        ];
+        self.stale = [None, None];
         Ok(tagged)
     }
 
@@ -371,7 +381,7 @@ impl Listing {
             };
             // A change it cannot apply in place: the next question's snapshot is made anew.
             if last.as_mut().is_some_and(|l| !l.change(changes)) {
-                *last = None;
+                self.stale[with_tests] = last.take();
             }
         }
         tracing::debug!(

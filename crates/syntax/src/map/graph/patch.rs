@@ -56,16 +56,18 @@ impl Remap {
 }
 
 impl Graph {
-    /// The graph of `files`, made from this graph of `old` when both list the same paths with
-    /// the same languages and modules and at most `MOST_CHANGED` files differ; else `None`.
+    /// The graph of `files`, made from this graph of the files before the `replaced` ones (by
+    /// index, with their tags before) replaced them, when the paths, languages and modules stay
+    /// and at most `MOST_CHANGED` files differ; else `None`.
     pub fn patched(
         mut self,
-        old: &[Arc<FileTags>],
+        replaced: &[(usize, Arc<FileTags>)],
         files: &[Arc<FileTags>],
         weight: &impl Fn(&str, usize) -> f64,
     ) -> Option<Graph> {
         let t0 = std::time::Instant::now();
-        let changed = changed_files(old, files)?;
+        let old = &Before::of(self.files(), replaced, files)?;
+        let changed = old.changed.clone();
         let t_changed = t0.elapsed();
         let renamed = self.renamed(old, files, &changed);
         let t_renamed = t0.elapsed();
@@ -124,12 +126,7 @@ impl Graph {
     }
 
     /// The names the changed files define, before or after, with their definers now.
-    fn renamed(
-        &self,
-        old: &[Arc<FileTags>],
-        files: &[Arc<FileTags>],
-        changed: &[usize],
-    ) -> Vec<Renamed> {
+    fn renamed(&self, old: &Before, files: &[Arc<FileTags>], changed: &[usize]) -> Vec<Renamed> {
         let mut ids: Vec<u64> = changed
             .iter()
             .flat_map(|&f| symbol_ids(&old[f]).chain(symbol_ids(&files[f])))
@@ -311,7 +308,7 @@ impl Graph {
     /// defined nowhere now dropped (unless it names a module).
     fn note_users(
         &mut self,
-        old: &[Arc<FileTags>],
+        old: &Before,
         files: &[Arc<FileTags>],
         changed: &[usize],
         renamed: &[Renamed],
@@ -451,24 +448,52 @@ impl Graph {
     }
 }
 
-/// The indices of the files that changed (sorted), when `old` and `files` list the same paths
-/// with the same languages and modules and few changed.
-fn changed_files(old: &[Arc<FileTags>], files: &[Arc<FileTags>]) -> Option<Vec<usize>> {
-    if old.len() != files.len() {
-        return None;
-    }
-    let mut changed = Vec::new();
-    for (f, (a, b)) in old.iter().zip(files).enumerate() {
-        if Arc::ptr_eq(a, b) {
-            continue;
-        }
-        let same_place = a.rel == b.rel && a.language == b.language && a.module_id == b.module_id;
-        if !same_place || changed.len() == MOST_CHANGED {
+/// The changed files' tags before the edit, by file index.
+pub(crate) struct Before<'a> {
+    /// The files that changed (sorted).
+    changed: Vec<usize>,
+    tags: Vec<&'a FileTags>,
+}
+
+impl<'a> Before<'a> {
+    /// The files of `replaced` (sorted by index) that changed in `files` (a graph of `n` files),
+    /// when they stay at their paths with their languages and modules and few changed.
+    fn of(
+        n: usize,
+        replaced: &'a [(usize, Arc<FileTags>)],
+        files: &[Arc<FileTags>],
+    ) -> Option<Before<'a>> {
+        if n != files.len() {
             return None;
         }
-        changed.push(f);
+        let mut before = Before {
+            changed: Vec::new(),
+            tags: Vec::new(),
+        };
+        for (f, a) in replaced {
+            let b = files.get(*f)?;
+            if Arc::ptr_eq(a, b) {
+                continue;
+            }
+            let same_place =
+                a.rel == b.rel && a.language == b.language && a.module_id == b.module_id;
+            if !same_place || before.changed.len() == MOST_CHANGED {
+                return None;
+            }
+            before.changed.push(*f);
+            before.tags.push(a);
+        }
+        Some(before)
     }
-    Some(changed)
+}
+
+impl std::ops::Index<usize> for Before<'_> {
+    type Output = FileTags;
+
+    fn index(&self, f: usize) -> &FileTags {
+        let at = self.changed.binary_search(&f).expect("a changed file");
+        self.tags[at]
+    }
 }
 
 /// The ids of the names `file` defines as graph symbols, in item order.
@@ -501,6 +526,7 @@ mod tests {
     use super::super::tests::tree;
     use super::*;
     use crate::items::Item;
+    use crate::map::index::replaced_between;
     use crate::map::rank::{graph, graph_after, name_weight};
     use crate::tags::Tags;
     use crate::Kind;
@@ -545,14 +571,24 @@ mod tests {
     /// The graph after `files` became `next`, patched, checked against a new one, part for part.
     fn patch_and_check(files: &[Arc<FileTags>], next: &[Arc<FileTags>], expect_patch: bool) {
         let weight = |name: &str, n| name_weight(name, n, false);
-        let patched = graph(files).patched(files, next, &weight);
+        // A list whose paths changed starts a new lineage of edits: its graph is built anew.
+        let replaced = replaced_between(files, next, usize::MAX);
+        assert_eq!(replaced.is_some(), expect_patch);
+        let Some(replaced) = replaced else {
+            // Nor does a graph of another number of files take any edits.
+            if files.len() != next.len() {
+                assert!(graph(files).patched(&[], next, &weight).is_none());
+            }
+            return;
+        };
+        let patched = graph(files).patched(&replaced, next, &weight);
         assert_eq!(patched.is_some(), expect_patch);
         let fresh = graph(next);
         if let Some(patched) = patched {
             assert!(patched.same_as(&fresh));
         }
         let last = Arc::new(graph(files));
-        assert!(graph_after(files, last, next).0.same_as(&fresh));
+        assert!(graph_after(&replaced, last, next).0.same_as(&fresh));
     }
 
     #[test]
