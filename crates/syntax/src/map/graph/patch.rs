@@ -10,7 +10,7 @@ use super::{file_uses, is_symbol, FileUses, Graph, NO_NAME};
 use crate::map::index::FileTags;
 use foldhash::HashSet;
 use rayon::prelude::*;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 /// Past this many changed files, a rebuild (all cores) costs less than patching one by one.
 const MOST_CHANGED: usize = 64;
@@ -104,7 +104,11 @@ impl Graph {
         let t_names = t0.elapsed();
         self.listing.patch(files, &changed);
         let t_listing = t0.elapsed();
-        self.in_edges = OnceLock::new();
+        // The last in-edge layout is large: freed on a thread of its own, not on the question's
+        // (here after all when no thread can be had: the closure is dropped with it).
+        let stale = std::mem::take(&mut self.in_edges);
+        let freeing = std::thread::Builder::new().name("coderd-free".into());
+        let _ = freeing.spawn(move || drop(stale));
         let t_edges = t0.elapsed();
         tracing::debug!(
             changed_us = t_changed.as_micros() as u64,
@@ -360,15 +364,20 @@ impl Graph {
             1..=4 => new.contains(id),
             _ => set.contains(id),
         };
+        // Over the references laid out together, not file by file: a name new to the tree is
+        // referenced by few, and the scan is one pass over memory.
+        const CHUNK: usize = 1 << 16;
         let refs = &self.refs;
-        let found: Vec<(u32, u64)> = (0..refs.start.len() - 1)
-            .into_par_iter()
-            .with_min_len(4096)
-            .flat_map_iter(|f| {
-                let hits = refs.of(f).iter().filter(|id| is_new(id));
-                hits.map(move |&id| (f as u32, id))
+        let at: Vec<usize> = (refs.data.par_chunks(CHUNK).enumerate())
+            .flat_map_iter(|(c, chunk)| {
+                let hits = chunk.iter().enumerate().filter(|(_, id)| is_new(id));
+                hits.map(move |(k, _)| c * CHUNK + k)
             })
             .collect();
+        let found = at.into_iter().map(|k| {
+            let f = refs.start.partition_point(|&s| s <= k) - 1;
+            (f as u32, refs.data[k])
+        });
         for (f, id) in found {
             let list = self.users.entry(id).or_default();
             if list.last() != Some(&f) {
