@@ -458,7 +458,7 @@ impl Graph {
 }
 
 /// The changed files' tags before the edit, by file index.
-pub(crate) struct Before<'a> {
+struct Before<'a> {
     /// The files that changed (sorted).
     changed: Vec<usize>,
     tags: Vec<&'a FileTags>,
