@@ -15,6 +15,31 @@ use std::sync::Arc;
 /// Past this many changed files, a rebuild (all cores) costs less than patching one by one.
 const MOST_CHANGED: usize = 64;
 
+/// Where a patch's time goes, step by step, for `CODERD_LOG=coderd=debug`.
+struct Steps {
+    at: std::time::Instant,
+    us: String,
+}
+
+impl Steps {
+    fn start() -> Steps {
+        Steps {
+            at: std::time::Instant::now(),
+            us: String::new(),
+        }
+    }
+
+    fn done(&mut self, step: &str) {
+        let now = std::time::Instant::now();
+        let us = (now - self.at).as_micros();
+        self.us += &format!(
+            "{}{step}_us={us}",
+            if self.us.is_empty() { "" } else { " " }
+        );
+        self.at = now;
+    }
+}
+
 /// What a changed name became: its definers and first definition now (`None`: defined nowhere).
 struct Renamed {
     id: u64,
@@ -65,12 +90,11 @@ impl Graph {
         files: &[Arc<FileTags>],
         weight: &impl Fn(&str, usize) -> f64,
     ) -> Option<Graph> {
-        let t0 = std::time::Instant::now();
+        let mut steps = Steps::start();
         let old = &Before::of(self.files(), replaced, files)?;
         let changed = old.changed.clone();
-        let t_changed = t0.elapsed();
         let renamed = self.renamed(old, files, &changed);
-        let t_renamed = t0.elapsed();
+        steps.done("renamed");
         let mut users_of_changed: Vec<u32> = Vec::new();
         for r in renamed.iter().filter(|r| r.differs) {
             // The users before the change: a name defined nowhere now loses its entry.
@@ -80,17 +104,17 @@ impl Graph {
             .iter()
             .map(|&f| files[f].reference_ids.iter().map(|r| r.0).collect());
         self.refs.replace(&changed, refs.collect());
-        let t_forget = t0.elapsed();
+        steps.done("refs");
         self.number(files, &renamed, weight);
-        let t_number = t0.elapsed();
+        steps.done("number");
         let named = changed
             .iter()
             .map(|&f| self.items_named(&files[f]))
             .collect();
         self.item_name.replace(&changed, named);
-        let t_named = t0.elapsed();
+        steps.done("named");
         self.note_users(old, files, &changed, &renamed);
-        let t_users = t0.elapsed();
+        steps.done("users");
         for r in renamed.iter().filter(|r| r.differs) {
             users_of_changed.extend(self.users.get(&r.id).into_iter().flatten());
         }
@@ -99,28 +123,18 @@ impl Graph {
         reweighed.sort_unstable();
         reweighed.dedup();
         self.reweigh(files, &reweighed);
-        let t_reweigh = t0.elapsed();
+        steps.done("reweigh");
         self.names.patch(old, files, &changed);
-        let t_names = t0.elapsed();
         self.listing.patch(files, &changed);
-        let t_listing = t0.elapsed();
+        steps.done("names");
         // The last in-edge layout is large: freed on a thread of its own, not on the question's
         // (here after all when no thread can be had: the closure is dropped with it).
         let stale = std::mem::take(&mut self.in_edges);
         let freeing = std::thread::Builder::new().name("coderd-free".into());
         let _ = freeing.spawn(move || drop(stale));
-        let t_edges = t0.elapsed();
+        steps.done("edges");
         tracing::debug!(
-            changed_us = t_changed.as_micros() as u64,
-            renamed_us = (t_renamed - t_changed).as_micros() as u64,
-            forget_us = (t_forget - t_renamed).as_micros() as u64,
-            number_us = (t_number - t_forget).as_micros() as u64,
-            named_us = (t_named - t_number).as_micros() as u64,
-            users_us = (t_users - t_named).as_micros() as u64,
-            reweigh_us = (t_reweigh - t_users).as_micros() as u64,
-            names_us = (t_names - t_reweigh).as_micros() as u64,
-            listing_us = (t_listing - t_names).as_micros() as u64,
-            edges_us = (t_edges - t_listing).as_micros() as u64,
+            steps = %steps.us,
             reweighed = reweighed.len(),
             renamed = renamed.len(),
             "map graph patch steps"
@@ -365,19 +379,16 @@ impl Graph {
             _ => set.contains(id),
         };
         // Over the references laid out together, not file by file: a name new to the tree is
-        // referenced by few, and the scan is one pass over memory.
-        const CHUNK: usize = 1 << 16;
+        // referenced by few, and the scan is one pass over memory. On this thread: the pool's may
+        // be busy with the pass ahead's module structure, which a question would wait behind.
         let refs = &self.refs;
-        let at: Vec<usize> = (refs.data.par_chunks(CHUNK).enumerate())
-            .flat_map_iter(|(c, chunk)| {
-                let hits = chunk.iter().enumerate().filter(|(_, id)| is_new(id));
-                hits.map(move |(k, _)| c * CHUNK + k)
+        let at = refs.data.iter().enumerate().filter(|(_, id)| is_new(id));
+        let found: Vec<(u32, u64)> = at
+            .map(|(k, &id)| {
+                let f = refs.start.partition_point(|&s| s <= k) - 1;
+                (f as u32, id)
             })
             .collect();
-        let found = at.into_iter().map(|k| {
-            let f = refs.start.partition_point(|&s| s <= k) - 1;
-            (f as u32, refs.data[k])
-        });
         for (f, id) in found {
             let list = self.users.entry(id).or_default();
             if list.last() != Some(&f) {
