@@ -140,41 +140,66 @@ pub struct Snapshot {
 pub struct Edits {
     /// Which list: one made anew, or whose paths changed, starts another lineage.
     pub lineage: u64,
+    /// How many replacements were dropped from the log's front: no graph needs them any more.
+    base: usize,
     /// Each file replaced since, oldest first: its index and its tags before.
     replaced: Arc<Vec<(usize, Arc<FileTags>)>>,
+    /// The oldest version a kept graph was made of (`keep`), shared by the lineage's copies: the
+    /// replacements before it are dropped by the next one.
+    kept: Arc<std::sync::atomic::AtomicUsize>,
 }
 
-/// Past this many replacements a list starts a new lineage (the graph is built anew once).
-const MOST_EDITS: usize = 1024;
+/// Past this many replacements since the last graph kept, or this much of the tags they hold
+/// (items and references), a list starts a new lineage (its graph is built anew once): the old
+/// tags of a big file edited over and over are not held on to.
+const MOST_EDITS: usize = 256;
+const MOST_EDITED_TAGS: usize = 1 << 20;
 
 impl Edits {
     fn new() -> Edits {
         static LINEAGES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
         Edits {
             lineage: LINEAGES.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            base: 0,
             replaced: Arc::default(),
+            kept: Arc::default(),
         }
     }
 
     /// How many replacements the list has seen: its version within its lineage.
     pub fn version(&self) -> usize {
-        self.replaced.len()
+        self.base + self.replaced.len()
+    }
+
+    /// Notes that a graph of version `version` is kept: no graph needs the replacements before.
+    pub fn keep(&self, version: usize) {
+        self.kept
+            .fetch_max(version, std::sync::atomic::Ordering::Relaxed);
     }
 
     fn push(&mut self, at: usize, before: Arc<FileTags>) {
-        match self.replaced.len() < MOST_EDITS {
-            true => Arc::make_mut(&mut self.replaced).push((at, before)),
-            false => *self = Edits::new(),
+        let kept = self.kept.load(std::sync::atomic::Ordering::Relaxed);
+        let log = Arc::make_mut(&mut self.replaced);
+        if kept > self.base {
+            log.drain(..(kept - self.base).min(log.len()));
+            self.base = kept;
+        }
+        log.push((at, before));
+        let size = |t: &FileTags| t.tags.outline.items.len() + t.reference_ids.len();
+        let held: usize = log.iter().map(|(_, t)| size(t)).sum();
+        if log.len() > MOST_EDITS || held > MOST_EDITED_TAGS {
+            *self = Edits::new();
         }
     }
 
     /// The files replaced since version `version` of lineage `lineage`, by index, each with its
-    /// tags in that version; `None` when that is no earlier version of this list.
+    /// tags in that version; `None` when that is no earlier version of this list (or one whose
+    /// replacements were dropped).
     pub fn since(&self, lineage: u64, version: usize) -> Option<Vec<(usize, Arc<FileTags>)>> {
-        if lineage != self.lineage || version > self.replaced.len() {
+        if lineage != self.lineage || version < self.base || version > self.version() {
             return None;
         }
-        let mut since = self.replaced[version..].to_vec();
+        let mut since = self.replaced[version - self.base..].to_vec();
         // A stable sort: a file replaced twice keeps its tags of the version asked about.
         since.sort_by_key(|e| e.0);
         since.dedup_by_key(|e| e.0);
@@ -647,11 +672,20 @@ mod tests {
             .edits
             .since(lineage, snap.edits.version() + 1)
             .is_none());
+        // Once a graph of a version is kept, the replacements before it are dropped.
+        snap.edits.keep(middle);
+        assert!(snap.change(&change("b.go", Some(file("b.go", &["w"])))));
+        assert!(snap.edits.since(lineage, start).is_none());
+        let since_middle = snap.edits.since(lineage, middle).unwrap();
+        assert_eq!(
+            since_middle.iter().map(|e| e.0).collect::<Vec<_>>(),
+            [0, 1, 2]
+        );
         // A later list of the same paths made anew continues the lineage; another one does not.
         let again = snap.edits.clone().after(&snap.files, &snap.files);
         assert_eq!(again.lineage, lineage);
         assert!(snap.change(&change("d.go", Some(file("d.go", &[])))));
         assert!(snap.edits.since(lineage, start).is_none());
-        assert!(Arc::ptr_eq(&snap.files[1], &b));
+        assert!(!Arc::ptr_eq(&snap.files[1], &b));
     }
 }

@@ -284,6 +284,7 @@ impl MapCache {
             None => (rank::graph(&snapshot.files), false),
         };
         let graph = Arc::new(graph);
+        edits.keep(edits.version());
         let kept = KeptGraph {
             lineage: edits.lineage,
             version: edits.version(),
