@@ -16,6 +16,7 @@ use rayon::prelude::*;
 use std::sync::{Arc, OnceLock};
 
 mod patch;
+mod rows;
 
 const DAMPING: f64 = 0.85;
 const ITERATIONS: usize = 60;

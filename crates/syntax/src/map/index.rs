@@ -127,12 +127,147 @@ pub struct Snapshot {
     /// The test modules the files declare out of line, whose files are left out (`None`: tests
     /// are listed).
     test_modules: Option<Arc<HashSet<String>>>,
+    /// The files replaced since the list was made: what the graph of an earlier version needs to
+    /// be patched to this one.
+    pub edits: Edits,
+}
+
+/// The files replaced in a list of files, in place, since it was made: what a graph made of an
+/// earlier version of the list is patched with (`Graph::patched`). The graph keeps a version
+/// number, not that version's list: a list held twice would be copied by every change, and at
+/// 200,000 files the copy (and its later drop) touches every file's counter.
+#[derive(Clone)]
+pub struct Edits {
+    /// Which list: one made anew, or whose paths changed, starts another lineage.
+    pub lineage: u64,
+    /// How many replacements were dropped from the log's front: no graph needs them any more.
+    base: usize,
+    /// Each file replaced since, oldest first: its index and its tags before.
+    replaced: Arc<Vec<(usize, Arc<FileTags>)>>,
+    /// The oldest version a kept graph was made of (`keep`), shared by the lineage's copies: the
+    /// replacements before it are dropped by the next one.
+    kept: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+/// Past this many replacements since the last graph kept, or this much of the tags they hold
+/// (items and references), a list starts a new lineage (its graph is built anew once): the old
+/// tags of a big file edited over and over are not held on to.
+const MOST_EDITS: usize = 256;
+const MOST_EDITED_TAGS: usize = 1 << 20;
+
+impl Edits {
+    fn new() -> Edits {
+        static LINEAGES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        Edits {
+            lineage: LINEAGES.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            base: 0,
+            replaced: Arc::default(),
+            kept: Arc::default(),
+        }
+    }
+
+    /// How many replacements the list has seen: its version within its lineage.
+    pub fn version(&self) -> usize {
+        self.base + self.replaced.len()
+    }
+
+    /// Notes that a graph of version `version` is kept: no graph needs the replacements before.
+    pub fn keep(&self, version: usize) {
+        self.kept
+            .fetch_max(version, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    fn push(&mut self, at: usize, before: Arc<FileTags>) {
+        let kept = self.kept.load(std::sync::atomic::Ordering::Relaxed);
+        let log = Arc::make_mut(&mut self.replaced);
+        if kept > self.base {
+            log.drain(..(kept - self.base).min(log.len()));
+            self.base = kept;
+        }
+        log.push((at, before));
+        let size = |t: &FileTags| t.tags.outline.items.len() + t.reference_ids.len();
+        let held: usize = log.iter().map(|(_, t)| size(t)).sum();
+        if log.len() > MOST_EDITS || held > MOST_EDITED_TAGS {
+            *self = Edits::new();
+        }
+    }
+
+    /// The files replaced since version `version` of lineage `lineage`, by index, each with its
+    /// tags in that version; `None` when that is no earlier version of this list (or one whose
+    /// replacements were dropped).
+    pub fn since(&self, lineage: u64, version: usize) -> Option<Vec<(usize, Arc<FileTags>)>> {
+        if lineage != self.lineage || version < self.base || version > self.version() {
+            return None;
+        }
+        let mut since = self.replaced[version - self.base..].to_vec();
+        // A stable sort: a file replaced twice keeps its tags of the version asked about.
+        since.sort_by_key(|e| e.0);
+        since.dedup_by_key(|e| e.0);
+        Some(since)
+    }
+
+    /// These edits continued by the change from `old` to `files`, when both list the same paths
+    /// and few files differ; else a new lineage.
+    fn after(self, old: &[Arc<FileTags>], files: &[Arc<FileTags>]) -> Edits {
+        match replaced_between(old, files, MOST_REPLACED) {
+            Some(replaced) => replaced
+                .into_iter()
+                .fold(self, |edits, (at, before)| edits.pushed(at, before)),
+            None => Edits::new(),
+        }
+    }
+
+    fn pushed(mut self, at: usize, before: Arc<FileTags>) -> Edits {
+        self.push(at, before);
+        self
+    }
+}
+
+/// Past this many files replaced at once, a list made anew starts a new lineage: the graph of a
+/// version that far behind is built anew (`Graph::patched` takes few).
+const MOST_REPLACED: usize = 64;
+
+/// The files of `files` that replaced those of `old` at the same paths (by index, with the tags
+/// before), when both list the same paths and at most `most` differ; else `None`.
+pub fn replaced_between(
+    old: &[Arc<FileTags>],
+    files: &[Arc<FileTags>],
+    most: usize,
+) -> Option<Vec<(usize, Arc<FileTags>)>> {
+    if old.len() != files.len() {
+        return None;
+    }
+    let mut replaced = Vec::new();
+    for (f, (a, b)) in old.iter().zip(files).enumerate() {
+        if Arc::ptr_eq(a, b) {
+            continue;
+        }
+        if a.rel != b.rel || replaced.len() == most {
+            return None;
+        }
+        replaced.push((f, a.clone()));
+    }
+    Some(replaced)
 }
 
 /// What changed at one root-relative path: the tags listed there before and now (`None`: none).
 pub type Change = (Option<Arc<FileTags>>, Option<Arc<FileTags>>);
 
 impl Snapshot {
+    /// The snapshot of these files (`of`), continuing the edits of `previous`, the last snapshot
+    /// of its kind, when it listed the same paths.
+    pub fn after<'a>(
+        previous: Option<Snapshot>,
+        sources: impl Iterator<Item = &'a Source>,
+        include_tests: bool,
+    ) -> Snapshot {
+        let mut snapshot = Snapshot::of(sources, include_tests);
+        if let Some(previous) = previous {
+            snapshot.edits = previous.edits.after(&previous.files, &snapshot.files);
+        }
+        snapshot
+    }
+
     /// The snapshot of these files, given in path order (the test files among them left out
     /// unless `include_tests`).
     pub fn of<'a>(sources: impl Iterator<Item = &'a Source>, include_tests: bool) -> Snapshot {
@@ -151,6 +286,7 @@ impl Snapshot {
             tagged: 0,
             walked_because: None,
             test_modules,
+            edits: Edits::new(),
         }
     }
 
@@ -183,14 +319,17 @@ impl Snapshot {
                     *fingerprint = fingerprint
                         .wrapping_sub(print(&files[at]))
                         .wrapping_add(print(&new));
-                    files[at] = new;
+                    let before = std::mem::replace(&mut files[at], new);
+                    self.edits.push(at, before);
                 }
                 (Ok(at), None) => {
                     *fingerprint = fingerprint.wrapping_sub(print(&files.remove(at)));
+                    self.edits = Edits::new();
                 }
                 (Err(at), Some(new)) => {
                     *fingerprint = fingerprint.wrapping_add(print(&new));
                     files.insert(at, new);
+                    self.edits = Edits::new();
                 }
                 (Err(_), None) => {}
             }
@@ -476,4 +615,77 @@ fn rank_key(tags: &Tags, generated: bool, imports: &[String]) -> u64 {
     }
     tags.references.hash(&mut hasher);
     hasher.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tags::Tags;
+    use crate::Outline;
+
+    fn file(rel: &str, references: &[&str]) -> Arc<FileTags> {
+        let tags = Tags {
+            outline: Outline {
+                items: vec![],
+                parse_errors: 0,
+            },
+            references: references.iter().map(|r| (r.to_string(), 1)).collect(),
+        };
+        Arc::new(FileTags::new(rel.into(), "go", tags, false, vec![], vec![]))
+    }
+
+    fn snapshot(files: Vec<Arc<FileTags>>) -> Snapshot {
+        Snapshot {
+            files: Arc::new(files),
+            fingerprint: 0,
+            tagged: 0,
+            walked_because: None,
+            test_modules: None,
+            edits: Edits::new(),
+        }
+    }
+
+    /// A file replaced in place is logged with its tags before (the first ones of a version asked
+    /// about, when replaced twice since); a file added or removed starts a new lineage.
+    #[test]
+    fn edits_tell_the_files_replaced_since_a_version_until_the_paths_change() {
+        let (a, b, c) = (file("a.go", &[]), file("b.go", &[]), file("c.go", &[]));
+        let mut snap = snapshot(vec![a.clone(), b.clone(), c.clone()]);
+        let (lineage, start) = (snap.edits.lineage, snap.edits.version());
+        let change = |rel: &str, new: Option<Arc<FileTags>>| {
+            let mut changes = std::collections::BTreeMap::new();
+            changes.insert(rel.to_string(), (None, new));
+            changes
+        };
+        assert!(snap.change(&change("c.go", Some(file("c.go", &["x"])))));
+        let middle = snap.edits.version();
+        assert!(snap.change(&change("c.go", Some(file("c.go", &["y"])))));
+        assert!(snap.change(&change("a.go", Some(file("a.go", &["z"])))));
+        let since = snap.edits.since(lineage, start).unwrap();
+        let at: Vec<usize> = since.iter().map(|e| e.0).collect();
+        assert_eq!(at, [0, 2]);
+        assert!(Arc::ptr_eq(&since[0].1, &a) && Arc::ptr_eq(&since[1].1, &c));
+        let since_middle = snap.edits.since(lineage, middle).unwrap();
+        assert!(since_middle[1].1.reference_ids.len() == 1);
+        assert!(snap.edits.since(lineage + 1, start).is_none());
+        assert!(snap
+            .edits
+            .since(lineage, snap.edits.version() + 1)
+            .is_none());
+        // Once a graph of a version is kept, the replacements before it are dropped.
+        snap.edits.keep(middle);
+        assert!(snap.change(&change("b.go", Some(file("b.go", &["w"])))));
+        assert!(snap.edits.since(lineage, start).is_none());
+        let since_middle = snap.edits.since(lineage, middle).unwrap();
+        assert_eq!(
+            since_middle.iter().map(|e| e.0).collect::<Vec<_>>(),
+            [0, 1, 2]
+        );
+        // A later list of the same paths made anew continues the lineage; another one does not.
+        let again = snap.edits.clone().after(&snap.files, &snap.files);
+        assert_eq!(again.lineage, lineage);
+        assert!(snap.change(&change("d.go", Some(file("d.go", &[])))));
+        assert!(snap.edits.since(lineage, start).is_none());
+        assert!(!Arc::ptr_eq(&snap.files[1], &b));
+    }
 }

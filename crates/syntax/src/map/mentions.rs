@@ -62,7 +62,12 @@ impl Names {
 
     /// The indexes after the `changed` files of `old` became those of `files`, at the same paths
     /// (so the families and stems are the same): their items that are no symbols listed anew.
-    pub fn patch(&mut self, old: &[Arc<FileTags>], files: &[Arc<FileTags>], changed: &[usize]) {
+    pub fn patch(
+        &mut self,
+        old: &impl std::ops::Index<usize, Output = FileTags>,
+        files: &[Arc<FileTags>],
+        changed: &[usize],
+    ) {
         for &f in changed {
             for id in other_ids(&old[f]) {
                 if let Some(list) = self.others.get_mut(&id) {

@@ -277,13 +277,18 @@ impl MapCache {
             return (graph, false);
         }
         // Taken out of the slot: the patch reuses its memory, or it is given back first.
-        let (graph, patched) = match last.take().and_then(|(_, kept)| Arc::into_inner(kept)) {
-            Some(kept) => rank::graph_after(&kept.files, kept.graph, &snapshot.files),
+        let edits = &snapshot.edits;
+        let replaced = |kept: &KeptGraph| edits.since(kept.lineage, kept.version);
+        let kept = last.take().and_then(|(_, kept)| Arc::into_inner(kept));
+        let (graph, patched) = match kept.and_then(|kept| Some((replaced(&kept)?, kept))) {
+            Some((replaced, kept)) => rank::graph_after(&replaced, kept.graph, &snapshot.files),
             None => (rank::graph(&snapshot.files), false),
         };
         let graph = Arc::new(graph);
+        edits.keep(edits.version());
         let kept = KeptGraph {
-            files: snapshot.files.clone(),
+            lineage: edits.lineage,
+            version: edits.version(),
             graph: graph.clone(),
         };
         *last = Some((snapshot.fingerprint, Arc::new(kept)));
@@ -402,9 +407,11 @@ fn question_key(dir: &std::path::Path, steering: &Steering, fingerprint: u64) ->
     hasher.finish()
 }
 
-/// A snapshot's reference graph and the files it was made of.
+/// A snapshot's reference graph and which version of its list of files it was made of
+/// (`index::Edits`): a later version's replaced files patch it.
 struct KeptGraph {
-    files: Arc<Vec<Arc<index::FileTags>>>,
+    lineage: u64,
+    version: usize,
     graph: Arc<graph::Graph>,
 }
 

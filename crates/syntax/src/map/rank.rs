@@ -164,11 +164,11 @@ pub fn graph(files: &[Arc<FileTags>]) -> Graph {
     })
 }
 
-/// The reference graph of `files`, patched from `last`, the graph of `old`, when only a few files
-/// changed in place (`Graph::patched`: equal to a new one's), else built anew; and whether it
-/// was patched.
+/// The reference graph of `files`, patched from `last`, the graph of the files before the
+/// `replaced` ones (by index, with their tags before) replaced them, when only a few did
+/// (`Graph::patched`: equal to a new one's), else built anew; and whether it was patched.
 pub fn graph_after(
-    old: &[Arc<FileTags>],
+    replaced: &[(usize, Arc<FileTags>)],
     last: Arc<Graph>,
     files: &[Arc<FileTags>],
 ) -> (Graph, bool) {
@@ -176,7 +176,7 @@ pub fn graph_after(
     let started = std::time::Instant::now();
     let patched = Arc::try_unwrap(last)
         .ok()
-        .and_then(|graph| graph.patched(old, files, &weight));
+        .and_then(|graph| graph.patched(replaced, files, &weight));
     tracing::debug!(
         patched = patched.is_some(),
         us = started.elapsed().as_micros() as u64,

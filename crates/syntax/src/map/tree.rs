@@ -62,6 +62,9 @@ struct Listing {
     /// changed in place (made anew by the next question of its kind after a change it cannot
     /// apply).
     last: [Option<Snapshot>; 2],
+    /// The last snapshot of a kind whose change could not be applied in place: the next one
+    /// continues its edits (`Snapshot::after`), so that its graph is still patched.
+    stale: [Option<Snapshot>; 2],
 }
 
 /// Why a listing cannot be brought up to date by its folders.
@@ -186,15 +189,17 @@ impl Listing {
             dirty: Changes::default(),
             epoch: 0,
             last: [None, None],
+            stale: [None, None],
         }
     }
 
     /// The snapshot of the listed files, the test files among them or not: the last one of its
     /// kind, else a new one (O(files), once per kind after a walk or a change it cannot apply).
     fn snapshot(&mut self, include_tests: bool) -> Snapshot {
-        let files = &self.files;
-        let last = &mut self.last[include_tests as usize];
-        last.get_or_insert_with(|| Snapshot::of(files.values(), include_tests))
+        let (files, kind) = (&self.files, include_tests as usize);
+        let stale = &mut self.stale[kind];
+        self.last[kind]
+            .get_or_insert_with(|| Snapshot::after(stale.take(), files.values(), include_tests))
             .clone()
     }
 
@@ -263,8 +268,13 @@ impl Listing {
         let files = &self.files;
         let waiting = files.values().any(|s| s.test && s.tags.is_none());
         let with_tests = self.tests && (self.tests_tagged || !waiting);
-        let of = |include_tests| Some(Snapshot::of(files.values(), include_tests));
-        self.last = [of(false), if with_tests { of(true) } else { None }];
+        let [without, with] = std::mem::take(&mut self.last);
+        let of = |last, include_tests| Some(Snapshot::after(last, files.values(), include_tests));
+        self.last = [
+            of(without, false),
+            if with_tests { of(with, true) } else { None },
+        ];
+        self.stale = [None, None];
         Ok(tagged)
     }
 
@@ -300,6 +310,7 @@ impl Listing {
         if folders.len() * 4 > self.folders.len() {
             return Err(WalkAll);
         }
+        let t0 = std::time::Instant::now();
         let (mut changed, mut removed) = (Vec::new(), Vec::new());
         for folder in folders {
             // A folder removed by its parent's listing, earlier in this loop, is gone with it.
@@ -336,7 +347,9 @@ impl Listing {
             }
         }
         let gone: Vec<PathBuf> = old.into_keys().collect();
+        let t_relist = t0.elapsed();
         let tagged = index.update(jail, &mut fresh, &gone, None, self.tests_tagged);
+        let t_update = t0.elapsed();
         for s in kept.iter().chain(&fresh) {
             changes.entry(rel_of(&s.resolved)).or_default().1 = s.tags.clone();
         }
@@ -368,9 +381,15 @@ impl Listing {
             };
             // A change it cannot apply in place: the next question's snapshot is made anew.
             if last.as_mut().is_some_and(|l| !l.change(changes)) {
-                *last = None;
+                self.stale[with_tests] = last.take();
             }
         }
+        tracing::debug!(
+            relist_us = t_relist.as_micros() as u64,
+            update_us = (t_update - t_relist).as_micros() as u64,
+            change_us = (t0.elapsed() - t_update).as_micros() as u64,
+            "map refresh steps"
+        );
         Ok(tagged)
     }
 

@@ -5,13 +5,40 @@
 //! definition in file order), so a map after an edit is a fresh daemon's; debug builds check it
 //! against a rebuild.
 
-use super::{file_uses, is_symbol, FileUses, Graph, PerFile, NO_NAME};
+use super::rows::{replace_in_place, replaced_copy, Resized};
+use super::{file_uses, is_symbol, FileUses, Graph, NO_NAME};
 use crate::map::index::FileTags;
 use foldhash::HashSet;
-use std::sync::{Arc, OnceLock};
+use rayon::prelude::*;
+use std::sync::Arc;
 
 /// Past this many changed files, a rebuild (all cores) costs less than patching one by one.
 const MOST_CHANGED: usize = 64;
+
+/// Where a patch's time goes, step by step, for `CODERD_LOG=coderd=debug`.
+struct Steps {
+    at: std::time::Instant,
+    us: String,
+}
+
+impl Steps {
+    fn start() -> Steps {
+        Steps {
+            at: std::time::Instant::now(),
+            us: String::new(),
+        }
+    }
+
+    fn done(&mut self, step: &str) {
+        let now = std::time::Instant::now();
+        let us = (now - self.at).as_micros();
+        self.us += &format!(
+            "{}{step}_us={us}",
+            if self.us.is_empty() { "" } else { " " }
+        );
+        self.at = now;
+    }
+}
 
 /// What a changed name became: its definers and first definition now (`None`: defined nowhere).
 struct Renamed {
@@ -23,34 +50,71 @@ struct Renamed {
     differs: bool,
 }
 
+/// The names of a stretch laid out again (`Graph::stretch`).
+struct Stretch {
+    /// Per old name of the stretch, its number now (`u32::MAX`: defined nowhere now).
+    remap: Vec<u32>,
+    /// Per arriving name (by first definition), its number.
+    arrived: Vec<usize>,
+    definers: Vec<Vec<usize>>,
+    first: Vec<(u32, u32)>,
+    weights: Vec<f64>,
+}
+
+/// An old name's number now: the same before the stretch laid out again, looked up in it, moved
+/// by `shift` past it.
+struct Remap {
+    lo: usize,
+    hi: usize,
+    stretch: Vec<u32>,
+    shift: isize,
+}
+
+impl Remap {
+    fn of(&self, n: usize) -> usize {
+        match n {
+            n if n < self.lo => n,
+            n if n < self.hi => self.stretch[n - self.lo] as usize,
+            n => (n as isize + self.shift) as usize,
+        }
+    }
+}
+
 impl Graph {
-    /// The graph of `files`, made from this graph of `old` when both list the same paths with
-    /// the same languages and modules and at most `MOST_CHANGED` files differ; else `None`.
+    /// The graph of `files`, made from this graph of the files before the `replaced` ones (by
+    /// index, with their tags before) replaced them, when the paths, languages and modules stay
+    /// and at most `MOST_CHANGED` files differ; else `None`.
     pub fn patched(
         mut self,
-        old: &[Arc<FileTags>],
+        replaced: &[(usize, Arc<FileTags>)],
         files: &[Arc<FileTags>],
         weight: &impl Fn(&str, usize) -> f64,
     ) -> Option<Graph> {
-        let changed = changed_files(old, files)?;
+        let mut steps = Steps::start();
+        let old = &Before::of(self.files(), replaced, files)?;
+        let changed = old.changed.clone();
         let renamed = self.renamed(old, files, &changed);
+        steps.done("renamed");
         let mut users_of_changed: Vec<u32> = Vec::new();
         for r in renamed.iter().filter(|r| r.differs) {
             // The users before the change: a name defined nowhere now loses its entry.
             users_of_changed.extend(self.users.get(&r.id).into_iter().flatten());
         }
-        self.forget_users(old, &changed);
         let refs = changed
             .iter()
             .map(|&f| files[f].reference_ids.iter().map(|r| r.0).collect());
         self.refs.replace(&changed, refs.collect());
+        steps.done("refs");
         self.number(files, &renamed, weight);
+        steps.done("number");
         let named = changed
             .iter()
             .map(|&f| self.items_named(&files[f]))
             .collect();
         self.item_name.replace(&changed, named);
-        self.note_users(&changed, files, &renamed);
+        steps.done("named");
+        self.note_users(old, files, &changed, &renamed);
+        steps.done("users");
         for r in renamed.iter().filter(|r| r.differs) {
             users_of_changed.extend(self.users.get(&r.id).into_iter().flatten());
         }
@@ -59,20 +123,28 @@ impl Graph {
         reweighed.sort_unstable();
         reweighed.dedup();
         self.reweigh(files, &reweighed);
+        steps.done("reweigh");
         self.names.patch(old, files, &changed);
         self.listing.patch(files, &changed);
-        self.in_edges = OnceLock::new();
+        steps.done("names");
+        // The last in-edge layout is large: freed on a thread of its own, not on the question's
+        // (here after all when no thread can be had: the closure is dropped with it).
+        let stale = std::mem::take(&mut self.in_edges);
+        let freeing = std::thread::Builder::new().name("coderd-free".into());
+        let _ = freeing.spawn(move || drop(stale));
+        steps.done("edges");
+        tracing::debug!(
+            steps = %steps.us,
+            reweighed = reweighed.len(),
+            renamed = renamed.len(),
+            "map graph patch steps"
+        );
         debug_assert!(self.same_as(&Graph::of(files, weight)), "patched graph");
         Some(self)
     }
 
     /// The names the changed files define, before or after, with their definers now.
-    fn renamed(
-        &self,
-        old: &[Arc<FileTags>],
-        files: &[Arc<FileTags>],
-        changed: &[usize],
-    ) -> Vec<Renamed> {
+    fn renamed(&self, old: &Before, files: &[Arc<FileTags>], changed: &[usize]) -> Vec<Renamed> {
         let mut ids: Vec<u64> = changed
             .iter()
             .flat_map(|&f| symbol_ids(&old[f]).chain(symbol_ids(&files[f])))
@@ -113,6 +185,9 @@ impl Graph {
     /// The names numbered again: the changed ones' definers, first definitions and weights set,
     /// those defined nowhere now dropped, new ones placed by their first definition (the names
     /// stay numbered in the order of their first definitions, as `Graph::of` numbers them).
+    /// Only the stretch of names between the first and the last place that changed is laid out
+    /// again; the names past it move by how many came less how many left, and when none moved
+    /// (a name replaced by one defined where it was) no use is renumbered.
     fn number(
         &mut self,
         files: &[Arc<FileTags>],
@@ -125,116 +200,158 @@ impl Graph {
                 .as_str()
         };
         let moves = |r: &Renamed| r.old.map(|n| self.first[n]) != r.first;
-        if !renamed.iter().any(moves) {
-            for r in renamed {
-                let (name, first) = (r.old.expect("kept"), r.first.expect("kept"));
-                self.weights[name] = weight(text(first), r.definers.len());
-                self.definers[name] = r.definers.clone();
-            }
-            return;
+        for r in renamed.iter().filter(|r| !moves(r)) {
+            let (name, first) = (r.old.expect("kept"), r.first.expect("kept"));
+            self.weights[name] = weight(text(first), r.definers.len());
+            self.definers[name] = r.definers.clone();
         }
-        // The kept names in their order, the moved and new ones merged in by first definition.
-        let mut by_old = vec![usize::MAX; self.first.len()];
-        for (k, r) in renamed.iter().enumerate() {
-            if let Some(n) = r.old {
-                by_old[n] = k;
-            }
-        }
+        let mut leaving: Vec<usize> = renamed
+            .iter()
+            .filter(|r| moves(r))
+            .filter_map(|r| r.old)
+            .collect();
+        leaving.sort_unstable();
         let mut arriving: Vec<&Renamed> = renamed
             .iter()
             .filter(|r| moves(r) && r.first.is_some())
             .collect();
         arriving.sort_unstable_by_key(|r| r.first);
-        let mut arriving = arriving.into_iter().peekable();
-        let names = self.first.len() + arriving.len();
-        let mut placed: Vec<(Option<usize>, Option<&Renamed>)> = Vec::with_capacity(names);
-        for (n, (&k, &at)) in by_old.iter().zip(&self.first).enumerate() {
-            let r = renamed.get(k);
-            if r.is_some_and(moves) {
-                continue;
-            }
-            while let Some(r) = arriving.next_if(|r| r.first < Some(at)) {
-                placed.push((None, Some(r)));
-            }
-            placed.push((Some(n), r));
-        }
-        placed.extend(arriving.map(|r| (None, Some(r))));
-        let mut remap = vec![u32::MAX; self.first.len()];
-        let mut definers = Vec::with_capacity(names);
-        let (mut first, mut weights) = (Vec::with_capacity(names), Vec::with_capacity(names));
-        for (to, &(from, r)) in placed.iter().enumerate() {
-            if let Some(r) = r {
-                let at = r.first.expect("placed");
-                if let Some(n) = r.old {
-                    remap[n] = to as u32;
-                }
-                definers.push(r.definers.clone());
-                first.push(at);
-                weights.push(weight(text(at), r.definers.len()));
-                self.name_index.insert(r.id, to);
-            } else if let Some(n) = from {
-                remap[n] = to as u32;
-                definers.push(std::mem::take(&mut self.definers[n]));
-                first.push(self.first[n]);
-                weights.push(self.weights[n]);
-            }
-        }
+        // Each arriving name goes before the first old name defined after it.
+        let before: Vec<usize> = arriving
+            .iter()
+            .map(|r| self.first.partition_point(|&at| Some(at) < r.first))
+            .collect();
+        let (Some(lo), Some(hi)) = (
+            leaving
+                .first()
+                .into_iter()
+                .chain(before.first())
+                .min()
+                .copied(),
+            (leaving.last().map(|&n| n + 1).into_iter())
+                .chain(before.last().copied())
+                .max(),
+        ) else {
+            return;
+        };
+        let stretch = self.stretch(lo..hi, &leaving, &arriving, &before, &text, weight);
         for r in renamed.iter().filter(|r| r.first.is_none()) {
             self.name_index.remove(&r.id);
         }
-        for (id, n) in self.name_index.iter_mut() {
-            if renamed.binary_search_by_key(id, |r| r.id).is_err() {
-                *n = remap[*n] as usize;
+        let shift = stretch.definers.len() as isize - (hi - lo) as isize;
+        let remap = Remap {
+            lo,
+            hi,
+            stretch: stretch.remap,
+            shift,
+        };
+        let tail_moves = shift != 0 && hi < self.first.len();
+        let stretch_moves = (lo..hi).any(|n| remap.stretch[n - lo] != u32::MAX && remap.of(n) != n);
+        // Else the names that left are defined nowhere now: only their users (weighed again) and
+        // the changed files (named again) held them.
+        if tail_moves || stretch_moves {
+            for n in self.name_index.values_mut() {
+                *n = remap.of(*n);
             }
+            // A removed name's uses are weighed again (its users are), and its items are in the
+            // changed files (named again): the others keep their place.
+            self.uses
+                .par_iter_mut()
+                .with_min_len(1 << 14)
+                .for_each(|u| u.name = remap.of(u.name as usize) as u32);
+            self.item_name
+                .data
+                .par_iter_mut()
+                .with_min_len(1 << 14)
+                .filter(|n| **n != NO_NAME)
+                .for_each(|n| *n = remap.of(*n as usize) as u32);
         }
-        // A removed name's uses are weighed again (its users are), and its items are in the
-        // changed files (named again): the others keep their place.
-        for u in self.uses.iter_mut() {
-            u.name = remap[u.name as usize];
+        for (k, r) in arriving.iter().enumerate() {
+            self.name_index.insert(r.id, stretch.arrived[k]);
         }
-        for name in self.item_name.data.iter_mut().filter(|n| **n != NO_NAME) {
-            *name = remap[*name as usize];
-        }
-        (self.definers, self.first, self.weights) = (definers, first, weights);
+        self.definers.splice(lo..hi, stretch.definers);
+        self.first.splice(lo..hi, stretch.first);
+        self.weights.splice(lo..hi, stretch.weights);
     }
 
-    /// The changed files taken out of the users of what they used.
-    fn forget_users(&mut self, old: &[Arc<FileTags>], changed: &[usize]) {
-        for &f in changed {
-            for (id, _) in &old[f].reference_ids {
-                if let Some(list) = self.users.get_mut(id) {
-                    list.retain(|&g| g as usize != f);
-                    if list.is_empty() {
-                        self.users.remove(id);
-                    }
-                }
+    /// The names `lo..hi` laid out again: the `leaving` ones (sorted) left out, the `arriving`
+    /// ones (by first definition) placed before the old names `before` says.
+    fn stretch<'a>(
+        &mut self,
+        names: std::ops::Range<usize>,
+        leaving: &[usize],
+        arriving: &[&Renamed],
+        before: &[usize],
+        text: &impl Fn((u32, u32)) -> &'a str,
+        weight: &impl Fn(&str, usize) -> f64,
+    ) -> Stretch {
+        let lo = names.start;
+        let mut stretch = Stretch {
+            remap: vec![u32::MAX; names.len()],
+            arrived: Vec::with_capacity(arriving.len()),
+            definers: Vec::new(),
+            first: Vec::new(),
+            weights: Vec::new(),
+        };
+        let mut coming = arriving.iter().zip(before).peekable();
+        let mut leaving = leaving.iter().peekable();
+        for n in names.clone().chain([names.end]) {
+            while let Some((r, _)) = coming.next_if(|(_, &b)| b <= n) {
+                let at = r.first.expect("arriving");
+                stretch.arrived.push(lo + stretch.definers.len());
+                stretch.definers.push(r.definers.clone());
+                stretch.first.push(at);
+                stretch.weights.push(weight(text(at), r.definers.len()));
+            }
+            if n == names.end || leaving.next_if(|&&l| l == n).is_some() {
+                continue;
+            }
+            stretch.remap[n - lo] = (lo + stretch.definers.len()) as u32;
+            stretch.definers.push(std::mem::take(&mut self.definers[n]));
+            stretch.first.push(self.first[n]);
+            stretch.weights.push(self.weights[n]);
+        }
+        // A name whose first definition moved keeps its definers elsewhere: their items follow it.
+        for (r, &to) in arriving.iter().zip(&stretch.arrived) {
+            if let Some(n) = r.old {
+                stretch.remap[n - lo] = to as u32;
             }
         }
+        stretch
     }
 
-    /// The changed files added to the users of what they use, the users of a name new to the
-    /// tree found among every file, and a name defined nowhere now dropped (unless it names a
-    /// module).
-    fn note_users(&mut self, changed: &[usize], files: &[Arc<FileTags>], renamed: &[Renamed]) {
+    /// The users' lists after the edit: each changed file taken out of the lists of the ids it
+    /// no longer references and put into those of the ids it now references (a reference kept
+    /// keeps its place), the users of a name new to the tree found among every file, and a name
+    /// defined nowhere now dropped (unless it names a module).
+    fn note_users(
+        &mut self,
+        old: &Before,
+        files: &[Arc<FileTags>],
+        changed: &[usize],
+        renamed: &[Renamed],
+    ) {
         // A module's name already lists every file using it.
         let new: Vec<u64> = renamed
             .iter()
             .filter(|r| r.old.is_none() && r.first.is_some() && !self.modules.contains_key(&r.id))
             .map(|r| r.id)
             .collect();
-        if !new.is_empty() {
-            let new: HashSet<u64> = new.into_iter().collect();
-            for f in 0..files.len() {
-                for id in self.refs.of(f).iter().filter(|id| new.contains(id)) {
-                    let list = self.users.entry(*id).or_default();
-                    if list.last() != Some(&(f as u32)) {
-                        list.push(f as u32);
+        self.note_users_of_new(&new);
+        for &f in changed {
+            let (before, now) = (sorted_ids(&old[f]), sorted_ids(&files[f]));
+            for id in before.iter().filter(|id| now.binary_search(id).is_err()) {
+                if let Some(list) = self.users.get_mut(id) {
+                    if let Ok(at) = list.binary_search(&(f as u32)) {
+                        list.remove(at);
+                    }
+                    if list.is_empty() {
+                        self.users.remove(id);
                     }
                 }
             }
-        }
-        for &f in changed {
-            for (id, _) in &files[f].reference_ids {
+            // A reference kept is listed already, unless its name is new (listed just now).
+            for id in now.iter().filter(|id| before.binary_search(id).is_err()) {
                 if self.name_index.contains_key(id) || self.modules.contains_key(id) {
                     let list = self.users.entry(*id).or_default();
                     if let Err(at) = list.binary_search(&(f as u32)) {
@@ -250,6 +367,36 @@ impl Graph {
         }
     }
 
+    /// The users of names new to the tree, found in every file's references (all cores, in file
+    /// order): a name is usually one, compared with directly instead of looked up.
+    fn note_users_of_new(&mut self, new: &[u64]) {
+        if new.is_empty() {
+            return;
+        }
+        let set: HashSet<u64> = new.iter().copied().collect();
+        let is_new = |id: &u64| match new.len() {
+            1..=4 => new.contains(id),
+            _ => set.contains(id),
+        };
+        // Over the references laid out together, not file by file: a name new to the tree is
+        // referenced by few, and the scan is one pass over memory. On this thread: the pool's may
+        // be busy with the pass ahead's module structure, which a question would wait behind.
+        let refs = &self.refs;
+        let at = refs.data.iter().enumerate().filter(|(_, id)| is_new(id));
+        let found: Vec<(u32, u64)> = at
+            .map(|(k, &id)| {
+                let f = refs.start.partition_point(|&s| s <= k) - 1;
+                (f as u32, id)
+            })
+            .collect();
+        for (f, id) in found {
+            let list = self.users.entry(id).or_default();
+            if list.last() != Some(&f) {
+                list.push(f);
+            }
+        }
+    }
+
     /// Each item's name in `file` (`NO_NAME` for one that is no symbol).
     fn items_named(&self, file: &FileTags) -> Vec<u32> {
         let items = file.tags.outline.items.iter().zip(&file.item_ids);
@@ -260,7 +407,8 @@ impl Graph {
         items.map(name).collect()
     }
 
-    /// The uses of `reweighed` (sorted) weighed again; every other file's kept.
+    /// The uses of `reweighed` (sorted) weighed again; every other file's kept (in place while
+    /// few files' numbers of uses change, see `rows`).
     fn reweigh(&mut self, files: &[Arc<FileTags>], reweighed: &[usize]) {
         let fresh: Vec<FileUses> = reweighed
             .iter()
@@ -276,32 +424,21 @@ impl Graph {
                 )
             })
             .collect();
-        let n = files.len();
-        let (old_start, old_uses, old_share) = (
-            std::mem::take(&mut self.start),
-            std::mem::take(&mut self.uses),
-            std::mem::take(&mut self.share),
-        );
-        let mut start = Vec::with_capacity(n + 1);
-        let (mut uses, mut share) = (
-            Vec::with_capacity(old_uses.len()),
-            Vec::with_capacity(old_uses.len()),
-        );
-        let mut from = 0;
-        for (&f, file) in reweighed.iter().zip(fresh) {
-            // The kept files before `f` in one copy, their starts shifted.
-            keep_rows(&old_start, &old_uses, from..f, &mut start, &mut uses);
-            share.extend_from_slice(&old_share[old_start[from]..old_start[f]]);
-            start.push(uses.len());
-            uses.extend(file.uses);
-            share.extend(file.share);
+        for (&f, file) in reweighed.iter().zip(&fresh) {
             self.out_weight[f] = file.out_weight;
-            from = f + 1;
         }
-        keep_rows(&old_start, &old_uses, from..n, &mut start, &mut uses);
-        share.extend_from_slice(&old_share[old_start[from]..old_start[n]]);
-        start.push(uses.len());
-        (self.start, self.uses, self.share) = (start, uses, share);
+        let uses: Vec<&[super::Use]> = fresh.iter().map(|u| &u.uses[..]).collect();
+        let share: Vec<&[f64]> = fresh.iter().map(|u| &u.share[..]).collect();
+        let resized = Resized::of(&self.start, reweighed, uses.iter().map(|u| u.len()));
+        if resized.in_place() {
+            replace_in_place(&self.start, &mut self.uses, reweighed, &uses);
+            replace_in_place(&self.start, &mut self.share, reweighed, &share);
+            resized.shift_starts(&mut self.start, reweighed);
+        } else {
+            let (start, uses) = replaced_copy(&self.start, &self.uses, reweighed, &uses);
+            (_, self.share) = replaced_copy(&self.start, &self.share, reweighed, &share);
+            (self.start, self.uses) = (start, uses);
+        }
     }
 
     /// Whether every part equals `other`'s, floating-point numbers bit for bit.
@@ -331,62 +468,52 @@ impl Graph {
     }
 }
 
-impl<T: Copy> PerFile<T> {
-    /// The runs of the `changed` files (sorted) replaced by `fresh`, in order; the others kept,
-    /// each stretch between two changed files in one copy.
-    fn replace(&mut self, changed: &[usize], fresh: Vec<Vec<T>>) {
-        let n = self.start.len() - 1;
-        let (old_start, old) = (
-            std::mem::take(&mut self.start),
-            std::mem::take(&mut self.data),
-        );
-        let (mut start, mut data) = (Vec::with_capacity(n + 1), Vec::with_capacity(old.len()));
-        let mut from = 0;
-        for (&f, run) in changed.iter().zip(fresh) {
-            keep_rows(&old_start, &old, from..f, &mut start, &mut data);
-            start.push(data.len());
-            data.extend(run);
-            from = f + 1;
-        }
-        keep_rows(&old_start, &old, from..n, &mut start, &mut data);
-        start.push(data.len());
-        (self.start, self.data) = (start, data);
-    }
+/// The changed files' tags before the edit, by file index.
+struct Before<'a> {
+    /// The files that changed (sorted).
+    changed: Vec<usize>,
+    tags: Vec<&'a FileTags>,
 }
 
-/// Appends the kept `rows` of a row layout (`old_start[r]..old_start[r + 1]` of `old` for row
-/// `r`) to `start` and `data`, their starts shifted to where they land.
-fn keep_rows<T: Clone>(
-    old_start: &[usize],
-    old: &[T],
-    rows: std::ops::Range<usize>,
-    start: &mut Vec<usize>,
-    data: &mut Vec<T>,
-) {
-    let shift = data.len() as isize - old_start[rows.start] as isize;
-    let starts = old_start[rows.clone()].iter();
-    start.extend(starts.map(|&s| (s as isize + shift) as usize));
-    data.extend_from_slice(&old[old_start[rows.start]..old_start[rows.end]]);
-}
-
-/// The indices of the files that changed (sorted), when `old` and `files` list the same paths
-/// with the same languages and modules and few changed.
-fn changed_files(old: &[Arc<FileTags>], files: &[Arc<FileTags>]) -> Option<Vec<usize>> {
-    if old.len() != files.len() {
-        return None;
-    }
-    let mut changed = Vec::new();
-    for (f, (a, b)) in old.iter().zip(files).enumerate() {
-        if Arc::ptr_eq(a, b) {
-            continue;
-        }
-        let same_place = a.rel == b.rel && a.language == b.language && a.module_id == b.module_id;
-        if !same_place || changed.len() == MOST_CHANGED {
+impl<'a> Before<'a> {
+    /// The files of `replaced` (sorted by index) that changed in `files` (a graph of `n` files),
+    /// when they stay at their paths with their languages and modules and few changed.
+    fn of(
+        n: usize,
+        replaced: &'a [(usize, Arc<FileTags>)],
+        files: &[Arc<FileTags>],
+    ) -> Option<Before<'a>> {
+        if n != files.len() {
             return None;
         }
-        changed.push(f);
+        let mut before = Before {
+            changed: Vec::new(),
+            tags: Vec::new(),
+        };
+        for (f, a) in replaced {
+            let b = files.get(*f)?;
+            if Arc::ptr_eq(a, b) {
+                continue;
+            }
+            let same_place =
+                a.rel == b.rel && a.language == b.language && a.module_id == b.module_id;
+            if !same_place || before.changed.len() == MOST_CHANGED {
+                return None;
+            }
+            before.changed.push(*f);
+            before.tags.push(a);
+        }
+        Some(before)
     }
-    Some(changed)
+}
+
+impl std::ops::Index<usize> for Before<'_> {
+    type Output = FileTags;
+
+    fn index(&self, f: usize) -> &FileTags {
+        let at = self.changed.binary_search(&f).expect("a changed file");
+        self.tags[at]
+    }
 }
 
 /// The ids of the names `file` defines as graph symbols, in item order.
@@ -395,6 +522,14 @@ fn symbol_ids(file: &FileTags) -> impl Iterator<Item = u64> + '_ {
     items
         .filter(|(item, _)| is_symbol(item.kind))
         .map(|(_, &id)| id)
+}
+
+/// The ids `file` references (sorted, unique).
+fn sorted_ids(file: &FileTags) -> Vec<u64> {
+    let mut ids: Vec<u64> = file.reference_ids.iter().map(|r| r.0).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    ids
 }
 
 /// The first item of `file` defining `id` as a graph symbol.
@@ -411,6 +546,7 @@ mod tests {
     use super::super::tests::tree;
     use super::*;
     use crate::items::Item;
+    use crate::map::index::replaced_between;
     use crate::map::rank::{graph, graph_after, name_weight};
     use crate::tags::Tags;
     use crate::Kind;
@@ -455,14 +591,24 @@ mod tests {
     /// The graph after `files` became `next`, patched, checked against a new one, part for part.
     fn patch_and_check(files: &[Arc<FileTags>], next: &[Arc<FileTags>], expect_patch: bool) {
         let weight = |name: &str, n| name_weight(name, n, false);
-        let patched = graph(files).patched(files, next, &weight);
+        // A list whose paths changed starts a new lineage of edits: its graph is built anew.
+        let replaced = replaced_between(files, next, usize::MAX);
+        assert_eq!(replaced.is_some(), expect_patch);
+        let Some(replaced) = replaced else {
+            // Nor does a graph of another number of files take any edits.
+            if files.len() != next.len() {
+                assert!(graph(files).patched(&[], next, &weight).is_none());
+            }
+            return;
+        };
+        let patched = graph(files).patched(&replaced, next, &weight);
         assert_eq!(patched.is_some(), expect_patch);
         let fresh = graph(next);
         if let Some(patched) = patched {
             assert!(patched.same_as(&fresh));
         }
         let last = Arc::new(graph(files));
-        assert!(graph_after(files, last, next).0.same_as(&fresh));
+        assert!(graph_after(&replaced, last, next).0.same_as(&fresh));
     }
 
     #[test]
@@ -486,6 +632,16 @@ mod tests {
             let before = steps.last().unwrap().clone();
             steps.push(changed(&before, f + 9, |items, _| {
                 items.push(function("New"))
+            }));
+            // A name replaced by a new one defined where it was (the names after it keep their
+            // numbers), then by one many files define and use.
+            let before = steps.last().unwrap().clone();
+            steps.push(changed(&before, f + 7, |items, _| {
+                items[0].name = "RenamedInPlace".into();
+            }));
+            let before = steps.last().unwrap().clone();
+            steps.push(changed(&before, f + 7, |items, _| {
+                items[0].name = "do_thing_300".into();
             }));
             // A definition removed that only this file had, the items after it moved up.
             let before = steps.last().unwrap().clone();
