@@ -443,3 +443,15 @@ fn of_snapshot<T>(
         }
     }
 }
+
+/// The map's generated test trees' random source: numbers below `below`, the same for a seed.
+#[cfg(test)]
+fn seeded(seed: u64) -> impl FnMut(usize) -> usize {
+    let mut state = seed;
+    move |below: usize| {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 33) as usize % below
+    }
+}

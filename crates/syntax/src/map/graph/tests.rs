@@ -9,13 +9,7 @@ use crate::tags::Tags;
 /// the pool: a graph whose walk from one file reaches a part of the tree, and from a common
 /// name all of it.
 pub(super) fn tree(n: usize, seed: u64) -> Vec<Arc<FileTags>> {
-    let mut state = seed;
-    let mut next = move |below: usize| {
-        state = state
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (state >> 33) as usize % below
-    };
+    let mut next = super::super::seeded(seed);
     let item = |kind, name: String, parent| Item::bare(kind, &name, parent);
     let files = (0..n).map(|i| {
         let language = if i % 5 == 4 { "python" } else { "go" };

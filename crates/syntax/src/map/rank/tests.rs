@@ -9,13 +9,7 @@ use crate::Kind;
 /// names, itself among them at times: items of every class, files with several items in the
 /// graph's class, scores tied across files.
 fn tree(n: usize, seed: u64) -> Vec<Arc<FileTags>> {
-    let mut state = seed;
-    let mut next = move |below: usize| {
-        state = state
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (state >> 33) as usize % below
-    };
+    let mut next = super::super::seeded(seed);
     let mut files: Vec<Arc<FileTags>> = (0..n)
         .map(|i| {
             let mut items = vec![Item::bare(Kind::Struct, &format!("Widget{i}"), None)];
