@@ -6,8 +6,8 @@
 //! on its own, so the names and files are split across the cores without changing any sum.
 //!
 //! It serves the iterations that visit every file with the graph's own weights (the unsteered
-//! question, whose walk is dense from the start): a whole-graph walk that stops at its iteration
-//! cap, where the push walk's scattered writes were most of a question's time.
+//! question, whose walk is dense from the start): a whole-graph walk of tens of iterations, where
+//! the push walk's scattered writes were most of a question's time.
 
 use super::graph::Graph;
 use rayon::prelude::*;
