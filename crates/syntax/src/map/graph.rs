@@ -10,10 +10,11 @@
 
 use super::index::FileTags;
 use super::pull::{InEdges, Restart};
+use super::scratch;
 use crate::Kind;
 use foldhash::HashMap;
 use rayon::prelude::*;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 mod patch;
 mod rows;
@@ -87,6 +88,9 @@ pub struct Graph {
     out_weight: Vec<f64>,
     /// The uses laid out by name for the dense walk (`pull`), made by the first one.
     in_edges: OnceLock<InEdges>,
+    /// The layout of the graph this one was patched from, whose buffers the first dense walk
+    /// fills again (`InEdges::of`) instead of faulting in new ones.
+    spare_in_edges: Mutex<Option<InEdges>>,
 }
 
 impl Graph {
@@ -189,6 +193,7 @@ impl Graph {
             share: Vec::with_capacity(total),
             out_weight: Vec::with_capacity(files.len()),
             in_edges: OnceLock::new(),
+            spare_in_edges: Mutex::new(None),
         };
         for file in per_file {
             graph.start.push(graph.uses.len());
@@ -417,8 +422,8 @@ impl Steered<'_> {
     fn pagerank_pushed(&self, personalization: &[f64], dense_share: usize) -> Reached {
         let n = personalization.len();
         let mut walk = Walk::new(self, personalization, dense_share);
-        let mut rank = personalization.to_vec();
-        let mut next = vec![0.0; n];
+        let mut rank = scratch::copy(personalization);
+        let mut next = scratch::zeros(n);
         // The files without uses, once the walk is dense (a sparse walk's are few: it filters).
         let mut dangling_files: Option<Vec<usize>> = None;
         for _ in 0..ITERATIONS {
@@ -457,6 +462,9 @@ impl Steered<'_> {
                 break;
             }
         }
+        scratch::give_back(next);
+        scratch::give_back(walk.inflow);
+        scratch::give_back(walk.per_name);
         Reached {
             rank,
             files: walk.files,
@@ -472,16 +480,17 @@ impl Steered<'_> {
         let graph = self.graph;
         let edges = graph.in_edges.get_or_init(|| {
             let started = std::time::Instant::now();
-            let edges = InEdges::of(graph);
+            let spare = graph.spare_in_edges.lock();
+            let edges = InEdges::of(graph, spare.unwrap_or_else(PoisonError::into_inner).take());
             let us = started.elapsed().as_micros() as u64;
             tracing::debug!(us, "map graph in-edges");
             edges
         });
         let n = personalization.len();
         let dangling_files: Vec<usize> = (0..n).filter(|&f| graph.out_weight[f] == 0.0).collect();
-        let mut rank = personalization.to_vec();
-        let mut next = vec![0.0; n];
-        let mut per_name = vec![0.0; graph.definers.len()];
+        let mut rank = scratch::copy(personalization);
+        let mut next = scratch::zeros(n);
+        let mut per_name = scratch::zeros(graph.definers.len());
         for _ in 0..ITERATIONS {
             let dangling: f64 = dangling_files.iter().map(|&f| rank[f]).sum();
             let restart = Restart {
@@ -496,6 +505,8 @@ impl Steered<'_> {
                 break;
             }
         }
+        scratch::give_back(next);
+        scratch::give_back(per_name);
         Reached {
             rank,
             files: (0..n).collect(),
@@ -556,8 +567,8 @@ impl Walk {
             reached,
             dense: false,
             dense_share,
-            inflow: vec![0.0; n],
-            per_name: vec![0.0; names],
+            inflow: scratch::zeros(n),
+            per_name: scratch::zeros(names),
             names: Vec::new(),
             named: vec![false; names],
             own: Vec::new(),

@@ -20,6 +20,7 @@ mod prefix_sort;
 mod pull;
 pub mod rank;
 pub mod render;
+mod scratch;
 pub mod steer;
 pub mod store;
 pub mod symbols;

@@ -17,6 +17,7 @@ use rayon::prelude::*;
 const CHUNK: usize = if cfg!(test) { 64 } else { 4096 };
 
 /// The graph's uses laid out by the name they flow to, and each file's defined names.
+#[derive(Default)]
 pub struct InEdges {
     /// Per name, its uses: `name_start[n]..name_start[n + 1]` into `user` and `share`, in file
     /// and use order (the push walk's order of adding them).
@@ -32,50 +33,52 @@ pub struct InEdges {
 }
 
 impl InEdges {
-    /// The layout of `graph`'s uses (file `f`'s are `graph.file_uses(f)`).
-    pub fn of(graph: &Graph) -> InEdges {
+    /// The layout of `graph`'s uses (file `f`'s are `graph.file_uses(f)`), in `spare`'s buffers
+    /// when there is one (a layout no longer used): their pages are in memory already.
+    pub fn of(graph: &Graph, spare: Option<InEdges>) -> InEdges {
+        let mut edges = spare.unwrap_or_default();
+        edges.lay_out(graph);
+        edges
+    }
+
+    fn lay_out(&mut self, graph: &Graph) {
         let files = graph.files();
         let names = graph.definers.len();
-        let mut name_start = vec![0usize; names + 1];
+        let name_start = &mut self.name_start;
+        refill(name_start, names + 1, 0);
         for f in 0..files {
             for u in graph.file_uses(f).0 {
                 name_start[u.name as usize + 1] += 1;
             }
         }
-        prefix_sums(&mut name_start);
+        prefix_sums(name_start);
         let total = name_start[names];
-        let (mut user, mut share) = (vec![0u32; total], vec![0.0; total]);
-        let mut at = name_start.clone();
-        let (mut own_start, mut own_share) = (Vec::with_capacity(files + 1), Vec::new());
+        refill(&mut self.user, total, 0);
+        refill(&mut self.share, total, 0.0);
+        (self.own_start.clear(), self.own_share.clear());
+        // Each name's start serves as its next free slot, then is moved back from the next name's.
         for f in 0..files {
-            own_start.push(own_share.len());
+            self.own_start.push(self.own_share.len());
             let (uses, shares) = graph.file_uses(f);
             for (u, &s) in uses.iter().zip(shares) {
-                let slot = &mut at[u.name as usize];
-                (user[*slot], share[*slot]) = (f as u32, s);
+                let slot = &mut name_start[u.name as usize];
+                (self.user[*slot], self.share[*slot]) = (f as u32, s);
                 *slot += 1;
                 if u.self_defined {
-                    own_share.push(s);
+                    self.own_share.push(s);
                 }
             }
         }
-        own_start.push(own_share.len());
+        self.own_start.push(self.own_share.len());
+        name_start.copy_within(..names, 1);
+        name_start[0] = 0;
         // A file's names from its items' (one run per file), not from every name's definers.
-        let (mut file_start, mut defined) = (Vec::with_capacity(files + 1), Vec::new());
+        (self.file_start.clear(), self.defined.clear());
         for f in 0..files {
-            file_start.push(defined.len());
-            graph.push_names_of(f, &mut defined);
+            self.file_start.push(self.defined.len());
+            graph.push_names_of(f, &mut self.defined);
         }
-        file_start.push(defined.len());
-        InEdges {
-            name_start,
-            user,
-            share,
-            file_start,
-            defined,
-            own_start,
-            own_share,
-        }
+        self.file_start.push(self.defined.len());
     }
 
     /// One iteration: into `next`, each file's rank after the one of `rank` — its share of
@@ -135,6 +138,12 @@ pub struct Restart<'a> {
     pub share: f64,
     pub personalization: &'a [f64],
     pub damping: f64,
+}
+
+/// `buffer` holding `len` times `value`, in the memory it has.
+fn refill<T: Copy>(buffer: &mut Vec<T>, len: usize, value: T) {
+    buffer.clear();
+    buffer.resize(len, value);
 }
 
 /// Counts (at `i + 1`) turned into starts (at `i`).

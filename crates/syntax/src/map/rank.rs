@@ -8,6 +8,7 @@ use super::index::FileTags;
 use super::mentions::Mentioned;
 use super::modules::Structure;
 use super::prefix_sort::{sort, PrefixSorted};
+use super::scratch;
 use super::steer;
 use super::tail::{self, Tail};
 use foldhash::HashMap;
@@ -257,6 +258,9 @@ pub(super) fn rank_sorting(
     let scored = scoring.classify(&scorable);
     let scored_at = started.elapsed();
     let ranked = ordered(scored, &ties, steering, files, graph, sorted_first);
+    for buffer in [reached.rank, flows.per_name, personalization] {
+        scratch::give_back(buffer);
+    }
     // Where a new question's time goes, for `CODERD_LOG=coderd=debug`.
     tracing::debug!(
         reached = reached.files.len(),
@@ -307,7 +311,7 @@ struct OwnUse {
 impl Flows {
     fn of(steered: &Steered, reached: &Reached, names: usize) -> Flows {
         let mut flows = Flows {
-            per_name: vec![0.0; names],
+            per_name: scratch::zeros(names),
             flowed: Vec::new(),
             own_uses: Vec::new(),
         };
@@ -781,16 +785,18 @@ fn interleave(tied: &[(f64, usize)], history: &[(f64, usize)], n: usize) -> Vec<
 /// Where a random walk restarts: the focus files and the mentions' (`Mentioned::restarts`); every
 /// file alike when nothing steers.
 fn personalization(n: usize, focus: &[usize], restarts: &[usize]) -> Vec<f64> {
-    let mut weights = vec![0.0; n];
+    let mut weights = scratch::zeros(n);
     // Each adds 1: small whole numbers, whose sums are exact in any order.
     for &f in focus.iter().chain(restarts) {
         weights[f] += 1.0;
     }
     let total: f64 = weights.iter().sum();
     if total == 0.0 {
-        return vec![1.0 / n.max(1) as f64; n];
+        weights.fill(1.0 / n.max(1) as f64);
+        return weights;
     }
-    weights.iter().map(|w| w / total).collect()
+    weights.iter_mut().for_each(|w| *w /= total);
+    weights
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ use super::{file_uses, is_symbol, FileUses, Graph, NO_NAME};
 use crate::map::index::FileTags;
 use foldhash::HashSet;
 use rayon::prelude::*;
-use std::sync::Arc;
+use std::sync::{Arc, PoisonError};
 
 /// Past this many changed files, a rebuild (all cores) costs less than patching one by one.
 const MOST_CHANGED: usize = 64;
@@ -127,11 +127,14 @@ impl Graph {
         self.names.patch(old, files, &changed);
         self.listing.patch(files, &changed);
         steps.done("names");
-        // The last in-edge layout is large: freed on a thread of its own, not on the question's
-        // (here after all when no thread can be had: the closure is dropped with it).
-        let stale = std::mem::take(&mut self.in_edges);
-        let freeing = std::thread::Builder::new().name("coderd-free".into());
-        let _ = freeing.spawn(move || drop(stale));
+        // The last in-edge layout is large: kept for the next one to be laid out in its buffers.
+        let spare = self
+            .spare_in_edges
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(stale) = std::mem::take(&mut self.in_edges).into_inner() {
+            *spare = Some(stale);
+        }
         steps.done("edges");
         tracing::debug!(
             steps = %steps.us,
