@@ -55,7 +55,8 @@ impl InEdges {
         let total = name_start[names];
         refill(&mut self.user, total, 0);
         refill(&mut self.share, total, 0.0);
-        (self.own_start.clear(), self.own_share.clear());
+        self.own_start.clear();
+        self.own_share.clear();
         // Each name's start serves as its next free slot, then is moved back from the next name's.
         for f in 0..files {
             self.own_start.push(self.own_share.len());
@@ -73,7 +74,8 @@ impl InEdges {
         name_start.copy_within(..names, 1);
         name_start[0] = 0;
         // A file's names from its items' (one run per file), not from every name's definers.
-        (self.file_start.clear(), self.defined.clear());
+        self.file_start.clear();
+        self.defined.clear();
         for f in 0..files {
             self.file_start.push(self.defined.len());
             graph.push_names_of(f, &mut self.defined);
