@@ -490,7 +490,7 @@ impl Steered<'_> {
         let dangling_files: Vec<usize> = (0..n).filter(|&f| graph.out_weight[f] == 0.0).collect();
         let mut rank = scratch::copy(personalization);
         let mut next = scratch::zeros(n);
-        let mut per_name = scratch::zeros(graph.definers.len());
+        let mut per_slot = scratch::zeros(edges.slots());
         for _ in 0..ITERATIONS {
             let dangling: f64 = dangling_files.iter().map(|&f| rank[f]).sum();
             let restart = Restart {
@@ -498,7 +498,7 @@ impl Steered<'_> {
                 personalization,
                 damping: DAMPING,
             };
-            let change = edges.step(&rank, restart, &mut per_name, &mut next);
+            let change = edges.step(&rank, restart, &mut per_slot, &mut next);
             let settled = settled(change, || total_change(&next, &rank));
             std::mem::swap(&mut rank, &mut next);
             if settled {
@@ -506,7 +506,7 @@ impl Steered<'_> {
             }
         }
         scratch::give_back(next);
-        scratch::give_back(per_name);
+        scratch::give_back(per_slot);
         Reached {
             rank,
             files: (0..n).collect(),

@@ -5,6 +5,11 @@
 //! in use order — so the ranks are the push walk's bit for bit. Each name and each file is summed
 //! on its own, so the names and files are split across the cores without changing any sum.
 //!
+//! Only the names something uses are laid out (half of them in a generated tree): another name's
+//! flow is exactly zero, and adding a zero to a sum of ranks changes nothing. They are numbered
+//! in the order of the first file defining them, so the files read their names' sums nearly in
+//! the order they were written.
+//!
 //! It serves the iterations that visit every file with the graph's own weights (the unsteered
 //! question, whose walk is dense from the start): a whole-graph walk of tens of iterations, where
 //! the push walk's scattered writes were most of a question's time.
@@ -16,20 +21,28 @@ use rayon::prelude::*;
 /// (small in the tests, so that their trees are split too).
 const CHUNK: usize = if cfg!(test) { 64 } else { 4096 };
 
+/// A name's slot when nothing uses it.
+const NO_SLOT: u32 = u32::MAX;
+
 /// The graph's uses laid out by the name they flow to, and each file's defined names.
 #[derive(Default)]
 pub struct InEdges {
-    /// Per name, its uses: `name_start[n]..name_start[n + 1]` into `user` and `share`, in file
-    /// and use order (the push walk's order of adding them).
-    name_start: Vec<usize>,
+    /// Per slot (a used name), its uses: `slot_start[s]..slot_start[s + 1]` into `user` and
+    /// `share`, in file and use order (the push walk's order of adding them).
+    slot_start: Vec<usize>,
     user: Vec<u32>,
     share: Vec<f64>,
-    /// Per file, the names it defines in name order: `file_start[f]..file_start[f + 1]`.
+    /// Per file, the slots of the used names it defines, in name order:
+    /// `file_start[f]..file_start[f + 1]` into `defined`.
     file_start: Vec<usize>,
     defined: Vec<u32>,
     /// Per file, the shares of its uses of names it defines too, in use order.
     own_start: Vec<usize>,
     own_share: Vec<f64>,
+    /// Per name, its slot, and its uses counted then its next free place: the layout's own
+    /// scratch, kept with it to be filled again.
+    slot_of: Vec<u32>,
+    uses_of: Vec<usize>,
 }
 
 impl InEdges {
@@ -37,78 +50,113 @@ impl InEdges {
     /// when there is one (a layout no longer used): their pages are in memory already.
     pub fn of(graph: &Graph, spare: Option<InEdges>) -> InEdges {
         let mut edges = spare.unwrap_or_default();
-        edges.lay_out(graph);
+        edges.count_uses(graph);
+        edges.number_slots(graph);
+        edges.place_uses(graph);
         edges
     }
 
-    fn lay_out(&mut self, graph: &Graph) {
-        let files = graph.files();
-        let names = graph.definers.len();
-        let name_start = &mut self.name_start;
-        refill(name_start, names + 1, 0);
-        for f in 0..files {
+    /// How many names something uses: the length of `step`'s `per_slot`.
+    pub fn slots(&self) -> usize {
+        self.slot_start.len() - 1
+    }
+
+    fn count_uses(&mut self, graph: &Graph) {
+        refill(&mut self.uses_of, graph.definers.len(), 0);
+        for f in 0..graph.files() {
             for u in graph.file_uses(f).0 {
-                name_start[u.name as usize + 1] += 1;
+                self.uses_of[u.name as usize] += 1;
             }
         }
-        prefix_sums(name_start);
-        let total = name_start[names];
-        refill(&mut self.user, total, 0);
-        refill(&mut self.share, total, 0.0);
-        self.own_start.clear();
-        self.own_share.clear();
-        // Each name's start serves as its next free slot, then is moved back from the next name's.
-        for f in 0..files {
-            self.own_start.push(self.own_share.len());
-            let (uses, shares) = graph.file_uses(f);
-            for (u, &s) in uses.iter().zip(shares) {
-                let slot = &mut name_start[u.name as usize];
-                (self.user[*slot], self.share[*slot]) = (f as u32, s);
-                *slot += 1;
-                if u.self_defined {
-                    self.own_share.push(s);
-                }
-            }
-        }
-        self.own_start.push(self.own_share.len());
-        name_start.copy_within(..names, 1);
-        name_start[0] = 0;
-        // A file's names from its items' (one run per file), not from every name's definers.
+    }
+
+    /// Each file's used names (from its items': one run per file, not from every name's
+    /// definers), a name's slot given at its first definer.
+    fn number_slots(&mut self, graph: &Graph) {
+        refill(&mut self.slot_of, graph.definers.len(), NO_SLOT);
+        refill(&mut self.slot_start, 1, 0);
         self.file_start.clear();
         self.defined.clear();
-        for f in 0..files {
+        for f in 0..graph.files() {
             self.file_start.push(self.defined.len());
+            let from = self.defined.len();
             graph.push_names_of(f, &mut self.defined);
+            let mut kept = from;
+            for k in from..self.defined.len() {
+                let name = self.defined[k] as usize;
+                if self.uses_of[name] == 0 {
+                    continue;
+                }
+                if self.slot_of[name] == NO_SLOT {
+                    self.slot_of[name] = self.slots() as u32;
+                    let end = self.slot_start[self.slots()] + self.uses_of[name];
+                    self.slot_start.push(end);
+                }
+                self.defined[kept] = self.slot_of[name];
+                kept += 1;
+            }
+            self.defined.truncate(kept);
         }
         self.file_start.push(self.defined.len());
     }
 
+    /// Each use at its slot's next free place, and each file's uses of its own names.
+    fn place_uses(&mut self, graph: &Graph) {
+        for (name, &slot) in self.slot_of.iter().enumerate() {
+            if slot != NO_SLOT {
+                self.uses_of[name] = self.slot_start[slot as usize];
+            }
+        }
+        let total = self.slot_start[self.slots()];
+        refill(&mut self.user, total, 0);
+        refill(&mut self.share, total, 0.0);
+        self.own_start.clear();
+        self.own_share.clear();
+        for f in 0..graph.files() {
+            self.own_start.push(self.own_share.len());
+            let (uses, shares) = graph.file_uses(f);
+            for (u, &s) in uses.iter().zip(shares) {
+                let name = u.name as usize;
+                if u.self_defined {
+                    self.own_share.push(s);
+                }
+                // A use of a name no file defines flows nowhere.
+                if self.slot_of[name] != NO_SLOT {
+                    let at = &mut self.uses_of[name];
+                    (self.user[*at], self.share[*at]) = (f as u32, s);
+                    *at += 1;
+                }
+            }
+        }
+        self.own_start.push(self.own_share.len());
+    }
+
     /// One iteration: into `next`, each file's rank after the one of `rank` — its share of
-    /// `restart` (`personalization`) and the damped rank arriving over the uses: per name the flows
-    /// of its uses, to each of its definers, less a definer's own use. `per_name` is scratch, one
-    /// slot per name. Answers the total change, |next - rank| over the files, summed in parts on
-    /// all cores (`graph::settled` decides with it).
+    /// `restart` (`personalization`) and the damped rank arriving over the uses: per used name the
+    /// flows of its uses, to each of its definers, less a definer's own use. `per_slot` is
+    /// scratch, one place per slot. Answers the total change, |next - rank| over the files, summed
+    /// in parts on all cores (`graph::settled` decides with it).
     pub fn step(
         &self,
         rank: &[f64],
         restart: Restart,
-        per_name: &mut [f64],
+        per_slot: &mut [f64],
         next: &mut [f64],
     ) -> f64 {
-        per_name
+        per_slot
             .par_chunks_mut(CHUNK)
             .enumerate()
             .for_each(|(c, chunk)| {
                 for (k, sum) in chunk.iter_mut().enumerate() {
-                    let n = c * CHUNK + k;
+                    let slot = c * CHUNK + k;
                     let mut flow = 0.0;
-                    for e in self.name_start[n]..self.name_start[n + 1] {
+                    for e in self.slot_start[slot]..self.slot_start[slot + 1] {
                         flow += rank[self.user[e] as usize] * self.share[e];
                     }
                     *sum = flow;
                 }
             });
-        let per_name = &*per_name;
+        let per_slot = &*per_slot;
         let changes: Vec<f64> = next
             .par_chunks_mut(CHUNK)
             .enumerate()
@@ -117,8 +165,8 @@ impl InEdges {
                 for (k, out) in chunk.iter_mut().enumerate() {
                     let f = c * CHUNK + k;
                     let mut inflow = 0.0;
-                    for &name in &self.defined[self.file_start[f]..self.file_start[f + 1]] {
-                        inflow += per_name[name as usize];
+                    for &slot in &self.defined[self.file_start[f]..self.file_start[f + 1]] {
+                        inflow += per_slot[slot as usize];
                     }
                     for &share in &self.own_share[self.own_start[f]..self.own_start[f + 1]] {
                         inflow -= rank[f] * share;
@@ -146,11 +194,4 @@ pub struct Restart<'a> {
 fn refill<T: Copy>(buffer: &mut Vec<T>, len: usize, value: T) {
     buffer.clear();
     buffer.resize(len, value);
-}
-
-/// Counts (at `i + 1`) turned into starts (at `i`).
-fn prefix_sums(counts: &mut [usize]) {
-    for i in 1..counts.len() {
-        counts[i] += counts[i - 1];
-    }
 }
