@@ -8,7 +8,7 @@
 //! changes no sum. So a new focus on 200,000 files costs what its neighbourhood costs, and the
 //! ranking's answers are the ones a whole-graph computation gives (the tests compare the two).
 
-use super::index::FileTags;
+use super::index::{FileTags, ItemFacts};
 use super::pull::{InEdges, Restart};
 use super::scratch;
 use crate::Kind;
@@ -74,6 +74,9 @@ pub struct Graph {
     /// Per file, each item's name (`NO_NAME` for an item that is no symbol): what scoring and the
     /// in-edge layout read instead of looking every item's id up.
     item_name: PerFile<u32>,
+    /// Per file, each item's facts (`FileTags::item_facts`), one run after the other: scoring
+    /// reads them in file order, not wherever each file's tags were made.
+    item_facts: PerFile<ItemFacts>,
     /// Per file, the ids it references: the users of a name new to the tree are found here
     /// (`patch`), not by reading every file's tags.
     refs: PerFile<u64>,
@@ -185,6 +188,7 @@ impl Graph {
             modules,
             users,
             item_name: items_of,
+            item_facts: PerFile::collect(files.iter().map(|file| file.item_facts.iter().copied())),
             refs: refs_of,
             names: super::mentions::Names::of(files),
             listing: super::tail::Listing::of(files),
@@ -220,6 +224,11 @@ impl Graph {
     pub fn item_name(&self, f: usize, i: usize) -> Option<usize> {
         let name = self.item_name.of(f)[i];
         (name != NO_NAME).then_some(name as usize)
+    }
+
+    /// File `f`'s items' facts, in item order.
+    pub fn item_facts(&self, f: usize) -> &[ItemFacts] {
+        self.item_facts.of(f)
     }
 
     /// File `f`'s names, in name order, pushed onto `out`.

@@ -4,13 +4,13 @@
 //! input gives the same floating-point sums and the same order.
 
 use super::graph::{Graph, Reached, Steered};
-use super::index::FileTags;
+use super::index::{FileTags, ItemFacts};
 use super::mentions::Mentioned;
 use super::modules::Structure;
 use super::prefix_sort::{sort, PrefixSorted};
 use super::scratch;
 use super::steer;
-use super::tail::{self, Tail};
+use super::tail::Tail;
 use foldhash::HashMap;
 use rayon::prelude::*;
 use std::borrow::Cow;
@@ -456,16 +456,14 @@ impl Scored {
 
 impl Scoring<'_> {
     /// The class and score of item `i` of file `f`, whose own uses are `own`.
-    fn score(&self, f: usize, i: usize, own: &[OwnUse]) -> (u8, f64) {
-        let (file, graph) = (&self.files[f], self.graph);
-        // The item's facts, not the item: a whole tree's items are scored.
-        let facts = file.item_facts[i];
+    fn score(&self, f: usize, i: usize, facts: ItemFacts, own: &[OwnUse]) -> (u8, f64) {
+        let graph = self.graph;
         let name = match facts.symbol {
             true => graph.item_name(f, i),
             false => None,
         };
         if !self.steering.mentions.is_empty() {
-            let item = &file.tags.outline.items[i];
+            let item = &self.files[f].tags.outline.items[i];
             if self.steering.mentions.contains(&item.name) {
                 let n_definers = name.map_or(1, |n| graph.definers[n].len());
                 let specificity = name_weight(&item.name, n_definers, false);
@@ -507,30 +505,12 @@ impl Scoring<'_> {
         };
         let mut own_uses = self.flows.own_uses_from(files.first().map_or(0, |&f| f));
         let mut graph_class = Vec::new();
-        for batch in files.chunks(READ_AHEAD) {
-            self.read_ahead(batch);
-            for &f in batch {
-                let own = Flows::own_uses_of(&mut own_uses, f);
-                self.classify_file(f, own, &mut head, &mut scored, &mut graph_class);
-            }
+        for &f in files {
+            let own = Flows::own_uses_of(&mut own_uses, f);
+            self.classify_file(f, own, &mut head, &mut scored, &mut graph_class);
         }
         scored.head = vec![head];
         scored
-    }
-
-    /// Reads what scoring reads first of each of `files`: each file's tags and item facts are
-    /// wherever it was parsed, two cache misses one after the other when its scoring gets to
-    /// them (most of the scoring's time at 200,000 files). Read here for a few files at once,
-    /// the misses of different files overlap.
-    fn read_ahead(&self, files: &[usize]) {
-        let first = |f: usize| {
-            let file = &self.files[f];
-            let facts = file.item_facts.first().map_or(0, |facts| facts.depth);
-            facts ^ u32::from(file.generated)
-        };
-        let read = files.iter().map(|&f| first(f)).fold(0, u32::wrapping_add);
-        // Nothing uses what was read: only the reading matters.
-        std::hint::black_box(read);
     }
 
     /// File `f`'s listed items scored (`own` its own uses) onto `head` or `scored`'s other
@@ -543,17 +523,23 @@ impl Scoring<'_> {
         scored: &mut Scored,
         graph_class: &mut Vec<usize>,
     ) {
-        let items = 0..self.files[f].item_facts.len();
+        // Read from the graph's runs, in file order: the tags are wherever each file was parsed,
+        // and reading them was most of the scoring's time at 200,000 files.
+        let facts = self.graph.item_facts(f);
         if self.steering.focus.contains(&f) {
-            scored.focus_items += items.len();
+            scored.focus_items += facts.len();
             return;
         }
         let include_tests = self.steering.include_tests;
-        let listed = items.filter(|&i| tail::listed(&self.files[f], i, include_tests));
+        // A generated file lists none; another lists its items but tests' when they are left out.
+        if self.graph.listing.count(f, include_tests) == 0 {
+            return;
+        }
+        let listed = (0..facts.len()).filter(|&i| include_tests || !facts[i].in_tests);
         let (from, mut any) = (head.len(), false);
         for i in listed {
             any = true;
-            let (class, score) = self.score(f, i, own);
+            let (class, score) = self.score(f, i, facts[i], own);
             let entry = (class, score, f as u32, i as u32);
             match (class, score.total_cmp(&0.0)) {
                 (2, std::cmp::Ordering::Equal) => scored.zeros.push(item(&entry)),
@@ -568,9 +554,6 @@ impl Scoring<'_> {
         scored.files_listing += usize::from(any);
     }
 }
-
-/// How many files' tags `Scoring::read_ahead` reads before they are scored.
-const READ_AHEAD: usize = 16;
 
 /// One scored entry: its class (0 mentioned, 1 reached through the graph, 2 the rest), its
 /// score, its file and its item.

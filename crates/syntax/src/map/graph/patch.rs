@@ -112,6 +112,8 @@ impl Graph {
             .map(|&f| self.items_named(&files[f]))
             .collect();
         self.item_name.replace(&changed, named);
+        let facts = changed.iter().map(|&f| files[f].item_facts.clone());
+        self.item_facts.replace(&changed, facts.collect());
         steps.done("named");
         self.note_users(old, files, &changed, &renamed);
         steps.done("users");
@@ -463,6 +465,7 @@ impl Graph {
             && self.names == other.names
             && self.listing == other.listing
             && self.item_name == other.item_name
+            && self.item_facts == other.item_facts
             && self.refs == other.refs
             && self.start == other.start
             && uses(self) == uses(other)
