@@ -432,7 +432,7 @@ impl Steered<'_> {
         let n = personalization.len();
         let mut walk = Walk::new(self, personalization, dense_share);
         let mut rank = scratch::copy(personalization);
-        let mut next = scratch::zeros(n);
+        let mut next = scratch::zeros(n, walk.dense);
         // The files without uses, once the walk is dense (a sparse walk's are few: it filters).
         let mut dangling_files: Option<Vec<usize>> = None;
         for _ in 0..ITERATIONS {
@@ -498,8 +498,8 @@ impl Steered<'_> {
         let n = personalization.len();
         let dangling_files: Vec<usize> = (0..n).filter(|&f| graph.out_weight[f] == 0.0).collect();
         let mut rank = scratch::copy(personalization);
-        let mut next = scratch::zeros(n);
-        let mut per_slot = scratch::zeros(edges.slots());
+        let mut next = scratch::zeros(n, true);
+        let mut per_slot = scratch::zeros(edges.slots(), true);
         for _ in 0..ITERATIONS {
             let dangling: f64 = dangling_files.iter().map(|&f| rank[f]).sum();
             let restart = Restart {
@@ -571,13 +571,14 @@ impl Walk {
             reached[f] = true;
         }
         let names = steered.graph.definers.len();
+        let dense = files.len() * dense_share > n;
         let mut walk = Walk {
             files,
             reached,
             dense: false,
             dense_share,
-            inflow: scratch::zeros(n),
-            per_name: scratch::zeros(names),
+            inflow: scratch::zeros(n, dense),
+            per_name: scratch::zeros(names, dense),
             names: Vec::new(),
             named: vec![false; names],
             own: Vec::new(),

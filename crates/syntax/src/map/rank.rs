@@ -310,8 +310,10 @@ struct OwnUse {
 
 impl Flows {
     fn of(steered: &Steered, reached: &Reached, names: usize) -> Flows {
+        // Nearly every name flows when the walk reached most files.
+        let dense = reached.files.len() * super::graph::DENSE_SHARE > reached.rank.len();
         let mut flows = Flows {
-            per_name: scratch::zeros(names),
+            per_name: scratch::zeros(names, dense),
             flowed: Vec::new(),
             own_uses: Vec::new(),
         };
@@ -768,7 +770,7 @@ fn interleave(tied: &[(f64, usize)], history: &[(f64, usize)], n: usize) -> Vec<
 /// Where a random walk restarts: the focus files and the mentions' (`Mentioned::restarts`); every
 /// file alike when nothing steers.
 fn personalization(n: usize, focus: &[usize], restarts: &[usize]) -> Vec<f64> {
-    let mut weights = scratch::zeros(n);
+    let mut weights = scratch::zeros(n, true);
     // Each adds 1: small whole numbers, whose sums are exact in any order.
     for &f in focus.iter().chain(restarts) {
         weights[f] += 1.0;
