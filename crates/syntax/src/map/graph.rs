@@ -482,6 +482,12 @@ impl Steered<'_> {
 }
 
 impl Steered<'_> {
+    /// The graph's in-edge layout, when it is laid out and this question weighs the uses as the
+    /// graph does (a walk over it gives the push walk's sums).
+    pub fn laid_out(&self) -> Option<&InEdges> {
+        self.graph.in_edges.get().filter(|_| self.own.is_empty())
+    }
+
     /// `pagerank_with` for a walk dense from the start over the graph's own weights: the same
     /// iterations, each pulled over the in-edge layout (`pull`), its ranks the push walk's bit
     /// for bit.

@@ -143,19 +143,7 @@ impl InEdges {
         per_slot: &mut [f64],
         next: &mut [f64],
     ) -> f64 {
-        per_slot
-            .par_chunks_mut(CHUNK)
-            .enumerate()
-            .for_each(|(c, chunk)| {
-                for (k, sum) in chunk.iter_mut().enumerate() {
-                    let slot = c * CHUNK + k;
-                    let mut flow = 0.0;
-                    for e in self.slot_start[slot]..self.slot_start[slot + 1] {
-                        flow += rank[self.user[e] as usize] * self.share[e];
-                    }
-                    *sum = flow;
-                }
-            });
+        self.gather(rank, per_slot);
         let per_slot = &*per_slot;
         let changes: Vec<f64> = next
             .par_chunks_mut(CHUNK)
@@ -178,6 +166,35 @@ impl InEdges {
             })
             .collect();
         changes.iter().sum()
+    }
+}
+
+impl InEdges {
+    /// Into `per_slot`, each used name's flow: its uses' shares of their files' `rank`, in file
+    /// and use order (`graph::Walk::inflow`'s and `rank::Flows::of`'s order), on all cores.
+    pub fn gather(&self, rank: &[f64], per_slot: &mut [f64]) {
+        per_slot
+            .par_chunks_mut(CHUNK)
+            .enumerate()
+            .for_each(|(c, chunk)| {
+                for (k, sum) in chunk.iter_mut().enumerate() {
+                    let slot = c * CHUNK + k;
+                    let mut flow = 0.0;
+                    for e in self.slot_start[slot]..self.slot_start[slot + 1] {
+                        flow += rank[self.user[e] as usize] * self.share[e];
+                    }
+                    *sum = flow;
+                }
+            });
+    }
+
+    /// Each used name's value in `per_slot` put at its name in `per_name`; the other names' left.
+    pub fn spread(&self, per_slot: &[f64], per_name: &mut [f64]) {
+        for (name, &slot) in self.slot_of.iter().enumerate() {
+            if slot != NO_SLOT {
+                per_name[name] = per_slot[slot as usize];
+            }
+        }
     }
 }
 

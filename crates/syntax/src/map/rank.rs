@@ -8,6 +8,7 @@ use super::index::{FileTags, ItemFacts};
 use super::mentions::Mentioned;
 use super::modules::Structure;
 use super::prefix_sort::{sort, PrefixSorted};
+use super::pull::InEdges;
 use super::scratch;
 use super::steer;
 use super::tail::Tail;
@@ -310,6 +311,44 @@ struct OwnUse {
 
 impl Flows {
     fn of(steered: &Steered, reached: &Reached, names: usize) -> Flows {
+        let everywhere = reached.files.len() == reached.rank.len();
+        match steered.laid_out().filter(|_| everywhere) {
+            Some(edges) => Flows::gathered(steered, edges, reached, names),
+            None => Flows::summed(steered, reached, names),
+        }
+    }
+
+    /// The flows of a walk that reached every file, gathered per name over the in-edge layout on
+    /// all cores: the same sums in the same order as `summed`'s for every name a file defines
+    /// (what scoring reads). `flowed` is left empty: with every file reached, every file is
+    /// scored (`scored_files`) without it.
+    fn gathered(steered: &Steered, edges: &InEdges, reached: &Reached, names: usize) -> Flows {
+        let mut per_slot = scratch::zeros(edges.slots(), true);
+        edges.gather(&reached.rank, &mut per_slot);
+        let mut per_name = scratch::zeros(names, true);
+        edges.spread(&per_slot, &mut per_name);
+        scratch::give_back(per_slot);
+        let mut own_uses = Vec::new();
+        for f in 0..reached.rank.len() {
+            let (uses, share, _) = steered.uses(f);
+            for (u, share) in uses.iter().zip(share).filter(|(u, _)| u.self_defined) {
+                let flow = reached.rank[f] * share;
+                own_uses.push(OwnUse {
+                    file: f as u32,
+                    name: u.name,
+                    flow,
+                });
+            }
+        }
+        Flows {
+            per_name,
+            flowed: Vec::new(),
+            own_uses,
+        }
+    }
+
+    /// The flows of the files `reached` reached, summed file by file.
+    fn summed(steered: &Steered, reached: &Reached, names: usize) -> Flows {
         // Nearly every name flows when the walk reached most files.
         let dense = reached.files.len() * super::graph::DENSE_SHARE > reached.rank.len();
         let mut flows = Flows {

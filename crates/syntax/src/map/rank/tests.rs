@@ -181,3 +181,36 @@ fn a_files_own_uses_are_read_as_the_map_by_file_and_name_held_them() {
         assert!(rest.is_empty());
     }
 }
+
+#[test]
+fn flows_gathered_over_the_in_edge_layout_are_the_flows_summed_file_by_file() {
+    for seed in [1, 2, 3] {
+        let files = tree(300, seed);
+        let graph = graph(&files);
+        let steered = graph.steer(&files, &[], FOCUS_USES, &graph.weights, &[]);
+        let personalization = personalization(files.len(), &[], &[]);
+        // Dense from the start: the pulled walk, which lays the in-edges out.
+        let reached = steered.pagerank_with(&personalization, files.len() + 1);
+        let edges = steered.laid_out().expect("the walk laid the in-edges out");
+        let names = graph.definers.len();
+        let gathered = Flows::gathered(&steered, edges, &reached, names);
+        let summed = Flows::summed(&steered, &reached, names);
+        let defined = (0..names).filter(|&n| !graph.definers[n].is_empty());
+        for name in defined {
+            let (a, b) = (gathered.per_name[name], summed.per_name[name]);
+            assert_eq!(a.to_bits(), b.to_bits(), "seed {seed} name {name}");
+        }
+        assert!(gathered.per_name.iter().any(|&flow| flow > 0.0));
+        let own = |f: &Flows| -> Vec<(u32, u32, u64)> {
+            let own = f.own_uses.iter();
+            own.map(|o| (o.file, o.name, o.flow.to_bits())).collect()
+        };
+        assert_eq!(own(&gathered), own(&summed), "seed {seed}");
+        assert!(!gathered.own_uses.is_empty());
+        // And `of` takes the layout for such a walk.
+        let of = Flows::of(&steered, &reached, names);
+        assert!(of.flowed.is_empty());
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&of.per_name), bits(&gathered.per_name));
+    }
+}
