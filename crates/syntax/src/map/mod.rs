@@ -10,6 +10,7 @@
 pub mod ahead;
 pub mod cochange;
 pub mod exclude;
+mod flows;
 pub mod graph;
 pub mod imports;
 pub mod index;
