@@ -26,8 +26,8 @@ const ITERATIONS: usize = 60;
 /// A walk stops once its total change falls below this (ranks sum to 1). The change then shrinks
 /// by about `DAMPING` an iteration, so the ranks are within about `TOLERANCE × DAMPING / (1 −
 /// DAMPING)`, 6 × 10⁻⁵ in total, of the walk's limit. The maps' retrieval on ten repositories was
-/// the same at ten times this tolerance as at 60 iterations (docs/benchmarks.md); 200,000 files
-/// settle in 38 iterations instead of 60.
+/// the same at this tolerance, and at ten and a hundred times it, as at 60 iterations
+/// (docs/benchmarks.md); 200,000 files settle in about 38 iterations instead of 60.
 const TOLERANCE: f64 = 1e-5;
 /// Past this share of the files reached, an iteration runs over all of them: sorting the names a
 /// sparse iteration touched would cost more than visiting every one.
@@ -471,9 +471,12 @@ impl Steered<'_> {
                 break;
             }
         }
-        scratch::give_back(next);
-        scratch::give_back(walk.inflow);
-        scratch::give_back(walk.per_name);
+        // A sparse walk's buffers were zeroed lazily and mostly never touched: not worth keeping.
+        if walk.dense {
+            for buffer in [next, walk.inflow, walk.per_name] {
+                scratch::give_back(buffer);
+            }
+        }
         Reached {
             rank,
             files: walk.files,
