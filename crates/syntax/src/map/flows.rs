@@ -8,8 +8,10 @@ use super::scratch;
 /// The rank each (definer, name) receives: all the name's flow, less the definer's own use. Files
 /// the walk did not reach carry none.
 pub(super) struct Flows {
+    /// Per name, the rank its uses carry to its definers.
     pub(super) per_name: Vec<f64>,
-    /// The names any rank flowed to, in the order first flowed.
+    /// The names any rank flowed to, in the order first flowed; empty when the walk reached every
+    /// file (`gathered`), as nothing reads it then.
     pub(super) flowed: Vec<usize>,
     /// The reached files' uses of names they define themselves, in file order: scoring reads
     /// them file by file, as it goes (no map keyed by file and name to fill and look up).
