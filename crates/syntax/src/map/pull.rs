@@ -167,9 +167,7 @@ impl InEdges {
             .collect();
         changes.iter().sum()
     }
-}
 
-impl InEdges {
     /// Into `per_slot`, each used name's flow: its uses' shares of their files' `rank`, in file
     /// and use order (`graph::Walk::inflow`'s and `rank::Flows::of`'s order), on all cores.
     pub fn gather(&self, rank: &[f64], per_slot: &mut [f64]) {

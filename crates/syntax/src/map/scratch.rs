@@ -23,7 +23,8 @@ const SMALLEST_KEPT: usize = (256 << 10) / std::mem::size_of::<f64>();
 /// zeroed whole here, while a fresh one is zeroed by the system page by page as it is first
 /// touched, and a walk from a focus file touches few of its pages.
 pub fn zeros(len: usize, whole: bool) -> Vec<f64> {
-    match take(len).filter(|_| whole) {
+    // Not taken at all otherwise: a kept buffer taken and then dropped would be lost to the pool.
+    match whole.then(|| take(len)).flatten() {
         Some(mut kept) => {
             kept.resize(len, 0.0);
             kept
