@@ -10,6 +10,13 @@
 //! in the order of the first file defining them, so the files read their names' sums nearly in
 //! the order they were written.
 //!
+//! Each name's uses are laid out in groups of `GROUP`, the last group filled up with uses of file 0
+//! that carry nothing (a share of zero): the gather then runs the same short loop for every name,
+//! where a loop over each name's own count (one to four uses for most names) mispredicted its end
+//! at nearly every name. That took about 40% of the gather's time at 200,000 files. The sums stay
+//! bit for bit the same: a flow is a sum of ranks times shares, never below zero, and adding
+//! `0.0` to such a sum leaves it unchanged.
+//!
 //! It serves the iterations that visit every file with the graph's own weights (the unsteered
 //! question, whose walk is dense from the start): a whole-graph walk of tens of iterations, where
 //! the push walk's scattered writes were most of a question's time.
@@ -24,11 +31,15 @@ const CHUNK: usize = if cfg!(test) { 64 } else { 4096 };
 /// A name's slot when nothing uses it.
 const NO_SLOT: u32 = u32::MAX;
 
+/// How many uses a name's gather reads per turn of its loop; its last group is filled up.
+const GROUP: usize = 4;
+
 /// The graph's uses laid out by the name they flow to, and each file's defined names.
 #[derive(Default)]
 pub struct InEdges {
-    /// Per slot (a used name), its uses: `slot_start[s]..slot_start[s + 1]` into `user` and
-    /// `share`, in file and use order (the push walk's order of adding them).
+    /// Per slot (a used name), its groups of uses: `slot_start[s]..slot_start[s + 1]` counts
+    /// groups of `GROUP` places in `user` and `share`, its uses in file and use order (the push
+    /// walk's order of adding them), then places that carry nothing (file 0, share 0).
     slot_start: Vec<usize>,
     user: Vec<u32>,
     share: Vec<f64>,
@@ -89,7 +100,8 @@ impl InEdges {
                 }
                 if self.slot_of[name] == NO_SLOT {
                     self.slot_of[name] = self.slots() as u32;
-                    let end = self.slot_start[self.slots()] + self.uses_of[name];
+                    let groups = self.uses_of[name].div_ceil(GROUP);
+                    let end = self.slot_start[self.slots()] + groups;
                     self.slot_start.push(end);
                 }
                 self.defined[kept] = self.slot_of[name];
@@ -104,10 +116,11 @@ impl InEdges {
     fn place_uses(&mut self, graph: &Graph) {
         for (name, &slot) in self.slot_of.iter().enumerate() {
             if slot != NO_SLOT {
-                self.uses_of[name] = self.slot_start[slot as usize];
+                self.uses_of[name] = self.slot_start[slot as usize] * GROUP;
             }
         }
-        let total = self.slot_start[self.slots()];
+        let total = self.slot_start[self.slots()] * GROUP;
+        // The places no use fills carry nothing: file 0's rank times a share of 0.
         refill(&mut self.user, total, 0);
         refill(&mut self.share, total, 0.0);
         self.own_start.clear();
@@ -177,9 +190,14 @@ impl InEdges {
             .for_each(|(c, chunk)| {
                 for (k, sum) in chunk.iter_mut().enumerate() {
                     let slot = c * CHUNK + k;
+                    let places = self.slot_start[slot] * GROUP..self.slot_start[slot + 1] * GROUP;
+                    let users = self.user[places.clone()].as_chunks::<GROUP>().0;
+                    let shares = self.share[places].as_chunks::<GROUP>().0;
                     let mut flow = 0.0;
-                    for e in self.slot_start[slot]..self.slot_start[slot + 1] {
-                        flow += rank[self.user[e] as usize] * self.share[e];
+                    for (users, shares) in users.iter().zip(shares) {
+                        for (&user, &share) in users.iter().zip(shares) {
+                            flow += rank[user as usize] * share;
+                        }
                     }
                     *sum = flow;
                 }
