@@ -9,7 +9,7 @@
 //! ranking's answers are the ones a whole-graph computation gives (the tests compare the two).
 
 use super::index::{FileTags, ItemFacts};
-use super::pull::{InEdges, Restart};
+use super::pull::{InEdges, Personalization, Restart};
 use super::scratch;
 use crate::Kind;
 use foldhash::HashMap;
@@ -509,11 +509,12 @@ impl Steered<'_> {
         let mut rank = scratch::copy(personalization);
         let mut next = scratch::zeros(n, true);
         let mut per_slot = scratch::zeros(edges.slots(), true);
+        let weights = Personalization::of(personalization);
         for _ in 0..ITERATIONS {
             let dangling: f64 = dangling_files.iter().map(|&f| rank[f]).sum();
             let restart = Restart {
                 share: 1.0 - DAMPING + DAMPING * dangling,
-                personalization,
+                personalization: weights,
                 damping: DAMPING,
             };
             let change = edges.step(&rank, restart, &mut per_slot, &mut next);

@@ -45,10 +45,11 @@ pub struct InEdges {
     share: Vec<f64>,
     /// Per file, the slots of the used names it defines, in name order:
     /// `file_start[f]..file_start[f + 1]` into `defined`.
-    file_start: Vec<usize>,
+    file_start: Vec<u32>,
     defined: Vec<u32>,
-    /// Per file, the shares of its uses of names it defines too, in use order.
-    own_start: Vec<usize>,
+    /// The files' uses of names they define too, in file and use order: the file, and the use's
+    /// share (most files have none, so they are listed, not indexed by file).
+    own_file: Vec<u32>,
     own_share: Vec<f64>,
     /// Per name, its slot, and its uses counted then its next free place: the layout's own
     /// scratch, kept with it to be filled again.
@@ -89,7 +90,7 @@ impl InEdges {
         self.file_start.clear();
         self.defined.clear();
         for f in 0..graph.files() {
-            self.file_start.push(self.defined.len());
+            self.file_start.push(self.defined.len() as u32);
             let from = self.defined.len();
             graph.push_names_of(f, &mut self.defined);
             let mut kept = from;
@@ -109,7 +110,7 @@ impl InEdges {
             }
             self.defined.truncate(kept);
         }
-        self.file_start.push(self.defined.len());
+        self.file_start.push(self.defined.len() as u32);
     }
 
     /// Each use at its slot's next free place, and each file's uses of its own names.
@@ -123,14 +124,14 @@ impl InEdges {
         // The places no use fills carry nothing: file 0's rank times a share of 0.
         refill(&mut self.user, total, 0);
         refill(&mut self.share, total, 0.0);
-        self.own_start.clear();
+        self.own_file.clear();
         self.own_share.clear();
         for f in 0..graph.files() {
-            self.own_start.push(self.own_share.len());
             let (uses, shares) = graph.file_uses(f);
             for (u, &s) in uses.iter().zip(shares) {
                 let name = u.name as usize;
                 if u.self_defined {
+                    self.own_file.push(f as u32);
                     self.own_share.push(s);
                 }
                 // A use of a name no file defines flows nowhere.
@@ -141,7 +142,6 @@ impl InEdges {
                 }
             }
         }
-        self.own_start.push(self.own_share.len());
     }
 
     /// One iteration: into `next`, each file's rank after the one of `rank` — its share of
@@ -157,22 +157,43 @@ impl InEdges {
         next: &mut [f64],
     ) -> f64 {
         self.gather(rank, per_slot);
-        let per_slot = &*per_slot;
+        // Every file's weight read from one number when they are all alike (the unsteered
+        // question's): a read less per file, of the same value.
+        match restart.personalization {
+            Personalization::Alike(p) => self.arrive(rank, restart, |_| p, per_slot, next),
+            Personalization::PerFile(p) => self.arrive(rank, restart, |f| p[f], per_slot, next),
+        }
+    }
+
+    /// `step`'s second half: each file's rank from its names' flows in `per_slot`, its own uses'
+    /// flows taken back, and `personalization(f)` of the restart.
+    fn arrive(
+        &self,
+        rank: &[f64],
+        restart: Restart,
+        personalization: impl Fn(usize) -> f64 + Sync,
+        per_slot: &[f64],
+        next: &mut [f64],
+    ) -> f64 {
         let changes: Vec<f64> = next
             .par_chunks_mut(CHUNK)
             .enumerate()
             .map(|(c, chunk)| {
+                let first = c * CHUNK;
+                let mut own = self.own_file.partition_point(|&g| (g as usize) < first);
                 let mut change = 0.0;
                 for (k, out) in chunk.iter_mut().enumerate() {
-                    let f = c * CHUNK + k;
+                    let f = first + k;
+                    let names = self.file_start[f] as usize..self.file_start[f + 1] as usize;
                     let mut inflow = 0.0;
-                    for &slot in &self.defined[self.file_start[f]..self.file_start[f + 1]] {
+                    for &slot in &self.defined[names] {
                         inflow += per_slot[slot as usize];
                     }
-                    for &share in &self.own_share[self.own_start[f]..self.own_start[f + 1]] {
-                        inflow -= rank[f] * share;
+                    while self.own_file.get(own) == Some(&(f as u32)) {
+                        inflow -= rank[f] * self.own_share[own];
+                        own += 1;
                     }
-                    *out = restart.share * restart.personalization[f] + restart.damping * inflow;
+                    *out = restart.share * personalization(f) + restart.damping * inflow;
                     change += (*out - rank[f]).abs();
                 }
                 change
@@ -219,8 +240,26 @@ impl InEdges {
 #[derive(Clone, Copy)]
 pub struct Restart<'a> {
     pub share: f64,
-    pub personalization: &'a [f64],
+    pub personalization: Personalization<'a>,
     pub damping: f64,
+}
+
+/// Each file's weight in the restart.
+#[derive(Clone, Copy)]
+pub enum Personalization<'a> {
+    /// Every file's the same.
+    Alike(f64),
+    PerFile(&'a [f64]),
+}
+
+impl<'a> Personalization<'a> {
+    /// `weights`, as one number when they are all the same.
+    pub fn of(weights: &'a [f64]) -> Personalization<'a> {
+        match weights.split_first() {
+            Some((&first, rest)) if rest.iter().all(|&w| w == first) => Self::Alike(first),
+            _ => Self::PerFile(weights),
+        }
+    }
 }
 
 /// `buffer` holding `len` times `value`, in the memory it has.
