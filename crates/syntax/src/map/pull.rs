@@ -40,7 +40,7 @@ pub struct InEdges {
     /// Per slot (a used name), its groups of uses: `slot_start[s]..slot_start[s + 1]` counts
     /// groups of `GROUP` places in `user` and `share`, its uses in file and use order (the push
     /// walk's order of adding them), then places that carry nothing (file 0, share 0).
-    slot_start: Vec<usize>,
+    slot_start: Vec<u32>,
     user: Vec<u32>,
     share: Vec<f64>,
     /// Per file, the slots of the used names it defines, in name order:
@@ -101,7 +101,7 @@ impl InEdges {
                 }
                 if self.slot_of[name] == NO_SLOT {
                     self.slot_of[name] = self.slots() as u32;
-                    let groups = self.uses_of[name].div_ceil(GROUP);
+                    let groups = self.uses_of[name].div_ceil(GROUP) as u32;
                     let end = self.slot_start[self.slots()] + groups;
                     self.slot_start.push(end);
                 }
@@ -117,10 +117,10 @@ impl InEdges {
     fn place_uses(&mut self, graph: &Graph) {
         for (name, &slot) in self.slot_of.iter().enumerate() {
             if slot != NO_SLOT {
-                self.uses_of[name] = self.slot_start[slot as usize] * GROUP;
+                self.uses_of[name] = self.slot_start[slot as usize] as usize * GROUP;
             }
         }
-        let total = self.slot_start[self.slots()] * GROUP;
+        let total = self.slot_start[self.slots()] as usize * GROUP;
         // The places no use fills carry nothing: file 0's rank times a share of 0.
         refill(&mut self.user, total, 0);
         refill(&mut self.share, total, 0.0);
@@ -211,7 +211,8 @@ impl InEdges {
             .for_each(|(c, chunk)| {
                 for (k, sum) in chunk.iter_mut().enumerate() {
                     let slot = c * CHUNK + k;
-                    let places = self.slot_start[slot] * GROUP..self.slot_start[slot + 1] * GROUP;
+                    let (from, to) = (self.slot_start[slot], self.slot_start[slot + 1]);
+                    let places = from as usize * GROUP..to as usize * GROUP;
                     let users = self.user[places.clone()].as_chunks::<GROUP>().0;
                     let shares = self.share[places].as_chunks::<GROUP>().0;
                     let mut flow = 0.0;
