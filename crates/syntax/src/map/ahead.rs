@@ -1,8 +1,9 @@
 //! The unsteered ranking kept ready: after the tree changed so that a new snapshot is due, a thread
 //! of its own takes the snapshot and ranks the last unsteered question again (no focus, no mention
 //! the snapshot holds) before anyone asks it. Its ranking is a walk and a scoring of the whole
-//! graph, and a new snapshot's graph and module structure are built anew: at 200,000 files over a
-//! second, which the first question after a change would otherwise wait for.
+//! graph, after the new snapshot's graph is patched (or built anew) and its module structure kept
+//! (or built anew when the change touched what it reads): at 200,000 files up to a second or more,
+//! which the first question after a change would otherwise wait for.
 //!
 //! The pass is the question's own computation (`MapCache::rank_unsteered`), so its answer is the
 //! one the question would have computed, byte for byte: a map does not depend on when it was

@@ -261,6 +261,31 @@ impl MapCache {
         })
     }
 
+    /// The structure kept of the snapshot whose fingerprint is `before`, kept as `snapshot`'s too
+    /// when the files `replaced` since (the same paths) changed nothing it reads: an edit's next
+    /// focus question, and the pass after it, then do not build it again.
+    fn carry_structure(
+        &self,
+        before: u64,
+        snapshot: &index::Snapshot,
+        replaced: &[(usize, Arc<index::FileTags>)],
+    ) {
+        let kind = snapshot.with_tests() as usize;
+        // Not waited for: a structure being built holds the lock for as long as it takes, and a
+        // question without focus does not need it.
+        let mut kept = match self.structure[kind].try_lock() {
+            Ok(kept) => kept,
+            Err(std::sync::TryLockError::Poisoned(e)) => e.into_inner(),
+            Err(std::sync::TryLockError::WouldBlock) => return,
+        };
+        if let Some((print, structure)) = kept.as_mut().filter(|(print, _)| *print == before) {
+            if modules::Structure::holds_after(replaced, &snapshot.files) {
+                debug_assert!(**structure == modules::Structure::of(&snapshot.files));
+                *print = snapshot.fingerprint;
+            }
+        }
+    }
+
     /// The reference graph of a snapshot: the last one's when nothing the ranking reads changed,
     /// else the last one of its kind patched for the files that changed (`rank::graph_after`);
     /// and whether it was patched just now.
@@ -281,11 +306,17 @@ impl MapCache {
         // Taken out of the slot: the patch reuses its memory, or it is given back first.
         let edits = &snapshot.edits;
         let replaced = |kept: &KeptGraph| edits.since(kept.lineage, kept.version);
-        let kept = last.take().and_then(|(_, kept)| Arc::into_inner(kept));
-        let (graph, patched) = match kept.and_then(|kept| Some((replaced(&kept)?, kept))) {
-            Some((replaced, kept)) => rank::graph_after(&replaced, kept.graph, &snapshot.files),
-            None => (rank::graph(&snapshot.files), false),
-        };
+        let kept = last
+            .take()
+            .and_then(|(print, kept)| Some((print, Arc::into_inner(kept)?)));
+        let (graph, patched) =
+            match kept.and_then(|(print, kept)| Some((replaced(&kept)?, print, kept))) {
+                Some((replaced, print, kept)) => {
+                    self.carry_structure(print, snapshot, &replaced);
+                    rank::graph_after(&replaced, kept.graph, &snapshot.files)
+                }
+                None => (rank::graph(&snapshot.files), false),
+            };
         let graph = Arc::new(graph);
         edits.keep(edits.version());
         let kept = KeptGraph {
@@ -342,9 +373,10 @@ impl MapCache {
             ..Steering::default()
         };
         // The next focus question needs the snapshot's graph and structure even when this
-        // ranking is a kept one (a file written back as it was): built here too.
-        self.structure(snapshot);
+        // ranking is a kept one (a file written back as it was): built here too, the graph
+        // first (patching it carries the last structure over when the edit left it as it was).
         self.graph(snapshot);
+        self.structure(snapshot);
         self.ranking(dir, snapshot, &steering);
     }
 

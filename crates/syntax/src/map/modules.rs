@@ -7,7 +7,9 @@
 //! (a `Cargo.toml`'s dependencies, and any resolved import between their files).
 //!
 //! Computed once per snapshot (`Structure::of`) from what tagging read (`imports`): nothing is
-//! read here, so nothing outside the listed files (the jail's walk) is ever looked at.
+//! read here, so nothing outside the listed files (the jail's walk) is ever looked at. An edit that
+//! changes none of what it reads — most edits: a body, a new function — keeps the last snapshot's
+//! (`Structure::holds_after`), where building it again took 0.3 s of CPU at 200,000 files.
 
 use super::index::FileTags;
 use rayon::prelude::*;
@@ -15,7 +17,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 /// The tree's files as imports tie them, by index into the snapshot's files.
-#[derive(Default)]
+#[derive(Default, PartialEq, Debug)]
 pub struct Structure {
     /// Per file, the files it imports, each with its share of the import (`1 / n` when the import
     /// names a Go package of n files), sorted by file.
@@ -60,6 +62,15 @@ pub const WEIGHTS: Weights = Weights {
 };
 
 impl Structure {
+    /// Whether the structure of a list of files is also that of `files`, the same paths with the
+    /// files at `replaced`'s indexes replaced (each with its tags before): when no replaced file
+    /// changed what `of` reads of it.
+    pub fn holds_after(replaced: &[(usize, Arc<FileTags>)], files: &[Arc<FileTags>]) -> bool {
+        replaced
+            .iter()
+            .all(|(at, before)| same_structure_inputs(before, &files[*at]))
+    }
+
     pub fn of(files: &[Arc<FileTags>]) -> Structure {
         let mut units = Units::new(files);
         let unit: Vec<Option<u32>> = files.iter().map(|f| units.of_file(f, files)).collect();
@@ -520,6 +531,23 @@ impl<'a> Resolver<'a> {
 /// How many re-exports a Rust path is followed through (`ide` → `hir` → `hir_ty` is one; a
 /// chain of facades is rarely longer).
 const MAX_HOPS: usize = 4;
+
+/// Whether `of` reads the same of two versions of a file (the same path): its language, its
+/// imports, and — for a Rust file — which of its imports' last names it defines itself (what
+/// `Resolver::re_export` asks of it; any other name it defines, it never asks).
+fn same_structure_inputs(a: &FileTags, b: &FileTags) -> bool {
+    a.language == b.language
+        && a.imports == b.imports
+        && (a.language != "rust" || defines_last(a).eq(defines_last(b)))
+}
+
+/// Per import of a file, whether the file defines the import's last name.
+fn defines_last(file: &FileTags) -> impl Iterator<Item = bool> + '_ {
+    file.imports.iter().map(|path| {
+        let last = path.rsplit("::").next();
+        last.is_some_and(|name| file.item_ids.contains(&super::rank::name_id("rust", name)))
+    })
+}
 
 /// Per import (by index), the hash of its last segment, sorted (the first import of a name first).
 fn last_segments(imports: &[String]) -> Vec<(u64, u16)> {

@@ -44,8 +44,9 @@ fn defining(rel: &str, source: &str, names: &[&str]) -> Arc<FileTags> {
     ))
 }
 
-#[test]
-fn a_path_through_a_re_export_reaches_the_file_defining_the_name() {
+/// Three crates: `c` uses `a`'s names through `b`'s re-exports, and `b` defines `Own` while a
+/// path of its own ends in `Own`.
+fn re_exporting_crates() -> Vec<Arc<FileTags>> {
     let manifest = |dir: &str, deps: &[&str]| {
         let deps: String = deps
             .iter()
@@ -57,7 +58,7 @@ fn a_path_through_a_re_export_reaches_the_file_defining_the_name() {
             &format!("[package]\nname = \"{dir}\"\n[dependencies]\n{deps}"),
         )
     };
-    let files = vec![
+    vec![
         manifest("a", &[]),
         defining("a/src/lib.rs", "pub mod thing;\npub mod deep;", &[]),
         defining("a/src/deep.rs", "", &["Deep"]),
@@ -80,7 +81,12 @@ fn a_path_through_a_re_export_reaches_the_file_defining_the_name() {
             "use b::Thing;\nuse b::thing::Deep;\nuse b::Own;\nuse a::x::Loop;",
             &[],
         ),
-    ];
+    ]
+}
+
+#[test]
+fn a_path_through_a_re_export_reaches_the_file_defining_the_name() {
+    let files = re_exporting_crates();
     let structure = Structure::of(&files);
     assert_eq!(
         imported(&structure, &files, "c/src/lib.rs"),
@@ -165,4 +171,43 @@ fn imports_resolve_to_the_files_defining_them() {
     let (a, b) = (unit("a/src/x.rs").unwrap(), unit("b/src/c.rs").unwrap());
     assert_eq!(structure.deps[a as usize], vec![b]);
     assert_eq!(unit("a/src/y/w.rs"), Some(a));
+}
+
+#[test]
+fn an_edit_that_changes_nothing_the_structure_reads_keeps_it_and_any_other_does_not() {
+    let files = re_exporting_crates();
+    let before = Structure::of(&files);
+    let b = files.iter().position(|f| f.rel == "b/src/lib.rs").unwrap();
+    let c = files.iter().position(|f| f.rel == "c/src/lib.rs").unwrap();
+    let b_source = "pub use a::thing::Thing;\npub use a::thing;\nfn f() -> a::deep::Own {}";
+    let edits = [
+        // A new definition whose name no import of b ends in: the structure holds.
+        (
+            b,
+            defining("b/src/lib.rs", b_source, &["Own", "Added"]),
+            true,
+        ),
+        (
+            c,
+            defining(
+                "c/src/lib.rs",
+                "use b::Thing;\nuse b::thing::Deep;\nuse b::Own;\nuse a::x::Loop;\nfn body() {}",
+                &["body"],
+            ),
+            true,
+        ),
+        // b no longer defines `Own`: its path ending in `Own` becomes a re-export, and c's
+        // `b::Own` reaches a's deep.rs instead.
+        (b, defining("b/src/lib.rs", b_source, &[]), false),
+        // Another import.
+        (c, defining("c/src/lib.rs", "use b::Thing;", &[]), false),
+    ];
+    for (at, replacement, holds) in edits {
+        let mut after = files.clone();
+        let old = std::mem::replace(&mut after[at], replacement);
+        let rel = after[at].rel.clone();
+        assert_eq!(Structure::holds_after(&[(at, old)], &after), holds, "{rel}");
+        // What it says is what a rebuild finds (the edits it refuses all change something).
+        assert_eq!(Structure::of(&after) == before, holds, "{rel}");
+    }
 }
