@@ -15,9 +15,11 @@ no-focus row asks the cold map's question again: its ranking is kept, the map on
 `--runs N` repeats the whole list N times on the same daemons (the repeats hit the kept rankings
 only for the last 8 questions: the list is longer) and takes the median per question first.
 
-`--firsts BRANCH` asks instead, of each daemon in turn right after its cold map, the questions
-that come first after something changed, each timed once: the first focus (the repository's
-history read); the first unsteered question and the first focus `--pause` seconds (default 3)
+`--firsts BRANCH` asks instead, of each binary's daemon alone on the tree (one daemon at a time: a
+daemon watching the tree reacts to the other's writes, and the one asked meanwhile would compete
+with that; each binary goes first in turn across `--runs`), right after its cold map, the
+questions that come first after something changed, each timed once: the first focus (the
+repository's history read); the first unsteered question and the first focus `--pause` seconds (default 3)
 after one file's tags changed (the daemon's own `write` adds a function), and an unsteered one
 asked right after such a write; the unsteered question after the file is written back (whose
 answer must be the cold map's, byte for byte); and the first focus `--pause` seconds after a `git
@@ -121,8 +123,10 @@ ADDED = {".go": "\nfunc BenchAdded() {}\n", ".rs": "\npub fn bench_added() {}\n"
          ".py": "\ndef bench_added():\n    pass\n", ".ts": "\nexport function benchAdded() {}\n"}
 
 
-def firsts(binaries, tree, preset, branch, log, pause):
-    """One round of the `--firsts` questions on a fresh daemon per binary: per step, (ms, CPU s)."""
+def firsts(binaries, tree, preset, branch, log, pause, order):
+    """One round of the `--firsts` questions, on a fresh daemon per binary, one daemon at a time in
+    `order` (a daemon watching the tree reacts to another's writes, and the one asked meanwhile would
+    compete with that): per step, (ms, CPU s) per binary, and whether the answers agree."""
     from coderd_bench import cpu_s
     where = paths_by_name(tree)
     p = PRESETS[preset]
@@ -131,8 +135,9 @@ def firsts(binaries, tree, preset, branch, log, pause):
     with open(path) as f:
         original = f.read()
     added = lambda n: original + ADDED[os.path.splitext(changed)[1]].replace("dded", f"dded{n}")
-    daemons = [Daemon(b, tree, log and f"{log}-{n}.txt") for n, b in enumerate(binaries)]
-    rows, answers = {}, [[] for _ in daemons]
+    rows, answers = {}, [[] for _ in binaries]
+    focus = lambda i: {"focus": [where[p["focus"][i]]]}
+    later = f"{pause:g} s after"
 
     def step(name, d, n, params, write=None, wait=0.0):
         """Times `params` (after `write` and `wait` s): the call's wall time, and the daemon's CPU
@@ -144,13 +149,23 @@ def firsts(binaries, tree, preset, branch, log, pause):
                 raise SystemExit(f"write: {reply['error']}")
         time.sleep(wait)
         elapsed, result = d.map(params)
-        rows.setdefault(name, [None] * len(daemons))[n] = (elapsed * 1000, cpu_s(d.proc.pid) - cpu0)
+        rows.setdefault(name, [None] * len(binaries))[n] = (elapsed * 1000, cpu_s(d.proc.pid) - cpu0)
         answers[n].append({k: v for k, v in result.items() if k != "parsed"})
 
-    focus = lambda i: {"focus": [where[p["focus"][i]]]}
-    later = f"{pause:g} s after"
-    try:
-        for n, d in enumerate(daemons):
+    def checkout(d, n):
+        """The first focus `pause` s after a `git checkout` of `branch` (checked out back after)."""
+        head = subprocess.run(["git", "-C", tree, "symbolic-ref", "--short", "HEAD"],
+                              capture_output=True, text=True, check=True).stdout.strip()
+        subprocess.run(["git", "-C", tree, "checkout", "-q", branch], check=True)
+        try:
+            time.sleep(pause)
+            step(f"first focus, {later} a `git checkout`", d, n, focus(0))
+        finally:
+            subprocess.run(["git", "-C", tree, "checkout", "-q", head], check=True)
+
+    for n in order:
+        d = Daemon(binaries[n], tree, log and f"{log}-{n}.txt")
+        try:
             step("cold map (no focus)", d, n, {})
             step("first focus (history read)", d, n, {"focus": [where[p["warm"]]]})
             step(f"first unsteered, {later} a write changed a file's tags", d, n, {}, added(1), pause)
@@ -159,31 +174,26 @@ def firsts(binaries, tree, preset, branch, log, pause):
             step(f"unsteered, {later} the file is written back", d, n, {}, original, pause)
             if answers[n][-1] != answers[n][0]:
                 raise SystemExit(f"{binaries[n]}: the map after the write-back differs from the cold map's")
-        if branch:
-            head = subprocess.run(["git", "-C", tree, "symbolic-ref", "--short", "HEAD"],
-                                  capture_output=True, text=True, check=True).stdout.strip()
-            subprocess.run(["git", "-C", tree, "checkout", "-q", branch], check=True)
-            try:
-                time.sleep(pause)
-                for n, d in enumerate(daemons):
-                    step(f"first focus, {later} a `git checkout`", d, n, focus(0))
-            finally:
-                subprocess.run(["git", "-C", tree, "checkout", "-q", head], check=True)
-    finally:
-        for d in daemons:
+            if branch:
+                checkout(d, n)
+        finally:
             d.stop()
-        with open(path, "w") as f:
-            f.write(original)
-        if os.path.exists(path + ".bak"):  # the backup the writes left
-            os.remove(path + ".bak")
+            with open(path, "w") as f:
+                f.write(original)
+            if os.path.exists(path + ".bak"):  # the backup the writes left
+                os.remove(path + ".bak")
     same = all(a == answers[0] for a in answers)
     return rows, same
 
 
 def main_firsts(args):
     per_step, same = {}, True
-    for _ in range(args.runs):
-        rows, identical = firsts(args.coderd, args.tree, args.preset, args.firsts, args.log, args.pause)
+    for run in range(args.runs):
+        # Each binary goes first in turn: a machine warming or cooling hits both alike.
+        order = list(range(len(args.coderd)))
+        order = order[run % len(order):] + order[:run % len(order)]
+        rows, identical = firsts(args.coderd, args.tree, args.preset, args.firsts, args.log,
+                                 args.pause, order)
         same &= identical
         for name, cells in rows.items():
             for n, cell in enumerate(cells):
