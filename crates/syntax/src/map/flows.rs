@@ -73,7 +73,8 @@ impl Flows {
     /// The flows of the files `reached` reached, summed file by file.
     pub(super) fn summed(steered: &Steered, reached: &Reached, names: usize) -> Flows {
         // Nearly every name flows when the walk reached most files.
-        let dense = reached.files.len() * super::graph::DENSE_SHARE > reached.rank.len();
+        let (reached_files, n) = (reached.files.len(), reached.rank.len());
+        let dense = super::graph::is_wide(reached_files, n, super::graph::DENSE_SHARE);
         let mut flows = Flows {
             per_name: scratch::zeros(names, dense),
             flowed: Vec::new(),

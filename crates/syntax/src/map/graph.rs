@@ -33,6 +33,11 @@ const TOLERANCE: f64 = 1e-5;
 /// sparse iteration touched would cost more than visiting every one.
 pub const DENSE_SHARE: usize = 8;
 
+/// Whether a walk that reached `reached` of `n` files visits all of them: past `1 / dense_share`.
+pub fn is_wide(reached: usize, n: usize, dense_share: usize) -> bool {
+    reached * dense_share > n
+}
+
 /// Kinds that count as definitions in the graph (headings and config keys do not).
 pub fn is_symbol(kind: Kind) -> bool {
     !matches!(kind, Kind::Heading | Kind::Key)
@@ -422,7 +427,7 @@ impl Steered<'_> {
     /// pulled (`pagerank_pulled`), any other pushed from the files reached.
     pub fn pagerank_with(&self, personalization: &[f64], dense_share: usize) -> Reached {
         let reached = personalization.iter().filter(|&&p| p != 0.0).count();
-        match reached * dense_share > personalization.len() && self.own.is_empty() {
+        match is_wide(reached, personalization.len(), dense_share) && self.own.is_empty() {
             true => self.pagerank_pulled(personalization),
             false => self.pagerank_pushed(personalization, dense_share),
         }
@@ -581,7 +586,7 @@ impl Walk {
             reached[f] = true;
         }
         let names = steered.graph.definers.len();
-        let dense = files.len() * dense_share > n;
+        let dense = is_wide(files.len(), n, dense_share);
         let mut walk = Walk {
             files,
             reached,
@@ -601,7 +606,7 @@ impl Walk {
     /// Past the dense share, every file is walked (their zero ranks add nothing).
     fn densify_if_wide(&mut self) {
         let n = self.reached.len();
-        if !self.dense && self.files.len() * self.dense_share > n {
+        if !self.dense && is_wide(self.files.len(), n, self.dense_share) {
             self.dense = true;
             self.files = (0..n).collect();
             self.reached.fill(true);
