@@ -17,15 +17,15 @@ only for the last 8 questions: the list is longer) and takes the median per ques
 
 `--firsts BRANCH` asks instead, of each binary's daemon alone on the tree (one daemon at a time: a
 daemon watching the tree reacts to the other's writes, and the one asked meanwhile would compete
-with that; each binary goes first in turn across `--runs`), right after its cold map, the
-questions that come first after something changed, each timed once: the first focus (the
-repository's history read); the first unsteered question and the first focus `--pause` seconds (default 3)
-after one file's tags changed (the daemon's own `write` adds a function), and an unsteered one
-asked right after such a write; the unsteered question after the file is written back (whose
-answer must be the cold map's, byte for byte); and the first focus `--pause` seconds after a `git
-checkout BRANCH` (the tree's branch is checked out again after). Each row has the call's wall time
-and the daemon's CPU time from the change to the answer (what the change cost, work in the
-background included); `--runs N` repeats it on fresh daemons.
+with that; each binary goes first in turn across `--runs`), right after its cold map, the questions
+that come first after something changed, each timed once: the first focus (the repository's history
+read); the first unsteered question and the first focus `--pause` seconds (default 3) after one
+file's tags changed (the daemon's own `write` adds a function), and an unsteered one asked right
+after such a write; the unsteered question after the file is written back (whose answer must be the
+cold map's, byte for byte); and the first focus `--pause` seconds after a `git checkout BRANCH` (the
+tree's branch is checked out again after). Each row has the call's wall time and the daemon's CPU
+time from the change to the answer (what the change cost, work in the background included);
+`--runs N` repeats it on fresh daemons.
 
 The presets: `scale` is the tree `bench-scale.py --generate 200000` writes (file `fN` is Go, Rust,
 Python, TypeScript for N mod 4 = 0, 1, 2, 3, defining `TypeN` and `FuncN` / `func_N` / `func_N` /
@@ -125,8 +125,8 @@ ADDED = {".go": "\nfunc BenchAdded() {}\n", ".rs": "\npub fn bench_added() {}\n"
 
 def firsts(binaries, tree, preset, branch, log, pause, order):
     """One round of the `--firsts` questions, on a fresh daemon per binary, one daemon at a time in
-    `order` (a daemon watching the tree reacts to another's writes, and the one asked meanwhile would
-    compete with that): per step, (ms, CPU s) per binary, and whether the answers agree."""
+    `order` (a daemon watching the tree reacts to another's writes, and the one asked meanwhile
+    would compete with that): per step, (ms, CPU s) per binary, and whether the answers agree."""
     from coderd_bench import cpu_s
     where = paths_by_name(tree)
     p = PRESETS[preset]
