@@ -21,7 +21,7 @@
 //! question, whose walk is dense from the start): a whole-graph walk of tens of iterations, where
 //! the push walk's scattered writes were most of a question's time.
 
-use super::graph::Graph;
+use super::graph::{Graph, Use};
 use rayon::prelude::*;
 
 /// How many names or files one task sums: large enough that the split costs nothing measurable
@@ -51,8 +51,8 @@ pub struct InEdges {
     /// share (most files have none, so they are listed, not indexed by file).
     own_file: Vec<u32>,
     own_share: Vec<f64>,
-    /// Per name, its slot, and its uses counted then its next free place: the layout's own
-    /// scratch, kept with it to be filled again.
+    /// Per name, its slot, and its uses counted then its next free place (once laid out, where
+    /// its uses end): kept with the layout to be filled again.
     slot_of: Vec<u32>,
     uses_of: Vec<usize>,
 }
@@ -142,6 +142,72 @@ impl InEdges {
                 }
             }
         }
+    }
+
+    /// This layout made `graph`'s, when `graph` is the graph it was laid out for with only the
+    /// uses of `reweighed` (sorted) weighed again, and each of those files still uses the names
+    /// `before` lists for it (in order, defined by it or not) and defines the same used names:
+    /// then only their uses' shares changed, and they are put in place (an edit inside a
+    /// function's body, the common one, costs no layout). Whether it did; else it is unchanged.
+    /// A graph whose names were numbered again is the caller's to rule out.
+    pub fn reweighed(&mut self, graph: &Graph, reweighed: &[usize], before: &[Vec<Use>]) -> bool {
+        let same_uses = reweighed.iter().zip(before).all(|(&f, before)| {
+            let now = graph.file_uses(f).0;
+            let same = |(a, b): (&Use, &Use)| a.name == b.name && a.self_defined == b.self_defined;
+            now.len() == before.len() && now.iter().zip(before).all(same) && distinct_names(now)
+        });
+        if !same_uses || !reweighed.iter().all(|&f| self.defines_as_laid(graph, f)) {
+            return false;
+        }
+        for &f in reweighed {
+            self.reshare(graph, f);
+        }
+        true
+    }
+
+    /// Whether file `f` of `graph` defines the used names the layout lists for it.
+    fn defines_as_laid(&self, graph: &Graph, f: usize) -> bool {
+        let mut names = Vec::new();
+        graph.push_names_of(f, &mut names);
+        let slots = names
+            .iter()
+            .map(|&name| self.slot_of[name as usize])
+            .filter(|&slot| slot != NO_SLOT);
+        let laid = &self.defined[self.file_start[f] as usize..self.file_start[f + 1] as usize];
+        slots.eq(laid.iter().copied())
+    }
+
+    /// File `f`'s uses' shares put at their places: in its names' runs (its use among a run's
+    /// users, in file order) and among the own uses.
+    fn reshare(&mut self, graph: &Graph, f: usize) {
+        let (uses, shares) = graph.file_uses(f);
+        let mut own = self.own_file.partition_point(|&g| (g as usize) < f);
+        for (u, &share) in uses.iter().zip(shares) {
+            if u.self_defined {
+                self.own_share[own] = share;
+                own += 1;
+            }
+            let name = u.name as usize;
+            if self.slot_of[name] != NO_SLOT {
+                // `uses_of` holds where each run's uses end once laid out (`place_uses`).
+                let from = self.slot_start[self.slot_of[name] as usize] as usize * GROUP;
+                let users = &self.user[from..self.uses_of[name]];
+                self.share[from + users.partition_point(|&g| (g as usize) < f)] = share;
+            }
+        }
+    }
+
+    /// Whether every part equals `other`'s, the shares bit for bit.
+    pub fn same_as(&self, other: &InEdges) -> bool {
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        self.slot_start == other.slot_start
+            && self.user == other.user
+            && bits(&self.share) == bits(&other.share)
+            && self.file_start == other.file_start
+            && self.defined == other.defined
+            && self.own_file == other.own_file
+            && bits(&self.own_share) == bits(&other.own_share)
+            && self.slot_of == other.slot_of
     }
 
     /// One iteration: into `next`, each file's rank after the one of `rank` — its share of
@@ -261,6 +327,13 @@ impl<'a> Personalization<'a> {
             _ => Self::PerFile(weights),
         }
     }
+}
+
+/// Whether no two of `uses` are of one name (each name's run holds a file once).
+fn distinct_names(uses: &[Use]) -> bool {
+    let mut names: Vec<u32> = uses.iter().map(|u| u.name).collect();
+    names.sort_unstable();
+    names.windows(2).all(|w| w[0] != w[1])
 }
 
 /// `buffer` holding `len` times `value`, in the memory it has.

@@ -6,11 +6,11 @@
 //! against a rebuild.
 
 use super::rows::{replace_in_place, replaced_copy, Resized};
-use super::{file_uses, is_symbol, FileUses, Graph, NO_NAME};
+use super::{file_uses, is_symbol, FileUses, Graph, InEdges, NO_NAME};
 use crate::map::index::FileTags;
 use foldhash::HashSet;
 use rayon::prelude::*;
-use std::sync::{Arc, PoisonError};
+use std::sync::{Arc, OnceLock, PoisonError};
 
 /// Past this many changed files, a rebuild (all cores) costs less than patching one by one.
 const MOST_CHANGED: usize = 64;
@@ -105,7 +105,7 @@ impl Graph {
             .map(|&f| files[f].reference_ids.iter().map(|r| r.0).collect());
         self.refs.replace(&changed, refs.collect());
         steps.done("refs");
-        self.number(files, &renamed, weight);
+        let renumbered = self.number(files, &renamed, weight);
         steps.done("number");
         let named = changed
             .iter()
@@ -124,19 +124,21 @@ impl Graph {
         reweighed.extend(&changed);
         reweighed.sort_unstable();
         reweighed.dedup();
+        // The in-edge layout is kept when only these files' shares change: their uses before.
+        let keeps_layout = !renumbered && self.in_edges.get().is_some();
+        let before: Vec<Vec<super::Use>> = match keeps_layout {
+            true => reweighed
+                .iter()
+                .map(|&f| self.file_uses(f).0.to_vec())
+                .collect(),
+            false => Vec::new(),
+        };
         self.reweigh(files, &reweighed);
         steps.done("reweigh");
         self.names.patch(old, files, &changed);
         self.listing.patch(files, &changed);
         steps.done("names");
-        // The last in-edge layout is large: kept for the next one to be laid out in its buffers.
-        let spare = self
-            .spare_in_edges
-            .get_mut()
-            .unwrap_or_else(PoisonError::into_inner);
-        if let Some(stale) = std::mem::take(&mut self.in_edges).into_inner() {
-            *spare = Some(stale);
-        }
+        self.keep_in_edges(keeps_layout, &reweighed, &before);
         steps.done("edges");
         tracing::debug!(
             steps = %steps.us,
@@ -145,7 +147,26 @@ impl Graph {
             "map graph patch steps"
         );
         debug_assert!(self.same_as(&Graph::of(files, weight)), "patched graph");
+        debug_assert!(
+            (self.in_edges.get()).is_none_or(|e| e.same_as(&InEdges::of(&self, None))),
+            "patched in-edge layout"
+        );
         Some(self)
+    }
+
+    /// The last graph's in-edge layout made this one's when only the `reweighed` files' shares
+    /// changed (`InEdges::reweighed`; `before`: their uses before); else kept as the spare whose
+    /// buffers the next layout fills (it is large: its pages are in memory already).
+    fn keep_in_edges(&mut self, may: bool, reweighed: &[usize], before: &[Vec<super::Use>]) {
+        let Some(mut edges) = std::mem::take(&mut self.in_edges).into_inner() else {
+            return;
+        };
+        if may && edges.reweighed(self, reweighed, before) {
+            self.in_edges = OnceLock::from(edges);
+            return;
+        }
+        let spare = self.spare_in_edges.get_mut();
+        *spare.unwrap_or_else(PoisonError::into_inner) = Some(edges);
     }
 
     /// The names the changed files define, before or after, with their definers now.
@@ -192,13 +213,13 @@ impl Graph {
     /// stay numbered in the order of their first definitions, as `Graph::of` numbers them).
     /// Only the stretch of names between the first and the last place that changed is laid out
     /// again; the names past it move by how many came less how many left, and when none moved
-    /// (a name replaced by one defined where it was) no use is renumbered.
+    /// (a name replaced by one defined where it was) no use is renumbered. Whether any was.
     fn number(
         &mut self,
         files: &[Arc<FileTags>],
         renamed: &[Renamed],
         weight: &impl Fn(&str, usize) -> f64,
-    ) {
+    ) -> bool {
         let text = |(f, i): (u32, u32)| {
             files[f as usize].tags.outline.items[i as usize]
                 .name
@@ -237,7 +258,7 @@ impl Graph {
                 .chain(before.last().copied())
                 .max(),
         ) else {
-            return;
+            return false;
         };
         let stretch = self.stretch(lo..hi, &leaving, &arriving, &before, &text, weight);
         for r in renamed.iter().filter(|r| r.first.is_none()) {
@@ -277,6 +298,7 @@ impl Graph {
         self.definers.splice(lo..hi, stretch.definers);
         self.first.splice(lo..hi, stretch.first);
         self.weights.splice(lo..hi, stretch.weights);
+        tail_moves || stretch_moves
     }
 
     /// The names `lo..hi` laid out again: the `leaving` ones (sorted) left out, the `arriving`
@@ -594,6 +616,85 @@ mod tests {
         Item::bare(Kind::Function, name, None)
     }
 
+    /// `files`' graph with its in-edge layout, as the unsteered question's walk leaves it.
+    fn laid_out(files: &[Arc<FileTags>]) -> Graph {
+        let graph = graph(files);
+        graph.in_edges.get_or_init(|| InEdges::of(&graph, None));
+        graph
+    }
+
+    #[test]
+    fn an_edit_that_changes_only_shares_keeps_the_in_edge_layout_and_any_other_lays_it_out_again() {
+        let weight = |name: &str, n| name_weight(name, n, false);
+        let files = tree(400, 5);
+        // A file defining `New` and using it, with others defining it: a use of its own too.
+        let uses_new = |f: &usize| files[*f].tags.references.iter().any(|r| r.0 == "New");
+        let f = (0..400)
+            .step_by(7)
+            .find(uses_new)
+            .expect("a file using its own New");
+        let g = (1..400).find(|g| g % 7 != 0 && !uses_new(g)).unwrap();
+        let more = |_: &mut Vec<Item>, refs: &mut Vec<(String, u32)>| {
+            refs.iter_mut().for_each(|r| r.1 += 1)
+        };
+        let twice = changed(&changed(&files, f, more), f + 3, more);
+        let edits = [
+            (
+                "every use counted once more",
+                changed(&files, f, more),
+                true,
+            ),
+            ("then another file's", twice, true),
+            (
+                "an unused name renamed where it was",
+                changed(&files, f, |items, _| items[0].name = "Renamed".into()),
+                true,
+            ),
+            (
+                "a name used anew",
+                changed(&files, f, |_, refs| refs.push(("do_thing_200".into(), 1))),
+                false,
+            ),
+            (
+                "a use dropped",
+                changed(&files, f, |_, refs| refs.retain(|r| r.0 != "New")),
+                false,
+            ),
+            (
+                "a use of another name instead",
+                changed(&files, f, |_, refs| {
+                    refs.retain(|r| r.0 != "New");
+                    refs.push(("do_thing_200".into(), 1));
+                }),
+                false,
+            ),
+            // Its users weigh it again (one definer more) and use the same names: only the file
+            // defining it now changes the layout.
+            (
+                "a used name defined by one more file",
+                changed(&files, g, |items, _| items.push(function("New"))),
+                false,
+            ),
+        ];
+        for (what, next, kept) in edits {
+            let mut last = laid_out(&files);
+            let mut before = files.clone();
+            // The second edit patches the layout the first one kept.
+            if what == "then another file's" {
+                let once = changed(&files, f, more);
+                let replaced = replaced_between(&files, &once, usize::MAX).unwrap();
+                last = last.patched(&replaced, &once, &weight).unwrap();
+                before = once;
+            }
+            let replaced = replaced_between(&before, &next, usize::MAX).unwrap();
+            let patched = last.patched(&replaced, &next, &weight).unwrap();
+            assert_eq!(patched.in_edges.get().is_some(), kept, "{what}");
+            if let Some(edges) = patched.in_edges.get() {
+                assert!(edges.same_as(&InEdges::of(&graph(&next), None)), "{what}");
+            }
+        }
+    }
+
     /// The graph after `files` became `next`, patched, checked against a new one, part for part.
     fn patch_and_check(files: &[Arc<FileTags>], next: &[Arc<FileTags>], expect_patch: bool) {
         let weight = |name: &str, n| name_weight(name, n, false);
@@ -607,7 +708,7 @@ mod tests {
             }
             return;
         };
-        let patched = graph(files).patched(&replaced, next, &weight);
+        let patched = laid_out(files).patched(&replaced, next, &weight);
         assert_eq!(patched.is_some(), expect_patch);
         let fresh = graph(next);
         if let Some(patched) = patched {
