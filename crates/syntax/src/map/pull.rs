@@ -144,12 +144,36 @@ impl InEdges {
         }
     }
 
+    /// The layout's names numbered as `renumber` says (`None`: defined nowhere now), `names` of
+    /// them now, when the names something uses keep their order: their slots, numbered in that
+    /// order, stay (a name added to a file moves every name after it). Whether they did; else
+    /// the layout is left for `of` to fill again.
+    pub fn renumbered(&mut self, names: usize, renumber: impl Fn(usize) -> Option<usize>) -> bool {
+        let mut slot_of = vec![NO_SLOT; names];
+        let mut uses_of = vec![0; names];
+        let mut last = None;
+        for (old, &slot) in self.slot_of.iter().enumerate() {
+            if slot == NO_SLOT {
+                continue;
+            }
+            match renumber(old) {
+                Some(now) if last.is_none_or(|last| last < now) => {
+                    (slot_of[now], uses_of[now]) = (slot, self.uses_of[old]);
+                    last = Some(now);
+                }
+                _ => return false,
+            }
+        }
+        (self.slot_of, self.uses_of) = (slot_of, uses_of);
+        true
+    }
+
     /// This layout made `graph`'s, when `graph` is the graph it was laid out for with only the
     /// uses of `reweighed` (sorted) weighed again, and each of those files still uses the names
     /// `before` lists for it (in order, defined by it or not) and defines the same used names:
     /// then only their uses' shares changed, and they are put in place (an edit inside a
     /// function's body, the common one, costs no layout). Whether it did; else it is unchanged.
-    /// A graph whose names were numbered again is the caller's to rule out.
+    /// Names numbered again are `renumbered` first.
     pub fn reweighed(&mut self, graph: &Graph, reweighed: &[usize], before: &[Vec<Use>]) -> bool {
         let same_uses = reweighed.iter().zip(before).all(|(&f, before)| {
             let now = graph.file_uses(f).0;

@@ -78,6 +78,11 @@ impl Remap {
             n => (n as isize + self.shift) as usize,
         }
     }
+
+    /// An old name's number now, `None` when it is defined nowhere now.
+    fn get(&self, n: usize) -> Option<usize> {
+        Some(self.of(n)).filter(|&now| now != u32::MAX as usize)
+    }
 }
 
 impl Graph {
@@ -125,8 +130,7 @@ impl Graph {
         reweighed.sort_unstable();
         reweighed.dedup();
         // The in-edge layout is kept when only these files' shares change: their uses before.
-        let keeps_layout = !renumbered && self.in_edges.get().is_some();
-        let before: Vec<Vec<super::Use>> = match keeps_layout {
+        let before: Vec<Vec<super::Use>> = match self.in_edges.get().is_some() {
             true => reweighed
                 .iter()
                 .map(|&f| self.file_uses(f).0.to_vec())
@@ -138,7 +142,7 @@ impl Graph {
         self.names.patch(old, files, &changed);
         self.listing.patch(files, &changed);
         steps.done("names");
-        self.keep_in_edges(keeps_layout, &reweighed, &before);
+        self.keep_in_edges(renumbered.as_ref(), &reweighed, &before);
         steps.done("edges");
         tracing::debug!(
             steps = %steps.us,
@@ -154,14 +158,23 @@ impl Graph {
         Some(self)
     }
 
-    /// The last graph's in-edge layout made this one's when only the `reweighed` files' shares
-    /// changed (`InEdges::reweighed`; `before`: their uses before); else kept as the spare whose
-    /// buffers the next layout fills (it is large: its pages are in memory already).
-    fn keep_in_edges(&mut self, may: bool, reweighed: &[usize], before: &[Vec<super::Use>]) {
+    /// The last graph's in-edge layout made this one's when its used names kept their order
+    /// (`renumbered`: how names were numbered again, if they were) and only the `reweighed`
+    /// files' shares changed (`InEdges::reweighed`; `before`: their uses before); else kept as
+    /// the spare whose buffers the next layout fills (it is large: its pages are in memory
+    /// already).
+    fn keep_in_edges(
+        &mut self,
+        renumbered: Option<&Remap>,
+        reweighed: &[usize],
+        before: &[Vec<super::Use>],
+    ) {
         let Some(mut edges) = std::mem::take(&mut self.in_edges).into_inner() else {
             return;
         };
-        if may && edges.reweighed(self, reweighed, before) {
+        let names = self.definers.len();
+        let kept_order = renumbered.is_none_or(|remap| edges.renumbered(names, |n| remap.get(n)));
+        if kept_order && edges.reweighed(self, reweighed, before) {
             self.in_edges = OnceLock::from(edges);
             return;
         }
@@ -213,13 +226,14 @@ impl Graph {
     /// stay numbered in the order of their first definitions, as `Graph::of` numbers them).
     /// Only the stretch of names between the first and the last place that changed is laid out
     /// again; the names past it move by how many came less how many left, and when none moved
-    /// (a name replaced by one defined where it was) no use is renumbered. Whether any was.
+    /// (a name replaced by one defined where it was) no use is renumbered. How the names were
+    /// numbered again, if they were.
     fn number(
         &mut self,
         files: &[Arc<FileTags>],
         renamed: &[Renamed],
         weight: &impl Fn(&str, usize) -> f64,
-    ) -> bool {
+    ) -> Option<Remap> {
         let text = |(f, i): (u32, u32)| {
             files[f as usize].tags.outline.items[i as usize]
                 .name
@@ -258,7 +272,7 @@ impl Graph {
                 .chain(before.last().copied())
                 .max(),
         ) else {
-            return false;
+            return None;
         };
         let stretch = self.stretch(lo..hi, &leaving, &arriving, &before, &text, weight);
         for r in renamed.iter().filter(|r| r.first.is_none()) {
@@ -298,7 +312,7 @@ impl Graph {
         self.definers.splice(lo..hi, stretch.definers);
         self.first.splice(lo..hi, stretch.first);
         self.weights.splice(lo..hi, stretch.weights);
-        tail_moves || stretch_moves
+        (tail_moves || stretch_moves).then_some(remap)
     }
 
     /// The names `lo..hi` laid out again: the `leaving` ones (sorted) left out, the `arriving`
@@ -649,6 +663,22 @@ mod tests {
                 "an unused name renamed where it was",
                 changed(&files, f, |items, _| items[0].name = "Renamed".into()),
                 true,
+            ),
+            // Every name after it numbered again, the used ones in the same order.
+            (
+                "a name added",
+                changed(&files, f, |items, _| items.push(function("Added"))),
+                true,
+            ),
+            // Two used names first defined in file 0 swap their order.
+            (
+                "used names reordered",
+                changed(&files, 0, |items, _| {
+                    let new = items.iter().position(|i| i.name == "New").unwrap();
+                    let item = items.remove(new);
+                    items.insert(1, item);
+                }),
+                false,
             ),
             (
                 "a name used anew",
