@@ -144,27 +144,28 @@ impl InEdges {
         }
     }
 
-    /// The layout's names numbered as `renumber` says (`None`: defined nowhere now), `names` of
-    /// them now, when the names something uses keep their order: their slots, numbered in that
-    /// order, stay (a name added to a file moves every name after it). Whether they did; else
-    /// the layout is left for `of` to fill again.
-    pub fn renumbered(&mut self, names: usize, renumber: impl Fn(usize) -> Option<usize>) -> bool {
-        let mut slot_of = vec![NO_SLOT; names];
-        let mut uses_of = vec![0; names];
-        let mut last = None;
-        for (old, &slot) in self.slot_of.iter().enumerate() {
-            if slot == NO_SLOT {
-                continue;
-            }
-            match renumber(old) {
-                Some(now) if last.is_none_or(|last| last < now) => {
-                    (slot_of[now], uses_of[now]) = (slot, self.uses_of[old]);
-                    last = Some(now);
-                }
-                _ => return false,
-            }
+    /// The layout's names numbered again: names `lo..lo + stretch.len()` became the numbers
+    /// `stretch` lists (`u32::MAX`: defined nowhere now), the names after them moved up or down
+    /// so that there are `names` now. When the names something uses keep their order, their
+    /// slots (numbered in that order) stay: only the slots and counts by name move, in place
+    /// (a name added to a file moves every name after it). Whether they did; else the layout is
+    /// unchanged.
+    pub fn renumbered(&mut self, lo: usize, stretch: &[u32], names: usize) -> bool {
+        let hi = lo + stretch.len();
+        let used = (lo..hi).filter(|&n| self.slot_of[n] != NO_SLOT);
+        let moved: Vec<(u32, u32, usize)> = used
+            .map(|n| (stretch[n - lo], self.slot_of[n], self.uses_of[n]))
+            .collect();
+        let in_order = moved.windows(2).all(|w| w[0].0 < w[1].0);
+        if !in_order || moved.last().is_some_and(|m| m.0 == u32::MAX) {
+            return false;
         }
-        (self.slot_of, self.uses_of) = (slot_of, uses_of);
+        let now_hi = names - (self.slot_of.len() - hi);
+        restretch(&mut self.slot_of, lo, (hi, now_hi), NO_SLOT);
+        restretch(&mut self.uses_of, lo, (hi, now_hi), 0);
+        for (now, slot, uses) in moved {
+            (self.slot_of[now as usize], self.uses_of[now as usize]) = (slot, uses);
+        }
         true
     }
 
@@ -358,6 +359,19 @@ fn distinct_names(uses: &[Use]) -> bool {
     let mut names: Vec<u32> = uses.iter().map(|u| u.name).collect();
     names.sort_unstable();
     names.windows(2).all(|w| w[0] != w[1])
+}
+
+/// Per-name `values` once names `lo..hi` are `lo..now_hi`: those from `hi` on moved to start at
+/// `now_hi` (in place), the stretch between left `empty`.
+fn restretch<T: Copy>(values: &mut Vec<T>, lo: usize, (hi, now_hi): (usize, usize), empty: T) {
+    let len = values.len();
+    let now_len = len - hi + now_hi;
+    if now_hi > hi {
+        values.resize(now_len, empty);
+    }
+    values.copy_within(hi..len, now_hi);
+    values.truncate(now_len);
+    values[lo..now_hi].fill(empty);
 }
 
 /// `buffer` holding `len` times `value`, in the memory it has.

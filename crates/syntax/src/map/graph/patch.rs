@@ -78,11 +78,6 @@ impl Remap {
             n => (n as isize + self.shift) as usize,
         }
     }
-
-    /// An old name's number now, `None` when it is defined nowhere now.
-    fn get(&self, n: usize) -> Option<usize> {
-        Some(self.of(n)).filter(|&now| now != u32::MAX as usize)
-    }
 }
 
 impl Graph {
@@ -173,7 +168,7 @@ impl Graph {
             return;
         };
         let names = self.definers.len();
-        let kept_order = renumbered.is_none_or(|remap| edges.renumbered(names, |n| remap.get(n)));
+        let kept_order = renumbered.is_none_or(|r| edges.renumbered(r.lo, &r.stretch, names));
         if kept_order && edges.reweighed(self, reweighed, before) {
             self.in_edges = OnceLock::from(edges);
             return;
@@ -648,6 +643,18 @@ mod tests {
             .find(uses_new)
             .expect("a file using its own New");
         let g = (1..400).find(|g| g % 7 != 0 && !uses_new(g)).unwrap();
+        // A file whose `do_thing_` another file uses.
+        let used = |k: &usize| {
+            let uses = |file: &Arc<FileTags>| {
+                let name = format!("do_thing_{k}");
+                file.tags.references.iter().any(|r| r.0 == name)
+            };
+            files
+                .iter()
+                .enumerate()
+                .any(|(j, file)| j != *k && uses(file))
+        };
+        let h = (1..400).find(used).unwrap();
         let more = |_: &mut Vec<Item>, refs: &mut Vec<(String, u32)>| {
             refs.iter_mut().for_each(|r| r.1 += 1)
         };
@@ -664,10 +671,10 @@ mod tests {
                 changed(&files, f, |items, _| items[0].name = "Renamed".into()),
                 true,
             ),
-            // Every name after it numbered again, the used ones in the same order.
+            // Every name after it numbered again (the first a used one), in the same order.
             (
                 "a name added",
-                changed(&files, f, |items, _| items.push(function("Added"))),
+                changed(&files, h, |items, _| items.insert(1, function("Added"))),
                 true,
             ),
             // Two used names first defined in file 0 swap their order.
