@@ -478,6 +478,33 @@ fn of_snapshot<T>(
     }
 }
 
+/// A file of the map's generated test trees, tagged: its `items` and `references` as a tagger
+/// would have found them.
+#[cfg(test)]
+fn tagged(
+    rel: String,
+    language: &'static str,
+    items: Vec<crate::items::Item>,
+    references: Vec<(String, u32)>,
+) -> Arc<index::FileTags> {
+    let outline = crate::items::Outline {
+        items,
+        parse_errors: 0,
+    };
+    let tags = crate::tags::Tags {
+        outline,
+        references,
+    };
+    Arc::new(index::FileTags::new(
+        rel,
+        language,
+        tags,
+        false,
+        vec![],
+        vec![],
+    ))
+}
+
 /// The map's generated test trees' random source: numbers below `below`, the same for a seed.
 #[cfg(test)]
 fn seeded(seed: u64) -> impl FnMut(usize) -> usize {

@@ -272,10 +272,9 @@ impl Layout {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::items::{Item, Outline};
+    use crate::items::Item;
     use crate::map::modules::Structure;
     use crate::map::rank::{self, Steering};
-    use crate::tags::Tags;
     use crate::Kind;
 
     /// Files of nested items (up to four deep) with signatures of every length (some past
@@ -300,16 +299,8 @@ mod tests {
                 let references = (0..3)
                     .map(|_| (format!("f{}_{}", next(n), next(4)), 1 + next(3) as u32))
                     .collect();
-                let outline = Outline {
-                    items,
-                    parse_errors: 0,
-                };
-                let tags = Tags {
-                    outline,
-                    references,
-                };
                 let rel = format!("src/d{}/é{f:03}.rs", f % 5);
-                Arc::new(FileTags::new(rel, "rust", tags, false, vec![], vec![]))
+                crate::map::tagged(rel, "rust", items, references)
             })
             .collect();
         files.sort_by(|a, b| a.rel.cmp(&b.rel));

@@ -1,7 +1,6 @@
 use super::super::render::render;
 use super::*;
-use crate::items::{Item, Outline};
-use crate::tags::Tags;
+use crate::items::Item;
 use crate::Kind;
 
 /// `n` Rust files (sorted by path), each defining a type with methods of its own, some a name
@@ -34,16 +33,8 @@ fn tree(n: usize, seed: u64) -> Vec<Arc<FileTags>> {
             }
             references.sort();
             references.dedup_by(|a, b| a.0 == b.0);
-            let outline = Outline {
-                items,
-                parse_errors: 0,
-            };
-            let tags = Tags {
-                outline,
-                references,
-            };
             let rel = format!("src/m{}/f{i:04}.rs", i / 30);
-            Arc::new(FileTags::new(rel, "rust", tags, false, vec![], vec![]))
+            super::super::tagged(rel, "rust", items, references)
         })
         .collect();
     files.sort_by(|a, b| a.rel.cmp(&b.rel));
