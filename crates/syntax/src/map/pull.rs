@@ -20,6 +20,11 @@
 //! It serves the iterations that visit every file with the graph's own weights (the unsteered
 //! question, whose walk is dense from the start): a whole-graph walk of tens of iterations, where
 //! the push walk's scattered writes were most of a question's time.
+//!
+//! A graph patched after an edit keeps its layout when the edit changed only shares (a body
+//! edited: the uses' counts) and, if names were numbered again, kept the used ones in order (a
+//! name added): `renumbered` and `reweighed` move what changed in place, where laying out every
+//! use again took 8–15 ms at 200,000 files.
 
 use super::graph::{Graph, Use};
 use rayon::prelude::*;
