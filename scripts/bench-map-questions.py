@@ -21,7 +21,8 @@ with that; each binary goes first in turn across `--runs`), right after its cold
 that come first after something changed, each timed once: the first focus (the repository's history
 read); the first unsteered question and the first focus `--pause` seconds (default 3) after one
 file's tags changed (the daemon's own `write` adds a function), and an unsteered one asked right
-after such a write; the unsteered question after the file is written back (whose answer must be the
+after such a write (the function replaced by another where it was), then right after a write that
+adds a second function (every name after it numbered again); the unsteered question after the file is written back (whose answer must be the
 cold map's, byte for byte); and the first focus `--pause` seconds after a `git checkout BRANCH` (the
 tree's branch is checked out again after). Each row has the call's wall time and the daemon's CPU
 time from the change to the answer (what the change cost, work in the background included);
@@ -171,6 +172,8 @@ def firsts(binaries, tree, preset, branch, log, pause, order):
             step(f"first unsteered, {later} a write changed a file's tags", d, n, {}, added(1), pause)
             step(f"first focus, {later} a write changed a file's tags", d, n, focus(1), added(2), pause)
             step("first unsteered, asked right after a write", d, n, {}, added(3))
+            step("first unsteered, asked right after a write adding a name", d, n, {},
+                 added(3) + ADDED[os.path.splitext(changed)[1]].replace("dded", "ddedMore"))
             step(f"unsteered, {later} the file is written back", d, n, {}, original, pause)
             if answers[n][-1] != answers[n][0]:
                 raise SystemExit(f"{binaries[n]}: the map after the write-back differs from the cold map's")
