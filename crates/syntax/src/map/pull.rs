@@ -73,6 +73,11 @@ impl InEdges {
         edges
     }
 
+    /// How many names the layout was laid out for (used or not).
+    pub fn names(&self) -> usize {
+        self.slot_of.len()
+    }
+
     /// How many names something uses: the length of `step`'s `per_slot`.
     pub fn slots(&self) -> usize {
         self.slot_start.len() - 1

@@ -124,7 +124,8 @@ impl Graph {
         reweighed.extend(&changed);
         reweighed.sort_unstable();
         reweighed.dedup();
-        // The in-edge layout is kept when only these files' shares change: their uses before.
+        // The in-edge layout is kept when only these files' shares change: their uses before
+        // (their names as `number` numbered them again).
         let before: Vec<Vec<super::Use>> = match self.in_edges.get().is_some() {
             true => reweighed
                 .iter()
@@ -169,7 +170,8 @@ impl Graph {
         };
         let names = self.definers.len();
         let kept_order = renumbered.is_none_or(|r| edges.renumbered(r.lo, &r.stretch, names));
-        if kept_order && edges.reweighed(self, reweighed, before) {
+        // Laid out for as many names as there are now, or not kept (never indexed past them).
+        if kept_order && edges.names() == names && edges.reweighed(self, reweighed, before) {
             self.in_edges = OnceLock::from(edges);
             return;
         }
@@ -222,7 +224,7 @@ impl Graph {
     /// Only the stretch of names between the first and the last place that changed is laid out
     /// again; the names past it move by how many came less how many left, and when none moved
     /// (a name replaced by one defined where it was) no use is renumbered. How the names were
-    /// numbered again, if they were.
+    /// numbered again, if any moved or their number changed.
     fn number(
         &mut self,
         files: &[Arc<FileTags>],
@@ -307,7 +309,8 @@ impl Graph {
         self.definers.splice(lo..hi, stretch.definers);
         self.first.splice(lo..hi, stretch.first);
         self.weights.splice(lo..hi, stretch.weights);
-        (tail_moves || stretch_moves).then_some(remap)
+        // A name added or dropped after every other changes how many there are, not any number.
+        (tail_moves || stretch_moves || shift != 0).then_some(remap)
     }
 
     /// The names `lo..hi` laid out again: the `leaving` ones (sorted) left out, the `arriving`

@@ -257,3 +257,25 @@ fn a_file_added_removed_or_renamed_rebuilds_the_graph() {
     renamed.sort_by(|a, b| a.rel.cmp(&b.rel));
     patch_and_check(&files, &renamed, false);
 }
+
+#[test]
+fn a_name_added_or_dropped_after_every_other_keeps_the_layout_at_the_new_count_of_names() {
+    let weight = |name: &str, n| name_weight(name, n, false);
+    let files = tree(400, 5);
+    // The last file's new name comes after every name: none moves, one more.
+    let appended = changed(&files, 399, |items, _| items.push(function("Appended")));
+    // Then dropped again, then a name added that moves every name after it.
+    let steps = [
+        appended.clone(),
+        files.clone(),
+        changed(&files, 3, |items, _| items.insert(1, function("Added"))),
+    ];
+    let (mut last, mut before) = (laid_out(&files), files.clone());
+    for next in steps {
+        let replaced = replaced_between(&before, &next, usize::MAX).unwrap();
+        last = last.patched(&replaced, &next, &weight).unwrap();
+        let edges = last.in_edges.get().expect("kept");
+        assert!(edges.same_as(&InEdges::of(&graph(&next), None)));
+        before = next;
+    }
+}
