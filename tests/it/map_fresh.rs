@@ -317,7 +317,7 @@ fn after_a_change_the_unsteered_map_is_ranked_ahead_and_is_a_fresh_daemons_map()
 /// from the last snapshot's for the written file (crates/syntax/src/map/graph/patch.rs; a debug
 /// daemon also checks it against a rebuild), and is the map a fresh daemon gives, with and without
 /// a focus: a name added that another file calls, then a name others call removed and a new one
-/// defined.
+/// defined, then a name added after every other and dropped.
 #[test]
 fn the_map_right_after_a_write_ranks_a_patched_graph_and_is_a_fresh_daemons_map() {
     let sandbox = Sandbox::empty();
@@ -328,6 +328,9 @@ fn the_map_right_after_a_write_ranks_a_patched_graph_and_is_a_fresh_daemons_map(
     let writes = [
         ("b/c/four.go", go("Four", "One") + "\nfunc Seven() {}\n"),
         ("a/two.go", go("Other", "Seven")),
+        // The last file in path order: a name after every other, added and dropped.
+        ("z9/z9.go", go("Z9", "One") + "\nfunc Zlast() {}\n"),
+        ("z9/z9.go", go("Z9", "One")),
     ];
     for (file, content) in writes {
         daemon.ok("write", json!({"file": file, "content": content}));
