@@ -279,3 +279,62 @@ fn a_name_added_or_dropped_after_every_other_keeps_the_layout_at_the_new_count_o
         before = next;
     }
 }
+
+/// Random edits one after another, the last file's often, each patching the graph the one before
+/// left (its layout kept, moved, or laid out again in the spare's buffers as a question would):
+/// after every one, the graph and the layout it keeps are a rebuild's.
+#[test]
+fn a_chain_of_random_edits_keeps_the_graph_and_its_layout_equal_to_a_rebuild() {
+    let weight = |name: &str, n| name_weight(name, n, false);
+    let mut next = crate::map::seeded(11);
+    let mut files = tree(120, 8);
+    let mut last = laid_out(&files);
+    let mut kept = 0;
+    for step in 0..80 {
+        let f = match next(4) {
+            0 => files.len() - 1,
+            _ => next(files.len()),
+        };
+        let (what, at, target) = (next(6), next(8), next(files.len()));
+        let edited = changed(&files, f, |items, refs| match what {
+            0 => items.push(function(&format!("Fresh{step}"))),
+            1 if items.len() > 1 && !items.iter().any(|i| i.parent == Some(items.len() - 1)) => {
+                items.pop();
+            }
+            2 => {
+                let at = at.min(items.len());
+                for item in items.iter_mut() {
+                    item.parent = item.parent.map(|p| p + usize::from(p >= at));
+                }
+                items.insert(at, function(&format!("Inserted{step}")));
+            }
+            3 => refs.iter_mut().for_each(|r| r.1 += 1),
+            4 => refs.push((format!("do_thing_{target}"), 1)),
+            _ if !refs.is_empty() => {
+                refs.remove(at % refs.len());
+            }
+            _ => {}
+        });
+        let Some(replaced) = replaced_between(&files, &edited, usize::MAX) else {
+            panic!("step {step}: the same paths");
+        };
+        last = match last.patched(&replaced, &edited, &weight) {
+            Some(patched) => patched,
+            None => graph(&edited),
+        };
+        let fresh = graph(&edited);
+        assert!(last.same_as(&fresh), "step {step}");
+        match last.in_edges.get() {
+            Some(edges) => {
+                kept += 1;
+                assert!(edges.same_as(&InEdges::of(&fresh, None)), "step {step}");
+            }
+            None => {
+                let spare = last.spare_in_edges.lock().unwrap().take();
+                last.in_edges.get_or_init(|| InEdges::of(&last, spare));
+            }
+        }
+        files = edited;
+    }
+    assert!(kept > 20, "{kept} of 80 edits kept the layout");
+}
