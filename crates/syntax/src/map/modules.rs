@@ -460,10 +460,7 @@ impl<'a> Resolver<'a> {
         let at = last.partition_point(|e| e.0 < segment_hash(name));
         let &(hash, index) = last.get(at)?;
         let path = self.files[file].imports.get(index as usize)?;
-        let defines = || {
-            let id = super::rank::name_id("rust", name);
-            self.files[file].item_ids.contains(&id)
-        };
+        let defines = || defines_rust_name(&self.files[file], name);
         (hash == segment_hash(name) && path.rsplit("::").next() == Some(name) && !defines())
             .then_some(path.as_str())
     }
@@ -545,8 +542,13 @@ fn same_structure_inputs(a: &FileTags, b: &FileTags) -> bool {
 fn defines_last(file: &FileTags) -> impl Iterator<Item = bool> + '_ {
     file.imports.iter().map(|path| {
         let last = path.rsplit("::").next();
-        last.is_some_and(|name| file.item_ids.contains(&super::rank::name_id("rust", name)))
+        last.is_some_and(|name| defines_rust_name(file, name))
     })
+}
+
+/// Whether a Rust file defines an item named `name`.
+fn defines_rust_name(file: &FileTags, name: &str) -> bool {
+    file.item_ids.contains(&super::rank::name_id("rust", name))
 }
 
 /// Per import (by index), the hash of its last segment, sorted (the first import of a name first).
