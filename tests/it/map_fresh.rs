@@ -395,6 +395,106 @@ fn a_tree_over_map_max_files_is_refused_with_the_key_that_raises_it() {
     assert_eq!(b["files"], 2, "{b}");
 }
 
+/// A Go file of `n` functions, each calling the next: `n` items and `n` names used, 2n tags.
+fn many(prefix: &str, n: usize) -> String {
+    let body: String = (0..n)
+        .map(|i| format!("func {prefix}{i}() {{\n\t{prefix}{}()\n}}\n\n", i + 1))
+        .collect();
+    format!("package p\n\n{body}")
+}
+
+/// Whether an answer is the refusal that names `map_max_tags` (C213, the key that raises it).
+fn over_max_tags(answer: &Value) -> bool {
+    let error = &answer["error"];
+    error["data"]["code"] == "C213"
+        && error["data"]["limit"] == "map_max_tags"
+        && error["message"].as_str().unwrap().contains("map_max_tags")
+}
+
+/// `map_max_tags` bounds what a folder's files may hold, however few the files: the tree's 20
+/// files hold 40 tags (one function and one name used each), a file of 40 functions 80. Under 70
+/// the tree maps; its tests of 40 functions more are refused to a map with tests (on every face:
+/// `symbols` too) and leave the map without them as it was; a file of 16 tags written again and
+/// again is counted once (a change re-lists its folder: the old version's tags go, its other
+/// files' stay), so another file of 16 makes the next map a refusal (once the watcher tells);
+/// their removal makes it a map again; a folder under the limit maps throughout.
+#[test]
+fn a_folder_whose_files_hold_more_tags_than_map_max_tags_is_refused_with_the_key_that_raises_it() {
+    let sandbox = Sandbox::empty();
+    tree(&sandbox);
+    sandbox.write("a/many_test.go", &many("TestMany", 40));
+    let daemon = with_config(&sandbox, "map_max_tags: 70\n");
+    let before = text(&map(&daemon));
+    let with_tests = json!({"budget": BUDGET, "include_tests": true});
+    let refused = daemon.call("map", with_tests.clone());
+    assert!(over_max_tags(&refused), "{refused}");
+    assert_eq!(text(&map(&daemon)), before, "the map without tests");
+    let symbols = json!({"query": "TestMany1", "include_tests": true});
+    let refused = daemon.call("symbols", symbols);
+    assert!(over_max_tags(&refused), "{refused}");
+
+    // A file of 16 tags written again and again: the listing counts each version once (56).
+    for prefix in ["Eight", "Again", "Once"] {
+        sandbox.write("b/eight.go", &many(prefix, 8));
+        let shown = format!("{prefix}7");
+        let answer = map_until(&daemon, &shown, |m| m.contains(&shown));
+        assert_eq!(answer["freshness"], "watched", "{answer}");
+    }
+    // 16 more make 72: refused, which only a count that kept every file's tags tells.
+    sandbox.write("b/more.go", &many("More", 8));
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let refused = loop {
+        let answer = daemon.call("map", json!({ "budget": BUDGET }));
+        if answer.get("error").is_some() {
+            break answer;
+        }
+        assert!(Instant::now() < deadline, "never refused: {answer}");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(over_max_tags(&refused), "{refused}");
+    let a = daemon.ok("map", json!({"dir": "a"}));
+    assert_eq!(a["files"], 2, "{a}");
+
+    for gone in ["b/more.go", "b/eight.go"] {
+        std::fs::remove_file(sandbox.root.join(gone)).unwrap();
+    }
+    // Refused, or a map with either file still there, until the watcher has told of both.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let answer = daemon.call("map", json!({ "budget": BUDGET }));
+        if answer.get("error").is_none() && text(&answer["result"]) == before {
+            break;
+        }
+        assert!(
+            answer.get("error").is_none() || over_max_tags(&answer),
+            "{answer}"
+        );
+        assert!(Instant::now() < deadline, "never the map before: {answer}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// What the daemon keeps is bounded by `map_max_tags` too, not only each question: two folders of
+/// 30 tags each, mapped in turn, hold 60 together. Under a limit of 50 the first folder's listing
+/// and tags are forgotten once the second is mapped, so mapping it again tags its file again;
+/// under 1,000 both are kept and nothing is tagged again.
+#[test]
+fn folders_mapped_in_turn_keep_their_tags_only_while_they_fit_map_max_tags_together() {
+    for (limit, tagged_again) in [(50, 1), (1000, 0)] {
+        let sandbox = Sandbox::empty();
+        sandbox.write("x/x.go", &many("X", 15));
+        sandbox.write("y/y.go", &many("Y", 15));
+        let daemon = with_config(&sandbox, &format!("map_max_tags: {limit}\n"));
+        for dir in ["x", "y"] {
+            let first = daemon.ok("map", json!({ "dir": dir }));
+            assert_eq!(first["parsed"], 1, "{limit}: {dir}: {first}");
+        }
+        let again = daemon.ok("map", json!({ "dir": "x" }));
+        assert_eq!(again["parsed"], tagged_again, "{limit}: {again}");
+        assert!(text(&again).contains("X14"), "{limit}: {again}");
+    }
+}
+
 /// The tree with test files: one by its name, one in a test folder, one in a nested test folder.
 fn tree_with_tests(sandbox: &Sandbox) {
     tree(sandbox);

@@ -49,6 +49,10 @@ pub struct Limits {
     /// A map (or `symbols`) of a folder with more source files than this is refused (C213): the
     /// tag index keeps every file's tags in memory, about 2.5 KiB a file.
     pub map_max_files: u64,
+    /// A map (or `symbols`) of a folder whose files hold more tags than this (outline items and
+    /// distinct names used, summed over its files) is refused (C213): a tag costs 100–350 bytes
+    /// of memory, and a file's count is bounded only by its size (a 1 MB file may hold 70,000).
+    pub map_max_tags: u64,
     /// The map watches at most this many folders (one inotify watch each) to learn what changed;
     /// a tree with more is walked and stat'ed on every map instead (0: never watch).
     pub map_watch_max_folders: u64,
@@ -103,6 +107,7 @@ impl Default for Limits {
             checkpoint_max_file_bytes: 10 * MIB,
             checkpoint_max_files: 50_000,
             map_max_files: 300_000,
+            map_max_tags: 3_000_000,
             map_watch_max_folders: 50_000,
             exec: exec::ExecConfig::default(),
             autodiag: true,

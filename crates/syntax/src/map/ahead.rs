@@ -116,6 +116,12 @@ fn pass(state: &Workspace, cache: &MapCache, changed: &AtomicU64, at: u64) {
     let Some((dir, include_tests)) = cache.ahead.question() else {
         return;
     };
+    // A folder whose listing was forgotten since (other folders asked after it, past `LISTINGS`
+    // or `map_max_tags`) would be listed, maybe tagged, again, pushing out the folders asked
+    // since: its own next question does that, if it comes.
+    if !cache.lists(&dir, include_tests) {
+        return;
+    }
     let started = Instant::now();
     let snapshot = match cache.snapshot(state, &dir, include_tests) {
         Ok(snapshot) => snapshot,

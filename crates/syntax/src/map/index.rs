@@ -14,6 +14,7 @@ use std::hash::{Hash, Hasher};
 use std::io::Read;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// Files larger than this are left out of the map (generated code, data).
@@ -352,6 +353,10 @@ pub struct Index {
     files: Mutex<Shards>,
     store: Option<super::store::Store>,
     loaded: std::sync::OnceLock<()>,
+    /// The tags left after the last `forget_beyond` that forgot (0 once under the limit again):
+    /// what stays over the limit then (files no listing holds a version of) is not scanned for
+    /// again until the index grows past it.
+    left_over: AtomicU64,
 }
 
 /// How many parts the index is kept in.
@@ -361,11 +366,18 @@ const SHARDS: usize = 256;
 /// as they were, and a change copies only the parts it touches (a few hundred entries each)
 /// rather than the whole index.
 #[derive(Clone)]
-pub struct Shards(Vec<Arc<HashMap<PathBuf, Entry>>>);
+pub struct Shards {
+    parts: Vec<Arc<HashMap<PathBuf, Entry>>>,
+    /// The tags the entries hold (`FileTags::tag_count`), kept with every change.
+    tags: u64,
+}
 
 impl Default for Shards {
     fn default() -> Shards {
-        Shards(vec![Arc::default(); SHARDS])
+        Shards {
+            parts: vec![Arc::default(); SHARDS],
+            tags: 0,
+        }
     }
 }
 
@@ -376,46 +388,69 @@ impl Shards {
     }
 
     pub fn get(&self, path: &Path) -> Option<&Entry> {
-        self.0[Shards::at(path)].get(path)
+        self.parts[Shards::at(path)].get(path)
     }
 
     pub fn insert(&mut self, path: PathBuf, entry: Entry) {
-        Arc::make_mut(&mut self.0[Shards::at(&path)]).insert(path, entry);
+        self.tags += entry.tags.tag_count();
+        let shard = Arc::make_mut(&mut self.parts[Shards::at(&path)]);
+        if let Some(old) = shard.insert(path, entry) {
+            self.tags -= old.tags.tag_count();
+        }
     }
 
     pub(super) fn remove(&mut self, path: &Path) {
-        let shard = &mut self.0[Shards::at(path)];
+        let shard = &mut self.parts[Shards::at(path)];
         if shard.contains_key(path) {
-            Arc::make_mut(shard).remove(path);
+            let old = Arc::make_mut(shard).remove(path);
+            self.tags -= old.map_or(0, |old| old.tags.tag_count());
         }
     }
 
     /// Keeps the entries `keep` says to, copying only the parts that lose one.
     fn retain(&mut self, keep: impl Fn(&Path) -> bool) {
-        for shard in &mut self.0 {
+        let mut lost = 0;
+        for shard in &mut self.parts {
             if shard.keys().any(|p| !keep(p)) {
-                Arc::make_mut(shard).retain(|p, _| keep(p));
+                Arc::make_mut(shard).retain(|p, entry| {
+                    let kept = keep(p);
+                    lost += (!kept as u64) * entry.tags.tag_count();
+                    kept
+                });
             }
         }
+        self.tags -= lost;
     }
 
     /// The parts, for comparing two versions of the index part by part (`store`).
     pub(super) fn parts(&self) -> &[Arc<HashMap<PathBuf, Entry>>] {
-        &self.0
+        &self.parts
     }
 
     pub fn len(&self) -> usize {
-        self.0.iter().map(|s| s.len()).sum()
+        self.parts.iter().map(|s| s.len()).sum()
     }
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
+    /// The tags the entries hold.
+    pub fn tags(&self) -> u64 {
+        self.tags
+    }
+
     /// Every entry, in no particular order.
     pub fn iter(&self) -> impl Iterator<Item = (&PathBuf, &Entry)> {
-        self.0.iter().flat_map(|s| s.iter())
+        self.parts.iter().flat_map(|s| s.iter())
     }
+}
+
+/// Files whose tags pass the room a question has for them (`map_max_tags`): none were kept.
+#[derive(Debug)]
+pub struct OverTags {
+    /// How many of the tags counted were test files'.
+    pub tests: u64,
 }
 
 /// What tagging one stale file gave: new tags, or the held ones under a new key (same content).
@@ -438,7 +473,9 @@ impl Index {
     /// The index forgets `gone`, and with `under` every file below it that `sources` does not
     /// list (a whole walk's result). Without `tests`, a test file (`Source::test`) gets only the
     /// tags held under its identity: none is read, so that a question without tests costs what it
-    /// did before test files were listed. Returns how many files were tagged.
+    /// did before test files were listed. Returns how many files were tagged; `OverTags` once
+    /// `sources` hold more than `room` tags (`FileTags::tag_count`): tagging stops there, so what
+    /// it holds at once is bounded, and the index is left as it was.
     pub fn update(
         &self,
         jail: &Jail,
@@ -446,23 +483,34 @@ impl Index {
         gone: &[PathBuf],
         under: Option<&Path>,
         tests: bool,
-    ) -> usize {
+        room: u64,
+    ) -> Result<usize, OverTags> {
         self.load();
         let mut stale = Vec::new();
+        let (mut held_tags, mut test_tags) = (0, 0);
         {
             let files = self.lock();
             for (i, source) in sources.iter_mut().enumerate() {
                 match files.get(&source.resolved.abs) {
-                    Some(held) if held.key == source.key => source.tags = Some(held.tags.clone()),
+                    Some(held) if held.key == source.key => {
+                        held_tags += held.tags.tag_count();
+                        test_tags += source.test as u64 * held.tags.tag_count();
+                        source.tags = Some(held.tags.clone());
+                    }
                     _ if source.test && !tests => source.tags = None,
                     held => stale.push((i, held.cloned())),
                 }
             }
         }
+        let used = AtomicU64::new(held_tags);
+        let used_by_tests = AtomicU64::new(test_tags);
         let projects = crate::dialect::Projects::default();
         let fresh: Vec<(usize, Option<Fresh>)> = stale
             .par_iter()
             .map(|(i, held)| {
+                if used.load(Ordering::Relaxed) > room {
+                    return (*i, None); // over already: not worth reading
+                }
                 let s = &sources[*i];
                 let fresh = tag_file(
                     jail,
@@ -472,9 +520,19 @@ impl Index {
                     s.key,
                     held.as_ref(),
                 );
+                if let Some(Fresh::Tagged(entry) | Fresh::Rekeyed(entry)) = &fresh {
+                    used.fetch_add(entry.tags.tag_count(), Ordering::Relaxed);
+                    if s.test {
+                        used_by_tests.fetch_add(entry.tags.tag_count(), Ordering::Relaxed);
+                    }
+                }
                 (*i, fresh)
             })
             .collect();
+        if used.into_inner() > room {
+            let tests = used_by_tests.into_inner();
+            return Err(OverTags { tests });
+        }
         let tagged = fresh
             .iter()
             .filter(|(_, f)| matches!(f, Some(Fresh::Tagged(_))))
@@ -500,7 +558,27 @@ impl Index {
         if let (true, Some(store)) = (changed, &self.store) {
             store.save(files.clone());
         }
-        tagged
+        Ok(tagged)
+    }
+
+    /// Past `max_tags`, forgets the tags of every file below none of `dirs` (the folders whose
+    /// listings are kept): so the index holds what was tagged for other folders only while that
+    /// fits, and what it keeps at once is bounded by the limit and the listings'.
+    pub fn forget_beyond(&self, dirs: &[&Path], max_tags: u64) {
+        let mut files = self.lock();
+        if files.tags() <= max_tags {
+            self.left_over.store(0, Ordering::Relaxed);
+            return;
+        }
+        if files.tags() <= self.left_over.load(Ordering::Relaxed) {
+            return;
+        }
+        let before = files.len();
+        files.retain(|path| dirs.iter().any(|dir| path.starts_with(dir)));
+        self.left_over.store(files.tags(), Ordering::Relaxed);
+        if let (true, Some(store)) = (files.len() != before, &self.store) {
+            store.save(files.clone());
+        }
     }
 
     /// Fills the index from the store, once.
@@ -571,6 +649,12 @@ fn tag_file(
 }
 
 impl FileTags {
+    /// What the file weighs against `map_max_tags`: its outline items and the distinct names it
+    /// uses (what the index, the graph and a ranking hold of a file grows with these).
+    pub fn tag_count(&self) -> u64 {
+        (self.item_ids.len() + self.reference_ids.len()) as u64
+    }
+
     /// A file's tags with the ranking's ids and key computed.
     pub fn new(
         rel: String,
@@ -618,74 +702,4 @@ fn rank_key(tags: &Tags, generated: bool, imports: &[String]) -> u64 {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::tags::Tags;
-    use crate::Outline;
-
-    fn file(rel: &str, references: &[&str]) -> Arc<FileTags> {
-        let tags = Tags {
-            outline: Outline {
-                items: vec![],
-                parse_errors: 0,
-            },
-            references: references.iter().map(|r| (r.to_string(), 1)).collect(),
-        };
-        Arc::new(FileTags::new(rel.into(), "go", tags, false, vec![], vec![]))
-    }
-
-    fn snapshot(files: Vec<Arc<FileTags>>) -> Snapshot {
-        Snapshot {
-            files: Arc::new(files),
-            fingerprint: 0,
-            tagged: 0,
-            walked_because: None,
-            test_modules: None,
-            edits: Edits::new(),
-        }
-    }
-
-    /// A file replaced in place is logged with its tags before (the first ones of a version asked
-    /// about, when replaced twice since); a file added or removed starts a new lineage.
-    #[test]
-    fn edits_tell_the_files_replaced_since_a_version_until_the_paths_change() {
-        let (a, b, c) = (file("a.go", &[]), file("b.go", &[]), file("c.go", &[]));
-        let mut snap = snapshot(vec![a.clone(), b.clone(), c.clone()]);
-        let (lineage, start) = (snap.edits.lineage, snap.edits.version());
-        let change = |rel: &str, new: Option<Arc<FileTags>>| {
-            let mut changes = std::collections::BTreeMap::new();
-            changes.insert(rel.to_string(), (None, new));
-            changes
-        };
-        assert!(snap.change(&change("c.go", Some(file("c.go", &["x"])))));
-        let middle = snap.edits.version();
-        assert!(snap.change(&change("c.go", Some(file("c.go", &["y"])))));
-        assert!(snap.change(&change("a.go", Some(file("a.go", &["z"])))));
-        let since = snap.edits.since(lineage, start).unwrap();
-        let at: Vec<usize> = since.iter().map(|e| e.0).collect();
-        assert_eq!(at, [0, 2]);
-        assert!(Arc::ptr_eq(&since[0].1, &a) && Arc::ptr_eq(&since[1].1, &c));
-        let since_middle = snap.edits.since(lineage, middle).unwrap();
-        assert!(since_middle[1].1.reference_ids.len() == 1);
-        assert!(snap.edits.since(lineage + 1, start).is_none());
-        assert!(snap
-            .edits
-            .since(lineage, snap.edits.version() + 1)
-            .is_none());
-        // Once a graph of a version is kept, the replacements before it are dropped.
-        snap.edits.keep(middle);
-        assert!(snap.change(&change("b.go", Some(file("b.go", &["w"])))));
-        assert!(snap.edits.since(lineage, start).is_none());
-        let since_middle = snap.edits.since(lineage, middle).unwrap();
-        assert_eq!(
-            since_middle.iter().map(|e| e.0).collect::<Vec<_>>(),
-            [0, 1, 2]
-        );
-        // A later list of the same paths made anew continues the lineage; another one does not.
-        let again = snap.edits.clone().after(&snap.files, &snap.files);
-        assert_eq!(again.lineage, lineage);
-        assert!(snap.change(&change("d.go", Some(file("d.go", &[])))));
-        assert!(snap.edits.since(lineage, start).is_none());
-        assert!(!Arc::ptr_eq(&snap.files[1], &b));
-    }
-}
+mod tests;

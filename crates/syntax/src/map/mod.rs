@@ -250,6 +250,11 @@ impl MapCache {
         self.tree.snapshot(state, &self.index, dir, include_tests)
     }
 
+    /// Whether the folder's listing is still kept (`tree::Tree::lists`).
+    pub fn lists(&self, dir: &coderd_core::jail::Resolved, include_tests: bool) -> bool {
+        self.tree.lists(dir, include_tests)
+    }
+
     /// The module structure of a snapshot: the last one's when nothing the ranking reads changed.
     fn structure(&self, snapshot: &index::Snapshot) -> Arc<modules::Structure> {
         of_snapshot(&self.structure, snapshot, || {

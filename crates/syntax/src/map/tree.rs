@@ -6,7 +6,7 @@
 //! lost, a tree the watcher cannot cover — makes the map walk everything, as before.
 
 use super::exclude;
-use super::index::{key_of, Change, Index, Snapshot, Source, MAX_FILE_BYTES};
+use super::index::{key_of, Change, FileTags, Index, OverTags, Snapshot, Source, MAX_FILE_BYTES};
 use super::watch::{Changes, Watch};
 use crate::languages;
 use coderd_core::documents::{Event, EventKind};
@@ -15,7 +15,7 @@ use coderd_core::jail::{Jail, Resolved};
 use coderd_core::workspace::Workspace;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use tokio::sync::broadcast;
 
 /// Folders the map never enters, besides hidden ones, ignored ones and the default excludes.
@@ -53,6 +53,11 @@ struct Listing {
     tests_tagged: bool,
     /// By root-relative path: the map's order.
     files: BTreeMap<String, Source>,
+    /// The tags the listed files hold (`FileTags::tag_count`), against `map_max_tags`.
+    tags: u64,
+    /// Whether the last walk, refused past `map_max_tags`, counted test files' tags (held from an
+    /// earlier question with tests): without them the folder may fit.
+    test_tags_counted: bool,
     /// Every folder entered (each one watched).
     folders: BTreeSet<PathBuf>,
     dirty: Changes,
@@ -83,6 +88,12 @@ impl Tree {
         }
     }
 
+    /// Whether a listing is kept that answers questions about `dir` (with its tests or without).
+    pub fn lists(&self, dir: &Resolved, include_tests: bool) -> bool {
+        let inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        inner.listings.iter().any(|l| l.answers(dir, include_tests))
+    }
+
     /// How many changes the watcher has seen so far (it moves with every event).
     pub fn change_count(&self) -> std::sync::Arc<std::sync::atomic::AtomicU64> {
         self.change_count.clone()
@@ -90,7 +101,7 @@ impl Tree {
 
     /// The source files under `dir` with their current tags: the last snapshot when nothing
     /// changed, else the changed folders re-listed, else (first time, or the tree not watched)
-    /// a whole walk. C213 past `map_max_files` source files.
+    /// a whole walk. C213 past `map_max_files` source files or `map_max_tags` tags.
     pub fn snapshot(
         &self,
         ws: &Workspace,
@@ -100,6 +111,7 @@ impl Tree {
     ) -> Result<Snapshot> {
         let limits = ws.limits();
         let (cap, max_files) = (limits.map_watch_max_folders, limits.map_max_files);
+        let max_tags = limits.map_max_tags;
         let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         let inner = &mut *inner;
         inner.drain_events();
@@ -108,10 +120,7 @@ impl Tree {
             listing.absorb(&changes);
         }
         let walked_because = inner.watch.broken(cap).map(str::to_owned);
-        let at = inner
-            .listings
-            .iter()
-            .position(|l| l.dir.abs == dir.abs && (l.tests || !include_tests));
+        let at = (inner.listings.iter()).position(|l| l.answers(dir, include_tests));
         let mut listing = match at {
             Some(at) => inner.listings.remove(at),
             None => Listing::new(dir, true),
@@ -119,39 +128,66 @@ impl Tree {
         let mut tagged = None;
         if walked_because.is_none() && at.is_some() && listing.epoch == inner.watch.epoch() {
             tagged = listing
-                .refresh(&ws.jail, index, &mut inner.watch, cap, max_files)
+                .refresh(&ws.jail, index, &mut inner.watch, cap, max_files, max_tags)
                 .ok();
         }
         let tagged = match tagged {
             Some(tagged) => tagged,
-            None => match listing.walk_all(&ws.jail, index, &mut inner.watch, cap, max_files) {
+            None => match listing.walk_all(
+                &ws.jail,
+                index,
+                &mut inner.watch,
+                [cap, max_files, max_tags],
+            ) {
                 Ok(tagged) => tagged,
-                // Past `map_max_files` with its tests, a folder may still be under it without
-                // them: a question without tests walks it as before (its walk's own error, if
-                // any, is the answer).
-                Err(_) if listing.tests && !include_tests => {
+                // Past `map_max_files` (or `map_max_tags`) with its tests, a folder may still
+                // be under it without them: a question without tests walks it as before (its
+                // walk's own error, if any, is the answer).
+                Err(e) if listing.tests && !include_tests && listing.may_fit_without_tests(&e) => {
                     listing = Listing::new(dir, false);
-                    listing.walk_all(&ws.jail, index, &mut inner.watch, cap, max_files)?
+                    listing.walk_all(
+                        &ws.jail,
+                        index,
+                        &mut inner.watch,
+                        [cap, max_files, max_tags],
+                    )?
                 }
                 Err(e) => return Err(e),
             },
         };
         let tagged = match include_tests {
-            true => tagged + listing.tag_tests(&ws.jail, index),
+            true => match listing.tag_tests(&ws.jail, index, max_tags) {
+                Ok(tests) => tagged + tests,
+                Err(e) => {
+                    inner.keep(listing, index, max_tags); // still good for questions without tests
+                    return Err(e);
+                }
+            },
             false => tagged,
         };
         let mut snapshot = listing.snapshot(include_tests);
         snapshot.tagged = tagged;
         snapshot.walked_because = inner.watch.broken(cap).map(str::to_owned);
-        inner.listings.push(listing);
-        if inner.listings.len() > LISTINGS {
-            inner.listings.remove(0);
-        }
+        inner.keep(listing, index, max_tags);
         Ok(snapshot)
     }
 }
 
 impl Inner {
+    /// Keeps a listing as the most recently mapped, forgetting the least recent past `LISTINGS`
+    /// or while those kept hold more than `max_tags` together (a listing forgotten costs its
+    /// folder a walk, not its tags: the index keeps them while they fit).
+    fn keep(&mut self, listing: Listing, index: &Index, max_tags: u64) {
+        self.listings.push(listing);
+        while self.listings.len() > LISTINGS
+            || self.listings.len() > 1 && together(&self.listings) > max_tags
+        {
+            self.listings.remove(0);
+        }
+        let dirs: Vec<&Path> = self.listings.iter().map(|l| l.dir.abs.as_path()).collect();
+        index.forget_beyond(&dirs, max_tags);
+    }
+
     /// Notes the paths the daemon's own edits touched.
     fn drain_events(&mut self) {
         let Some(events) = self.events.as_mut() else {
@@ -185,6 +221,8 @@ impl Listing {
             tests,
             tests_tagged: false,
             files: BTreeMap::new(),
+            tags: 0,
+            test_tags_counted: false,
             folders: BTreeSet::new(),
             dirty: Changes::default(),
             epoch: 0,
@@ -204,12 +242,12 @@ impl Listing {
     }
 
     /// Tags the listed test files not tagged yet, once (the first question with tests; changes
-    /// tag them from then on). Returns how many were tagged.
-    fn tag_tests(&mut self, jail: &Jail, index: &Index) -> usize {
+    /// tag them from then on). Returns how many were tagged; C213 when they pass `max_tags`
+    /// with the rest (the next question with tests tries again).
+    fn tag_tests(&mut self, jail: &Jail, index: &Index, max_tags: u64) -> Result<usize> {
         if self.tests_tagged || !self.tests {
-            return 0;
+            return Ok(0);
         }
-        self.tests_tagged = true;
         let untagged: Vec<String> = (self.files.iter())
             .filter(|(_, s)| s.test && s.tags.is_none())
             .map(|(rel, _)| rel.clone())
@@ -217,13 +255,41 @@ impl Listing {
         let mut sources: Vec<Source> = (untagged.iter())
             .filter_map(|rel| self.files.remove(rel))
             .collect();
-        let tagged = index.update(jail, &mut sources, &[], None, true);
-        if !sources.is_empty() {
-            self.last[1] = None; // made anew with the test files' tags
+        let room = max_tags.saturating_sub(self.tags);
+        let tagged = index.update(jail, &mut sources, &[], None, true, room);
+        if tagged.is_err() {
+            sources.iter_mut().for_each(|s| s.tags = None);
+        } else {
+            self.tests_tagged = true;
+            self.tags += tag_count(sources.iter().map(|s| &s.tags));
+            if !sources.is_empty() {
+                self.last[1] = None; // made anew with the test files' tags
+            }
         }
         self.files
             .extend(sources.into_iter().map(|s| (rel_of(&s.resolved), s)));
-        tagged
+        tagged.map_err(|_| too_many_tags(&self.dir, max_tags))
+    }
+
+    /// Whether this listing answers questions about `dir`, with its tests or without.
+    fn answers(&self, dir: &Resolved, include_tests: bool) -> bool {
+        self.dir.abs == dir.abs && (self.tests || !include_tests)
+    }
+
+    /// Whether this listing's files are all another's: below its folder, or of the same folder
+    /// with no more tags (the later of two alike).
+    fn within(&self, other: &Listing, later: bool) -> bool {
+        match self.dir.abs == other.dir.abs {
+            true => self.tags < other.tags || self.tags == other.tags && later,
+            false => self.dir.abs.starts_with(&other.dir.abs),
+        }
+    }
+
+    /// Whether a walk with tests that `refusal` ended may fit without them: past `map_max_files`
+    /// it counted the test files, past `map_max_tags` only if it counted test files' tags.
+    fn may_fit_without_tests(&self, refusal: &Error) -> bool {
+        let limit = refusal.data.get("limit").and_then(|l| l.as_str());
+        limit != Some("map_max_tags") || self.test_tags_counted
     }
 
     fn absorb(&mut self, changes: &Changes) {
@@ -241,13 +307,13 @@ impl Listing {
 
     /// Walks the whole folder again (watching every folder entered), keeping the tags of the
     /// files whose identity did not change. Returns how many files were tagged.
+    /// `[cap, max_files, max_tags]`: the watcher's folders, the files and the tags it may hold.
     fn walk_all(
         &mut self,
         jail: &Jail,
         index: &Index,
         watch: &mut Watch,
-        cap: u64,
-        max_files: u64,
+        [cap, max_files, max_tags]: [u64; 3],
     ) -> Result<usize> {
         self.dirty = Changes::default();
         self.epoch = watch.epoch();
@@ -256,7 +322,11 @@ impl Listing {
         })?;
         let mut sources = stat(jail, &self.dir, walked.files);
         let under = Some(self.dir.abs.as_path());
-        let tagged = index.update(jail, &mut sources, &[], under, self.tests_tagged);
+        let tagged = index.update(jail, &mut sources, &[], under, self.tests_tagged, max_tags);
+        self.test_tags_counted = matches!(tagged, Err(OverTags { tests }) if tests > 0);
+        let tagged = tagged.map_err(|_| too_many_tags(&self.dir, max_tags))?;
+        self.tags = tag_count(sources.iter().map(|s| &s.tags));
+        tracing::debug!(files = sources.len(), tags = self.tags, "map folder walked");
         self.files = sources
             .into_iter()
             .map(|s| (rel_of(&s.resolved), s))
@@ -287,6 +357,7 @@ impl Listing {
         watch: &mut Watch,
         cap: u64,
         max_files: u64,
+        max_tags: u64,
     ) -> std::result::Result<usize, WalkAll> {
         let dirty = std::mem::take(&mut self.dirty);
         if dirty.paths.is_empty() && !dirty.overflow {
@@ -348,7 +419,19 @@ impl Listing {
         }
         let gone: Vec<PathBuf> = old.into_keys().collect();
         let t_relist = t0.elapsed();
-        let tagged = index.update(jail, &mut fresh, &gone, None, self.tests_tagged);
+        // The tags of the files still listed and of those kept: what the fresh ones may add to.
+        let removed = tag_count(changes.values().map(|c| &c.0));
+        debug_assert!(removed <= self.tags, "a listing's tag count lost track");
+        let staying = self.tags.saturating_sub(removed) + tag_count(kept.iter().map(|s| &s.tags));
+        let room = max_tags.saturating_sub(staying);
+        let tests = self.tests_tagged;
+        // Past it, the whole walk says so, with the limit's name.
+        let tagged =
+            (index.update(jail, &mut fresh, &gone, None, tests, room)).map_err(|_| WalkAll)?;
+        self.tags = staying + tag_count(fresh.iter().map(|s| &s.tags));
+        if self.tags > max_tags {
+            return Err(WalkAll); // the limit lowered since (a config reload): the walk says so
+        }
         let t_update = t0.elapsed();
         for s in kept.iter().chain(&fresh) {
             changes.entry(rel_of(&s.resolved)).or_default().1 = s.tags.clone();
@@ -618,17 +701,89 @@ fn walk(
     Ok(out)
 }
 
-fn too_many(dir: &Resolved, max_files: u64) -> Error {
-    let shown = match rel_of(dir) {
+/// The tags the listings hold together, each file once: a listing within another's counts none.
+fn together(listings: &[Listing]) -> u64 {
+    let counted = |(i, l): &(usize, &Listing)| {
+        !(listings.iter().enumerate()).any(|(j, other)| j != *i && l.within(other, j > *i))
+    };
+    (listings.iter().enumerate())
+        .filter(counted)
+        .map(|(_, l)| l.tags)
+        .sum()
+}
+
+/// The tags these files hold (`FileTags::tag_count`).
+fn tag_count<'a>(files: impl Iterator<Item = &'a Option<Arc<FileTags>>>) -> u64 {
+    files.flatten().map(|t| t.tag_count()).sum()
+}
+
+fn too_many_tags(dir: &Resolved, max_tags: u64) -> Error {
+    Error::too_large(format!(
+        "`{}` holds more than {max_tags} tags (outline items and names used), over map_max_tags: \
+         the map keeps every tag in memory (100–350 bytes a tag)",
+        shown(dir)
+    ))
+    .with_recovery(
+        "map a folder below it (`dir`), or raise map_max_tags in the config (memory grows with it)",
+    )
+    .with_data("limit", "map_max_tags")
+}
+
+/// A folder as the errors name it: root-relative, `.` for the root.
+fn shown(dir: &Resolved) -> String {
+    match rel_of(dir) {
         rel if rel.is_empty() => ".".to_owned(),
         rel => rel,
-    };
+    }
+}
+
+fn too_many(dir: &Resolved, max_files: u64) -> Error {
     Error::too_large(format!(
-        "`{shown}` holds more than {max_files} source files, over map_max_files: the map keeps \
-         every file's tags in memory (about 2.5 KiB a file)"
+        "`{}` holds more than {max_files} source files, over map_max_files: the map keeps \
+         every file's tags in memory (about 2.5 KiB a file)",
+        shown(dir)
     ))
     .with_recovery(
         "map a folder below it (`dir`), or raise map_max_files in the config (memory grows with it)",
     )
     .with_data("limit", "map_max_files")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn listing(rel: &str, tests: bool, tags: u64) -> Listing {
+        let dir = Resolved {
+            abs: Path::new("/r").join(rel),
+            root: 0,
+            rel: rel.into(),
+        };
+        Listing {
+            tags,
+            ..Listing::new(&dir, tests)
+        }
+    }
+
+    /// Listings held together count each file once: one below another's folder counts none, and
+    /// of two of the same folder (with tests and without) only the one with more tags counts.
+    #[test]
+    fn listings_together_count_a_folder_within_another_once() {
+        type Held<'a> = &'a [(&'a str, bool, u64)];
+        let cases: &[(Held, u64)] = &[
+            (&[("", true, 100), ("a", true, 30)], 100),
+            (&[("a", true, 30), ("", true, 100)], 100),
+            (&[("a", true, 30), ("b", true, 20)], 50),
+            (&[("ab", true, 30), ("a", true, 20)], 50),
+            (&[("a", false, 30), ("a", true, 40)], 40),
+            (&[("a", true, 30), ("a", false, 30)], 30),
+            (&[("a", true, 30), ("a/b", true, 10), ("c", false, 5)], 35),
+        ];
+        for (listings, expected) in cases {
+            let held: Vec<Listing> = (listings.iter())
+                .map(|&(r, t, n)| listing(r, t, n))
+                .collect();
+            assert_eq!(together(&held), *expected, "{listings:?}");
+        }
+    }
 }
