@@ -79,7 +79,9 @@ def measure(binary, root):
         shutil.rmtree(side, ignore_errors=True)
     log = open(os.path.join(tempfile.gettempdir(), "coderd-dense.log")).read()
     tags = re.findall(r"map folder walked.*?tags=(\d+)", log)
-    return answer, seconds, kib["VmRSS"] / 1024, kib["VmHWM"] / 1024, (tags[-1] if tags else "over the limit")
+    # A refused walk logs no count; a build before the limit logs none at all.
+    counted = tags[-1] if tags else "over the limit" if error else "—"
+    return answer, seconds, kib["VmRSS"] / 1024, kib["VmHWM"] / 1024, counted
 
 
 def main():
