@@ -442,16 +442,7 @@ fn a_folder_whose_files_hold_more_tags_than_map_max_tags_is_refused_with_the_key
     }
     // 16 more make 72: refused, which only a count that kept every file's tags tells.
     sandbox.write("b/more.go", &many("More", 8));
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let refused = loop {
-        let answer = daemon.call("map", json!({ "budget": BUDGET }));
-        if answer.get("error").is_some() {
-            break answer;
-        }
-        assert!(Instant::now() < deadline, "never refused: {answer}");
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    assert!(over_max_tags(&refused), "{refused}");
+    reply_until(&daemon, "refused", over_max_tags);
     let a = daemon.ok("map", json!({"dir": "a"}));
     assert_eq!(a["files"], 2, "{a}");
 
@@ -459,19 +450,63 @@ fn a_folder_whose_files_hold_more_tags_than_map_max_tags_is_refused_with_the_key
         std::fs::remove_file(sandbox.root.join(gone)).unwrap();
     }
     // Refused, or a map with either file still there, until the watcher has told of both.
+    reply_until(&daemon, "the map before", |reply| {
+        reply.get("error").is_none() && text(&reply["result"]) == before
+    });
+}
+
+/// Asks the unsteered map until `done` holds of the whole reply (a change reaches the daemon a
+/// moment after it is made), at most 60 s; each reply before must be a map or the refusal.
+fn reply_until(daemon: &Daemon, what: &str, done: impl Fn(&Value) -> bool) -> Value {
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
-        let answer = daemon.call("map", json!({ "budget": BUDGET }));
-        if answer.get("error").is_none() && text(&answer["result"]) == before {
-            break;
+        let reply = daemon.call("map", json!({ "budget": BUDGET }));
+        if done(&reply) {
+            return reply;
         }
         assert!(
-            answer.get("error").is_none() || over_max_tags(&answer),
-            "{answer}"
+            reply.get("error").is_none() || over_max_tags(&reply),
+            "{what}: {reply}"
         );
-        assert!(Instant::now() < deadline, "never the map before: {answer}");
+        assert!(Instant::now() < deadline, "{what}: never\n{reply}");
         std::thread::sleep(Duration::from_millis(20));
     }
+}
+
+/// A refusal past `map_max_tags` is given again, walking nothing, while nothing below its folder
+/// changes (the log says so each time); a question about another folder is asked anew and leaves
+/// it kept; a change below the folder asks again (a smaller file: a map), and so does a new limit
+/// (the config reloaded).
+#[test]
+fn a_refusal_past_map_max_tags_is_given_again_until_something_below_its_folder_changes() {
+    let sandbox = Sandbox::empty();
+    tree(&sandbox);
+    sandbox.write("b/more.go", &many("More", 20));
+    let config = sandbox.dir.path().join("coderd.yaml");
+    std::fs::write(&config, "map_max_tags: 70\n").unwrap();
+    let args = ["--config", config.to_str().unwrap()];
+    let daemon = Daemon::start_env(&sandbox, &args, &[("CODERD_LOG", "coderd=debug")]);
+    const AGAIN: &[&str] = &["map refused again, nothing changed"];
+    for _ in 0..3 {
+        assert!(over_max_tags(&daemon.call("map", json!({}))));
+    }
+    assert_eq!(logged(&daemon, AGAIN, 2), 2);
+    let a = daemon.ok("map", json!({"dir": "a"}));
+    assert_eq!(a["files"], 2, "{a}");
+    assert!(over_max_tags(&daemon.call("map", json!({}))));
+    assert_eq!(logged(&daemon, AGAIN, 3), 3);
+
+    sandbox.write("b/more.go", &many("More", 10));
+    reply_until(&daemon, "a map of 60 tags", |r| r.get("error").is_none());
+    sandbox.write("b/more.go", &many("More", 20));
+    reply_until(&daemon, "refused at 80 tags", over_max_tags);
+    let raised = config.with_extension("tmp");
+    std::fs::write(&raised, "map_max_tags: 1000\n").unwrap();
+    std::fs::rename(&raised, &config).unwrap();
+    let map = reply_until(&daemon, "a map under the new limit", |r| {
+        r.get("error").is_none()
+    });
+    assert!(text(&map["result"]).contains("More19"), "{map}");
 }
 
 /// What the daemon keeps is bounded by `map_max_tags` too, not only each question: two folders of

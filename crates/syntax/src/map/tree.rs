@@ -39,6 +39,28 @@ struct Inner {
     /// The documents store's events: the daemon's own edits count before the kernel tells.
     events: Option<broadcast::Receiver<Event>>,
     listings: Vec<Listing>,
+    /// The last question refused past `map_max_tags` (`Refusal`).
+    refused: Option<Refusal>,
+}
+
+/// A question refused past `map_max_tags` after a whole walk, answered again as it was while
+/// nothing below its folder changed: asking again would walk and tag up to the limit once more for
+/// the same answer. The walk watched every folder it entered, so a change below it ends this, as
+/// do a watcher that lost track (a new epoch) and other limits. (Past `map_max_files` the walk
+/// stops early, leaving folders unwatched: that refusal is not kept.)
+struct Refusal {
+    question: Question,
+    answer: Error,
+}
+
+/// What a refusal answered: a folder, with its tests or without, under these limits
+/// (`[map_watch_max_folders, map_max_files, map_max_tags]`) and the watcher's epoch.
+#[derive(PartialEq)]
+struct Question {
+    dir: PathBuf,
+    include_tests: bool,
+    limits: [u64; 3],
+    epoch: u64,
 }
 
 /// One folder's source files as last walked, and the paths changed below it since.
@@ -84,6 +106,7 @@ impl Tree {
                 watch,
                 events,
                 listings: Vec::new(),
+                refused: None,
             }),
         }
     }
@@ -101,7 +124,8 @@ impl Tree {
 
     /// The source files under `dir` with their current tags: the last snapshot when nothing
     /// changed, else the changed folders re-listed, else (first time, or the tree not watched)
-    /// a whole walk. C213 past `map_max_files` source files or `map_max_tags` tags.
+    /// a whole walk. C213 past `map_max_files` source files or `map_max_tags` tags; a refusal
+    /// past `map_max_tags` is given again while nothing below the folder changes (`Refusal`).
     pub fn snapshot(
         &self,
         ws: &Workspace,
@@ -120,46 +144,75 @@ impl Tree {
             listing.absorb(&changes);
         }
         let walked_because = inner.watch.broken(cap).map(str::to_owned);
-        let at = (inner.listings.iter()).position(|l| l.answers(dir, include_tests));
+        inner.forget_refusal_after(&changes, walked_because.is_some());
+        let question = Question {
+            dir: dir.abs.clone(),
+            include_tests,
+            limits: [cap, max_files, max_tags],
+            epoch: inner.watch.epoch(),
+        };
+        if let Some(answer) = inner.refused_again(&question) {
+            return Err(answer);
+        }
+        let answer = inner.snapshot(ws, index, dir, include_tests, question.limits);
+        if let Err(refusal) = &answer {
+            inner.remember(question, refusal, cap);
+        }
+        answer
+    }
+}
+
+impl Inner {
+    /// `Tree::snapshot` past the refusal kept: the listing refreshed, or walked.
+    fn snapshot(
+        &mut self,
+        ws: &Workspace,
+        index: &Index,
+        dir: &Resolved,
+        include_tests: bool,
+        [cap, max_files, max_tags]: [u64; 3],
+    ) -> Result<Snapshot> {
+        let walked_because = self.watch.broken(cap).map(str::to_owned);
+        let at = (self.listings.iter()).position(|l| l.answers(dir, include_tests));
         let mut listing = match at {
-            Some(at) => inner.listings.remove(at),
+            Some(at) => self.listings.remove(at),
             None => Listing::new(dir, true),
         };
         let mut tagged = None;
-        if walked_because.is_none() && at.is_some() && listing.epoch == inner.watch.epoch() {
+        if walked_because.is_none() && at.is_some() && listing.epoch == self.watch.epoch() {
             tagged = listing
-                .refresh(&ws.jail, index, &mut inner.watch, cap, max_files, max_tags)
+                .refresh(&ws.jail, index, &mut self.watch, cap, max_files, max_tags)
                 .ok();
         }
         let tagged = match tagged {
             Some(tagged) => tagged,
-            None => match listing.walk_all(
-                &ws.jail,
-                index,
-                &mut inner.watch,
-                [cap, max_files, max_tags],
-            ) {
-                Ok(tagged) => tagged,
-                // Past `map_max_files` (or `map_max_tags`) with its tests, a folder may still
-                // be under it without them: a question without tests walks it as before (its
-                // walk's own error, if any, is the answer).
-                Err(e) if listing.tests && !include_tests && listing.may_fit_without_tests(&e) => {
-                    listing = Listing::new(dir, false);
-                    listing.walk_all(
-                        &ws.jail,
-                        index,
-                        &mut inner.watch,
-                        [cap, max_files, max_tags],
-                    )?
+            None => {
+                match listing.walk_all(&ws.jail, index, &mut self.watch, [cap, max_files, max_tags])
+                {
+                    Ok(tagged) => tagged,
+                    // Past `map_max_files` (or `map_max_tags`) with its tests, a folder may still
+                    // be under it without them: a question without tests walks it as before (its
+                    // walk's own error, if any, is the answer).
+                    Err(e)
+                        if listing.tests && !include_tests && listing.may_fit_without_tests(&e) =>
+                    {
+                        listing = Listing::new(dir, false);
+                        listing.walk_all(
+                            &ws.jail,
+                            index,
+                            &mut self.watch,
+                            [cap, max_files, max_tags],
+                        )?
+                    }
+                    Err(e) => return Err(e),
                 }
-                Err(e) => return Err(e),
-            },
+            }
         };
         let tagged = match include_tests {
             true => match listing.tag_tests(&ws.jail, index, max_tags) {
                 Ok(tests) => tagged + tests,
                 Err(e) => {
-                    inner.keep(listing, index, max_tags); // still good for questions without tests
+                    self.keep(listing, index, max_tags); // still good for questions without tests
                     return Err(e);
                 }
             },
@@ -167,13 +220,39 @@ impl Tree {
         };
         let mut snapshot = listing.snapshot(include_tests);
         snapshot.tagged = tagged;
-        snapshot.walked_because = inner.watch.broken(cap).map(str::to_owned);
-        inner.keep(listing, index, max_tags);
+        snapshot.walked_because = self.watch.broken(cap).map(str::to_owned);
+        self.keep(listing, index, max_tags);
         Ok(snapshot)
     }
-}
 
-impl Inner {
+    /// Forgets the refusal kept once anything below its folder changed or the watcher lost track.
+    fn forget_refusal_after(&mut self, changes: &Changes, broken: bool) {
+        let changed = |r: &Refusal| {
+            let below = |p: &PathBuf| p.starts_with(&r.question.dir);
+            broken || changes.overflow || changes.paths.iter().any(below)
+        };
+        if self.refused.as_ref().is_some_and(changed) {
+            self.refused = None;
+        }
+    }
+
+    /// The refusal kept, when it answered this very question.
+    fn refused_again(&self, question: &Question) -> Option<Error> {
+        let refusal = self.refused.as_ref().filter(|r| r.question == *question)?;
+        tracing::debug!(dir = %question.dir.display(), "map refused again, nothing changed");
+        Some(refusal.answer.clone())
+    }
+
+    /// Keeps a refusal past `map_max_tags` when the watcher covered the walk behind it throughout.
+    fn remember(&mut self, question: Question, answer: &Error, cap: u64) {
+        let watched = question.epoch == self.watch.epoch() && self.watch.broken(cap).is_none();
+        let limit = answer.data.get("limit").and_then(|l| l.as_str());
+        if watched && limit == Some("map_max_tags") {
+            let answer = answer.clone();
+            self.refused = Some(Refusal { question, answer });
+        }
+    }
+
     /// Keeps a listing as the most recently mapped, forgetting the least recent past `LISTINGS`
     /// or while those kept hold more than `max_tags` together (a listing forgotten costs its
     /// folder a walk, not its tags: the index keeps them while they fit).
