@@ -6,17 +6,20 @@
 //! lost, a tree the watcher cannot cover — makes the map walk everything, as before.
 
 use super::exclude;
-use super::index::{key_of, Change, FileTags, Index, OverTags, Snapshot, Source, MAX_FILE_BYTES};
+use super::index::{key_of, Change, Index, OverTags, Snapshot, Source, MAX_FILE_BYTES};
 use super::watch::{Changes, Watch};
 use crate::languages;
 use coderd_core::documents::{Event, EventKind};
-use coderd_core::error::{Error, Result};
+use coderd_core::error::Result;
 use coderd_core::jail::{Jail, Resolved};
 use coderd_core::workspace::Workspace;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use tokio::sync::broadcast;
+
+mod limits;
+use limits::{tag_count, together, too_many, too_many_tags, Question, Refusal};
 
 /// Folders the map never enters, besides hidden ones, ignored ones and the default excludes.
 const SKIPPED_FOLDERS: &[&str] = &["vendor", "build", "node_modules", "target", "dist"];
@@ -41,26 +44,6 @@ struct Inner {
     listings: Vec<Listing>,
     /// The last question refused past `map_max_tags` (`Refusal`).
     refused: Option<Refusal>,
-}
-
-/// A question refused past `map_max_tags` after a whole walk, answered again as it was while
-/// nothing below its folder changed: asking again would walk and tag up to the limit once more for
-/// the same answer. The walk watched every folder it entered, so a change below it ends this, as
-/// do a watcher that lost track (a new epoch) and other limits. (Past `map_max_files` the walk
-/// stops early, leaving folders unwatched: that refusal is not kept.)
-struct Refusal {
-    question: Question,
-    answer: Error,
-}
-
-/// What a refusal answered: a folder, with its tests or without, under these limits
-/// (`[map_watch_max_folders, map_max_files, map_max_tags]`) and the watcher's epoch.
-#[derive(PartialEq)]
-struct Question {
-    dir: PathBuf,
-    include_tests: bool,
-    limits: [u64; 3],
-    epoch: u64,
 }
 
 /// One folder's source files as last walked, and the paths changed below it since.
@@ -225,34 +208,6 @@ impl Inner {
         Ok(snapshot)
     }
 
-    /// Forgets the refusal kept once anything below its folder changed or the watcher lost track.
-    fn forget_refusal_after(&mut self, changes: &Changes, broken: bool) {
-        let changed = |r: &Refusal| {
-            let below = |p: &PathBuf| p.starts_with(&r.question.dir);
-            broken || changes.overflow || changes.paths.iter().any(below)
-        };
-        if self.refused.as_ref().is_some_and(changed) {
-            self.refused = None;
-        }
-    }
-
-    /// The refusal kept, when it answered this very question.
-    fn refused_again(&self, question: &Question) -> Option<Error> {
-        let refusal = self.refused.as_ref().filter(|r| r.question == *question)?;
-        tracing::debug!(dir = %question.dir.display(), "map refused again, nothing changed");
-        Some(refusal.answer.clone())
-    }
-
-    /// Keeps a refusal past `map_max_tags` when the watcher covered the walk behind it throughout.
-    fn remember(&mut self, question: Question, answer: &Error, cap: u64) {
-        let watched = question.epoch == self.watch.epoch() && self.watch.broken(cap).is_none();
-        let limit = answer.data.get("limit").and_then(|l| l.as_str());
-        if watched && limit == Some("map_max_tags") {
-            let answer = answer.clone();
-            self.refused = Some(Refusal { question, answer });
-        }
-    }
-
     /// Keeps a listing as the most recently mapped, forgetting the least recent past `LISTINGS`
     /// or while those kept hold more than `max_tags` together (a listing forgotten costs its
     /// folder a walk, not its tags: the index keeps them while they fit).
@@ -353,22 +308,6 @@ impl Listing {
     /// Whether this listing answers questions about `dir`, with its tests or without.
     fn answers(&self, dir: &Resolved, include_tests: bool) -> bool {
         self.dir.abs == dir.abs && (self.tests || !include_tests)
-    }
-
-    /// Whether this listing's files are all another's: below its folder, or of the same folder
-    /// with no more tags (the later of two alike).
-    fn within(&self, other: &Listing, later: bool) -> bool {
-        match self.dir.abs == other.dir.abs {
-            true => self.tags < other.tags || self.tags == other.tags && later,
-            false => self.dir.abs.starts_with(&other.dir.abs),
-        }
-    }
-
-    /// Whether a walk with tests that `refusal` ended may fit without them: past `map_max_files`
-    /// it counted the test files, past `map_max_tags` only if it counted test files' tags.
-    fn may_fit_without_tests(&self, refusal: &Error) -> bool {
-        let limit = refusal.data.get("limit").and_then(|l| l.as_str());
-        limit != Some("map_max_tags") || self.test_tags_counted
     }
 
     fn absorb(&mut self, changes: &Changes) {
@@ -778,91 +717,4 @@ fn walk(
         out.files.push((resolved, language));
     }
     Ok(out)
-}
-
-/// The tags the listings hold together, each file once: a listing within another's counts none.
-fn together(listings: &[Listing]) -> u64 {
-    let counted = |(i, l): &(usize, &Listing)| {
-        !(listings.iter().enumerate()).any(|(j, other)| j != *i && l.within(other, j > *i))
-    };
-    (listings.iter().enumerate())
-        .filter(counted)
-        .map(|(_, l)| l.tags)
-        .sum()
-}
-
-/// The tags these files hold (`FileTags::tag_count`).
-fn tag_count<'a>(files: impl Iterator<Item = &'a Option<Arc<FileTags>>>) -> u64 {
-    files.flatten().map(|t| t.tag_count()).sum()
-}
-
-fn too_many_tags(dir: &Resolved, max_tags: u64) -> Error {
-    Error::too_large(format!(
-        "`{}` holds more than {max_tags} tags (outline items and names used), over map_max_tags: \
-         the map keeps every tag in memory (100–350 bytes a tag)",
-        shown(dir)
-    ))
-    .with_recovery(
-        "map a folder below it (`dir`), or raise map_max_tags in the config (memory grows with it)",
-    )
-    .with_data("limit", "map_max_tags")
-}
-
-/// A folder as the errors name it: root-relative, `.` for the root.
-fn shown(dir: &Resolved) -> String {
-    match rel_of(dir) {
-        rel if rel.is_empty() => ".".to_owned(),
-        rel => rel,
-    }
-}
-
-fn too_many(dir: &Resolved, max_files: u64) -> Error {
-    Error::too_large(format!(
-        "`{}` holds more than {max_files} source files, over map_max_files: the map keeps \
-         every file's tags in memory (about 2.5 KiB a file)",
-        shown(dir)
-    ))
-    .with_recovery(
-        "map a folder below it (`dir`), or raise map_max_files in the config (memory grows with it)",
-    )
-    .with_data("limit", "map_max_files")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn listing(rel: &str, tests: bool, tags: u64) -> Listing {
-        let dir = Resolved {
-            abs: Path::new("/r").join(rel),
-            root: 0,
-            rel: rel.into(),
-        };
-        Listing {
-            tags,
-            ..Listing::new(&dir, tests)
-        }
-    }
-
-    /// Listings held together count each file once: one below another's folder counts none, and
-    /// of two of the same folder (with tests and without) only the one with more tags counts.
-    #[test]
-    fn listings_together_count_a_folder_within_another_once() {
-        type Held<'a> = &'a [(&'a str, bool, u64)];
-        let cases: &[(Held, u64)] = &[
-            (&[("", true, 100), ("a", true, 30)], 100),
-            (&[("a", true, 30), ("", true, 100)], 100),
-            (&[("a", true, 30), ("b", true, 20)], 50),
-            (&[("ab", true, 30), ("a", true, 20)], 50),
-            (&[("a", false, 30), ("a", true, 40)], 40),
-            (&[("a", true, 30), ("a", false, 30)], 30),
-            (&[("a", true, 30), ("a/b", true, 10), ("c", false, 5)], 35),
-        ];
-        for (listings, expected) in cases {
-            let held: Vec<Listing> = (listings.iter())
-                .map(|&(r, t, n)| listing(r, t, n))
-                .collect();
-            assert_eq!(together(&held), *expected, "{listings:?}");
-        }
-    }
 }
