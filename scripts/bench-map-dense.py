@@ -62,9 +62,9 @@ def dense_trees(base):
 
 def measure(binary, root):
     """(answer, seconds, seconds asked again, RSS MiB, peak MiB, tags) of one map from a fresh daemon."""
+    log_path = os.path.join(tempfile.gettempdir(), "coderd-dense.log")
     proc, side, connection = on_tree(binary, root, "coderd-dense-",
-                                     env={"CODERD_LOG": "coderd_syntax=debug"},
-                                     stderr=open(os.path.join(tempfile.gettempdir(), "coderd-dense.log"), "w"))
+                                     env={"CODERD_LOG": "coderd_syntax=debug"}, stderr=open(log_path, "w"))
     try:
         focus = sorted(f for f in os.listdir(root) if not f.startswith("."))[0]
         t = time.monotonic()
@@ -81,7 +81,7 @@ def measure(binary, root):
         proc.terminate()
         proc.wait()
         shutil.rmtree(side, ignore_errors=True)
-    log = open(os.path.join(tempfile.gettempdir(), "coderd-dense.log")).read()
+    log = open(log_path).read()
     tags = re.findall(r"map folder walked.*?tags=(\d+)", log)
     # A refused walk logs no count; a build before the limit logs none at all.
     counted = tags[-1] if tags else "over the limit" if error else "—"

@@ -1,16 +1,8 @@
 use super::*;
-use crate::tags::Tags;
-use crate::Outline;
 
 fn file(rel: &str, references: &[&str]) -> Arc<FileTags> {
-    let tags = Tags {
-        outline: Outline {
-            items: vec![],
-            parse_errors: 0,
-        },
-        references: references.iter().map(|r| (r.to_string(), 1)).collect(),
-    };
-    Arc::new(FileTags::new(rel.into(), "go", tags, false, vec![], vec![]))
+    let references = references.iter().map(|r| (r.to_string(), 1)).collect();
+    crate::map::tagged(rel.into(), "go", vec![], references)
 }
 
 fn snapshot(files: Vec<Arc<FileTags>>) -> Snapshot {

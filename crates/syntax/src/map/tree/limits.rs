@@ -52,8 +52,7 @@ impl Inner {
     /// Keeps a refusal past `map_max_tags` when the watcher covered the walk behind it throughout.
     pub(super) fn remember(&mut self, question: Question, answer: &Error, cap: u64) {
         let watched = question.epoch == self.watch.epoch() && self.watch.broken(cap).is_none();
-        let limit = answer.data.get("limit").and_then(|l| l.as_str());
-        if watched && limit == Some("map_max_tags") {
+        if watched && past_max_tags(answer) {
             let answer = answer.clone();
             self.refused = Some(Refusal { question, answer });
         }
@@ -73,8 +72,7 @@ impl Listing {
     /// Whether a walk with tests that `refusal` ended may fit without them: past `map_max_files`
     /// it counted the test files, past `map_max_tags` only if it counted test files' tags.
     pub(super) fn may_fit_without_tests(&self, refusal: &Error) -> bool {
-        let limit = refusal.data.get("limit").and_then(|l| l.as_str());
-        limit != Some("map_max_tags") || self.test_tags_counted
+        !past_max_tags(refusal) || self.test_tags_counted
     }
 }
 
@@ -94,36 +92,48 @@ pub(super) fn tag_count<'a>(files: impl Iterator<Item = &'a Option<Arc<FileTags>
     files.flatten().map(|t| t.tag_count()).sum()
 }
 
-pub(super) fn too_many_tags(dir: &Resolved, max_tags: u64) -> Error {
-    Error::too_large(format!(
-        "`{}` holds more than {max_tags} tags (outline items and names used), over map_max_tags: \
-         the map keeps every tag in memory (100–350 bytes a tag)",
-        shown(dir)
-    ))
-    .with_recovery(
-        "map a folder below it (`dir`), or raise map_max_tags in the config (memory grows with it)",
-    )
-    .with_data("limit", "map_max_tags")
-}
+/// The limits' config keys: what a refusal names, and what `past_max_tags` reads back from one.
+const MAX_FILES: &str = "map_max_files";
+const MAX_TAGS: &str = "map_max_tags";
 
-/// A folder as the errors name it: root-relative, `.` for the root.
-fn shown(dir: &Resolved) -> String {
-    match rel_of(dir) {
-        rel if rel.is_empty() => ".".to_owned(),
-        rel => rel,
-    }
+pub(super) fn too_many_tags(dir: &Resolved, max_tags: u64) -> Error {
+    let what = format!("{max_tags} tags (outline items and names used)");
+    past(
+        dir,
+        MAX_TAGS,
+        &what,
+        "every tag in memory (100–350 bytes a tag)",
+    )
 }
 
 pub(super) fn too_many(dir: &Resolved, max_files: u64) -> Error {
-    Error::too_large(format!(
-        "`{}` holds more than {max_files} source files, over map_max_files: the map keeps \
-         every file's tags in memory (about 2.5 KiB a file)",
-        shown(dir)
-    ))
-    .with_recovery(
-        "map a folder below it (`dir`), or raise map_max_files in the config (memory grows with it)",
+    let what = format!("{max_files} source files");
+    past(
+        dir,
+        MAX_FILES,
+        &what,
+        "every file's tags in memory (about 2.5 KiB a file)",
     )
-    .with_data("limit", "map_max_files")
+}
+
+/// The refusal of a folder holding more than `what`, over the limit `key`, for what the map keeps.
+fn past(dir: &Resolved, key: &str, what: &str, keeps: &str) -> Error {
+    let shown = match rel_of(dir) {
+        rel if rel.is_empty() => ".".to_owned(),
+        rel => rel,
+    };
+    Error::too_large(format!(
+        "`{shown}` holds more than {what}, over {key}: the map keeps {keeps}"
+    ))
+    .with_recovery(format!(
+        "map a folder below it (`dir`), or raise {key} in the config (memory grows with it)"
+    ))
+    .with_data("limit", key)
+}
+
+/// Whether an error is a refusal past `map_max_tags`.
+pub(super) fn past_max_tags(error: &Error) -> bool {
+    error.data.get("limit").and_then(|l| l.as_str()) == Some(MAX_TAGS)
 }
 
 #[cfg(test)]
