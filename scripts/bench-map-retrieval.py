@@ -213,14 +213,25 @@ def callers(root, focus, others):
     return found
 
 
+def line_paths(line):
+    """The paths a map line names: a block's `path:`, a bare `path` (aider's, or a file coderd
+    names without its items), or coderd's `folder/{a.rs,b.rs}` for several files of a folder."""
+    line = line.strip()
+    if line.endswith(":"):
+        return [line[:-1]]
+    folder, brace, names = line.partition("/{")
+    if brace and names.endswith("}"):
+        return [f"{folder}/{name}" for name in names[:-1].split(",")]
+    return [line]
+
+
 def listed_files(text, sources):
-    """The source files heading a group in a map, in the order listed."""
+    """The source files a map lists, in the order listed."""
     listed = []
     for line in text.splitlines():
-        line = line.strip()
-        head = line[:-1] if line.endswith(":") else line
-        if head in sources and head not in listed:
-            listed.append(head)
+        for head in line_paths(line):
+            if head in sources and head not in listed:
+                listed.append(head)
     return listed
 
 
@@ -239,11 +250,8 @@ def nearest(focus, sources):
 
 
 def shown_files(text, candidates):
-    """Paths heading a group in a map (`path:` on a line of its own, or aider's bare `path`)."""
-    heads = set()
-    for line in text.splitlines():
-        line = line.strip()
-        heads.add(line[:-1] if line.endswith(":") else line)
+    """The candidates a map lists (`line_paths`)."""
+    heads = {head for line in text.splitlines() for head in line_paths(line)}
     return {c for c in candidates if c in heads}
 
 

@@ -36,19 +36,20 @@ fn ranking_rules_hold_on_the_fixture_repository() {
         let text = result["map"].as_str().unwrap();
         let files = common::map_files(text);
         for want in strings(case, "shown") {
-            assert!(
-                files.contains(&want.as_str()),
-                "{name}: {want} not shown\n{text}"
-            );
+            assert!(files.contains(&want), "{name}: {want} not shown\n{text}");
         }
         for unwanted in strings(case, "not_shown") {
             assert!(
-                !files.contains(&unwanted.as_str()),
+                !files.contains(&unwanted),
                 "{name}: {unwanted} shown\n{text}"
             );
         }
         if let Some(first) = case["first"].as_str() {
-            assert_eq!(files.first(), Some(&first), "{name}\n{text}");
+            assert_eq!(
+                files.first().map(String::as_str),
+                Some(first),
+                "{name}\n{text}"
+            );
         }
         for pair in case["before"].as_array().into_iter().flatten() {
             let at = |s: &str| {
@@ -172,16 +173,16 @@ fn rust_test_modules_declared_out_of_line_are_left_out_unless_tests_are_asked_fo
     let text = without["map"].as_str().unwrap();
     let shown = common::map_files(text);
     for path in ["src/lib.rs", "src/engine.rs"] {
-        assert!(shown.contains(&path), "{path} not shown\n{text}");
+        assert!(shown.iter().any(|f| f == path), "{path} not shown\n{text}");
     }
     for path in test_files {
-        assert!(!shown.contains(&path), "{path} shown\n{text}");
+        assert!(!shown.iter().any(|f| f == path), "{path} shown\n{text}");
     }
     let with = map_of(&files, json!({"budget": 100_000, "include_tests": true}));
     let text = with["map"].as_str().unwrap();
     for path in test_files {
         assert!(
-            common::map_files(text).contains(&path),
+            common::map_files(text).iter().any(|f| f == path),
             "{path} not shown\n{text}"
         );
     }
@@ -209,8 +210,14 @@ fn generated_files_are_left_out_of_the_map_whatever_their_header_says() {
         let result = map_of(&files, json!({"budget": 100_000}));
         let text = result["map"].as_str().unwrap();
         let shown = common::map_files(text);
-        assert!(!shown.contains(&"src/nodes.rs"), "{header}: shown\n{text}");
-        assert!(shown.contains(&"src/handwritten.rs"), "{header}\n{text}");
+        assert!(
+            !shown.iter().any(|f| f == "src/nodes.rs"),
+            "{header}: shown\n{text}"
+        );
+        assert!(
+            shown.iter().any(|f| f == "src/handwritten.rs"),
+            "{header}\n{text}"
+        );
     }
     // No header, but `.gitattributes` says so; a later line takes it back for one file.
     let files = [
@@ -222,8 +229,11 @@ fn generated_files_are_left_out_of_the_map_whatever_their_header_says() {
     let result = map_of(&files, json!({"budget": 100_000}));
     let text = result["map"].as_str().unwrap();
     let shown = common::map_files(text);
-    assert!(!shown.contains(&"src/schema/nodes.rs"), "shown\n{text}");
-    assert!(shown.contains(&"src/schema/kept.rs"), "\n{text}");
+    assert!(
+        !shown.iter().any(|f| f == "src/schema/nodes.rs"),
+        "shown\n{text}"
+    );
+    assert!(shown.iter().any(|f| f == "src/schema/kept.rs"), "\n{text}");
 }
 
 #[test]

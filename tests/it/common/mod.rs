@@ -657,10 +657,32 @@ pub fn git(dir: &Path, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-/// The files a map shows, in order: the lines heading a group (`path:` at the start of a line).
-pub fn map_files(text: &str) -> Vec<&str> {
-    text.lines()
-        .filter(|l| !l.starts_with([' ', '⋮']) && l.ends_with(':'))
-        .map(|l| l.trim_end_matches(':'))
-        .collect()
+/// The files a map shows with their items, in order: the lines heading a file's items (`path:`).
+pub fn map_blocks(text: &str) -> Vec<&str> {
+    let items = text.split("⋮ next files").next().unwrap_or_default();
+    let heads = items.lines().filter(|l| !l.starts_with([' ', '⋮']));
+    heads.filter_map(|l| l.strip_suffix(':')).collect()
+}
+
+/// The files a map lists, in order: the lines heading a file's items (`path:`), then the files
+/// named without their items after the `⋮ next files` line (`folder/{a.rs,b.rs}` or `path`).
+pub fn map_files(text: &str) -> Vec<String> {
+    let mut files = Vec::new();
+    let mut named = false;
+    for line in text.lines() {
+        if line.starts_with("⋮ next files") {
+            named = true;
+        } else if line.starts_with([' ', '⋮']) {
+        } else if let Some(path) = line.strip_suffix(':').filter(|_| !named) {
+            files.push(path.to_owned());
+        } else if let Some((folder, names)) = line.split_once("/{") {
+            let names = names
+                .strip_suffix('}')
+                .expect("a brace group ends with `}`");
+            files.extend(names.split(',').map(|name| format!("{folder}/{name}")));
+        } else if named {
+            files.push(line.to_owned());
+        }
+    }
+    files
 }

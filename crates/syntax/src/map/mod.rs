@@ -17,6 +17,7 @@ pub mod index;
 pub mod lookup;
 pub mod mentions;
 pub mod modules;
+pub mod named;
 mod prefix_sort;
 mod pull;
 pub mod rank;
@@ -107,6 +108,8 @@ pub struct MapResult {
     pub chars: usize,
     pub files: usize,
     pub files_shown: usize,
+    /// Files named after the items, without them.
+    pub files_named: usize,
     pub items_shown: usize,
     pub elided_files: usize,
     pub elided_items: usize,
@@ -193,6 +196,7 @@ pub fn run(
         chars: rendered.chars,
         files: snapshot.files.len(),
         files_shown: rendered.files_shown,
+        files_named: rendered.files_named,
         items_shown: rendered.items_shown,
         elided_files: rendered.elided_files,
         elided_items: rendered.elided_items,

@@ -1,9 +1,12 @@
 //! Rendering a ranked map into a character budget: the largest prefix of the ranked items that
 //! fits (counted item by item, each in its own file's block), grouped by file in rank order,
-//! each file's items nested under their parents with line numbers and `⋮` where items are left out,
-//! then one note saying what was elided and how to see more.
+//! each file's items nested under their parents with line numbers and `⋮` where items are left out;
+//! when those cannot show every scored file, the items take a share of the budget and the next
+//! files are named without them (`named`); then one note saying what was elided and how to see
+//! more.
 
 use super::index::FileTags;
+use super::named::Named;
 use super::rank::{Ranked, RankedItem};
 use std::collections::HashMap;
 use std::fmt::Write;
@@ -15,11 +18,20 @@ const FILL_TRIES: usize = 64;
 const LINE_CAP: usize = 100;
 /// The characters of a `⋮` line, one per run of items left out.
 const RUN_LINE: usize = 2;
+/// The shares of the room the items may take, in sixths, largest first: the map takes the one
+/// listing the most files (shown, or named after them: `named`), the larger share among equals
+/// and one showing items before one showing none; a share whose leftover room names every file
+/// the question scored that its items leave out lists the most. A small tree's items show all its files, as before; on rust-analyzer the
+/// items take a third of a 4,000-character map and the names list ~130 files where the items
+/// alone listed ~45.
+const ITEM_SIXTHS: [usize; 5] = [6, 5, 4, 3, 2];
 
 pub struct Rendered {
     pub text: String,
     pub chars: usize,
     pub files_shown: usize,
+    /// Files named without their items (`named`).
+    pub files_named: usize,
     pub items_shown: usize,
     pub elided_files: usize,
     pub elided_items: usize,
@@ -34,9 +46,60 @@ pub fn render(files: &[Arc<FileTags>], ranked: &Ranked, budget: usize) -> Render
     let reserve = note(total, files_with_items, ranked.focus_items)
         .chars()
         .count();
-    let mut blocks = Blocks::new(files, budget.saturating_sub(reserve));
-    // The longest prefix that fits: once an item overflows, no longer prefix fits (an item shown
-    // never makes a map shorter, `Block::show`).
+    let room = budget.saturating_sub(reserve);
+    let mut best: Option<(Blocks, Vec<RankedItem>, Named)> = None;
+    for sixths in ITEM_SIXTHS {
+        let (blocks, shown) = items_within(files, ranked, room * sixths / 6, sixths == 6);
+        let named = Named::fill(files, ranked, |f| blocks.shows(f), room - blocks.chars);
+        let complete = named.complete;
+        let listed = |(blocks, _, named): &(Blocks, _, Named)| {
+            (!blocks.blocks.is_empty(), blocks.blocks.len() + named.count)
+        };
+        let tried = (blocks, shown, named);
+        if best
+            .as_ref()
+            .is_none_or(|best| listed(&tried) > listed(best))
+        {
+            best = Some(tried);
+        }
+        // No smaller share lists more: every scored file is listed.
+        if complete {
+            break;
+        }
+    }
+    let (blocks, shown, named) = best.expect("ITEM_SIXTHS is not empty");
+    let (mut text, files_shown) = blocks.text();
+    named.write(&mut text);
+    let focus_items = ranked.focus_items;
+    let elided_items = total - shown.len();
+    let elided_files = files_with_items - files_shown - named.count;
+    if elided_items > 0 || focus_items > 0 {
+        text.push_str(&note(elided_items, elided_files, focus_items));
+    }
+    Rendered {
+        chars: text.chars().count(),
+        text,
+        files_shown,
+        files_named: named.count,
+        items_shown: shown.len(),
+        elided_files,
+        elided_items,
+        shown,
+    }
+}
+
+/// The blocks of the longest prefix of the ranked items that fits in `room`, then, if `fill`, of
+/// any of the next items that still fit (a share of the room leaves the rest to the names: the
+/// files shown are then the ranking's first), and those items.
+fn items_within<'a>(
+    files: &'a [Arc<FileTags>],
+    ranked: &Ranked,
+    room: usize,
+    fill: bool,
+) -> (Blocks<'a>, Vec<RankedItem>) {
+    let mut blocks = Blocks::new(files, room);
+    // Once an item overflows, no longer prefix fits (an item shown never makes a map shorter,
+    // `Block::show`).
     let mut items = ranked.items(files);
     let mut shown = Vec::new();
     let mut overflowed = false;
@@ -47,30 +110,14 @@ pub fn render(files: &[Arc<FileTags>], ranked: &Ranked, budget: usize) -> Render
         }
         shown.push(item);
     }
-    // Then any of the next items that still fit in what is left.
-    if overflowed {
+    if overflowed && fill {
         for item in items.take(FILL_TRIES) {
             if blocks.add(item) {
                 shown.push(item);
             }
         }
     }
-    let (mut text, files_shown) = blocks.text();
-    let focus_items = ranked.focus_items;
-    let elided_items = total - shown.len();
-    let elided_files = files_with_items - files_shown;
-    if elided_items > 0 || focus_items > 0 {
-        text.push_str(&note(elided_items, elided_files, focus_items));
-    }
-    Rendered {
-        chars: text.chars().count(),
-        text,
-        files_shown,
-        items_shown: shown.len(),
-        elided_files,
-        elided_items,
-        shown,
-    }
+    (blocks, shown)
 }
 
 fn note(elided_items: usize, elided_files: usize, focus_items: usize) -> String {
@@ -129,6 +176,10 @@ impl<'a> Blocks<'a> {
             self.blocks.pop();
         }
         fits
+    }
+
+    fn shows(&self, f: usize) -> bool {
+        self.place.contains_key(&f)
     }
 
     /// The map's text and how many files it shows.
@@ -279,7 +330,8 @@ mod tests {
 
     /// Files of nested items (up to four deep) with signatures of every length (some past
     /// `LINE_CAP`, some not ASCII) and line numbers of one to seven digits, using each other's
-    /// names: maps with runs of left-out items before, between and after the shown ones.
+    /// names: maps with runs of left-out items before, between and after the shown ones, and
+    /// files named after them.
     fn tree(n: usize, seed: u64) -> Vec<Arc<FileTags>> {
         let mut next = crate::map::seeded(seed);
         let mut files: Vec<Arc<FileTags>> = (0..n)
@@ -299,7 +351,12 @@ mod tests {
                 let references = (0..3)
                     .map(|_| (format!("f{}_{}", next(n), next(4)), 1 + next(3) as u32))
                     .collect();
-                let rel = format!("src/d{}/é{f:03}.rs", f % 5);
+                // Root files and names that cannot share a folder's braces too (`named`).
+                let rel = match f % 9 {
+                    7 => format!("r{f:03}.rs"),
+                    8 => format!("src/d{}/a, {{b}}{f:03}.rs", f % 5),
+                    _ => format!("src/d{}/é{f:03}.rs", f % 5),
+                };
                 crate::map::tagged(rel, "rust", items, references)
             })
             .collect();
@@ -307,34 +364,117 @@ mod tests {
         files
     }
 
-    /// The map as its rule says, each try rendered whole: the longest prefix of the ranking whose
-    /// map fits, then each of the next `FILL_TRIES` items kept when the map with it still fits.
+    /// The map as its rule says, each try rendered whole: per share of the room, the longest
+    /// prefix of the ranking whose items fit, then (the whole room only) each of the next
+    /// `FILL_TRIES` items kept when they still fit; then the scored files left out named, the
+    /// longest prefix whose lines fit in the rest, then each of the next 64 kept when it still
+    /// fits; the share showing items (if any does) and listing the most files, the larger among
+    /// equals.
     fn by_whole_maps(files: &[Arc<FileTags>], ranked: &Ranked, budget: usize) -> String {
         let all: Vec<RankedItem> = ranked.items(files).collect();
         let reserve = note(ranked.len(), ranked.files(), ranked.focus_items);
         let room = budget.saturating_sub(reserve.chars().count());
-        let fits = |picked: &[RankedItem]| whole_map(files, picked).chars().count() <= room;
-        let mut k = 0;
-        while k < all.len() && fits(&all[..=k]) {
-            k += 1;
-        }
-        let mut picked = all[..k].to_vec();
-        for &item in all.iter().skip(k + 1).take(FILL_TRIES) {
-            picked.push(item);
-            if !fits(&picked) {
-                picked.pop();
+        let mut best: Option<(Vec<RankedItem>, Vec<usize>, String)> = None;
+        for sixths in ITEM_SIXTHS {
+            let items_room = room * sixths / 6;
+            let fits =
+                |picked: &[RankedItem]| whole_map(files, picked).chars().count() <= items_room;
+            let mut k = 0;
+            while k < all.len() && fits(&all[..=k]) {
+                k += 1;
+            }
+            let mut picked = all[..k].to_vec();
+            let fill = if sixths == 6 { FILL_TRIES } else { 0 };
+            for &item in all.iter().skip(k + 1).take(fill) {
+                picked.push(item);
+                if !fits(&picked) {
+                    picked.pop();
+                }
+            }
+            let items = whole_map(files, &picked);
+            let names_room = room - items.chars().count();
+            let mut left_out: Vec<usize> = Vec::new();
+            for item in ranked.scored_items() {
+                let f = item.file as usize;
+                if !picked.iter().any(|p| p.file as usize == f) && !left_out.contains(&f) {
+                    left_out.push(f);
+                }
+            }
+            let fits = |named: &[usize]| whole_names(files, named).chars().count() <= names_room;
+            let mut k = 0;
+            while k < left_out.len() && fits(&left_out[..=k]) {
+                k += 1;
+            }
+            let mut named = left_out[..k].to_vec();
+            for &f in left_out.iter().skip(k + 1).take(64) {
+                named.push(f);
+                if !fits(&named) {
+                    named.pop();
+                }
+            }
+            let text = items + &whole_names(files, &named);
+            let complete = named.len() == left_out.len();
+            let listed = |(picked, named, _): &(Vec<RankedItem>, Vec<usize>, String)| {
+                (!picked.is_empty(), files_of(picked) + named.len())
+            };
+            let tried = (picked, named, text);
+            if best
+                .as_ref()
+                .is_none_or(|best| listed(&tried) > listed(best))
+            {
+                best = Some(tried);
+            }
+            if complete {
+                break;
             }
         }
-        let mut text = whole_map(files, &picked);
-        let files_shown = {
-            let mut seen: Vec<u32> = picked.iter().map(|p| p.file).collect();
-            seen.sort_unstable();
-            seen.dedup();
-            seen.len()
-        };
-        let elided = (ranked.len() - picked.len(), ranked.files() - files_shown);
+        let (picked, named, mut text) = best.unwrap();
+        let elided = (
+            ranked.len() - picked.len(),
+            ranked.files() - files_of(&picked) - named.len(),
+        );
         if elided.0 > 0 || ranked.focus_items > 0 {
             text += &note(elided.0, elided.1, ranked.focus_items);
+        }
+        text
+    }
+
+    fn files_of(picked: &[RankedItem]) -> usize {
+        let mut seen: Vec<u32> = picked.iter().map(|p| p.file).collect();
+        seen.sort_unstable();
+        seen.dedup();
+        seen.len()
+    }
+
+    /// The heading, then the named files by folder in the order of each folder's first file:
+    /// `folder/{a,b}`, or `folder/a` alone (a root file, or a name that cannot share braces).
+    fn whole_names(files: &[Arc<FileTags>], named: &[usize]) -> String {
+        let mut groups: Vec<(&str, Vec<&str>)> = Vec::new();
+        for &f in named {
+            let (folder, name) = crate::map::named::split(&files[f].rel);
+            let shares = crate::map::named::shares(folder, name);
+            match groups
+                .iter_mut()
+                .find(|(g, names)| *g == folder && shares && crate::map::named::shares(g, names[0]))
+            {
+                Some((_, names)) => names.push(name),
+                None => groups.push((folder, vec![name])),
+            }
+        }
+        let mut text = String::new();
+        if !groups.is_empty() {
+            text += crate::map::named::HEADING;
+        }
+        for (folder, names) in groups {
+            let prefix = if folder.is_empty() {
+                String::new()
+            } else {
+                format!("{folder}/")
+            };
+            match names.len() {
+                1 => text += &format!("{prefix}{}\n", names[0]),
+                _ => text += &format!("{prefix}{{{}}}\n", names.join(",")),
+            }
         }
         text
     }
@@ -387,7 +527,9 @@ mod tests {
     }
 
     #[test]
-    fn the_map_is_the_longest_ranked_prefix_that_fits_then_the_next_items_that_still_fit() {
+    fn the_map_is_the_ranked_prefix_that_fits_its_share_then_the_next_files_named() {
+        // The maps that named files in a folder's braces, at the root, and alone in a folder.
+        let mut named = [false; 3];
         for seed in [1, 2] {
             let files = tree(40, seed);
             let graph = rank::graph(&files);
@@ -405,8 +547,16 @@ mod tests {
                     let expected = by_whole_maps(&files, &ranked, budget);
                     assert_eq!(map.text, expected, "seed {seed} budget {budget}");
                     assert_eq!(map.chars, map.text.chars().count());
+                    let names = map.text.split(crate::map::named::HEADING).nth(1);
+                    let lines = names.into_iter().flat_map(str::lines);
+                    for line in lines.filter(|l| !l.starts_with('⋮')) {
+                        named[0] |= line.contains("/{");
+                        named[1] |= line.starts_with('r');
+                        named[2] |= line.contains("a, {b}");
+                    }
                 }
             }
         }
+        assert_eq!(named, [true; 3], "braces, root, alone");
     }
 }

@@ -1,0 +1,154 @@
+//! The files a map names after its items. A file's best item takes about 90 characters of a map
+//! on rust-analyzer (its path, the item's line, the `⋮` lines around it); its name in a folder's
+//! group about 17. So when the items cannot show every file the question scored, the next scored
+//! files by rank are named without their items, grouped by folder in the order of each folder's
+//! best file (`crates/hir-ty/src/{infer.rs,lib.rs}`, shell brace syntax), and a budget lists
+//! several times as many of the files a change may need (`render` decides the room).
+
+use super::index::FileTags;
+use super::rank::Ranked;
+use std::collections::{HashMap, HashSet};
+use std::fmt::Write;
+use std::sync::Arc;
+
+/// The line before the names, saying what they are.
+pub const HEADING: &str = "⋮ next files by rank, without their items:\n";
+
+/// Later files tried for the room the best names leave.
+const FILL_TRIES: usize = 64;
+
+/// The named files, by folder group, and the characters their lines take.
+pub struct Named<'a> {
+    files: &'a [Arc<FileTags>],
+    /// The groups in the order of their first file; a file whose name cannot share braces (a
+    /// root file, a name holding `,`, `{`, `}` or white space) is a group of its own.
+    groups: Vec<Group<'a>>,
+    /// Per folder, its group in `groups`.
+    by_folder: HashMap<&'a str, usize>,
+    pub chars: usize,
+    pub count: usize,
+    /// Whether every scored file the items left out is named.
+    pub complete: bool,
+}
+
+struct Group<'a> {
+    folder: &'a str,
+    names: Vec<&'a str>,
+}
+
+impl<'a> Named<'a> {
+    /// The scored files of `ranked` not `shown`, named in rank order while their lines fit in
+    /// `room`, then any of the next files that still fit.
+    pub fn fill(
+        files: &'a [Arc<FileTags>],
+        ranked: &Ranked,
+        shown: impl Fn(usize) -> bool,
+        room: usize,
+    ) -> Named<'a> {
+        let mut named = Named {
+            files,
+            groups: Vec::new(),
+            by_folder: HashMap::new(),
+            chars: 0,
+            count: 0,
+            complete: true,
+        };
+        let mut seen = HashSet::new();
+        let mut tries = 0;
+        for item in ranked.scored_items() {
+            let f = item.file as usize;
+            if shown(f) || !seen.insert(f) {
+                continue;
+            }
+            if !named.complete {
+                if tries == FILL_TRIES {
+                    break;
+                }
+                tries += 1;
+            }
+            if !named.add(f, room) {
+                named.complete = false;
+            }
+        }
+        named
+    }
+
+    /// Names file `f` when its line still fits in `room`: whether it did.
+    fn add(&mut self, f: usize, room: usize) -> bool {
+        let (folder, name) = split(&self.files[f].rel);
+        let group = self
+            .by_folder
+            .get(folder)
+            .copied()
+            .filter(|_| shares(folder, name));
+        let name_chars = name.chars().count();
+        let cost = match group.map(|g| self.groups[g].names.len()) {
+            // `folder/a` becomes `folder/{a,b}`.
+            Some(1) => "{,}".len() + name_chars,
+            Some(_) => ",".len() + name_chars,
+            // `folder/a` on a line of its own (`a` at the root).
+            None => folder.chars().count() + usize::from(!folder.is_empty()) + name_chars + 1,
+        };
+        let heading = match self.count {
+            0 => HEADING.chars().count(),
+            _ => 0,
+        };
+        if self.chars + heading + cost > room {
+            return false;
+        }
+        match group {
+            Some(g) => self.groups[g].names.push(name),
+            None => {
+                if shares(folder, name) {
+                    self.by_folder.insert(folder, self.groups.len());
+                }
+                self.groups.push(Group {
+                    folder,
+                    names: vec![name],
+                });
+            }
+        }
+        self.chars += heading + cost;
+        self.count += 1;
+        true
+    }
+
+    /// Appends the heading and the groups' lines to `out` (nothing when no file is named).
+    pub fn write(&self, out: &mut String) {
+        if self.count == 0 {
+            return;
+        }
+        let from = out.len();
+        out.push_str(HEADING);
+        for group in &self.groups {
+            write_line(group.folder, &group.names, out);
+        }
+        debug_assert_eq!(out[from..].chars().count(), self.chars);
+    }
+}
+
+/// A path's folder (`""` at the root) and file name.
+pub fn split(rel: &str) -> (&str, &str) {
+    rel.rsplit_once('/').unwrap_or(("", rel))
+}
+
+/// Whether `name` may share a brace group in `folder`: both without the characters that would
+/// make the braces ambiguous, and not at the root (where `{a,b}` would be a bare brace line).
+pub fn shares(folder: &str, name: &str) -> bool {
+    let plain = |s: &str| !s.contains([',', '{', '}']) && !s.chars().any(char::is_whitespace);
+    !folder.is_empty() && plain(folder) && plain(name)
+}
+
+/// The line of `names` in `folder`: `folder/name`, or `folder/{a,b}` for several.
+pub fn write_line(folder: &str, names: &[&str], out: &mut String) {
+    if !folder.is_empty() {
+        write!(out, "{folder}/").ok();
+    }
+    match names {
+        [one] => out.push_str(one),
+        _ => {
+            write!(out, "{{{}}}", names.join(",")).ok();
+        }
+    }
+    out.push('\n');
+}
