@@ -1,8 +1,8 @@
 //! The files a map names after its items. A file's best item takes about 90 characters of a map
 //! on rust-analyzer (its path, the item's line, the `⋮` lines around it); its name in a folder's
-//! group about 17. So when the items cannot show every file the question scored, the next scored
-//! files by rank are named without their items, grouped by folder in the order of each folder's
-//! best file (`crates/hir-ty/src/{infer.rs,lib.rs}`, shell brace syntax), and a budget lists
+//! group about 17. So when the items cannot show every file the map could list, the next files
+//! by rank are named without their items, grouped by folder in the order of each folder's best
+//! file (`crates/hir-ty/src/{infer.rs,lib.rs}`, shell brace syntax), and a budget lists
 //! several times as many of the files a change may need (`render` decides the room).
 
 use super::index::FileTags;
@@ -27,7 +27,7 @@ pub struct Named<'a> {
     by_folder: HashMap<&'a str, usize>,
     pub chars: usize,
     pub count: usize,
-    /// Whether every scored file the items left out is named.
+    /// Whether every file the items left out is named.
     pub complete: bool,
 }
 
@@ -37,8 +37,8 @@ struct Group<'a> {
 }
 
 impl<'a> Named<'a> {
-    /// The scored files of `ranked` not `shown`, named in rank order while their lines fit in
-    /// `room`, then any of the next files that still fit.
+    /// The files of `ranked` not `shown`, named in rank order (the order of their first items)
+    /// while their lines fit in `room`, then any of the next files that still fit.
     pub fn fill(
         files: &'a [Arc<FileTags>],
         ranked: &Ranked,
@@ -55,7 +55,7 @@ impl<'a> Named<'a> {
         };
         let mut seen = HashSet::new();
         let mut tries = 0;
-        for item in ranked.scored_items() {
+        for item in ranked.items(files) {
             let f = item.file as usize;
             if shown(f) || !seen.insert(f) {
                 continue;

@@ -108,20 +108,14 @@ impl Ranked {
         &'a self,
         files: &'a [Arc<FileTags>],
     ) -> impl Iterator<Item = RankedItem> + 'a {
-        self.scored_items()
-            .chain(self.tail.iter(files))
-            .chain(self.after.iter().copied())
-    }
-
-    /// The items the question scored above zero, in ranked order: `items` less the unscored
-    /// tail and the items below zero (the map names only these items' files, `named`).
-    pub fn scored_items(&self) -> impl Iterator<Item = RankedItem> + '_ {
         let taken = |e: &RankedItem| self.taken.binary_search(e).is_ok();
         let scored = self.scored.iter().map(|e| item(&e));
         self.lead
             .iter()
             .copied()
             .chain(scored.filter(move |e| !taken(e)))
+            .chain(self.tail.iter(files))
+            .chain(self.after.iter().copied())
     }
 
     /// How many items `items` lists.

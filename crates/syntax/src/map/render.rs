@@ -1,7 +1,7 @@
 //! Rendering a ranked map into a character budget: the largest prefix of the ranked items that
 //! fits (counted item by item, each in its own file's block), grouped by file in rank order,
 //! each file's items nested under their parents with line numbers and `⋮` where items are left out;
-//! when those cannot show every scored file, the items take a share of the budget and the next
+//! when those cannot show every file, the items take a share of the budget and the next
 //! files are named without them (`named`); then one note saying what was elided and how to see
 //! more.
 
@@ -21,9 +21,9 @@ const RUN_LINE: usize = 2;
 /// The shares of the room the items may take, in sixths, largest first: the map takes the one
 /// listing the most files (shown, or named after them: `named`), the larger share among equals
 /// and one showing items before one showing none; a share whose leftover room names every file
-/// the question scored that its items leave out lists the most. A small tree's items show all its files, as before; on rust-analyzer the
-/// items take a third of a 4,000-character map and the names list ~130 files where the items
-/// alone listed ~45.
+/// its items leave out lists the most. A small tree's items show all its files, as before; on
+/// rust-analyzer the items take a third of a 4,000-character map and the names list ~130 files
+/// where the items alone listed ~45.
 const ITEM_SIXTHS: [usize; 5] = [6, 5, 4, 3, 2];
 
 pub struct Rendered {
@@ -62,7 +62,7 @@ pub fn render(files: &[Arc<FileTags>], ranked: &Ranked, budget: usize) -> Render
         {
             best = Some(tried);
         }
-        // No smaller share lists more: every scored file is listed.
+        // No smaller share lists more: every file is listed.
         if complete {
             break;
         }
@@ -366,7 +366,7 @@ mod tests {
 
     /// The map as its rule says, each try rendered whole: per share of the room, the longest
     /// prefix of the ranking whose items fit, then (the whole room only) each of the next
-    /// `FILL_TRIES` items kept when they still fit; then the scored files left out named, the
+    /// `FILL_TRIES` items kept when they still fit; then the files left out named, the
     /// longest prefix whose lines fit in the rest, then each of the next 64 kept when it still
     /// fits; the share showing items (if any does) and listing the most files, the larger among
     /// equals.
@@ -394,7 +394,7 @@ mod tests {
             let items = whole_map(files, &picked);
             let names_room = room - items.chars().count();
             let mut left_out: Vec<usize> = Vec::new();
-            for item in ranked.scored_items() {
+            for item in ranked.items(files) {
                 let f = item.file as usize;
                 if !picked.iter().any(|p| p.file as usize == f) && !left_out.contains(&f) {
                     left_out.push(f);
