@@ -219,9 +219,10 @@ def line_paths(line):
     line = line.strip()
     if line.endswith(":"):
         return [line[:-1]]
-    folder, brace, names = line.partition("/{")
-    if brace and names.endswith("}"):
-        return [f"{folder}/{name}" for name in names[:-1].split(",")]
+    # A group's braces open its last path segment and close the line.
+    folder, _, last = line.rpartition("/")
+    if folder and last.startswith("{") and last.endswith("}"):
+        return [f"{folder}/{name}" for name in last[1:-1].split(",")]
     return [line]
 
 

@@ -1,6 +1,7 @@
 //! The map's ranking rules on a small multi-folder Go repository whose right answers are known
-//! (tests/fixtures/map-cases.json: request → files shown, not shown, first, lines in order), its
-//! determinism, and its tag index kept on disk across a restart.
+//! (tests/fixtures/map-cases.json: request → files shown with items, listed (shown or named),
+//! not listed, first, lines in order), its determinism, and its tag index kept on disk across a
+//! restart.
 
 use crate::common;
 
@@ -34,9 +35,16 @@ fn ranking_rules_hold_on_the_fixture_repository() {
         let name = &case["case"];
         let result = map(&daemon, case["params"].clone());
         let text = result["map"].as_str().unwrap();
-        let files = common::map_files(text);
+        // Shown with items, or listed: shown or named without them.
+        let (shown, files) = (common::map_blocks(text), common::map_files(text));
         for want in strings(case, "shown") {
-            assert!(files.contains(&want), "{name}: {want} not shown\n{text}");
+            assert!(
+                shown.contains(&want.as_str()),
+                "{name}: {want} not shown\n{text}"
+            );
+        }
+        for want in strings(case, "listed") {
+            assert!(files.contains(&want), "{name}: {want} not listed\n{text}");
         }
         for unwanted in strings(case, "not_shown") {
             assert!(

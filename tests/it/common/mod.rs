@@ -672,16 +672,20 @@ pub fn map_files(text: &str) -> Vec<String> {
     for line in text.lines() {
         if line.starts_with("⋮ next files") {
             named = true;
-        } else if line.starts_with([' ', '⋮']) {
-        } else if let Some(path) = line.strip_suffix(':').filter(|_| !named) {
-            files.push(path.to_owned());
-        } else if let Some((folder, names)) = line.split_once("/{") {
-            let names = names
-                .strip_suffix('}')
-                .expect("a brace group ends with `}`");
-            files.extend(names.split(',').map(|name| format!("{folder}/{name}")));
-        } else if named {
-            files.push(line.to_owned());
+            continue;
+        }
+        if line.starts_with([' ', '⋮']) {
+            continue;
+        }
+        if !named {
+            files.extend(line.strip_suffix(':').map(str::to_owned));
+            continue;
+        }
+        // A group's braces open its last path segment and close the line.
+        let (folder, last) = line.rsplit_once('/').unwrap_or(("", line));
+        match last.strip_prefix('{').and_then(|l| l.strip_suffix('}')) {
+            Some(names) => files.extend(names.split(',').map(|n| format!("{folder}/{n}"))),
+            None => files.push(line.to_owned()),
         }
     }
     files

@@ -7,15 +7,13 @@
 
 use super::index::FileTags;
 use super::rank::Ranked;
+use super::render::FILL_TRIES;
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
 use std::sync::Arc;
 
 /// The line before the names, saying what they are.
 pub const HEADING: &str = "⋮ next files by rank, without their items:\n";
-
-/// Later files tried for the room the best names leave.
-const FILL_TRIES: usize = 64;
 
 /// The named files, by folder group, and the characters their lines take.
 pub struct Named<'a> {
@@ -25,10 +23,10 @@ pub struct Named<'a> {
     groups: Vec<Group<'a>>,
     /// Per folder, its group in `groups`.
     by_folder: HashMap<&'a str, usize>,
-    pub chars: usize,
-    pub count: usize,
+    chars: usize,
+    count: usize,
     /// Whether every file the items left out is named.
-    pub complete: bool,
+    complete: bool,
 }
 
 struct Group<'a> {
@@ -37,12 +35,13 @@ struct Group<'a> {
 }
 
 impl<'a> Named<'a> {
-    /// The files of `ranked` not `shown`, named in rank order (the order of their first items)
-    /// while their lines fit in `room`, then any of the next files that still fit.
+    /// The `left_out` files of `ranked` not `shown`, named in rank order (the order of their
+    /// first items) while their lines fit in `room`, then any of the next files that still fit.
     pub fn fill(
         files: &'a [Arc<FileTags>],
         ranked: &Ranked,
         shown: impl Fn(usize) -> bool,
+        left_out: usize,
         room: usize,
     ) -> Named<'a> {
         let mut named = Named {
@@ -56,6 +55,10 @@ impl<'a> Named<'a> {
         let mut seen = HashSet::new();
         let mut tries = 0;
         for item in ranked.items(files) {
+            // Every file left out is seen: the rest of the ranking is the shown files'.
+            if seen.len() == left_out {
+                break;
+            }
             let f = item.file as usize;
             if shown(f) || !seen.insert(f) {
                 continue;
@@ -70,17 +73,28 @@ impl<'a> Named<'a> {
                 named.complete = false;
             }
         }
+        debug_assert!(!named.complete || seen.len() == left_out);
         named
+    }
+
+    pub fn chars(&self) -> usize {
+        self.chars
+    }
+
+    pub fn count(&self) -> usize {
+        self.count
+    }
+
+    /// Whether every file the items left out is named.
+    pub fn complete(&self) -> bool {
+        self.complete
     }
 
     /// Names file `f` when its line still fits in `room`: whether it did.
     fn add(&mut self, f: usize, room: usize) -> bool {
         let (folder, name) = split(&self.files[f].rel);
-        let group = self
-            .by_folder
-            .get(folder)
-            .copied()
-            .filter(|_| shares(folder, name));
+        let shares = shares(folder, name);
+        let group = self.by_folder.get(folder).copied().filter(|_| shares);
         let name_chars = name.chars().count();
         let cost = match group.map(|g| self.groups[g].names.len()) {
             // `folder/a` becomes `folder/{a,b}`.
@@ -99,7 +113,7 @@ impl<'a> Named<'a> {
         match group {
             Some(g) => self.groups[g].names.push(name),
             None => {
-                if shares(folder, name) {
+                if shares {
                     self.by_folder.insert(folder, self.groups.len());
                 }
                 self.groups.push(Group {

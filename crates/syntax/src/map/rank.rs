@@ -216,6 +216,7 @@ pub(super) fn rank_with(
 
 /// How many of the scored items are sorted at once (`prefix_sort`), the rest when a map reads
 /// past them: more than the default budget's map shows (8,000 characters, at least 7 per item).
+/// The files a map names after its items (`named`) are read further down the same order.
 /// Few in the tests, so that their maps read past them.
 const SORTED_FIRST: usize = if cfg!(test) { 8 } else { 4096 };
 

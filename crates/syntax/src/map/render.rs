@@ -12,18 +12,18 @@ use std::collections::HashMap;
 use std::fmt::Write;
 use std::sync::Arc;
 
-/// Later items tried for the room the best prefix leaves.
-const FILL_TRIES: usize = 64;
+/// Later items (or files to name, `named`) tried for the room the best prefix leaves (few in the
+/// tests, so that they run out).
+pub(super) const FILL_TRIES: usize = if cfg!(test) { 4 } else { 64 };
 /// Signatures are cut to this many characters in the map.
 const LINE_CAP: usize = 100;
 /// The characters of a `⋮` line, one per run of items left out.
 const RUN_LINE: usize = 2;
 /// The shares of the room the items may take, in sixths, largest first: the map takes the one
 /// listing the most files (shown, or named after them: `named`), the larger share among equals
-/// and one showing items before one showing none; a share whose leftover room names every file
-/// its items leave out lists the most. A small tree's items show all its files, as before; on
-/// rust-analyzer the items take a third of a 4,000-character map and the names list ~130 files
-/// where the items alone listed ~45.
+/// and one showing items before one showing none (`best_split`). A small tree's items show all
+/// its files, as before; on rust-analyzer the items take a third of a 4,000-character map, and
+/// it lists a median of 124 files where the items alone listed about 45.
 const ITEM_SIXTHS: [usize; 5] = [6, 5, 4, 3, 2];
 
 pub struct Rendered {
@@ -47,32 +47,16 @@ pub fn render(files: &[Arc<FileTags>], ranked: &Ranked, budget: usize) -> Render
         .chars()
         .count();
     let room = budget.saturating_sub(reserve);
-    let mut best: Option<(Blocks, Vec<RankedItem>, Named)> = None;
-    for sixths in ITEM_SIXTHS {
-        let (blocks, shown) = items_within(files, ranked, room * sixths / 6, sixths == 6);
-        let named = Named::fill(files, ranked, |f| blocks.shows(f), room - blocks.chars);
-        let complete = named.complete;
-        let listed = |(blocks, _, named): &(Blocks, _, Named)| {
-            (!blocks.blocks.is_empty(), blocks.blocks.len() + named.count)
-        };
-        let tried = (blocks, shown, named);
-        if best
-            .as_ref()
-            .is_none_or(|best| listed(&tried) > listed(best))
-        {
-            best = Some(tried);
-        }
-        // No smaller share lists more: every file is listed.
-        if complete {
-            break;
-        }
-    }
-    let (blocks, shown, named) = best.expect("ITEM_SIXTHS is not empty");
+    let Split {
+        blocks,
+        shown,
+        named,
+    } = best_split(files, ranked, room);
     let (mut text, files_shown) = blocks.text();
     named.write(&mut text);
     let focus_items = ranked.focus_items;
     let elided_items = total - shown.len();
-    let elided_files = files_with_items - files_shown - named.count;
+    let elided_files = files_with_items - files_shown - named.count();
     if elided_items > 0 || focus_items > 0 {
         text.push_str(&note(elided_items, elided_files, focus_items));
     }
@@ -80,12 +64,82 @@ pub fn render(files: &[Arc<FileTags>], ranked: &Ranked, budget: usize) -> Render
         chars: text.chars().count(),
         text,
         files_shown,
-        files_named: named.count,
+        files_named: named.count(),
         items_shown: shown.len(),
         elided_files,
         elided_items,
         shown,
     }
+}
+
+/// One way to spend the room: the items' blocks, the items shown, the files named after them.
+struct Split<'a> {
+    blocks: Blocks<'a>,
+    shown: Vec<RankedItem>,
+    named: Named<'a>,
+}
+
+impl Split<'_> {
+    /// How good a split is: showing items at all, then the files it lists.
+    fn listed(&self) -> (bool, usize) {
+        let shown = self.blocks.blocks.len();
+        (shown > 0, shown + self.named.count())
+    }
+}
+
+/// The items shown within `items_room` (with `fill`: `items_within`), the rest of `room` naming
+/// the files they leave out.
+fn split<'a>(
+    files: &'a [Arc<FileTags>],
+    ranked: &Ranked,
+    room: usize,
+    items_room: usize,
+    fill: bool,
+) -> Split<'a> {
+    let (blocks, shown) = items_within(files, ranked, items_room, fill);
+    let left_out = ranked.files() - blocks.blocks.len();
+    let named = Named::fill(
+        files,
+        ranked,
+        |f| blocks.shows(f),
+        left_out,
+        room - blocks.chars,
+    );
+    Split {
+        blocks,
+        shown,
+        named,
+    }
+}
+
+/// The split of `room` that lists the most files (`ITEM_SIXTHS`). A share whose names list every
+/// file left out lists the most; the items then take as much more room as still lets them
+/// (found by halving up to the next larger share), so that a small tree's map shows what it can.
+fn best_split<'a>(files: &'a [Arc<FileTags>], ranked: &Ranked, room: usize) -> Split<'a> {
+    let mut best: Option<Split> = None;
+    for sixths in ITEM_SIXTHS {
+        let mut tried = split(files, ranked, room, room * sixths / 6, sixths == 6);
+        let complete = tried.named.complete();
+        if complete && sixths < 6 {
+            let (mut lo, mut hi) = (room * sixths / 6, room * (sixths + 1) / 6);
+            while hi - lo > 1 {
+                let mid = lo + (hi - lo) / 2;
+                let wider = split(files, ranked, room, mid, false);
+                match wider.named.complete() {
+                    true => (lo, tried) = (mid, wider),
+                    false => hi = mid,
+                }
+            }
+        }
+        if best.as_ref().is_none_or(|b| tried.listed() > b.listed()) {
+            best = Some(tried);
+        }
+        // No smaller share lists more: every file is listed.
+        if complete {
+            break;
+        }
+    }
+    best.expect("ITEM_SIXTHS is not empty")
 }
 
 /// The blocks of the longest prefix of the ranked items that fits in `room`, then, if `fill`, of
@@ -371,64 +425,38 @@ mod tests {
     /// fits; the share showing items (if any does) and listing the most files, the larger among
     /// equals.
     fn by_whole_maps(files: &[Arc<FileTags>], ranked: &Ranked, budget: usize) -> String {
-        let all: Vec<RankedItem> = ranked.items(files).collect();
         let reserve = note(ranked.len(), ranked.files(), ranked.focus_items);
         let room = budget.saturating_sub(reserve.chars().count());
-        let mut best: Option<(Vec<RankedItem>, Vec<usize>, String)> = None;
+        let mut best: Option<WholeSplit> = None;
         for sixths in ITEM_SIXTHS {
-            let items_room = room * sixths / 6;
-            let fits =
-                |picked: &[RankedItem]| whole_map(files, picked).chars().count() <= items_room;
-            let mut k = 0;
-            while k < all.len() && fits(&all[..=k]) {
-                k += 1;
-            }
-            let mut picked = all[..k].to_vec();
-            let fill = if sixths == 6 { FILL_TRIES } else { 0 };
-            for &item in all.iter().skip(k + 1).take(fill) {
-                picked.push(item);
-                if !fits(&picked) {
-                    picked.pop();
+            let mut tried = whole_split(files, ranked, room, room * sixths / 6, sixths == 6);
+            let complete = tried.complete;
+            // Halving the room between this share and the next larger one, keeping the names
+            // complete.
+            if complete && sixths < 6 {
+                let (mut lo, mut hi) = (room * sixths / 6, room * (sixths + 1) / 6);
+                while hi - lo > 1 {
+                    let mid = lo + (hi - lo) / 2;
+                    let wider = whole_split(files, ranked, room, mid, false);
+                    match wider.complete {
+                        true => (lo, tried) = (mid, wider),
+                        false => hi = mid,
+                    }
                 }
             }
-            let items = whole_map(files, &picked);
-            let names_room = room - items.chars().count();
-            let mut left_out: Vec<usize> = Vec::new();
-            for item in ranked.items(files) {
-                let f = item.file as usize;
-                if !picked.iter().any(|p| p.file as usize == f) && !left_out.contains(&f) {
-                    left_out.push(f);
-                }
-            }
-            let fits = |named: &[usize]| whole_names(files, named).chars().count() <= names_room;
-            let mut k = 0;
-            while k < left_out.len() && fits(&left_out[..=k]) {
-                k += 1;
-            }
-            let mut named = left_out[..k].to_vec();
-            for &f in left_out.iter().skip(k + 1).take(64) {
-                named.push(f);
-                if !fits(&named) {
-                    named.pop();
-                }
-            }
-            let text = items + &whole_names(files, &named);
-            let complete = named.len() == left_out.len();
-            let listed = |(picked, named, _): &(Vec<RankedItem>, Vec<usize>, String)| {
-                (!picked.is_empty(), files_of(picked) + named.len())
-            };
-            let tried = (picked, named, text);
-            if best
-                .as_ref()
-                .is_none_or(|best| listed(&tried) > listed(best))
-            {
+            if best.as_ref().is_none_or(|b| tried.listed() > b.listed()) {
                 best = Some(tried);
             }
             if complete {
                 break;
             }
         }
-        let (picked, named, mut text) = best.unwrap();
+        let WholeSplit {
+            picked,
+            named,
+            mut text,
+            ..
+        } = best.unwrap();
         let elided = (
             ranked.len() - picked.len(),
             ranked.files() - files_of(&picked) - named.len(),
@@ -437,6 +465,76 @@ mod tests {
             text += &note(elided.0, elided.1, ranked.focus_items);
         }
         text
+    }
+
+    struct WholeSplit {
+        picked: Vec<RankedItem>,
+        named: Vec<usize>,
+        text: String,
+        complete: bool,
+    }
+
+    impl WholeSplit {
+        fn listed(&self) -> (bool, usize) {
+            (
+                !self.picked.is_empty(),
+                files_of(&self.picked) + self.named.len(),
+            )
+        }
+    }
+
+    /// The longest prefix of the ranking whose items fit in `items_room`, then (with `fill`)
+    /// each of the next `FILL_TRIES` items kept when they still fit; then the files left out
+    /// named, the longest prefix whose lines fit in the rest of `room`, then each of the next
+    /// `FILL_TRIES` kept when it still fits.
+    fn whole_split(
+        files: &[Arc<FileTags>],
+        ranked: &Ranked,
+        room: usize,
+        items_room: usize,
+        fill: bool,
+    ) -> WholeSplit {
+        let all: Vec<RankedItem> = ranked.items(files).collect();
+        let fits = |picked: &[RankedItem]| whole_map(files, picked).chars().count() <= items_room;
+        let mut k = 0;
+        while k < all.len() && fits(&all[..=k]) {
+            k += 1;
+        }
+        let mut picked = all[..k].to_vec();
+        let fill = if fill { FILL_TRIES } else { 0 };
+        for &item in all.iter().skip(k + 1).take(fill) {
+            picked.push(item);
+            if !fits(&picked) {
+                picked.pop();
+            }
+        }
+        let items = whole_map(files, &picked);
+        let names_room = room - items.chars().count();
+        let mut left_out: Vec<usize> = Vec::new();
+        for item in &all {
+            let f = item.file as usize;
+            if !picked.iter().any(|p| p.file as usize == f) && !left_out.contains(&f) {
+                left_out.push(f);
+            }
+        }
+        let fits = |named: &[usize]| whole_names(files, named).chars().count() <= names_room;
+        let mut k = 0;
+        while k < left_out.len() && fits(&left_out[..=k]) {
+            k += 1;
+        }
+        let mut named = left_out[..k].to_vec();
+        for &f in left_out.iter().skip(k + 1).take(FILL_TRIES) {
+            named.push(f);
+            if !fits(&named) {
+                named.pop();
+            }
+        }
+        WholeSplit {
+            text: items + &whole_names(files, &named),
+            complete: named.len() == left_out.len(),
+            picked,
+            named,
+        }
     }
 
     fn files_of(picked: &[RankedItem]) -> usize {
@@ -549,10 +647,19 @@ mod tests {
                     assert_eq!(map.chars, map.text.chars().count());
                     let names = map.text.split(crate::map::named::HEADING).nth(1);
                     let lines = names.into_iter().flat_map(str::lines);
+                    let shows = map.items_shown + map.files_named > 0;
+                    assert!(map.chars <= budget || !shows, "seed {seed} budget {budget}");
                     for line in lines.filter(|l| !l.starts_with('⋮')) {
-                        named[0] |= line.contains("/{");
-                        named[1] |= line.starts_with('r');
-                        named[2] |= line.contains("a, {b}");
+                        let braces = line.matches('{').count();
+                        if line.starts_with('r') {
+                            assert_eq!(braces, 0, "a root file alone: {line}");
+                            named[1] = true;
+                        } else if line.contains("a, {b}") {
+                            assert_eq!(braces, 1, "a name with braces alone: {line}");
+                            named[2] = true;
+                        } else {
+                            named[0] |= line.contains("/{");
+                        }
                     }
                 }
             }
