@@ -393,6 +393,15 @@ fn a_tree_over_map_max_files_is_refused_with_the_key_that_raises_it() {
     // A folder under the limit is mapped.
     let b = daemon.ok("map", json!({"dir": "b"}));
     assert_eq!(b["files"], 2, "{b}");
+    // A lookup by name reads the whole root's index: its way out is not a folder below.
+    let error = daemon.err("definition", json!({"symbol": "One"}));
+    assert_eq!(error["data"]["code"], "C213", "{error}");
+    let recovery = error["data"]["recovery"].as_str().unwrap();
+    assert!(
+        recovery.contains("map_max_files") && recovery.contains("language server"),
+        "{error}"
+    );
+    assert!(!recovery.contains("folder below"), "{error}");
 }
 
 /// A Go file of `n` functions, each calling the next: `n` items and `n` names used, 2n tags.

@@ -4,9 +4,11 @@
 //! whose tags refer to it (or define it), so comments and strings count too: it is a name
 //! match, not a resolution.
 
+use super::index::Snapshot;
 use super::MapCache;
 use crate::Kind;
 use coderd_core::error::Result;
+use coderd_core::jail::Resolved;
 use coderd_core::workspace::Workspace;
 use std::path::PathBuf;
 
@@ -28,10 +30,30 @@ pub struct Occurrence {
     pub text: String,
 }
 
+/// The first root's snapshot, tests included: what a lookup reads. A root past `map_max_files` or
+/// `map_max_tags` is refused as the map refuses it, but the map's way out (a folder below) is
+/// not a lookup's, which reads every file: its error says what is.
+fn whole_root(state: &Workspace, cache: &MapCache) -> Result<(Resolved, Snapshot)> {
+    let dir = state.jail.resolve("dir", ".")?;
+    match cache.snapshot(state, &dir, true) {
+        Ok(snapshot) => Ok((dir, snapshot)),
+        Err(error) => Err(match error.data.get("limit").and_then(|l| l.as_str()) {
+            Some(limit) => {
+                let recovery = format!(
+                    "a lookup by name reads the whole root's tag index: raise {limit} in the \
+                     config (memory grows with it), or set up the file's language server \
+                     (docs/lsp.md), which answers first"
+                );
+                error.with_recovery(recovery)
+            }
+            None => error,
+        }),
+    }
+}
+
 /// Every outline item named exactly `name` under the workspace's first root.
 pub fn definitions(state: &Workspace, cache: &MapCache, name: &str) -> Result<Vec<Definition>> {
-    let dir = state.jail.resolve("dir", ".")?;
-    let snapshot = cache.snapshot(state, &dir, true)?;
+    let (dir, snapshot) = whole_root(state, cache)?;
     let mut found = Vec::new();
     for file in snapshot.files.iter() {
         for item in file.tags.outline.items.iter().filter(|i| i.name == name) {
@@ -50,8 +72,7 @@ pub fn definitions(state: &Workspace, cache: &MapCache, name: &str) -> Result<Ve
 
 /// Every whole-word occurrence of `name` in the files that refer to it or define it.
 pub fn references(state: &Workspace, cache: &MapCache, name: &str) -> Result<Vec<Occurrence>> {
-    let dir = state.jail.resolve("dir", ".")?;
-    let snapshot = cache.snapshot(state, &dir, true)?;
+    let (dir, snapshot) = whole_root(state, cache)?;
     let limits = state.limits();
     let mut found = Vec::new();
     for file in snapshot.files.iter() {
