@@ -8,6 +8,7 @@
 use super::index::FileTags;
 use super::named::Named;
 use super::rank::{Ranked, RankedItem};
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::fmt::Write;
 use std::sync::Arc;
@@ -47,11 +48,15 @@ pub fn render(files: &[Arc<FileTags>], ranked: &Ranked, budget: usize) -> Render
         .chars()
         .count();
     let room = budget.saturating_sub(reserve);
-    let Split {
-        blocks,
-        shown,
-        named,
-    } = best_split(files, ranked, room);
+    let (prefix, blocks) = Prefix::of(files, ranked, room);
+    let Split { shown, named, .. } = best_split(files, ranked, room, &prefix, blocks);
+    let (blocks, shown) = match shown {
+        Shown::Whole(blocks, shown) => (blocks, shown),
+        Shown::Cut(cut) => (
+            prefix.blocks(files, room, cut),
+            prefix.items[..cut].to_vec(),
+        ),
+    };
     let (mut text, files_shown) = blocks.text();
     named.write(&mut text);
     let focus_items = ranked.focus_items;
@@ -72,42 +77,148 @@ pub fn render(files: &[Arc<FileTags>], ranked: &Ranked, budget: usize) -> Render
     }
 }
 
-/// One way to spend the room: the items' blocks, the items shown, the files named after them.
+/// The longest ranked prefix that fits in the whole room, with the map's length after each of its
+/// items. A smaller room shows the cut of it that fits (an item shown never makes a map shorter,
+/// `Block::show`), so each share is weighed without rendering its items again: at a budget of
+/// 1,000,000 characters that took 50 ms a share.
+struct Prefix {
+    items: Vec<RankedItem>,
+    /// The map's characters after each item.
+    chars: Vec<usize>,
+    /// Per file shown, the place of its first item; and those places in order.
+    first: HashMap<u32, usize>,
+    firsts: Vec<usize>,
+}
+
+impl Prefix {
+    /// The prefix, and the blocks showing it.
+    fn of<'a>(files: &'a [Arc<FileTags>], ranked: &Ranked, room: usize) -> (Prefix, Blocks<'a>) {
+        let mut blocks = Blocks::new(files, room);
+        let mut prefix = Prefix {
+            items: Vec::new(),
+            chars: Vec::new(),
+            first: HashMap::new(),
+            firsts: Vec::new(),
+        };
+        for item in ranked.items(files) {
+            if !blocks.add(item) {
+                break;
+            }
+            let at = prefix.items.len();
+            if let Entry::Vacant(first) = prefix.first.entry(item.file) {
+                first.insert(at);
+                prefix.firsts.push(at);
+            }
+            prefix.items.push(item);
+            prefix.chars.push(blocks.chars);
+        }
+        (prefix, blocks)
+    }
+
+    /// How many of its items fit in `room`.
+    fn cut(&self, room: usize) -> usize {
+        self.chars.partition_point(|&c| c <= room)
+    }
+
+    fn chars_at(&self, cut: usize) -> usize {
+        cut.checked_sub(1).map_or(0, |last| self.chars[last])
+    }
+
+    /// How many files the first `cut` items are in.
+    fn files_at(&self, cut: usize) -> usize {
+        self.firsts.partition_point(|&p| p < cut)
+    }
+
+    fn shows(&self, f: usize, cut: usize) -> bool {
+        self.first.get(&(f as u32)).is_some_and(|&p| p < cut)
+    }
+
+    /// The blocks of the first `cut` items (each fits: the whole prefix did).
+    fn blocks<'a>(&self, files: &'a [Arc<FileTags>], room: usize, cut: usize) -> Blocks<'a> {
+        let mut blocks = Blocks::new(files, room);
+        for &item in &self.items[..cut] {
+            let fits = blocks.add(item);
+            debug_assert!(fits);
+        }
+        blocks
+    }
+}
+
+/// The items one way of spending the room shows: the whole room's (its prefix, then the next
+/// items that still fit), or a cut of the prefix.
+enum Shown<'a> {
+    Whole(Blocks<'a>, Vec<RankedItem>),
+    Cut(usize),
+}
+
+/// One way to spend the room: the items shown, in how many files, and the files named after them.
 struct Split<'a> {
-    blocks: Blocks<'a>,
-    shown: Vec<RankedItem>,
+    shown: Shown<'a>,
+    files_shown: usize,
     named: Named<'a>,
 }
 
 impl Split<'_> {
     /// How good a split is: showing items at all, then the files it lists.
     fn listed(&self) -> (bool, usize) {
-        let shown = self.blocks.blocks.len();
-        (shown > 0, shown + self.named.count())
+        (self.files_shown > 0, self.files_shown + self.named.count())
     }
 }
 
-/// The items shown within `items_room` (with `fill`: `items_within`), the rest of `room` naming
-/// the files they leave out.
-fn split<'a>(
+/// The whole room's items (the prefix's `blocks`, then any of the next `FILL_TRIES` items that
+/// still fit), the rest naming the files they leave out.
+fn whole_split<'a>(
     files: &'a [Arc<FileTags>],
     ranked: &Ranked,
     room: usize,
-    items_room: usize,
-    fill: bool,
+    prefix: &Prefix,
+    mut blocks: Blocks<'a>,
 ) -> Split<'a> {
-    let (blocks, shown) = items_within(files, ranked, items_room, fill);
-    let left_out = ranked.files() - blocks.blocks.len();
+    let mut shown = prefix.items.clone();
+    let next = ranked.items(files).skip(shown.len() + 1);
+    if shown.len() < ranked.len() {
+        for item in next.take(FILL_TRIES) {
+            if blocks.add(item) {
+                shown.push(item);
+            }
+        }
+    }
+    let files_shown = blocks.blocks.len();
     let named = Named::fill(
         files,
         ranked,
         |f| blocks.shows(f),
-        left_out,
+        ranked.files() - files_shown,
         room - blocks.chars,
     );
     Split {
-        blocks,
-        shown,
+        shown: Shown::Whole(blocks, shown),
+        files_shown,
+        named,
+    }
+}
+
+/// The prefix's items that fit in `items_room`, the rest of `room` naming the files they leave
+/// out.
+fn cut_split<'a>(
+    files: &'a [Arc<FileTags>],
+    ranked: &Ranked,
+    room: usize,
+    prefix: &Prefix,
+    items_room: usize,
+) -> Split<'a> {
+    let cut = prefix.cut(items_room);
+    let files_shown = prefix.files_at(cut);
+    let named = Named::fill(
+        files,
+        ranked,
+        |f| prefix.shows(f, cut),
+        ranked.files() - files_shown,
+        room - prefix.chars_at(cut),
+    );
+    Split {
+        shown: Shown::Cut(cut),
+        files_shown,
         named,
     }
 }
@@ -115,16 +226,26 @@ fn split<'a>(
 /// The split of `room` that lists the most files (`ITEM_SIXTHS`). A share whose names list every
 /// file left out lists the most; the items then take as much more room as still lets them
 /// (found by halving up to the next larger share), so that a small tree's map shows what it can.
-fn best_split<'a>(files: &'a [Arc<FileTags>], ranked: &Ranked, room: usize) -> Split<'a> {
+fn best_split<'a>(
+    files: &'a [Arc<FileTags>],
+    ranked: &Ranked,
+    room: usize,
+    prefix: &Prefix,
+    blocks: Blocks<'a>,
+) -> Split<'a> {
+    let mut blocks = Some(blocks);
     let mut best: Option<Split> = None;
     for sixths in ITEM_SIXTHS {
-        let mut tried = split(files, ranked, room, room * sixths / 6, sixths == 6);
+        let mut tried = match blocks.take() {
+            Some(blocks) => whole_split(files, ranked, room, prefix, blocks),
+            None => cut_split(files, ranked, room, prefix, room * sixths / 6),
+        };
         let complete = tried.named.complete();
         if complete && sixths < 6 {
             let (mut lo, mut hi) = (room * sixths / 6, room * (sixths + 1) / 6);
             while hi - lo > 1 {
                 let mid = lo + (hi - lo) / 2;
-                let wider = split(files, ranked, room, mid, false);
+                let wider = cut_split(files, ranked, room, prefix, mid);
                 match wider.named.complete() {
                     true => (lo, tried) = (mid, wider),
                     false => hi = mid,
@@ -140,38 +261,6 @@ fn best_split<'a>(files: &'a [Arc<FileTags>], ranked: &Ranked, room: usize) -> S
         }
     }
     best.expect("ITEM_SIXTHS is not empty")
-}
-
-/// The blocks of the longest prefix of the ranked items that fits in `room`, then, if `fill`, of
-/// any of the next items that still fit (a share of the room leaves the rest to the names: the
-/// files shown are then the ranking's first), and those items.
-fn items_within<'a>(
-    files: &'a [Arc<FileTags>],
-    ranked: &Ranked,
-    room: usize,
-    fill: bool,
-) -> (Blocks<'a>, Vec<RankedItem>) {
-    let mut blocks = Blocks::new(files, room);
-    // Once an item overflows, no longer prefix fits (an item shown never makes a map shorter,
-    // `Block::show`).
-    let mut items = ranked.items(files);
-    let mut shown = Vec::new();
-    let mut overflowed = false;
-    for item in items.by_ref() {
-        if !blocks.add(item) {
-            overflowed = true;
-            break;
-        }
-        shown.push(item);
-    }
-    if overflowed && fill {
-        for item in items.take(FILL_TRIES) {
-            if blocks.add(item) {
-                shown.push(item);
-            }
-        }
-    }
-    (blocks, shown)
 }
 
 fn note(elided_items: usize, elided_files: usize, focus_items: usize) -> String {
