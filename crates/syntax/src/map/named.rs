@@ -8,7 +8,7 @@
 use super::index::FileTags;
 use super::rank::Ranked;
 use super::render::FILL_TRIES;
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashSet};
 use std::fmt::Write;
 use std::sync::Arc;
 
@@ -47,12 +47,12 @@ impl<'a> Named<'a> {
         let mut named = Named {
             files,
             groups: Vec::new(),
-            by_folder: HashMap::new(),
+            by_folder: HashMap::default(),
             chars: 0,
             count: 0,
             complete: true,
         };
-        let mut seen = HashSet::new();
+        let mut seen = HashSet::default();
         let mut tries = 0;
         for item in ranked.items(files) {
             // Every file left out is seen: the rest of the ranking is the shown files'.

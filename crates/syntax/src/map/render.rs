@@ -8,8 +8,8 @@
 use super::index::FileTags;
 use super::named::Named;
 use super::rank::{Ranked, RankedItem};
+use foldhash::HashMap;
 use std::collections::hash_map::Entry;
-use std::collections::HashMap;
 use std::fmt::Write;
 use std::sync::Arc;
 
@@ -97,7 +97,7 @@ impl Prefix {
         let mut prefix = Prefix {
             items: Vec::new(),
             chars: Vec::new(),
-            first: HashMap::new(),
+            first: HashMap::default(),
             firsts: Vec::new(),
         };
         for item in ranked.items(files) {
@@ -291,9 +291,9 @@ impl<'a> Blocks<'a> {
         Blocks {
             files,
             room,
-            layouts: HashMap::new(),
+            layouts: HashMap::default(),
             blocks: Vec::new(),
-            place: HashMap::new(),
+            place: HashMap::default(),
             chars: 0,
         }
     }
@@ -670,7 +670,7 @@ mod tests {
     /// shown with their parents in tree order, `⋮` for each run of items left out.
     fn whole_map(files: &[Arc<FileTags>], picked: &[RankedItem]) -> String {
         let mut order: Vec<usize> = Vec::new();
-        let mut shown: HashMap<usize, Vec<bool>> = HashMap::new();
+        let mut shown: HashMap<usize, Vec<bool>> = HashMap::default();
         for p in picked {
             let (f, items) = (p.file as usize, &files[p.file as usize].tags.outline.items);
             let flags = shown.entry(f).or_insert_with(|| {
