@@ -236,9 +236,9 @@ fn best_split<'a>(
     let mut blocks = Some(blocks);
     let mut best: Option<Split> = None;
     for sixths in ITEM_SIXTHS {
-        let mut tried = match blocks.take() {
-            Some(blocks) => whole_split(files, ranked, room, prefix, blocks),
-            None => cut_split(files, ranked, room, prefix, room * sixths / 6),
+        let mut tried = match (sixths, blocks.take()) {
+            (6, Some(blocks)) => whole_split(files, ranked, room, prefix, blocks),
+            _ => cut_split(files, ranked, room, prefix, room * sixths / 6),
         };
         let complete = tried.named.complete();
         if complete && sixths < 6 {
