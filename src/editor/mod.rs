@@ -227,6 +227,10 @@ impl Editor {
             })
             .collect();
         answer["items"] = Value::Array(located);
+        // The files named without their items, as URIs an editor can open.
+        let named: Vec<String> = serde_json::from_value(answer["named"].take()).unwrap_or_default();
+        let uris = named.iter().filter_map(|path| self.uri_of(path));
+        answer["named"] = uris.map(|uri| json!(uri)).collect();
         Ok(answer)
     }
 

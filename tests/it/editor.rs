@@ -248,6 +248,32 @@ fn symbols_folding_and_the_map_come_from_the_daemons_structure() {
     assert_eq!(total["location"]["uri"], uri(&shapes));
     assert_eq!(total["location"]["range"]["start"]["line"], 16);
     assert_eq!(items.len() as u64, map["items_shown"].as_u64().unwrap());
+    // Ten files more than a small budget's items show: the rest named without them, as URIs
+    // (once the daemon has seen the new files).
+    for i in 0..10 {
+        sandbox.write(
+            &format!("lib/extra_{i}.rb"),
+            &format!("def extra_{i}\n  {i}\nend\n"),
+        );
+    }
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let small = loop {
+        let small = editor.result("coderd/map", json!({"budget": 400}));
+        if small["files"] == 12 || std::time::Instant::now() > deadline {
+            break small;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let named = small["named"].as_array().unwrap();
+    assert!(!named.is_empty(), "{small:#}");
+    assert_eq!(named.len() as u64, small["files_named"].as_u64().unwrap());
+    let mut files: Vec<String> = ["lib/shapes.rb".into(), "lib/broken.rb".into()].into();
+    files.extend((0..10).map(|i| format!("lib/extra_{i}.rb")));
+    let uris: Vec<Value> = files
+        .iter()
+        .map(|f| json!(uri(&sandbox.root.join(f))))
+        .collect();
+    assert!(named.iter().all(|n| uris.contains(n)), "{small:#}");
     // The fake server answers no definitions: they come from the tag index, by name. and references come from the tag index, by name.
     let at_call =
         json!({"textDocument": {"uri": uri(&shapes)}, "position": {"line": 17, "character": 15}});

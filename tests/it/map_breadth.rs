@@ -127,8 +127,10 @@ fn the_files_the_items_leave_out_are_named_by_folder_after_them() {
         ),
     );
     let daemon = Daemon::start(&sandbox, &[]);
-    let ask =
-        |budget: usize| daemon.ok("map", json!({"focus": ["src/focus.rs"], "budget": budget}));
+    let ask = |budget: usize| {
+        let params = json!({"focus": ["src/focus.rs"], "budget": budget, "items": true});
+        daemon.ok("map", params)
+    };
     // With room for every item: the ranking's order, nothing named.
     let wide = ask(100_000);
     let order = common::map_blocks(wide["map"].as_str().unwrap());
@@ -148,6 +150,8 @@ fn the_files_the_items_leave_out_are_named_by_folder_after_them() {
     rest.sort();
     assert_eq!(named, rest, "{text}");
     assert_eq!(result["files_named"], rest.len(), "{result}");
+    // For editors (`items`): the named files in rank order, where the text groups them.
+    assert_eq!(result["named"], json!(order[shown.len()..]), "{result}");
     assert_eq!(result["elided_files"], 0, "{result}");
     assert!(result["chars"].as_u64().unwrap() <= 1_500, "{result}");
     // One line per folder, in braces.

@@ -83,7 +83,8 @@ pub struct MapParams {
     /// Include test files and folders (`*_test.go`, `test_*.py`, `tests/`, ...).
     #[serde(default)]
     pub include_tests: bool,
-    /// Also answer the shown items with their places (`items`), for editors.
+    /// Also answer the shown items with their places (`items`) and the files named without
+    /// them (`named`), for editors.
     #[serde(default)]
     pub items: bool,
 }
@@ -125,6 +126,9 @@ pub struct MapResult {
     pub map: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub items: Option<Vec<MapItem>>,
+    /// With `items`: the files named without their items (root-relative), in rank order.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub named: Option<Vec<String>>,
 }
 
 /// The map `p` asks for; `history` (the repository's recent commits, when the folder is in one)
@@ -182,6 +186,10 @@ pub fn run(
     let ranked_at = started.elapsed();
     let rendered = render::render(&snapshot.files, &ranked, budget);
     let items = p.items.then(|| map_items(&snapshot.files, &rendered.shown));
+    let named = p.items.then(|| {
+        let rel = |&f: &usize| snapshot.files[f].rel.clone();
+        rendered.named.iter().map(rel).collect()
+    });
     // Where a map's time goes, for `CODERD_LOG=coderd=debug` (the bench's edit rows).
     tracing::debug!(
         snapshot_us = listed.as_micros() as u64,
@@ -208,6 +216,7 @@ pub fn run(
         freshness_note: snapshot.walked_because,
         map: rendered.text,
         items,
+        named,
     })
 }
 

@@ -24,7 +24,8 @@ pub struct Named<'a> {
     /// Per folder, its group in `groups`.
     by_folder: HashMap<&'a str, usize>,
     chars: usize,
-    count: usize,
+    /// The named files, in the order they were named (the ranking's).
+    named: Vec<usize>,
     /// Whether every file the items left out is named.
     complete: bool,
 }
@@ -49,7 +50,7 @@ impl<'a> Named<'a> {
             groups: Vec::new(),
             by_folder: HashMap::default(),
             chars: 0,
-            count: 0,
+            named: Vec::new(),
             complete: true,
         };
         let mut seen = HashSet::default();
@@ -82,7 +83,12 @@ impl<'a> Named<'a> {
     }
 
     pub fn count(&self) -> usize {
-        self.count
+        self.named.len()
+    }
+
+    /// The named files, in rank order.
+    pub fn files(&self) -> &[usize] {
+        &self.named
     }
 
     /// Whether every file the items left out is named.
@@ -103,7 +109,7 @@ impl<'a> Named<'a> {
             // `folder/a` on a line of its own (`a` at the root).
             None => folder.chars().count() + usize::from(!folder.is_empty()) + name_chars + 1,
         };
-        let heading = match self.count {
+        let heading = match self.named.len() {
             0 => HEADING.chars().count(),
             _ => 0,
         };
@@ -123,13 +129,13 @@ impl<'a> Named<'a> {
             }
         }
         self.chars += heading + cost;
-        self.count += 1;
+        self.named.push(f);
         true
     }
 
     /// Appends the heading and the groups' lines to `out` (nothing when no file is named).
     pub fn write(&self, out: &mut String) {
-        if self.count == 0 {
+        if self.named.is_empty() {
             return;
         }
         let from = out.len();

@@ -38,6 +38,8 @@ pub struct Rendered {
     pub elided_items: usize,
     /// The shown items.
     pub shown: Vec<RankedItem>,
+    /// The files named without their items, in rank order.
+    pub named: Vec<usize>,
 }
 
 pub fn render(files: &[Arc<FileTags>], ranked: &Ranked, budget: usize) -> Rendered {
@@ -70,6 +72,7 @@ pub fn render(files: &[Arc<FileTags>], ranked: &Ranked, budget: usize) -> Render
         text,
         files_shown,
         files_named: named.count(),
+        named: named.files().to_vec(),
         items_shown: shown.len(),
         elided_files,
         elided_items,
