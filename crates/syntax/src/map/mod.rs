@@ -204,7 +204,7 @@ pub fn run(
         chars: rendered.chars,
         files: snapshot.files.len(),
         files_shown: rendered.files_shown,
-        files_named: rendered.files_named,
+        files_named: rendered.named.len(),
         items_shown: rendered.items_shown,
         elided_files: rendered.elided_files,
         elided_items: rendered.elided_items,

@@ -31,8 +31,6 @@ pub struct Rendered {
     pub text: String,
     pub chars: usize,
     pub files_shown: usize,
-    /// Files named without their items (`named`).
-    pub files_named: usize,
     pub items_shown: usize,
     pub elided_files: usize,
     pub elided_items: usize,
@@ -71,7 +69,6 @@ pub fn render(files: &[Arc<FileTags>], ranked: &Ranked, budget: usize) -> Render
         chars: text.chars().count(),
         text,
         files_shown,
-        files_named: named.count(),
         named: named.files().to_vec(),
         items_shown: shown.len(),
         elided_files,
@@ -161,13 +158,6 @@ struct Split<'a> {
     named: Named<'a>,
 }
 
-impl Split<'_> {
-    /// How good a split is: showing items at all, then the files it lists.
-    fn listed(&self) -> (bool, usize) {
-        (self.files_shown > 0, self.files_shown + self.named.count())
-    }
-}
-
 /// The whole room's items (the prefix's `blocks`, then any of the next `FILL_TRIES` items that
 /// still fit), the rest naming the files they leave out.
 fn whole_split<'a>(
@@ -226,9 +216,25 @@ fn cut_split<'a>(
     }
 }
 
-/// The split of `room` that lists the most files (`ITEM_SIXTHS`). A share whose names list every
-/// file left out lists the most; the items then take as much more room as still lets them
-/// (found by halving up to the next larger share), so that a small tree's map shows what it can.
+/// A way of spending the room, as `best_of` weighs it.
+trait Weighed {
+    /// Whether the names list every file the items leave out.
+    fn complete(&self) -> bool;
+    /// How good it is: showing items at all, then the files it lists.
+    fn listed(&self) -> (bool, usize);
+}
+
+impl Weighed for Split<'_> {
+    fn complete(&self) -> bool {
+        self.named.complete()
+    }
+
+    fn listed(&self) -> (bool, usize) {
+        (self.files_shown > 0, self.files_shown + self.named.count())
+    }
+}
+
+/// The split of `room` that lists the most files (`ITEM_SIXTHS`).
 fn best_split<'a>(
     files: &'a [Arc<FileTags>],
     ranked: &Ranked,
@@ -237,19 +243,28 @@ fn best_split<'a>(
     blocks: Blocks<'a>,
 ) -> Split<'a> {
     let mut blocks = Some(blocks);
-    let mut best: Option<Split> = None;
+    best_of(room, |items_room, whole| match (whole, blocks.take()) {
+        (true, Some(blocks)) => whole_split(files, ranked, room, prefix, blocks),
+        _ => cut_split(files, ranked, room, prefix, items_room),
+    })
+}
+
+/// Of the splits `split(items_room, whole)` gives (`whole`: the items take the whole room, then
+/// the next items that still fit), the one listing the most files, trying the shares of
+/// `ITEM_SIXTHS` in turn. A share whose names list every file left out lists the most; the items
+/// then take as much more room as still lets them (found by halving up to the next larger
+/// share), so that a small tree's map shows what it can.
+fn best_of<S: Weighed>(room: usize, mut split: impl FnMut(usize, bool) -> S) -> S {
+    let mut best: Option<S> = None;
     for sixths in ITEM_SIXTHS {
-        let mut tried = match (sixths, blocks.take()) {
-            (6, Some(blocks)) => whole_split(files, ranked, room, prefix, blocks),
-            _ => cut_split(files, ranked, room, prefix, room * sixths / 6),
-        };
-        let complete = tried.named.complete();
+        let mut tried = split(room * sixths / 6, sixths == 6);
+        let complete = tried.complete();
         if complete && sixths < 6 {
             let (mut lo, mut hi) = (room * sixths / 6, room * (sixths + 1) / 6);
             while hi - lo > 1 {
                 let mid = lo + (hi - lo) / 2;
-                let wider = cut_split(files, ranked, room, prefix, mid);
-                match wider.named.complete() {
+                let wider = split(mid, false);
+                match wider.complete() {
                     true => (lo, tried) = (mid, wider),
                     false => hi = mid,
                 }
@@ -510,45 +525,22 @@ mod tests {
         files
     }
 
-    /// The map as its rule says, each try rendered whole: per share of the room, the longest
-    /// prefix of the ranking whose items fit, then (the whole room only) each of the next
-    /// `FILL_TRIES` items kept when they still fit; then the files left out named, the
-    /// longest prefix whose lines fit in the rest, then each of the next 64 kept when it still
-    /// fits; the share showing items (if any does) and listing the most files, the larger among
-    /// equals.
+    /// The map as its rule says, each try rendered whole (`whole_split`), the shares weighed by
+    /// the map's own search (`best_of`): what this checks is the render's counting, item by
+    /// item and name by name, against whole texts.
     fn by_whole_maps(files: &[Arc<FileTags>], ranked: &Ranked, budget: usize) -> String {
         let reserve = note(ranked.len(), ranked.files(), ranked.focus_items);
         let room = budget.saturating_sub(reserve.chars().count());
-        let mut best: Option<WholeSplit> = None;
-        for sixths in ITEM_SIXTHS {
-            let mut tried = whole_split(files, ranked, room, room * sixths / 6, sixths == 6);
-            let complete = tried.complete;
-            // Halving the room between this share and the next larger one, keeping the names
-            // complete.
-            if complete && sixths < 6 {
-                let (mut lo, mut hi) = (room * sixths / 6, room * (sixths + 1) / 6);
-                while hi - lo > 1 {
-                    let mid = lo + (hi - lo) / 2;
-                    let wider = whole_split(files, ranked, room, mid, false);
-                    match wider.complete {
-                        true => (lo, tried) = (mid, wider),
-                        false => hi = mid,
-                    }
-                }
-            }
-            if best.as_ref().is_none_or(|b| tried.listed() > b.listed()) {
-                best = Some(tried);
-            }
-            if complete {
-                break;
-            }
-        }
+        // The same search over the shares as the map's; each split here is rendered whole.
+        let best = best_of(room, |items_room, whole| {
+            whole_split(files, ranked, room, items_room, whole)
+        });
         let WholeSplit {
             picked,
             named,
             mut text,
             ..
-        } = best.unwrap();
+        } = best;
         let elided = (
             ranked.len() - picked.len(),
             ranked.files() - files_of(&picked) - named.len(),
@@ -566,7 +558,11 @@ mod tests {
         complete: bool,
     }
 
-    impl WholeSplit {
+    impl Weighed for WholeSplit {
+        fn complete(&self) -> bool {
+            self.complete
+        }
+
         fn listed(&self) -> (bool, usize) {
             (
                 !self.picked.is_empty(),
@@ -739,7 +735,7 @@ mod tests {
                     assert_eq!(map.chars, map.text.chars().count());
                     let names = map.text.split(crate::map::named::HEADING).nth(1);
                     let lines = names.into_iter().flat_map(str::lines);
-                    let shows = map.items_shown + map.files_named > 0;
+                    let shows = map.items_shown + map.named.len() > 0;
                     assert!(map.chars <= budget || !shows, "seed {seed} budget {budget}");
                     for line in lines.filter(|l| !l.starts_with('⋮')) {
                         let braces = line.matches('{').count();
