@@ -35,20 +35,18 @@ pub struct Occurrence {
 /// not a lookup's, which reads every file: its error says what is.
 fn whole_root(state: &Workspace, cache: &MapCache) -> Result<(Resolved, Snapshot)> {
     let dir = state.jail.resolve("dir", ".")?;
-    match cache.snapshot(state, &dir, true) {
-        Ok(snapshot) => Ok((dir, snapshot)),
-        Err(error) => Err(match error.data.get("limit").and_then(|l| l.as_str()) {
-            Some(limit) => {
-                let recovery = format!(
-                    "a lookup by name reads the whole root's tag index: raise {limit} in the \
-                     config (memory grows with it), or set up the file's language server \
-                     (docs/lsp.md), which answers first"
-                );
-                error.with_recovery(recovery)
-            }
-            None => error,
-        }),
-    }
+    let snapshot = cache.snapshot(state, &dir, true).map_err(|error| {
+        let Some(limit) = error.data.get("limit").and_then(|l| l.as_str()) else {
+            return error;
+        };
+        let recovery = format!(
+            "a lookup by name reads the whole root's tag index: raise {limit} in the config \
+             (memory grows with it), or set up the file's language server (docs/lsp.md), which \
+             answers first"
+        );
+        error.with_recovery(recovery)
+    })?;
+    Ok((dir, snapshot))
 }
 
 /// Every outline item named exactly `name` under the workspace's first root.
