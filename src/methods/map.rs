@@ -12,7 +12,7 @@ pub fn methods() -> Vec<Method> {
         method(
             "map",
             &[],
-            "The most important definitions under a folder, ranked by the reference graph, within a character budget.",
+            "The most important definitions under a folder, ranked by the reference graph, within a character budget; the next files by rank are named after them.",
             false,
             map,
         )

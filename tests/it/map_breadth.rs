@@ -164,3 +164,61 @@ fn the_files_the_items_leave_out_are_named_by_folder_after_them() {
     }
     assert!(!text.contains("generated.rs"), "{text}");
 }
+
+/// A file with no item but something to say — a module of re-exports (`index.ts`), an
+/// `__init__.py` of imports — is named after the ranked files, first when it is tied to the focus
+/// file; an empty file or one of comments alone is not.
+#[test]
+fn a_module_of_re_exports_is_named_though_it_has_no_item() {
+    let sandbox = Sandbox::empty();
+    let bun = "src/adapter/bun";
+    sandbox.write(
+        &format!("{bun}/conninfo.ts"),
+        "export const getConnInfo = (c: Context): ConnInfo => {\n  return { remote: c.env }\n}\n",
+    );
+    sandbox.write(
+        &format!("{bun}/serve-static.ts"),
+        "export const serveStatic = (root: string): Handler => {\n  return handler(root)\n}\n",
+    );
+    let index = format!("{bun}/index.ts");
+    sandbox.write(
+        &index,
+        "/**\n * Bun adapter.\n */\n\nexport { getConnInfo } from './conninfo'\nexport { serveStatic } from './serve-static'\n",
+    );
+    sandbox.write(
+        "pkg/core.py",
+        "class Engine:\n    def run(self):\n        return 1\n",
+    );
+    sandbox.write("pkg/__init__.py", "from .core import Engine\n");
+    sandbox.write("src/empty.ts", "");
+    sandbox.write("src/notes.ts", "// Nothing here yet.\n");
+    for n in 0..30 {
+        let text = format!(
+            "export function unrelatedHelperNumber{n}(input: string): number {{\n  return input.length\n}}\n"
+        );
+        sandbox.write(&format!("src/lib/helper_{n:02}.ts"), &text);
+    }
+    let daemon = Daemon::start(&sandbox, &[]);
+    let ask = |budget: usize| {
+        let focus = format!("{bun}/conninfo.ts");
+        let params = json!({"focus": [focus], "budget": budget, "items": true});
+        daemon.ok("map", params)
+    };
+    // With room for everything: every item shown, then the two files without one, the one tied
+    // to the focus file (it re-exports its name) first.
+    let wide = ask(100_000);
+    assert_eq!(wide["named"], json!([index, "pkg/__init__.py"]), "{wide}");
+    assert_eq!(wide["files_named"], 2, "{wide}");
+    assert_eq!(wide["elided_files"], 0, "{wide}");
+    let text = wide["map"].as_str().unwrap();
+    assert!(
+        !text.contains("empty.ts") && !text.contains("notes.ts"),
+        "{text}"
+    );
+    // With room for a few items: the tied file is named before the ranked files left out.
+    let narrow = ask(700);
+    let named = narrow["named"].as_array().unwrap();
+    assert!(named.len() > 1, "{narrow}");
+    assert_eq!(named[0], json!(index), "{narrow}");
+    assert!(narrow["chars"].as_u64().unwrap() <= 700, "{narrow}");
+}

@@ -126,7 +126,8 @@ pub struct MapResult {
     pub map: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub items: Option<Vec<MapItem>>,
-    /// With `items`: the files named without their items (root-relative), in rank order.
+    /// With `items`: the files named without their items (root-relative), in the order the map
+    /// names them (`named::Named::fill`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub named: Option<Vec<String>>,
 }

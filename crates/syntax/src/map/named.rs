@@ -36,8 +36,8 @@ struct Group<'a> {
 }
 
 impl<'a> Named<'a> {
-    /// The `left_out` files of `ranked` not `shown`, named in rank order (the order of their
-    /// first items) while their lines fit in `room`, then any of the next files that still fit.
+    /// The files the map may list but its items leave out, named while their lines fit in
+    /// `room`, then any of the next files that still fit (`in_order`).
     pub fn fill(
         files: &'a [Arc<FileTags>],
         ranked: &Ranked,
@@ -53,17 +53,8 @@ impl<'a> Named<'a> {
             named: Vec::new(),
             complete: true,
         };
-        let mut seen = HashSet::default();
         let mut tries = 0;
-        for item in ranked.items(files) {
-            // Every file left out is seen: the rest of the ranking is the shown files'.
-            if seen.len() == left_out {
-                break;
-            }
-            let f = item.file as usize;
-            if shown(f) || !seen.insert(f) {
-                continue;
-            }
+        for f in in_order(files, ranked, shown, left_out) {
             if !named.complete {
                 if tries == FILL_TRIES {
                     break;
@@ -74,7 +65,6 @@ impl<'a> Named<'a> {
                 named.complete = false;
             }
         }
-        debug_assert!(!named.complete || seen.len() == left_out);
         named
     }
 
@@ -145,6 +135,43 @@ impl<'a> Named<'a> {
         }
         debug_assert_eq!(out[from..].chars().count(), self.chars);
     }
+}
+
+/// The files the map may list but its items leave out, in the order it names them: the `left_out`
+/// files of `ranked` not `shown`, each once, in rank order (the order of their first items);
+/// among them each file with no item tied to the focus files at its place in the ranking
+/// (`Ranked::itemless`); then the other files with no item. The ranking is read no further than
+/// its last file left out.
+fn in_order<'r>(
+    files: &'r [Arc<FileTags>],
+    ranked: &'r Ranked,
+    shown: impl Fn(usize) -> bool + 'r,
+    left_out: usize,
+) -> impl Iterator<Item = usize> + 'r {
+    let (tied, rest) = ranked.itemless();
+    let mut tied = tied.iter().peekable();
+    let mut items = ranked.items(files);
+    let (mut read, mut seen) = (0, HashSet::default());
+    let ranked_order = std::iter::from_fn(move || loop {
+        let done = seen.len() == left_out;
+        if let Some(&(_, f)) = tied.next_if(|&&(place, _)| done || place <= read) {
+            return Some(f as usize);
+        }
+        if done {
+            return None;
+        }
+        let Some(item) = items.next() else {
+            // Every file left out was seen: unreachable, but the tied files still come.
+            read = usize::MAX;
+            continue;
+        };
+        read += 1;
+        let f = item.file as usize;
+        if !shown(f) && seen.insert(f) {
+            return Some(f);
+        }
+    });
+    ranked_order.chain(rest.iter().map(|&f| f as usize))
 }
 
 /// A path's folder (`""` at the root) and file name.

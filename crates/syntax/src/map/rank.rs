@@ -11,7 +11,7 @@ use super::modules::Structure;
 use super::prefix_sort::{sort, PrefixSorted};
 use super::scratch;
 use super::steer;
-use super::tail::Tail;
+use super::tail::{Listing, Tail};
 use foldhash::HashMap;
 use rayon::prelude::*;
 use std::borrow::Cow;
@@ -98,6 +98,11 @@ pub struct Ranked {
     after: Vec<RankedItem>,
     len: usize,
     files: usize,
+    /// The files with no item that say something (`tail::Listing::itemless`), which the map
+    /// names (`named`): those tied to the focus files, most tied first, each with its place in
+    /// the ranking (`itemless_places`); the rest, in path order, after every ranked file.
+    itemless_tied: Vec<(usize, u32)>,
+    itemless_rest: Vec<u32>,
     /// Items not listed because they belong to focus files.
     pub focus_items: usize,
 }
@@ -130,6 +135,17 @@ impl Ranked {
     /// How many files those items are in.
     pub fn files(&self) -> usize {
         self.files
+    }
+
+    /// The files with no item that the map may name: those tied to the focus files, each with
+    /// how many ranked items come before it (most tied first), and the rest, in path order.
+    pub fn itemless(&self) -> (&[(usize, u32)], &[u32]) {
+        (&self.itemless_tied, &self.itemless_rest)
+    }
+
+    /// How many files the map may list: the items' and the files with none.
+    pub fn listable_files(&self) -> usize {
+        self.files + self.itemless_tied.len() + self.itemless_rest.len()
     }
 }
 
@@ -517,6 +533,8 @@ fn ordered(
         after: &scored.after,
     };
     let picked = neighbours_first(&parts, ties, &steering.co_changed, files);
+    let (itemless_tied, itemless_rest) = itemless(&graph.listing, ties, steering, &picked);
+    let itemless_tied = itemless_places(itemless_tied, mentioned.len(), &picked, ties);
     let mut taken = picked.clone();
     taken.sort_unstable();
     let after = scored.after.iter().map(item);
@@ -532,8 +550,42 @@ fn ordered(
         after,
         len,
         files: scored.files_listing + tail_files,
+        itemless_tied,
+        itemless_rest,
         focus_items: scored.focus_items,
     }
+}
+
+/// The files with no item that say something (`tail::Listing::itemless`) but the focus files:
+/// those tied to the focus files, most tied first, and the rest in path order.
+fn itemless(
+    listing: &Listing,
+    ties: &[f64],
+    steering: &Steering,
+    picked: &[RankedItem],
+) -> (Vec<u32>, Vec<u32>) {
+    let files = listing.itemless().iter().copied();
+    let files = files.filter(|&f| !steering.focus.contains(&(f as usize)));
+    let (mut tied, rest): (Vec<u32>, Vec<u32>) = files.partition(|&f| ties[f as usize] > 0.0);
+    let tie = |f: u32| ties[f as usize];
+    tied.sort_unstable_by(|&a, &b| tie(b).total_cmp(&tie(a)).then(a.cmp(&b)));
+    debug_assert!(picked.iter().all(|p| !tied.contains(&p.file)));
+    (tied, rest)
+}
+
+/// Each of the `tied` files (most tied first) with its place in the ranking: after the
+/// `mentioned` items and as many of the neighbours listed first (`picked`, one item each) as are
+/// tied more strongly, where it would be listed had it an item.
+fn itemless_places(
+    tied: Vec<u32>,
+    mentioned: usize,
+    picked: &[RankedItem],
+    ties: &[f64],
+) -> Vec<(usize, u32)> {
+    let mut stronger: Vec<f64> = picked.iter().map(|p| ties[p.file as usize]).collect();
+    stronger.sort_unstable_by(|a, b| b.total_cmp(a));
+    let place = |f: u32| mentioned + stronger.partition_point(|&t| t >= ties[f as usize]);
+    tied.into_iter().map(|f| (place(f), f)).collect()
 }
 
 /// The mentioned entries (class 0) taken out of the scored ones, in order: listed first.

@@ -42,11 +42,9 @@ pub struct Rendered {
 
 pub fn render(files: &[Arc<FileTags>], ranked: &Ranked, budget: usize) -> Rendered {
     let total = ranked.len();
-    let files_with_items = ranked.files();
+    let listable = ranked.listable_files();
     // The note's length depends on the counts; reserve room for the longest it can be.
-    let reserve = note(total, files_with_items, ranked.focus_items)
-        .chars()
-        .count();
+    let reserve = note(total, listable, ranked.focus_items).chars().count();
     let room = budget.saturating_sub(reserve);
     let (prefix, blocks) = Prefix::of(files, ranked, room);
     let Split { shown, named, .. } = best_split(files, ranked, room, &prefix, blocks);
@@ -61,8 +59,8 @@ pub fn render(files: &[Arc<FileTags>], ranked: &Ranked, budget: usize) -> Render
     named.write(&mut text);
     let focus_items = ranked.focus_items;
     let elided_items = total - shown.len();
-    let elided_files = files_with_items - files_shown - named.count();
-    if elided_items > 0 || focus_items > 0 {
+    let elided_files = listable - files_shown - named.count();
+    if elided_items > 0 || elided_files > 0 || focus_items > 0 {
         text.push_str(&note(elided_items, elided_files, focus_items));
     }
     Rendered {
@@ -492,13 +490,15 @@ mod tests {
     /// Files of nested items (up to four deep) with signatures of every length (some past
     /// `LINE_CAP`, some not ASCII) and line numbers of one to seven digits, using each other's
     /// names: maps with runs of left-out items before, between and after the shown ones, and
-    /// files named after them.
+    /// files named after them; one file in eleven has no item but uses names (a module of
+    /// re-exports), named after the ranked files or, tied to a focus file, before them.
     fn tree(n: usize, seed: u64) -> Vec<Arc<FileTags>> {
         let mut next = crate::map::seeded(seed);
         let mut files: Vec<Arc<FileTags>> = (0..n)
             .map(|f| {
                 let mut items: Vec<Item> = Vec::new();
-                for k in 0..2 + next(12) {
+                let n_items = if f % 11 == 10 { 0 } else { 2 + next(12) };
+                for k in 0..n_items {
                     let parent = match (items.len(), next(3)) {
                         (0, _) | (_, 0) => None,
                         (len, _) => Some(len - 1 - next(len.min(3))),
@@ -509,7 +509,8 @@ mod tests {
                     item.line = [1, 9, 10, 99_999, 100_000, 1_234_567][next(6)] + k;
                     items.push(item);
                 }
-                let references = (0..3)
+                let uses = if items.is_empty() { 12 } else { 3 };
+                let references = (0..uses)
                     .map(|_| (format!("f{}_{}", next(n), next(4)), 1 + next(3) as u32))
                     .collect();
                 // Root files and names that cannot share a folder's braces too (`named`).
@@ -529,7 +530,7 @@ mod tests {
     /// the map's own search (`best_of`): what this checks is the render's counting, item by
     /// item and name by name, against whole texts.
     fn by_whole_maps(files: &[Arc<FileTags>], ranked: &Ranked, budget: usize) -> String {
-        let reserve = note(ranked.len(), ranked.files(), ranked.focus_items);
+        let reserve = note(ranked.len(), ranked.listable_files(), ranked.focus_items);
         let room = budget.saturating_sub(reserve.chars().count());
         // The same search over the shares as the map's; each split here is rendered whole.
         let best = best_of(room, |items_room, whole| {
@@ -543,9 +544,9 @@ mod tests {
         } = best;
         let elided = (
             ranked.len() - picked.len(),
-            ranked.files() - files_of(&picked) - named.len(),
+            ranked.listable_files() - files_of(&picked) - named.len(),
         );
-        if elided.0 > 0 || ranked.focus_items > 0 {
+        if elided.0 > 0 || elided.1 > 0 || ranked.focus_items > 0 {
             text += &note(elided.0, elided.1, ranked.focus_items);
         }
         text
@@ -598,13 +599,22 @@ mod tests {
         }
         let items = whole_map(files, &picked);
         let names_room = room - items.chars().count();
+        // The files with no item tied to the focus files at their places, the rest last
+        // (`named::in_order`).
+        let (tied, rest) = ranked.itemless();
+        let mut tied = tied.iter().peekable();
         let mut left_out: Vec<usize> = Vec::new();
-        for item in &all {
+        for (read, item) in all.iter().enumerate() {
+            while let Some(&(_, f)) = tied.next_if(|&&(place, _)| place <= read) {
+                left_out.push(f as usize);
+            }
             let f = item.file as usize;
             if !picked.iter().any(|p| p.file as usize == f) && !left_out.contains(&f) {
                 left_out.push(f);
             }
         }
+        left_out.extend(tied.map(|&(_, f)| f as usize));
+        left_out.extend(rest.iter().map(|&f| f as usize));
         let fits = |named: &[usize]| whole_names(files, named).chars().count() <= names_room;
         let mut k = 0;
         while k < left_out.len() && fits(&left_out[..=k]) {
@@ -714,8 +724,11 @@ mod tests {
 
     #[test]
     fn the_map_is_the_ranked_prefix_that_fits_its_share_then_the_next_files_named() {
-        // The maps that named files in a folder's braces, at the root, and alone in a folder.
+        // The maps that named files in a folder's braces, at the root, and alone in a folder;
+        // a file with no item tied to the focus, one not, and a tied one named after a file with
+        // items (at its place in the ranking).
         let mut named = [false; 3];
+        let mut itemless = [false; 3];
         for seed in [1, 2] {
             let files = tree(40, seed);
             let graph = rank::graph(&files);
@@ -735,6 +748,13 @@ mod tests {
                     assert_eq!(map.chars, map.text.chars().count());
                     let names = map.text.split(crate::map::named::HEADING).nth(1);
                     let lines = names.into_iter().flat_map(str::lines);
+                    let (tied, rest) = ranked.itemless();
+                    let is_named = |f: &u32| map.named.contains(&(*f as usize));
+                    itemless[0] |= tied.iter().any(|(_, f)| is_named(f));
+                    itemless[1] |= rest.iter().any(is_named);
+                    let with_items = |f: &usize| !files[*f].tags.outline.items.is_empty();
+                    let mut after = map.named.iter().skip_while(|f| !with_items(f));
+                    itemless[2] |= after.any(|&f| tied.iter().any(|t| t.1 as usize == f));
                     let shows = map.items_shown + map.named.len() > 0;
                     assert!(map.chars <= budget || !shows, "seed {seed} budget {budget}");
                     for line in lines.filter(|l| !l.starts_with('⋮')) {
@@ -753,5 +773,9 @@ mod tests {
             }
         }
         assert_eq!(named, [true; 3], "braces, root, alone");
+        assert_eq!(
+            itemless, [true; 3],
+            "no item: tied, not tied, tied after others"
+        );
     }
 }

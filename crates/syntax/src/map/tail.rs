@@ -27,13 +27,16 @@ pub fn test_items(outline: &crate::Outline) -> Vec<bool> {
 }
 
 /// Per snapshot, how many items each file lists, without and with tests (`include_tests`), and
-/// the totals: what a question's tail holds is these less its scored files'.
+/// the totals: what a question's tail holds is these less its scored files'; and the files with
+/// no item that still say something (`says_without_items`).
 #[derive(Default, PartialEq)]
 pub struct Listing {
     /// Per `include_tests` (false, true), per file, its listed items.
     counts: [Vec<u32>; 2],
     /// Per `include_tests`, the listed items and the files listing any.
     totals: [(usize, usize); 2],
+    /// The files `says_without_items`, sorted.
+    itemless: Vec<u32>,
 }
 
 impl Listing {
@@ -46,6 +49,11 @@ impl Listing {
             listing.totals[usize::from(tests)] = (items, with_items);
             listing.counts[usize::from(tests)] = counts;
         }
+        let itemless = files
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| says_without_items(f));
+        listing.itemless = itemless.map(|(f, _)| f as u32).collect();
         listing
     }
 
@@ -64,6 +72,14 @@ impl Listing {
                 self.counts[kind][f] = now as u32;
             }
         }
+        for &f in changed {
+            let at = self.itemless.binary_search(&(f as u32));
+            match (at, says_without_items(&files[f])) {
+                (Err(at), true) => self.itemless.insert(at, f as u32),
+                (Ok(at), false) => _ = self.itemless.remove(at),
+                _ => {}
+            }
+        }
     }
 
     /// The items file `f` lists.
@@ -75,6 +91,19 @@ impl Listing {
     pub fn totals(&self, include_tests: bool) -> (usize, usize) {
         self.totals[usize::from(include_tests)]
     }
+
+    /// The files with no item that still say something (`says_without_items`), in path order.
+    pub fn itemless(&self) -> &[u32] {
+        &self.itemless
+    }
+}
+
+/// Whether `file` has no item but says something a change may need: a module of re-exports
+/// (`index.ts`, `mod.ts`), an `__init__.py` of imports. The map names such a file after the
+/// ranked ones (`named`); an empty file, a generated one or one of comments alone it does not.
+fn says_without_items(file: &FileTags) -> bool {
+    let says = !file.tags.references.is_empty() || !file.imports.is_empty();
+    file.tags.outline.items.is_empty() && !file.generated && says
 }
 
 /// The items `file` lists.

@@ -218,6 +218,14 @@ fn a_patched_graph_is_the_rebuilt_graph_part_for_part() {
             items.retain(|i| i.parent.is_none());
             items.reverse();
         }));
+        // A file's items all gone but its uses kept (a module of re-exports: the map names it
+        // without items, `tail::Listing::itemless`), then one item back.
+        let before = steps.last().unwrap().clone();
+        steps.push(changed(&before, f + 11, |items, _| items.clear()));
+        let before = steps.last().unwrap().clone();
+        steps.push(changed(&before, f + 11, |items, _| {
+            items.push(function("BackAgain"))
+        }));
         // The first file's definitions all gone: every name numbered anew.
         let before = steps.last().unwrap().clone();
         steps.push(changed(&before, 0, |items, refs| {
