@@ -166,8 +166,9 @@ fn the_files_the_items_leave_out_are_named_by_folder_after_them() {
 }
 
 /// A file with no item but something to say — a module of re-exports (`index.ts`), an
-/// `__init__.py` of imports — is named after the ranked files, first when it is tied to the focus
-/// file; an empty file or one of comments alone is not.
+/// `__init__.py` of imports, a script — is named: where its tie places it when it is tied to the
+/// focus file, else in the room left once every other file is listed; an empty file or one of
+/// comments alone is not.
 #[test]
 fn a_module_of_re_exports_is_named_though_it_has_no_item() {
     let sandbox = Sandbox::empty();
@@ -198,17 +199,24 @@ fn a_module_of_re_exports_is_named_though_it_has_no_item() {
         );
         sandbox.write(&format!("src/lib/helper_{n:02}.ts"), &text);
     }
+    // Scripts using no name of the focus file's: named only in the room the rest leaves.
+    for n in 0..40 {
+        let text = format!("runScript{n}(process.argv)\n");
+        sandbox.write(&format!("scripts/run_{n:02}.ts"), &text);
+    }
     let daemon = Daemon::start(&sandbox, &[]);
     let ask = |budget: usize| {
         let focus = format!("{bun}/conninfo.ts");
         let params = json!({"focus": [focus], "budget": budget, "items": true});
         daemon.ok("map", params)
     };
-    // With room for everything: every item shown, then the two files without one, the one tied
-    // to the focus file (it re-exports its name) first.
+    // With room for everything: every item shown, then the files without one, the one tied to
+    // the focus file (it re-exports its name) first, the rest in path order.
     let wide = ask(100_000);
-    assert_eq!(wide["named"], json!([index, "pkg/__init__.py"]), "{wide}");
-    assert_eq!(wide["files_named"], 2, "{wide}");
+    let scripts = (0..40).map(|n| format!("scripts/run_{n:02}.ts"));
+    let untied: Vec<String> = ["pkg/__init__.py".to_string()].into_iter().chain(scripts).collect();
+    assert_eq!(wide["named"], json!([vec![index.clone()], untied].concat()), "{wide}");
+    assert_eq!(wide["files_named"], 42, "{wide}");
     assert_eq!(wide["elided_files"], 0, "{wide}");
     let text = wide["map"].as_str().unwrap();
     assert!(
@@ -221,4 +229,19 @@ fn a_module_of_re_exports_is_named_though_it_has_no_item() {
     assert!(named.len() > 1, "{narrow}");
     assert_eq!(named[0], json!(index), "{narrow}");
     assert!(narrow["chars"].as_u64().unwrap() <= 700, "{narrow}");
+    // A script is named only once every file with items is listed, and never for an item's room:
+    // some budget shows every item and leaves scripts out.
+    let mut items_kept = false;
+    for budget in (1_000..6_000).step_by(100) {
+        let map = ask(budget);
+        let text = map["map"].as_str().unwrap();
+        let listed = common::map_files(text);
+        if listed.iter().any(|f| f.starts_with("scripts/")) {
+            assert!(listed.contains(&index), "{budget}: {text}");
+            let helpers = listed.iter().filter(|f| f.starts_with("src/lib/")).count();
+            assert_eq!(helpers, 30, "{budget}: {text}");
+        }
+        items_kept |= map["elided_items"] == 0 && map["elided_files"].as_u64().unwrap() > 0;
+    }
+    assert!(items_kept, "no budget showed every item and left scripts out");
 }

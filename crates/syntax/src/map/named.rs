@@ -3,7 +3,9 @@
 //! group about 17. So when the items cannot show every file the map could list, the next files
 //! by rank are named without their items, grouped by folder in the order of each folder's best
 //! file (`crates/hir-ty/src/{infer.rs,lib.rs}`, shell brace syntax), and a budget lists
-//! several times as many of the files a change may need (`render` decides the room).
+//! several times as many of the files a change may need (`render` decides the room). A file with
+//! no item that still says something (a module of re-exports) has no other way into the map: it
+//! is named too, even when the items show every other file (`Ranked::itemless`).
 
 use super::index::FileTags;
 use super::rank::Ranked;
@@ -24,9 +26,11 @@ pub struct Named<'a> {
     /// Per folder, its group in `groups`.
     by_folder: HashMap<&'a str, usize>,
     chars: usize,
-    /// The named files, in the order they were named (the ranking's).
+    /// The named files, in the order they were named (`in_order`, then the untied files with no
+    /// item).
     named: Vec<usize>,
-    /// Whether every file the items left out is named.
+    /// Whether every file the items left out is named, and every file with no item tied to the
+    /// focus files: not the untied ones, which only fill the room left.
     complete: bool,
 }
 
@@ -36,8 +40,11 @@ struct Group<'a> {
 }
 
 impl<'a> Named<'a> {
-    /// The files the map may list but its items leave out, named while their lines fit in
-    /// `room`, then any of the next files that still fit (`in_order`).
+    /// The files the map may list but its items leave out (`in_order`), named while their lines
+    /// fit in `room`, then any of the next files that still fit; once all are, the files with no
+    /// item tied to nothing, in the room left. Those never make the names incomplete, so they
+    /// never take room from the items (`render::best_of` gives the items the room a complete
+    /// split leaves).
     pub fn fill(
         files: &'a [Arc<FileTags>],
         ranked: &Ranked,
@@ -53,19 +60,28 @@ impl<'a> Named<'a> {
             named: Vec::new(),
             complete: true,
         };
-        let mut tries = 0;
-        for f in in_order(files, ranked, shown, left_out) {
-            if !named.complete {
+        named.complete = named.add_while_room(in_order(files, ranked, shown, left_out), room);
+        if named.complete {
+            let (_, untied) = ranked.itemless();
+            named.add_while_room(untied.iter().map(|&f| f as usize), room);
+        }
+        named
+    }
+
+    /// Names `next` files while their lines fit in `room`, then each of the next `FILL_TRIES`
+    /// that still fits: whether every one was named.
+    fn add_while_room(&mut self, next: impl Iterator<Item = usize>, room: usize) -> bool {
+        let (mut all, mut tries) = (true, 0);
+        for f in next {
+            if !all {
                 if tries == FILL_TRIES {
                     break;
                 }
                 tries += 1;
             }
-            if !named.add(f, room) {
-                named.complete = false;
-            }
+            all &= self.add(f, room);
         }
-        named
+        all
     }
 
     pub fn chars(&self) -> usize {
@@ -76,12 +92,12 @@ impl<'a> Named<'a> {
         self.named.len()
     }
 
-    /// The named files, in rank order.
+    /// The named files, in the order they were named.
     pub fn files(&self) -> &[usize] {
         &self.named
     }
 
-    /// Whether every file the items left out is named.
+    /// Whether every file the items left out is named (and every tied file with no item).
     pub fn complete(&self) -> bool {
         self.complete
     }
@@ -137,22 +153,21 @@ impl<'a> Named<'a> {
     }
 }
 
-/// The files the map may list but its items leave out, in the order it names them: the `left_out`
-/// files of `ranked` not `shown`, each once, in rank order (the order of their first items);
-/// among them each file with no item tied to the focus files at its place in the ranking
-/// (`Ranked::itemless`); then the other files with no item. The ranking is read no further than
-/// its last file left out.
+/// The files the items leave out, in the order the map names them: the `left_out` files of
+/// `ranked` not `shown`, each once, in rank order (the order of their first items), and among
+/// them each file with no item tied to the focus files at its place in the ranking
+/// (`Ranked::itemless`). The ranking is read no further than its last file left out.
 fn in_order<'r>(
     files: &'r [Arc<FileTags>],
     ranked: &'r Ranked,
     shown: impl Fn(usize) -> bool + 'r,
     left_out: usize,
 ) -> impl Iterator<Item = usize> + 'r {
-    let (tied, rest) = ranked.itemless();
+    let (tied, _) = ranked.itemless();
     let mut tied = tied.iter().peekable();
     let mut items = ranked.items(files);
     let (mut read, mut seen) = (0, HashSet::default());
-    let ranked_order = std::iter::from_fn(move || loop {
+    std::iter::from_fn(move || loop {
         let done = seen.len() == left_out;
         if let Some(&(_, f)) = tied.next_if(|&&(place, _)| done || place <= read) {
             return Some(f as usize);
@@ -161,17 +176,16 @@ fn in_order<'r>(
             return None;
         }
         let Some(item) = items.next() else {
-            // Every file left out was seen: unreachable, but the tied files still come.
-            read = usize::MAX;
-            continue;
+            // The ranking holds every file its items leave out (`Ranked::files`).
+            debug_assert_eq!(seen.len(), left_out, "files left out but not ranked");
+            return tied.next().map(|&(_, f)| f as usize);
         };
         read += 1;
         let f = item.file as usize;
         if !shown(f) && seen.insert(f) {
             return Some(f);
         }
-    });
-    ranked_order.chain(rest.iter().map(|&f| f as usize))
+    })
 }
 
 /// A path's folder (`""` at the root) and file name.

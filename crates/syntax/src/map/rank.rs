@@ -575,7 +575,7 @@ fn itemless(
 
 /// Each of the `tied` files (most tied first) with its place in the ranking: after the
 /// `mentioned` items and as many of the neighbours listed first (`picked`, one item each) as are
-/// tied more strongly, where it would be listed had it an item.
+/// tied at least as strongly, where it would be listed had it an item.
 fn itemless_places(
     tied: Vec<u32>,
     mentioned: usize,

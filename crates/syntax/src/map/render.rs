@@ -2,8 +2,8 @@
 //! fits (counted item by item, each in its own file's block), grouped by file in rank order,
 //! each file's items nested under their parents with line numbers and `⋮` where items are left out;
 //! when those cannot show every file, the items take a share of the budget and the next
-//! files are named without them (`named`); then one note saying what was elided and how to see
-//! more.
+//! files are named without them (`named`), as are the files with no item; then one note saying
+//! what was elided and how to see more.
 
 use super::index::FileTags;
 use super::named::Named;
@@ -36,7 +36,7 @@ pub struct Rendered {
     pub elided_items: usize,
     /// The shown items.
     pub shown: Vec<RankedItem>,
-    /// The files named without their items, in rank order.
+    /// The files named without their items, in the order they were named (`named`).
     pub named: Vec<usize>,
 }
 
@@ -599,8 +599,7 @@ mod tests {
         }
         let items = whole_map(files, &picked);
         let names_room = room - items.chars().count();
-        // The files with no item tied to the focus files at their places, the rest last
-        // (`named::in_order`).
+        // The files with no item tied to the focus files at their places (`named::in_order`).
         let (tied, rest) = ranked.itemless();
         let mut tied = tied.iter().peekable();
         let mut left_out: Vec<usize> = Vec::new();
@@ -614,22 +613,33 @@ mod tests {
             }
         }
         left_out.extend(tied.map(|&(_, f)| f as usize));
-        left_out.extend(rest.iter().map(|&f| f as usize));
         let fits = |named: &[usize]| whole_names(files, named).chars().count() <= names_room;
-        let mut k = 0;
-        while k < left_out.len() && fits(&left_out[..=k]) {
-            k += 1;
-        }
-        let mut named = left_out[..k].to_vec();
-        for &f in left_out.iter().skip(k + 1).take(FILL_TRIES) {
-            named.push(f);
-            if !fits(&named) {
-                named.pop();
+        // The longest prefix of `next` whose names fit after `named`, then each of the next
+        // `FILL_TRIES` kept when it still fits: whether every one was named.
+        let name = |named: &mut Vec<usize>, next: &[usize]| {
+            let mut k = 0;
+            while k < next.len() && fits(&[&named[..], &next[..=k]].concat()) {
+                k += 1;
             }
+            named.extend(&next[..k]);
+            for &f in next.iter().skip(k + 1).take(FILL_TRIES) {
+                named.push(f);
+                if !fits(named) {
+                    named.pop();
+                }
+            }
+            k == next.len()
+        };
+        let mut named = Vec::new();
+        let complete = name(&mut named, &left_out);
+        // The files with no item tied to nothing fill the room a complete split leaves.
+        if complete {
+            let untied: Vec<usize> = rest.iter().map(|&f| f as usize).collect();
+            name(&mut named, &untied);
         }
         WholeSplit {
             text: items + &whole_names(files, &named),
-            complete: named.len() == left_out.len(),
+            complete,
             picked,
             named,
         }

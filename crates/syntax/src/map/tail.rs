@@ -99,8 +99,8 @@ impl Listing {
 }
 
 /// Whether `file` has no item but says something a change may need: a module of re-exports
-/// (`index.ts`, `mod.ts`), an `__init__.py` of imports. The map names such a file after the
-/// ranked ones (`named`); an empty file, a generated one or one of comments alone it does not.
+/// (`index.ts`, `mod.ts`), an `__init__.py` of imports. The map names such a file too
+/// (`Ranked::itemless`); an empty file, a generated one or one of comments alone it does not.
 fn says_without_items(file: &FileTags) -> bool {
     let says = !file.tags.references.is_empty() || !file.imports.is_empty();
     file.tags.outline.items.is_empty() && !file.generated && says
