@@ -29,8 +29,7 @@ pub struct Named<'a> {
     /// The named files, in the order they were named (`in_order`, then the untied files with no
     /// item).
     named: Vec<usize>,
-    /// Whether every file the items left out is named, and every file with no item tied to the
-    /// focus files: not the untied ones, which only fill the room left.
+    /// Whether every file the items left out is named, and every file with no item.
     complete: bool,
 }
 
@@ -41,10 +40,9 @@ struct Group<'a> {
 
 impl<'a> Named<'a> {
     /// The files the map may list but its items leave out (`in_order`), named while their lines
-    /// fit in `room`, then any of the next files that still fit; once all are, the files with no
-    /// item tied to nothing, in the room left. Those never make the names incomplete, so they
-    /// never take room from the items (`render::best_of` gives the items the room a complete
-    /// split leaves).
+    /// fit in `room`, then any of the next files that still fit; once all are, the same for the
+    /// files with no item tied to nothing, in path order. Like any other file, they may take a
+    /// share of the room from the items (`render::best_of`: the split listing the most files).
     pub fn fill(
         files: &'a [Arc<FileTags>],
         ranked: &Ranked,
@@ -63,7 +61,7 @@ impl<'a> Named<'a> {
         named.complete = named.add_while_room(in_order(files, ranked, shown, left_out), room);
         if named.complete {
             let (_, untied) = ranked.itemless();
-            named.add_while_room(untied.iter().map(|&f| f as usize), room);
+            named.complete = named.add_while_room(untied.iter().map(|&f| f as usize), room);
         }
         named
     }
@@ -97,7 +95,7 @@ impl<'a> Named<'a> {
         &self.named
     }
 
-    /// Whether every file the items left out is named (and every tied file with no item).
+    /// Whether every file the items left out is named, and every file with no item.
     pub fn complete(&self) -> bool {
         self.complete
     }
