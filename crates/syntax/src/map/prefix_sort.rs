@@ -1,8 +1,9 @@
 //! Entries sorted only as far as they are read. At 200,000 files the unsteered ranking scores
 //! ~400,000 items, and a map reads a prefix of them (`render`: the items it shows, then as far as
-//! it takes to name the files it lists without their items): the best `first` entries are selected (in linear time) and sorted, and the rest are
-//! sorted the first time a read goes past them. Since the order is total (no two entries are
-//! equal), what is read is what a full sort gives, however far it is read.
+//! it takes to name the files it lists without their items): the best `first` entries are
+//! selected (in linear time) and sorted, and the rest are sorted the first time a read goes past
+//! them. Since the order is total (no two entries are equal), what is read is what a full sort
+//! gives, however far it is read.
 
 use rayon::prelude::*;
 use std::cmp::Ordering;
